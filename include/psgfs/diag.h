@@ -1,0 +1,24 @@
+/* Problems found while decoding: one line each, deterministic order, bounded in number. */
+#ifndef PSGFS_DIAG_H
+#define PSGFS_DIAG_H
+
+#include <stddef.h>
+
+#define DIAG_MAX 10000
+
+struct diag {
+	char **msg;
+	size_t n;
+	size_t cap;
+	size_t dropped; /* lines beyond DIAG_MAX (or lost to allocation failure) */
+};
+
+void diag_init(struct diag *d);
+void diag_free(struct diag *d);
+/* Append one line (no trailing newline; newlines/tabs inside are replaced by spaces).
+ * A NULL diag is allowed and ignores the call. */
+void diag_add(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Total problems seen, including dropped ones. */
+size_t diag_count(const struct diag *d);
+
+#endif

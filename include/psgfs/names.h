@@ -1,0 +1,21 @@
+/* Untrusted names from files become safe path components. */
+#ifndef PSGFS_NAMES_H
+#define PSGFS_NAMES_H
+
+#include <stddef.h>
+
+#define NAME_COMPONENT_MAX 48
+
+/*
+ * Copy at most maxlen bytes of raw (stopping at NUL) into out as a safe path component:
+ * only [A-Za-z0-9._+=@#,()-] survive, everything else (/, control bytes, spaces, non-ASCII)
+ * becomes '_', trailing spaces/NULs are trimmed, a leading '.' becomes '_', the result is at
+ * most NAME_COMPONENT_MAX bytes and never empty ("unnamed"). Deterministic. out must hold
+ * NAME_COMPONENT_MAX + 1 bytes.
+ */
+void name_component(const void *raw, size_t maxlen, char *out);
+
+/* Length of a fixed-size name field up to its first NUL. */
+size_t name_len(const void *raw, size_t maxlen);
+
+#endif

@@ -1,0 +1,141 @@
+/* Checked byte reader and overflow-checked allocation. */
+#include <stdlib.h>
+
+#include "psgfs/bytes.h"
+#include "psgfs/result.h"
+
+bool br_seek(struct br *r, size_t off)
+{
+	if (r->err || off > r->size) {
+		r->err = true;
+		r->off = r->size;
+		return false;
+	}
+	r->off = off;
+	return true;
+}
+
+bool br_skip(struct br *r, size_t n)
+{
+	if (r->err || n > r->size - r->off) {
+		r->err = true;
+		r->off = r->size;
+		return false;
+	}
+	r->off += n;
+	return true;
+}
+
+const uint8_t *br_take(struct br *r, size_t n)
+{
+	const uint8_t *p = r->p + r->off;
+
+	if (!br_skip(r, n))
+		return NULL;
+	return p;
+}
+
+bool br_copy(struct br *r, void *dst, size_t n)
+{
+	const uint8_t *p = br_take(r, n);
+
+	if (!p) {
+		memset(dst, 0, n);
+		return false;
+	}
+	memcpy(dst, p, n);
+	return true;
+}
+
+uint8_t br_u8(struct br *r)
+{
+	const uint8_t *p = br_take(r, 1);
+
+	return p ? p[0] : 0;
+}
+
+uint16_t br_u16(struct br *r)
+{
+	const uint8_t *p = br_take(r, 2);
+
+	if (!p)
+		return 0;
+	return r->be ? ld_u16be(p) : ld_u16le(p);
+}
+
+uint32_t br_u32(struct br *r)
+{
+	const uint8_t *p = br_take(r, 4);
+
+	if (!p)
+		return 0;
+	return r->be ? ld_u32be(p) : ld_u32le(p);
+}
+
+uint64_t br_u64(struct br *r)
+{
+	const uint8_t *p = br_take(r, 8);
+
+	if (!p)
+		return 0;
+	return r->be ? ld_u64be(p) : ld_u64le(p);
+}
+
+int32_t br_i32(struct br *r)
+{
+	return (int32_t)br_u32(r);
+}
+
+float br_f32(struct br *r)
+{
+	return f32_from_bits(br_u32(r));
+}
+
+void *xcalloc_n(size_t n, size_t size)
+{
+	uint64_t total;
+
+	if (!mul_ok(n, size, &total) || total > SIZE_MAX)
+		return NULL;
+	return calloc(n ? n : 1, size ? size : 1);
+}
+
+void *xrealloc_n(void *p, size_t n, size_t size)
+{
+	uint64_t total;
+
+	if (!mul_ok(n, size, &total) || total > SIZE_MAX)
+		return NULL;
+	return realloc(p, total ? total : 1);
+}
+
+const char *psg_result_str(enum psg_result r)
+{
+	switch (r) {
+	case PSG_OK:
+		return "ok";
+	case PSG_ERR_TRUNCATED:
+		return "truncated";
+	case PSG_ERR_BOUNDS:
+		return "out of bounds";
+	case PSG_ERR_FORMAT:
+		return "not a recognised format";
+	case PSG_ERR_CORRUPT:
+		return "corrupt";
+	case PSG_ERR_UNSUPPORTED:
+		return "unsupported";
+	case PSG_ERR_NOMEM:
+		return "out of memory";
+	case PSG_ERR_IO:
+		return "read error";
+	case PSG_ERR_NOENT:
+		return "no such entry";
+	case PSG_ERR_NOTDIR:
+		return "not a directory";
+	case PSG_ERR_ISDIR:
+		return "is a directory";
+	case PSG_ERR_INVAL:
+		return "invalid argument";
+	}
+	return "unknown error";
+}

@@ -1,0 +1,1 @@
+void psgfs_ll_placeholder(void);

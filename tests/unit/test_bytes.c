@@ -1,0 +1,195 @@
+/* Byte reader, output buffer, float text and name sanitizing. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "psgfs/buf.h"
+#include "psgfs/bytes.h"
+#include "psgfs/diag.h"
+#include "psgfs/names.h"
+#include "psgfs/rng.h"
+#include "psgfs/source.h"
+
+static void test_rng_ok(void **state)
+{
+	(void)state;
+	assert_true(rng_ok(10, 0, 10));
+	assert_true(rng_ok(10, 10, 0));
+	assert_false(rng_ok(10, 11, 0));
+	assert_false(rng_ok(10, 5, 6));
+	assert_false(rng_ok(10, 1, UINT64_MAX));
+	assert_false(rng_ok(UINT64_MAX, UINT64_MAX - 1, 2));
+	uint64_t o;
+	assert_false(mul_ok(UINT64_MAX / 2 + 1, 2, &o));
+	assert_true(mul_ok(1u << 31, 1u << 31, &o));
+	assert_int_equal(o, 1ull << 62);
+	assert_false(add_ok(UINT64_MAX, 1, &o));
+}
+
+static void test_reader_endian_and_sticky(void **state)
+{
+	(void)state;
+	const uint8_t d[] = {0x12, 0x34, 0x56, 0x78, 0x3f, 0x80, 0x00, 0x00, 0xaa};
+	struct br r;
+
+	br_init(&r, d, sizeof d, true);
+	assert_int_equal(br_u16(&r), 0x1234);
+	assert_int_equal(br_u16(&r), 0x5678);
+	assert_true(br_f32(&r) == 1.0f);
+	assert_false(r.err);
+	assert_int_equal(br_u32(&r), 0); /* only 1 byte left */
+	assert_true(r.err);
+	assert_int_equal(br_u8(&r), 0); /* sticky */
+	br_init(&r, d, sizeof d, false);
+	assert_int_equal(br_u32(&r), 0x78563412);
+	assert_false(br_seek(&r, 10));
+	assert_true(r.err);
+	br_init(&r, d, sizeof d, false);
+	assert_null(br_take(&r, 10));
+	assert_true(r.err);
+	br_init(&r, d, sizeof d, false);
+	assert_false(br_skip(&r, SIZE_MAX));
+}
+
+static void test_buf_count_matches(void **state)
+{
+	(void)state;
+	struct buf a, c;
+
+	buf_init(&a);
+	buf_init_count(&c);
+	for (int i = 0; i < 1000; i++) {
+		buf_printf(&a, "%d\t%s\n", i, "x");
+		buf_printf(&c, "%d\t%s\n", i, "x");
+		buf_u32be(&a, (uint32_t)i);
+		buf_u32be(&c, (uint32_t)i);
+	}
+	char big[600];
+	memset(big, 'q', sizeof big - 1);
+	big[sizeof big - 1] = 0;
+	buf_printf(&a, "%s", big);
+	buf_printf(&c, "%s", big);
+	assert_int_equal(a.len, c.len);
+	assert_null(c.data);
+	assert_false(a.oom);
+	assert_memory_equal(a.data + a.len - 599, big, 599);
+	buf_set_u32be(&a, 0, 0xdeadbeef);
+	assert_int_equal(ld_u32be(a.data), 0xdeadbeef);
+	buf_free(&a);
+}
+
+static void test_float_roundtrip(void **state)
+{
+	(void)state;
+	struct rng r;
+	char s[32];
+
+	rng_seed(&r, 1);
+	for (int i = 0; i < 200000; i++) {
+		uint32_t bits = (uint32_t)rng_next(&r);
+		float f = f32_from_bits(bits);
+
+		fmt_f32(s, f);
+		if (isnan(f))
+			assert_true(isnan(strtof(s, NULL)));
+		else
+			assert_int_equal(f32_bits(strtof(s, NULL)), bits);
+	}
+	fmt_f32(s, 0.1f);
+	assert_string_equal(s, "0.1");
+	fmt_f32(s, -0.0f);
+	assert_string_equal(s, "-0");
+	fmt_f32(s, 1.0f / 3.0f);
+	assert_string_equal(s, "0.33333334");
+}
+
+static void test_tsv_name_escapes(void **state)
+{
+	(void)state;
+	const uint8_t raw[8] = {'a', '\t', 'b', '\n', 0x01, '\\', 'z', 'y'};
+	struct buf b;
+
+	buf_init(&b);
+	buf_tsv_name(&b, raw, sizeof raw);
+	buf_putc(&b, 0);
+	assert_string_equal((char *)b.data, "a\\tb\\n\\x01\\\\zy");
+	buf_free(&b);
+}
+
+static void test_name_component(void **state)
+{
+	(void)state;
+	char out[NAME_COMPONENT_MAX + 1];
+	uint8_t long_name[300];
+
+	name_component("Bone01      ", 64, out);
+	assert_string_equal(out, "Bone01");
+	name_component("../etc/passwd", 64, out);
+	assert_string_equal(out, "_._etc_passwd");
+	name_component("..", 64, out);
+	assert_string_equal(out, "_.");
+	name_component("", 64, out);
+	assert_string_equal(out, "unnamed");
+	name_component("   ", 64, out);
+	assert_string_equal(out, "unnamed");
+	name_component("a\x01\xff/b", 64, out);
+	assert_string_equal(out, "a___b");
+	memset(long_name, 'A', sizeof long_name);
+	name_component(long_name, sizeof long_name, out); /* no NUL at all */
+	assert_int_equal(strlen(out), NAME_COMPONENT_MAX);
+}
+
+static void test_diag_bounded(void **state)
+{
+	(void)state;
+	struct diag d;
+
+	diag_init(&d);
+	for (int i = 0; i < DIAG_MAX + 5; i++)
+		diag_add(&d, "problem %d\nwith newline", i);
+	assert_int_equal(d.n, DIAG_MAX);
+	assert_int_equal(diag_count(&d), DIAG_MAX + 5);
+	assert_null(strchr(d.msg[0], '\n'));
+	diag_free(&d);
+	diag_add(NULL, "ignored");
+}
+
+static void test_src_mem(void **state)
+{
+	(void)state;
+	const uint8_t d[4] = {1, 2, 3, 4};
+	struct src s;
+	struct src_mem m;
+	uint8_t out[4], *dup;
+
+	src_init_mem(&s, &m, d, sizeof d);
+	assert_int_equal(src_read(&s, 1, out, 3), PSG_OK);
+	assert_int_equal(out[2], 4);
+	assert_int_equal(src_read(&s, 2, out, 3), PSG_ERR_TRUNCATED);
+	assert_int_equal(src_read(&s, UINT64_MAX, out, 1), PSG_ERR_TRUNCATED);
+	assert_int_equal(src_dup(&s, 0, 4, &dup), PSG_OK);
+	assert_memory_equal(dup, d, 4);
+	free(dup);
+	assert_ptr_equal(xcalloc_n(SIZE_MAX / 2, 4), NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rng_ok),
+		cmocka_unit_test(test_reader_endian_and_sticky),
+		cmocka_unit_test(test_buf_count_matches),
+		cmocka_unit_test(test_float_roundtrip),
+		cmocka_unit_test(test_tsv_name_escapes),
+		cmocka_unit_test(test_name_component),
+		cmocka_unit_test(test_diag_bounded),
+		cmocka_unit_test(test_src_mem),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
