@@ -1,0 +1,68 @@
+/*
+ * Deterministic synthetic RW4 arenas (PS3) following ../shared/spec/rw4-arena.md §11 and §16.
+ * Low level: an arena builder (objects, base resources, subreferences, reference fix-ups,
+ * optional dictionary shuffle). High level: ready-made arenas (static sky model, skinned
+ * models, texture arenas, sized arenas for benchmarks).
+ */
+#ifndef PSGFS_GEN_PSG_H
+#define PSGFS_GEN_PSG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "psgfs/buf.h"
+#include "psgfs/result.h"
+
+/* Which type registry the arena declares (spec §3.2). */
+enum psgb_registry { PSGB_REG_MODEL64, PSGB_REG_TEXTURE10 };
+
+struct psg_builder;
+
+struct psg_builder *psgb_new(enum psgb_registry reg, uint32_t arena_id);
+void psgb_free(struct psg_builder *b);
+
+/*
+ * Dictionary indices are assigned in the order objects are added or reserved (logical order).
+ * psgb_reserve takes an index now and psgb_set fills it later, for forward references.
+ * Main-memory objects are laid out in logical order; base resources go to region 5
+ * (GRAPHICS_LOCAL, type 0x00010034) in logical order.
+ */
+uint32_t psgb_reserve(struct psg_builder *b);
+void psgb_set(struct psg_builder *b, uint32_t idx, uint32_t type_id, uint32_t align,
+	      const void *data, size_t len);
+uint32_t psgb_add(struct psg_builder *b, uint32_t type_id, uint32_t align, const void *data,
+		  size_t len);
+uint32_t psgb_add_base_resource(struct psg_builder *b, uint32_t align, const void *data,
+				size_t len);
+/* Subreference record (object, offset); returns the stored reference value 0x00800000 | i. */
+uint32_t psgb_add_subref(struct psg_builder *b, uint32_t object, uint32_t offset);
+/* Declare that the big-endian u32 at `offset` inside object `idx` holds a dictionary index,
+ * so a shuffled dictionary can renumber it. */
+void psgb_ref(struct psg_builder *b, uint32_t idx, uint32_t offset);
+/* RD[5].alignment (0x10 meshes, 0x80 textures, 1 when no GPU data). Default: 0x10. */
+void psgb_set_gpu_align(struct psg_builder *b, uint32_t align);
+
+/* One row of what was written, by final dictionary index. */
+struct psg_gen_object {
+	uint32_t type_id;
+	uint64_t start; /* absolute file offset of the object's bytes */
+	uint32_t size;
+	uint64_t fnv64; /* FNV-1a 64 of the object's bytes */
+};
+struct psg_gen_record {
+	struct psg_gen_object *obj;
+	size_t n;
+};
+void psg_gen_record_free(struct psg_gen_record *r);
+uint64_t fnv1a64(const void *p, size_t n);
+
+/*
+ * Lay out and serialise. shuffle_seed != 0 permutes dictionary rows (not the object bytes'
+ * order in the file) and renumbers every declared reference and subreference record.
+ * rec (optional) receives the final per-row record. The builder is consumed either way.
+ */
+enum psg_result psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *out,
+			    struct psg_gen_record *rec);
+
+#endif
