@@ -35,6 +35,17 @@ uint32_t psgb_add(struct psg_builder *b, uint32_t type_id, uint32_t align, const
 		  size_t len);
 uint32_t psgb_add_base_resource(struct psg_builder *b, uint32_t align, const void *data,
 				size_t len);
+/* Fill a reserved slot with a base resource (region 5, type 0x00010034). */
+void psgb_set_base_resource(struct psg_builder *b, uint32_t idx, uint32_t align,
+			    const void *data, size_t len);
+/*
+ * Base resource whose bytes are produced only while psgb_finish writes them: fill(ctx, off,
+ * dst, n) must write bytes [off, off+n) of the resource (called in ascending chunks), so big
+ * arenas never hold their GPU data twice. The builder does not own ctx.
+ */
+typedef void (*psgb_fill_fn)(void *ctx, uint64_t off, uint8_t *dst, size_t n);
+uint32_t psgb_add_base_resource_fn(struct psg_builder *b, uint32_t align, uint64_t len,
+				   psgb_fill_fn fill, void *ctx);
 /* Subreference record (object, offset); returns the stored reference value 0x00800000 | i. */
 uint32_t psgb_add_subref(struct psg_builder *b, uint32_t object, uint32_t offset);
 /* Declare that the big-endian u32 at `offset` inside object `idx` holds a dictionary index,
