@@ -36,8 +36,8 @@ uint32_t psgb_add(struct psg_builder *b, uint32_t type_id, uint32_t align, const
 uint32_t psgb_add_base_resource(struct psg_builder *b, uint32_t align, const void *data,
 				size_t len);
 /* Fill a reserved slot with a base resource (region 5, type 0x00010034). */
-void psgb_set_base_resource(struct psg_builder *b, uint32_t idx, uint32_t align,
-			    const void *data, size_t len);
+void psgb_set_base_resource(struct psg_builder *b, uint32_t idx, uint32_t align, const void *data,
+			    size_t len);
 /*
  * Base resource whose bytes are produced only while psgb_finish writes them: fill(ctx, off,
  * dst, n) must write bytes [off, off+n) of the resource (called in ascending chunks), so big

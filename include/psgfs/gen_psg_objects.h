@@ -27,41 +27,40 @@ uint32_t psgo_version(struct psg_builder *b, uint32_t idx, bool model);
 
 /* Vertex element (§7.1): GCM vertex type, components, byte offset, PS3 attribute type. */
 struct psgo_vdes_elem {
-	uint8_t vertex_type;    /* 1 S1, 2 F, 3 SF, 4 UB, 5 S32K, 6 CMP, 7 UB256 */
+	uint8_t vertex_type;	/* 1 S1, 2 F, 3 SF, 4 UB, 5 S32K, 6 CMP, 7 UB256 */
 	uint8_t num_components; /* 1..4 */
-	uint8_t offset;         /* byte offset in the vertex */
-	uint8_t type;           /* 0 XYZ, 1 WEIGHTS, 2 NORMAL, 7 INDICES, 8.. TEX0.. */
+	uint8_t offset;		/* byte offset in the vertex */
+	uint8_t type;		/* 0 XYZ, 1 WEIGHTS, 2 NORMAL, 7 INDICES, 8.. TEX0.. */
 };
-#define PSGO_VT_S1 1
-#define PSGO_VT_F 2
-#define PSGO_VT_SF 3
-#define PSGO_VT_UB 4
-#define PSGO_VT_S32K 5
-#define PSGO_VT_CMP 6
-#define PSGO_VT_UB256 7
-#define PSGO_ET_XYZ 0
-#define PSGO_ET_WEIGHTS 1
-#define PSGO_ET_NORMAL 2
-#define PSGO_ET_COLOR 3
-#define PSGO_ET_INDICES 7
-#define PSGO_ET_TEX0 8
-#define PSGO_ET_TANGENT 14
+#define PSGO_VT_S1	 1
+#define PSGO_VT_F	 2
+#define PSGO_VT_SF	 3
+#define PSGO_VT_UB	 4
+#define PSGO_VT_S32K	 5
+#define PSGO_VT_CMP	 6
+#define PSGO_VT_UB256	 7
+#define PSGO_ET_XYZ	 0
+#define PSGO_ET_WEIGHTS	 1
+#define PSGO_ET_NORMAL	 2
+#define PSGO_ET_COLOR	 3
+#define PSGO_ET_INDICES	 7
+#define PSGO_ET_TEX0	 8
+#define PSGO_ET_TANGENT	 14
 #define PSGO_ET_BINORMAL 15
 /* VertexDescriptor, one stream: typesFlags = OR of 1 << type, frequency = (1 << n) - 1,
  * elements (class PERVERTEX), trailer FF 00 FF 00 00 00 00 00. Size 16 + 8n + 8. */
-uint32_t psgo_vdes(struct psg_builder *b, uint32_t idx, const struct psgo_vdes_elem *el,
-		   unsigned n, uint16_t stride);
+uint32_t psgo_vdes(struct psg_builder *b, uint32_t idx, const struct psgo_vdes_elem *el, unsigned n,
+		   uint16_t stride);
 
 /* VertexBuffer {m_buffer = dict index of the BaseResource, 0, size, location 0} (16 bytes). */
-uint32_t psgo_vertex_buffer(struct psg_builder *b, uint32_t idx, uint32_t base_res,
-			    uint32_t size);
+uint32_t psgo_vertex_buffer(struct psg_builder *b, uint32_t idx, uint32_t base_res, uint32_t size);
 /* IndexBuffer {buffer, 0, numIndices, stride, indexType (1 = u16 when stride 2, else 0),
  * 0, 0, 0} (20 bytes). */
 uint32_t psgo_index_buffer(struct psg_builder *b, uint32_t idx, uint32_t base_res,
 			   uint32_t num_indices, uint32_t stride);
 /* MeshHelper {nIB, nVB, IB refs..., VB refs...}. */
-uint32_t psgo_mesh_helper(struct psg_builder *b, uint32_t idx, const uint32_t *ibs,
-			  unsigned n_ib, const uint32_t *vbs, unsigned n_vb);
+uint32_t psgo_mesh_helper(struct psg_builder *b, uint32_t idx, const uint32_t *ibs, unsigned n_ib,
+			  const uint32_t *vbs, unsigned n_vb);
 
 /* PS3 DrawIndexedParameters (12 bytes). prim 5 = triangles. */
 struct psgo_island {
@@ -69,13 +68,13 @@ struct psgo_island {
 	uint8_t prim;
 };
 struct psgo_optimesh {
-	struct psgo_aabb bbox;      /* w = 0 */
-	uint32_t num_verts;         /* 0 in real files */
-	uint32_t material;          /* ref: subref value to the tRMaterial, or 0 */
+	struct psgo_aabb bbox;	    /* w = 0 */
+	uint32_t num_verts;	    /* 0 in real files */
+	uint32_t material;	    /* ref: subref value to the tRMaterial, or 0 */
 	uint32_t vdes, mesh_helper; /* refs (dictionary indices) */
-	uint32_t ib, vb;            /* refs (dictionary indices) */
-	uint32_t island_areas;      /* ref: subref value into RenderModelData */
-	uint32_t island_aabbs;      /* ref: subref value into RenderModelData */
+	uint32_t ib, vb;	    /* refs (dictionary indices) */
+	uint32_t island_areas;	    /* ref: subref value into RenderModelData */
+	uint32_t island_aabbs;	    /* ref: subref value into RenderModelData */
 	const struct psgo_island *islands;
 	uint32_t n_islands;
 	const uint16_t *remap; /* bone palette; static meshes use {0} */
@@ -87,19 +86,19 @@ size_t psgo_optimesh_size(uint32_t n_islands, uint32_t n_remap);
 
 /* RenderModelData mesh-table row. */
 struct psgo_mesh_ref {
-	uint32_t mesh;     /* ref to the OptiMesh */
+	uint32_t mesh;	   /* ref to the OptiMesh */
 	uint32_t material; /* ref or 0 */
 };
 struct psgo_model {
 	struct psgo_aabb bbox; /* w = 0 */
 	uint16_t n_bones;
-	uint16_t n_total_bones;    /* 0 = n_bones */
-	const float (*ibp)[16];    /* n_bones row-major Matrix44 (NULL = identity) */
-	const char *const *names;  /* n_bones bone names */
+	uint16_t n_total_bones;	  /* 0 = n_bones */
+	const float (*ibp)[16];	  /* n_bones row-major Matrix44 (NULL = identity) */
+	const char *const *names; /* n_bones bone names */
 	const struct psgo_mesh_ref *meshes;
 	uint16_t n_meshes;
 	const struct psgo_aabb *island_aabbs; /* n_islands, w = half diagonal */
-	const float (*island_areas)[4];       /* n_islands */
+	const float (*island_areas)[4];	      /* n_islands */
 	uint16_t n_islands;
 };
 /* Object-relative offsets of a RenderModelData, computed before writing it so subreferences
@@ -113,26 +112,25 @@ uint32_t psgo_model(struct psg_builder *b, uint32_t idx, const struct psgo_model
 /* TableOfContents entry (§8.2). object is a ref (dict index or subref value). */
 struct psgo_toc_entry {
 	const char *name; /* NULL = no name */
-	uint32_t pad;     /* the "garbage" word at +4 */
+	uint32_t pad;	  /* the "garbage" word at +4 */
 	uint64_t guid;
 	uint32_t type;
 	uint32_t object;
 };
 /* TOC: header, entries, type map (first occurrence) at the end; names (if any entry has one)
  * go after the entries and the names block is padded to 4 with zero bytes (§16.7). */
-uint32_t psgo_toc(struct psg_builder *b, uint32_t idx, const struct psgo_toc_entry *e,
-		  uint32_t n);
+uint32_t psgo_toc(struct psg_builder *b, uint32_t idx, const struct psgo_toc_entry *e, uint32_t n);
 
 /* RenderMaterialData (§8.3, §16.8). */
 struct psgo_channel {
 	const char *shader_input;
 	uint16_t flags;
 	uint16_t image_channel; /* 0xFFFF */
-	bool is_constants;      /* union holds constants[4] instead of guid/stream */
+	bool is_constants;	/* union holds constants[4] instead of guid/stream */
 	float constants[4];
 	uint64_t guid;
 	const char *stream_name; /* NULL = 0 offset */
-	uint32_t stream;         /* ref or 0 */
+	uint32_t stream;	 /* ref or 0 */
 };
 struct psgo_material {
 	uint32_t flags;

@@ -1,0 +1,592 @@
+/*
+ * PS3 RW4 arena builder (spec §11): header 0xC0, sections with the 64- or 10-type registry,
+ * main objects aligned in logical order, dictionary, subreference records and scratch, then
+ * base resources in region 5. An optional seeded shuffle permutes dictionary rows only.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/arena.h"
+#include "psgfs/bytes.h"
+#include "psgfs/gen_psg.h"
+#include "psgfs/rng.h"
+
+#define PB_HEADER      0xC0u
+#define PB_FILL_CHUNK  (1u << 20)
+#define PB_MAX_OBJECTS (1u << 22) /* a dictionary index must stay below the >>22 kind bits */
+
+static const uint32_t pb_reg_model[64] = {
+    0x00000000, 0x00010030, 0x00010031, 0x00010032, 0x00010033, 0x00010034, 0x00010010, 0x00EB0000,
+    0x00EB0001, 0x00EB0003, 0x00EB0004, 0x00EB0005, 0x00EB0006, 0x00EB000A, 0x00EB000D, 0x00EB0019,
+    0x00EB0007, 0x00EB0008, 0x00EB000C, 0x00EB0009, 0x00EB000B, 0x00EB000E, 0x00EB0011, 0x00EB000F,
+    0x00EB0010, 0x00EB0012, 0x00EB0022, 0x00EB0013, 0x00EB0014, 0x00EB0015, 0x00EB0016, 0x00EB001A,
+    0x00EB001C, 0x00EB001D, 0x00EB001B, 0x00EB001E, 0x00EB001F, 0x00EB0021, 0x00EB0017, 0x00EB0020,
+    0x00EB0024, 0x00EB0023, 0x00EB0025, 0x00EB0026, 0x00EB0027, 0x00EB0028, 0x00EB0029, 0x00EB0018,
+    0x00EC0010, 0x00010000, 0x00010002, 0x000200EB, 0x000200EA, 0x000200E9, 0x00020081, 0x000200E8,
+    0x00080002, 0x00080001, 0x00080006, 0x00080003, 0x00080004, 0x00040006, 0x00040007, 0x0001000F,
+};
+
+static const uint32_t pb_reg_texture[10] = {
+    0x00000000, 0x00010030, 0x00010031, 0x00010032, 0x00010033,
+    0x00010034, 0x00010010, 0x000200E8, 0x00EB0008, 0x00EB000B,
+};
+
+struct pb_obj {
+	uint32_t type_id, align;
+	uint8_t *data;
+	uint64_t len;
+	psgb_fill_fn fill;
+	void *ctx;
+	bool set, base;
+	/* layout */
+	uint64_t start; /* absolute (main) */
+	uint32_t ptr;	/* as stored in the dictionary */
+	uint32_t type_index;
+};
+
+struct pb_ref {
+	uint32_t idx, off;
+};
+
+struct pb_sub {
+	uint32_t obj, off;
+};
+
+struct psg_builder {
+	enum psgb_registry reg;
+	uint32_t id, gpu_align;
+	struct pb_obj *obj;
+	size_t n, cap;
+	struct pb_ref *refs;
+	size_t n_refs, cap_refs;
+	struct pb_sub *sub;
+	size_t n_sub, cap_sub;
+	bool bad; /* allocation failure or misuse: finish fails */
+};
+
+uint64_t fnv1a64(const void *p, size_t n)
+{
+	const uint8_t *q = p;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= q[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static uint64_t fnv_update(uint64_t h, const uint8_t *q, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h ^= q[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* Grow *arr (of elem-sized items, *cap of them) so one more fits. */
+static bool pb_grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	void *p;
+	size_t nc;
+
+	if (n < *cap)
+		return true;
+	nc = *cap ? *cap * 2 : 16;
+	p = xrealloc_n(*arr, nc, elem);
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = nc;
+	return true;
+}
+
+struct psg_builder *psgb_new(enum psgb_registry reg, uint32_t arena_id)
+{
+	struct psg_builder *b = calloc(1, sizeof *b);
+
+	if (!b)
+		return NULL;
+	b->reg = reg;
+	b->id = arena_id;
+	b->gpu_align = 0x10;
+	return b;
+}
+
+void psgb_free(struct psg_builder *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->n; i++)
+		free(b->obj[i].data);
+	free(b->obj);
+	free(b->refs);
+	free(b->sub);
+	free(b);
+}
+
+uint32_t psgb_reserve(struct psg_builder *b)
+{
+	if (b->n >= PB_MAX_OBJECTS || !pb_grow((void **)&b->obj, &b->cap, b->n, sizeof *b->obj)) {
+		b->bad = true;
+		return 0;
+	}
+	memset(&b->obj[b->n], 0, sizeof b->obj[b->n]);
+	return (uint32_t)b->n++;
+}
+
+static struct pb_obj *pb_slot(struct psg_builder *b, uint32_t idx)
+{
+	if (idx >= b->n || b->obj[idx].set) {
+		b->bad = true;
+		return NULL;
+	}
+	return &b->obj[idx];
+}
+
+static void pb_store(struct psg_builder *b, struct pb_obj *o, uint32_t type_id, uint32_t align,
+		     const void *data, size_t len)
+{
+	o->type_id = type_id;
+	o->align = align ? align : 1;
+	o->len = len;
+	o->set = true;
+	o->data = malloc(len ? len : 1);
+	if (!o->data || (len && !data)) {
+		b->bad = true;
+		return;
+	}
+	if (len)
+		memcpy(o->data, data, len);
+}
+
+void psgb_set(struct psg_builder *b, uint32_t idx, uint32_t type_id, uint32_t align,
+	      const void *data, size_t len)
+{
+	struct pb_obj *o = pb_slot(b, idx);
+
+	if (!o)
+		return;
+	pb_store(b, o, type_id, align, data, len);
+	o->base = rw_is_base_resource(type_id);
+}
+
+uint32_t psgb_add(struct psg_builder *b, uint32_t type_id, uint32_t align, const void *data,
+		  size_t len)
+{
+	uint32_t i = psgb_reserve(b);
+
+	if (!b->bad)
+		psgb_set(b, i, type_id, align, data, len);
+	return i;
+}
+
+void psgb_set_base_resource(struct psg_builder *b, uint32_t idx, uint32_t align, const void *data,
+			    size_t len)
+{
+	psgb_set(b, idx, RW_T_PS3_GPU, align, data, len);
+}
+
+uint32_t psgb_add_base_resource(struct psg_builder *b, uint32_t align, const void *data, size_t len)
+{
+	return psgb_add(b, RW_T_PS3_GPU, align, data, len);
+}
+
+uint32_t psgb_add_base_resource_fn(struct psg_builder *b, uint32_t align, uint64_t len,
+				   psgb_fill_fn fill, void *ctx)
+{
+	uint32_t i = psgb_reserve(b);
+	struct pb_obj *o;
+
+	if (b->bad)
+		return i;
+	o = &b->obj[i];
+	o->type_id = RW_T_PS3_GPU;
+	o->align = align ? align : 1;
+	o->len = len;
+	o->fill = fill;
+	o->ctx = ctx;
+	o->set = o->base = true;
+	if (!fill)
+		b->bad = true;
+	return i;
+}
+
+uint32_t psgb_add_subref(struct psg_builder *b, uint32_t object, uint32_t offset)
+{
+	if (b->n_sub >= 0x3FFFFF ||
+	    !pb_grow((void **)&b->sub, &b->cap_sub, b->n_sub, sizeof *b->sub)) {
+		b->bad = true;
+		return 0x00800000u;
+	}
+	b->sub[b->n_sub] = (struct pb_sub){object, offset};
+	return 0x00800000u | (uint32_t)b->n_sub++;
+}
+
+void psgb_ref(struct psg_builder *b, uint32_t idx, uint32_t offset)
+{
+	if (!pb_grow((void **)&b->refs, &b->cap_refs, b->n_refs, sizeof *b->refs)) {
+		b->bad = true;
+		return;
+	}
+	b->refs[b->n_refs++] = (struct pb_ref){idx, offset};
+}
+
+void psgb_set_gpu_align(struct psg_builder *b, uint32_t align)
+{
+	b->gpu_align = align ? align : 1;
+}
+
+void psg_gen_record_free(struct psg_gen_record *r)
+{
+	if (!r)
+		return;
+	free(r->obj);
+	r->obj = NULL;
+	r->n = 0;
+}
+
+static int pb_type_index(const uint32_t *reg, uint32_t n, uint32_t type_id)
+{
+	for (uint32_t i = 1; i < n; i++)
+		if (reg[i] == type_id)
+			return (int)i;
+	return -1;
+}
+
+/* Row order: perm[row] = logical index, *inv_out[logical] = row. Identity when seed is 0. */
+static uint32_t *pb_perm_new(struct psg_builder *b, uint64_t seed, uint32_t **inv_out)
+{
+	uint32_t n = (uint32_t)b->n;
+	uint32_t *perm = xcalloc_n(n ? n : 1, sizeof *perm);
+	uint32_t *inv = xcalloc_n(n ? n : 1, sizeof *inv);
+	bool *target = xcalloc_n(n ? n : 1, sizeof *target);
+	struct rng r;
+
+	if (!perm || !inv || !target) {
+		free(perm);
+		free(inv);
+		free(target);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		perm[i] = i;
+	if (seed) {
+		rng_seed(&r, seed);
+		for (uint32_t i = n; i > 1; i--) {
+			uint32_t j = rng_below(&r, i);
+			uint32_t t = perm[i - 1];
+			perm[i - 1] = perm[j];
+			perm[j] = t;
+		}
+		/* Row 0 reads as null (§5), so it must hold an object nobody references. */
+		for (size_t k = 0; k < b->n_refs; k++) {
+			const struct pb_obj *o = &b->obj[b->refs[k].idx];
+			uint32_t v;
+
+			if (o->base || !o->data || (uint64_t)b->refs[k].off + 4 > o->len)
+				continue;
+			v = ld_u32be(o->data + b->refs[k].off);
+			if (v != 0 && (v >> 22) == 0 && v < n)
+				target[v] = true;
+		}
+		if (n && target[perm[0]]) {
+			for (uint32_t r0 = 1; r0 < n; r0++) {
+				if (!target[perm[r0]]) {
+					uint32_t t = perm[0];
+					perm[0] = perm[r0];
+					perm[r0] = t;
+					break;
+				}
+			}
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		inv[perm[i]] = i;
+	free(target);
+	*inv_out = inv;
+	return perm;
+}
+
+static void pb_u32(struct buf *o, uint32_t v)
+{
+	buf_u32be(o, v);
+}
+
+static enum psg_result pb_fail(struct psg_builder *b, enum psg_result r)
+{
+	psgb_free(b);
+	return r;
+}
+
+enum psg_result psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *out,
+			    struct psg_gen_record *rec)
+{
+	const uint32_t *reg = b->reg == PSGB_REG_TEXTURE10 ? pb_reg_texture : pb_reg_model;
+	uint32_t n_types = b->reg == PSGB_REG_TEXTURE10 ? 10 : 64;
+	uint32_t n = (uint32_t)b->n, n_sub = (uint32_t)b->n_sub;
+	uint64_t sections_end, pos, dict_start, records, sub_dict, rd0, region = 0, total;
+	uint32_t t_off = 0x1C, e_off, s_off, a_off;
+	uint32_t *perm, *inv;
+	uint64_t *hash;
+	size_t base = out->len;
+	bool have_br = false;
+
+	if (rec) {
+		rec->obj = NULL;
+		rec->n = 0;
+	}
+	if (b->bad)
+		return pb_fail(b, PSG_ERR_NOMEM);
+	for (uint32_t i = 0; i < n; i++) {
+		struct pb_obj *o = &b->obj[i];
+		int ti;
+
+		if (!o->set || o->len > UINT32_MAX)
+			return pb_fail(b, PSG_ERR_INVAL);
+		ti = pb_type_index(reg, n_types, o->type_id);
+		if (ti < 0)
+			return pb_fail(b, PSG_ERR_INVAL);
+		o->type_index = (uint32_t)ti;
+	}
+	for (uint32_t i = 0; i < n_sub; i++)
+		if (b->sub[i].obj >= n)
+			return pb_fail(b, PSG_ERR_INVAL);
+
+	e_off = t_off + 0x0C + 4 * n_types;
+	s_off = e_off + 0x24;
+	a_off = s_off + 0x1C;
+	sections_end = PB_HEADER + a_off + 0x0C;
+
+	pos = sections_end;
+	for (uint32_t i = 0; i < n; i++) {
+		struct pb_obj *o = &b->obj[i];
+
+		if (o->base) {
+			region = align_up(region, o->align);
+			o->ptr = (uint32_t)region; /* checked against UINT32_MAX below */
+			if (region > UINT32_MAX)
+				return pb_fail(b, PSG_ERR_UNSUPPORTED);
+			region += o->len;
+			have_br = true;
+			continue;
+		}
+		pos = align_up(pos, o->align);
+		o->start = pos;
+		o->ptr = (uint32_t)pos;
+		pos += o->len;
+	}
+	dict_start = align_up(pos, 4);
+	records = dict_start + 24ull * n;
+	sub_dict = records + 8ull * n_sub;
+	rd0 = sub_dict + 24ull * n_sub;
+	total = rd0 + region;
+	if (total > UINT32_MAX || region > UINT32_MAX)
+		return pb_fail(b, PSG_ERR_UNSUPPORTED);
+	for (uint32_t i = 0; i < n; i++)
+		if (b->obj[i].base)
+			b->obj[i].start = rd0 + b->obj[i].ptr;
+
+	perm = pb_perm_new(b, shuffle_seed, &inv);
+	if (!perm)
+		return pb_fail(b, PSG_ERR_NOMEM);
+	hash = xcalloc_n(n ? n : 1, sizeof *hash);
+	if (!hash) {
+		free(perm);
+		free(inv);
+		return pb_fail(b, PSG_ERR_NOMEM);
+	}
+
+	/* Renumber declared references in the stored bytes (shuffle or not, identity is a no-op).
+	 */
+	for (size_t k = 0; k < b->n_refs; k++) {
+		struct pb_obj *o;
+		uint32_t v;
+
+		if (b->refs[k].idx >= n)
+			continue;
+		o = &b->obj[b->refs[k].idx];
+		if (!o->data || (uint64_t)b->refs[k].off + 4 > o->len)
+			continue;
+		v = ld_u32be(o->data + b->refs[k].off);
+		if (v != 0 && (v >> 22) == 0 && v < n) {
+			uint32_t nv = inv[v];
+			uint8_t *p = o->data + b->refs[k].off;
+
+			p[0] = (uint8_t)(nv >> 24);
+			p[1] = (uint8_t)(nv >> 16);
+			p[2] = (uint8_t)(nv >> 8);
+			p[3] = (uint8_t)nv;
+		}
+	}
+
+	/* One allocation up front: a 1 GB arena never holds a doubled buffer. */
+	if (!out->count_only) {
+		buf_zero(out, (size_t)total);
+		if (out->oom) {
+			free(perm);
+			free(inv);
+			free(hash);
+			return pb_fail(b, PSG_ERR_NOMEM);
+		}
+		out->len = base;
+	}
+
+	/* Header (§2). */
+	static const uint8_t magic[12] = {0x89, 'R', 'W',  '4',	 'p',  's',
+					  '3',	0,   0x0D, 0x0A, 0x1A, 0x0A};
+	buf_put(out, magic, sizeof magic);
+	buf_u8(out, 1);
+	buf_u8(out, 32);
+	buf_u8(out, 4);
+	buf_u8(out, 0);
+	buf_put(out,
+		"454\0"
+		"000\0",
+		8);
+	pb_u32(out, 0);	    /* buildNo */
+	pb_u32(out, b->id); /* id */
+	pb_u32(out, n);	    /* numEntries */
+	pb_u32(out, n);	    /* numUsed */
+	pb_u32(out, 0x10);  /* alignment */
+	pb_u32(out, 0);	    /* virt */
+	pb_u32(out, (uint32_t)dict_start);
+	pb_u32(out, PB_HEADER); /* sections */
+	pb_u32(out, 0);
+	pb_u32(out, 0);
+	pb_u32(out, 0);
+	pb_u32(out, (uint32_t)rd0);
+	pb_u32(out, 0x10);
+	for (int k = 1; k < 5; k++) {
+		pb_u32(out, 0);
+		pb_u32(out, 1);
+	}
+	pb_u32(out, have_br ? (uint32_t)region : 0);
+	pb_u32(out, have_br ? b->gpu_align : 1);
+	pb_u32(out, PB_HEADER); /* RU[0] */
+	pb_u32(out, 4);
+	for (int k = 1; k < 6; k++) {
+		pb_u32(out, 0);
+		pb_u32(out, 1);
+	}
+	for (int k = 0; k < 7; k++) /* TargetResource[6], arenaGroup */
+		pb_u32(out, 0);
+
+	/* Sections (§3). */
+	pb_u32(out, 0x00010004);
+	pb_u32(out, 4);
+	pb_u32(out, 0x0C);
+	pb_u32(out, t_off);
+	pb_u32(out, e_off);
+	pb_u32(out, s_off);
+	pb_u32(out, a_off);
+	pb_u32(out, 0x00010005);
+	pb_u32(out, n_types);
+	pb_u32(out, 0x0C);
+	for (uint32_t i = 0; i < n_types; i++)
+		pb_u32(out, reg[i]);
+	pb_u32(out, 0x00010006);
+	pb_u32(out, 3);
+	pb_u32(out, 0x18);
+	pb_u32(out, b->id);
+	pb_u32(out, 0xFFB00000u);
+	pb_u32(out, b->id);
+	pb_u32(out, 0);
+	pb_u32(out, 0);
+	pb_u32(out, 0);
+	pb_u32(out, 0x00010007);
+	pb_u32(out, n_sub);
+	pb_u32(out, 0);
+	pb_u32(out, 0);
+	pb_u32(out, (uint32_t)sub_dict);
+	pb_u32(out, (uint32_t)records);
+	pb_u32(out, n_sub);
+	pb_u32(out, 0x00010008);
+	pb_u32(out, 0);
+	pb_u32(out, 0);
+
+	/* Main objects in logical order. */
+	for (uint32_t i = 0; i < n; i++) {
+		struct pb_obj *o = &b->obj[i];
+
+		if (o->base)
+			continue;
+		buf_zero(out, (size_t)(o->start - (out->len - base)));
+		buf_put(out, o->data, (size_t)o->len);
+		hash[i] = fnv1a64(o->data, (size_t)o->len);
+	}
+	buf_zero(out, (size_t)(dict_start - (out->len - base)));
+
+	/* Dictionary rows in shuffled order. */
+	for (uint32_t r = 0; r < n; r++) {
+		const struct pb_obj *o = &b->obj[perm[r]];
+
+		pb_u32(out, o->ptr);
+		pb_u32(out, 0);
+		pb_u32(out, (uint32_t)o->len);
+		pb_u32(out, o->align);
+		pb_u32(out, o->type_index);
+		pb_u32(out, o->type_id);
+	}
+	for (uint32_t i = 0; i < n_sub; i++) {
+		pb_u32(out, inv[b->sub[i].obj]);
+		pb_u32(out, b->sub[i].off);
+	}
+	buf_zero(out, 24 * (size_t)n_sub);
+
+	/* Region 5. */
+	for (uint32_t i = 0; i < n; i++) {
+		struct pb_obj *o = &b->obj[i];
+		uint64_t h = 0xcbf29ce484222325ull;
+
+		if (!o->base)
+			continue;
+		buf_zero(out, (size_t)(o->start - (out->len - base)));
+		if (!o->fill) {
+			buf_put(out, o->data, (size_t)o->len);
+			hash[i] = fnv1a64(o->data, (size_t)o->len);
+			continue;
+		}
+		for (uint64_t off = 0; off < o->len; off += PB_FILL_CHUNK) {
+			size_t c =
+			    (size_t)(o->len - off < PB_FILL_CHUNK ? o->len - off : PB_FILL_CHUNK);
+			size_t at = out->len;
+
+			buf_zero(out, c);
+			if (out->count_only || out->oom)
+				continue;
+			o->fill(o->ctx, off, out->data + at, c);
+			h = fnv_update(h, out->data + at, c);
+		}
+		hash[i] = out->count_only ? 0 : h;
+	}
+
+	if (out->oom) {
+		free(perm);
+		free(inv);
+		free(hash);
+		return pb_fail(b, PSG_ERR_NOMEM);
+	}
+	if (rec) {
+		rec->obj = xcalloc_n(n ? n : 1, sizeof *rec->obj);
+		if (!rec->obj) {
+			free(perm);
+			free(inv);
+			free(hash);
+			return pb_fail(b, PSG_ERR_NOMEM);
+		}
+		rec->n = n;
+		for (uint32_t r = 0; r < n; r++) {
+			const struct pb_obj *o = &b->obj[perm[r]];
+
+			rec->obj[r] = (struct psg_gen_object){o->type_id, o->start,
+							      (uint32_t)o->len, hash[perm[r]]};
+		}
+	}
+	free(perm);
+	free(inv);
+	free(hash);
+	psgb_free(b);
+	return PSG_OK;
+}
