@@ -1,0 +1,198 @@
+/*
+ * Skate 3 Pegasus objects inside an RW4 arena (spec rw4-arena.md §8.1-§8.4, §16.7-§16.10):
+ * VersionData, TableOfContents, RenderMaterialData, InstanceData, plus the text renderers for
+ * the arena-level files of a mounted PSG (header.txt, dictionary.tsv, sections/, toc.tsv, the
+ * decoded objects/NNNN.TypeName.txt views and the PSG lines of info.txt).
+ *
+ * Decoders take one object's bytes (from arena_read_object) and fill plain structs. They follow
+ * the arena's endianness, never trust a count or offset (counts are capped by the object size),
+ * and report problems as diag lines "object N (Type): ...". Pointers inside decoded structs
+ * (struct skate_str.p) point into the caller's object buffer and live as long as it does.
+ * Decoders return PSG_ERR_CORRUPT only when the fixed header itself is unreadable; anything
+ * decodable after that is decoded and the rest reported.
+ */
+#ifndef PSGFS_SKATE_OBJECTS_H
+#define PSGFS_SKATE_OBJECTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "psgfs/arena.h"
+#include "psgfs/buf.h"
+#include "psgfs/diag.h"
+#include "psgfs/result.h"
+#include "psgfs/source.h"
+
+/* A NUL-terminated string at an object-relative offset (0 = none). */
+struct skate_str {
+	uint32_t off;
+	const uint8_t *p; /* into the object bytes; NULL when none or bad */
+	size_t len;	  /* bytes before the NUL */
+	bool bad;	  /* off != 0 but past the object or unterminated inside it */
+};
+
+/* A stored reference value (spec §5) and what arena_resolve_ref made of it. */
+struct skate_ref {
+	uint32_t raw;
+	enum psg_result res; /* PSG_OK, PSG_ERR_NOENT (null), _BOUNDS (dangling), _UNSUPPORTED */
+	uint32_t obj, off;   /* target dictionary index and byte offset inside it (res == OK) */
+	bool sub;	     /* raw >> 22 == 2: a subreference record */
+};
+
+/* §8.1 VersionData: {version, revision} then extra bytes (8 zero bytes in model PSGs). */
+struct skate_version {
+	uint32_t version, revision;
+	const uint8_t *extra;
+	size_t n_extra;
+};
+
+/* §8.2 TableOfContents. Entries are decoded linearly; the type map is read, never trusted. */
+struct skate_toc_entry {
+	struct skate_str name; /* m_Name, TOC-object-relative */
+	uint32_t pad;	       /* garbage word after m_Name */
+	uint64_t guid;
+	uint32_t type; /* type id or RW_T_TEXTURE_HASH */
+	struct skate_ref object;
+};
+struct skate_toc_map {
+	uint32_t type, index;
+};
+struct skate_toc {
+	uint32_t items_count, p_array, p_names, type_count, p_type_map;
+	struct skate_toc_entry *entries;
+	uint32_t n_entries; /* decoded entries (<= items_count, capped by the object) */
+	struct skate_toc_map *map;
+	uint32_t n_map;
+};
+
+/* §8.3 RenderMaterialData, Pegasus v25. */
+struct skate_rmd_material {
+	uint32_t at; /* object-relative offset of this tRMaterial */
+	uint32_t num_channels, flags, p_channels;
+	/* p_channels as an index into skate_rmd.channels; valid only when channels_ok */
+	uint32_t first_channel;
+	bool channels_ok;
+};
+struct skate_rmd_channel {
+	uint32_t at; /* object-relative offset of this tChannel */
+	struct skate_str shader_input;
+	uint16_t flags, image_channel;
+	uint32_t pad[2]; /* DEADBEEF DEADC0DE */
+	uint32_t raw[4]; /* the 16-byte union as stored */
+	/*
+	 * The union is read as {guid, m_StreamName, m_pStream} when raw[2] (m_StreamName) is a
+	 * non-zero offset at or after the string list (or the channel array end, when the string
+	 * list offset is bad) naming a NUL-terminated string inside the object; otherwise as
+	 * m_ShaderConstants[4]. Float constants practically never look like such an offset.
+	 */
+	bool is_stream;
+	uint64_t guid;
+	struct skate_str stream_name;
+	struct skate_ref stream;
+	float constants[4];
+};
+struct skate_rmd {
+	uint32_t num_materials, num_channels, p_materials, p_channels, p_string_list;
+	struct skate_rmd_material *materials;
+	uint32_t n_materials;
+	struct skate_rmd_channel *channels;
+	uint32_t n_channels;
+	/* consecutive NUL-terminated strings from p_string_list up to the first empty one */
+	struct skate_str *strings;
+	uint32_t n_strings;
+};
+
+/* §8.4 InstanceData. Instances are 0xA0 apart (tInstance is 0x9C bytes, 16-aligned). */
+#define SKATE_INSTANCE_STRIDE 0xA0u
+#define SKATE_INSTANCE_SIZE   0x9Cu
+struct skate_instance {
+	uint32_t at;	  /* object-relative offset */
+	float matrix[16]; /* Matrix44Affine, 4 rows of 4 */
+	float aabb_min[4], aabb_max[4];
+	uint64_t guid, guid_local;
+	uint64_t class_key, instance_key;			 /* tAttribPair */
+	struct skate_ref rmodel, cmodel, embedded;		 /* 0 = null */
+	struct skate_str name, description, component, category; /* InstanceData-relative */
+};
+struct skate_instance_data {
+	uint32_t type_id, num_instances, num_strings, p_instances, p_string_list;
+	struct skate_instance *inst;
+	uint32_t n_inst;
+	struct skate_str *strings; /* num_strings consecutive strings at p_string_list (capped) */
+	uint32_t n_strings;
+};
+
+/* Read a string at an object-relative offset (0 = none) bounded by the object. */
+struct skate_str skate_str_at(const uint8_t *p, size_t len, uint32_t off);
+/* Resolve a stored reference against the arena (never fails; see res). */
+struct skate_ref skate_ref_get(const struct arena *a, uint32_t raw);
+
+/*
+ * Decoders. a: the open arena (endianness, reference resolution); idx: the object's dictionary
+ * index (for messages); p/len: its bytes. PSG_ERR_CORRUPT when the fixed header is unreadable
+ * (the out struct is then empty and needs no free), PSG_ERR_NOMEM on allocation failure.
+ */
+enum psg_result skate_version_decode(const struct arena *a, uint32_t idx, const uint8_t *p,
+				     size_t len, struct skate_version *out, struct diag *d);
+enum psg_result skate_toc_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+				 struct skate_toc *out, struct diag *d);
+void skate_toc_free(struct skate_toc *t);
+enum psg_result skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+				 struct skate_rmd *out, struct diag *d);
+void skate_rmd_free(struct skate_rmd *m);
+enum psg_result skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t *p,
+				      size_t len, struct skate_instance_data *out, struct diag *d);
+void skate_instance_free(struct skate_instance_data *m);
+
+/*
+ * Every TOC entry of every TableOfContents object (dictionary order, then entry order), for
+ * naming textures. name: owned NUL-terminated copy, NULL when the entry has none or it is bad.
+ * object/offset: resolved target, object = UINT32_MAX when null or dangling. Unreadable TOC
+ * objects are skipped with a diag line. Free with skate_toc_items_free.
+ */
+struct skate_toc_item {
+	char *name;
+	size_t name_len;
+	uint64_t guid;
+	uint32_t type;
+	uint32_t object, offset;
+	uint32_t toc; /* dictionary index of the TableOfContents it came from */
+};
+enum psg_result skate_toc_entries(const struct src *s, const struct arena *a,
+				  struct skate_toc_item **out, size_t *n, struct diag *d);
+void skate_toc_items_free(struct skate_toc_item *v, size_t n);
+
+/* --- text renderers (src/tree/psg_text_arena.c); output is deterministic --- */
+
+/* "NNNN.TypeName" for dictionary index i (4 digits, more when >= 10000). */
+void psg_obj_label(const struct arena *a, uint32_t i, struct buf *out);
+/* Name of descriptor k for the arena's platform ("MAINMEMORY", ...), "RD<k>" when unknown. */
+const char *psg_rd_name(enum rw_platform plat, unsigned k);
+
+enum psg_result psg_render_header_txt(const struct src *s, const struct arena *a, struct buf *out);
+enum psg_result psg_render_dictionary_tsv(const struct src *s, const struct arena *a,
+					  struct buf *out);
+enum psg_result psg_render_types_tsv(const struct src *s, const struct arena *a, struct buf *out);
+enum psg_result psg_render_subrefs_tsv(const struct src *s, const struct arena *a, struct buf *out);
+enum psg_result psg_render_external_arenas_tsv(const struct src *s, const struct arena *a,
+					       struct buf *out);
+enum psg_result psg_render_toc_tsv(const struct src *s, const struct arena *a, struct buf *out,
+				   struct diag *d);
+/* PSG lines of info.txt (no trailing summary of problems; the lead adds those). */
+enum psg_result psg_render_info_summary(const struct src *s, const struct arena *a,
+					struct buf *out);
+
+/* True when skate_object_text decodes objects of this type. */
+bool skate_object_has_text(uint32_t type_id);
+/*
+ * Decoded view of object idx (VersionData, TableOfContents, RenderMaterialData, InstanceData,
+ * BaseResource). PSG_ERR_UNSUPPORTED for other types, PSG_ERR_BOUNDS for a bad index or an
+ * unreadable object, PSG_ERR_CORRUPT when it cannot be decoded at all (out gets nothing useful;
+ * the caller should fail that file). Problems found are listed at the end of the text under
+ * "problems:" and also appended to d (optional).
+ */
+enum psg_result skate_object_text(const struct src *s, const struct arena *a, uint32_t idx,
+				  struct buf *out, struct diag *d);
+
+#endif

@@ -1,0 +1,568 @@
+/* Pegasus object decoders (spec rw4-arena.md §8.1-§8.4, §16.7-§16.10). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/bytes.h"
+#include "psgfs/skate_objects.h"
+
+#define TOC_HDR	  20u
+#define TOC_ENTRY 24u
+#define RMD_HDR	  20u
+#define RMD_MAT	  12u
+#define RMD_CHAN  32u
+#define INST_HDR  20u
+
+static void odiag(struct diag *d, uint32_t idx, const char *type, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void odiag(struct diag *d, uint32_t idx, const char *type, const char *fmt, ...)
+{
+	char line[400];
+	va_list ap;
+
+	if (!d)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	diag_add(d, "object %u (%s): %s", idx, type, line);
+}
+
+static uint32_t ld32(bool be, const uint8_t *p)
+{
+	return be ? ld_u32be(p) : ld_u32le(p);
+}
+
+static uint16_t ld16(bool be, const uint8_t *p)
+{
+	return be ? ld_u16be(p) : ld_u16le(p);
+}
+
+static uint64_t ld64(bool be, const uint8_t *p)
+{
+	return be ? ld_u64be(p) : ld_u64le(p);
+}
+
+static float ldf(bool be, const uint8_t *p)
+{
+	return f32_from_bits(ld32(be, p));
+}
+
+struct skate_str skate_str_at(const uint8_t *p, size_t len, uint32_t off)
+{
+	struct skate_str s = {.off = off};
+	const uint8_t *nul;
+
+	if (off == 0)
+		return s;
+	if (!p || off >= len) {
+		s.bad = true;
+		return s;
+	}
+	nul = memchr(p + off, 0, len - off);
+	if (!nul) {
+		s.bad = true;
+		return s;
+	}
+	s.p = p + off;
+	s.len = (size_t)(nul - s.p);
+	return s;
+}
+
+struct skate_ref skate_ref_get(const struct arena *a, uint32_t raw)
+{
+	struct skate_ref r = {.raw = raw, .sub = (raw >> 22) == 2};
+
+	r.res = arena_resolve_ref(a, raw, &r.obj, &r.off);
+	if (r.res != PSG_OK)
+		r.obj = r.off = 0;
+	return r;
+}
+
+/* Report a string field that is present but unusable. */
+static void check_str(struct diag *d, uint32_t idx, const char *tn, const char *field,
+		      const struct skate_str *s, size_t len)
+{
+	if (!s->bad)
+		return;
+	if (s->off >= len)
+		odiag(d, idx, tn, "%s offset 0x%X past the object (%zu bytes)", field, s->off, len);
+	else
+		odiag(d, idx, tn, "%s at 0x%X is not NUL-terminated inside the object", field,
+		      s->off);
+}
+
+static void check_ref(const struct arena *a, struct diag *d, uint32_t idx, const char *tn,
+		      const char *field, const struct skate_ref *r, uint32_t want_type)
+{
+	if (r->res == PSG_ERR_NOENT)
+		return;
+	if (r->res != PSG_OK) {
+		odiag(d, idx, tn, "%s 0x%08X does not resolve (%s)", field, r->raw,
+		      psg_result_str(r->res));
+		return;
+	}
+	if (want_type && r->obj < a->n_dict && a->dict[r->obj].type_id != want_type) {
+		char lb[16], wb[16];
+
+		odiag(d, idx, tn, "%s -> %u is %s, expected %s", field, r->obj,
+		      rw_type_label(a->dict[r->obj].type_id, lb), rw_type_label(want_type, wb));
+	}
+}
+
+/* ---- VersionData ---- */
+
+enum psg_result skate_version_decode(const struct arena *a, uint32_t idx, const uint8_t *p,
+				     size_t len, struct skate_version *out, struct diag *d)
+{
+	memset(out, 0, sizeof *out);
+	if (!p || len < 8) {
+		odiag(d, idx, "VersionData", "%zu bytes, need 8", len);
+		return PSG_ERR_CORRUPT;
+	}
+	out->version = ld32(a->big_endian, p);
+	out->revision = ld32(a->big_endian, p + 4);
+	out->extra = p + 8;
+	out->n_extra = len - 8;
+	return PSG_OK;
+}
+
+/* ---- TableOfContents ---- */
+
+void skate_toc_free(struct skate_toc *t)
+{
+	free(t->entries);
+	free(t->map);
+	memset(t, 0, sizeof *t);
+}
+
+/* How many of `count` records of `rec` bytes at `off` fit in len; reports the shortfall. */
+static uint32_t fit_count(struct diag *d, uint32_t idx, const char *tn, const char *what,
+			  size_t len, uint32_t off, uint32_t count, uint32_t rec)
+{
+	uint64_t room;
+
+	if (count == 0)
+		return 0;
+	if (off > len) {
+		odiag(d, idx, tn, "%s offset 0x%X past the object (%zu bytes), %u records dropped",
+		      what, off, len, count);
+		return 0;
+	}
+	room = (len - off) / rec;
+	if (count > room) {
+		odiag(d, idx, tn,
+		      "%s: %u records of %u bytes at 0x%X do not fit in %zu bytes, "
+		      "decoding %llu",
+		      what, count, rec, off, len, (unsigned long long)room);
+		return (uint32_t)room;
+	}
+	return count;
+}
+
+enum psg_result skate_toc_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+				 struct skate_toc *out, struct diag *d)
+{
+	static const char tn[] = "TableOfContents";
+	bool be = a->big_endian;
+	uint32_t n;
+
+	memset(out, 0, sizeof *out);
+	if (!p || len < TOC_HDR) {
+		odiag(d, idx, tn, "%zu bytes, header needs %u", len, TOC_HDR);
+		return PSG_ERR_CORRUPT;
+	}
+	out->items_count = ld32(be, p);
+	out->p_array = ld32(be, p + 4);
+	out->p_names = ld32(be, p + 8);
+	out->type_count = ld32(be, p + 12);
+	out->p_type_map = ld32(be, p + 16);
+
+	n = fit_count(d, idx, tn, "entries", len, out->p_array, out->items_count, TOC_ENTRY);
+	if (n) {
+		out->entries = xcalloc_n(n, sizeof *out->entries);
+		if (!out->entries)
+			return PSG_ERR_NOMEM;
+	}
+	out->n_entries = n;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *e = p + out->p_array + (size_t)i * TOC_ENTRY;
+		struct skate_toc_entry *t = &out->entries[i];
+		char field[32];
+
+		t->name = skate_str_at(p, len, ld32(be, e));
+		t->pad = ld32(be, e + 4);
+		t->guid = ld64(be, e + 8);
+		t->type = ld32(be, e + 16);
+		t->object = skate_ref_get(a, ld32(be, e + 20));
+		snprintf(field, sizeof field, "entry %u name", i);
+		check_str(d, idx, tn, field, &t->name, len);
+		snprintf(field, sizeof field, "entry %u m_pObject", i);
+		check_ref(a, d, idx, tn, field, &t->object, 0);
+		if (t->object.res == PSG_ERR_NOENT)
+			odiag(d, idx, tn, "entry %u m_pObject is null", i);
+	}
+
+	n = fit_count(d, idx, tn, "type map", len, out->p_type_map, out->type_count, 8);
+	if (n) {
+		out->map = xcalloc_n(n, sizeof *out->map);
+		if (!out->map) {
+			skate_toc_free(out);
+			return PSG_ERR_NOMEM;
+		}
+	}
+	out->n_map = n;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *m = p + out->p_type_map + (size_t)i * 8;
+
+		out->map[i].type = ld32(be, m);
+		out->map[i].index = ld32(be, m + 4);
+	}
+	return PSG_OK;
+}
+
+void skate_toc_items_free(struct skate_toc_item *v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+enum psg_result skate_toc_entries(const struct src *s, const struct arena *a,
+				  struct skate_toc_item **out, size_t *n, struct diag *d)
+{
+	struct skate_toc_item *v = NULL;
+	size_t nv = 0, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (uint32_t i = 0; i < a->n_dict; i++) {
+		struct skate_toc t;
+		uint8_t *p = NULL;
+		size_t len = 0;
+		enum psg_result r;
+
+		if (a->dict[i].type_id != RW_T_TOC)
+			continue;
+		r = arena_read_object(s, a, i, &p, &len);
+		if (r != PSG_OK) {
+			odiag(d, i, "TableOfContents", "unreadable (%s)", psg_result_str(r));
+			continue;
+		}
+		r = skate_toc_decode(a, i, p, len, &t, d);
+		if (r == PSG_ERR_NOMEM) {
+			free(p);
+			skate_toc_items_free(v, nv);
+			return r;
+		}
+		if (r != PSG_OK) {
+			free(p);
+			continue;
+		}
+		for (uint32_t k = 0; k < t.n_entries; k++) {
+			const struct skate_toc_entry *e = &t.entries[k];
+			struct skate_toc_item *it;
+
+			if (nv == cap) {
+				size_t nc = cap ? cap * 2 : 16;
+				struct skate_toc_item *nvp = xrealloc_n(v, nc, sizeof *v);
+
+				if (!nvp)
+					goto nomem;
+				v = nvp;
+				cap = nc;
+			}
+			it = &v[nv];
+			memset(it, 0, sizeof *it);
+			nv++;
+			it->guid = e->guid;
+			it->type = e->type;
+			it->toc = i;
+			it->object = e->object.res == PSG_OK ? e->object.obj : UINT32_MAX;
+			it->offset = e->object.res == PSG_OK ? e->object.off : 0;
+			if (e->name.p) {
+				it->name = malloc(e->name.len + 1);
+				if (!it->name)
+					goto nomem;
+				memcpy(it->name, e->name.p, e->name.len);
+				it->name[e->name.len] = 0;
+				it->name_len = e->name.len;
+			}
+		}
+		skate_toc_free(&t);
+		free(p);
+		continue;
+	nomem:
+		skate_toc_free(&t);
+		free(p);
+		skate_toc_items_free(v, nv);
+		return PSG_ERR_NOMEM;
+	}
+	*out = v;
+	*n = nv;
+	return PSG_OK;
+}
+
+/* ---- string lists ---- */
+
+/*
+ * Up to `max` consecutive NUL-terminated strings from off; stops at an empty string (the zero
+ * padding after the list) or the object end. An unterminated last string is reported.
+ */
+static enum psg_result read_str_list(struct diag *d, uint32_t idx, const char *tn, const uint8_t *p,
+				     size_t len, uint32_t off, uint64_t max, bool stop_at_empty,
+				     struct skate_str **out, uint32_t *n)
+{
+	size_t pos = off, cnt = 0, cap = 0;
+	struct skate_str *v = NULL;
+
+	*out = NULL;
+	*n = 0;
+	if (off == 0 || max == 0)
+		return PSG_OK;
+	if (off > len) {
+		odiag(d, idx, tn, "string list offset 0x%X past the object (%zu bytes)", off, len);
+		return PSG_OK;
+	}
+	while (pos < len && cnt < max) {
+		struct skate_str s = skate_str_at(p, len, (uint32_t)pos);
+
+		if (s.bad) {
+			odiag(d, idx, tn, "string list entry %zu at 0x%zX is not NUL-terminated",
+			      cnt, pos);
+			break;
+		}
+		if (s.len == 0 && stop_at_empty)
+			break;
+		if (cnt == cap) {
+			size_t nc = cap ? cap * 2 : 8;
+			struct skate_str *nvp = xrealloc_n(v, nc, sizeof *v);
+
+			if (!nvp) {
+				free(v);
+				return PSG_ERR_NOMEM;
+			}
+			v = nvp;
+			cap = nc;
+		}
+		v[cnt++] = s;
+		pos += s.len + 1;
+	}
+	*out = v;
+	*n = (uint32_t)cnt;
+	return PSG_OK;
+}
+
+/* ---- RenderMaterialData ---- */
+
+void skate_rmd_free(struct skate_rmd *m)
+{
+	free(m->materials);
+	free(m->channels);
+	free(m->strings);
+	memset(m, 0, sizeof *m);
+}
+
+enum psg_result skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+				 struct skate_rmd *out, struct diag *d)
+{
+	static const char tn[] = "RenderMaterialData";
+	bool be = a->big_endian;
+	uint32_t n, str_min;
+	enum psg_result r;
+
+	memset(out, 0, sizeof *out);
+	if (!p || len < RMD_HDR) {
+		odiag(d, idx, tn, "%zu bytes, header needs %u", len, RMD_HDR);
+		return PSG_ERR_CORRUPT;
+	}
+	out->num_materials = ld32(be, p);
+	out->num_channels = ld32(be, p + 4);
+	out->p_materials = ld32(be, p + 8);
+	out->p_channels = ld32(be, p + 12);
+	out->p_string_list = ld32(be, p + 16);
+
+	n = fit_count(d, idx, tn, "channels", len, out->p_channels, out->num_channels, RMD_CHAN);
+	if (n) {
+		out->channels = xcalloc_n(n, sizeof *out->channels);
+		if (!out->channels)
+			return PSG_ERR_NOMEM;
+	}
+	out->n_channels = n;
+	/* Stream names live in the string list; anything before it is not a string. */
+	if (out->p_string_list >= RMD_HDR && out->p_string_list < len)
+		str_min = out->p_string_list;
+	else
+		str_min = (uint32_t)(out->p_channels <= len ? out->p_channels + (size_t)n * RMD_CHAN
+							    : RMD_HDR);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t at = out->p_channels + i * RMD_CHAN;
+		const uint8_t *c = p + at;
+		struct skate_rmd_channel *ch = &out->channels[i];
+		char field[48];
+
+		ch->at = at;
+		ch->shader_input = skate_str_at(p, len, ld32(be, c));
+		ch->flags = ld16(be, c + 4);
+		ch->image_channel = ld16(be, c + 6);
+		ch->pad[0] = ld32(be, c + 8);
+		ch->pad[1] = ld32(be, c + 12);
+		for (int k = 0; k < 4; k++) {
+			ch->raw[k] = ld32(be, c + 16 + 4 * k);
+			ch->constants[k] = ldf(be, c + 16 + 4 * k);
+		}
+		snprintf(field, sizeof field, "channel %u m_ShaderInput", i);
+		check_str(d, idx, tn, field, &ch->shader_input, len);
+		if (ch->raw[2] >= str_min) {
+			struct skate_str sn = skate_str_at(p, len, ch->raw[2]);
+
+			if (sn.p) {
+				ch->is_stream = true;
+				ch->stream_name = sn;
+				ch->guid = ld64(be, c + 16);
+				ch->stream = skate_ref_get(a, ch->raw[3]);
+				snprintf(field, sizeof field, "channel %u m_pStream", i);
+				check_ref(a, d, idx, tn, field, &ch->stream, 0);
+			}
+		}
+	}
+
+	n = fit_count(d, idx, tn, "materials", len, out->p_materials, out->num_materials, RMD_MAT);
+	if (n) {
+		out->materials = xcalloc_n(n, sizeof *out->materials);
+		if (!out->materials) {
+			skate_rmd_free(out);
+			return PSG_ERR_NOMEM;
+		}
+	}
+	out->n_materials = n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t at = out->p_materials + i * RMD_MAT;
+		struct skate_rmd_material *m = &out->materials[i];
+		uint64_t rel;
+
+		m->at = at;
+		m->num_channels = ld32(be, p + at);
+		m->flags = ld32(be, p + at + 4);
+		m->p_channels = ld32(be, p + at + 8);
+		rel = (uint64_t)m->p_channels - out->p_channels;
+		if (m->num_channels == 0) {
+			m->channels_ok = true;
+		} else if (m->p_channels >= out->p_channels && rel % RMD_CHAN == 0 &&
+			   rel / RMD_CHAN <= out->n_channels &&
+			   m->num_channels <= out->n_channels - rel / RMD_CHAN) {
+			m->first_channel = (uint32_t)(rel / RMD_CHAN);
+			m->channels_ok = true;
+		} else {
+			odiag(d, idx, tn,
+			      "material %u: %u channels at 0x%X are not inside the channel array "
+			      "(%u channels at 0x%X)",
+			      i, m->num_channels, m->p_channels, out->n_channels, out->p_channels);
+		}
+	}
+
+	r = read_str_list(d, idx, tn, p, len, out->p_string_list, len, true, &out->strings,
+			  &out->n_strings);
+	if (r != PSG_OK) {
+		skate_rmd_free(out);
+		return r;
+	}
+	return PSG_OK;
+}
+
+/* ---- InstanceData ---- */
+
+void skate_instance_free(struct skate_instance_data *m)
+{
+	free(m->inst);
+	free(m->strings);
+	memset(m, 0, sizeof *m);
+}
+
+enum psg_result skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t *p,
+				      size_t len, struct skate_instance_data *out, struct diag *d)
+{
+	static const char tn[] = "InstanceData";
+	static const char *const sname[4] = {"m_Name", "m_Description", "m_Component",
+					     "m_Category"};
+	bool be = a->big_endian;
+	uint32_t n = 0;
+	enum psg_result r;
+
+	memset(out, 0, sizeof *out);
+	if (!p || len < INST_HDR) {
+		odiag(d, idx, tn, "%zu bytes, header needs %u", len, INST_HDR);
+		return PSG_ERR_CORRUPT;
+	}
+	out->type_id = ld32(be, p);
+	out->num_instances = ld32(be, p + 4);
+	out->num_strings = ld32(be, p + 8);
+	out->p_instances = ld32(be, p + 12);
+	out->p_string_list = ld32(be, p + 16);
+
+	/* The last instance needs only its 0x9C bytes, not the full stride. */
+	if (out->num_instances && out->p_instances <= len &&
+	    len - out->p_instances >= SKATE_INSTANCE_SIZE) {
+		uint64_t room =
+		    (len - out->p_instances - SKATE_INSTANCE_SIZE) / SKATE_INSTANCE_STRIDE + 1;
+
+		n = out->num_instances <= room ? out->num_instances : (uint32_t)room;
+	}
+	if (n < out->num_instances)
+		odiag(d, idx, tn, "%u instances at 0x%X do not fit in %zu bytes, decoding %u",
+		      out->num_instances, out->p_instances, len, n);
+	if (n) {
+		out->inst = xcalloc_n(n, sizeof *out->inst);
+		if (!out->inst)
+			return PSG_ERR_NOMEM;
+	}
+	out->n_inst = n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t at = out->p_instances + i * SKATE_INSTANCE_STRIDE;
+		const uint8_t *q = p + at;
+		struct skate_instance *in = &out->inst[i];
+		struct skate_str *strs[4] = {&in->name, &in->description, &in->component,
+					     &in->category};
+		char field[48];
+
+		in->at = at;
+		for (int k = 0; k < 16; k++)
+			in->matrix[k] = ldf(be, q + 4 * k);
+		for (int k = 0; k < 4; k++) {
+			in->aabb_min[k] = ldf(be, q + 0x40 + 4 * k);
+			in->aabb_max[k] = ldf(be, q + 0x50 + 4 * k);
+		}
+		in->guid = ld64(be, q + 0x60);
+		in->guid_local = ld64(be, q + 0x68);
+		in->class_key = ld64(be, q + 0x70);
+		in->instance_key = ld64(be, q + 0x78);
+		in->rmodel = skate_ref_get(a, ld32(be, q + 0x80));
+		in->cmodel = skate_ref_get(a, ld32(be, q + 0x84));
+		in->embedded = skate_ref_get(a, ld32(be, q + 0x88));
+		snprintf(field, sizeof field, "instance %u m_pRModel", i);
+		check_ref(a, d, idx, tn, field, &in->rmodel, RW_T_RENDERMODEL);
+		snprintf(field, sizeof field, "instance %u m_pCModel", i);
+		check_ref(a, d, idx, tn, field, &in->cmodel, 0x00EB000Au);
+		snprintf(field, sizeof field, "instance %u m_pEmbedded", i);
+		check_ref(a, d, idx, tn, field, &in->embedded, 0x00EB001Bu);
+		for (int k = 0; k < 4; k++) {
+			*strs[k] = skate_str_at(p, len, ld32(be, q + 0x8C + 4 * k));
+			snprintf(field, sizeof field, "instance %u %s", i, sname[k]);
+			check_str(d, idx, tn, field, strs[k], len);
+		}
+	}
+
+	r = read_str_list(d, idx, tn, p, len, out->p_string_list, out->num_strings, false,
+			  &out->strings, &out->n_strings);
+	if (r != PSG_OK) {
+		skate_instance_free(out);
+		return r;
+	}
+	if (out->n_strings < out->num_strings && out->p_string_list <= len)
+		odiag(d, idx, tn, "string list holds %u of %u strings", out->n_strings,
+		      out->num_strings);
+	return PSG_OK;
+}

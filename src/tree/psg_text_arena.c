@@ -1,0 +1,680 @@
+/*
+ * Text views of an open RW4 arena: header.txt, dictionary.tsv, sections/ TSVs, toc.tsv, the
+ * PSG lines of info.txt and the decoded objects/NNNN.TypeName.txt files. Pure renderers into a
+ * struct buf (counting mode gives the same length); no tree internals.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/bytes.h"
+#include "psgfs/skate_objects.h"
+
+/* Objects scanned for back-references from a base resource (keeps a .txt cheap). */
+#define BR_SCAN_MAX 65536u
+/* Extra VersionData bytes shown in hex. */
+#define HEX_SHOW_MAX 64u
+
+void psg_obj_label(const struct arena *a, uint32_t i, struct buf *out)
+{
+	char lb[16];
+
+	if (i >= a->n_dict) {
+		buf_printf(out, "%04" PRIu32 ".missing", i);
+		return;
+	}
+	buf_printf(out, "%04" PRIu32 ".%s", i, rw_type_label(a->dict[i].type_id, lb));
+}
+
+const char *psg_rd_name(enum rw_platform plat, unsigned k)
+{
+	static const char *const ps3[6] = {"MAINMEMORY",      "DISPOSABLE",
+					   "UNINITIALIZED",   "DISPOSABLE_UNINITIALIZED",
+					   "GRAPHICS_SYSTEM", "GRAPHICS_LOCAL"};
+	static const char *const xb2[5] = {"MAINMEMORY", "DISPOSABLE", "PHYSICAL", "UNINITIALIZED",
+					   "DISPOSABLE_UNINITIALIZED"};
+	static const char *const rd[RW_MAX_RD] = {"RD0", "RD1", "RD2", "RD3", "RD4", "RD5"};
+
+	if (plat == RW_PS3 && k < 6)
+		return ps3[k];
+	if (plat == RW_XB2 && k < 5)
+		return xb2[k];
+	if (k == 0)
+		return "MAINMEMORY";
+	return k < RW_MAX_RD ? rd[k] : "RD?";
+}
+
+static void put_ref(struct buf *b, const struct arena *a, const struct skate_ref *r)
+{
+	buf_printf(b, "0x%08" PRIX32, r->raw);
+	if (r->res == PSG_OK) {
+		buf_puts(b, " -> ");
+		psg_obj_label(a, r->obj, b);
+		if (r->sub || r->off)
+			buf_printf(b, "+0x%" PRIX32, r->off);
+	} else if (r->res == PSG_ERR_NOENT) {
+		buf_puts(b, " (null)");
+	} else {
+		buf_printf(b, " (invalid: %s)", psg_result_str(r->res));
+	}
+}
+
+/* A string field: 0x000000A0 "text", or (none) / (bad ...). */
+static void put_str(struct buf *b, const struct skate_str *s)
+{
+	buf_printf(b, "0x%08" PRIX32, s->off);
+	if (s->p) {
+		buf_puts(b, " \"");
+		buf_tsv_name(b, s->p, s->len);
+		buf_putc(b, '"');
+	} else if (s->bad) {
+		buf_puts(b, " (bad string offset)");
+	} else {
+		buf_puts(b, " (none)");
+	}
+}
+
+static void put_hex_bytes(struct buf *b, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		buf_printf(b, i ? " %02X" : "%02X", p[i]);
+}
+
+/* ---- header.txt ---- */
+
+static void put_hexdec(struct buf *b, const char *key, uint64_t v)
+{
+	buf_printf(b, "%s: 0x%08" PRIX64 " (%" PRIu64 ")\n", key, v, v);
+}
+
+enum psg_result psg_render_header_txt(const struct src *s, const struct arena *a, struct buf *out)
+{
+	const struct arena_header *h = &a->h;
+	uint64_t sum = 0;
+
+	(void)s;
+	buf_puts(out, "magic: ");
+	put_hex_bytes(out, h->magic, sizeof h->magic);
+	buf_puts(out, "\nplatform: ");
+	buf_tsv_name(out, h->platform, sizeof h->platform);
+	buf_printf(out, "\nis_big_endian: %u\n", h->is_big_endian);
+	buf_printf(out, "pointer_size_bits: %u\n", h->pointer_bits);
+	buf_printf(out, "pointer_alignment: %u\n", h->pointer_align);
+	buf_printf(out, "unused: %u\n", h->unused);
+	buf_puts(out, "major_version: ");
+	buf_tsv_name(out, h->major, 4);
+	buf_puts(out, "\nminor_version: ");
+	buf_tsv_name(out, h->minor, 4);
+	buf_printf(out, "\nbuild_no: %" PRIu32 "\n", h->build_no);
+	buf_printf(out, "id: 0x%08" PRIX32 "\n", h->id);
+	buf_printf(out, "num_entries: %" PRIu32 "\n", h->num_entries);
+	buf_printf(out, "num_used: %" PRIu32 "\n", h->num_used);
+	put_hexdec(out, "alignment", h->alignment);
+	put_hexdec(out, "virt", h->virt);
+	put_hexdec(out, "dict_start", h->dict_start);
+	put_hexdec(out, "sections", h->sections);
+	put_hexdec(out, "base", h->base);
+	put_hexdec(out, "unfix_context", h->unfix_context);
+	put_hexdec(out, "fix_context", h->fix_context);
+	buf_printf(out, "resource_descriptors: %u\n", h->n_rd);
+	for (unsigned k = 0; k < h->n_rd && k < RW_MAX_RD; k++) {
+		buf_printf(out,
+			   "resource_descriptor[%u] %s: size 0x%08" PRIX32 " (%" PRIu32
+			   ") align 0x%" PRIX32 "\n",
+			   k, psg_rd_name(h->plat, k), h->rd[k].size, h->rd[k].size,
+			   h->rd[k].align);
+		sum += h->rd[k].size;
+	}
+	for (unsigned k = 0; k < h->n_rd && k < RW_MAX_RD; k++)
+		buf_printf(out,
+			   "resources_used[%u] %s: size 0x%08" PRIX32 " (%" PRIu32
+			   ") align 0x%" PRIX32 "\n",
+			   k, psg_rd_name(h->plat, k), h->ru[k].size, h->ru[k].size,
+			   h->ru[k].align);
+	for (unsigned k = 0; k < h->n_rd && k < RW_MAX_RD; k++)
+		buf_printf(out, "target_resource[%u] %s: 0x%08" PRIX32 "\n", k,
+			   psg_rd_name(h->plat, k), h->target_resource[k]);
+	buf_printf(out, "arena_group: 0x%08" PRIX32 "\n", h->arena_group);
+	put_hexdec(out, "header_size", h->header_size);
+	for (unsigned k = 1; k < h->n_rd && k < RW_MAX_RD; k++)
+		buf_printf(out, "region_base[%u] %s: 0x%08" PRIX64 " (%" PRIu64 ")\n", k,
+			   psg_rd_name(h->plat, k), h->region_base[k], h->region_base[k]);
+	put_hexdec(out, "file_size", a->file_size);
+	buf_printf(out, "descriptor_size_sum: 0x%08" PRIX64 " (%" PRIu64 ")", sum, sum);
+	if (sum == a->file_size)
+		buf_puts(out, " = file size\n");
+	else if (sum < a->file_size)
+		buf_printf(out, " file is %" PRIu64 " bytes longer\n", a->file_size - sum);
+	else
+		buf_printf(out, " file is %" PRIu64 " bytes shorter\n", sum - a->file_size);
+
+	buf_printf(out, "\nsection_manifest at 0x%08" PRIX32 ":\n", h->sections);
+	buf_printf(out, "  type_id: 0x%08" PRIX32 "\n", a->manifest_type);
+	buf_printf(out, "  num_entries: %" PRIu32 "\n", a->manifest_count);
+	buf_printf(out, "  dict: 0x%08" PRIX32 "\n", a->manifest_dict);
+	{
+		static const char *const sn[4] = {"types", "external_arenas", "subreferences",
+						  "atoms"};
+
+		for (int k = 0; k < 4; k++)
+			buf_printf(out, "  %s: 0x%08" PRIX32 " (absolute 0x%08" PRIX64 ")\n", sn[k],
+				   a->section_off[k], (uint64_t)h->sections + a->section_off[k]);
+	}
+	buf_printf(out, "  sections_end: 0x%08" PRIX64 "\n", a->sections_end);
+	buf_puts(out, "\nsection types:\n");
+	buf_printf(out, "  type_id: 0x%08" PRIX32 "\n", a->types_type);
+	buf_printf(out, "  num_entries: %" PRIu32 "\n", a->n_types);
+	buf_printf(out, "  dict: 0x%08" PRIX32 "\n", a->types_dict);
+	buf_puts(out, "\nsection external_arenas:\n");
+	buf_printf(out, "  type_id: 0x%08" PRIX32 "\n", a->ext_type);
+	buf_printf(out, "  num_entries: %" PRIu32 "\n", a->ext_count);
+	buf_printf(out, "  dict: 0x%08" PRIX32 "\n", a->ext_dict);
+	buf_puts(out, "\nsection subreferences:\n");
+	buf_printf(out, "  type_id: 0x%08" PRIX32 "\n", a->sub_type);
+	buf_printf(out, "  num_entries: %" PRIu32 "\n", a->sub_count);
+	buf_printf(out, "  dict_after_refix: 0x%08" PRIX32 "\n", a->sub_dict_after_refix);
+	buf_printf(out, "  records_after_refix: 0x%08" PRIX32 "\n", a->sub_records_after_refix);
+	buf_printf(out, "  dict: 0x%08" PRIX32 "\n", a->sub_dict);
+	buf_printf(out, "  records: 0x%08" PRIX32 "\n", a->sub_records);
+	buf_printf(out, "  num_used: %" PRIu32 "\n", a->sub_num_used);
+	buf_puts(out, "\nsection atoms:\n");
+	buf_printf(out, "  type_id: 0x%08" PRIX32 "\n", a->atoms_type);
+	buf_printf(out, "  num_entries: %" PRIu32 "\n", a->atoms_count);
+	buf_printf(out, "  atom_table: 0x%08" PRIX32 "\n", a->atoms_table);
+	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+/* ---- dictionary.tsv and sections ---- */
+
+enum psg_result psg_render_dictionary_tsv(const struct src *s, const struct arena *a,
+					  struct buf *out)
+{
+	(void)s;
+	buf_puts(out, "index\ttype_id\ttype_name\ttype_index\toffset\tsize\talign\tptr\treloc\t"
+		      "base_resource\treadable\n");
+	for (uint32_t i = 0; i < a->n_dict; i++) {
+		const struct arena_dict_entry *e = &a->dict[i];
+		char lb[16];
+
+		buf_printf(out,
+			   "%" PRIu32 "\t0x%08" PRIX32 "\t%s\t%" PRIu32 "\t0x%08" PRIX64
+			   "\t%" PRIu32 "\t%" PRIu32 "\t0x%08" PRIX32 "\t0x%08" PRIX32 "\t%s\t%s\n",
+			   i, e->type_id, rw_type_label(e->type_id, lb), e->type_index, e->start,
+			   e->size, e->align, e->ptr, e->reloc, e->base_resource ? "yes" : "no",
+			   e->readable ? "yes" : "no");
+	}
+	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+enum psg_result psg_render_types_tsv(const struct src *s, const struct arena *a, struct buf *out)
+{
+	(void)s;
+	buf_puts(out, "index\ttype_id\ttype_name\n");
+	for (uint32_t i = 0; i < a->n_types; i++) {
+		char lb[16];
+
+		buf_printf(out, "%" PRIu32 "\t0x%08" PRIX32 "\t%s\n", i, a->types[i],
+			   rw_type_label(a->types[i], lb));
+	}
+	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+enum psg_result psg_render_subrefs_tsv(const struct src *s, const struct arena *a, struct buf *out)
+{
+	(void)s;
+	buf_puts(out, "index\tobject\tobject_type\toffset\ttarget\n");
+	for (uint32_t i = 0; i < a->n_subrefs; i++) {
+		const struct arena_subref *r = &a->subrefs[i];
+		char lb[16];
+
+		buf_printf(out, "%" PRIu32 "\t%" PRIu32 "\t%s\t0x%08" PRIX32 "\t", i, r->object,
+			   r->object < a->n_dict ? rw_type_label(a->dict[r->object].type_id, lb)
+						 : "-",
+			   r->offset);
+		if (r->valid && r->object < a->n_dict) {
+			psg_obj_label(a, r->object, out);
+			buf_printf(out, "+0x%" PRIX32 "\n", r->offset);
+		} else if (r->object >= a->n_dict) {
+			buf_printf(out, "invalid (object %" PRIu32 " of %" PRIu32 ")\n", r->object,
+				   a->n_dict);
+		} else {
+			buf_printf(out, "invalid (offset past %" PRIu32 " bytes)\n",
+				   a->dict[r->object].size);
+		}
+	}
+	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+enum psg_result psg_render_external_arenas_tsv(const struct src *s, const struct arena *a,
+					       struct buf *out)
+{
+	(void)s;
+	buf_puts(out, "index\trecord\tpointer\tmeaning\n");
+	for (int i = 0; i < 3; i++) {
+		const char *m = "";
+
+		if (a->ext_records[i] == a->h.id)
+			m = "this arena";
+		else if (a->ext_records[i] == 0xFFB00000u)
+			m = "null arena";
+		buf_printf(out, "%d\t0x%08" PRIX32 "\t0x%08" PRIX32 "\t%s\n", i, a->ext_records[i],
+			   a->ext_ptrs[i], m);
+	}
+	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+/* ---- toc.tsv ---- */
+
+static const char *toc_type_name(uint32_t type, char lb[16])
+{
+	if (type == RW_T_TEXTURE_HASH)
+		return "Texture";
+	return rw_type_label(type, lb);
+}
+
+enum psg_result psg_render_toc_tsv(const struct src *s, const struct arena *a, struct buf *out,
+				   struct diag *d)
+{
+	uint32_t row = 0;
+
+	buf_puts(out, "index\tname\tguid\ttype\ttype_name\ttarget\n");
+	for (uint32_t i = 0; i < a->n_dict; i++) {
+		struct skate_toc t;
+		uint8_t *p = NULL;
+		size_t len = 0;
+		enum psg_result r;
+
+		if (a->dict[i].type_id != RW_T_TOC)
+			continue;
+		r = arena_read_object(s, a, i, &p, &len);
+		if (r != PSG_OK) {
+			diag_add(d, "object %" PRIu32 " (TableOfContents): unreadable (%s)", i,
+				 psg_result_str(r));
+			continue;
+		}
+		r = skate_toc_decode(a, i, p, len, &t, d);
+		if (r == PSG_ERR_NOMEM) {
+			free(p);
+			return r;
+		}
+		for (uint32_t k = 0; r == PSG_OK && k < t.n_entries; k++) {
+			const struct skate_toc_entry *e = &t.entries[k];
+			char lb[16];
+
+			buf_printf(out, "%" PRIu32 "\t", row++);
+			if (e->name.p)
+				buf_tsv_name(out, e->name.p, e->name.len);
+			buf_printf(out, "\t0x%016" PRIX64 "\t0x%08" PRIX32 "\t%s\t", e->guid,
+				   e->type, toc_type_name(e->type, lb));
+			if (e->object.res == PSG_OK) {
+				buf_puts(out, "-> ");
+				psg_obj_label(a, e->object.obj, out);
+				if (e->object.sub || e->object.off)
+					buf_printf(out, "+0x%" PRIX32, e->object.off);
+			} else if (e->object.res == PSG_ERR_NOENT) {
+				buf_puts(out, "null");
+			} else {
+				buf_printf(out, "invalid (0x%08" PRIX32 ")", e->object.raw);
+			}
+			buf_putc(out, '\n');
+		}
+		skate_toc_free(&t);
+		free(p);
+	}
+	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+/* ---- info.txt lines ---- */
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+enum psg_result psg_render_info_summary(const struct src *s, const struct arena *a, struct buf *out)
+{
+	uint32_t *ids = NULL, bad_sub = 0;
+
+	(void)s;
+	buf_puts(out, "format: RenderWare 4 arena (PSG)\nplatform: ");
+	buf_tsv_name(out, a->h.platform, sizeof a->h.platform);
+	buf_printf(out, " (%s-endian)\nversion: ", a->big_endian ? "big" : "little");
+	buf_tsv_name(out, a->h.major, 4);
+	buf_putc(out, '.');
+	buf_tsv_name(out, a->h.minor, 4);
+	buf_printf(out, " build %" PRIu32 "\n", a->h.build_no);
+	buf_printf(out, "arena_id: 0x%08" PRIX32 "\n", a->h.id);
+	buf_printf(out, "objects: %" PRIu32 "\n", a->n_dict);
+	if (a->n_dict) {
+		ids = xcalloc_n(a->n_dict, sizeof *ids);
+		if (!ids)
+			return PSG_ERR_NOMEM;
+		for (uint32_t i = 0; i < a->n_dict; i++)
+			ids[i] = a->dict[i].type_id;
+		qsort(ids, a->n_dict, sizeof *ids, cmp_u32);
+		for (uint32_t i = 0; i < a->n_dict;) {
+			uint32_t j = i;
+			char lb[16];
+
+			while (j < a->n_dict && ids[j] == ids[i])
+				j++;
+			buf_printf(out, "  %s: %" PRIu32 "\n", rw_type_label(ids[i], lb), j - i);
+			i = j;
+		}
+		free(ids);
+	}
+	for (uint32_t i = 0; i < a->n_subrefs; i++)
+		bad_sub += !a->subrefs[i].valid;
+	buf_printf(out, "subreferences: %" PRIu32 " (%" PRIu32 " invalid)\n", a->n_subrefs,
+		   bad_sub);
+	buf_printf(out, "types: %" PRIu32 "\n", a->n_types);
+	buf_printf(out, "file_size: %" PRIu64 "\n", a->file_size);
+	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+/* ---- objects/NNNN.TypeName.txt ---- */
+
+bool skate_object_has_text(uint32_t type_id)
+{
+	return type_id == RW_T_VERSION || type_id == RW_T_TOC || type_id == RW_T_RENDERMATERIAL ||
+	       type_id == RW_T_INSTANCE || rw_is_base_resource(type_id);
+}
+
+static void put_obj_head(struct buf *b, const struct arena *a, uint32_t idx)
+{
+	const struct arena_dict_entry *e = &a->dict[idx];
+
+	buf_puts(b, "object: ");
+	psg_obj_label(a, idx, b);
+	buf_printf(b, "\ntype_id: 0x%08" PRIX32 "\ntype_index: %" PRIu32 "\n", e->type_id,
+		   e->type_index);
+	buf_printf(b, "offset: 0x%08" PRIX64 "\nsize: %" PRIu32 "\nalign: 0x%" PRIX32 "\n",
+		   e->start, e->size, e->align);
+}
+
+static void put_vec(struct buf *b, const float *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (i)
+			buf_putc(b, ' ');
+		buf_f32txt(b, v[i]);
+	}
+}
+
+static void text_version(struct buf *b, const struct skate_version *v)
+{
+	buf_printf(b, "m_uiVersion: %" PRIu32 "\nm_uiRevision: %" PRIu32 "\nextra_bytes: %zu",
+		   v->version, v->revision, v->n_extra);
+	if (v->n_extra) {
+		buf_puts(b, " (");
+		put_hex_bytes(b, v->extra, v->n_extra < HEX_SHOW_MAX ? v->n_extra : HEX_SHOW_MAX);
+		buf_puts(b, v->n_extra > HEX_SHOW_MAX ? " ...)" : ")");
+	}
+	buf_putc(b, '\n');
+}
+
+static void text_toc(struct buf *b, const struct arena *a, const struct skate_toc *t)
+{
+	buf_printf(b,
+		   "m_uiItemsCount: %" PRIu32 "\nm_pArray: 0x%08" PRIX32 "\nm_pNames: 0x%08" PRIX32
+		   "\nm_uiTypeCount: %" PRIu32 "\nm_pTypeMap: 0x%08" PRIX32 "\n",
+		   t->items_count, t->p_array, t->p_names, t->type_count, t->p_type_map);
+	for (uint32_t i = 0; i < t->n_entries; i++) {
+		const struct skate_toc_entry *e = &t->entries[i];
+		char lb[16];
+
+		buf_printf(b, "entry %" PRIu32 " at 0x%08" PRIX32 ":\n  m_Name: ", i,
+			   (uint32_t)(t->p_array + i * 24u));
+		put_str(b, &e->name);
+		buf_printf(b,
+			   "\n  padding: 0x%08" PRIX32 "\n  m_uiGuid: 0x%016" PRIX64
+			   "\n  m_Type: 0x%08" PRIX32 " (%s)\n  m_pObject: ",
+			   e->pad, e->guid, e->type, toc_type_name(e->type, lb));
+		put_ref(b, a, &e->object);
+		buf_putc(b, '\n');
+	}
+	buf_puts(b, "type map (informational, not used):\n");
+	for (uint32_t i = 0; i < t->n_map; i++) {
+		char lb[16];
+
+		buf_printf(b, "  %" PRIu32 ": m_Type 0x%08" PRIX32 " (%s) m_uiIndex %" PRIu32 "\n",
+			   i, t->map[i].type, toc_type_name(t->map[i].type, lb), t->map[i].index);
+	}
+}
+
+static void text_rmd(struct buf *b, const struct arena *a, const struct skate_rmd *m)
+{
+	buf_printf(b,
+		   "m_uiNumMaterials: %" PRIu32 "\nm_uiNumChannels: %" PRIu32
+		   "\nm_pMaterials: 0x%08" PRIX32 "\nm_pChannels: 0x%08" PRIX32
+		   "\nm_StringList: 0x%08" PRIX32 "\n",
+		   m->num_materials, m->num_channels, m->p_materials, m->p_channels,
+		   m->p_string_list);
+	for (uint32_t i = 0; i < m->n_materials; i++) {
+		const struct skate_rmd_material *t = &m->materials[i];
+
+		buf_printf(b,
+			   "material %" PRIu32 " at 0x%08" PRIX32 ":\n  m_uiNumChannels: %" PRIu32
+			   "\n  m_uiFlags: 0x%08" PRIX32 "\n  m_pChannels: 0x%08" PRIX32,
+			   i, t->at, t->num_channels, t->flags, t->p_channels);
+		if (!t->channels_ok)
+			buf_puts(b, " (outside the channel array)\n");
+		else if (t->num_channels)
+			buf_printf(b, " (channels %" PRIu32 "..%" PRIu32 ")\n", t->first_channel,
+				   t->first_channel + t->num_channels - 1);
+		else
+			buf_puts(b, " (no channels)\n");
+	}
+	for (uint32_t i = 0; i < m->n_channels; i++) {
+		const struct skate_rmd_channel *c = &m->channels[i];
+
+		buf_printf(b, "channel %" PRIu32 " at 0x%08" PRIX32 ":\n  m_ShaderInput: ", i,
+			   c->at);
+		put_str(b, &c->shader_input);
+		buf_printf(
+		    b,
+		    "\n  m_uiFlags: 0x%04X\n  m_uiImageChannel: 0x%04X\n  m_uiPad: 0x%08" PRIX32
+		    " 0x%08" PRIX32 "\n",
+		    c->flags, c->image_channel, c->pad[0], c->pad[1]);
+		if (c->is_stream) {
+			buf_printf(
+			    b, "  union: stream\n  m_uiGuid: 0x%016" PRIX64 "\n  m_StreamName: ",
+			    c->guid);
+			put_str(b, &c->stream_name);
+			buf_puts(b, "\n  m_pStream: ");
+			put_ref(b, a, &c->stream);
+			buf_putc(b, '\n');
+		} else {
+			buf_puts(b, "  union: constants\n  m_ShaderConstants: ");
+			put_vec(b, c->constants, 4);
+			buf_printf(b,
+				   "\n  raw: 0x%08" PRIX32 " 0x%08" PRIX32 " 0x%08" PRIX32
+				   " 0x%08" PRIX32 "\n",
+				   c->raw[0], c->raw[1], c->raw[2], c->raw[3]);
+		}
+	}
+	buf_printf(b, "string list (%" PRIu32 "):\n", m->n_strings);
+	for (uint32_t i = 0; i < m->n_strings; i++) {
+		buf_printf(b, "  %" PRIu32 ": ", i);
+		put_str(b, &m->strings[i]);
+		buf_putc(b, '\n');
+	}
+}
+
+static void text_instance(struct buf *b, const struct arena *a, const struct skate_instance_data *m)
+{
+	buf_printf(b,
+		   "m_TypeID: 0x%08" PRIX32 "\nm_uiNumInstances: %" PRIu32
+		   "\nm_uiNumStrings: %" PRIu32 "\nm_Instances: 0x%08" PRIX32
+		   "\nm_StringList: 0x%08" PRIX32 "\n",
+		   m->type_id, m->num_instances, m->num_strings, m->p_instances, m->p_string_list);
+	for (uint32_t i = 0; i < m->n_inst; i++) {
+		const struct skate_instance *in = &m->inst[i];
+
+		buf_printf(b, "instance %" PRIu32 " at 0x%08" PRIX32 ":\n", i, in->at);
+		for (int r = 0; r < 4; r++) {
+			buf_printf(b, "  m_TransformMatrix[%d]: ", r);
+			put_vec(b, in->matrix + 4 * r, 4);
+			buf_putc(b, '\n');
+		}
+		buf_puts(b, "  m_BBox.min: ");
+		put_vec(b, in->aabb_min, 4);
+		buf_puts(b, "\n  m_BBox.max: ");
+		put_vec(b, in->aabb_max, 4);
+		buf_printf(b,
+			   "\n  m_uiGuid: 0x%016" PRIX64 "\n  m_uiGuidLocal: 0x%016" PRIX64
+			   "\n  m_AttribKey.m_ClassKey: 0x%016" PRIX64
+			   "\n  m_AttribKey.m_InstanceKey: 0x%016" PRIX64 "\n  m_pRModel: ",
+			   in->guid, in->guid_local, in->class_key, in->instance_key);
+		put_ref(b, a, &in->rmodel);
+		buf_puts(b, "\n  m_pCModel: ");
+		put_ref(b, a, &in->cmodel);
+		buf_puts(b, "\n  m_pEmbedded: ");
+		put_ref(b, a, &in->embedded);
+		buf_puts(b, "\n  m_Name: ");
+		put_str(b, &in->name);
+		buf_puts(b, "\n  m_Description: ");
+		put_str(b, &in->description);
+		buf_puts(b, "\n  m_Component: ");
+		put_str(b, &in->component);
+		buf_puts(b, "\n  m_Category: ");
+		put_str(b, &in->category);
+		buf_putc(b, '\n');
+	}
+	buf_printf(b, "string list (%" PRIu32 "):\n", m->n_strings);
+	for (uint32_t i = 0; i < m->n_strings; i++) {
+		buf_printf(b, "  %" PRIu32 ": ", i);
+		put_str(b, &m->strings[i]);
+		buf_putc(b, '\n');
+	}
+}
+
+/* Offset of the u32 naming a base resource inside objects of this type, or -1. */
+static int buffer_field(uint32_t type_id)
+{
+	if (type_id == RW_T_VB || type_id == RW_T_IB)
+		return 0;
+	if (type_id == RW_T_TEXTURE)
+		return 0x18;
+	return -1;
+}
+
+static void text_base_resource(struct buf *b, const struct src *s, const struct arena *a,
+			       uint32_t idx)
+{
+	const struct arena_dict_entry *e = &a->dict[idx];
+	uint32_t k = e->type_id - 0x0001002Fu, scanned = 0, found = 0;
+
+	buf_printf(b, "region: %" PRIu32 " %s\n", k,
+		   k < a->h.n_rd ? psg_rd_name(a->h.plat, k) : "(no such descriptor)");
+	if (k < a->h.n_rd && k < RW_MAX_RD)
+		buf_printf(b, "region_base: 0x%08" PRIX64 "\n", a->h.region_base[k]);
+	buf_printf(b,
+		   "region_offset: 0x%08" PRIX32 "\nabsolute_offset: 0x%08" PRIX64
+		   "\nreadable: %s\nreferenced by:\n",
+		   e->ptr, e->start, e->readable ? "yes" : "no");
+	for (uint32_t j = 0; j < a->n_dict; j++) {
+		const struct arena_dict_entry *o = &a->dict[j];
+		int f = buffer_field(o->type_id);
+		uint8_t v[4];
+		uint32_t ref;
+
+		if (f < 0 || !o->readable || o->size < (uint32_t)f + 4)
+			continue;
+		if (++scanned > BR_SCAN_MAX) {
+			buf_puts(b, "  (scan stopped: too many objects)\n");
+			break;
+		}
+		if (src_read(s, o->start + (uint64_t)f, v, 4) != PSG_OK)
+			continue;
+		ref = a->big_endian ? ld_u32be(v) : ld_u32le(v);
+		if (ref != idx)
+			continue;
+		buf_puts(b, "  ");
+		psg_obj_label(a, j, b);
+		buf_puts(b, " m_buffer\n");
+		found++;
+	}
+	if (!found)
+		buf_puts(b, "  (none found)\n");
+}
+
+enum psg_result skate_object_text(const struct src *s, const struct arena *a, uint32_t idx,
+				  struct buf *out, struct diag *d)
+{
+	uint32_t type;
+	uint8_t *p = NULL;
+	size_t len = 0;
+	struct diag local;
+	enum psg_result r;
+	union {
+		struct skate_version v;
+		struct skate_toc t;
+		struct skate_rmd m;
+		struct skate_instance_data in;
+	} u;
+
+	if (idx >= a->n_dict)
+		return PSG_ERR_BOUNDS;
+	type = a->dict[idx].type_id;
+	if (!skate_object_has_text(type))
+		return PSG_ERR_UNSUPPORTED;
+	if (rw_is_base_resource(type)) {
+		put_obj_head(out, a, idx);
+		text_base_resource(out, s, a, idx);
+		return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+	}
+	r = arena_read_object(s, a, idx, &p, &len);
+	if (r != PSG_OK)
+		return r == PSG_ERR_NOMEM ? r : PSG_ERR_BOUNDS;
+
+	diag_init(&local);
+	switch (type) {
+	case RW_T_VERSION:
+		r = skate_version_decode(a, idx, p, len, &u.v, &local);
+		break;
+	case RW_T_TOC:
+		r = skate_toc_decode(a, idx, p, len, &u.t, &local);
+		break;
+	case RW_T_RENDERMATERIAL:
+		r = skate_rmd_decode(a, idx, p, len, &u.m, &local);
+		break;
+	default:
+		r = skate_instance_decode(a, idx, p, len, &u.in, &local);
+		break;
+	}
+	if (r == PSG_OK) {
+		put_obj_head(out, a, idx);
+		switch (type) {
+		case RW_T_VERSION:
+			text_version(out, &u.v);
+			break;
+		case RW_T_TOC:
+			text_toc(out, a, &u.t);
+			skate_toc_free(&u.t);
+			break;
+		case RW_T_RENDERMATERIAL:
+			text_rmd(out, a, &u.m);
+			skate_rmd_free(&u.m);
+			break;
+		default:
+			text_instance(out, a, &u.in);
+			skate_instance_free(&u.in);
+			break;
+		}
+		if (diag_count(&local)) {
+			buf_printf(out, "problems (%zu):\n", diag_count(&local));
+			for (size_t i = 0; i < local.n; i++)
+				buf_printf(out, "  %s\n", local.msg[i]);
+		}
+	}
+	for (size_t i = 0; i < local.n; i++)
+		diag_add(d, "%s", local.msg[i]);
+	diag_free(&local);
+	free(p);
+	if (r == PSG_OK && out->oom)
+		return PSG_ERR_NOMEM;
+	return r;
+}
