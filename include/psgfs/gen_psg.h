@@ -76,4 +76,20 @@ uint64_t fnv1a64(const void *p, size_t n);
 enum psg_result psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *out,
 			    struct psg_gen_record *rec);
 
+/*
+ * The static sky model of spec §11/§12: 12 objects, 1 bone "skyboxSphere", 1 mesh of 4
+ * islands (285 indices each), 230 vertices F32x3 + S1x2 (stride 16), 1140 u16 indices.
+ * shuffle_seed as for psgb_finish (0 = the real dictionary order).
+ */
+enum psg_result gen_psg_sky(uint64_t shuffle_seed, struct buf *out, struct psg_gen_record *rec);
+
+/*
+ * A model arena of roughly target_bytes (64 KiB .. 3 GiB; PSG_ERR_INVAL outside) made of many
+ * static grid meshes (7 objects each, vertex/index data in base resources produced while the
+ * arena is written), one RenderModelData, material, instance and TOC. Deterministic in seed.
+ * Works in counting mode (out from buf_init_count) to learn the size without memory.
+ */
+enum psg_result gen_psg_sized(uint64_t target_bytes, uint64_t seed, struct buf *out,
+			      struct psg_gen_record *rec);
+
 #endif

@@ -1,0 +1,482 @@
+/*
+ * RW4 arena parser (spec §2-§5, §10). Reads header, sections, subreference records and
+ * dictionary through a bounded source; every count, offset and index is checked against the
+ * file before use, and allocations never exceed what the file could hold.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/arena.h"
+#include "psgfs/bytes.h"
+
+#define AR_SEC_MANIFEST 0x00010004u
+#define AR_SEC_TYPES	0x00010005u
+#define AR_SEC_EXT	0x00010006u
+#define AR_SEC_SUBREFS	0x00010007u
+#define AR_SEC_ATOMS	0x00010008u
+
+static const char *const ar_sec_name[4] = {"types", "external arenas", "subreferences", "atoms"};
+static const uint32_t ar_sec_tag[4] = {AR_SEC_TYPES, AR_SEC_EXT, AR_SEC_SUBREFS, AR_SEC_ATOMS};
+static const uint32_t ar_sec_min[4] = {0x0C, 0x24, 0x1C, 0x0C};
+
+static uint32_t ar_u32(const struct arena *a, const uint8_t *p)
+{
+	return a->big_endian ? ld_u32be(p) : ld_u32le(p);
+}
+
+/* Read n bytes at an absolute offset; false when they are not all inside the file. */
+static bool ar_read(const struct src *s, uint64_t off, void *dst, size_t n)
+{
+	return rng_ok(s->size, off, n) && src_read(s, off, dst, n) == PSG_OK;
+}
+
+static const char *ar_label(uint32_t type_id, char buf[16])
+{
+	return rw_type_label(type_id, buf);
+}
+
+static enum psg_result ar_header(const struct src *s, struct arena *a, struct diag *diag)
+{
+	struct arena_header *h = &a->h;
+	uint8_t raw[0xC0];
+	struct br r;
+	uint64_t sum = 0;
+	static const uint8_t pre[4] = {0x89, 'R', 'W', '4'}, suf[4] = {0x0D, 0x0A, 0x1A, 0x0A};
+
+	if (s->size < 12 || src_read(s, 0, raw, 12) != PSG_OK)
+		return PSG_ERR_FORMAT;
+	if (memcmp(raw, pre, 4) != 0 || memcmp(raw + 8, suf, 4) != 0)
+		return PSG_ERR_FORMAT;
+	if (memcmp(raw + 4, "ps3", 4) == 0) {
+		h->plat = RW_PS3;
+		h->n_rd = 6;
+	} else if (memcmp(raw + 4, "xb2", 4) == 0) {
+		h->plat = RW_XB2;
+		h->n_rd = 5;
+	} else if (memcmp(raw + 4, "rev", 4) == 0) {
+		h->plat = RW_REV;
+		h->n_rd = 4;
+	} else if (memcmp(raw + 4, "w32", 4) == 0) {
+		h->plat = RW_W32;
+		h->n_rd = 4;
+	} else {
+		return PSG_ERR_FORMAT;
+	}
+	a->big_endian = h->plat != RW_W32;
+	h->header_size = 0x48 + 20 * h->n_rd;
+	if (s->size < h->header_size)
+		return PSG_ERR_TRUNCATED;
+	if (src_read(s, 0, raw, h->header_size) != PSG_OK)
+		return PSG_ERR_IO;
+
+	memcpy(h->magic, raw, 12);
+	memcpy(h->platform, raw + 4, 3);
+	h->platform[3] = 0;
+	br_init(&r, raw, h->header_size, a->big_endian);
+	br_seek(&r, 0x0C);
+	h->is_big_endian = br_u8(&r);
+	h->pointer_bits = br_u8(&r);
+	h->pointer_align = br_u8(&r);
+	h->unused = br_u8(&r);
+	br_copy(&r, h->major, 4);
+	br_copy(&r, h->minor, 4);
+	h->major[4] = h->minor[4] = 0;
+	h->build_no = br_u32(&r);
+	h->id = br_u32(&r);
+	h->num_entries = br_u32(&r);
+	h->num_used = br_u32(&r);
+	h->alignment = br_u32(&r);
+	h->virt = br_u32(&r);
+	h->dict_start = br_u32(&r);
+	h->sections = br_u32(&r);
+	h->base = br_u32(&r);
+	h->unfix_context = br_u32(&r);
+	h->fix_context = br_u32(&r);
+	for (unsigned k = 0; k < h->n_rd; k++) {
+		h->rd[k].size = br_u32(&r);
+		h->rd[k].align = br_u32(&r);
+	}
+	for (unsigned k = 0; k < h->n_rd; k++) {
+		h->ru[k].size = br_u32(&r);
+		h->ru[k].align = br_u32(&r);
+	}
+	for (unsigned k = 0; k < h->n_rd; k++)
+		h->target_resource[k] = br_u32(&r);
+	h->arena_group = br_u32(&r);
+	if (r.err)
+		return PSG_ERR_TRUNCATED;
+
+	if (h->is_big_endian != (a->big_endian ? 1 : 0))
+		diag_add(diag, "header: isBigEndian %u does not match platform %s",
+			 h->is_big_endian, h->platform);
+	if (h->pointer_bits != 32 || h->pointer_align != 4)
+		diag_add(diag, "header: pointer size %u bits, alignment %u (expected 32, 4)",
+			 h->pointer_bits, h->pointer_align);
+	h->region_base[0] = 0;
+	for (unsigned k = 0; k < h->n_rd; k++) {
+		sum += h->rd[k].size;
+		if (k >= 1) /* rd[0] + sum of rd[1..k-1] */
+			h->region_base[k] = sum - h->rd[k].size;
+	}
+	if (sum != s->size)
+		diag_add(diag,
+			 "header: resource descriptor sizes add up to %llu, file is %llu bytes",
+			 (unsigned long long)sum, (unsigned long long)s->size);
+	if (h->sections > s->size || h->dict_start > s->size || h->rd[0].size > s->size) {
+		diag_add(diag,
+			 "header: sections 0x%X, dictStart 0x%X or main size 0x%X past end of "
+			 "file (%llu bytes)",
+			 h->sections, h->dict_start, h->rd[0].size, (unsigned long long)s->size);
+		return PSG_ERR_CORRUPT;
+	}
+	if (h->num_used > h->num_entries) {
+		diag_add(diag, "header: numUsed %u > numEntries %u", h->num_used, h->num_entries);
+		return PSG_ERR_CORRUPT;
+	}
+	if (!rng_ok(s->size, h->dict_start, 24ull * h->num_entries)) {
+		diag_add(diag, "header: dictionary of %u entries at 0x%X does not fit in the file",
+			 h->num_entries, h->dict_start);
+		return PSG_ERR_CORRUPT;
+	}
+	if (h->sections != h->header_size)
+		diag_add(diag, "header: sections at 0x%X, expected 0x%X", h->sections,
+			 h->header_size);
+	return PSG_OK;
+}
+
+static enum psg_result ar_sections(const struct src *s, struct arena *a, struct diag *diag)
+{
+	uint64_t base = a->h.sections, off[4], end = base;
+	uint8_t raw[0x24];
+	bool have[4] = {false};
+
+	if (!ar_read(s, base, raw, 0x0C)) {
+		diag_add(diag, "manifest at 0x%llX cannot be read", (unsigned long long)base);
+		return PSG_ERR_CORRUPT;
+	}
+	a->manifest_type = ar_u32(a, raw);
+	a->manifest_count = ar_u32(a, raw + 4);
+	a->manifest_dict = ar_u32(a, raw + 8);
+	if (a->manifest_type != AR_SEC_MANIFEST || a->manifest_count != 4)
+		diag_add(diag, "manifest: type 0x%08X, %u entries (expected 0x%08X, 4)",
+			 a->manifest_type, a->manifest_count, AR_SEC_MANIFEST);
+	if (!ar_read(s, base + a->manifest_dict, raw, 16)) {
+		diag_add(diag, "manifest: offset table at +0x%X cannot be read", a->manifest_dict);
+		return PSG_ERR_CORRUPT;
+	}
+	end = base + a->manifest_dict + 16;
+	for (int i = 0; i < 4; i++)
+		a->section_off[i] = ar_u32(a, raw + 4 * i);
+	for (int i = 0; i < 4; i++) {
+		off[i] = base + a->section_off[i];
+		if (!ar_read(s, off[i], raw, ar_sec_min[i])) {
+			diag_add(diag, "manifest: %s section at 0x%llX lies outside the file",
+				 ar_sec_name[i], (unsigned long long)off[i]);
+			continue;
+		}
+		have[i] = true;
+		if (ar_u32(a, raw) != ar_sec_tag[i])
+			diag_add(diag, "%s section: type 0x%08X, expected 0x%08X", ar_sec_name[i],
+				 ar_u32(a, raw), ar_sec_tag[i]);
+		switch (i) {
+		case 0:
+			a->types_type = ar_u32(a, raw);
+			a->n_types = ar_u32(a, raw + 4);
+			a->types_dict = ar_u32(a, raw + 8);
+			break;
+		case 1:
+			a->ext_type = ar_u32(a, raw);
+			a->ext_count = ar_u32(a, raw + 4);
+			a->ext_dict = ar_u32(a, raw + 8);
+			for (int k = 0; k < 3; k++) {
+				a->ext_records[k] = ar_u32(a, raw + 0x0C + 4 * k);
+				a->ext_ptrs[k] = ar_u32(a, raw + 0x18 + 4 * k);
+			}
+			break;
+		case 2:
+			a->sub_type = ar_u32(a, raw);
+			a->sub_count = ar_u32(a, raw + 4);
+			a->sub_dict_after_refix = ar_u32(a, raw + 8);
+			a->sub_records_after_refix = ar_u32(a, raw + 12);
+			a->sub_dict = ar_u32(a, raw + 16);
+			a->sub_records = ar_u32(a, raw + 20);
+			a->sub_num_used = ar_u32(a, raw + 24);
+			break;
+		default:
+			a->atoms_type = ar_u32(a, raw);
+			a->atoms_count = ar_u32(a, raw + 4);
+			a->atoms_table = ar_u32(a, raw + 8);
+			break;
+		}
+		if (off[i] + ar_sec_min[i] > end)
+			end = off[i] + ar_sec_min[i];
+	}
+	if (!have[0]) {
+		diag_add(diag, "types section missing");
+		return PSG_ERR_CORRUPT;
+	}
+
+	/* Types: capped by the limit and by the bytes the file still has. */
+	uint64_t tt = off[0] + a->types_dict, avail;
+	uint32_t n = a->n_types;
+
+	if (tt > s->size) {
+		diag_add(diag, "types section: table at 0x%llX past end of file",
+			 (unsigned long long)tt);
+		return PSG_ERR_CORRUPT;
+	}
+	avail = (s->size - tt) / 4;
+	if (n > ARENA_MAX_TYPES || n > avail) {
+		uint32_t cap = (uint32_t)(avail < ARENA_MAX_TYPES ? avail : ARENA_MAX_TYPES);
+
+		diag_add(diag, "types section: %u types, only %u read", n, cap);
+		n = cap;
+	}
+	a->n_types = n;
+	a->types = xcalloc_n(n ? n : 1, sizeof *a->types);
+	if (!a->types)
+		return PSG_ERR_NOMEM;
+	if (n) {
+		uint8_t *t = malloc(4 * (size_t)n);
+
+		if (!t)
+			return PSG_ERR_NOMEM;
+		if (src_read(s, tt, t, 4 * (size_t)n) != PSG_OK) {
+			free(t);
+			return PSG_ERR_IO;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			a->types[i] = ar_u32(a, t + 4 * i);
+		free(t);
+		if (tt + 4ull * n > end)
+			end = tt + 4ull * n;
+	}
+
+	/* Expected layout (C-bin): the sections follow each other in manifest order. */
+	if (a->section_off[0] != 0x1C || a->section_off[1] != 0x1C + 0x0C + 4 * a->n_types ||
+	    a->section_off[2] != a->section_off[1] + 0x24 ||
+	    a->section_off[3] != a->section_off[2] + 0x1C)
+		diag_add(diag, "manifest: unusual section offsets [0x%X, 0x%X, 0x%X, 0x%X]",
+			 a->section_off[0], a->section_off[1], a->section_off[2],
+			 a->section_off[3]);
+	a->sections_end = have[3] ? off[3] + 0x0C : end;
+	if (a->sections_end > a->h.dict_start)
+		diag_add(diag, "dictionary at 0x%X starts inside the sections (end 0x%llX)",
+			 a->h.dict_start, (unsigned long long)a->sections_end);
+
+	/* Subreference records: a bad section is reported and ignored, not fatal. */
+	if (have[2] && a->sub_count) {
+		uint64_t bytes;
+
+		if (!mul_ok(a->sub_count, 8, &bytes) || !rng_ok(s->size, a->sub_records, bytes)) {
+			diag_add(diag,
+				 "subreferences: %u records at 0x%X do not fit in the file; "
+				 "ignored",
+				 a->sub_count, a->sub_records);
+		} else {
+			uint8_t *t = malloc((size_t)bytes);
+
+			a->subrefs = xcalloc_n(a->sub_count, sizeof *a->subrefs);
+			if (!t || !a->subrefs) {
+				free(t);
+				return PSG_ERR_NOMEM;
+			}
+			if (src_read(s, a->sub_records, t, (size_t)bytes) != PSG_OK) {
+				free(t);
+				return PSG_ERR_IO;
+			}
+			for (uint32_t i = 0; i < a->sub_count; i++) {
+				a->subrefs[i].object = ar_u32(a, t + 8 * i);
+				a->subrefs[i].offset = ar_u32(a, t + 8 * i + 4);
+			}
+			a->n_subrefs = a->sub_count;
+			free(t);
+		}
+	}
+	if (have[2]) {
+		uint64_t want_rec = (uint64_t)a->h.dict_start + 24ull * a->h.num_entries;
+
+		if (a->sub_records != want_rec)
+			diag_add(diag, "subreferences: records at 0x%X, expected 0x%llX",
+				 a->sub_records, (unsigned long long)want_rec);
+		if (a->sub_dict != (uint64_t)a->sub_records + 8ull * a->sub_count)
+			diag_add(diag, "subreferences: dict at 0x%X, expected 0x%llX", a->sub_dict,
+				 (unsigned long long)a->sub_records + 8ull * a->sub_count);
+		if (a->sub_num_used != a->sub_count)
+			diag_add(diag, "subreferences: numUsed %u != numEntries %u",
+				 a->sub_num_used, a->sub_count);
+	}
+	return PSG_OK;
+}
+
+static enum psg_result ar_dict(const struct src *s, struct arena *a, struct diag *diag)
+{
+	uint32_t n = a->h.num_used;
+	uint8_t *t;
+	char lb[16];
+
+	/* ar_header checked that numEntries (>= numUsed) rows fit in the file. */
+	a->dict = xcalloc_n(n ? n : 1, sizeof *a->dict);
+	t = malloc(n ? 24 * (size_t)n : 1);
+	if (!a->dict || !t) {
+		free(t);
+		return PSG_ERR_NOMEM;
+	}
+	if (n && src_read(s, a->h.dict_start, t, 24 * (size_t)n) != PSG_OK) {
+		free(t);
+		return PSG_ERR_IO;
+	}
+	a->n_dict = n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct arena_dict_entry *e = &a->dict[i];
+		const uint8_t *p = t + 24 * (size_t)i;
+		const char *nm;
+
+		e->ptr = ar_u32(a, p);
+		e->reloc = ar_u32(a, p + 4);
+		e->size = ar_u32(a, p + 8);
+		e->align = ar_u32(a, p + 12);
+		e->type_index = ar_u32(a, p + 16);
+		e->type_id = ar_u32(a, p + 20);
+		nm = ar_label(e->type_id, lb);
+		if (e->type_index >= a->n_types)
+			diag_add(diag, "object %u (%s): type index %u out of range (%u types)", i,
+				 nm, e->type_index, a->n_types);
+		else if (a->types[e->type_index] != e->type_id)
+			diag_add(diag,
+				 "object %u (%s): type index %u names 0x%08X, row says 0x%08X", i,
+				 nm, e->type_index, a->types[e->type_index], e->type_id);
+		e->base_resource = rw_is_base_resource(e->type_id);
+		e->readable = true;
+		if (e->base_resource) {
+			uint32_t k = e->type_id - 0x0001002Fu;
+
+			if (k >= a->h.n_rd) {
+				diag_add(diag,
+					 "object %u (%s): resource descriptor %u does not exist "
+					 "on %s",
+					 i, nm, k, a->h.platform);
+				e->readable = false;
+				e->start = 0;
+				continue;
+			}
+			e->start = a->h.region_base[k] + e->ptr;
+			if ((uint64_t)e->ptr + e->size > a->h.rd[k].size)
+				diag_add(diag,
+					 "object %u (%s): 0x%X + 0x%X past the end of resource %u "
+					 "(0x%X bytes)",
+					 i, nm, e->ptr, e->size, k, a->h.rd[k].size);
+		} else {
+			e->start = e->ptr;
+			if (e->start < a->sections_end || e->start >= a->h.dict_start)
+				diag_add(diag,
+					 "object %u (%s): offset 0x%X outside the object area "
+					 "[0x%llX, 0x%X)",
+					 i, nm, e->ptr, (unsigned long long)a->sections_end,
+					 a->h.dict_start);
+		}
+		if (!rng_ok(a->file_size, e->start, e->size)) {
+			diag_add(diag,
+				 "object %u (%s): bytes 0x%llX + 0x%X past end of file (%llu "
+				 "bytes)",
+				 i, nm, (unsigned long long)e->start, e->size,
+				 (unsigned long long)a->file_size);
+			e->readable = false;
+		}
+		if (e->align > 1 && e->ptr % e->align)
+			diag_add(diag, "object %u (%s): offset 0x%X not aligned to %u", i, nm,
+				 e->ptr, e->align);
+	}
+	free(t);
+
+	for (uint32_t i = 0; i < a->n_subrefs; i++) {
+		struct arena_subref *r = &a->subrefs[i];
+
+		if (r->object >= a->n_dict)
+			diag_add(diag, "subreference %u: object %u out of range (%u objects)", i,
+				 r->object, a->n_dict);
+		else if (r->offset >= a->dict[r->object].size)
+			diag_add(diag,
+				 "subreference %u: offset 0x%X past object %u (%s, 0x%X bytes)", i,
+				 r->offset, r->object, ar_label(a->dict[r->object].type_id, lb),
+				 a->dict[r->object].size);
+		else
+			r->valid = true;
+	}
+	return PSG_OK;
+}
+
+enum psg_result arena_open(const struct src *s, struct arena *a, struct diag *diag)
+{
+	enum psg_result r;
+
+	memset(a, 0, sizeof *a);
+	a->file_size = s->size;
+	r = ar_header(s, a, diag);
+	if (r == PSG_OK)
+		r = ar_sections(s, a, diag);
+	if (r == PSG_OK)
+		r = ar_dict(s, a, diag);
+	if (r != PSG_OK)
+		arena_free(a);
+	return r;
+}
+
+void arena_free(struct arena *a)
+{
+	free(a->types);
+	free(a->subrefs);
+	free(a->dict);
+	memset(a, 0, sizeof *a);
+}
+
+enum psg_result arena_read_object(const struct src *s, const struct arena *a, uint32_t i,
+				  uint8_t **out, size_t *len)
+{
+	enum psg_result r;
+
+	*out = NULL;
+	*len = 0;
+	if (i >= a->n_dict || !a->dict[i].readable)
+		return PSG_ERR_BOUNDS;
+	r = src_dup(s, a->dict[i].start, a->dict[i].size, out);
+	if (r == PSG_OK)
+		*len = a->dict[i].size;
+	return r;
+}
+
+enum psg_result arena_resolve_ref(const struct arena *a, uint32_t v, uint32_t *obj, uint32_t *off)
+{
+	uint32_t i;
+
+	*obj = 0;
+	*off = 0;
+	switch (v >> 22) {
+	case 0:
+		if (v == 0)
+			return PSG_ERR_NOENT;
+		if (v >= a->n_dict)
+			return PSG_ERR_BOUNDS;
+		*obj = v;
+		return PSG_OK;
+	case 1:
+		return PSG_ERR_NOENT;
+	case 2:
+		i = v & 0x3FFFFFu;
+		if (i >= a->n_subrefs || !a->subrefs[i].valid)
+			return PSG_ERR_BOUNDS;
+		*obj = a->subrefs[i].object;
+		*off = a->subrefs[i].offset;
+		return PSG_OK;
+	default:
+		return PSG_ERR_UNSUPPORTED;
+	}
+}
+
+uint32_t arena_find_type(const struct arena *a, uint32_t type_id)
+{
+	for (uint32_t i = 0; i < a->n_dict; i++)
+		if (a->dict[i].type_id == type_id)
+			return i;
+	return UINT32_MAX;
+}

@@ -1,0 +1,500 @@
+/*
+ * Ready-made static model arenas: the night-sky shape of spec §11/§12 and size-targeted
+ * arenas of many grid meshes for benchmarks (GPU data produced while the arena is written).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/arena.h"
+#include "psgfs/bytes.h"
+#include "psgfs/gen_psg.h"
+#include "psgfs/gen_psg_objects.h"
+#include "psgfs/rng.h"
+
+#define SKY_SEG	    10
+#define SKY_RINGS   19 /* latitude rings between the poles */
+#define SKY_VERTS   (2 * SKY_SEG + 1 + SKY_RINGS * (SKY_SEG + 1))
+#define SKY_TRIS    (2 * SKY_SEG * SKY_RINGS)
+#define SKY_ISLANDS 4
+#define SKY_RADIUS  100.0f
+
+static const float gp_identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+
+static void gp_put_s1(uint8_t *p, float f)
+{
+	long v = lrintf(f * 32767.0f);
+
+	if (v > 32767)
+		v = 32767;
+	if (v < -32767)
+		v = -32767;
+	p[0] = (uint8_t)((uint16_t)v >> 8);
+	p[1] = (uint8_t)(uint16_t)v;
+}
+
+static void gp_put_f32(uint8_t *p, float f)
+{
+	uint32_t u = f32_bits(f);
+
+	p[0] = (uint8_t)(u >> 24);
+	p[1] = (uint8_t)(u >> 16);
+	p[2] = (uint8_t)(u >> 8);
+	p[3] = (uint8_t)u;
+}
+
+/* One 16-byte vertex: F32x3 position, S1x2 texture coordinate. */
+static void gp_vertex16(uint8_t *p, const float pos[3], float u, float v)
+{
+	gp_put_f32(p, pos[0]);
+	gp_put_f32(p + 4, pos[1]);
+	gp_put_f32(p + 8, pos[2]);
+	gp_put_s1(p + 12, u);
+	gp_put_s1(p + 14, v);
+}
+
+/*
+ * UV sphere: vertices 0..10 are the top pole (one per segment; the 11th is a spare so the
+ * last vertex index is 229 as in the real file), then 19 rings of 11, then the bottom pole
+ * (10). Triangles: top fan, ring quads, bottom fan = 380.
+ */
+static void sky_geometry(float (*pos)[3], float (*uv)[2], uint16_t *idx)
+{
+	const double pi = 3.14159265358979323846;
+	uint32_t v = 0, t = 0;
+	uint32_t top = 0, ring0 = SKY_SEG + 1, bottom = ring0 + SKY_RINGS * (SKY_SEG + 1);
+
+	for (uint32_t j = 0; j <= SKY_SEG; j++, v++) {
+		pos[v][0] = 0;
+		pos[v][1] = SKY_RADIUS;
+		pos[v][2] = 0;
+		uv[v][0] = ((float)j + 0.5f) / SKY_SEG;
+		uv[v][1] = 0;
+	}
+	for (uint32_t r = 0; r < SKY_RINGS; r++) {
+		double th = pi * (r + 1) / (SKY_RINGS + 1);
+
+		for (uint32_t j = 0; j <= SKY_SEG; j++, v++) {
+			double ph = 2 * pi * j / SKY_SEG;
+
+			pos[v][0] = (float)(SKY_RADIUS * sin(th) * cos(ph));
+			pos[v][1] = (float)(SKY_RADIUS * cos(th));
+			pos[v][2] = (float)(SKY_RADIUS * sin(th) * sin(ph));
+			uv[v][0] = (float)j / SKY_SEG;
+			uv[v][1] = (float)(r + 1) / (SKY_RINGS + 1);
+		}
+	}
+	for (uint32_t j = 0; j < SKY_SEG; j++, v++) {
+		pos[v][0] = 0;
+		pos[v][1] = -SKY_RADIUS;
+		pos[v][2] = 0;
+		uv[v][0] = ((float)j + 0.5f) / SKY_SEG;
+		uv[v][1] = 1;
+	}
+	for (uint32_t j = 0; j < SKY_SEG; j++) {
+		idx[t++] = (uint16_t)(top + j);
+		idx[t++] = (uint16_t)(ring0 + j + 1);
+		idx[t++] = (uint16_t)(ring0 + j);
+	}
+	for (uint32_t r = 0; r + 1 < SKY_RINGS; r++) {
+		uint32_t a = ring0 + r * (SKY_SEG + 1), b = a + SKY_SEG + 1;
+
+		for (uint32_t j = 0; j < SKY_SEG; j++) {
+			idx[t++] = (uint16_t)(a + j);
+			idx[t++] = (uint16_t)(a + j + 1);
+			idx[t++] = (uint16_t)(b + j);
+			idx[t++] = (uint16_t)(a + j + 1);
+			idx[t++] = (uint16_t)(b + j + 1);
+			idx[t++] = (uint16_t)(b + j);
+		}
+	}
+	for (uint32_t j = 0; j < SKY_SEG; j++) {
+		uint32_t a = ring0 + (SKY_RINGS - 1) * (SKY_SEG + 1);
+
+		idx[t++] = (uint16_t)(a + j);
+		idx[t++] = (uint16_t)(a + j + 1);
+		idx[t++] = (uint16_t)(bottom + j);
+	}
+}
+
+enum psg_result gen_psg_sky(uint64_t shuffle_seed, struct buf *out, struct psg_gen_record *rec)
+{
+	float pos[SKY_VERTS][3], uv[SKY_VERTS][2];
+	uint16_t idx[3 * SKY_TRIS];
+	uint8_t vb[SKY_VERTS * 16], ib[3 * SKY_TRIS * 2];
+	struct psgo_island isl[SKY_ISLANDS];
+	struct psgo_aabb box, isl_box[SKY_ISLANDS];
+	float isl_area[SKY_ISLANDS][4];
+	struct psg_builder *b;
+	uint32_t o[12];
+	const uint64_t g_mat = 0x5D2A6B1C00170001ull, g_model = 0x5D2A6B1C00170002ull,
+		       g_mesh = 0x5D2A6B1C00170003ull, g_inst = 0x5D2A6B1C00170004ull;
+
+	if (rec) {
+		rec->obj = NULL;
+		rec->n = 0;
+	}
+	sky_geometry(pos, uv, idx);
+	for (uint32_t v = 0; v < SKY_VERTS; v++)
+		gp_vertex16(vb + 16 * v, pos[v], uv[v][0], uv[v][1]);
+	for (uint32_t i = 0; i < 3 * SKY_TRIS; i++) {
+		ib[2 * i] = (uint8_t)(idx[i] >> 8);
+		ib[2 * i + 1] = (uint8_t)idx[i];
+	}
+	psgo_bounds((const float(*)[3])pos, SKY_VERTS, &box);
+	for (uint32_t k = 0; k < SKY_ISLANDS; k++) {
+		isl[k].start_index = k * (3 * SKY_TRIS / SKY_ISLANDS);
+		isl[k].index_count = 3 * SKY_TRIS / SKY_ISLANDS;
+		isl[k].prim = 5;
+		psgo_island_bounds((const float(*)[3])pos, SKY_VERTS, idx, NULL, isl[k].start_index,
+				   isl[k].index_count, &isl_box[k], isl_area[k]);
+	}
+
+	b = psgb_new(PSGB_REG_MODEL64, rw_hash32("skybox_night"));
+	if (!b)
+		return PSG_ERR_NOMEM;
+	for (int i = 0; i < 12; i++)
+		o[i] = psgb_reserve(b);
+
+	static const char *const bone[1] = {"skyboxSphere"};
+	static const uint16_t remap[1] = {0};
+	const struct psgo_mesh_ref mesh_ref = {o[7], 0};
+	const struct psgo_model model = {
+	    .bbox = box,
+	    .n_bones = 1,
+	    .ibp = (const float(*)[16])gp_identity,
+	    .names = bone,
+	    .meshes = &mesh_ref,
+	    .n_meshes = 1,
+	    .island_aabbs = isl_box,
+	    .island_areas = (const float(*)[4])isl_area,
+	    .n_islands = SKY_ISLANDS,
+	};
+	struct psgo_model_layout ml;
+
+	psgo_model_layout(&model, &ml);
+	uint32_t s_mat = psgb_add_subref(b, o[1], psgo_material_offset(0));
+	uint32_t s_areas = psgb_add_subref(b, o[10], ml.areas);
+	uint32_t s_aabbs = psgb_add_subref(b, o[10], ml.aabbs);
+	uint32_t s_inst = psgb_add_subref(b, o[2], psgo_instance_offset(0));
+
+	psgo_version(b, o[0], true);
+
+	const struct psgo_channel ch[5] = {
+	    {.shader_input = "Name", .image_channel = 0xFFFF, .guid = g_mat},
+	    {.shader_input = "AttribulatorMaterialName",
+	     .image_channel = 0xFFFF,
+	     .guid = 0x6A1F00D53C2B0001ull},
+	    {.shader_input = "diffuse", .image_channel = 0xFFFF, .guid = 0x2C7F381800171902ull},
+	    {.shader_input = "specular", .image_channel = 0xFFFF, .guid = 0x2C7F381800171903ull},
+	    {.shader_input = "detail", .image_channel = 0xFFFF, .guid = 0x2C7F381800171904ull},
+	};
+	const struct psgo_material mat = {0, ch, 5};
+	psgo_material(b, o[1], &mat, 1);
+
+	struct psgo_instance inst = {
+	    .bbox = box,
+	    .guid = g_inst,
+	    .guid_local = 0x00000001A5C39330ull,
+	    .rmodel = o[10],
+	    .name = "skybox_night",
+	    .description = "",
+	    .component = "",
+	    .category = "",
+	};
+	memcpy(inst.matrix, gp_identity, sizeof inst.matrix);
+	psgo_instance(b, o[2], 0, &inst, 1);
+
+	psgb_set_base_resource(b, o[3], 0x10, vb, sizeof vb);
+	psgo_vertex_buffer(b, o[4], o[3], sizeof vb);
+	psgb_set_base_resource(b, o[5], 0x10, ib, sizeof ib);
+	psgo_index_buffer(b, o[6], o[5], 3 * SKY_TRIS, 2);
+
+	const struct psgo_optimesh om = {
+	    .bbox = box,
+	    .material = s_mat,
+	    .vdes = o[8],
+	    .mesh_helper = o[9],
+	    .ib = o[6],
+	    .vb = o[4],
+	    .island_areas = s_areas,
+	    .island_aabbs = s_aabbs,
+	    .islands = isl,
+	    .n_islands = SKY_ISLANDS,
+	    .remap = remap,
+	    .n_remap = 1,
+	};
+	psgo_optimesh(b, o[7], &om);
+
+	static const struct psgo_vdes_elem el[2] = {
+	    {PSGO_VT_F, 3, 0, PSGO_ET_XYZ},
+	    {PSGO_VT_S1, 2, 12, PSGO_ET_TEX0},
+	};
+	psgo_vdes(b, o[8], el, 2, 16);
+	psgo_mesh_helper(b, o[9], &o[6], 1, &o[4], 1);
+	psgo_model(b, o[10], &model);
+
+	const struct psgo_toc_entry toc[4] = {
+	    {NULL, 0xFEFFFFFFu, g_mat, 0x00EB0066u, s_mat},
+	    {NULL, 0x9B0F1678u, g_model, RW_T_RENDERMODEL, o[10]},
+	    {NULL, 0x7C0F1678u, g_mesh, RW_T_OPTIMESH, o[7]},
+	    {NULL, 0xFEFFFFFFu, g_inst, 0x00EB0069u, s_inst},
+	};
+	psgo_toc(b, o[11], toc, 4);
+	return psgb_finish(b, shuffle_seed, out, rec);
+}
+
+/* ---- size-targeted arenas ---- */
+
+struct sz_mesh {
+	uint64_t seed;
+	uint32_t g; /* grid cells per side: (g+1)^2 vertices, 6 g^2 indices */
+};
+
+static void sz_pos(const struct sz_mesh *m, uint32_t k, float p[3], float uv[2])
+{
+	uint32_t x = k % (m->g + 1), y = k / (m->g + 1);
+	uint64_t h = m->seed ^ ((uint64_t)k * 0x9E3779B97F4A7C15ull);
+
+	h ^= h >> 31;
+	h *= 0xBF58476D1CE4E5B9ull;
+	h ^= h >> 29;
+	p[0] = (float)x;
+	p[1] = (float)(h & 0xFFFF) / 65536.0f;
+	p[2] = (float)y;
+	uv[0] = (float)x / (float)m->g;
+	uv[1] = (float)y / (float)m->g;
+}
+
+static uint16_t sz_index(const struct sz_mesh *m, uint64_t k)
+{
+	static const uint8_t corner[6][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 0}, {1, 1}, {0, 1}};
+	uint64_t q = k / 6;
+	uint32_t c = (uint32_t)(k % 6);
+	uint32_t x = (uint32_t)(q % m->g) + corner[c][0], y = (uint32_t)(q / m->g) + corner[c][1];
+
+	return (uint16_t)(y * (m->g + 1) + x);
+}
+
+static void sz_fill_vb(void *ctx, uint64_t off, uint8_t *dst, size_t n)
+{
+	const struct sz_mesh *m = ctx;
+	uint8_t tmp[16];
+
+	for (uint64_t at = off; at < off + n;) {
+		uint32_t k = (uint32_t)(at / 16), in = (uint32_t)(at % 16);
+		size_t c = 16 - in;
+		float p[3], uv[2];
+
+		if (c > off + n - at)
+			c = (size_t)(off + n - at);
+		sz_pos(m, k, p, uv);
+		gp_vertex16(tmp, p, uv[0], uv[1]);
+		memcpy(dst + (at - off), tmp + in, c);
+		at += c;
+	}
+}
+
+static void sz_fill_ib(void *ctx, uint64_t off, uint8_t *dst, size_t n)
+{
+	const struct sz_mesh *m = ctx;
+
+	for (uint64_t at = off; at < off + n; at++) {
+		uint16_t v = sz_index(m, at / 2);
+
+		dst[at - off] = (uint8_t)(at % 2 ? v : v >> 8);
+	}
+}
+
+/* Island boxes and areas of one grid mesh, split into two islands at a triangle boundary. */
+static bool sz_islands(const struct sz_mesh *m, struct psgo_island isl[2], struct psgo_aabb box[2],
+		       float area[2][4], struct psgo_aabb *all)
+{
+	uint32_t nv = (m->g + 1) * (m->g + 1), ni = 6 * m->g * m->g;
+	float(*pos)[3] = xcalloc_n(nv, sizeof *pos);
+	uint32_t *idx = xcalloc_n(ni, sizeof *idx);
+	uint32_t half = (ni / 3 / 2) * 3;
+
+	if (!pos || !idx) {
+		free(pos);
+		free(idx);
+		return false;
+	}
+	for (uint32_t k = 0; k < nv; k++) {
+		float uv[2];
+
+		sz_pos(m, k, pos[k], uv);
+	}
+	for (uint32_t k = 0; k < ni; k++)
+		idx[k] = sz_index(m, k);
+	isl[0] = (struct psgo_island){0, half, 5};
+	isl[1] = (struct psgo_island){half, ni - half, 5};
+	for (int i = 0; i < 2; i++)
+		psgo_island_bounds((const float(*)[3])pos, nv, NULL, idx, isl[i].start_index,
+				   isl[i].index_count, &box[i], area[i]);
+	psgo_bounds((const float(*)[3])pos, nv, all);
+	free(pos);
+	free(idx);
+	return true;
+}
+
+enum psg_result gen_psg_sized(uint64_t target_bytes, uint64_t seed, struct buf *out,
+			      struct psg_gen_record *rec)
+{
+	const uint64_t per_mesh_meta = 700; /* main objects + dictionary rows + tables */
+	uint32_t n_mesh, g;
+	uint64_t budget;
+	struct sz_mesh *mesh = NULL;
+	struct psgo_island(*isl)[2] = NULL;
+	struct psgo_aabb *ibox = NULL, *mbox = NULL, total = {{0}, {0}};
+	float(*iarea)[4] = NULL;
+	struct psgo_mesh_ref *mref = NULL;
+	uint32_t *om = NULL;
+	struct psgo_toc_entry *toc = NULL;
+	struct psg_builder *b = NULL;
+	enum psg_result r = PSG_ERR_NOMEM;
+	struct rng rg;
+
+	if (rec) {
+		rec->obj = NULL;
+		rec->n = 0;
+	}
+	if (target_bytes < (64u << 10) || target_bytes > (3ull << 30))
+		return PSG_ERR_INVAL;
+	n_mesh = (uint32_t)(target_bytes / 16384);
+	if (n_mesh > 4096)
+		n_mesh = 4096;
+	budget = target_bytes / n_mesh;
+	budget = budget > per_mesh_meta ? budget - per_mesh_meta : 28;
+	g = (uint32_t)sqrt((double)budget / 28.0); /* 16 (g+1)^2 + 12 g^2 bytes of GPU data */
+	if (g < 1)
+		g = 1;
+	if (g > 255)
+		g = 255; /* u16 indices */
+
+	mesh = xcalloc_n(n_mesh, sizeof *mesh);
+	isl = xcalloc_n(n_mesh, sizeof *isl);
+	ibox = xcalloc_n(2 * (size_t)n_mesh, sizeof *ibox);
+	iarea = xcalloc_n(2 * (size_t)n_mesh, sizeof *iarea);
+	mbox = xcalloc_n(n_mesh, sizeof *mbox);
+	mref = xcalloc_n(n_mesh, sizeof *mref);
+	om = xcalloc_n(n_mesh, sizeof *om);
+	toc = xcalloc_n(n_mesh + 3, sizeof *toc);
+	if (!mesh || !isl || !ibox || !iarea || !mbox || !mref || !om || !toc)
+		goto out;
+	rng_seed(&rg, seed ^ 0x5053474653495A45ull);
+	for (uint32_t i = 0; i < n_mesh; i++) {
+		mesh[i].seed = rng_next(&rg);
+		mesh[i].g = g;
+		if (!sz_islands(&mesh[i], isl[i], &ibox[2 * i], &iarea[2 * i], &mbox[i]))
+			goto out;
+		for (int k = 0; k < 3; k++) {
+			if (i == 0 || mbox[i].min[k] < total.min[k])
+				total.min[k] = mbox[i].min[k];
+			if (i == 0 || mbox[i].max[k] > total.max[k])
+				total.max[k] = mbox[i].max[k];
+		}
+	}
+
+	b = psgb_new(PSGB_REG_MODEL64, (uint32_t)(seed ^ (seed >> 32) ^ 0x51ED0000u));
+	if (!b)
+		goto out;
+	uint32_t o_ver = psgb_reserve(b), o_mat = psgb_reserve(b), o_inst = psgb_reserve(b);
+	static const char *const bone[1] = {"root"};
+	struct psgo_model model = {
+	    .bbox = total,
+	    .n_bones = 1,
+	    .names = bone,
+	    .meshes = mref,
+	    .n_meshes = (uint16_t)n_mesh,
+	    .island_aabbs = ibox,
+	    .island_areas = (const float(*)[4])iarea,
+	    .n_islands = (uint16_t)(2 * n_mesh),
+	};
+	struct psgo_model_layout ml;
+
+	psgo_model_layout(&model, &ml);
+	psgo_version(b, o_ver, true);
+	const struct psgo_channel ch[2] = {
+	    {.shader_input = "Name", .image_channel = 0xFFFF, .guid = seed | 1},
+	    {.shader_input = "diffuse", .image_channel = 0xFFFF, .guid = seed | 2},
+	};
+	const struct psgo_material mat = {0, ch, 2};
+	psgo_material(b, o_mat, &mat, 1);
+	uint32_t s_mat = psgb_add_subref(b, o_mat, psgo_material_offset(0));
+
+	/* Model index is known only after the meshes; reserve it after them. */
+	static const struct psgo_vdes_elem el[2] = {
+	    {PSGO_VT_F, 3, 0, PSGO_ET_XYZ},
+	    {PSGO_VT_S1, 2, 12, PSGO_ET_TEX0},
+	};
+	uint32_t first_mesh_slot = (uint32_t)(3 + 7 * (uint64_t)n_mesh);
+	uint32_t o_model = first_mesh_slot, o_toc = first_mesh_slot + 1;
+
+	for (uint32_t i = 0; i < n_mesh; i++) {
+		uint32_t nv = (g + 1) * (g + 1), ni = 6 * g * g;
+		uint32_t br_v =
+		    psgb_add_base_resource_fn(b, 0x10, 16ull * nv, sz_fill_vb, &mesh[i]);
+		uint32_t vbo = psgo_vertex_buffer(b, PSGO_NEW, br_v, 16 * nv);
+		uint32_t br_i = psgb_add_base_resource_fn(b, 0x10, 2ull * ni, sz_fill_ib, &mesh[i]);
+		uint32_t ibo = psgo_index_buffer(b, PSGO_NEW, br_i, ni, 2);
+		uint32_t o_om = psgb_reserve(b);
+		uint32_t vd = psgo_vdes(b, PSGO_NEW, el, 2, 16);
+		uint32_t mh = psgo_mesh_helper(b, PSGO_NEW, &ibo, 1, &vbo, 1);
+		static const uint16_t remap[1] = {0};
+		struct psgo_optimesh m = {
+		    .bbox = mbox[i],
+		    .material = s_mat,
+		    .vdes = vd,
+		    .mesh_helper = mh,
+		    .ib = ibo,
+		    .vb = vbo,
+		    .island_areas = psgb_add_subref(b, o_model, ml.areas + 32 * i),
+		    .island_aabbs = psgb_add_subref(b, o_model, ml.aabbs + 64 * i),
+		    .islands = isl[i],
+		    .n_islands = 2,
+		    .remap = remap,
+		    .n_remap = 1,
+		};
+		psgo_optimesh(b, o_om, &m);
+		om[i] = o_om;
+		mref[i] = (struct psgo_mesh_ref){o_om, 0};
+		toc[3 + i] =
+		    (struct psgo_toc_entry){NULL, 0xFEFFFFFFu, mesh[i].seed, RW_T_OPTIMESH, o_om};
+	}
+	if (psgb_reserve(b) != o_model || psgb_reserve(b) != o_toc) {
+		psgb_free(b);
+		b = NULL;
+		goto out;
+	}
+	psgo_model(b, o_model, &model);
+	struct psgo_instance inst = {
+	    .bbox = total,
+	    .guid = seed | 3,
+	    .rmodel = o_model,
+	    .name = "sized",
+	    .description = "",
+	    .component = "",
+	    .category = "",
+	};
+	memcpy(inst.matrix, gp_identity, sizeof inst.matrix);
+	psgo_instance(b, o_inst, 0, &inst, 1);
+	uint32_t s_inst = psgb_add_subref(b, o_inst, psgo_instance_offset(0));
+	toc[0] = (struct psgo_toc_entry){NULL, 0xFEFFFFFFu, seed | 1, 0x00EB0066u, s_mat};
+	toc[1] = (struct psgo_toc_entry){NULL, 0xFEFFFFFFu, seed | 4, RW_T_RENDERMODEL, o_model};
+	toc[2] = (struct psgo_toc_entry){NULL, 0xFEFFFFFFu, seed | 3, 0x00EB0069u, s_inst};
+	psgo_toc(b, o_toc, toc, n_mesh + 3);
+	r = psgb_finish(b, 0, out, rec); /* consumes b; fill contexts (mesh) still alive */
+	b = NULL;
+out:
+	psgb_free(b);
+	free(mesh);
+	free(isl);
+	free(ibox);
+	free(iarea);
+	free(mbox);
+	free(mref);
+	free(om);
+	free(toc);
+	return r;
+}
