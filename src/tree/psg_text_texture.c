@@ -1,0 +1,137 @@
+/* Text views of PS3 Texture objects: objects/NNNN.Texture.txt and the info.txt lines. */
+#include <stdlib.h>
+
+#include "psgfs/bytes.h"
+#include "psgfs/texture.h"
+
+static const char *store_type_name(uint32_t v)
+{
+	switch (v) {
+	case 1:
+		return "1D";
+	case TEX_STORE_2D:
+		return "2D";
+	case 3:
+		return "3D";
+	case TEX_STORE_CUBE:
+		return "cube";
+	default:
+		return "unknown";
+	}
+}
+
+static enum psg_result read_header(const struct src *s, const struct arena *a, uint32_t idx,
+				   struct ps3_texture *t)
+{
+	uint8_t *p = NULL;
+	size_t len = 0;
+	enum psg_result r;
+
+	if (idx >= a->n_dict)
+		return PSG_ERR_BOUNDS;
+	if (a->dict[idx].type_id != RW_T_TEXTURE)
+		return PSG_ERR_UNSUPPORTED;
+	r = arena_read_object(s, a, idx, &p, &len);
+	if (r != PSG_OK)
+		return PSG_ERR_BOUNDS;
+	r = ps3_texture_decode(p, len, a->big_endian, t);
+	free(p);
+	return r == PSG_OK ? PSG_OK : PSG_ERR_CORRUPT;
+}
+
+enum psg_result texture_object_text(const struct src *s, const struct arena *a, uint32_t idx,
+				    struct buf *out)
+{
+	struct ps3_texture t;
+	struct tex_layout l;
+	struct diag d;
+	char why[256], tmp[16];
+	const char *fname;
+	enum psg_result r = read_header(s, a, idx, &t), lr;
+
+	if (r != PSG_OK)
+		return r;
+	fname = gcm_format_name(t.base_format);
+	lr = tex_layout_get(&t, &l, why, sizeof why);
+
+	buf_printf(out, "object: %04u.Texture\n", idx);
+	buf_printf(out, "format: 0x%02X %s%s%s\n", t.format, fname ? fname : "unknown",
+		   t.linear ? " LN" : "", t.unnormalized ? " UN" : "");
+	buf_printf(out, "base_format: 0x%02X\n", t.base_format);
+	buf_printf(out, "linear: %s\n", t.linear ? "yes" : "no");
+	buf_printf(out, "unnormalized: %s\n", t.unnormalized ? "yes" : "no");
+	buf_printf(out, "mipmap: %u\n", t.mipmap);
+	buf_printf(out, "dimension: %u\n", t.dimension);
+	buf_printf(out, "cubemap: %u\n", t.cubemap);
+	buf_printf(out, "remap: 0x%08X\n", t.remap);
+	buf_printf(out, "width: %u\n", t.width);
+	buf_printf(out, "height: %u\n", t.height);
+	buf_printf(out, "depth: %u\n", t.depth);
+	buf_printf(out, "location: %u\n", t.location);
+	buf_printf(out, "padding: %u\n", t.padding);
+	buf_printf(out, "pitch: %u\n", t.pitch);
+	buf_printf(out, "offset: %u\n", t.offset);
+	if (t.m_buffer >> 22 == 0 && t.m_buffer < a->n_dict)
+		buf_printf(out, "m_buffer: %u -> %04u.%s\n", t.m_buffer, t.m_buffer,
+			   rw_type_label(a->dict[t.m_buffer].type_id, tmp));
+	else
+		buf_printf(out, "m_buffer: %u -> (out of range)\n", t.m_buffer);
+	buf_printf(out, "storeType: 0x%08X (%s)\n", t.store_type, store_type_name(t.store_type));
+	buf_printf(out, "storeFlags: 0x%08X\n", t.store_flags);
+	buf_printf(out, "unknown_24: 0x%04X\n", t.unknown_24);
+	buf_printf(out, "unknown_26: 0x%02X\n", t.unknown_26);
+	buf_printf(out, "format_copy: 0x%02X\n", t.format_copy);
+	if (lr == PSG_OK) {
+		buf_printf(out, "layout: %s\n",
+			   l.compressed ? "block-linear"
+			   : l.swizzled ? "swizzled"
+					: "linear");
+		buf_printf(out, "faces: %u\n", l.faces);
+		buf_printf(out, "face_bytes: %llu\n", (unsigned long long)l.face_bytes);
+		buf_printf(out, "expected_bytes: %llu\n", (unsigned long long)(l.total + t.offset));
+	}
+	if (t.m_buffer >> 22 == 0 && t.m_buffer < a->n_dict)
+		buf_printf(out, "actual_bytes: %u\n", a->dict[t.m_buffer].size);
+
+	/* the same checks texture_load makes, as problem lines */
+	diag_init(&d);
+	if (lr == PSG_OK) {
+		struct texture_image *img = NULL;
+
+		if (texture_load(s, a, idx, &img, &d) == PSG_OK)
+			texture_image_free(img);
+	} else {
+		diag_add(&d, "object %u (Texture): %s", idx, why);
+	}
+	if (t.format_copy != t.format)
+		diag_add(&d, "object %u (Texture): format copy 0x%02X differs from format 0x%02X",
+			 idx, t.format_copy, t.format);
+	if (d.n) {
+		buf_puts(out, "problems:\n");
+		for (size_t i = 0; i < d.n; i++)
+			buf_printf(out, "  %s\n", d.msg[i]);
+	}
+	diag_free(&d);
+	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+enum psg_result texture_info_line(const struct src *s, const struct arena *a, uint32_t idx,
+				  const char *name, struct buf *out)
+{
+	struct ps3_texture t;
+	const char *fname;
+	bool cube;
+	enum psg_result r = read_header(s, a, idx, &t);
+
+	if (r != PSG_OK)
+		return r;
+	fname = gcm_format_name(t.base_format);
+	cube = t.cubemap != 0 || t.store_type == TEX_STORE_CUBE;
+	if (fname)
+		buf_printf(out, "%s %s %ux%u %u %s\n", name, fname, t.width, t.height, t.mipmap,
+			   cube ? "cube" : "2d");
+	else
+		buf_printf(out, "%s 0x%02X %ux%u %u %s\n", name, t.format, t.width, t.height,
+			   t.mipmap, cube ? "cube" : "2d");
+	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
