@@ -103,9 +103,13 @@ struct skate_rmd {
 	uint32_t n_strings;
 };
 
-/* §8.4 InstanceData. Instances are 0xA0 apart (tInstance is 0x9C bytes, 16-aligned). */
-#define SKATE_INSTANCE_STRIDE 0xA0u
+/*
+ * §8.4 InstanceData. tInstance is 0x9C bytes; the real single-instance file has its strings
+ * right at 0x20 + 0x9C, so instances are taken 0x9C apart, unless the string list sits exactly
+ * at m_Instances + 0xA0 * n (a 16-byte padded array), then 0xA0.
+ */
 #define SKATE_INSTANCE_SIZE   0x9Cu
+#define SKATE_INSTANCE_PADDED 0xA0u
 struct skate_instance {
 	uint32_t at;	  /* object-relative offset */
 	float matrix[16]; /* Matrix44Affine, 4 rows of 4 */
@@ -117,6 +121,7 @@ struct skate_instance {
 };
 struct skate_instance_data {
 	uint32_t type_id, num_instances, num_strings, p_instances, p_string_list;
+	uint32_t stride; /* 0x9C or 0xA0, see above */
 	struct skate_instance *inst;
 	uint32_t n_inst;
 	struct skate_str *strings; /* num_strings consecutive strings at p_string_list (capped) */

@@ -503,11 +503,15 @@ enum psg_result skate_instance_decode(const struct arena *a, uint32_t idx, const
 	out->p_instances = ld32(be, p + 12);
 	out->p_string_list = ld32(be, p + 16);
 
+	out->stride = SKATE_INSTANCE_SIZE;
+	if (out->num_instances && out->p_string_list >= out->p_instances &&
+	    out->p_string_list - out->p_instances ==
+		(uint64_t)SKATE_INSTANCE_PADDED * out->num_instances)
+		out->stride = SKATE_INSTANCE_PADDED;
 	/* The last instance needs only its 0x9C bytes, not the full stride. */
 	if (out->num_instances && out->p_instances <= len &&
 	    len - out->p_instances >= SKATE_INSTANCE_SIZE) {
-		uint64_t room =
-		    (len - out->p_instances - SKATE_INSTANCE_SIZE) / SKATE_INSTANCE_STRIDE + 1;
+		uint64_t room = (len - out->p_instances - SKATE_INSTANCE_SIZE) / out->stride + 1;
 
 		n = out->num_instances <= room ? out->num_instances : (uint32_t)room;
 	}
@@ -521,7 +525,7 @@ enum psg_result skate_instance_decode(const struct arena *a, uint32_t idx, const
 	}
 	out->n_inst = n;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t at = out->p_instances + i * SKATE_INSTANCE_STRIDE;
+		uint32_t at = out->p_instances + i * out->stride;
 		const uint8_t *q = p + at;
 		struct skate_instance *in = &out->inst[i];
 		struct skate_str *strs[4] = {&in->name, &in->description, &in->component,

@@ -508,8 +508,9 @@ static void text_instance(struct buf *b, const struct arena *a, const struct ska
 	buf_printf(b,
 		   "m_TypeID: 0x%08" PRIX32 "\nm_uiNumInstances: %" PRIu32
 		   "\nm_uiNumStrings: %" PRIu32 "\nm_Instances: 0x%08" PRIX32
-		   "\nm_StringList: 0x%08" PRIX32 "\n",
-		   m->type_id, m->num_instances, m->num_strings, m->p_instances, m->p_string_list);
+		   "\nm_StringList: 0x%08" PRIX32 "\ninstance_stride: 0x%" PRIX32 "\n",
+		   m->type_id, m->num_instances, m->num_strings, m->p_instances, m->p_string_list,
+		   m->stride);
 	for (uint32_t i = 0; i < m->n_inst; i++) {
 		const struct skate_instance *in = &m->inst[i];
 
