@@ -1,0 +1,452 @@
+/* Deterministic PSK/PSA generator: struct first, bytes through the real writers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/bytes.h"
+#include "psgfs/gen_psk.h"
+#include "psgfs/rng.h"
+
+#define GEN_MAX_RECORDS	 (1u << 24) /* keeps generated files well below a few hundred MB */
+#define GEN_DEFAULT_FLAG 20100422
+
+void gen_psk_opts_default(struct gen_psk_opts *o, uint64_t seed)
+{
+	memset(o, 0, sizeof *o);
+	o->seed = seed;
+	o->scale = 4;
+	o->bones = 4;
+	o->materials = 1;
+	o->max_influences = 4;
+}
+
+void gen_psa_opts_default(struct gen_psa_opts *o, uint64_t seed)
+{
+	memset(o, 0, sizeof *o);
+	o->seed = seed;
+	o->bones = 3;
+	o->sequences = 1;
+	o->max_frames = 8;
+}
+
+/* A dyadic rational in [-range, range] with 1/64 steps: exact in float32 and in text. */
+static float dy(struct rng *r, uint32_t range)
+{
+	int32_t steps = (int32_t)(range * 64);
+
+	return (float)((int32_t)rng_below(r, (uint32_t)(2 * steps + 1)) - steps) / 64.0f;
+}
+
+/* Exact unit quaternions: identity, the axis half-turns and the 16 (+-1/2)^4 ones. */
+static void quat(struct rng *r, float q[4])
+{
+	uint32_t k = rng_below(r, 20);
+
+	memset(q, 0, 4 * sizeof *q);
+	if (k < 4) {
+		q[k] = 1.0f;
+		return;
+	}
+	k -= 4;
+	for (int i = 0; i < 4; i++)
+		q[i] = (k >> i & 1) ? -0.5f : 0.5f;
+}
+
+/*
+ * Name i of a kind. Hostile names cycle through patterns a path-building consumer must
+ * survive: "..", a slash, control bytes, 64 bytes without a NUL, and case duplicates.
+ */
+static void gen_name(uint8_t out[PSK_NAME_LEN], const char *kind, uint32_t i, bool hostile)
+{
+	char tmp[PSK_NAME_LEN + 16];
+
+	memset(out, 0, PSK_NAME_LEN);
+	if (hostile) {
+		switch (i % 7) {
+		case 0:
+			snprintf(tmp, sizeof tmp, "..");
+			break;
+		case 1:
+			snprintf(tmp, sizeof tmp, "../%s%u", kind, i);
+			break;
+		case 2:
+			snprintf(tmp, sizeof tmp, "%s/%u", kind, i);
+			break;
+		case 3:
+			snprintf(tmp, sizeof tmp, "c\x01\x1f\t\n\x7f%u", i);
+			break;
+		case 4:
+			memset(out, 'L', PSK_NAME_LEN);
+			out[PSK_NAME_LEN - 1] = (uint8_t)('0' + i % 10);
+			return;
+		case 5:
+			snprintf(tmp, sizeof tmp, "dup");
+			break;
+		default:
+			snprintf(tmp, sizeof tmp, "DUP");
+			break;
+		}
+	} else {
+		snprintf(tmp, sizeof tmp, "%s_%u", kind, i);
+	}
+	memcpy(out, tmp, strnlen(tmp, PSK_NAME_LEN - 1));
+}
+
+/* Bone i's parent is any earlier bone, so the list is a proper tree in parent-first order. */
+static enum psg_result gen_bones(struct rng *r, uint32_t n, bool minus1, bool psa, bool hostile,
+				 struct psk_bone **out)
+{
+	struct psk_bone *b = xcalloc_n(n ? n : 1, sizeof *b);
+
+	if (!b)
+		return PSG_ERR_NOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		gen_name(b[i].name, "bone", i, hostile);
+		b[i].parent = i == 0 ? (minus1 ? -1 : 0) : (int32_t)rng_below(r, i);
+		if (i > 0)
+			b[b[i].parent].num_children++;
+		quat(r, b[i].rot);
+		for (int k = 0; k < 3; k++)
+			b[i].pos[k] = i == 0 ? 0.0f : dy(r, 32);
+		b[i].length = psa ? 1.0f : 0.0f;
+	}
+	*out = b;
+	return PSG_OK;
+}
+
+/* Split 256 into k positive parts so the weights sum to exactly 1.0. */
+static void split256(struct rng *r, uint32_t k, uint32_t parts[4])
+{
+	uint32_t left = 256;
+
+	for (uint32_t i = 0; i + 1 < k; i++) {
+		uint32_t max = left - (k - 1 - i); /* leave at least 1 for each later part */
+
+		parts[i] = 1 + rng_below(r, max);
+		if (parts[i] > max)
+			parts[i] = max;
+		left -= parts[i];
+	}
+	parts[k - 1] = left;
+}
+
+static enum psg_result gen_weights(struct rng *r, const struct gen_psk_opts *o, uint32_t np,
+				   struct psk_mesh *m)
+{
+	uint32_t maxi = o->max_influences ? o->max_influences : 4;
+
+	if (maxi > 4)
+		maxi = 4;
+	if (maxi > o->bones)
+		maxi = o->bones;
+	if (o->bones == 0 || np == 0)
+		return PSG_OK;
+	m->weights = xcalloc_n((size_t)np * maxi, sizeof *m->weights);
+	if (!m->weights)
+		return PSG_ERR_NOMEM;
+	for (uint32_t p = 0; p < np; p++) {
+		uint32_t k = 1 + rng_below(r, maxi), parts[4], bones[4];
+
+		split256(r, k, parts);
+		for (uint32_t i = 0; i < k; i++) {
+			bool again;
+
+			do { /* distinct bones per point */
+				bones[i] = rng_below(r, o->bones);
+				again = false;
+				for (uint32_t j = 0; j < i; j++)
+					again |= bones[j] == bones[i];
+			} while (again);
+			m->weights[m->n_weights++] = (struct psk_weight){
+			    .weight = (float)parts[i] / 256.0f,
+			    .point = (int32_t)p,
+			    .bone = (int32_t)bones[i],
+			};
+		}
+	}
+	return PSG_OK;
+}
+
+static enum psg_result build_mesh(const struct gen_psk_opts *o, struct psk_mesh *m)
+{
+	uint32_t scale = o->scale ? o->scale : 4;
+	uint32_t np = o->points ? o->points : 8 * scale;
+	uint32_t nw = o->wedges ? o->wedges : np + np / 2;
+	uint32_t nf = o->faces ? o->faces : nw;
+	uint32_t nm = o->materials ? o->materials : 1;
+	uint32_t nuv = o->extra_uv_sets;
+	struct rng r;
+	enum psg_result res;
+
+	if (o->big && nw <= 65536)
+		nw = 65536 + 64;
+	if (np > GEN_MAX_RECORDS || nw > GEN_MAX_RECORDS || nf > GEN_MAX_RECORDS || nm > 256 ||
+	    o->bones > 65536 || nuv > PSK_MAX_EXTRA_UVS || o->morphs > 4096 || o->sockets > 4096 ||
+	    (nw && !np) || (nf && !nw))
+		return PSG_ERR_INVAL;
+	rng_seed(&r, o->seed);
+	m->head_type_flag = o->head_type_flag ? o->head_type_flag : GEN_DEFAULT_FLAG;
+
+	if (!(m->points = xcalloc_n(np ? np : 1, sizeof *m->points)))
+		return PSG_ERR_NOMEM;
+	m->n_points = np;
+	for (uint32_t i = 0; i < np; i++)
+		m->points[i] = (struct psk_point){dy(&r, 256), dy(&r, 256), dy(&r, 256)};
+
+	if (!(m->materials = xcalloc_n(nm, sizeof *m->materials)))
+		return PSG_ERR_NOMEM;
+	m->n_materials = nm;
+	for (uint32_t i = 0; i < nm; i++) {
+		gen_name(m->materials[i].name, "material", i, o->hostile_names);
+		m->materials[i].texture_index = (int32_t)i;
+		m->materials[i].poly_flags = rng_below(&r, 4);
+		m->materials[i].lod_bias = (int32_t)rng_below(&r, 6);
+	}
+
+	/* Every point gets a wedge first, so no point is orphaned. */
+	if (!(m->wedges = xcalloc_n(nw ? nw : 1, sizeof *m->wedges)))
+		return PSG_ERR_NOMEM;
+	m->n_wedges = nw;
+	for (uint32_t i = 0; i < nw; i++) {
+		struct psk_wedge *w = &m->wedges[i];
+
+		w->point = i < np ? i : rng_below(&r, np);
+		w->u = (float)rng_below(&r, 257) / 256.0f;
+		w->v = (float)rng_below(&r, 257) / 256.0f;
+		w->mat = (uint8_t)rng_below(&r, nm);
+	}
+
+	if (!(m->faces = xcalloc_n(nf ? nf : 1, sizeof *m->faces)))
+		return PSG_ERR_NOMEM;
+	m->n_faces = nf;
+	m->faces32 = nw > 65536;
+	for (uint32_t i = 0; i < nf; i++) {
+		struct psk_face *f = &m->faces[i];
+		uint32_t a = rng_below(&r, nw);
+
+		/* Distinct corners when there are enough wedges. */
+		f->wedge[0] = a;
+		f->wedge[1] = nw > 1 ? (a + 1 + rng_below(&r, nw - 1)) % nw : a;
+		f->wedge[2] = f->wedge[1];
+		if (nw > 2)
+			while (f->wedge[2] == f->wedge[0] || f->wedge[2] == f->wedge[1])
+				f->wedge[2] = rng_below(&r, nw);
+		f->mat = m->wedges[a].mat;
+		f->smoothing = 1u << rng_below(&r, 4);
+	}
+
+	if ((res = gen_bones(&r, o->bones, o->root_parent_minus1, false, o->hostile_names,
+			     &m->bones)) != PSG_OK)
+		return res;
+	m->n_bones = o->bones;
+	if ((res = gen_weights(&r, o, np, m)) != PSG_OK)
+		return res;
+
+	if (o->colors && nw) {
+		if (!(m->colors = xcalloc_n(nw, sizeof *m->colors)))
+			return PSG_ERR_NOMEM;
+		m->n_colors = nw;
+		for (uint32_t i = 0; i < nw; i++) {
+			uint32_t c = (uint32_t)rng_next(&r);
+
+			m->colors[i] = (struct psk_color){(uint8_t)c, (uint8_t)(c >> 8),
+							  (uint8_t)(c >> 16), (uint8_t)(c >> 24)};
+		}
+	}
+	for (uint32_t s = 0; s < nuv && nw; s++) {
+		if (!(m->extra_uvs[s] = xcalloc_n(nw, sizeof *m->extra_uvs[s])))
+			return PSG_ERR_NOMEM;
+		m->n_extra_uvs[s] = nw;
+		for (uint32_t i = 0; i < nw; i++)
+			m->extra_uvs[s][i] = (struct psk_uv){dy(&r, 1), dy(&r, 1)};
+		m->n_extra_uv_sets = s + 1;
+	}
+	if (o->normals && np) {
+		static const struct psk_point axes[] = {
+		    {1, 0, 0},
+		    {-1, 0, 0},
+		    {0, 1, 0},
+		    {0, -1, 0},
+		    {0, 0, 1},
+		    {0, 0, -1},
+		    {0.5f, 0.5f, 0.70703125f},
+		    {-0.75f, 0.5f, 0.4375f},
+		};
+
+		if (!(m->normals = xcalloc_n(np, sizeof *m->normals)))
+			return PSG_ERR_NOMEM;
+		m->n_normals = np;
+		for (uint32_t i = 0; i < np; i++)
+			m->normals[i] = axes[rng_below(&r, sizeof axes / sizeof axes[0])];
+	}
+	if (o->morphs && np) {
+		uint32_t per = np < 16 ? np : 16;
+
+		if (!(m->morphs = xcalloc_n(o->morphs, sizeof *m->morphs)) ||
+		    !(m->deltas = xcalloc_n((size_t)o->morphs * per, sizeof *m->deltas)))
+			return PSG_ERR_NOMEM;
+		m->n_morphs = o->morphs;
+		for (uint32_t i = 0; i < o->morphs; i++) {
+			struct psk_morph *mo = &m->morphs[i];
+			uint32_t cnt = 1 + rng_below(&r, per);
+
+			gen_name(mo->name, "morph", i, o->hostile_names);
+			mo->vertex_count = (int32_t)cnt;
+			mo->first_delta = m->n_deltas;
+			mo->n_deltas = cnt;
+			for (uint32_t k = 0; k < cnt; k++) {
+				struct psk_morph_delta *d = &m->deltas[m->n_deltas++];
+
+				for (int j = 0; j < 3; j++) {
+					d->pos[j] = dy(&r, 4);
+					d->tangent_z[j] = dy(&r, 1);
+				}
+				d->point = (int32_t)rng_below(&r, np);
+			}
+		}
+	}
+	if (o->sockets) {
+		if (!(m->sockets = xcalloc_n(o->sockets, sizeof *m->sockets)))
+			return PSG_ERR_NOMEM;
+		m->n_sockets = o->sockets;
+		for (uint32_t i = 0; i < o->sockets; i++) {
+			struct psk_socket *s = &m->sockets[i];
+
+			gen_name(s->name, "socket", i, o->hostile_names);
+			if (o->bones)
+				memcpy(s->bone, m->bones[rng_below(&r, o->bones)].name,
+				       PSK_NAME_LEN);
+			for (int j = 0; j < 3; j++) {
+				s->loc[j] = dy(&r, 64);
+				s->rot[j] = dy(&r, 180);
+				s->scale[j] = 1.0f + (float)rng_below(&r, 4) / 4.0f;
+			}
+		}
+	}
+	return PSG_OK;
+}
+
+enum psg_result gen_psk_mesh(const struct gen_psk_opts *o, struct psk_mesh *out)
+{
+	enum psg_result r;
+
+	memset(out, 0, sizeof *out);
+	r = build_mesh(o, out);
+	if (r != PSG_OK)
+		psk_mesh_free(out);
+	return r;
+}
+
+static enum psg_result build_anim(const struct gen_psa_opts *o, struct psa_anim *a)
+{
+	static const float rates[] = {30.0f, 24.0f, 60.0f, 15.5f};
+	uint32_t nb = o->bones ? o->bones : 3, ns = o->sequences ? o->sequences : 1;
+	uint32_t maxf = o->max_frames ? o->max_frames : 8;
+	uint64_t total = 0;
+	struct rng r;
+	enum psg_result res;
+	uint32_t *frames;
+	size_t nk;
+
+	if (nb > 65536 || ns > 65536 || maxf > GEN_MAX_RECORDS)
+		return PSG_ERR_INVAL;
+	rng_seed(&r, o->seed);
+	a->head_type_flag = o->head_type_flag ? o->head_type_flag : GEN_DEFAULT_FLAG;
+	if ((res = gen_bones(&r, nb, true, true, o->hostile_names, &a->bones)) != PSG_OK)
+		return res;
+	a->n_bones = nb;
+
+	if (!(frames = xcalloc_n(ns, sizeof *frames)))
+		return PSG_ERR_NOMEM;
+	for (uint32_t i = 0; i < ns; i++) {
+		frames[i] = 1 + rng_below(&r, maxf);
+		total += frames[i];
+	}
+	if (total * nb > GEN_MAX_RECORDS) {
+		free(frames);
+		return PSG_ERR_INVAL;
+	}
+	a->seqs = xcalloc_n(ns, sizeof *a->seqs);
+	nk = (size_t)(total * nb);
+	a->keys = xcalloc_n(nk ? nk : 1, sizeof *a->keys);
+	if (o->scale_keys)
+		a->scale_keys = xcalloc_n(nk ? nk : 1, sizeof *a->scale_keys);
+	if (!a->seqs || !a->keys || (o->scale_keys && !a->scale_keys)) {
+		free(frames);
+		return PSG_ERR_NOMEM;
+	}
+	a->n_seqs = ns;
+	total = 0;
+	for (uint32_t i = 0; i < ns; i++) {
+		struct psa_sequence *s = &a->seqs[i];
+
+		gen_name(s->name, "seq", i, o->hostile_names);
+		memcpy(s->group, "None", 4);
+		s->total_bones = (int32_t)nb;
+		s->key_quotum = (int32_t)(frames[i] * nb);
+		s->key_reduction = 1.0f;
+		s->track_time = (float)frames[i];
+		s->anim_rate = rates[rng_below(&r, 4)];
+		s->first_raw_frame = (int32_t)total;
+		s->num_raw_frames = (int32_t)frames[i];
+		s->keys_ok = true;
+		total += frames[i];
+	}
+	free(frames);
+	a->n_keys = total * nb;
+	for (size_t k = 0; k < a->n_keys; k++) {
+		struct psa_key *key = &a->keys[k];
+
+		for (int j = 0; j < 3; j++)
+			key->pos[j] = dy(&r, 32);
+		quat(&r, key->rot);
+		key->time = 1.0f;
+	}
+	if (o->scale_keys) {
+		a->n_scale_keys = a->n_keys;
+		for (size_t k = 0; k < a->n_keys; k++) {
+			for (int j = 0; j < 3; j++)
+				a->scale_keys[k].scale[j] = 0.25f + (float)rng_below(&r, 16) / 8.0f;
+			a->scale_keys[k].time = 1.0f;
+		}
+	}
+	/* psa_write emits SCALEKEYS (maybe empty) for new-enough heads; say so up front so a
+	 * decoded copy compares equal. */
+	a->has_scale_chunk = o->scale_keys || a->head_type_flag >= 2003321;
+	return PSG_OK;
+}
+
+enum psg_result gen_psa_anim(const struct gen_psa_opts *o, struct psa_anim *out)
+{
+	enum psg_result r;
+
+	memset(out, 0, sizeof *out);
+	r = build_anim(o, out);
+	if (r != PSG_OK)
+		psa_anim_free(out);
+	return r;
+}
+
+enum psg_result gen_psk_file(const struct gen_psk_opts *o, struct buf *out)
+{
+	struct psk_mesh m;
+	enum psg_result r = gen_psk_mesh(o, &m);
+
+	if (r != PSG_OK)
+		return r;
+	r = psk_write(&m, out);
+	psk_mesh_free(&m);
+	return r;
+}
+
+enum psg_result gen_psa_file(const struct gen_psa_opts *o, struct buf *out)
+{
+	struct psa_anim a;
+	enum psg_result r = gen_psa_anim(o, &a);
+
+	if (r != PSG_OK)
+		return r;
+	r = psa_write(&a, out);
+	psa_anim_free(&a);
+	return r;
+}
