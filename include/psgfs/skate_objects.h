@@ -81,12 +81,15 @@ struct skate_rmd_channel {
 	uint32_t pad[2]; /* DEADBEEF DEADC0DE */
 	uint32_t raw[4]; /* the 16-byte union as stored */
 	/*
-	 * The union is read as {guid, m_StreamName, m_pStream} when raw[2] (m_StreamName) is a
-	 * non-zero offset at or after the string list (or the channel array end, when the string
-	 * list offset is bad) naming a NUL-terminated string inside the object; otherwise as
-	 * m_ShaderConstants[4]. Float constants practically never look like such an offset.
+	 * Which reading of the 16-byte union is primary (both are always filled):
+	 * SKATE_UNION_STREAM when raw[2] (m_StreamName) is a non-zero offset at or after the
+	 * string list (or the channel array end, when the string list offset is bad) naming a
+	 * NUL-terminated string inside the object; SKATE_UNION_GUID when m_StreamName and
+	 * m_pStream are both 0 and the guid is not (real texture channels: a GUID of the
+	 * companion texture arena's TOC, §16.9); otherwise SKATE_UNION_CONSTANTS.
+	 * m_pStream is resolved as a reference only for SKATE_UNION_STREAM / _GUID.
 	 */
-	bool is_stream;
+	enum skate_union { SKATE_UNION_CONSTANTS, SKATE_UNION_STREAM, SKATE_UNION_GUID } kind;
 	uint64_t guid;
 	struct skate_str stream_name;
 	struct skate_ref stream;

@@ -416,17 +416,24 @@ enum psg_result skate_rmd_decode(const struct arena *a, uint32_t idx, const uint
 		}
 		snprintf(field, sizeof field, "channel %u m_ShaderInput", i);
 		check_str(d, idx, tn, field, &ch->shader_input, len);
+		ch->guid = ld64(be, c + 16);
+		ch->stream_name.off = ch->raw[2];
+		ch->stream.raw = ch->raw[3];
+		ch->stream.res = PSG_ERR_NOENT;
 		if (ch->raw[2] >= str_min) {
 			struct skate_str sn = skate_str_at(p, len, ch->raw[2]);
 
 			if (sn.p) {
-				ch->is_stream = true;
+				ch->kind = SKATE_UNION_STREAM;
 				ch->stream_name = sn;
-				ch->guid = ld64(be, c + 16);
-				ch->stream = skate_ref_get(a, ch->raw[3]);
-				snprintf(field, sizeof field, "channel %u m_pStream", i);
-				check_ref(a, d, idx, tn, field, &ch->stream, 0);
 			}
+		} else if (ch->raw[2] == 0 && ch->raw[3] == 0 && ch->guid != 0) {
+			ch->kind = SKATE_UNION_GUID;
+		}
+		if (ch->kind != SKATE_UNION_CONSTANTS) {
+			ch->stream = skate_ref_get(a, ch->raw[3]);
+			snprintf(field, sizeof field, "channel %u m_pStream", i);
+			check_ref(a, d, idx, tn, field, &ch->stream, 0);
 		}
 	}
 

@@ -478,22 +478,26 @@ static void text_rmd(struct buf *b, const struct arena *a, const struct skate_rm
 		    "\n  m_uiFlags: 0x%04X\n  m_uiImageChannel: 0x%04X\n  m_uiPad: 0x%08" PRIX32
 		    " 0x%08" PRIX32 "\n",
 		    c->flags, c->image_channel, c->pad[0], c->pad[1]);
-		if (c->is_stream) {
-			buf_printf(
-			    b, "  union: stream\n  m_uiGuid: 0x%016" PRIX64 "\n  m_StreamName: ",
-			    c->guid);
-			put_str(b, &c->stream_name);
-			buf_puts(b, "\n  m_pStream: ");
-			put_ref(b, a, &c->stream);
-			buf_putc(b, '\n');
-		} else {
+		if (c->kind == SKATE_UNION_CONSTANTS) {
 			buf_puts(b, "  union: constants\n  m_ShaderConstants: ");
 			put_vec(b, c->constants, 4);
 			buf_printf(b,
-				   "\n  raw: 0x%08" PRIX32 " 0x%08" PRIX32 " 0x%08" PRIX32
-				   " 0x%08" PRIX32 "\n",
-				   c->raw[0], c->raw[1], c->raw[2], c->raw[3]);
+				   "\n  as guid/stream: m_uiGuid 0x%016" PRIX64
+				   " m_StreamName 0x%08" PRIX32 " m_pStream 0x%08" PRIX32 "\n",
+				   c->guid, c->raw[2], c->raw[3]);
+			continue;
 		}
+		buf_printf(b, "  union: %s\n  m_uiGuid: 0x%016" PRIX64 "\n  m_StreamName: ",
+			   c->kind == SKATE_UNION_STREAM
+			       ? "stream (m_StreamName names a string)"
+			       : "guid (m_StreamName and m_pStream are 0)",
+			   c->guid);
+		put_str(b, &c->stream_name);
+		buf_puts(b, "\n  m_pStream: ");
+		put_ref(b, a, &c->stream);
+		buf_puts(b, "\n  as m_ShaderConstants: ");
+		put_vec(b, c->constants, 4);
+		buf_putc(b, '\n');
 	}
 	buf_printf(b, "string list (%" PRIu32 "):\n", m->n_strings);
 	for (uint32_t i = 0; i < m->n_strings; i++) {

@@ -176,13 +176,14 @@ static void test_decode_small(void **state)
 	assert_true(m.materials[0].channels_ok);
 	assert_int_equal(m.materials[0].first_channel, 0);
 	assert_int_equal(m.materials[0].num_channels, 2);
-	assert_true(m.channels[0].is_stream);
+	assert_int_equal(m.channels[0].kind, SKATE_UNION_STREAM);
 	assert_int_equal(m.channels[0].guid, 0x1122334455667788ull);
 	assert_int_equal(m.channels[0].stream_name.len, 5);
 	assert_memory_equal(m.channels[0].stream_name.p, "sky_d", 5);
 	assert_int_equal(m.channels[0].stream.res, PSG_ERR_NOENT);
 	assert_memory_equal(m.channels[0].shader_input.p, "diffuse", 7);
-	assert_false(m.channels[1].is_stream);
+	assert_int_equal(m.channels[1].kind, SKATE_UNION_CONSTANTS);
+	assert_int_equal(m.channels[1].stream.res, PSG_ERR_NOENT);
 	assert_true(m.channels[1].constants[1] == 0.5f);
 	assert_int_equal(m.channels[1].flags, 3);
 	assert_int_equal(m.channels[1].pad[0], 0xDEADBEEFu);
@@ -266,7 +267,10 @@ static void test_text_small(void **state)
 	assert_has_line(t, "  m_pChannels: 0x00000020 (channels 0..1)");
 	assert_has_line(t, "channel 0 at 0x00000020:");
 	assert_has_line(t, "  m_ShaderInput: 0x00000060 \"diffuse\"");
-	assert_has_line(t, "  union: stream");
+	assert_has_line(t, "  union: stream (m_StreamName names a string)");
+	assert_has_line(t, "  as m_ShaderConstants: 1.2795344e-28 1.5837566e+13 1.45735e-43 0");
+	assert_has_line(t, "  as guid/stream: m_uiGuid 0x3F8000003F000000 m_StreamName 0x00000000 "
+			   "m_pStream 0x3F800000");
 	assert_has_line(t, "  m_uiGuid: 0x1122334455667788");
 	assert_has_line(t, "  m_StreamName: 0x00000068 \"sky_d\"");
 	assert_has_line(t, "  m_pStream: 0x00000000 (null)");
@@ -745,12 +749,76 @@ static void test_mutations(void **state)
 	fx_close(&f);
 }
 
+/* The generator's sky model, plain and shuffled: every decoded view is clean and consistent. */
+static void test_sky(void **state)
+{
+	static const uint64_t seeds[] = {0, 7, 0xC0FFEE};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof seeds / sizeof seeds[0]; k++) {
+		struct fx f;
+		struct buf out;
+		struct diag d;
+		struct skate_toc_item *items;
+		size_t n;
+		uint32_t seen = 0;
+
+		buf_init(&out);
+		assert_int_equal(gen_psg_sky(seeds[k], &out, NULL), PSG_OK);
+		fx_open(&f, &out);
+		assert_int_equal(f.a.n_dict, 12);
+		diag_init(&d);
+		for (uint32_t i = 0; i < f.a.n_dict; i++) {
+			struct buf b;
+			enum psg_result r;
+
+			buf_init(&b);
+			r = skate_object_text(&f.s, &f.a, i, &b, &d);
+			if (skate_object_has_text(f.a.dict[i].type_id)) {
+				assert_int_equal(r, PSG_OK);
+				seen++;
+				buf_putc(&b, 0);
+				assert_null(strstr((char *)b.data, "problems"));
+				if (f.a.dict[i].type_id == RW_T_RENDERMATERIAL)
+					assert_non_null(
+					    strstr((char *)b.data, "\"AttribulatorMaterialName\""));
+				if (f.a.dict[i].type_id == RW_T_RENDERMATERIAL)
+					assert_non_null(
+					    strstr((char *)b.data, "union: guid (m_StreamName"));
+				if (f.a.dict[i].type_id == RW_T_INSTANCE)
+					assert_non_null(
+					    strstr((char *)b.data, ".RenderModelData\n"));
+			} else {
+				assert_int_equal(r, PSG_ERR_UNSUPPORTED);
+			}
+			buf_free(&b);
+		}
+		assert_int_equal(seen, 6); /* Version, RMD, Instance, 2 BaseRes, TOC */
+		assert_int_equal(skate_toc_entries(&f.s, &f.a, &items, &n, &d), PSG_OK);
+		assert_true(n >= 1);
+		for (size_t i = 0; i < n; i++) {
+			assert_true(items[i].object < f.a.n_dict);
+			if (items[i].type == 0x00EB0066u)
+				assert_int_equal(f.a.dict[items[i].object].type_id,
+						 RW_T_RENDERMATERIAL);
+			if (items[i].type == 0x00EB0069u)
+				assert_int_equal(f.a.dict[items[i].object].type_id, RW_T_INSTANCE);
+		}
+		skate_toc_items_free(items, n);
+		assert_int_equal(diag_count(&d), 0);
+		check_deterministic(&f);
+		diag_free(&d);
+		fx_close(&f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_decode_small),  cmocka_unit_test(test_text_small),
 	    cmocka_unit_test(test_tables_small),  cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_little_endian), cmocka_unit_test(test_mutations),
+	    cmocka_unit_test(test_sky),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
