@@ -1,1 +1,373 @@
-void psgfs_ll_placeholder(void);
+/*
+ * Thin libfuse3 low-level adapter. Every handler makes one tree call and replies exactly once;
+ * psg_result -> errno mapping lives here and nowhere else. The filesystem is read-only and
+ * immutable while mounted, so attributes and entries get long timeouts, open/opendir are
+ * zero-message where the kernel supports it, and readdirplus answers lookups in bulk.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fuse/ll.h"
+
+enum {
+	OP_LOOKUP,
+	OP_GETATTR,
+	OP_OPEN,
+	OP_READ,
+	OP_RELEASE,
+	OP_OPENDIR,
+	OP_READDIR,
+	OP_READDIRPLUS,
+	OP_RELEASEDIR,
+	OP_STATFS,
+	OP_FORGET,
+	OP_COUNT
+};
+static const char *const op_names[OP_COUNT] = {
+	"lookup",     "getattr",    "open",   "read",   "release", "opendir",
+	"readdir",    "readdirplus", "releasedir", "statfs", "forget",
+};
+static atomic_uint_fast64_t op_count[OP_COUNT];
+
+static struct psgfs_ll *ll_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static int to_errno(enum psg_result r)
+{
+	switch (r) {
+	case PSG_OK:
+		return 0;
+	case PSG_ERR_NOENT:
+		return ENOENT;
+	case PSG_ERR_NOTDIR:
+		return ENOTDIR;
+	case PSG_ERR_ISDIR:
+		return EISDIR;
+	case PSG_ERR_NOMEM:
+		return ENOMEM;
+	case PSG_ERR_INVAL:
+		return EINVAL;
+	default:
+		return EIO; /* a broken decoded view, or the source changed under us */
+	}
+}
+
+static void fill_stat(const struct psgfs_ll *ll, const struct tree_stat *ts, struct stat *st)
+{
+	const struct stat *src = tree_source_stat(ll->tree);
+
+	memset(st, 0, sizeof *st);
+	st->st_ino = ts->ino;
+	st->st_mode = ts->is_dir ? S_IFDIR | 0555 : S_IFREG | 0444;
+	st->st_nlink = ts->nlink;
+	st->st_uid = ll->uid;
+	st->st_gid = ll->gid;
+	st->st_size = ts->is_dir ? 0 : (off_t)ts->size;
+	st->st_blksize = 4096;
+	st->st_blocks = ts->is_dir ? 0 : (blkcnt_t)((ts->size + 511) / 512);
+	st->st_atim = src->st_atim;
+	st->st_mtim = src->st_mtim;
+	st->st_ctim = src->st_mtim;
+}
+
+static void fill_entry(const struct psgfs_ll *ll, const struct tree_stat *ts,
+		       struct fuse_entry_param *e)
+{
+	memset(e, 0, sizeof *e);
+	e->ino = ts->ino;
+	e->generation = 1;
+	e->attr_timeout = ll->timeout;
+	e->entry_timeout = ll->timeout;
+	fill_stat(ll, ts, &e->attr);
+}
+
+static void ll_init(void *userdata, struct fuse_conn_info *conn)
+{
+	struct psgfs_ll *ll = userdata;
+
+	/* Zero-message open: the kernel stops sending OPEN once we answer ENOSYS. Directories
+	 * keep their (one per listing) OPENDIR so the kernel may cache readdir results. */
+	ll->no_open = (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) != 0;
+	if (ll->no_open)
+		conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
+	if (conn->capable & FUSE_CAP_READDIRPLUS)
+		conn->want |= FUSE_CAP_READDIRPLUS;
+	/* Always plus: every listing is followed by stats in the tools our users run. */
+	conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
+	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
+		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+	conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+}
+
+static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct psgfs_ll *ll = ll_of(req);
+	struct fuse_entry_param e;
+	struct tree_stat ts;
+	enum psg_result r;
+
+	atomic_fetch_add(&op_count[OP_LOOKUP], 1);
+	r = tree_lookup(ll->tree, parent, name, &ts);
+	if (r == PSG_ERR_NOENT) {
+		/* A negative entry with a long timeout: the tree never changes while mounted. */
+		memset(&e, 0, sizeof e);
+		e.entry_timeout = ll->timeout;
+		fuse_reply_entry(req, &e);
+		return;
+	}
+	if (r != PSG_OK) {
+		fuse_reply_err(req, to_errno(r));
+		return;
+	}
+	fill_entry(ll, &ts, &e);
+	fuse_reply_entry(req, &e);
+}
+
+static void ll_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	(void)ino;
+	(void)nlookup;
+	atomic_fetch_add(&op_count[OP_FORGET], 1);
+	fuse_reply_none(req); /* structural inodes: nothing to forget */
+}
+
+static void ll_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	(void)count;
+	(void)forgets;
+	atomic_fetch_add(&op_count[OP_FORGET], 1);
+	fuse_reply_none(req);
+}
+
+static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct psgfs_ll *ll = ll_of(req);
+	struct tree_stat ts;
+	struct stat st;
+	enum psg_result r;
+
+	(void)fi;
+	atomic_fetch_add(&op_count[OP_GETATTR], 1);
+	r = tree_getattr(ll->tree, ino, &ts);
+	if (r != PSG_OK) {
+		fuse_reply_err(req, to_errno(r));
+		return;
+	}
+	fill_stat(ll, &ts, &st);
+	fuse_reply_attr(req, &st, ll->timeout);
+}
+
+static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	atomic_fetch_add(&op_count[OP_OPEN], 1);
+	if ((fi->flags & O_ACCMODE) != O_RDONLY) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
+	if (ll_of(req)->no_open) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
+	/* Kernels without zero-message open still get cache-friendly opens. */
+	fi->keep_cache = 1;
+	fi->noflush = 1;
+	fuse_reply_open(req, fi);
+}
+
+static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct psgfs_ll *ll = ll_of(req);
+	enum psg_result r;
+	size_t got;
+	char *buf;
+
+	(void)fi;
+	atomic_fetch_add(&op_count[OP_READ], 1);
+	if (off < 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	buf = malloc(size ? size : 1);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	r = tree_read(ll->tree, ino, (uint64_t)off, size, buf, &got);
+	if (r != PSG_OK)
+		fuse_reply_err(req, to_errno(r));
+	else
+		fuse_reply_buf(req, buf, got);
+	free(buf);
+}
+
+static void ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	(void)fi;
+	atomic_fetch_add(&op_count[OP_RELEASE], 1);
+	fuse_reply_err(req, 0);
+}
+
+static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct psgfs_ll *ll = ll_of(req);
+	struct tree_stat ts;
+	enum psg_result r;
+
+	atomic_fetch_add(&op_count[OP_OPENDIR], 1);
+	r = tree_getattr(ll->tree, ino, &ts);
+	if (r == PSG_OK && !ts.is_dir)
+		r = PSG_ERR_NOTDIR;
+	if (r != PSG_OK) {
+		fuse_reply_err(req, to_errno(r));
+		return;
+	}
+	fi->cache_readdir = 1;
+	fi->keep_cache = 1;
+	fuse_reply_open(req, fi);
+}
+
+/* Offsets: 0 ".", 1 "..", then child i at i + 2; each entry's `off` is the next position. */
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus)
+{
+	struct psgfs_ll *ll = ll_of(req);
+	struct tree_dir *d;
+	enum psg_result r;
+	size_t used = 0, n;
+	char *buf;
+
+	atomic_fetch_add(&op_count[plus ? OP_READDIRPLUS : OP_READDIR], 1);
+	r = tree_opendir(ll->tree, ino, &d);
+	if (r != PSG_OK) {
+		fuse_reply_err(req, to_errno(r));
+		return;
+	}
+	buf = malloc(size ? size : 1);
+	if (!buf) {
+		tree_closedir(ll->tree, d);
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	n = tree_dir_count(d);
+	for (off_t pos = off < 0 ? 0 : off; (size_t)pos < n + 2; pos++) {
+		struct fuse_entry_param e;
+		const char *name;
+		struct tree_stat ts;
+		size_t want;
+
+		memset(&e, 0, sizeof e);
+		if (pos < 2) {
+			name = pos == 0 ? "." : "..";
+			e.attr.st_ino = pos == 0 ? ino : FUSE_ROOT_ID;
+			e.attr.st_mode = S_IFDIR;
+		} else {
+			size_t i = (size_t)pos - 2;
+
+			name = tree_dir_name(d, i);
+			e.attr.st_ino = tree_dir_ino(d, i);
+			e.attr.st_mode = tree_dir_is_dir(d, i) ? S_IFDIR : S_IFREG;
+			/* A node whose attributes fail still lists; its lookup reports EIO. */
+			if (plus && tree_getattr(ll->tree, e.attr.st_ino, &ts) == PSG_OK)
+				fill_entry(ll, &ts, &e);
+		}
+		if (plus)
+			want = fuse_add_direntry_plus(req, buf + used, size - used, name, &e,
+						      pos + 1);
+		else
+			want = fuse_add_direntry(req, buf + used, size - used, name, &e.attr,
+						 pos + 1);
+		if (want > size - used)
+			break;
+		used += want;
+	}
+	tree_closedir(ll->tree, d);
+	fuse_reply_buf(req, buf, used);
+	free(buf);
+}
+
+static void ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	(void)fi;
+	do_readdir(req, ino, size, off, false);
+}
+
+static void ll_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			   struct fuse_file_info *fi)
+{
+	(void)fi;
+	do_readdir(req, ino, size, off, true);
+}
+
+static void ll_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	(void)fi;
+	atomic_fetch_add(&op_count[OP_RELEASEDIR], 1);
+	fuse_reply_err(req, 0);
+}
+
+static void ll_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct psgfs_ll *ll = ll_of(req);
+	const struct stat *src = tree_source_stat(ll->tree);
+	struct statvfs sv;
+
+	(void)ino;
+	atomic_fetch_add(&op_count[OP_STATFS], 1);
+	memset(&sv, 0, sizeof sv);
+	sv.f_bsize = 4096;
+	sv.f_frsize = 4096;
+	sv.f_blocks = (fsblkcnt_t)((src->st_size + 4095) / 4096);
+	sv.f_namemax = 255;
+	sv.f_flag = ST_RDONLY | ST_NOSUID | ST_NODEV;
+	fuse_reply_statfs(req, &sv);
+}
+
+void psgfs_ll_write_stats(struct psgfs_ll *ll, FILE *out)
+{
+	struct cache_stats cs;
+	struct tree_counters tc;
+
+	tree_get_stats(ll->tree, &cs, &tc);
+	for (int i = 0; i < OP_COUNT; i++)
+		fprintf(out, "op_%s %llu\n", op_names[i],
+			(unsigned long long)atomic_load(&op_count[i]));
+	fprintf(out,
+		"cache_hits %llu\ncache_misses %llu\ncache_inserts %llu\ncache_evictions %llu\n"
+		"cache_bytes %llu\ncache_peak_bytes %llu\ncache_entries %llu\ncache_budget %llu\n"
+		"renders %llu\nrender_bytes %llu\nrender_failures %llu\nraw_reads %llu\n"
+		"raw_bytes %llu\n",
+		(unsigned long long)cs.hits, (unsigned long long)cs.misses,
+		(unsigned long long)cs.inserts, (unsigned long long)cs.evictions,
+		(unsigned long long)cs.bytes, (unsigned long long)cs.peak_bytes,
+		(unsigned long long)cs.entries, (unsigned long long)cs.budget,
+		(unsigned long long)tc.renders, (unsigned long long)tc.render_bytes,
+		(unsigned long long)tc.render_failures, (unsigned long long)tc.raw_reads,
+		(unsigned long long)tc.raw_bytes);
+	fflush(out);
+}
+
+const struct fuse_lowlevel_ops psgfs_ll_ops = {
+	.init = ll_init,
+	.lookup = ll_lookup,
+	.forget = ll_forget,
+	.forget_multi = ll_forget_multi,
+	.getattr = ll_getattr,
+	.open = ll_open,
+	.read = ll_read,
+	.release = ll_release,
+	.opendir = ll_opendir,
+	.readdir = ll_readdir,
+	.readdirplus = ll_readdirplus,
+	.releasedir = ll_releasedir,
+	.statfs = ll_statfs,
+};

@@ -1,0 +1,35 @@
+/*
+ * Byte-bounded LRU cache of parsed structures and rendered files, safe across threads.
+ * Entries are pinned while in use: eviction unlinks them at once but frees them only when the
+ * last user unpins. An entry larger than the whole budget is handed out detached (never kept).
+ */
+#ifndef PSGFS_CACHE_H
+#define PSGFS_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cache;
+struct cache_ent;
+
+struct cache_stats {
+	uint64_t hits, misses, inserts, evictions;
+	uint64_t bytes, entries, budget, peak_bytes;
+};
+
+struct cache *cache_new(size_t budget_bytes);
+void cache_free(struct cache *c);
+
+/* Pinned data for key, or NULL. *ent receives the pin for cache_unpin. */
+void *cache_get(struct cache *c, uint64_t key, struct cache_ent **ent);
+/*
+ * Insert data (ownership moves to the cache; dtor may be NULL for plain free()) and return it
+ * pinned. If the key is already present (another thread won a race), data is destroyed and the
+ * existing entry is returned instead. Returns NULL only on allocation failure (data destroyed).
+ */
+void *cache_put(struct cache *c, uint64_t key, void *data, size_t bytes, void (*dtor)(void *),
+		struct cache_ent **ent);
+void cache_unpin(struct cache *c, struct cache_ent *ent);
+struct cache_stats cache_get_stats(struct cache *c);
+
+#endif

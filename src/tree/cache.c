@@ -1,0 +1,264 @@
+/* Byte-bounded LRU: open-addressing-free chained hash + doubly linked recency list, one mutex. */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "psgfs/cache.h"
+
+struct cache_ent {
+	uint64_t key;
+	void *data;
+	size_t bytes;
+	void (*dtor)(void *);
+	unsigned pins;
+	bool linked; /* in the map and LRU list */
+	struct cache_ent *hnext;
+	struct cache_ent *prev, *next; /* LRU: head = most recent */
+};
+
+struct cache {
+	pthread_mutex_t mu;
+	struct cache_ent **tab;
+	size_t nbuckets;
+	struct cache_ent *head, *tail;
+	size_t budget;
+	struct cache_stats st;
+};
+
+/* Per-entry bookkeeping charged to the budget, so many tiny entries stay bounded too. */
+#define CACHE_OVERHEAD (sizeof(struct cache_ent) + 16)
+
+static size_t bucket(const struct cache *c, uint64_t key)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdull;
+	key ^= key >> 33;
+	return (size_t)(key & (c->nbuckets - 1));
+}
+
+struct cache *cache_new(size_t budget)
+{
+	struct cache *c = calloc(1, sizeof *c);
+
+	if (!c)
+		return NULL;
+	c->nbuckets = 4096;
+	c->tab = calloc(c->nbuckets, sizeof *c->tab);
+	if (!c->tab) {
+		free(c);
+		return NULL;
+	}
+	pthread_mutex_init(&c->mu, NULL);
+	c->budget = budget;
+	c->st.budget = budget;
+	return c;
+}
+
+static void ent_destroy(struct cache_ent *e)
+{
+	if (e->data) {
+		if (e->dtor)
+			e->dtor(e->data);
+		else
+			free(e->data);
+	}
+	free(e);
+}
+
+void cache_free(struct cache *c)
+{
+	struct cache_ent *e, *n;
+
+	if (!c)
+		return;
+	for (e = c->head; e; e = n) {
+		n = e->next;
+		ent_destroy(e);
+	}
+	free(c->tab);
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+}
+
+static void lru_unlink(struct cache *c, struct cache_ent *e)
+{
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		c->head = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	else
+		c->tail = e->prev;
+	e->prev = e->next = NULL;
+}
+
+static void lru_push_front(struct cache *c, struct cache_ent *e)
+{
+	e->prev = NULL;
+	e->next = c->head;
+	if (c->head)
+		c->head->prev = e;
+	c->head = e;
+	if (!c->tail)
+		c->tail = e;
+}
+
+static void map_remove(struct cache *c, struct cache_ent *e)
+{
+	struct cache_ent **pp = &c->tab[bucket(c, e->key)];
+
+	while (*pp && *pp != e)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = e->hnext;
+	e->hnext = NULL;
+}
+
+static struct cache_ent *map_find(struct cache *c, uint64_t key)
+{
+	struct cache_ent *e = c->tab[bucket(c, key)];
+
+	while (e && e->key != key)
+		e = e->hnext;
+	return e;
+}
+
+/* Grow the table when chains get long; failure only costs speed. */
+static void map_maybe_grow(struct cache *c)
+{
+	struct cache_ent **tab, *e, *n;
+	size_t old = c->nbuckets;
+
+	if (c->st.entries < old * 2)
+		return;
+	tab = calloc(old * 2, sizeof *tab);
+	if (!tab)
+		return;
+	c->nbuckets = old * 2;
+	for (size_t i = 0; i < old; i++) {
+		for (e = c->tab[i]; e; e = n) {
+			size_t b = bucket(c, e->key);
+
+			n = e->hnext;
+			e->hnext = tab[b];
+			tab[b] = e;
+		}
+	}
+	free(c->tab);
+	c->tab = tab;
+}
+
+/* Unlink e from the map and LRU; frees it unless pinned (then the last unpin frees it). */
+static void evict(struct cache *c, struct cache_ent *e)
+{
+	map_remove(c, e);
+	lru_unlink(c, e);
+	e->linked = false;
+	c->st.bytes -= e->bytes + CACHE_OVERHEAD;
+	c->st.entries--;
+	c->st.evictions++;
+	if (e->pins == 0)
+		ent_destroy(e);
+}
+
+static void shrink_to(struct cache *c, size_t budget)
+{
+	struct cache_ent *e = c->tail;
+
+	while (e && c->st.bytes > budget) {
+		struct cache_ent *prev = e->prev;
+
+		evict(c, e);
+		e = prev;
+	}
+}
+
+void *cache_get(struct cache *c, uint64_t key, struct cache_ent **ent)
+{
+	struct cache_ent *e;
+	void *data = NULL;
+
+	pthread_mutex_lock(&c->mu);
+	e = map_find(c, key);
+	if (e) {
+		e->pins++;
+		lru_unlink(c, e);
+		lru_push_front(c, e);
+		c->st.hits++;
+		data = e->data;
+	} else {
+		c->st.misses++;
+	}
+	pthread_mutex_unlock(&c->mu);
+	*ent = e;
+	return data;
+}
+
+void *cache_put(struct cache *c, uint64_t key, void *data, size_t bytes, void (*dtor)(void *),
+		struct cache_ent **ent)
+{
+	struct cache_ent *e = calloc(1, sizeof *e), *old;
+
+	*ent = NULL;
+	if (!e) {
+		if (dtor)
+			dtor(data);
+		else
+			free(data);
+		return NULL;
+	}
+	e->key = key;
+	e->data = data;
+	e->bytes = bytes;
+	e->dtor = dtor;
+	e->pins = 1;
+	pthread_mutex_lock(&c->mu);
+	old = map_find(c, key);
+	if (old) {
+		old->pins++;
+		pthread_mutex_unlock(&c->mu);
+		ent_destroy(e);
+		*ent = old;
+		return old->data;
+	}
+	c->st.inserts++;
+	if (bytes + CACHE_OVERHEAD <= c->budget) {
+		shrink_to(c, c->budget - bytes - CACHE_OVERHEAD);
+		e->hnext = c->tab[bucket(c, key)];
+		c->tab[bucket(c, key)] = e;
+		lru_push_front(c, e);
+		e->linked = true;
+		c->st.bytes += bytes + CACHE_OVERHEAD;
+		c->st.entries++;
+		if (c->st.bytes > c->st.peak_bytes)
+			c->st.peak_bytes = c->st.bytes;
+		map_maybe_grow(c);
+	}
+	pthread_mutex_unlock(&c->mu);
+	*ent = e;
+	return data;
+}
+
+void cache_unpin(struct cache *c, struct cache_ent *e)
+{
+	bool destroy;
+
+	if (!e)
+		return;
+	pthread_mutex_lock(&c->mu);
+	destroy = --e->pins == 0 && !e->linked;
+	pthread_mutex_unlock(&c->mu);
+	if (destroy)
+		ent_destroy(e);
+}
+
+struct cache_stats cache_get_stats(struct cache *c)
+{
+	struct cache_stats s;
+
+	pthread_mutex_lock(&c->mu);
+	s = c->st;
+	pthread_mutex_unlock(&c->mu);
+	return s;
+}

@@ -1,0 +1,484 @@
+/* The namespace of a mounted PSK/PSKX mesh. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/bytes.h"
+#include "psgfs/names.h"
+#include "tree/actorx.h"
+
+enum {
+	K_ROOT,
+	K_INFO,
+	K_ERRORS,
+	K_CHUNKS,
+	K_CHUNK,
+	K_SKEL,
+	K_BONES_TSV,
+	K_NAMES,
+	K_BONES,
+	K_BONE,
+	K_POINTS,
+	K_WEDGES,
+	K_FACES,
+	K_MATERIALS,
+	K_WEIGHTS,
+	K_NORMALS,
+	K_COLORS,
+	K_UVS,
+	K_UV,
+	K_MORPHS,
+	K_MORPH,
+	K_SOCKETS,
+	K_COUNT
+};
+
+/* The fully decoded mesh, built on first use of anything beyond the chunk table. */
+struct psk_full {
+	struct psk_mesh m;
+	struct diag d;
+	size_t *bone_points; /* per bone: distinct points it weights */
+};
+
+static void full_free(void *p)
+{
+	struct psk_full *f = p;
+
+	psk_mesh_free(&f->m);
+	diag_free(&f->d);
+	free(f->bone_points);
+	free(f);
+}
+
+static int cmp_weight(const void *x, const void *y)
+{
+	const struct psk_weight *a = x, *b = y;
+
+	if (a->bone != b->bone)
+		return a->bone < b->bone ? -1 : 1;
+	return a->point < b->point ? -1 : a->point > b->point;
+}
+
+/* Distinct weighted points per bone (duplicate influences of one point count once). */
+static size_t *count_bone_points(const struct psk_mesh *m)
+{
+	size_t *cnt = xcalloc_n(m->n_bones ? m->n_bones : 1, sizeof *cnt);
+	struct psk_weight *w = xcalloc_n(m->n_weights ? m->n_weights : 1, sizeof *w);
+
+	if (!cnt || !w) {
+		free(w);
+		free(cnt);
+		return NULL;
+	}
+	if (m->n_weights)
+		memcpy(w, m->weights, m->n_weights * sizeof *w);
+	qsort(w, m->n_weights, sizeof *w, cmp_weight);
+	for (size_t i = 0; i < m->n_weights; i++) {
+		if (w[i].bone < 0 || (size_t)w[i].bone >= m->n_bones)
+			continue;
+		if (i > 0 && w[i].bone == w[i - 1].bone && w[i].point == w[i - 1].point)
+			continue;
+		cnt[w[i].bone]++;
+	}
+	free(w);
+	return cnt;
+}
+
+static enum psg_result load_full(struct tree *t, uint64_t arg, void **data, size_t *bytes,
+				 void (**dtor)(void *))
+{
+	struct psk_full *f = calloc(1, sizeof *f);
+	uint8_t *file;
+	enum psg_result r;
+
+	(void)arg;
+	if (!f)
+		return PSG_ERR_NOMEM;
+	diag_init(&f->d);
+	r = src_dup(&t->src, 0, (size_t)t->src.size, &file);
+	if (r == PSG_OK) {
+		r = psk_read(file, (size_t)t->src.size, &f->m, &f->d);
+		free(file);
+	}
+	if (r == PSG_OK) {
+		f->bone_points = count_bone_points(&f->m);
+		if (!f->bone_points)
+			r = PSG_ERR_NOMEM;
+	}
+	if (r != PSG_OK) {
+		full_free(f);
+		return r == PSG_ERR_NOMEM ? r : PSG_ERR_IO;
+	}
+	*data = f;
+	*bytes = (size_t)t->src.size * 2 + sizeof *f;
+	*dtor = full_free;
+	return PSG_OK;
+}
+
+/* Pin the decoded mesh for the duration of one render. */
+#define WITH_FULL(t, f, ent)                                                                       \
+	struct cache_ent *ent;                                                                     \
+	enum psg_result full_r;                                                                    \
+	struct psk_full *f = tree_memo(t, TREE_KEY(KEY_FMT, 0), load_full, 0, &ent, &full_r);      \
+	if (!f)                                                                                    \
+		return full_r;
+
+static enum psg_result list_root(struct tree *t, struct tnode self, struct tlist *out)
+{
+	(void)self;
+	tlist_add(out, tn(K_INFO, 0, 0), "info.txt");
+	tlist_add(out, tn(K_ERRORS, 0, 0), "errors.txt");
+	tlist_add(out, tn(K_CHUNKS, 0, 0), "chunks");
+	tlist_add(out, tn(K_SKEL, 0, 0), "skeleton");
+	tlist_add(out, tn(K_POINTS, 0, 0), "points.tsv");
+	tlist_add(out, tn(K_WEDGES, 0, 0), "wedges.tsv");
+	tlist_add(out, tn(K_FACES, 0, 0), "faces.tsv");
+	tlist_add(out, tn(K_MATERIALS, 0, 0), "materials.tsv");
+	tlist_add(out, tn(K_WEIGHTS, 0, 0), "weights.tsv");
+	/* Optional files follow the chunk table, so listing the root decodes nothing. */
+	if (actorx_has_chunk(t, "VTXNORMS"))
+		tlist_add(out, tn(K_NORMALS, 0, 0), "normals.tsv");
+	if (actorx_has_chunk(t, "VERTEXCOLOR"))
+		tlist_add(out, tn(K_COLORS, 0, 0), "colors.tsv");
+	if (actorx_has_chunk(t, "EXTRAUVS0|EXTRAUVS1|EXTRAUVS2|EXTRAUVS3|EXTRAUVS4|EXTRAUVS5|"
+				"EXTRAUVS6|EXTRAUVS7|EXTRAUV0|EXTRAUV1|EXTRAUV2|EXTRAUV3|EXTRAUV4|"
+				"EXTRAUV5|EXTRAUV6|EXTRAUV7"))
+		tlist_add(out, tn(K_UVS, 0, 0), "uvs");
+	if (actorx_has_chunk(t, "MRPHINFO"))
+		tlist_add(out, tn(K_MORPHS, 0, 0), "morphs");
+	if (actorx_has_chunk(t, "SKELSOCK"))
+		tlist_add(out, tn(K_SOCKETS, 0, 0), "sockets.tsv");
+	return PSG_OK;
+}
+
+static enum psg_result list_chunks(struct tree *t, struct tnode self, struct tlist *out)
+{
+	(void)self;
+	actorx_list_chunks(t, out, K_CHUNK);
+	return PSG_OK;
+}
+
+static enum psg_result list_skel(struct tree *t, struct tnode self, struct tlist *out)
+{
+	(void)t;
+	(void)self;
+	tlist_add(out, tn(K_BONES_TSV, 0, 0), "bones.tsv");
+	tlist_add(out, tn(K_NAMES, 0, 0), "names.txt");
+	tlist_add(out, tn(K_BONES, 0, 0), "bones");
+	return PSG_OK;
+}
+
+static enum psg_result list_bones(struct tree *t, struct tnode self, struct tlist *out)
+{
+	(void)self;
+	WITH_FULL(t, f, ent);
+	actorx_list_bones(t, f->m.bones, f->m.n_bones, out, K_BONE);
+	cache_unpin(t->cache, ent);
+	return PSG_OK;
+}
+
+static enum psg_result list_uvs(struct tree *t, struct tnode self, struct tlist *out)
+{
+	(void)self;
+	WITH_FULL(t, f, ent);
+	for (size_t i = 0; i < f->m.n_extra_uv_sets && i < PSK_MAX_EXTRA_UVS; i++)
+		if (f->m.extra_uvs[i])
+			tlist_add(out, tn(K_UV, (uint32_t)i, 0), "%zu.tsv", i);
+	cache_unpin(t->cache, ent);
+	return PSG_OK;
+}
+
+static enum psg_result list_morphs(struct tree *t, struct tnode self, struct tlist *out)
+{
+	(void)self;
+	WITH_FULL(t, f, ent);
+	for (size_t i = 0; i < f->m.n_morphs && i < UINT32_MAX; i++) {
+		char nm[NAME_COMPONENT_MAX + 1];
+
+		name_component(f->m.morphs[i].name, PSK_NAME_LEN, nm);
+		tlist_add(out, tn(K_MORPH, (uint32_t)i, 0), "%02zu.%s.tsv", i, nm);
+	}
+	cache_unpin(t->cache, ent);
+	return PSG_OK;
+}
+
+static enum psg_result render_info(struct tree *t, struct tnode self, struct buf *out)
+{
+	(void)self;
+	WITH_FULL(t, f, ent);
+	const struct psk_mesh *m = &f->m;
+
+	buf_printf(out, "format: %s\nfile: %s\nsize: %llu\n", psk_needs_pskx(m) ? "pskx" : "psk",
+		   t->stem, (unsigned long long)t->src.size);
+	actorx_chunks_info(t, out);
+	buf_printf(out,
+		   "points: %zu\nwedges: %zu\nfaces: %zu\nface_index_width: %d\nmaterials: %zu\n"
+		   "bones: %zu\nweights: %zu\nnormals: %zu\ncolors: %zu\nextra_uv_sets: %zu\n"
+		   "morphs: %zu\nmorph_deltas: %zu\nsockets: %zu\nproblems: %zu\n",
+		   m->n_points, m->n_wedges, m->n_faces, m->faces32 ? 32 : 16, m->n_materials,
+		   m->n_bones, m->n_weights, m->n_normals, m->n_colors, m->n_extra_uv_sets,
+		   m->n_morphs, m->n_deltas, m->n_sockets, diag_count(&f->d));
+	cache_unpin(t->cache, ent);
+	return PSG_OK;
+}
+
+static enum psg_result render_errors(struct tree *t, struct tnode self, struct buf *out)
+{
+	struct actorx_mount *am = t->priv;
+	struct cache_ent *ent;
+	enum psg_result r;
+	struct psk_full *f;
+
+	(void)self;
+	f = tree_memo(t, TREE_KEY(KEY_FMT, 0), load_full, 0, &ent, &r);
+	if (!f) {
+		/* The mesh could not be decoded at all: say why, after what the scan found. */
+		actorx_errors_txt(&am->scan_diag, out);
+		buf_printf(out, "mesh: cannot decode: %s\n", psg_result_str(r));
+		return PSG_OK;
+	}
+	actorx_errors_txt(&f->d, out);
+	cache_unpin(t->cache, ent);
+	return PSG_OK;
+}
+
+static enum psg_result render_bones_tsv(struct tree *t, struct tnode self, struct buf *out)
+{
+	(void)self;
+	WITH_FULL(t, f, ent);
+	actorx_bones_tsv(f->m.bones, f->m.n_bones, out);
+	cache_unpin(t->cache, ent);
+	return PSG_OK;
+}
+
+static enum psg_result render_names(struct tree *t, struct tnode self, struct buf *out)
+{
+	(void)self;
+	WITH_FULL(t, f, ent);
+	actorx_names_txt(f->m.bones, f->m.n_bones, out);
+	cache_unpin(t->cache, ent);
+	return PSG_OK;
+}
+
+static enum psg_result render_bone(struct tree *t, struct tnode self, struct buf *out)
+{
+	enum psg_result r;
+
+	WITH_FULL(t, f, ent);
+	r = actorx_bone_txt(f->m.bones, f->m.n_bones, self.a, f->bone_points, out);
+	cache_unpin(t->cache, ent);
+	return r;
+}
+
+static enum psg_result render_points(struct tree *t, struct tnode self, struct buf *out)
+{
+	(void)self;
+	WITH_FULL(t, f, ent);
+	buf_puts(out, "index\tx\ty\tz\n");
+	for (size_t i = 0; i < f->m.n_points; i++) {
+		buf_printf(out, "%zu", i);
+		actorx_vec(out, &f->m.points[i].x, 3);
+		buf_putc(out, '\n');
+	}
+	cache_unpin(t->cache, ent);
+	return PSG_OK;
+}
+
+static enum psg_result render_wedges(struct tree *t, struct tnode self, struct buf *out)
+{
+	(void)self;
+	WITH_FULL(t, f, ent);
+	buf_puts(out, "index\tpoint\tu\tv\tmaterial\n");
+	for (size_t i = 0; i < f->m.n_wedges; i++) {
+		const struct psk_wedge *w = &f->m.wedges[i];
+
+		buf_printf(out, "%zu\t%u\t", i, w->point);
+		buf_f32txt(out, w->u);
+		buf_putc(out, '\t');
+		buf_f32txt(out, w->v);
+		buf_printf(out, "\t%u\n", w->mat);
+	}
+	cache_unpin(t->cache, ent);
+	return PSG_OK;
+}
+
+static enum psg_result render_faces(struct tree *t, struct tnode self, struct buf *out)
+{
+	(void)self;
+	WITH_FULL(t, f, ent);
+	buf_puts(out, "index\tw0\tw1\tw2\tmaterial\taux_material\tsmoothing\n");
+	for (size_t i = 0; i < f->m.n_faces; i++) {
+		const struct psk_face *x = &f->m.faces[i];
+
+		buf_printf(out, "%zu\t%u\t%u\t%u\t%u\t%u\t0x%08X\n", i, x->wedge[0], x->wedge[1],
+			   x->wedge[2], x->mat, x->aux_mat, x->smoothing);
+	}
+	cache_unpin(t->cache, ent);
+	return PSG_OK;
+}
+
+static enum psg_result render_materials(struct tree *t, struct tnode self, struct buf *out)
+{
+	(void)self;
+	WITH_FULL(t, f, ent);
+	buf_puts(out, "index\tname\ttexture_index\tpoly_flags\taux_material\taux_flags\tlod_bias\t"
+		      "lod_style\n");
+	for (size_t i = 0; i < f->m.n_materials; i++) {
+		const struct psk_material *x = &f->m.materials[i];
+
+		buf_printf(out, "%zu\t", i);
+		actorx_print_name(out, x->name);
+		buf_printf(out, "\t%d\t0x%08X\t%d\t0x%08X\t%d\t%d\n", x->texture_index,
+			   x->poly_flags, x->aux_material, x->aux_flags, x->lod_bias, x->lod_style);
+	}
+	cache_unpin(t->cache, ent);
+	return PSG_OK;
+}
+
+static enum psg_result render_weights(struct tree *t, struct tnode self, struct buf *out)
+{
+	(void)self;
+	WITH_FULL(t, f, ent);
+	buf_puts(out, "point\tbone\tname\tweight\n");
+	for (size_t i = 0; i < f->m.n_weights; i++) {
+		const struct psk_weight *w = &f->m.weights[i];
+
+		buf_printf(out, "%d\t%d\t", w->point, w->bone);
+		if (w->bone >= 0 && (size_t)w->bone < f->m.n_bones)
+			actorx_print_name(out, f->m.bones[w->bone].name);
+		buf_putc(out, '\t');
+		buf_f32txt(out, w->weight);
+		buf_putc(out, '\n');
+	}
+	cache_unpin(t->cache, ent);
+	return PSG_OK;
+}
+
+static enum psg_result render_normals(struct tree *t, struct tnode self, struct buf *out)
+{
+	(void)self;
+	WITH_FULL(t, f, ent);
+	buf_puts(out, "index\tx\ty\tz\n");
+	for (size_t i = 0; i < f->m.n_normals; i++) {
+		buf_printf(out, "%zu", i);
+		actorx_vec(out, &f->m.normals[i].x, 3);
+		buf_putc(out, '\n');
+	}
+	cache_unpin(t->cache, ent);
+	return PSG_OK;
+}
+
+static enum psg_result render_colors(struct tree *t, struct tnode self, struct buf *out)
+{
+	(void)self;
+	WITH_FULL(t, f, ent);
+	buf_puts(out, "wedge\tr\tg\tb\ta\n");
+	for (size_t i = 0; i < f->m.n_colors; i++) {
+		const struct psk_color *c = &f->m.colors[i];
+
+		buf_printf(out, "%zu\t%u\t%u\t%u\t%u\n", i, c->r, c->g, c->b, c->a);
+	}
+	cache_unpin(t->cache, ent);
+	return PSG_OK;
+}
+
+static enum psg_result render_uv(struct tree *t, struct tnode self, struct buf *out)
+{
+	enum psg_result r = PSG_OK;
+
+	WITH_FULL(t, f, ent);
+	if (self.a >= PSK_MAX_EXTRA_UVS || !f->m.extra_uvs[self.a]) {
+		r = PSG_ERR_NOENT;
+	} else {
+		buf_puts(out, "wedge\tu\tv\n");
+		for (size_t i = 0; i < f->m.n_extra_uvs[self.a]; i++) {
+			buf_printf(out, "%zu", i);
+			actorx_vec(out, &f->m.extra_uvs[self.a][i].u, 2);
+			buf_putc(out, '\n');
+		}
+	}
+	cache_unpin(t->cache, ent);
+	return r;
+}
+
+static enum psg_result render_morph(struct tree *t, struct tnode self, struct buf *out)
+{
+	enum psg_result r = PSG_OK;
+
+	WITH_FULL(t, f, ent);
+	if (self.a >= f->m.n_morphs) {
+		r = PSG_ERR_NOENT;
+	} else {
+		const struct psk_morph *mo = &f->m.morphs[self.a];
+
+		buf_puts(out, "delta\tpoint\tdx\tdy\tdz\ttx\tty\ttz\n");
+		for (size_t i = 0; i < mo->n_deltas && mo->first_delta + i < f->m.n_deltas; i++) {
+			const struct psk_morph_delta *d = &f->m.deltas[mo->first_delta + i];
+
+			buf_printf(out, "%zu\t%d", i, d->point);
+			actorx_vec(out, d->pos, 3);
+			actorx_vec(out, d->tangent_z, 3);
+			buf_putc(out, '\n');
+		}
+	}
+	cache_unpin(t->cache, ent);
+	return r;
+}
+
+static enum psg_result render_sockets(struct tree *t, struct tnode self, struct buf *out)
+{
+	(void)self;
+	WITH_FULL(t, f, ent);
+	buf_puts(out, "index\tname\tbone\tx\ty\tz\tpitch\tyaw\troll\tsx\tsy\tsz\n");
+	for (size_t i = 0; i < f->m.n_sockets; i++) {
+		const struct psk_socket *s = &f->m.sockets[i];
+
+		buf_printf(out, "%zu\t", i);
+		actorx_print_name(out, s->name);
+		buf_putc(out, '\t');
+		actorx_print_name(out, s->bone);
+		actorx_vec(out, s->loc, 3);
+		actorx_vec(out, s->rot, 3);
+		actorx_vec(out, s->scale, 3);
+		buf_putc(out, '\n');
+	}
+	cache_unpin(t->cache, ent);
+	return PSG_OK;
+}
+
+static enum tree_open_fail psk_mount(struct tree *t, char *why, size_t whylen)
+{
+	return actorx_mount(t, PSK_KIND_MESH, why, whylen);
+}
+
+static const struct tree_kind psk_kinds[K_COUNT] = {
+	[K_ROOT] = {"root", true, list_root, NULL, NULL},
+	[K_INFO] = {"info", false, NULL, render_info, NULL},
+	[K_ERRORS] = {"errors", false, NULL, render_errors, NULL},
+	[K_CHUNKS] = {"chunks", true, list_chunks, NULL, NULL},
+	[K_CHUNK] = {"chunk", false, NULL, NULL, actorx_chunk_extent},
+	[K_SKEL] = {"skeleton", true, list_skel, NULL, NULL},
+	[K_BONES_TSV] = {"bones.tsv", false, NULL, render_bones_tsv, NULL},
+	[K_NAMES] = {"names.txt", false, NULL, render_names, NULL},
+	[K_BONES] = {"bones", true, list_bones, NULL, NULL},
+	[K_BONE] = {"bone", false, NULL, render_bone, NULL},
+	[K_POINTS] = {"points", false, NULL, render_points, NULL},
+	[K_WEDGES] = {"wedges", false, NULL, render_wedges, NULL},
+	[K_FACES] = {"faces", false, NULL, render_faces, NULL},
+	[K_MATERIALS] = {"materials", false, NULL, render_materials, NULL},
+	[K_WEIGHTS] = {"weights", false, NULL, render_weights, NULL},
+	[K_NORMALS] = {"normals", false, NULL, render_normals, NULL},
+	[K_COLORS] = {"colors", false, NULL, render_colors, NULL},
+	[K_UVS] = {"uvs", true, list_uvs, NULL, NULL},
+	[K_UV] = {"uv", false, NULL, render_uv, NULL},
+	[K_MORPHS] = {"morphs", true, list_morphs, NULL, NULL},
+	[K_MORPH] = {"morph", false, NULL, render_morph, NULL},
+	[K_SOCKETS] = {"sockets", false, NULL, render_sockets, NULL},
+};
+
+const struct tree_format tree_format_psk = {
+	.name = "psk",
+	.kinds = psk_kinds,
+	.n_kinds = K_COUNT,
+	.mount = psk_mount,
+	.unmount = actorx_unmount,
+};
