@@ -1,1 +1,187 @@
-int main(void) { return 0; }
+/*
+ * psgfs-gen: deterministic synthetic inputs for tests, benchmarks and the demo. The same seed
+ * gives the same bytes on every machine.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/gen_psg.h"
+#include "psgfs/gen_psg_textures.h"
+#include "psgfs/gen_psk.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: psgfs-gen KIND [options] OUT\n"
+		"\n"
+		"kinds:\n"
+		"  psk       Unreal skeletal mesh (PSK; PSKX layout with --big)\n"
+		"  psa       Unreal animation set (PSA)\n"
+		"  sky       Skate 3 static model arena shaped like the real night sky (spec s11/s12)\n"
+		"  sized     model arena of about --size bytes (many static meshes), for benchmarks\n"
+		"  textures  texture arena with every supported format, mips, a cube map, NPOT sizes\n"
+		"\n"
+		"options:\n"
+		"  --seed N            random seed (default 1)\n"
+		"  --shuffle-dict N    PSG: permute dictionary rows with seed N (references follow)\n"
+		"  --record FILE       PSG: write 'index type_id offset size fnv1a64' rows to FILE\n"
+		"  --size N[KMG]       sized: target bytes (default 1M)\n"
+		"  --points N --bones N --materials N --morphs N --sockets N --uv-sets N\n"
+		"  --normals --colors --big --hostile-names            psk options\n"
+		"  --sequences N --frames N --scale-keys               psa options (--bones too)\n");
+}
+
+static uint64_t parse_u64(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s) {
+		fprintf(stderr, "psgfs-gen: bad number '%s'\n", s);
+		exit(2);
+	}
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; break;
+	case 'm': case 'M': v <<= 20; break;
+	case 'g': case 'G': v <<= 30; break;
+	default: break;
+	}
+	return v;
+}
+
+static int write_out(const char *path, const struct buf *b)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(b->data, 1, b->len, f) != b->len || fclose(f) != 0) {
+		fprintf(stderr, "psgfs-gen: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int write_record(const char *path, const struct psg_gen_record *rec)
+{
+	FILE *f;
+
+	if (!path)
+		return 0;
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "psgfs-gen: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	fprintf(f, "index\ttype_id\toffset\tsize\tfnv1a64\n");
+	for (size_t i = 0; i < rec->n; i++)
+		fprintf(f, "%zu\t0x%08X\t%" PRIu64 "\t%u\t%016" PRIx64 "\n", i, rec->obj[i].type_id,
+			rec->obj[i].start, rec->obj[i].size, rec->obj[i].fnv64);
+	return fclose(f) == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	enum {
+		O_SEED = 256, O_SHUFFLE, O_RECORD, O_SIZE, O_POINTS, O_BONES, O_MATERIALS,
+		O_MORPHS, O_SOCKETS, O_UVSETS, O_NORMALS, O_COLORS, O_BIG, O_HOSTILE, O_SEQS,
+		O_FRAMES, O_SCALE,
+	};
+	static const struct option longopts[] = {
+		{"seed", required_argument, NULL, O_SEED},
+		{"shuffle-dict", required_argument, NULL, O_SHUFFLE},
+		{"record", required_argument, NULL, O_RECORD},
+		{"size", required_argument, NULL, O_SIZE},
+		{"points", required_argument, NULL, O_POINTS},
+		{"bones", required_argument, NULL, O_BONES},
+		{"materials", required_argument, NULL, O_MATERIALS},
+		{"morphs", required_argument, NULL, O_MORPHS},
+		{"sockets", required_argument, NULL, O_SOCKETS},
+		{"uv-sets", required_argument, NULL, O_UVSETS},
+		{"normals", no_argument, NULL, O_NORMALS},
+		{"colors", no_argument, NULL, O_COLORS},
+		{"big", no_argument, NULL, O_BIG},
+		{"hostile-names", no_argument, NULL, O_HOSTILE},
+		{"sequences", required_argument, NULL, O_SEQS},
+		{"frames", required_argument, NULL, O_FRAMES},
+		{"scale-keys", no_argument, NULL, O_SCALE},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct gen_psk_opts pk;
+	struct gen_psa_opts pa;
+	struct psg_gen_record rec = {0};
+	uint64_t seed = 1, shuffle = 0, size = 1 << 20;
+	const char *record = NULL, *kind, *out;
+	struct buf b;
+	enum psg_result r;
+	int c, rc;
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	kind = argv[1];
+	gen_psk_opts_default(&pk, 1);
+	gen_psa_opts_default(&pa, 1);
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_SEED: seed = parse_u64(optarg); pk.seed = pa.seed = seed; break;
+		case O_SHUFFLE: shuffle = parse_u64(optarg); break;
+		case O_RECORD: record = optarg; break;
+		case O_SIZE: size = parse_u64(optarg); break;
+		case O_POINTS: pk.points = (uint32_t)parse_u64(optarg); break;
+		case O_BONES: pk.bones = pa.bones = (uint32_t)parse_u64(optarg); break;
+		case O_MATERIALS: pk.materials = (uint32_t)parse_u64(optarg); break;
+		case O_MORPHS: pk.morphs = (uint32_t)parse_u64(optarg); break;
+		case O_SOCKETS: pk.sockets = (uint32_t)parse_u64(optarg); break;
+		case O_UVSETS: pk.extra_uv_sets = (uint32_t)parse_u64(optarg); break;
+		case O_NORMALS: pk.normals = true; break;
+		case O_COLORS: pk.colors = true; break;
+		case O_BIG: pk.big = true; break;
+		case O_HOSTILE: pk.hostile_names = pa.hostile_names = true; break;
+		case O_SEQS: pa.sequences = (uint32_t)parse_u64(optarg); break;
+		case O_FRAMES: pa.max_frames = (uint32_t)parse_u64(optarg); break;
+		case O_SCALE: pa.scale_keys = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	out = argv[optind];
+	buf_init(&b);
+	if (!strcmp(kind, "psk")) {
+		r = gen_psk_file(&pk, &b);
+	} else if (!strcmp(kind, "psa")) {
+		r = gen_psa_file(&pa, &b);
+	} else if (!strcmp(kind, "sky")) {
+		r = gen_psg_sky(shuffle, &b, &rec);
+	} else if (!strcmp(kind, "sized")) {
+		r = gen_psg_sized(size, seed, &b, &rec);
+	} else if (!strcmp(kind, "textures")) {
+		struct gen_tex_opts to = {.shuffle_seed = shuffle};
+
+		r = gen_psg_textures(&to, &b, &rec, NULL);
+	} else {
+		fprintf(stderr, "psgfs-gen: unknown kind '%s'\n", kind);
+		return 2;
+	}
+	if (r != PSG_OK || b.oom) {
+		fprintf(stderr, "psgfs-gen: %s: %s\n", kind, psg_result_str(b.oom ? PSG_ERR_NOMEM : r));
+		buf_free(&b);
+		psg_gen_record_free(&rec);
+		return 1;
+	}
+	rc = write_out(out, &b) | write_record(record, &rec);
+	buf_free(&b);
+	psg_gen_record_free(&rec);
+	return rc;
+}
