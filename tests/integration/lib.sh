@@ -1,0 +1,64 @@
+# Shared helpers for integration tests: real FUSE mounts, always under timeout, always
+# unmounted by a trap. Source this file; set -euo pipefail is on.
+set -euo pipefail
+: "${PSGFS:?}" "${PSGFS_GEN:?}" "${PSGFS_TOOL:?}"
+WORK=$(mktemp -d /tmp/psgfs-it.XXXXXX)
+MOUNTS=()
+fails=0
+passes=0
+
+cleanup() {
+	for m in "${MOUNTS[@]}"; do
+		fusermount3 -u -z "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+	done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# mount FILE MNT [psgfs options...]: mounts in the background daemon mode, waits until ready.
+mount_psgfs() {
+	local file=$1 mnt=$2
+	shift 2
+	mkdir -p "$mnt"
+	timeout 30 "$PSGFS" "$file" "$mnt" "$@"
+	MOUNTS+=("$mnt")
+	for _ in $(seq 100); do
+		mountpoint -q "$mnt" && return 0
+		sleep 0.05
+	done
+	echo "mount of $file did not appear" >&2
+	return 1
+}
+
+unmount_psgfs() {
+	timeout 30 fusermount3 -u "$1"
+}
+
+ok() {
+	passes=$((passes + 1))
+	echo "ok - $*"
+}
+
+not_ok() {
+	fails=$((fails + 1))
+	echo "not ok - $*"
+}
+
+# check DESCRIPTION COMMAND...: a test step that must succeed.
+check() {
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+
+finish() {
+	echo "$passes passed, $fails failed"
+	[ "$fails" -eq 0 ]
+}
+
+# Compare a mounted tree with psgfs-tool's view of the same file: names, sizes, bytes.
+same_as_tool() {
+	local file=$1 mnt=$2 ex=$WORK/extract.$RANDOM
+	"$PSGFS_TOOL" extract "$file" "$ex" >/dev/null 2>&1 || true
+	diff -r "$ex" "$mnt" >/dev/null
+}
