@@ -1,0 +1,362 @@
+/*
+ * Skate 3 (PS3) skeletons, bone palettes, meshes and skin (../shared/spec/rw4-arena.md §5,
+ * §7.1-§7.4, §8.5, §8.6, §9, §10 steps 10-11, §16) and the derived Unreal .psk.
+ *
+ * Layers: object parsers over one object's bytes (skate_*_parse, big-endian), a whole-arena
+ * "scene" (structure only, no vertex bytes), on-demand vertex/skin/triangle decode of one mesh,
+ * text renderers (src/tree/psg_text_mesh.c) and the PSK export. Nothing here trusts a count,
+ * offset or index; problems are diag lines and broken meshes keep ok == false.
+ *
+ * Conventions (stated once, used everywhere):
+ * - Matrices are stored row-major, row-vector convention: rows x/y/z axis, translation in
+ *   row 3 (p' = p * M). The inverse bind pose (IBP) is as stored; bind = inverse(IBP), so the
+ *   bind's rows are the bone's axes in model space and row 3 its origin.
+ * - Quaternions are x y z w, unit, w >= 0, standard right-handed math with column vectors:
+ *   q rotates a bone-local vector into model space (its matrix has the bone axes as columns).
+ * - Model space is taken as Y-up, right-handed. Inferred: the PSG writers (PsgBuilder, the
+ *   GLB converters, spec S11/S17) copy glTF (Y-up, right-handed, counter-clockwise front faces)
+ *   positions and index order into PSGs unchanged; no real skinned file was available.
+ * - Triangles are shown as stored (a b c); they are taken as counter-clockwise front faces.
+ *   The PSK gets (a c b): PSK triangles are clockwise (psk-psa.md §5).
+ * - PSK space is right-handed, so no mirroring. zup = true rotates everything +90 degrees
+ *   about X ((x, y, z) -> (x, -z, y)): points, bone positions and rotations alike.
+ */
+#ifndef PSGFS_SKATE_MESH_H
+#define PSGFS_SKATE_MESH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "psgfs/arena.h"
+#include "psgfs/buf.h"
+#include "psgfs/diag.h"
+#include "psgfs/result.h"
+#include "psgfs/source.h"
+
+/* ---- GCM vertex formats and PS3 element types (§7.1) ---- */
+
+enum skate_vfmt {
+	SKATE_VF_S1 = 1,   /* s16 / 32767 */
+	SKATE_VF_F = 2,	   /* float32 BE */
+	SKATE_VF_SF = 3,   /* float16 BE */
+	SKATE_VF_UB = 4,   /* u8 / 255 */
+	SKATE_VF_S32K = 5, /* raw s16 */
+	SKATE_VF_CMP = 6,  /* signed 11:11:10 normalised, one u32 = x y z */
+	SKATE_VF_UB256 = 7 /* raw u8 */
+};
+
+enum skate_etype {
+	SKATE_ET_XYZ = 0,
+	SKATE_ET_WEIGHTS = 1,
+	SKATE_ET_NORMAL = 2,
+	SKATE_ET_COLOR = 3,
+	SKATE_ET_SPECULAR = 4,
+	SKATE_ET_INDICES = 7,
+	SKATE_ET_TEX0 = 8, /* TEX0..TEX5 = 8..13 */
+	SKATE_ET_TANGENT = 14,
+	SKATE_ET_BINORMAL = 15,
+};
+
+/* "S1" .. "UB256", NULL for an unknown value. */
+const char *skate_vfmt_name(uint8_t vt);
+/* Bytes per component (CMP: 4 for the whole vector), 0 when unknown. */
+unsigned skate_vfmt_comp_size(uint8_t vt);
+/* "XYZ", "WEIGHTS", "NORMAL", "VERTEXCOLOR", "SPECULAR", "INDICES", "TEX0".."TEX5",
+ * "TANGENT", "BINORMAL", "NA" (0xFF), else "TYPE_0xNN" written into buf. */
+const char *skate_etype_name(uint8_t type, char buf[16]);
+
+/* IEEE half (bits) to float, incl. subnormals, inf and nan. */
+float skate_half_to_float(uint16_t h);
+/* CMP: x bits 0-10 / 1023, y bits 11-21 / 1023, z bits 22-31 / 511, each sign-extended. */
+void skate_cmp_decode(uint32_t v, float out[3]);
+/*
+ * Decode one element of one vertex from p (the caller checked that compSize*ncomp bytes are
+ * there). Returns the number of floats written to out (CMP: 3, else ncomp; 0 when the format
+ * is unknown or ncomp is not 1..4). as_int: read the raw integer instead of the normalised
+ * value for S1 and UB (blend indices stored as UB are byte values, not fractions).
+ */
+unsigned skate_velem_decode(uint8_t vt, unsigned ncomp, const uint8_t *p, bool as_int,
+			    float out[4]);
+
+/* ---- object parsers (one object's bytes, big-endian) ---- */
+
+#define SKATE_MAX_ELEMS 16
+struct skate_velem {
+	uint8_t vertex_type, num_components, stream, offset;
+	uint16_t stride;
+	uint8_t type, elem_class;
+	bool usable; /* known format, 1..4 components, offset + compSize*n <= stride */
+};
+struct skate_vdes {
+	uint32_t ref_count, types_flags;
+	uint16_t num_streams, num_elements, freq_div, pad0;
+	struct skate_velem el[SKATE_MAX_ELEMS];
+	unsigned n_el; /* elements present (<= num_elements, <= 16, <= what the object holds) */
+	uint8_t trailer[8];
+	bool has_trailer;
+	uint16_t stride; /* stream stride (of the first element) */
+};
+/* idx only names the object in diag lines. PSG_ERR_CORRUPT when the 16-byte header is
+ * missing; elements that do not fit the stride are kept with usable = false (+ diag). */
+enum psg_result skate_vdes_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_vdes *out,
+				 struct diag *d);
+
+struct skate_vb {
+	uint32_t buffer, offset, buffer_size;
+	uint8_t location, lock_flags;
+	uint16_t pad0;
+};
+enum psg_result skate_vb_parse(const uint8_t *p, size_t n, struct skate_vb *out);
+
+struct skate_ib {
+	uint32_t buffer, offset, num_indices, stride;
+	uint8_t index_type, location, type, lock_flags;
+};
+enum psg_result skate_ib_parse(const uint8_t *p, size_t n, struct skate_ib *out);
+
+struct skate_mesh_helper {
+	uint32_t n_ib, n_vb;
+	uint32_t *refs; /* IB refs then VB refs, as many as the object holds */
+	uint32_t n_refs;
+};
+enum psg_result skate_mesh_helper_parse(const uint8_t *p, size_t n, uint32_t idx,
+					struct skate_mesh_helper *out, struct diag *d);
+void skate_mesh_helper_free(struct skate_mesh_helper *m);
+
+/* PS3 DrawIndexedParameters (12 bytes). */
+struct skate_island {
+	uint32_t start, count;
+	uint8_t prim;
+	uint8_t pad[3];
+};
+struct skate_optimesh {
+	float bbox[8];
+	uint32_t num_verts, material, vdes, mesh_helper, ib, vb;
+	uint32_t num_islands, island_areas, island_aabbs, draw_params;
+	uint32_t num_remap, remap_table;
+	uint32_t num_blend_shapes, blend_shape_table, blend_shape_names, pad;
+	struct skate_island *islands; /* from draw_params (object-relative), capped by the object */
+	uint32_t n_islands;
+	uint16_t *remap; /* from +0x4C / +0x48, capped by the object */
+	uint32_t n_remap;
+};
+/* PSG_ERR_CORRUPT when the 0x60-byte header is missing. */
+enum psg_result skate_optimesh_parse(const uint8_t *p, size_t n, uint32_t idx,
+				     struct skate_optimesh *out, struct diag *d);
+void skate_optimesh_free(struct skate_optimesh *m);
+
+struct skate_model_mesh {
+	uint32_t mesh, material; /* stored references */
+};
+struct skate_model {
+	float bbox[8];
+	uint32_t ibp_off, mesh_table_off, name_table_off, name_list_off;
+	uint16_t num_total_bones, num_meshes, num_bones, num_islands;
+	uint32_t aabbs_off, areas_off;
+	uint32_t n_bones; /* bones whose matrix and name-table slot lie inside the object */
+	float (*ibp)[16]; /* n_bones, as stored */
+	char **names;	  /* n_bones NUL-terminated copies ("" when the offset is bad) */
+	struct skate_model_mesh *meshes;
+	uint32_t n_meshes;
+	float (*aabbs)[8]; /* island AABBs present */
+	uint32_t n_aabbs;
+	float (*areas)[4]; /* island areas present */
+	uint32_t n_areas;
+};
+/* PSG_ERR_CORRUPT when the 0x40-byte header is missing. */
+enum psg_result skate_model_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_model *out,
+				  struct diag *d);
+void skate_model_free(struct skate_model *m);
+
+/* ---- skeleton math (row-major, row-vector matrices as stored) ---- */
+
+/* 4x4 inverse; false when singular. */
+bool skate_mat4_inverse(const float m[16], float out[16]);
+/*
+ * Split a row-vector bind matrix into translation (row 3) and a unit quaternion (w >= 0).
+ * Returns true when the 3x3 part is a rotation within tol (orthonormal rows, det +1); else
+ * the rotation comes from Gram-Schmidt-orthonormalised rows and *err holds the deviation.
+ */
+bool skate_decompose(const float bind[16], float t[3], float q[4], float tol, float *err);
+void skate_quat_mul(const float a[4], const float b[4], float out[4]);
+void skate_quat_rotate(const float q[4], const float v[3], float out[3]);
+/* Standard right-handed quaternion of a column-vector rotation matrix r[row][col]. */
+void skate_quat_from_mat3(const float r[3][3], float q[4]);
+
+/* ---- scene: the whole arena's skeleton and meshes (structure only) ---- */
+
+#define SKATE_NONE	UINT32_MAX
+#define SKATE_RIGID_TOL 1e-3f
+
+struct skate_bone {
+	char *name;
+	float ibp[16];	/* as stored */
+	float bind[16]; /* inverse(ibp); identity when ibp is singular */
+	float t[3];	/* bind translation (model space) */
+	float q[4];	/* bind rotation x y z w */
+	bool invertible;
+	bool rigid;	 /* no scale/shear beyond SKATE_RIGID_TOL */
+	float rigid_err; /* largest deviation found */
+	int32_t parent;	 /* -1 = root */
+};
+
+struct skate_scene_mesh {
+	bool ok;	/* vertices, positions and indices can be decoded */
+	uint32_t model; /* dict index of the RenderModelData listing it, SKATE_NONE when unlisted */
+	uint32_t table_index;
+	/* dictionary indices, SKATE_NONE when absent or unresolved */
+	uint32_t optimesh, vdes, vb, ib, mesh_helper, vb_res, ib_res, material_obj;
+	uint32_t material_off;
+	char *material;	     /* resolved material name or "material_NN" */
+	bool material_named; /* name came from the RenderMaterialData */
+	struct skate_vdes desc;
+	bool has_desc;
+	uint16_t stride;
+	uint32_t vertex_count;
+	uint64_t vb_start;		   /* absolute file offset of vertex 0 */
+	uint32_t index_count, index_width; /* width 2 or 4 (0 when unusable) */
+	uint64_t ib_start;		   /* absolute file offset of index 0 */
+	uint32_t indices_avail;		   /* indices actually inside the base resource */
+	struct skate_island *islands;
+	uint32_t n_islands;
+	uint16_t *palette_raw; /* remap table as stored */
+	int32_t *palette;      /* global bone per slot, -1 = out of range (dropped) */
+	uint32_t n_palette;
+	bool skinned;	       /* has INDICES or WEIGHTS elements */
+	uint64_t tri_estimate; /* sum of usable island counts / 3 */
+};
+
+enum skate_hierarchy { SKATE_HIER_DEFAULT, SKATE_HIER_TSV };
+
+struct skate_scene {
+	struct skate_bone *bones;
+	uint32_t n_bones;
+	uint32_t skeleton_model; /* dict index of the first RenderModelData, SKATE_NONE if none */
+	enum skate_hierarchy hierarchy; /* DEFAULT: every bone but 0 hangs from bone 0 */
+	uint32_t n_models;
+	uint32_t n_nonrigid;
+	struct skate_scene_mesh *meshes;
+	size_t n_meshes;
+	uint64_t total_vertices, total_triangles; /* of ok meshes (triangles estimated) */
+	size_t n_problems;			  /* diag lines produced by skate_scene_load */
+};
+
+/*
+ * Build the scene (spec §10 steps 10-11): skeleton from the first RenderModelData in
+ * dictionary order, meshes from every model's mesh table (model order, table order), then every
+ * RenderOptiMeshData no model lists. hierarchy_tsv: NULL or the text of "bone<TAB>parent" rows
+ * by name (header line optional; empty parent, "-", "-1" or "none" = root); unknown names and
+ * cycles are reported and fall back to bone 0. PSG_ERR_UNSUPPORTED for non-PS3 arenas,
+ * PSG_ERR_NOMEM; broken pieces are diag lines, never failures.
+ */
+enum psg_result skate_scene_load(const struct src *s, const struct arena *a,
+				 const char *hierarchy_tsv, struct skate_scene **out,
+				 struct diag *diag);
+void skate_scene_free(struct skate_scene *sc);
+size_t skate_scene_bytes(const struct skate_scene *sc);
+static inline uint32_t skate_scene_bone_count(const struct skate_scene *sc)
+{
+	return sc->n_bones;
+}
+static inline size_t skate_scene_mesh_count(const struct skate_scene *sc)
+{
+	return sc->n_meshes;
+}
+
+/* ---- one mesh's decoded vertices, skin and triangles ---- */
+
+struct skate_attr {
+	uint8_t type;	     /* element type (skate_etype) */
+	uint8_t vertex_type; /* GCM format */
+	uint8_t n;	     /* floats per vertex (CMP: 3) */
+	float *v;	     /* n_verts * n; INDICES hold the raw integers */
+};
+struct skate_influence {
+	uint32_t bone; /* global bone */
+	float weight;
+};
+struct skate_mesh_data {
+	uint32_t n_verts;
+	struct skate_attr attr[SKATE_MAX_ELEMS]; /* usable elements in descriptor order */
+	unsigned n_attr;
+	int pos, normal, tangent, binormal, color, weights, indices; /* attr index or -1 */
+	int tex[6];						     /* TEX0..TEX5, -1 absent */
+	/* skin: <= 4 influences per vertex, zero weights dropped, normalised to sum 1 */
+	uint8_t *n_infl;
+	struct skate_influence (*infl)[4];
+	uint32_t n_unweighted; /* skinned vertices left without any influence */
+	/* triangles in island order; island index per triangle */
+	uint32_t (*tri)[3];
+	uint32_t *tri_island;
+	size_t n_tri;
+};
+
+/*
+ * Decode mesh `mesh` of the scene. Blend indices go through the palette (out of range: diag,
+ * dropped); three weights with four indices give the fourth 1 - sum (inferred D3D/RW style).
+ * Static meshes (no INDICES/WEIGHTS) get weight 1 on palette[0], else bone 0. Indices past the
+ * vertex count drop their triangle (diag); islands past numIndices are clamped (diag).
+ * PSG_ERR_CORRUPT when the mesh is not ok, PSG_ERR_IO, PSG_ERR_NOMEM.
+ */
+enum psg_result skate_mesh_decode(const struct src *s, const struct arena *a,
+				  const struct skate_scene *sc, size_t mesh,
+				  struct skate_mesh_data **out, struct diag *diag);
+void skate_mesh_data_free(struct skate_mesh_data *md);
+size_t skate_mesh_data_bytes(const struct skate_mesh_data *md);
+
+/* ---- text renderers (src/tree/psg_text_mesh.c); TSV with a header line ---- */
+
+/* "NNN.<safe name>.txt" for skeleton/bones/ (3+ digits). out must hold 80 bytes. */
+void skate_bone_file_name(const struct skate_scene *sc, uint32_t bone, char out[80]);
+
+/* skeleton/bones.tsv: index name parent tx ty tz qx qy qz qw (bind pose, model space). */
+enum psg_result skate_text_bones(const struct skate_scene *sc, struct buf *out);
+/* skeleton/names.txt: one name per line. */
+enum psg_result skate_text_bone_names(const struct skate_scene *sc, struct buf *out);
+/* skeleton/inverse_bind.tsv: index name m00 .. m33 (row-major as stored). */
+enum psg_result skate_text_inverse_bind(const struct skate_scene *sc, struct buf *out);
+/* skeleton/bones/NNN.name.txt. PSG_ERR_NOENT for a bad index. */
+enum psg_result skate_text_bone(const struct skate_scene *sc, uint32_t bone, struct buf *out);
+/* meshes/NN/descriptor.txt, palette.tsv (slot bone name), islands.tsv
+ * (island start count primitive). PSG_ERR_NOENT for a bad mesh index. */
+enum psg_result skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out);
+enum psg_result skate_text_palette(const struct skate_scene *sc, size_t mesh, struct buf *out);
+enum psg_result skate_text_islands(const struct skate_scene *sc, size_t mesh, struct buf *out);
+/* From skate_mesh_decode output: vertices.tsv (vertex + one column per component: px py pz,
+ * nx ny nz, u0 v0, r g b a, w0.., i0.., tx.., bx.., ...), triangles.tsv (triangle a b c
+ * island), skin.tsv (vertex bone name weight). */
+enum psg_result skate_text_vertices(const struct skate_mesh_data *md, struct buf *out);
+enum psg_result skate_text_triangles(const struct skate_mesh_data *md, struct buf *out);
+enum psg_result skate_text_skin(const struct skate_scene *sc, const struct skate_mesh_data *md,
+				struct buf *out);
+/* info.txt lines: bones, hierarchy source, meshes, vertices, triangles, problems. */
+void skate_scene_summary(const struct skate_scene *sc, struct buf *out);
+
+/* True for the types skate_mesh_object_text decodes. */
+bool skate_mesh_object_has_text(uint32_t type_id);
+/*
+ * Decoded view of one RenderModelData, RenderOptiMeshData, VertexDescriptor, VertexBuffer,
+ * IndexBuffer or MeshHelper: every field by name, references as "-> NNNN.TypeName" (+0xOFF for
+ * subreferences). PSG_ERR_UNSUPPORTED for other types, PSG_ERR_BOUNDS for a bad index or an
+ * unreadable object, PSG_ERR_CORRUPT when the object is broken.
+ */
+enum psg_result skate_mesh_object_text(const struct src *s, const struct arena *a, uint32_t idx,
+				       struct buf *out);
+
+/* ---- export ---- */
+
+/*
+ * The scene as one PSK (psk-psa.md §12 profile via psk_write): every ok mesh, one material per
+ * exported mesh (its name, else "material_NN"), one point and one wedge per vertex (UV set 0),
+ * faces (a c b) with material = exported mesh ordinal, bones in a parents-first order
+ * (smallest index first; extra roots hang from the first root), positions parent-relative,
+ * quaternions root plain / children conjugated, RAWWEIGHTS from the skin (>= 1 per point,
+ * normalised, sorted by point). A scene without bones gets one identity bone "root".
+ * *is_pskx: more than 65536 wedges (FACE3200; name the file .pskx).
+ */
+enum psg_result skate_export_psk(const struct src *s, const struct arena *a,
+				 const struct skate_scene *sc, bool zup, struct buf *out,
+				 bool *is_pskx);
+
+#endif

@@ -1,0 +1,1110 @@
+/* The whole-arena view of a Skate 3 model PSG: skeleton of the first RenderModelData, every
+ * mesh resolved down to its base resources, and the on-demand vertex/skin/triangle decode
+ * (spec rw4-arena.md §10 steps 10-11). */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "psgfs/bytes.h"
+#include "psgfs/skate_mesh.h"
+
+#define MAX_DECODE_VERTS  (1u << 26)
+#define MATERIAL_NAME_MAX 255
+
+static const char *tlabel(const struct arena *a, uint32_t idx, char buf[16])
+{
+	if (idx >= a->n_dict)
+		return "?";
+	return rw_type_label(a->dict[idx].type_id, buf);
+}
+
+static enum psg_result read_obj(const struct src *s, const struct arena *a, uint32_t idx,
+				uint8_t **p, size_t *n)
+{
+	*p = NULL;
+	*n = 0;
+	if (idx >= a->n_dict || !a->dict[idx].readable)
+		return PSG_ERR_BOUNDS;
+	return arena_read_object(s, a, idx, p, n);
+}
+
+/*
+ * Resolve a reference field of object `owner` that must point at the start of an object of
+ * type `type` (0x00010030 = any base resource). SKATE_NONE (+ diag) otherwise.
+ */
+static uint32_t want_ref(const struct arena *a, uint32_t v, uint32_t type, uint32_t owner,
+			 const char *field, struct diag *d)
+{
+	char b1[16], b2[16];
+	uint32_t obj = 0, off = 0;
+	enum psg_result r = arena_resolve_ref(a, v, &obj, &off);
+	bool type_ok;
+
+	if (r == PSG_ERR_NOENT) {
+		diag_add(d, "object %u (%s): %s is null", owner, tlabel(a, owner, b1), field);
+		return SKATE_NONE;
+	}
+	if (r != PSG_OK || obj >= a->n_dict) {
+		diag_add(d, "object %u (%s): %s 0x%x does not resolve (%u objects)", owner,
+			 tlabel(a, owner, b1), field, v, a->n_dict);
+		return SKATE_NONE;
+	}
+	type_ok = type == RW_T_BASERES_FIRST ? rw_is_base_resource(a->dict[obj].type_id)
+					     : a->dict[obj].type_id == type;
+	if (!type_ok) {
+		diag_add(d, "object %u (%s): %s -> %u is %s, not %s", owner, tlabel(a, owner, b1),
+			 field, obj, tlabel(a, obj, b2),
+			 type == RW_T_BASERES_FIRST ? "BaseResource" : rw_type_label(type, b2));
+		return SKATE_NONE;
+	}
+	if (off != 0) {
+		diag_add(d, "object %u (%s): %s points 0x%x bytes into object %u", owner,
+			 tlabel(a, owner, b1), field, off, obj);
+		return SKATE_NONE;
+	}
+	if (!a->dict[obj].readable) {
+		diag_add(d, "object %u (%s): %s -> %u is not readable", owner, tlabel(a, owner, b1),
+			 field, obj);
+		return SKATE_NONE;
+	}
+	return obj;
+}
+
+/* ---- materials ---- */
+
+static bool str_at(const uint8_t *p, size_t n, uint32_t off, const char **s, size_t *len)
+{
+	const uint8_t *nul;
+
+	if (off >= n)
+		return false;
+	nul = memchr(p + off, 0, n - off);
+	if (!nul)
+		return false;
+	*s = (const char *)p + off;
+	*len = (size_t)(nul - (p + off));
+	return true;
+}
+
+/* Stream name of the "Name" channel (else "AttribulatorMaterialName") of the tRMaterial at
+ * object-relative `off` inside RenderMaterialData object `obj`; NULL when none. */
+static char *material_name(const struct src *s, const struct arena *a, uint32_t obj, uint32_t off,
+			   struct diag *d)
+{
+	uint8_t *p;
+	size_t n, best_len = 0;
+	const char *best = NULL;
+	int best_rank = 0;
+	uint32_t nch, pch;
+	uint64_t room;
+	char *out = NULL;
+
+	if (read_obj(s, a, obj, &p, &n) != PSG_OK)
+		return NULL;
+	if (!rng_ok(n, off, 12)) {
+		diag_add(d, "object %u (RenderMaterialData): material at 0x%x past the object", obj,
+			 off);
+		free(p);
+		return NULL;
+	}
+	nch = ld_u32be(p + off);
+	pch = ld_u32be(p + off + 8);
+	room = pch > n ? 0 : (n - pch) / 32;
+	if (nch > room) {
+		diag_add(d,
+			 "object %u (RenderMaterialData): material at 0x%x has %u channels, room "
+			 "for %llu",
+			 obj, off, nch, (unsigned long long)room);
+		nch = (uint32_t)room;
+	}
+	for (uint32_t c = 0; c < nch; c++) {
+		const uint8_t *ch = p + pch + 32 * (size_t)c;
+		const char *si, *sn;
+		size_t sil, snl;
+		int rank;
+
+		if (!str_at(p, n, ld_u32be(ch), &si, &sil))
+			continue;
+		if (ld_u16be(ch + 4) & 2) /* scalar constants, no stream name */
+			continue;
+		if (sil == 4 && !memcmp(si, "Name", 4))
+			rank = 2;
+		else if (sil == 24 && !memcmp(si, "AttribulatorMaterialName", 24))
+			rank = 1;
+		else
+			continue;
+		if (rank > best_rank && str_at(p, n, ld_u32be(ch + 0x18), &sn, &snl) && snl > 0) {
+			best = sn;
+			best_len = snl;
+			best_rank = rank;
+		}
+	}
+	if (best) {
+		if (best_len > MATERIAL_NAME_MAX)
+			best_len = MATERIAL_NAME_MAX;
+		out = malloc(best_len + 1);
+		if (out) {
+			memcpy(out, best, best_len);
+			out[best_len] = 0;
+		}
+	}
+	free(p);
+	return out;
+}
+
+/* ---- hierarchy ---- */
+
+struct name_ix {
+	const char *name;
+	uint32_t idx;
+};
+
+static int name_ix_cmp(const void *x, const void *y)
+{
+	const struct name_ix *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static int64_t find_bone(const struct name_ix *ix, uint32_t n, const char *name)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(ix[mid].name, name);
+
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(ix[lo].name, name) ? (int64_t)ix[lo].idx : -1;
+}
+
+static bool is_root_word(const char *s)
+{
+	return !*s || !strcmp(s, "-") || !strcmp(s, "-1") || !strcasecmp(s, "none") ||
+	       !strcasecmp(s, "null") || !strcasecmp(s, "root:");
+}
+
+/* Apply "bone<TAB>parent" rows; returns PSG_ERR_NOMEM or PSG_OK. */
+static enum psg_result apply_hierarchy(struct skate_scene *sc, const char *tsv, struct diag *d)
+{
+	uint32_t n = sc->n_bones, unlisted = 0;
+	struct name_ix *ix = xcalloc_n(n, sizeof *ix);
+	bool *seen = xcalloc_n(n, sizeof *seen);
+	const char *line = tsv;
+	size_t lineno = 0;
+
+	if (!ix || !seen) {
+		free(ix);
+		free(seen);
+		return PSG_ERR_NOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		ix[i].name = sc->bones[i].name;
+		ix[i].idx = i;
+	}
+	qsort(ix, n, sizeof *ix, name_ix_cmp);
+	for (uint32_t i = 0; i + 1 < n; i++)
+		if (!strcmp(ix[i].name, ix[i + 1].name))
+			diag_add(d,
+				 "skeleton: bones %u and %u share the name \"%.64s\"; the "
+				 "hierarchy uses %u",
+				 ix[i].idx, ix[i + 1].idx, ix[i].name, ix[i].idx);
+	for (uint32_t i = 0; i < n; i++)
+		sc->bones[i].parent = -2; /* unset */
+	while (*line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char buf[512], *tab, *child, *parent;
+		int64_t c, p;
+
+		lineno++;
+		if (len >= sizeof buf) {
+			diag_add(d, "hierarchy line %zu: longer than %zu bytes, ignored", lineno,
+				 sizeof buf - 1);
+			goto next;
+		}
+		memcpy(buf, line, len);
+		buf[len] = 0;
+		if (len && buf[len - 1] == '\r')
+			buf[--len] = 0;
+		if (!len || buf[0] == '#')
+			goto next;
+		child = buf;
+		tab = strchr(buf, '\t');
+		parent = tab ? tab + 1 : buf + len;
+		if (tab)
+			*tab = 0;
+		if ((tab = strchr(parent, '\t')) != NULL)
+			*tab = 0;
+		c = find_bone(ix, n, child);
+		if (c < 0) {
+			if (lineno == 1)
+				goto next; /* header line */
+			diag_add(d, "hierarchy line %zu: unknown bone \"%.64s\"", lineno, child);
+			goto next;
+		}
+		if (seen[c]) {
+			diag_add(d, "hierarchy line %zu: bone \"%.64s\" listed again, ignored",
+				 lineno, child);
+			goto next;
+		}
+		seen[c] = true;
+		if (is_root_word(parent)) {
+			sc->bones[c].parent = -1;
+		} else if ((p = find_bone(ix, n, parent)) < 0) {
+			diag_add(d,
+				 "hierarchy line %zu: bone \"%.64s\" has unknown parent \"%.64s\"; "
+				 "hung from bone 0",
+				 lineno, child, parent);
+			sc->bones[c].parent = c == 0 ? -1 : 0;
+		} else {
+			sc->bones[c].parent = (int32_t)p;
+		}
+	next:
+		line = end ? end + 1 : line + len;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (sc->bones[i].parent == -2) {
+			sc->bones[i].parent = i == 0 ? -1 : 0;
+			unlisted++;
+		}
+	if (unlisted)
+		diag_add(d, "hierarchy: %u of %u bones not listed; hung from bone 0", unlisted, n);
+	free(ix);
+	free(seen);
+	return PSG_OK;
+}
+
+/* Break parent cycles iteratively (no recursion): bone 0 first, then the rest in order. */
+static enum psg_result fix_cycles(struct skate_scene *sc, struct diag *d)
+{
+	uint32_t n = sc->n_bones;
+	uint8_t *st = xcalloc_n(n, 1);
+	uint32_t *path = xcalloc_n(n, sizeof *path);
+
+	if (!st || !path) {
+		free(st);
+		free(path);
+		return PSG_ERR_NOMEM;
+	}
+	for (uint32_t s0 = 0; s0 < n; s0++) {
+		uint32_t len = 0, x = s0;
+
+		if (st[s0] == 2)
+			continue;
+		for (;;) {
+			int32_t p = sc->bones[x].parent;
+
+			st[x] = 1;
+			path[len++] = x;
+			if (p < 0 || (uint32_t)p >= n || st[p] == 2)
+				break;
+			if (st[p] == 1) {
+				if (s0 == 0 || x == 0) {
+					diag_add(d,
+						 "hierarchy: parent cycle through bone %u "
+						 "(\"%.64s\"); made it a root",
+						 x, sc->bones[x].name);
+					sc->bones[x].parent = -1;
+				} else {
+					diag_add(d,
+						 "hierarchy: parent cycle through bone %u "
+						 "(\"%.64s\"); hung from bone 0",
+						 x, sc->bones[x].name);
+					sc->bones[x].parent = 0;
+				}
+				break;
+			}
+			x = (uint32_t)p;
+		}
+		for (uint32_t i = 0; i < len; i++)
+			st[path[i]] = 2;
+	}
+	free(st);
+	free(path);
+	return PSG_OK;
+}
+
+/* ---- scene ---- */
+
+static void mesh_free(struct skate_scene_mesh *m)
+{
+	free(m->material);
+	free(m->islands);
+	free(m->palette_raw);
+	free(m->palette);
+}
+
+void skate_scene_free(struct skate_scene *sc)
+{
+	if (!sc)
+		return;
+	for (uint32_t i = 0; i < sc->n_bones; i++)
+		free(sc->bones[i].name);
+	free(sc->bones);
+	for (size_t i = 0; i < sc->n_meshes; i++)
+		mesh_free(&sc->meshes[i]);
+	free(sc->meshes);
+	free(sc);
+}
+
+size_t skate_scene_bytes(const struct skate_scene *sc)
+{
+	size_t t;
+
+	if (!sc)
+		return 0;
+	t = sizeof *sc + sc->n_bones * sizeof *sc->bones + sc->n_meshes * sizeof *sc->meshes;
+	for (uint32_t i = 0; i < sc->n_bones; i++)
+		t += strlen(sc->bones[i].name) + 1;
+	for (size_t i = 0; i < sc->n_meshes; i++) {
+		const struct skate_scene_mesh *m = &sc->meshes[i];
+
+		t += (m->material ? strlen(m->material) + 1 : 0) +
+		     m->n_islands * sizeof *m->islands +
+		     m->n_palette * (sizeof *m->palette + sizeof *m->palette_raw);
+	}
+	return t;
+}
+
+static enum psg_result load_skeleton(const struct src *s, const struct arena *a,
+				     struct skate_scene *sc, const struct skate_model *md)
+{
+	sc->n_bones = md->n_bones;
+	sc->bones = xcalloc_n(sc->n_bones, sizeof *sc->bones);
+	if (!sc->bones)
+		return PSG_ERR_NOMEM;
+	(void)s;
+	(void)a;
+	for (uint32_t i = 0; i < sc->n_bones; i++) {
+		struct skate_bone *b = &sc->bones[i];
+
+		b->name = strdup(md->names[i]);
+		if (!b->name)
+			return PSG_ERR_NOMEM;
+		memcpy(b->ibp, md->ibp[i], sizeof b->ibp);
+		b->invertible = skate_mat4_inverse(b->ibp, b->bind);
+		if (!b->invertible) {
+			memset(b->bind, 0, sizeof b->bind);
+			b->bind[0] = b->bind[5] = b->bind[10] = b->bind[15] = 1;
+		}
+		b->rigid = skate_decompose(b->bind, b->t, b->q, SKATE_RIGID_TOL, &b->rigid_err) &&
+			   b->invertible;
+		if (!b->rigid)
+			sc->n_nonrigid++;
+		b->parent = i == 0 ? -1 : 0;
+	}
+	return PSG_OK;
+}
+
+/* Resolve everything one mesh needs; problems make ok false. */
+static enum psg_result load_mesh(const struct src *s, const struct arena *a, struct skate_scene *sc,
+				 size_t mi, struct skate_scene_mesh *m, uint32_t table_material,
+				 struct diag *d)
+{
+	struct skate_optimesh om;
+	uint8_t *p = NULL;
+	size_t n;
+	enum psg_result r;
+	uint32_t o = m->optimesh;
+	int pos = -1;
+	uint32_t bad_pal = 0;
+
+	m->vdes = m->vb = m->ib = m->mesh_helper = m->vb_res = m->ib_res = SKATE_NONE;
+	m->material_obj = SKATE_NONE;
+	if (o == SKATE_NONE)
+		goto name;
+	r = read_obj(s, a, o, &p, &n);
+	if (r != PSG_OK) {
+		diag_add(d, "mesh %zu: object %u (RenderOptiMeshData) unreadable: %s", mi, o,
+			 psg_result_str(r));
+		goto name;
+	}
+	r = skate_optimesh_parse(p, n, o, &om, d);
+	free(p);
+	p = NULL;
+	if (r == PSG_ERR_NOMEM)
+		return r;
+	if (r != PSG_OK)
+		goto name;
+
+	/* islands and palette */
+	m->islands = om.islands;
+	m->n_islands = om.n_islands;
+	m->palette_raw = om.remap;
+	m->n_palette = om.n_remap;
+	om.islands = NULL;
+	om.remap = NULL;
+	m->palette = xcalloc_n(m->n_palette, sizeof *m->palette);
+	if (!m->palette) {
+		skate_optimesh_free(&om);
+		return PSG_ERR_NOMEM;
+	}
+	for (uint32_t i = 0; i < m->n_palette; i++) {
+		if (m->palette_raw[i] < sc->n_bones) {
+			m->palette[i] = m->palette_raw[i];
+		} else {
+			m->palette[i] = -1;
+			if (bad_pal++ < 4)
+				diag_add(d,
+					 "mesh %zu: object %u (RenderOptiMeshData): palette slot "
+					 "%u = bone %u past the skeleton (%u bones), dropped",
+					 mi, o, i, m->palette_raw[i], sc->n_bones);
+		}
+	}
+	if (bad_pal > 4)
+		diag_add(d, "mesh %zu: %u palette slots past the skeleton in all", mi, bad_pal);
+
+	/* material */
+	{
+		uint32_t refs[2] = {om.material, table_material};
+
+		for (int k = 0; k < 2 && m->material_obj == SKATE_NONE; k++) {
+			uint32_t obj, off;
+
+			if (refs[k] == 0 || arena_resolve_ref(a, refs[k], &obj, &off) != PSG_OK ||
+			    obj >= a->n_dict)
+				continue;
+			if (a->dict[obj].type_id != RW_T_RENDERMATERIAL) {
+				char b1[16];
+
+				diag_add(d, "mesh %zu: material reference 0x%x -> %u is %s", mi,
+					 refs[k], obj, tlabel(a, obj, b1));
+				continue;
+			}
+			m->material_obj = obj;
+			m->material_off = off;
+			m->material = material_name(s, a, obj, off, d);
+			m->material_named = m->material != NULL;
+		}
+	}
+
+	/* vertex descriptor */
+	m->vdes = want_ref(a, om.vdes, RW_T_VDES, o, "m_pVertexDescriptor", d);
+	if (m->vdes != SKATE_NONE && read_obj(s, a, m->vdes, &p, &n) == PSG_OK) {
+		m->has_desc = skate_vdes_parse(p, n, m->vdes, &m->desc, d) == PSG_OK;
+		free(p);
+		p = NULL;
+	}
+	if (m->has_desc) {
+		m->stride = m->desc.stride;
+		for (unsigned i = 0; i < m->desc.n_el; i++) {
+			const struct skate_velem *e = &m->desc.el[i];
+
+			if (!e->usable)
+				continue;
+			if (e->type == SKATE_ET_XYZ && pos < 0)
+				pos = (int)i;
+			if (e->type == SKATE_ET_INDICES || e->type == SKATE_ET_WEIGHTS)
+				m->skinned = true;
+		}
+	}
+
+	if (om.mesh_helper)
+		m->mesh_helper =
+		    want_ref(a, om.mesh_helper, RW_T_MESHHELPER, o, "m_pMeshHelper", d);
+
+	/* vertex buffer */
+	m->vb = want_ref(a, om.vb, RW_T_VB, o, "m_pVertexBuffer", d);
+	if (m->vb != SKATE_NONE && read_obj(s, a, m->vb, &p, &n) == PSG_OK) {
+		struct skate_vb vb;
+
+		if (skate_vb_parse(p, n, &vb) != PSG_OK) {
+			diag_add(d, "object %u (VertexBuffer): %zu bytes, needs 16", m->vb, n);
+		} else {
+			m->vb_res =
+			    want_ref(a, vb.buffer, RW_T_BASERES_FIRST, m->vb, "m_buffer", d);
+		}
+		if (m->vb_res != SKATE_NONE) {
+			const struct arena_dict_entry *br = &a->dict[m->vb_res];
+
+			if (vb.buffer_size != br->size)
+				diag_add(d,
+					 "object %u (VertexBuffer): m_bufferSize %u but base "
+					 "resource %u holds %u bytes",
+					 m->vb, vb.buffer_size, m->vb_res, br->size);
+			if (vb.offset > br->size) {
+				diag_add(d,
+					 "object %u (VertexBuffer): m_offset %u past base resource "
+					 "%u (%u bytes)",
+					 m->vb, vb.offset, m->vb_res, br->size);
+				m->vb_res = SKATE_NONE;
+			} else {
+				uint32_t bytes = br->size - vb.offset;
+
+				m->vb_start = br->start + vb.offset;
+				if (m->stride) {
+					m->vertex_count = bytes / m->stride;
+					if (bytes % m->stride)
+						diag_add(d,
+							 "mesh %zu: vertex data of %u bytes is not "
+							 "a multiple of stride %u",
+							 mi, bytes, m->stride);
+				}
+			}
+		}
+		free(p);
+		p = NULL;
+	}
+
+	/* index buffer */
+	m->ib = want_ref(a, om.ib, RW_T_IB, o, "m_pIndexBuffer", d);
+	if (m->ib != SKATE_NONE && read_obj(s, a, m->ib, &p, &n) == PSG_OK) {
+		struct skate_ib ib;
+
+		if (skate_ib_parse(p, n, &ib) != PSG_OK) {
+			diag_add(d, "object %u (IndexBuffer): %zu bytes, needs 20", m->ib, n);
+		} else {
+			m->ib_res =
+			    want_ref(a, ib.buffer, RW_T_BASERES_FIRST, m->ib, "m_buffer", d);
+			m->index_count = ib.num_indices;
+			if (ib.stride == 2 || ib.stride == 4)
+				m->index_width = ib.stride;
+			else
+				diag_add(d, "object %u (IndexBuffer): stride %u (2 or 4 expected)",
+					 m->ib, ib.stride);
+			if (m->index_width && (ib.index_type == 1) != (m->index_width == 2))
+				diag_add(d,
+					 "object %u (IndexBuffer): index type %u disagrees with "
+					 "stride %u; stride used",
+					 m->ib, ib.index_type, ib.stride);
+		}
+		if (m->ib_res != SKATE_NONE && m->index_width) {
+			const struct arena_dict_entry *br = &a->dict[m->ib_res];
+
+			if (ib.offset > br->size) {
+				diag_add(d,
+					 "object %u (IndexBuffer): m_offset %u past base resource "
+					 "%u (%u bytes)",
+					 m->ib, ib.offset, m->ib_res, br->size);
+				m->ib_res = SKATE_NONE;
+			} else {
+				uint32_t fit = (br->size - ib.offset) / m->index_width;
+
+				m->ib_start = br->start + ib.offset;
+				m->indices_avail = ib.num_indices < fit ? ib.num_indices : fit;
+				if (ib.num_indices > fit)
+					diag_add(d,
+						 "object %u (IndexBuffer): %u indices of %u bytes "
+						 "but base resource %u holds %u",
+						 m->ib, ib.num_indices, m->index_width, m->ib_res,
+						 fit);
+			}
+		}
+		free(p);
+		p = NULL;
+	}
+
+	/* islands against the index count */
+	for (uint32_t i = 0; i < m->n_islands; i++) {
+		const struct skate_island *is = &m->islands[i];
+		uint64_t end = (uint64_t)is->start + is->count, cnt = is->count;
+
+		if (is->prim != 5) {
+			diag_add(d, "mesh %zu: island %u primitive %u unsupported (5 = triangles)",
+				 mi, i, is->prim);
+			continue;
+		}
+		if (end > m->index_count) {
+			diag_add(d, "mesh %zu: island %u indices %u..%llu past numIndices %u", mi,
+				 i, is->start, (unsigned long long)end, m->index_count);
+		}
+		if (is->count % 3)
+			diag_add(d, "mesh %zu: island %u index count %u is not a multiple of 3", mi,
+				 i, is->count);
+		if (end > m->indices_avail)
+			cnt = is->start >= m->indices_avail ? 0 : m->indices_avail - is->start;
+		m->tri_estimate += cnt / 3;
+	}
+
+	if (!m->has_desc)
+		diag_add(d, "mesh %zu: no usable vertex descriptor", mi);
+	else if (pos < 0)
+		diag_add(d, "mesh %zu: vertex descriptor %u has no usable position (XYZ) element",
+			 mi, m->vdes);
+	else if (m->stride == 0)
+		diag_add(d, "mesh %zu: vertex stride 0", mi);
+	else if (m->vb_res == SKATE_NONE)
+		diag_add(d, "mesh %zu: no vertex data", mi);
+	else if (m->ib_res == SKATE_NONE || !m->index_width)
+		diag_add(d, "mesh %zu: no index data", mi);
+	else
+		m->ok = true;
+	skate_optimesh_free(&om);
+name:
+	if (!m->material) {
+		char buf[32];
+
+		snprintf(buf, sizeof buf, "material_%02zu", mi);
+		m->material = strdup(buf);
+		if (!m->material)
+			return PSG_ERR_NOMEM;
+	}
+	return PSG_OK;
+}
+
+struct mesh_src {
+	uint32_t optimesh, model, table_index, material;
+};
+
+enum psg_result skate_scene_load(const struct src *s, const struct arena *a,
+				 const char *hierarchy_tsv, struct skate_scene **out,
+				 struct diag *diag)
+{
+	struct skate_scene *sc;
+	struct mesh_src *ms = NULL;
+	size_t n_ms = 0, cap = 0, d0 = diag ? diag_count(diag) : 0;
+	bool *listed = NULL;
+	enum psg_result r = PSG_OK;
+
+	*out = NULL;
+	if (a->h.plat != RW_PS3 || !a->big_endian)
+		return PSG_ERR_UNSUPPORTED;
+	sc = calloc(1, sizeof *sc);
+	listed = xcalloc_n(a->n_dict, sizeof *listed);
+	if (!sc || !listed) {
+		r = PSG_ERR_NOMEM;
+		goto fail;
+	}
+	sc->skeleton_model = SKATE_NONE;
+	for (uint32_t i = 0; i < a->n_dict; i++) {
+		struct skate_model md;
+		uint8_t *p;
+		size_t n;
+		enum psg_result pr;
+
+		if (a->dict[i].type_id != RW_T_RENDERMODEL)
+			continue;
+		sc->n_models++;
+		pr = read_obj(s, a, i, &p, &n);
+		if (pr != PSG_OK) {
+			diag_add(diag, "object %u (RenderModelData): unreadable: %s", i,
+				 psg_result_str(pr));
+			continue;
+		}
+		pr = skate_model_parse(p, n, i, &md, diag);
+		free(p);
+		if (pr == PSG_ERR_NOMEM) {
+			r = pr;
+			goto fail;
+		}
+		if (pr != PSG_OK)
+			continue;
+		if (sc->skeleton_model == SKATE_NONE) {
+			sc->skeleton_model = i;
+			r = load_skeleton(s, a, sc, &md);
+		} else if (md.n_bones != sc->n_bones) {
+			diag_add(diag,
+				 "object %u (RenderModelData): %u bones; the skeleton comes from "
+				 "object %u (%u bones)",
+				 i, md.n_bones, sc->skeleton_model, sc->n_bones);
+		}
+		for (uint32_t k = 0; r == PSG_OK && k < md.n_meshes; k++) {
+			uint32_t obj, off;
+			struct mesh_src e = {SKATE_NONE, i, k, md.meshes[k].material};
+
+			if (n_ms == cap) {
+				size_t nc = cap ? cap * 2 : 16;
+				struct mesh_src *v = xrealloc_n(ms, nc, sizeof *v);
+
+				if (!v) {
+					r = PSG_ERR_NOMEM;
+					break;
+				}
+				ms = v;
+				cap = nc;
+			}
+			if (arena_resolve_ref(a, md.meshes[k].mesh, &obj, &off) == PSG_OK &&
+			    obj < a->n_dict && off == 0 && a->dict[obj].type_id == RW_T_OPTIMESH) {
+				e.optimesh = obj;
+				listed[obj] = true;
+			} else {
+				char b1[16];
+
+				if (arena_resolve_ref(a, md.meshes[k].mesh, &obj, &off) == PSG_OK &&
+				    obj < a->n_dict)
+					diag_add(diag,
+						 "object %u (RenderModelData): mesh %u -> %u is "
+						 "%s, not RenderOptiMeshData",
+						 i, k, obj, tlabel(a, obj, b1));
+				else
+					diag_add(diag,
+						 "object %u (RenderModelData): mesh %u reference "
+						 "0x%x does not resolve",
+						 i, k, md.meshes[k].mesh);
+			}
+			ms[n_ms++] = e;
+		}
+		skate_model_free(&md);
+		if (r != PSG_OK)
+			goto fail;
+	}
+	for (uint32_t i = 0; i < a->n_dict; i++) {
+		if (a->dict[i].type_id != RW_T_OPTIMESH || listed[i])
+			continue;
+		if (n_ms == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			struct mesh_src *v = xrealloc_n(ms, nc, sizeof *v);
+
+			if (!v) {
+				r = PSG_ERR_NOMEM;
+				goto fail;
+			}
+			ms = v;
+			cap = nc;
+		}
+		ms[n_ms++] = (struct mesh_src){i, SKATE_NONE, 0, 0};
+	}
+
+	if (hierarchy_tsv && sc->n_bones) {
+		sc->hierarchy = SKATE_HIER_TSV;
+		r = apply_hierarchy(sc, hierarchy_tsv, diag);
+		if (r == PSG_OK)
+			r = fix_cycles(sc, diag);
+		if (r != PSG_OK)
+			goto fail;
+	}
+	for (uint32_t i = 0; i < sc->n_bones; i++)
+		if (!sc->bones[i].rigid)
+			diag_add(diag, "bone %u (\"%.64s\"): inverse bind matrix %s (deviation %g)",
+				 i, sc->bones[i].name,
+				 sc->bones[i].invertible ? "is not rigid" : "is singular",
+				 (double)sc->bones[i].rigid_err);
+
+	sc->meshes = xcalloc_n(n_ms, sizeof *sc->meshes);
+	if (!sc->meshes) {
+		r = PSG_ERR_NOMEM;
+		goto fail;
+	}
+	sc->n_meshes = n_ms;
+	for (size_t i = 0; i < n_ms; i++) {
+		struct skate_scene_mesh *m = &sc->meshes[i];
+
+		m->optimesh = ms[i].optimesh;
+		m->model = ms[i].model;
+		m->table_index = ms[i].table_index;
+		r = load_mesh(s, a, sc, i, m, ms[i].material, diag);
+		if (r != PSG_OK)
+			goto fail;
+		if (m->ok) {
+			sc->total_vertices += m->vertex_count;
+			sc->total_triangles += m->tri_estimate;
+		}
+	}
+	free(ms);
+	free(listed);
+	sc->n_problems = diag ? diag_count(diag) - d0 : 0;
+	*out = sc;
+	return PSG_OK;
+fail:
+	free(ms);
+	free(listed);
+	skate_scene_free(sc);
+	return r;
+}
+
+/* ---- mesh decode ---- */
+
+void skate_mesh_data_free(struct skate_mesh_data *md)
+{
+	if (!md)
+		return;
+	for (unsigned i = 0; i < md->n_attr; i++)
+		free(md->attr[i].v);
+	free(md->n_infl);
+	free(md->infl);
+	free(md->tri);
+	free(md->tri_island);
+	free(md);
+}
+
+size_t skate_mesh_data_bytes(const struct skate_mesh_data *md)
+{
+	size_t t;
+
+	if (!md)
+		return 0;
+	t = sizeof *md + md->n_tri * (sizeof *md->tri + sizeof *md->tri_island);
+	for (unsigned i = 0; i < md->n_attr; i++)
+		t += (size_t)md->n_verts * md->attr[i].n * sizeof(float);
+	if (md->infl)
+		t += (size_t)md->n_verts * (sizeof *md->infl + 1);
+	return t;
+}
+
+static void add_infl(struct skate_influence *v, uint8_t *n, uint32_t bone, float w)
+{
+	for (uint8_t i = 0; i < *n; i++)
+		if (v[i].bone == bone) {
+			v[i].weight += w;
+			return;
+		}
+	if (*n < 4) {
+		v[*n].bone = bone;
+		v[*n].weight = w;
+		(*n)++;
+	}
+}
+
+static enum psg_result decode_skin(const struct skate_scene *sc, size_t mi,
+				   const struct skate_scene_mesh *m, struct skate_mesh_data *md,
+				   struct diag *d)
+{
+	const struct skate_attr *ia = md->indices >= 0 ? &md->attr[md->indices] : NULL;
+	const struct skate_attr *wa = md->weights >= 0 ? &md->attr[md->weights] : NULL;
+	uint64_t bad_slot = 0, first_v = 0;
+	float first_slot = 0;
+
+	md->n_infl = xcalloc_n(md->n_verts, 1);
+	md->infl = xcalloc_n(md->n_verts, sizeof *md->infl);
+	if (!md->n_infl || !md->infl)
+		return PSG_ERR_NOMEM;
+	if (!ia && !wa) {
+		uint32_t bone = m->n_palette && m->palette[0] >= 0 ? (uint32_t)m->palette[0] : 0;
+
+		if (sc->n_bones == 0)
+			return PSG_OK;
+		for (uint32_t v = 0; v < md->n_verts; v++) {
+			md->infl[v][0] = (struct skate_influence){bone, 1.0f};
+			md->n_infl[v] = 1;
+		}
+		return PSG_OK;
+	}
+	for (uint32_t v = 0; v < md->n_verts; v++) {
+		unsigned ns = ia ? ia->n : wa->n;
+		float sum = 0;
+		struct skate_influence *iv = md->infl[v];
+
+		if (wa && ia && wa->n == ia->n - 1)
+			for (unsigned j = 0; j < wa->n; j++)
+				sum += wa->v[(size_t)v * wa->n + j];
+		for (unsigned j = 0; j < ns; j++) {
+			float w, sf;
+			uint32_t slot;
+
+			if (!wa)
+				w = j == 0 ? 1.0f : 0.0f;
+			else if (j < wa->n)
+				w = wa->v[(size_t)v * wa->n + j];
+			else if (ia && wa->n == ia->n - 1)
+				w = 1.0f - sum; /* implicit last weight */
+			else
+				w = 0;
+			if (!(w > 0) || !isfinite(w))
+				continue;
+			sf = ia ? ia->v[(size_t)v * ia->n + j] : (float)j;
+			if (!(sf >= 0) || sf >= 65536.0f || sf != floorf(sf) ||
+			    (slot = (uint32_t)sf) >= m->n_palette || m->palette[slot] < 0) {
+				if (!bad_slot++) {
+					first_v = v;
+					first_slot = sf;
+				}
+				continue;
+			}
+			add_infl(iv, &md->n_infl[v], (uint32_t)m->palette[slot], w);
+		}
+		sum = 0;
+		for (uint8_t j = 0; j < md->n_infl[v]; j++)
+			sum += iv[j].weight;
+		if (md->n_infl[v] && sum > 0 && isfinite(sum)) {
+			for (uint8_t j = 0; j < md->n_infl[v]; j++)
+				iv[j].weight /= sum;
+		} else {
+			md->n_infl[v] = 0;
+			md->n_unweighted++;
+		}
+	}
+	if (bad_slot)
+		diag_add(d,
+			 "mesh %zu: %llu blend indices outside the palette (%u slots) dropped; "
+			 "first: vertex %llu slot %g",
+			 mi, (unsigned long long)bad_slot, m->n_palette,
+			 (unsigned long long)first_v, (double)first_slot);
+	if (md->n_unweighted)
+		diag_add(d, "mesh %zu: %u skinned vertices have no usable weight", mi,
+			 md->n_unweighted);
+	return PSG_OK;
+}
+
+static enum psg_result decode_triangles(const struct src *s, size_t mi,
+					const struct skate_scene_mesh *m,
+					struct skate_mesh_data *md, struct diag *d)
+{
+	uint8_t *ib = NULL;
+	enum psg_result r;
+	uint64_t total = 0, bad = 0, bad_v = 0, bad_t = 0;
+	size_t k = 0;
+
+	for (uint32_t i = 0; i < m->n_islands; i++) {
+		const struct skate_island *is = &m->islands[i];
+		uint64_t cnt = is->count;
+
+		if (is->prim != 5 || is->start >= m->indices_avail)
+			continue;
+		if ((uint64_t)is->start + cnt > m->indices_avail)
+			cnt = m->indices_avail - is->start;
+		total += cnt / 3;
+	}
+	r = src_dup(s, m->ib_start, (size_t)m->indices_avail * m->index_width, &ib);
+	if (r != PSG_OK)
+		return r;
+	md->tri = xcalloc_n((size_t)total, sizeof *md->tri);
+	md->tri_island = xcalloc_n((size_t)total, sizeof *md->tri_island);
+	if (!md->tri || !md->tri_island) {
+		free(ib);
+		return PSG_ERR_NOMEM;
+	}
+	for (uint32_t i = 0; i < m->n_islands; i++) {
+		const struct skate_island *is = &m->islands[i];
+		uint64_t cnt = is->count;
+
+		if (is->prim != 5 || is->start >= m->indices_avail)
+			continue;
+		if ((uint64_t)is->start + cnt > m->indices_avail)
+			cnt = m->indices_avail - is->start;
+		for (uint64_t t = 0; t + 3 <= cnt; t += 3) {
+			uint32_t v[3];
+			bool ok = true;
+
+			for (int j = 0; j < 3; j++) {
+				size_t at = ((size_t)is->start + t + j) * m->index_width;
+
+				v[j] = m->index_width == 2 ? ld_u16be(ib + at) : ld_u32be(ib + at);
+				if (v[j] >= md->n_verts) {
+					if (!bad) {
+						bad_v = v[j];
+						bad_t = (is->start + t) / 3;
+					}
+					ok = false;
+				}
+			}
+			if (!ok) {
+				bad++;
+				continue;
+			}
+			memcpy(md->tri[k], v, sizeof v);
+			md->tri_island[k++] = i;
+		}
+	}
+	md->n_tri = k;
+	free(ib);
+	if (bad)
+		diag_add(d,
+			 "mesh %zu: %llu triangles reference vertices past the vertex count %u, "
+			 "dropped; first: index value %llu in triangle %llu",
+			 mi, (unsigned long long)bad, md->n_verts, (unsigned long long)bad_v,
+			 (unsigned long long)bad_t);
+	return PSG_OK;
+}
+
+enum psg_result skate_mesh_decode(const struct src *s, const struct arena *a,
+				  const struct skate_scene *sc, size_t mesh,
+				  struct skate_mesh_data **out, struct diag *diag)
+{
+	const struct skate_scene_mesh *m;
+	struct skate_mesh_data *md;
+	uint8_t *vb = NULL;
+	enum psg_result r;
+	uint64_t bytes;
+
+	(void)a;
+	*out = NULL;
+	if (mesh >= sc->n_meshes)
+		return PSG_ERR_NOENT;
+	m = &sc->meshes[mesh];
+	if (!m->ok)
+		return PSG_ERR_CORRUPT;
+	if (m->vertex_count > MAX_DECODE_VERTS) {
+		diag_add(diag, "mesh %zu: %u vertices, more than the %u decoded", mesh,
+			 m->vertex_count, MAX_DECODE_VERTS);
+		return PSG_ERR_UNSUPPORTED;
+	}
+	md = calloc(1, sizeof *md);
+	if (!md)
+		return PSG_ERR_NOMEM;
+	md->n_verts = m->vertex_count;
+	md->pos = md->normal = md->tangent = md->binormal = md->color = md->weights = -1;
+	md->indices = -1;
+	for (int i = 0; i < 6; i++)
+		md->tex[i] = -1;
+	bytes = (uint64_t)md->n_verts * m->stride;
+	r = src_dup(s, m->vb_start, (size_t)bytes, &vb);
+	if (r != PSG_OK)
+		goto fail;
+	for (unsigned i = 0; i < m->desc.n_el; i++) {
+		const struct skate_velem *e = &m->desc.el[i];
+		struct skate_attr *at;
+		bool as_int = e->type == SKATE_ET_INDICES;
+		int *slot = NULL;
+
+		if (!e->usable)
+			continue;
+		at = &md->attr[md->n_attr];
+		at->type = e->type;
+		at->vertex_type = e->vertex_type;
+		at->n = e->vertex_type == SKATE_VF_CMP ? 3 : e->num_components;
+		at->v = xcalloc_n((size_t)md->n_verts * at->n, sizeof(float));
+		if (!at->v) {
+			r = PSG_ERR_NOMEM;
+			goto fail;
+		}
+		md->n_attr++;
+		for (uint32_t v = 0; v < md->n_verts; v++)
+			skate_velem_decode(e->vertex_type, e->num_components,
+					   vb + (size_t)v * m->stride + e->offset, as_int,
+					   at->v + (size_t)v * at->n);
+		switch (e->type) {
+		case SKATE_ET_XYZ:
+			slot = &md->pos;
+			break;
+		case SKATE_ET_NORMAL:
+			slot = &md->normal;
+			break;
+		case SKATE_ET_TANGENT:
+			slot = &md->tangent;
+			break;
+		case SKATE_ET_BINORMAL:
+			slot = &md->binormal;
+			break;
+		case SKATE_ET_COLOR:
+			slot = &md->color;
+			break;
+		case SKATE_ET_WEIGHTS:
+			slot = &md->weights;
+			break;
+		case SKATE_ET_INDICES:
+			slot = &md->indices;
+			break;
+		default:
+			if (e->type >= SKATE_ET_TEX0 && e->type < SKATE_ET_TEX0 + 6)
+				slot = &md->tex[e->type - SKATE_ET_TEX0];
+		}
+		if (slot && *slot < 0)
+			*slot = (int)md->n_attr - 1;
+	}
+	free(vb);
+	vb = NULL;
+	if (md->pos < 0) {
+		r = PSG_ERR_CORRUPT;
+		goto fail;
+	}
+	r = decode_skin(sc, mesh, m, md, diag);
+	if (r == PSG_OK)
+		r = decode_triangles(s, mesh, m, md, diag);
+	if (r != PSG_OK)
+		goto fail;
+	*out = md;
+	return PSG_OK;
+fail:
+	free(vb);
+	skate_mesh_data_free(md);
+	return r;
+}

@@ -1,0 +1,585 @@
+/* Text views of a Skate scene: skeleton/, meshes/NN/ and the decoded mesh objects. Pure
+ * renderers into struct buf; no tree internals. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/bytes.h"
+#include "psgfs/names.h"
+#include "psgfs/skate_mesh.h"
+
+static void name_field(struct buf *b, const char *s)
+{
+	buf_tsv_name(b, s, strlen(s));
+}
+
+static void f32s(struct buf *b, const float *v, unsigned n, char sep)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (i)
+			buf_putc(b, sep);
+		buf_f32txt(b, v[i]);
+	}
+}
+
+static enum psg_result done(struct buf *out)
+{
+	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+}
+
+void skate_bone_file_name(const struct skate_scene *sc, uint32_t bone, char out[80])
+{
+	char comp[NAME_COMPONENT_MAX + 1];
+	const char *nm = bone < sc->n_bones ? sc->bones[bone].name : "";
+
+	name_component(nm, strlen(nm), comp);
+	snprintf(out, 80, "%03u.%s.txt", bone, comp);
+}
+
+enum psg_result skate_text_bones(const struct skate_scene *sc, struct buf *out)
+{
+	buf_puts(out, "index\tname\tparent\ttx\tty\ttz\tqx\tqy\tqz\tqw\n");
+	for (uint32_t i = 0; i < sc->n_bones; i++) {
+		const struct skate_bone *b = &sc->bones[i];
+
+		buf_printf(out, "%u\t", i);
+		name_field(out, b->name);
+		buf_printf(out, "\t%d\t", b->parent);
+		f32s(out, b->t, 3, '\t');
+		buf_putc(out, '\t');
+		f32s(out, b->q, 4, '\t');
+		buf_putc(out, '\n');
+	}
+	return done(out);
+}
+
+enum psg_result skate_text_bone_names(const struct skate_scene *sc, struct buf *out)
+{
+	for (uint32_t i = 0; i < sc->n_bones; i++) {
+		name_field(out, sc->bones[i].name);
+		buf_putc(out, '\n');
+	}
+	return done(out);
+}
+
+enum psg_result skate_text_inverse_bind(const struct skate_scene *sc, struct buf *out)
+{
+	buf_puts(out, "index\tname");
+	for (int r = 0; r < 4; r++)
+		for (int c = 0; c < 4; c++)
+			buf_printf(out, "\tm%d%d", r, c);
+	buf_putc(out, '\n');
+	for (uint32_t i = 0; i < sc->n_bones; i++) {
+		buf_printf(out, "%u\t", i);
+		name_field(out, sc->bones[i].name);
+		buf_putc(out, '\t');
+		f32s(out, sc->bones[i].ibp, 16, '\t');
+		buf_putc(out, '\n');
+	}
+	return done(out);
+}
+
+static void matrix_rows(struct buf *out, const float m[16])
+{
+	for (int r = 0; r < 4; r++) {
+		buf_puts(out, "  ");
+		f32s(out, m + 4 * r, 4, ' ');
+		buf_putc(out, '\n');
+	}
+}
+
+enum psg_result skate_text_bone(const struct skate_scene *sc, uint32_t bone, struct buf *out)
+{
+	const struct skate_bone *b;
+	uint32_t nch = 0;
+	size_t uses = 0;
+
+	if (bone >= sc->n_bones)
+		return PSG_ERR_NOENT;
+	b = &sc->bones[bone];
+	buf_printf(out, "index: %u\nname: ", bone);
+	name_field(out, b->name);
+	buf_putc(out, '\n');
+	if (b->parent >= 0 && (uint32_t)b->parent < sc->n_bones) {
+		buf_printf(out, "parent: %d ", b->parent);
+		name_field(out, sc->bones[b->parent].name);
+		buf_putc(out, '\n');
+	} else {
+		buf_puts(out, "parent: none (root)\n");
+	}
+	buf_printf(out, "hierarchy: %s\n",
+		   sc->hierarchy == SKATE_HIER_TSV
+		       ? "from the hierarchy file"
+		       : "default (not in the PSG): every bone except 0 hangs from bone 0");
+	buf_puts(out, "children:");
+	for (uint32_t i = 0; i < sc->n_bones; i++)
+		if (sc->bones[i].parent == (int32_t)bone) {
+			buf_printf(out, " %u", i);
+			nch++;
+		}
+	buf_printf(out, "%s\n", nch ? "" : " none");
+	buf_puts(out, "inverse bind matrix (as stored, row-major, translation in row 3):\n");
+	matrix_rows(out, b->ibp);
+	buf_puts(out, "bind matrix (inverse of the above):\n");
+	if (b->invertible)
+		matrix_rows(out, b->bind);
+	else
+		buf_puts(out, "  singular (identity used)\n");
+	buf_puts(out, "bind translation: ");
+	f32s(out, b->t, 3, ' ');
+	buf_puts(out, "\nbind rotation (x y z w): ");
+	f32s(out, b->q, 4, ' ');
+	buf_puts(out, "\nrigid: ");
+	if (b->rigid) {
+		buf_puts(out, "yes\n");
+	} else {
+		buf_puts(out, "no (scale, shear or reflection; deviation ");
+		buf_f32txt(out, b->rigid_err);
+		buf_puts(out, ")\n");
+	}
+	buf_puts(out, "used by meshes (mesh slot):");
+	for (size_t m = 0; m < sc->n_meshes; m++)
+		for (uint32_t k = 0; k < sc->meshes[m].n_palette; k++)
+			if (sc->meshes[m].palette[k] == (int32_t)bone) {
+				buf_printf(out, "%s%zu %u", uses ? ", " : " ", m, k);
+				uses++;
+			}
+	buf_printf(out, "%s\n", uses ? "" : " none");
+	return done(out);
+}
+
+static const char *class_name(uint8_t c)
+{
+	return c == 1 ? "PERVERTEX" : c == 2 ? "PERINSTANCE" : c == 0 ? "NA" : "?";
+}
+
+enum psg_result skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out)
+{
+	const struct skate_scene_mesh *m;
+	const struct skate_vdes *v;
+	char tb[16];
+
+	if (mesh >= sc->n_meshes)
+		return PSG_ERR_NOENT;
+	m = &sc->meshes[mesh];
+	v = &m->desc;
+	buf_printf(out, "mesh: %zu\ndecodable: %s\n", mesh, m->ok ? "yes" : "no");
+	if (m->vdes != SKATE_NONE)
+		buf_printf(out, "vertex descriptor: object %u\n", m->vdes);
+	else
+		buf_puts(out, "vertex descriptor: none\n");
+	if (!m->has_desc)
+		return done(out);
+	buf_printf(out,
+		   "stride: %u\nvertex count: %u\ntypes flags: 0x%08X\nstreams: %u\nelements: %u\n"
+		   "frequency divider operation: 0x%04X\n",
+		   m->stride, m->vertex_count, v->types_flags, v->num_streams, v->num_elements,
+		   v->freq_div);
+	buf_puts(out,
+		 "\nelement\ttype\tformat\tcomponents\toffset\tstride\tstream\tclass\tusable\n");
+	for (unsigned i = 0; i < v->n_el; i++) {
+		const struct skate_velem *e = &v->el[i];
+		const char *fn = skate_vfmt_name(e->vertex_type);
+
+		buf_printf(out, "%u\t%s\t", i, skate_etype_name(e->type, tb));
+		if (fn)
+			buf_puts(out, fn);
+		else
+			buf_printf(out, "0x%02X", e->vertex_type);
+		buf_printf(out, "\t%u\t%u\t%u\t%u\t%s\t%s\n", e->num_components, e->offset,
+			   e->stride, e->stream, class_name(e->elem_class),
+			   e->usable ? "yes" : "no");
+	}
+	return done(out);
+}
+
+enum psg_result skate_text_palette(const struct skate_scene *sc, size_t mesh, struct buf *out)
+{
+	const struct skate_scene_mesh *m;
+
+	if (mesh >= sc->n_meshes)
+		return PSG_ERR_NOENT;
+	m = &sc->meshes[mesh];
+	buf_puts(out, "slot\tbone\tname\n");
+	for (uint32_t k = 0; k < m->n_palette; k++) {
+		if (m->palette[k] < 0)
+			continue;
+		buf_printf(out, "%u\t%d\t", k, m->palette[k]);
+		name_field(out, sc->bones[m->palette[k]].name);
+		buf_putc(out, '\n');
+	}
+	return done(out);
+}
+
+enum psg_result skate_text_islands(const struct skate_scene *sc, size_t mesh, struct buf *out)
+{
+	const struct skate_scene_mesh *m;
+
+	if (mesh >= sc->n_meshes)
+		return PSG_ERR_NOENT;
+	m = &sc->meshes[mesh];
+	buf_puts(out, "island\tstart\tcount\tprimitive\n");
+	for (uint32_t i = 0; i < m->n_islands; i++)
+		buf_printf(out, "%u\t%u\t%u\t%u\n", i, m->islands[i].start, m->islands[i].count,
+			   m->islands[i].prim);
+	return done(out);
+}
+
+/* Column names of one decoded attribute. */
+static void attr_header(struct buf *out, const struct skate_attr *a, unsigned k)
+{
+	static const char *const xyzw[] = {"x", "y", "z", "w"};
+	static const char *const rgba[] = {"r", "g", "b", "a"};
+	const char *pre;
+	bool idx = false;
+
+	for (unsigned c = 0; c < a->n; c++) {
+		buf_putc(out, '\t');
+		switch (a->type) {
+		case SKATE_ET_XYZ:
+			pre = "p";
+			break;
+		case SKATE_ET_NORMAL:
+			pre = "n";
+			break;
+		case SKATE_ET_TANGENT:
+			pre = "t";
+			break;
+		case SKATE_ET_BINORMAL:
+			pre = "b";
+			break;
+		case SKATE_ET_COLOR:
+			buf_puts(out, rgba[c]);
+			continue;
+		case SKATE_ET_SPECULAR:
+			buf_printf(out, "s%s", rgba[c]);
+			continue;
+		case SKATE_ET_WEIGHTS:
+			pre = "w";
+			idx = true;
+			break;
+		case SKATE_ET_INDICES:
+			pre = "i";
+			idx = true;
+			break;
+		default:
+			if (a->type >= SKATE_ET_TEX0 && a->type < SKATE_ET_TEX0 + 6) {
+				static const char *const uvst[] = {"u", "v", "s", "t"};
+
+				buf_printf(out, "%s%u", uvst[c], a->type - SKATE_ET_TEX0);
+				continue;
+			}
+			buf_printf(out, "e%u_%u", k, c);
+			continue;
+		}
+		if (idx)
+			buf_printf(out, "%s%u", pre, c);
+		else
+			buf_printf(out, "%s%s", pre, xyzw[c]);
+	}
+}
+
+enum psg_result skate_text_vertices(const struct skate_mesh_data *md, struct buf *out)
+{
+	buf_puts(out, "vertex");
+	for (unsigned k = 0; k < md->n_attr; k++)
+		attr_header(out, &md->attr[k], k);
+	buf_putc(out, '\n');
+	for (uint32_t v = 0; v < md->n_verts && !out->oom; v++) {
+		buf_printf(out, "%u", v);
+		for (unsigned k = 0; k < md->n_attr; k++) {
+			buf_putc(out, '\t');
+			f32s(out, md->attr[k].v + (size_t)v * md->attr[k].n, md->attr[k].n, '\t');
+		}
+		buf_putc(out, '\n');
+	}
+	return done(out);
+}
+
+enum psg_result skate_text_triangles(const struct skate_mesh_data *md, struct buf *out)
+{
+	buf_puts(out, "triangle\ta\tb\tc\tisland\n");
+	for (size_t t = 0; t < md->n_tri && !out->oom; t++)
+		buf_printf(out, "%zu\t%u\t%u\t%u\t%u\n", t, md->tri[t][0], md->tri[t][1],
+			   md->tri[t][2], md->tri_island[t]);
+	return done(out);
+}
+
+enum psg_result skate_text_skin(const struct skate_scene *sc, const struct skate_mesh_data *md,
+				struct buf *out)
+{
+	buf_puts(out, "vertex\tbone\tname\tweight\n");
+	for (uint32_t v = 0; md->n_infl && v < md->n_verts && !out->oom; v++)
+		for (uint8_t j = 0; j < md->n_infl[v]; j++) {
+			uint32_t bone = md->infl[v][j].bone;
+
+			buf_printf(out, "%u\t%u\t", v, bone);
+			if (bone < sc->n_bones)
+				name_field(out, sc->bones[bone].name);
+			buf_putc(out, '\t');
+			buf_f32txt(out, md->infl[v][j].weight);
+			buf_putc(out, '\n');
+		}
+	return done(out);
+}
+
+void skate_scene_summary(const struct skate_scene *sc, struct buf *out)
+{
+	size_t ok = 0;
+
+	for (size_t i = 0; i < sc->n_meshes; i++)
+		ok += sc->meshes[i].ok;
+	if (sc->skeleton_model != SKATE_NONE)
+		buf_printf(out, "skeleton: %u bones (from object %u, RenderModelData)\n",
+			   sc->n_bones, sc->skeleton_model);
+	else
+		buf_puts(out, "skeleton: none (no readable RenderModelData)\n");
+	buf_printf(out, "hierarchy: %s\n",
+		   sc->hierarchy == SKATE_HIER_TSV
+		       ? "from the hierarchy file"
+		       : "not in the PSG; every bone except 0 hangs from bone 0");
+	if (sc->n_nonrigid)
+		buf_printf(out, "non-rigid bind matrices: %u\n", sc->n_nonrigid);
+	buf_printf(out,
+		   "models: %u\nmeshes: %zu (%zu decodable)\nvertices: %llu\ntriangles: %llu\n",
+		   sc->n_models, sc->n_meshes, ok, (unsigned long long)sc->total_vertices,
+		   (unsigned long long)sc->total_triangles);
+	buf_printf(out, "mesh problems: %zu\n", sc->n_problems);
+}
+
+/* ---- decoded objects ---- */
+
+bool skate_mesh_object_has_text(uint32_t t)
+{
+	return t == RW_T_RENDERMODEL || t == RW_T_OPTIMESH || t == RW_T_VDES || t == RW_T_VB ||
+	       t == RW_T_IB || t == RW_T_MESHHELPER;
+}
+
+static void ref_text(struct buf *out, const struct arena *a, const char *field, uint32_t v)
+{
+	uint32_t obj, off;
+	enum psg_result r = arena_resolve_ref(a, v, &obj, &off);
+	char tb[16];
+
+	buf_printf(out, "%s: 0x%08X", field, v);
+	if (r == PSG_ERR_NOENT)
+		buf_puts(out, " (null)\n");
+	else if (r != PSG_OK || obj >= a->n_dict)
+		buf_printf(out, " (does not resolve: %s)\n", psg_result_str(r));
+	else if (v >> 22)
+		buf_printf(out, " -> %04u.%s+0x%X\n", obj, rw_type_label(a->dict[obj].type_id, tb),
+			   off);
+	else
+		buf_printf(out, " -> %04u.%s\n", obj, rw_type_label(a->dict[obj].type_id, tb));
+}
+
+static void aabb_text(struct buf *out, const char *field, const float *v)
+{
+	buf_printf(out, "%s: min ", field);
+	f32s(out, v, 4, ' ');
+	buf_puts(out, " max ");
+	f32s(out, v + 4, 4, ' ');
+	buf_putc(out, '\n');
+}
+
+static void text_model(struct buf *out, const struct arena *a, const struct skate_model *m)
+{
+	aabb_text(out, "m_BBox", m->bbox);
+	buf_printf(
+	    out,
+	    "m_pIBPMatrices: 0x%X\nm_pMeshTable: 0x%X\nm_pBoneNameTable: 0x%X\n"
+	    "m_pBoneNameList: 0x%X\nm_iNumTotalBones: %u\nm_iNumMeshes: %u\nm_iNumBones: %u\n"
+	    "m_iNumIslands: %u\nm_pIslandAABBs: 0x%X\nm_pIslandAreas: 0x%X\n",
+	    m->ibp_off, m->mesh_table_off, m->name_table_off, m->name_list_off, m->num_total_bones,
+	    m->num_meshes, m->num_bones, m->num_islands, m->aabbs_off, m->areas_off);
+	buf_printf(out, "\nbones (%u):\n", m->n_bones);
+	for (uint32_t b = 0; b < m->n_bones; b++) {
+		buf_printf(out, "bone %u: ", b);
+		name_field(out, m->names[b]);
+		buf_puts(out, "\n");
+		matrix_rows(out, m->ibp[b]);
+	}
+	buf_printf(out, "\nmesh table (%u):\n", m->n_meshes);
+	for (uint32_t k = 0; k < m->n_meshes; k++) {
+		char f[48];
+
+		snprintf(f, sizeof f, "mesh %u", k);
+		ref_text(out, a, f, m->meshes[k].mesh);
+		snprintf(f, sizeof f, "mesh %u material", k);
+		ref_text(out, a, f, m->meshes[k].material);
+	}
+	buf_printf(out, "\nisland AABBs (%u):\n", m->n_aabbs);
+	for (uint32_t i = 0; i < m->n_aabbs; i++) {
+		char f[32];
+
+		snprintf(f, sizeof f, "island %u", i);
+		aabb_text(out, f, m->aabbs[i]);
+	}
+	buf_printf(out, "\nisland areas (%u):\n", m->n_areas);
+	for (uint32_t i = 0; i < m->n_areas; i++) {
+		buf_printf(out, "island %u: ", i);
+		f32s(out, m->areas[i], 4, ' ');
+		buf_putc(out, '\n');
+	}
+}
+
+static void text_optimesh(struct buf *out, const struct arena *a, const struct skate_optimesh *m)
+{
+	aabb_text(out, "m_BBox", m->bbox);
+	buf_printf(out, "m_uiNumVerts: %u\n", m->num_verts);
+	ref_text(out, a, "m_pMaterial", m->material);
+	ref_text(out, a, "m_pVertexDescriptor", m->vdes);
+	ref_text(out, a, "m_pMeshHelper", m->mesh_helper);
+	ref_text(out, a, "m_pIndexBuffer", m->ib);
+	ref_text(out, a, "m_pVertexBuffer", m->vb);
+	buf_printf(out, "m_uiNumIslands: %u\n", m->num_islands);
+	ref_text(out, a, "m_pIslandAreas", m->island_areas);
+	ref_text(out, a, "m_pIslandAABBs", m->island_aabbs);
+	buf_printf(out,
+		   "m_pIslandDrawParams: 0x%X\nm_uiNumRemapIndices: %u\nm_pRemapTable: 0x%X\n"
+		   "m_uiNumBlendShapes: %u\nm_pBlendShapeTable: 0x%X\nm_szBlendShapeNames: 0x%X\n"
+		   "pad: 0x%08X\n",
+		   m->draw_params, m->num_remap, m->remap_table, m->num_blend_shapes,
+		   m->blend_shape_table, m->blend_shape_names, m->pad);
+	buf_printf(out, "\nislands (%u): start count primitive\n", m->n_islands);
+	for (uint32_t i = 0; i < m->n_islands; i++)
+		buf_printf(out, "island %u: %u %u %u\n", i, m->islands[i].start,
+			   m->islands[i].count, m->islands[i].prim);
+	buf_printf(out, "\nremap table (%u):", m->n_remap);
+	for (uint32_t i = 0; i < m->n_remap; i++)
+		buf_printf(out, " %u", m->remap[i]);
+	buf_putc(out, '\n');
+}
+
+static void text_vdes(struct buf *out, const struct skate_vdes *v)
+{
+	char tb[16];
+
+	buf_printf(out,
+		   "m_refCount: %u\nm_typesFlags: 0x%08X\nm_numStreams: %u\nm_numElements: %u\n"
+		   "m_frequencyDividerOperation: 0x%04X\nm_pad0: %u\nstride: %u\n",
+		   v->ref_count, v->types_flags, v->num_streams, v->num_elements, v->freq_div,
+		   v->pad0, v->stride);
+	for (unsigned i = 0; i < v->n_el; i++) {
+		const struct skate_velem *e = &v->el[i];
+		const char *fn = skate_vfmt_name(e->vertex_type);
+
+		buf_printf(out, "element %u: type %s vertexType ", i,
+			   skate_etype_name(e->type, tb));
+		if (fn)
+			buf_printf(out, "%s (%u)", fn, e->vertex_type);
+		else
+			buf_printf(out, "unknown (%u)", e->vertex_type);
+		buf_printf(out, " components %u stream %u offset %u stride %u class %s (%u)%s\n",
+			   e->num_components, e->stream, e->offset, e->stride,
+			   class_name(e->elem_class), e->elem_class, e->usable ? "" : " UNUSABLE");
+	}
+	if (v->has_trailer)
+		buf_printf(out, "trailer: %02X %02X %02X %02X %02X %02X %02X %02X\n", v->trailer[0],
+			   v->trailer[1], v->trailer[2], v->trailer[3], v->trailer[4],
+			   v->trailer[5], v->trailer[6], v->trailer[7]);
+}
+
+enum psg_result skate_mesh_object_text(const struct src *s, const struct arena *a, uint32_t idx,
+				       struct buf *out)
+{
+	struct diag d;
+	uint8_t *p = NULL;
+	size_t n;
+	enum psg_result r;
+	uint32_t t;
+	char tb[16];
+
+	if (idx >= a->n_dict)
+		return PSG_ERR_BOUNDS;
+	t = a->dict[idx].type_id;
+	if (!skate_mesh_object_has_text(t))
+		return PSG_ERR_UNSUPPORTED;
+	if (!a->dict[idx].readable)
+		return PSG_ERR_BOUNDS;
+	r = arena_read_object(s, a, idx, &p, &n);
+	if (r != PSG_OK)
+		return r == PSG_ERR_NOMEM ? r : PSG_ERR_BOUNDS;
+	diag_init(&d);
+	buf_printf(out, "object: %04u.%s\nsize: %zu\n\n", idx, rw_type_label(t, tb), n);
+	if (t == RW_T_RENDERMODEL) {
+		struct skate_model m;
+
+		r = skate_model_parse(p, n, idx, &m, &d);
+		if (r == PSG_OK) {
+			text_model(out, a, &m);
+			skate_model_free(&m);
+		}
+	} else if (t == RW_T_OPTIMESH) {
+		struct skate_optimesh m;
+
+		r = skate_optimesh_parse(p, n, idx, &m, &d);
+		if (r == PSG_OK) {
+			text_optimesh(out, a, &m);
+			skate_optimesh_free(&m);
+		}
+	} else if (t == RW_T_VDES) {
+		struct skate_vdes v;
+
+		r = skate_vdes_parse(p, n, idx, &v, &d);
+		if (r == PSG_OK)
+			text_vdes(out, &v);
+	} else if (t == RW_T_VB) {
+		struct skate_vb v;
+
+		r = skate_vb_parse(p, n, &v);
+		if (r == PSG_OK) {
+			ref_text(out, a, "m_buffer", v.buffer);
+			buf_printf(
+			    out,
+			    "m_offset: %u\nm_bufferSize: %u\nm_location: %u\nm_lockFlags: %u\n"
+			    "m_pad0: %u\n",
+			    v.offset, v.buffer_size, v.location, v.lock_flags, v.pad0);
+		}
+	} else if (t == RW_T_IB) {
+		struct skate_ib v;
+
+		r = skate_ib_parse(p, n, &v);
+		if (r == PSG_OK) {
+			ref_text(out, a, "m_buffer", v.buffer);
+			buf_printf(
+			    out,
+			    "m_offset: %u\nm_numIndices: %u\nm_stride: %u\nm_indexType: %u (%s)\n"
+			    "m_location: %u\nm_type: %u\nm_lockFlags: %u\n",
+			    v.offset, v.num_indices, v.stride, v.index_type,
+			    v.index_type == 1	? "16-bit"
+			    : v.index_type == 0 ? "32-bit"
+						: "unknown",
+			    v.location, v.type, v.lock_flags);
+		}
+	} else {
+		struct skate_mesh_helper m;
+
+		r = skate_mesh_helper_parse(p, n, idx, &m, &d);
+		if (r == PSG_OK) {
+			buf_printf(out, "m_numIndexBuffers: %u\nm_numVertexBuffers: %u\n", m.n_ib,
+				   m.n_vb);
+			for (uint32_t i = 0; i < m.n_refs; i++) {
+				char f[32];
+
+				snprintf(f, sizeof f, "%s %u",
+					 i < m.n_ib ? "index buffer" : "vertex buffer",
+					 i < m.n_ib ? i : i - m.n_ib);
+				ref_text(out, a, f, m.refs[i]);
+			}
+			skate_mesh_helper_free(&m);
+		}
+	}
+	free(p);
+	if (r == PSG_OK && d.n) {
+		buf_puts(out, "\nproblems:\n");
+		for (size_t i = 0; i < d.n; i++)
+			buf_printf(out, "%s\n", d.msg[i]);
+	}
+	diag_free(&d);
+	if (r == PSG_OK && out->oom)
+		r = PSG_ERR_NOMEM;
+	if (r != PSG_OK && r != PSG_ERR_NOMEM)
+		r = PSG_ERR_CORRUPT;
+	return r;
+}
