@@ -1,0 +1,677 @@
+/* Textures: DXT blocks, RSX swizzle, DDS headers, PNG round trips, generated and hostile arenas. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/arena.h"
+#include "psgfs/bytes.h"
+#include "psgfs/gen_psg.h"
+#include "psgfs/gen_psg_textures.h"
+#include "psgfs/texture.h"
+
+static void px_eq(const uint8_t *px, int i, int r, int g, int b, int a)
+{
+	assert_int_equal(px[4 * i + 0], r);
+	assert_int_equal(px[4 * i + 1], g);
+	assert_int_equal(px[4 * i + 2], b);
+	assert_int_equal(px[4 * i + 3], a);
+}
+
+static void test_dxt1_four_colour(void **st)
+{
+	/* c0 = red 0xF800 > c1 = blue 0x001F; pixel i < 4 uses index i, the rest index 0 */
+	const uint8_t blk[8] = {0x00, 0xF8, 0x1F, 0x00, 0xE4, 0x00, 0x00, 0x00};
+	uint8_t px[64];
+
+	(void)st;
+	dxt1_block(blk, false, px);
+	px_eq(px, 0, 255, 0, 0, 255);
+	px_eq(px, 1, 0, 0, 255, 255);
+	px_eq(px, 2, 170, 0, 85, 255);
+	px_eq(px, 3, 85, 0, 170, 255);
+	px_eq(px, 15, 255, 0, 0, 255);
+}
+
+static void test_dxt1_three_colour_transparent(void **st)
+{
+	/* c0 = blue 0x001F <= c1 = red 0xF800: index 2 = midpoint, 3 = transparent black */
+	const uint8_t blk[8] = {0x1F, 0x00, 0x00, 0xF8, 0xE4, 0x00, 0x00, 0xC0};
+	uint8_t px[64];
+
+	(void)st;
+	dxt1_block(blk, false, px);
+	px_eq(px, 0, 0, 0, 255, 255);
+	px_eq(px, 1, 255, 0, 0, 255);
+	px_eq(px, 2, 127, 0, 127, 255);
+	px_eq(px, 3, 0, 0, 0, 0);
+	px_eq(px, 15, 0, 0, 0, 0);
+	/* the same block in a DXT3/5 colour slot is always 4-colour */
+	dxt1_block(blk, true, px);
+	px_eq(px, 2, 85, 0, 170, 255);
+	px_eq(px, 3, 170, 0, 85, 255);
+}
+
+static void test_dxt3_explicit_alpha(void **st)
+{
+	uint8_t blk[16] = {0xF0, 0x5A, 0,    0,	   0, 0, 0, 0x1F, /* alpha */
+			   0xE0, 0x07, 0xE0, 0x07, 0, 0, 0, 0 /* green */};
+	uint8_t px[64];
+
+	(void)st;
+	dxt3_block(blk, px);
+	px_eq(px, 0, 0, 255, 0, 0);    /* low nibble of byte 0 */
+	px_eq(px, 1, 0, 255, 0, 255);  /* high nibble */
+	px_eq(px, 2, 0, 255, 0, 170);  /* 0xA * 17 */
+	px_eq(px, 3, 0, 255, 0, 85);   /* 0x5 * 17 */
+	px_eq(px, 14, 0, 255, 0, 255); /* 0xF */
+	px_eq(px, 15, 0, 255, 0, 17);  /* 0x1 */
+}
+
+static void test_dxt5_alpha_modes(void **st)
+{
+	/* 8-alpha: a0 255 > a1 0; indices 0,1,2,7 then 0 */
+	uint8_t b8[16] = {255, 0, 0x88, 0x0E, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0};
+	/* 6-alpha: a0 0 <= a1 100; indices 2,5,6,7 */
+	uint8_t b6[16] = {0, 100, 0xAA, 0x0F, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0};
+	uint8_t px[64];
+
+	(void)st;
+	dxt5_block(b8, px);
+	px_eq(px, 0, 255, 255, 255, 255);
+	px_eq(px, 1, 255, 255, 255, 0);
+	px_eq(px, 2, 255, 255, 255, 218);
+	px_eq(px, 3, 255, 255, 255, 36);
+	px_eq(px, 4, 255, 255, 255, 255);
+	dxt5_block(b6, px);
+	assert_int_equal(px[3], 20);
+	assert_int_equal(px[7], 80);
+	assert_int_equal(px[11], 0);
+	assert_int_equal(px[15], 255);
+	assert_int_equal(px[19], 0); /* index 0 = a0 */
+}
+
+static void test_swizzle_index(void **st)
+{
+	(void)st;
+	assert_int_equal(gcm_swizzle_index(1, 0, 2, 2), 1);
+	assert_int_equal(gcm_swizzle_index(0, 1, 2, 2), 2);
+	assert_int_equal(gcm_swizzle_index(1, 1, 2, 2), 3);
+	assert_int_equal(gcm_swizzle_index(2, 0, 2, 2), 4);
+	assert_int_equal(gcm_swizzle_index(0, 2, 2, 2), 8);
+	assert_int_equal(gcm_swizzle_index(3, 3, 2, 2), 15);
+	/* 8x2: x0 y0 x1 x2 */
+	assert_int_equal(gcm_swizzle_index(2, 0, 3, 1), 4);
+	assert_int_equal(gcm_swizzle_index(4, 0, 3, 1), 8);
+	assert_int_equal(gcm_swizzle_index(7, 1, 3, 1), 15);
+	/* 2x8: x0 y0 y1 y2 */
+	assert_int_equal(gcm_swizzle_index(0, 2, 1, 3), 4);
+	assert_int_equal(gcm_swizzle_index(1, 4, 1, 3), 9);
+	assert_int_equal(gcm_swizzle_index(0, 0, 0, 0), 0);
+}
+
+static void test_swizzle_round_trip(void **st)
+{
+	static const unsigned dims[][2] = {{0, 0}, {1, 1}, {3, 1}, {1, 4}, {5, 5}, {6, 2}};
+
+	(void)st;
+	for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+		unsigned lw = dims[d][0], lh = dims[d][1];
+		size_t n = ((size_t)1 << lw) * ((size_t)1 << lh) * 4;
+		uint8_t *a = malloc(n), *b = malloc(n), *c = malloc(n);
+		uint8_t *seen = calloc(n / 4, 1);
+
+		for (size_t i = 0; i < n; i++)
+			a[i] = (uint8_t)(i * 7 + i / 3);
+		gcm_swizzle(a, b, lw, lh, 4);
+		gcm_unswizzle(b, c, lw, lh, 4);
+		assert_memory_equal(a, c, n);
+		/* a permutation: every index hit once */
+		for (uint32_t y = 0; y < 1u << lh; y++)
+			for (uint32_t x = 0; x < 1u << lw; x++)
+				seen[gcm_swizzle_index(x, y, lw, lh)]++;
+		for (size_t i = 0; i < n / 4; i++)
+			assert_int_equal(seen[i], 1);
+		free(a), free(b), free(c), free(seen);
+	}
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return ld_u32le(p);
+}
+
+struct dds_expect {
+	enum tex_kind kind;
+	uint32_t pf_flags, fourcc, bits, r, g, b, a, bpp;
+};
+
+static void test_dds_headers(void **st)
+{
+	static const struct dds_expect ex[] = {
+	    {TEXK_DXT1, 0x4, 0x31545844u, 0, 0, 0, 0, 0, 8},
+	    {TEXK_DXT3, 0x4, 0x33545844u, 0, 0, 0, 0, 0, 16},
+	    {TEXK_DXT5, 0x4, 0x35545844u, 0, 0, 0, 0, 0, 16},
+	    {TEXK_BGRA8, 0x41, 0, 32, 0xFF0000, 0xFF00, 0xFF, 0xFF000000u, 4},
+	    {TEXK_BGRX8, 0x40, 0, 32, 0xFF0000, 0xFF00, 0xFF, 0, 4},
+	    {TEXK_R5G6B5, 0x40, 0, 16, 0xF800, 0x07E0, 0x001F, 0, 2},
+	    {TEXK_A1R5G5B5, 0x41, 0, 16, 0x7C00, 0x03E0, 0x001F, 0x8000, 2},
+	    {TEXK_A4R4G4B4, 0x41, 0, 16, 0x0F00, 0x00F0, 0x000F, 0xF000, 2},
+	    {TEXK_L8, 0x20000, 0, 8, 0xFF, 0, 0, 0, 1},
+	};
+
+	(void)st;
+	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+		for (int variant = 0; variant < 3; variant++) {
+			/* 0: 1 mip 2D, 1: 3 mips, 2: cube 2 mips */
+			struct texture_image t = {0};
+			struct buf b;
+			bool comp = ex[i].fourcc != 0;
+			uint8_t payload[8192] = {0};
+			const uint8_t *h;
+
+			t.kind = ex[i].kind;
+			t.width = 20;
+			t.height = 12;
+			t.mips = variant == 0 ? 1 : variant == 1 ? 3 : 2;
+			t.faces = variant == 2 ? 6 : 1;
+			t.data = payload;
+			t.size = 100 + i; /* content is copied as is */
+			buf_init(&b);
+			assert_int_equal(texture_dds(&t, &b), PSG_OK);
+			assert_int_equal(b.len, 128 + t.size);
+			assert_int_equal(texture_dds_size(&t), b.len);
+			h = b.data;
+			assert_memory_equal(h, "DDS ", 4);
+			assert_int_equal(le32(h + 4), 124);
+			assert_int_equal(le32(h + 8), 0x1007 | (comp ? 0x80000 : 0x8) |
+							  (t.mips > 1 ? 0x20000 : 0));
+			assert_int_equal(le32(h + 12), 12);
+			assert_int_equal(le32(h + 16), 20);
+			assert_int_equal(le32(h + 20), comp ? 5 * 3 * ex[i].bpp : 20 * ex[i].bpp);
+			assert_int_equal(le32(h + 24), 0);
+			assert_int_equal(le32(h + 28), t.mips);
+			for (int k = 0; k < 11; k++)
+				assert_int_equal(le32(h + 32 + 4 * k), 0);
+			assert_int_equal(le32(h + 76), 32);
+			assert_int_equal(le32(h + 80), ex[i].pf_flags);
+			assert_int_equal(le32(h + 84), ex[i].fourcc);
+			assert_int_equal(le32(h + 88), ex[i].bits);
+			assert_int_equal(le32(h + 92), ex[i].r);
+			assert_int_equal(le32(h + 96), ex[i].g);
+			assert_int_equal(le32(h + 100), ex[i].b);
+			assert_int_equal(le32(h + 104), ex[i].a);
+			assert_int_equal(le32(h + 108), 0x1000 | (t.mips > 1 ? 0x400008 : 0) |
+							    (t.faces == 6 ? 0x8 : 0));
+			assert_int_equal(le32(h + 112), t.faces == 6 ? 0xFE00 : 0);
+			assert_int_equal(le32(h + 116), 0);
+			assert_int_equal(le32(h + 120), 0);
+			assert_int_equal(le32(h + 124), 0);
+			buf_free(&b);
+		}
+	}
+}
+
+/* Decode PNG bytes to RGBA with libpng's simplified API. */
+static uint8_t *png_decode(const uint8_t *p, size_t n, uint32_t *w, uint32_t *h)
+{
+	png_image img;
+	uint8_t *px;
+
+	memset(&img, 0, sizeof img);
+	img.version = PNG_IMAGE_VERSION;
+	if (!png_image_begin_read_from_memory(&img, p, n))
+		return NULL;
+	img.format = PNG_FORMAT_RGBA;
+	px = malloc(PNG_IMAGE_SIZE(img));
+	if (!px || !png_image_finish_read(&img, NULL, px, 0, NULL)) {
+		free(px);
+		png_image_free(&img);
+		return NULL;
+	}
+	*w = img.width;
+	*h = img.height;
+	return px;
+}
+
+static void test_png_round_trip(void **st)
+{
+	uint32_t w = 13, h = 7, dw, dh;
+	uint8_t *rgba = malloc((size_t)w * h * 4), *back;
+	struct buf a, b;
+
+	(void)st;
+	for (size_t i = 0; i < (size_t)w * h * 4; i++)
+		rgba[i] = (uint8_t)(i * 37 + 11);
+	for (int alpha = 0; alpha < 2; alpha++) {
+		buf_init(&a);
+		buf_init(&b);
+		assert_int_equal(png_encode_rgba(rgba, w, h, alpha, &a), PSG_OK);
+		assert_int_equal(png_encode_rgba(rgba, w, h, alpha, &b), PSG_OK);
+		assert_int_equal(a.len, b.len); /* deterministic */
+		assert_memory_equal(a.data, b.data, a.len);
+		assert_memory_equal(a.data, "\x89PNG", 4);
+		back = png_decode(a.data, a.len, &dw, &dh);
+		assert_non_null(back);
+		assert_int_equal(dw, w);
+		assert_int_equal(dh, h);
+		for (size_t i = 0; i < (size_t)w * h; i++) {
+			assert_memory_equal(back + 4 * i, rgba + 4 * i, 3);
+			assert_int_equal(back[4 * i + 3], alpha ? rgba[4 * i + 3] : 255);
+		}
+		free(back);
+		buf_free(&a);
+		buf_free(&b);
+	}
+	buf_init(&a);
+	assert_int_equal(png_encode_rgba(rgba, 0, h, true, &a), PSG_ERR_INVAL);
+	buf_free(&a);
+	free(rgba);
+}
+
+/* --- generated arenas --- */
+
+struct genarena {
+	struct buf file;
+	struct src s;
+	struct src_mem m;
+	struct arena a;
+	struct gen_tex_truth truth;
+	struct diag d;
+};
+
+static void ga_open(struct genarena *g, const struct gen_tex_opts *o)
+{
+	memset(g, 0, sizeof *g);
+	buf_init(&g->file);
+	diag_init(&g->d);
+	assert_int_equal(gen_psg_textures(o, &g->file, NULL, &g->truth), PSG_OK);
+	src_init_mem(&g->s, &g->m, g->file.data, g->file.len);
+	assert_int_equal(arena_open(&g->s, &g->a, &g->d), PSG_OK);
+}
+
+static void ga_close(struct genarena *g)
+{
+	arena_free(&g->a);
+	gen_tex_truth_free(&g->truth);
+	buf_free(&g->file);
+	diag_free(&g->d);
+}
+
+static const struct gen_tex_truth_item *truth_by_name(const struct genarena *g, const char *n)
+{
+	for (size_t i = 0; i < g->truth.n; i++)
+		if (strcmp(g->truth.items[i].name, n) == 0)
+			return &g->truth.items[i];
+	return NULL;
+}
+
+static bool is_dxt_fmt(uint8_t f)
+{
+	f &= (uint8_t)~0x60;
+	return f == GCM_TEX_DXT1 || f == GCM_TEX_DXT3 || f == GCM_TEX_DXT5;
+}
+
+static void check_generated(struct genarena *g)
+{
+	char **names = NULL;
+	size_t seen = 0;
+	int worst = 0;
+
+	assert_int_equal(texture_names(&g->s, &g->a, &names, &g->d), PSG_OK);
+	for (uint32_t i = 0; i < g->a.n_dict; i++) {
+		const struct gen_tex_truth_item *ti;
+		struct texture_image *img = NULL;
+		struct buf dds, png, txt;
+		uint8_t *px;
+		uint32_t w, h;
+
+		if (g->a.dict[i].type_id != RW_T_TEXTURE) {
+			assert_null(names[i]);
+			continue;
+		}
+		assert_non_null(names[i]);
+		ti = truth_by_name(g, names[i]);
+		assert_non_null(ti);
+		seen++;
+		assert_int_equal(texture_load(&g->s, &g->a, i, &img, &g->d), PSG_OK);
+		assert_int_equal(img->width, ti->width);
+		assert_int_equal(img->height, ti->height);
+		assert_int_equal(img->mips, ti->mips);
+		assert_int_equal(img->faces, ti->cube ? 6 : 1);
+		assert_int_equal(texture_image_bytes(img), ti->dds_payload_len);
+		assert_memory_equal(img->data, ti->dds_payload, ti->dds_payload_len);
+
+		buf_init(&dds);
+		assert_int_equal(texture_dds(img, &dds), PSG_OK);
+		assert_int_equal(dds.len, texture_dds_size(img));
+		assert_memory_equal(dds.data + 128, ti->dds_payload, ti->dds_payload_len);
+		buf_free(&dds);
+
+		buf_init(&png);
+		assert_int_equal(texture_png(img, &png), PSG_OK);
+		px = png_decode(png.data, png.len, &w, &h);
+		assert_non_null(px);
+		assert_int_equal(w, ti->width);
+		assert_int_equal(h, ti->height);
+		assert_memory_equal(px, ti->expect_rgba, (size_t)w * h * 4);
+		if (is_dxt_fmt(ti->format)) {
+			for (size_t k = 0; k < (size_t)w * h; k++) {
+				bool clear = ti->src_rgba[4 * k + 3] == 0;
+
+				for (int c = 0; c < 4; c++) {
+					int e = abs(px[4 * k + c] - ti->src_rgba[4 * k + c]);
+
+					if (clear && c < 3)
+						continue;
+					worst = e > worst ? e : worst;
+				}
+			}
+		} else {
+			assert_memory_equal(px, ti->src_rgba, (size_t)w * h * 4);
+		}
+		free(px);
+		buf_free(&png);
+
+		buf_init(&txt);
+		assert_int_equal(texture_object_text(&g->s, &g->a, i, &txt), PSG_OK);
+		buf_putc(&txt, 0);
+		assert_non_null(strstr((char *)txt.data, "BaseResource"));
+		assert_null(strstr((char *)txt.data, "problems:"));
+		buf_free(&txt);
+		texture_image_free(img);
+	}
+	assert_int_equal(seen, g->truth.n);
+	/* DXT error of the simple encoder on these gradients (tight: a regression shows) */
+	if (worst > 40)
+		print_message("worst DXT error %d\n", worst);
+	assert_true(worst <= 40);
+	texture_names_free(names, g->a.n_dict);
+}
+
+static void test_generated_default(void **st)
+{
+	struct genarena g;
+
+	(void)st;
+	ga_open(&g, NULL);
+	assert_true(g.truth.n >= 20);
+	check_generated(&g);
+	assert_int_equal(diag_count(&g.d), 0);
+	/* dictionary shape: [BR, Texture] x k, TOC, VersionData last */
+	for (uint32_t k = 0; k < g.truth.n; k++) {
+		assert_int_equal(g.a.dict[2 * k].type_id, RW_T_PS3_GPU);
+		assert_int_equal(g.a.dict[2 * k].align, 0x80);
+		assert_int_equal(g.a.dict[2 * k].ptr % 0x80, 0);
+		assert_int_equal(g.a.dict[2 * k + 1].type_id, RW_T_TEXTURE);
+		assert_int_equal(g.a.dict[2 * k + 1].size, 40);
+	}
+	assert_int_equal(g.a.dict[g.a.n_dict - 2].type_id, RW_T_TOC);
+	assert_int_equal(g.a.dict[g.a.n_dict - 1].type_id, RW_T_VERSION);
+	assert_int_equal(g.a.dict[g.a.n_dict - 1].size, 8);
+	assert_int_equal(g.a.h.rd[5].align, 0x80);
+	assert_int_equal(g.a.n_types, 10);
+	assert_int_equal(g.a.n_subrefs, 0);
+	ga_close(&g);
+}
+
+static void test_generated_shuffled_unnamed(void **st)
+{
+	struct gen_tex_opts o = {0};
+	struct genarena g;
+	char **names = NULL;
+
+	(void)st;
+	o.shuffle_seed = 0x5EED;
+	ga_open(&g, &o);
+	check_generated(&g);
+	ga_close(&g);
+
+	memset(&o, 0, sizeof o);
+	o.unnamed = true;
+	ga_open(&g, &o);
+	assert_int_equal(texture_names(&g.s, &g.a, &names, &g.d), PSG_OK);
+	assert_string_equal(names[1], "0001.Texture");
+	assert_string_equal(names[3], "0003.Texture");
+	texture_names_free(names, g.a.n_dict);
+	ga_close(&g);
+}
+
+static void test_info_and_text(void **st)
+{
+	struct genarena g;
+	struct buf b;
+	uint32_t cube_tex = UINT32_MAX;
+
+	(void)st;
+	ga_open(&g, NULL);
+	for (size_t i = 0; i < g.truth.n; i++)
+		if (g.truth.items[i].cube && is_dxt_fmt(g.truth.items[i].format))
+			cube_tex = g.truth.items[i].tex_index;
+	assert_int_not_equal(cube_tex, UINT32_MAX);
+	buf_init(&b);
+	assert_int_equal(texture_info_line(&g.s, &g.a, 1, "n1", &b), PSG_OK);
+	assert_int_equal(texture_info_line(&g.s, &g.a, cube_tex, "cube", &b), PSG_OK);
+	buf_putc(&b, 0);
+	assert_string_equal((char *)b.data, "n1 DXT1 64x64 7 2d\ncube DXT1 32x32 6 cube\n");
+	buf_free(&b);
+
+	buf_init(&b);
+	assert_int_equal(texture_object_text(&g.s, &g.a, 3, &b), PSG_OK);
+	buf_putc(&b, 0);
+	assert_non_null(strstr((char *)b.data, "format: 0x86 DXT1\n"));
+	assert_non_null(strstr((char *)b.data, "m_buffer: 2 -> 0002.BaseResource\n"));
+	assert_non_null(strstr((char *)b.data, "width: 32\n"));
+	assert_non_null(strstr((char *)b.data, "expected_bytes: 512\nactual_bytes: 512\n"));
+	buf_free(&b);
+	buf_init(&b);
+	assert_int_equal(texture_object_text(&g.s, &g.a, 0, &b), PSG_ERR_UNSUPPORTED);
+	assert_int_equal(texture_info_line(&g.s, &g.a, 0, "x", &b), PSG_ERR_UNSUPPORTED);
+	assert_int_equal(texture_object_text(&g.s, &g.a, 99999, &b), PSG_ERR_BOUNDS);
+	buf_free(&b);
+	ga_close(&g);
+}
+
+/* --- hostile arenas: one texture object with crafted fields --- */
+
+struct hostile {
+	uint8_t obj[40];
+	size_t obj_len;
+	size_t br_len;
+	bool extra_target; /* add a VersionData row for m_buffer to point at */
+};
+
+static enum psg_result hostile_load(const struct hostile *hx, struct diag *d, bool text)
+{
+	struct psg_builder *b = psgb_new(PSGB_REG_TEXTURE10, 1);
+	uint8_t *br = calloc(hx->br_len ? hx->br_len : 1, 1);
+	struct buf file;
+	struct src s;
+	struct src_mem m;
+	struct arena a;
+	struct texture_image *img = NULL;
+	enum psg_result r;
+	uint8_t ver[8] = {0, 0, 0, 25, 0, 0, 0, 13};
+
+	psgb_set_gpu_align(b, 0x80);
+	psgb_add_base_resource(b, 0x80, br, hx->br_len);
+	psgb_add(b, RW_T_TEXTURE, 4, hx->obj, hx->obj_len);
+	if (hx->extra_target)
+		psgb_add(b, RW_T_VERSION, 0x10, ver, sizeof ver);
+	free(br);
+	buf_init(&file);
+	assert_int_equal(psgb_finish(b, 0, &file, NULL), PSG_OK);
+	src_init_mem(&s, &m, file.data, file.len);
+	assert_int_equal(arena_open(&s, &a, NULL), PSG_OK);
+	r = texture_load(&s, &a, 1, &img, d);
+	assert_true(r != PSG_OK || img != NULL);
+	texture_image_free(img);
+	if (text) {
+		struct buf t;
+
+		buf_init(&t);
+		texture_object_text(&s, &a, 1, &t);
+		buf_free(&t);
+	}
+	arena_free(&a);
+	buf_free(&file);
+	return r;
+}
+
+static void hostile_base(struct hostile *hx, uint8_t fmt, uint16_t w, uint16_t h, uint8_t mips)
+{
+	struct gen_tex_spec s = {fmt, w, h, mips, false, 0, false};
+
+	memset(hx, 0, sizeof *hx);
+	gen_tex_object(&s, 0, hx->obj);
+	hx->obj_len = 40;
+	hx->br_len = 4096;
+}
+
+static void test_hostile(void **st)
+{
+	struct hostile hx;
+	struct diag d;
+
+	(void)st;
+	diag_init(&d);
+	/* sane baseline: 32x32 DXT1, 1 mip = 512 bytes; 4096 is larger: loads with a note */
+	hostile_base(&hx, GCM_TEX_DXT1, 32, 32, 1);
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_OK);
+	assert_int_equal(diag_count(&d), 1);
+
+	/* base resource too small */
+	hx.br_len = 511;
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	/* exact */
+	hx.br_len = 512;
+	diag_free(&d);
+	diag_init(&d);
+	assert_int_equal(hostile_load(&hx, &d, false), PSG_OK);
+	assert_int_equal(diag_count(&d), 0);
+
+	/* m_buffer at the Texture itself, at a VersionData, out of range, subref kind */
+	hostile_base(&hx, GCM_TEX_DXT1, 32, 32, 1);
+	hx.obj[0x1B] = 1;
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	hx.obj[0x1B] = 2;
+	hx.extra_target = true;
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	hx.obj[0x1A] = 0x27;
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	hx.obj[0x19] = 0x80;
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+
+	/* sizes: 0, 65535 x 65535 with 4 KiB of data, mips 255 */
+	hostile_base(&hx, GCM_TEX_A8R8G8B8, 0, 16, 1);
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	hostile_base(&hx, GCM_TEX_A8R8G8B8, 16, 0, 1);
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	hostile_base(&hx, GCM_TEX_A8R8G8B8 | GCM_TEX_LN, 65535, 65535, 1);
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	hostile_base(&hx, GCM_TEX_DXT5, 65535, 65535, 16);
+	hx.obj[3] = 1; /* cube as well */
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	hostile_base(&hx, GCM_TEX_DXT1, 32, 32, 1);
+	hx.obj[1] = 255;
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	hx.obj[1] = 0;
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+
+	/* unknown and unconverted formats, 3D, bad dimension, short object */
+	hostile_base(&hx, 0xFF, 8, 8, 1);
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_UNSUPPORTED);
+	hostile_base(&hx, 0x9B, 8, 8, 1);
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_UNSUPPORTED);
+	hostile_base(&hx, GCM_TEX_B8, 8, 8, 1);
+	hx.obj[2] = 3;
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_UNSUPPORTED);
+	hx.obj[2] = 9;
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	hostile_base(&hx, GCM_TEX_B8, 8, 8, 1);
+	hx.obj_len = 39;
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	/* LN pitch smaller than a row */
+	hostile_base(&hx, GCM_TEX_A8R8G8B8 | GCM_TEX_LN, 16, 16, 1);
+	hx.obj[0x13] = 8;
+	hx.obj[0x12] = 0;
+	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	/* NPOT without LN: read as linear with a problem line */
+	hostile_base(&hx, GCM_TEX_B8, 12, 8, 1);
+	hx.br_len = 96;
+	{
+		size_t before = diag_count(&d);
+
+		assert_int_equal(hostile_load(&hx, &d, false), PSG_OK);
+		assert_int_equal(diag_count(&d), before + 1);
+	}
+	assert_true(diag_count(&d) > 15);
+	for (size_t i = 0; i < d.n; i++)
+		assert_non_null(strstr(d.msg[i], "object 1 (Texture): "));
+	diag_free(&d);
+}
+
+/* Write every generated texture as .dds/.png into $PSGFS_TEX_DUMP (manual ImageMagick check). */
+static void test_dump(void **st)
+{
+	const char *dir = getenv("PSGFS_TEX_DUMP");
+	struct genarena g;
+	char **names = NULL;
+
+	(void)st;
+	if (!dir)
+		skip();
+	ga_open(&g, NULL);
+	assert_int_equal(texture_names(&g.s, &g.a, &names, NULL), PSG_OK);
+	for (uint32_t i = 0; i < g.a.n_dict; i++) {
+		struct texture_image *img;
+		struct buf b;
+		char path[512];
+		FILE *f;
+
+		if (!names[i])
+			continue;
+		assert_int_equal(texture_load(&g.s, &g.a, i, &img, NULL), PSG_OK);
+		for (int k = 0; k < 2; k++) {
+			buf_init(&b);
+			assert_int_equal(k ? texture_png(img, &b) : texture_dds(img, &b), PSG_OK);
+			snprintf(path, sizeof path, "%s/%s.%s", dir, names[i], k ? "png" : "dds");
+			f = fopen(path, "wb");
+			assert_non_null(f);
+			fwrite(b.data, 1, b.len, f);
+			fclose(f);
+			buf_free(&b);
+		}
+		texture_image_free(img);
+	}
+	texture_names_free(names, g.a.n_dict);
+	ga_close(&g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_dxt1_four_colour),
+	    cmocka_unit_test(test_dxt1_three_colour_transparent),
+	    cmocka_unit_test(test_dxt3_explicit_alpha),
+	    cmocka_unit_test(test_dxt5_alpha_modes),
+	    cmocka_unit_test(test_swizzle_index),
+	    cmocka_unit_test(test_swizzle_round_trip),
+	    cmocka_unit_test(test_dds_headers),
+	    cmocka_unit_test(test_png_round_trip),
+	    cmocka_unit_test(test_generated_default),
+	    cmocka_unit_test(test_generated_shuffled_unnamed),
+	    cmocka_unit_test(test_info_and_text),
+	    cmocka_unit_test(test_hostile),
+	    cmocka_unit_test(test_dump),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
