@@ -143,6 +143,9 @@ struct psk_mesh {
  * of range, truncation and unknown chunks are reported to diag (problems, not failures): a
  * chunk whose records cannot be trusted is skipped and the rest still decodes. Fails only when
  * the buffer is not a PSK at all (PSG_ERR_FORMAT) or memory runs out.
+ * Policy: a chunk with records whose DataSize is not the expected record size is skipped
+ * whole (no prefix reads; count-0 chunks may have any DataSize); of two chunks filling the
+ * same slot the first wins; aliases REFSKEL0, RAWW0000, EXTRAUV%d, VTXW3200 (16-byte records).
  */
 enum psg_result psk_read(const uint8_t *p, size_t size, struct psk_mesh *out, struct diag *diag);
 void psk_mesh_free(struct psk_mesh *m);
@@ -191,7 +194,9 @@ struct psa_anim {
 	bool repaired_first_frames; /* CUE4Parse #103 FirstRawFrame repair applied */
 };
 
-/* Decode a PSA from memory; same error policy as psk_read. */
+/* Decode a PSA from memory; same error policy as psk_read. FirstRawFrame repair (spec §7.2):
+ * when sequence 0 has NumRawFrames > 0 and FirstRawFrame == NumRawFrames, all offsets are
+ * recomputed cumulatively. */
 enum psg_result psa_read(const uint8_t *p, size_t size, struct psa_anim *out, struct diag *diag);
 void psa_anim_free(struct psa_anim *a);
 

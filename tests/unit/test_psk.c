@@ -251,6 +251,28 @@ static void test_point_index_u32(void **state)
 	diag_free(&d);
 	psk_mesh_free(&m);
 	free(p);
+
+	/* The threshold is exactly 65536 points: 65536 still masks, 65537 does not. */
+	for (uint32_t np = 65536; np <= 65537; np++) {
+		gen_psk_opts_default(&o, 23);
+		o.points = np;
+		o.wedges = np;
+		o.faces = 10;
+		p = gen_bytes(&o, &m, &n);
+		vtxw = chunk_off(p, n, "VTXW0000") + PSK_CHUNK_HEADER;
+		p[vtxw + 16 * 7 + 2] = 0x01;
+		diag_init(&d);
+		assert_int_equal(psk_read(p, n, &got, &d), PSG_OK);
+		assert_int_equal(got.wedges[7].point, np == 65536 ? 7u : 0x10007u);
+		if (np == 65536)
+			assert_int_equal(diag_count(&d), 0);
+		else
+			assert_true(diag_has(&d, "wedge 7 point 65543 out of range"));
+		psk_mesh_free(&got);
+		diag_free(&d);
+		psk_mesh_free(&m);
+		free(p);
+	}
 }
 
 /* Move chunk `id` to the end of the file. */
