@@ -1,0 +1,88 @@
+/*
+ * Deterministic skinned model arenas (PS3) with ground truth, for the Skate mesh decoders and
+ * the PSK export (spec rw4-arena.md §7.1-§7.4, §8.5, §8.6). N bones with rigid inverse bind
+ * matrices from a random tree of bind poses, M meshes of several islands, each mesh with its
+ * own palette (a proper subset of the skeleton) and a vertex layout preset so that all seven
+ * GCM formats are used across meshes, u16 and u32 index buffers.
+ */
+#ifndef PSGFS_GEN_PSG_SKINNED_H
+#define PSGFS_GEN_PSG_SKINNED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "psgfs/buf.h"
+#include "psgfs/result.h"
+
+/*
+ * Vertex layout presets (stride; index width):
+ * 0: XYZ F3, NORMAL CMP, TEX0 SF2, VERTEXCOLOR UB4, INDICES UB256x4, WEIGHTS UB4 (32; u16)
+ * 1: XYZ SF3, NORMAL S1x3, TEX0 S1x2, INDICES UB4 (raw bytes), WEIGHTS S1x4 (30; u32)
+ * 2: XYZ S32K3, TANGENT CMP, NORMAL F3, TEX0 F2, INDICES UB256x4, WEIGHTS F4 (50; u16)
+ * 3: static: XYZ F3, NORMAL CMP, TEX0 SF2, BINORMAL S1x3 (26; u32), palette of one bone
+ * Meshes with more than 65535 vertices always get u32 indices.
+ */
+#define GEN_SK_LAYOUTS 4
+
+enum gen_skinned_hostile {
+	GEN_SK_SANE = 0,
+	GEN_SK_PALETTE_PAST_SKELETON, /* mesh 0's last palette slot names bone n_bones + 3 */
+	GEN_SK_INDEX_PAST_VERTS,      /* mesh 0's second index is n_verts + 7 */
+	GEN_SK_STRIDE_TOO_SMALL,      /* mesh 0's descriptor stride is 6 bytes short */
+	GEN_SK_BONES_PAST_OBJECT,     /* RenderModelData m_iNumBones patched to 0xFFFF */
+};
+
+struct gen_skinned_opts {
+	uint64_t seed;
+	uint32_t n_bones;  /* 0 = 12; at least 3 */
+	uint32_t n_meshes; /* 0 = 4 */
+	uint32_t verts;	   /* per mesh; 0 = 60 */
+	uint32_t islands;  /* per mesh; 0 = 3 */
+	uint32_t tris;	   /* per island; 0 = 20 */
+	int layout;	   /* -1: mesh i uses preset i % GEN_SK_LAYOUTS; else that preset */
+	uint64_t shuffle_seed;
+	enum gen_skinned_hostile hostile;
+};
+
+/* One mesh as the decoder should see it (values already quantised by their format). */
+struct gen_skinned_mesh_truth {
+	int layout;
+	bool skinned;
+	uint32_t index_width;
+	uint32_t n_verts;
+	uint16_t *palette;
+	uint32_t n_palette;
+	float (*pos)[3];
+	float (*normal)[3];
+	float (*uv)[2];
+	float (*color)[4]; /* NULL when the layout has none */
+	uint8_t *n_infl;   /* after zero-drop, palette mapping and normalisation */
+	uint32_t (*bone)[4];
+	float (*weight)[4];
+	uint32_t n_islands;
+	uint32_t *island_start, *island_count;
+	uint32_t (*tri)[3];
+	uint32_t *tri_island;
+	uint32_t n_tri;
+	char material[32];
+};
+
+struct gen_skinned_truth {
+	uint32_t n_bones;
+	char (*names)[32];
+	int32_t *parent; /* -1 = root; parents precede children */
+	float (*ibp)[16];
+	float (*t)[3];	     /* bind translation (model space) */
+	float (*q)[4];	     /* bind rotation x y z w, w >= 0 */
+	char *hierarchy_tsv; /* "bone\tparent" header + one row per bone ("-" = root) */
+	uint32_t n_meshes;
+	struct gen_skinned_mesh_truth *mesh;
+};
+
+/* truth may be NULL. PSG_ERR_INVAL for impossible options, PSG_ERR_NOMEM. */
+enum psg_result gen_psg_skinned(const struct gen_skinned_opts *o, struct buf *out,
+				struct gen_skinned_truth *truth);
+void gen_skinned_truth_free(struct gen_skinned_truth *t);
+
+#endif

@@ -1,0 +1,875 @@
+/* Skate mesh decoders: GCM formats on known bits, object parsers on hand-built big-endian
+ * buffers, skeleton math, and the scene / mesh decode of generated skinned arenas against the
+ * generator's ground truth (sane and hostile). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "psgfs/arena.h"
+#include "psgfs/buf.h"
+#include "psgfs/bytes.h"
+#include "psgfs/diag.h"
+#include "psgfs/gen_psg_skinned.h"
+#include "psgfs/skate_mesh.h"
+#include "psgfs/source.h"
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static bool diag_has(const struct diag *d, const char *needle)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (strstr(d->msg[i], needle))
+			return true;
+	return false;
+}
+
+/* ---- GCM formats ---- */
+
+static void test_half(void **state)
+{
+	(void)state;
+	assert_true(skate_half_to_float(0x3C00) == 1.0f);
+	assert_true(skate_half_to_float(0xC000) == -2.0f);
+	assert_true(skate_half_to_float(0x7BFF) == 65504.0f);
+	assert_true(skate_half_to_float(0x0001) == ldexpf(1, -24)); /* smallest subnormal */
+	assert_true(skate_half_to_float(0x03FF) == ldexpf(1023, -24));
+	assert_true(skate_half_to_float(0x0400) == ldexpf(1, -14)); /* smallest normal */
+	assert_true(skate_half_to_float(0x3555) == 0x1.554p-2f);
+	assert_true(isinf(skate_half_to_float(0x7C00)) && skate_half_to_float(0x7C00) > 0);
+	assert_true(isinf(skate_half_to_float(0xFC00)) && skate_half_to_float(0xFC00) < 0);
+	assert_true(isnan(skate_half_to_float(0x7E00)));
+	assert_true(skate_half_to_float(0x8000) == 0.0f && signbit(skate_half_to_float(0x8000)));
+}
+
+static void test_cmp(void **state)
+{
+	float v[3];
+
+	(void)state;
+	/* x = +1023, y = -1024 (0x400), z = -512 (0x200) */
+	skate_cmp_decode(0x3FFu | 0x400u << 11 | 0x200u << 22, v);
+	assert_true(v[0] == 1.0f);
+	assert_true(v[1] == -1024.0f / 1023.0f);
+	assert_true(v[2] == -512.0f / 511.0f);
+	/* x = -1 (0x7FF), y = +1, z = +511 */
+	skate_cmp_decode(0x7FFu | 1u << 11 | 0x1FFu << 22, v);
+	assert_true(v[0] == -1.0f / 1023.0f);
+	assert_true(v[1] == 1.0f / 1023.0f);
+	assert_true(v[2] == 1.0f);
+	/* z = -1 (0x3FF): top bits all set */
+	skate_cmp_decode(0xFFC00000u, v);
+	assert_true(v[0] == 0 && v[1] == 0 && v[2] == -1.0f / 511.0f);
+}
+
+static void test_formats(void **state)
+{
+	uint8_t b[16];
+	float v[4];
+
+	(void)state;
+	put16(b, 0x8000);
+	put16(b + 2, 0x7FFF);
+	put16(b + 4, 0x0000);
+	assert_int_equal(skate_velem_decode(SKATE_VF_S1, 3, b, false, v), 3);
+	assert_true(v[0] == -32768.0f / 32767.0f && v[1] == 1.0f && v[2] == 0.0f);
+	assert_int_equal(skate_velem_decode(SKATE_VF_S1, 1, b, true, v), 1);
+	assert_true(v[0] == -32768.0f);
+	put16(b, 0xFFFE);
+	assert_int_equal(skate_velem_decode(SKATE_VF_S32K, 1, b, false, v), 1);
+	assert_true(v[0] == -2.0f);
+	b[0] = 255;
+	b[1] = 0;
+	b[2] = 51;
+	b[3] = 7;
+	assert_int_equal(skate_velem_decode(SKATE_VF_UB, 4, b, false, v), 4);
+	assert_true(v[0] == 1.0f && v[1] == 0.0f && v[2] == 51.0f / 255.0f &&
+		    v[3] == 7.0f / 255.0f);
+	assert_int_equal(skate_velem_decode(SKATE_VF_UB, 4, b, true, v), 4);
+	assert_true(v[3] == 7.0f);
+	assert_int_equal(skate_velem_decode(SKATE_VF_UB256, 2, b, false, v), 2);
+	assert_true(v[0] == 255.0f && v[1] == 0.0f);
+	put32(b, 0x40490FDB);
+	assert_int_equal(skate_velem_decode(SKATE_VF_F, 1, b, false, v), 1);
+	assert_true(v[0] == 3.14159274f);
+	put16(b, 0x3C00);
+	put16(b + 2, 0x0001);
+	assert_int_equal(skate_velem_decode(SKATE_VF_SF, 2, b, false, v), 2);
+	assert_true(v[0] == 1.0f && v[1] == ldexpf(1, -24));
+	put32(b, 0x3FFu);
+	assert_int_equal(skate_velem_decode(SKATE_VF_CMP, 1, b, false, v), 3);
+	assert_int_equal(skate_velem_decode(0, 1, b, false, v), 0);
+	assert_int_equal(skate_velem_decode(8, 1, b, false, v), 0);
+	assert_int_equal(skate_velem_decode(SKATE_VF_F, 5, b, false, v), 0);
+	assert_int_equal(skate_velem_decode(SKATE_VF_F, 0, b, false, v), 0);
+	assert_string_equal(skate_vfmt_name(SKATE_VF_CMP), "CMP");
+	assert_string_equal(skate_vfmt_name(SKATE_VF_UB256), "UB256");
+	assert_null(skate_vfmt_name(9));
+	assert_int_equal(skate_vfmt_comp_size(SKATE_VF_SF), 2);
+	assert_int_equal(skate_vfmt_comp_size(SKATE_VF_CMP), 4);
+}
+
+/* ---- parsers on hand-built buffers ---- */
+
+/* The real sky descriptor (spec §7.1). */
+static const uint8_t sky_vdes[] = {0, 0,    0, 0, 0,	0, 1,	 1,    0, 1, 0, 2, 0, 3,
+				   0, 0,    2, 3, 0,	0, 0,	 0x10, 0, 1, 1, 2, 0, 0x0C,
+				   0, 0x10, 8, 1, 0xFF, 0, 0xFF, 0,    0, 0, 0, 0};
+
+static void test_vdes(void **state)
+{
+	struct skate_vdes v;
+	struct diag d;
+	uint8_t bad[sizeof sky_vdes];
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(skate_vdes_parse(sky_vdes, sizeof sky_vdes, 8, &v, &d), PSG_OK);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(v.types_flags, 0x101);
+	assert_int_equal(v.n_el, 2);
+	assert_int_equal(v.stride, 16);
+	assert_true(v.el[0].usable && v.el[1].usable);
+	assert_int_equal(v.el[1].vertex_type, SKATE_VF_S1);
+	assert_int_equal(v.el[1].offset, 12);
+	assert_int_equal(v.el[1].type, SKATE_ET_TEX0);
+	assert_true(v.has_trailer && v.trailer[0] == 0xFF);
+
+	/* S1 x3 at 12 needs 18 bytes > stride 16 */
+	memcpy(bad, sky_vdes, sizeof bad);
+	bad[16 + 8 + 1] = 3;
+	assert_int_equal(skate_vdes_parse(bad, sizeof bad, 8, &v, &d), PSG_OK);
+	assert_false(v.el[1].usable);
+	assert_true(diag_has(&d, "does not fit stride 16"));
+
+	/* claims 40 elements in 40 bytes */
+	memcpy(bad, sky_vdes, sizeof bad);
+	put16(bad + 10, 40);
+	diag_free(&d);
+	assert_int_equal(skate_vdes_parse(bad, sizeof bad, 8, &v, &d), PSG_OK);
+	assert_true(v.n_el <= 3);
+	assert_true(d.n >= 2);
+	assert_int_equal(skate_vdes_parse(bad, 15, 8, &v, &d), PSG_ERR_CORRUPT);
+	diag_free(&d);
+}
+
+static void test_vb_ib_mh(void **state)
+{
+	uint8_t b[32] = {0};
+	struct skate_vb vb;
+	struct skate_ib ib;
+	struct skate_mesh_helper mh;
+	struct diag d;
+
+	(void)state;
+	put32(b, 3);
+	put32(b + 8, 3680);
+	assert_int_equal(skate_vb_parse(b, 16, &vb), PSG_OK);
+	assert_int_equal(vb.buffer, 3);
+	assert_int_equal(vb.buffer_size, 3680);
+	assert_int_equal(skate_vb_parse(b, 15, &vb), PSG_ERR_CORRUPT);
+	put32(b, 5);
+	put32(b + 8, 1140);
+	put32(b + 12, 2);
+	b[16] = 1;
+	assert_int_equal(skate_ib_parse(b, 20, &ib), PSG_OK);
+	assert_int_equal(ib.num_indices, 1140);
+	assert_int_equal(ib.stride, 2);
+	assert_int_equal(ib.index_type, 1);
+	assert_int_equal(skate_ib_parse(b, 19, &ib), PSG_ERR_CORRUPT);
+	memset(b, 0, sizeof b);
+	put32(b, 1);
+	put32(b + 4, 0x7FFFFFFF); /* far more than the object holds */
+	put32(b + 8, 6);
+	put32(b + 12, 4);
+	diag_init(&d);
+	assert_int_equal(skate_mesh_helper_parse(b, 16, 9, &mh, &d), PSG_OK);
+	assert_int_equal(mh.n_refs, 2);
+	assert_int_equal(mh.refs[0], 6);
+	assert_int_equal(mh.refs[1], 4);
+	assert_true(diag_has(&d, "MeshHelper"));
+	skate_mesh_helper_free(&mh);
+	diag_free(&d);
+}
+
+/* OptiMesh with 3 islands: the palette is at +0x4C (= 0x60 + 36), not +0x6C. */
+static void test_optimesh(void **state)
+{
+	uint8_t b[0x60 + 36 + 8] = {0};
+	struct skate_optimesh m;
+	struct diag d;
+
+	(void)state;
+	put32(b + 0x28, 8);
+	put32(b + 0x38, 3);
+	put32(b + 0x44, 0x60);
+	put32(b + 0x48, 3);
+	put32(b + 0x4C, 0x60 + 36);
+	for (int i = 0; i < 3; i++) {
+		put32(b + 0x60 + 12 * i, 285u * i);
+		put32(b + 0x60 + 12 * i + 4, 285);
+		b[0x60 + 12 * i + 8] = 5;
+	}
+	put16(b + 0x60 + 36, 7);
+	put16(b + 0x60 + 38, 2);
+	put16(b + 0x60 + 40, 9);
+	diag_init(&d);
+	assert_int_equal(skate_optimesh_parse(b, sizeof b, 7, &m, &d), PSG_OK);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(m.n_islands, 3);
+	assert_int_equal(m.islands[2].start, 570);
+	assert_int_equal(m.islands[2].count, 285);
+	assert_int_equal(m.islands[2].prim, 5);
+	assert_int_equal(m.n_remap, 3);
+	assert_int_equal(m.remap[0], 7);
+	assert_int_equal(m.remap[1], 2);
+	assert_int_equal(m.remap[2], 9);
+	assert_int_equal(m.vdes, 8);
+	skate_optimesh_free(&m);
+
+	/* hostile counts and offsets */
+	put32(b + 0x38, 0xFFFFFFFF);
+	put32(b + 0x48, 0xFFFFFFFF);
+	assert_int_equal(skate_optimesh_parse(b, sizeof b, 7, &m, &d), PSG_OK);
+	assert_true(m.n_islands <= (sizeof b - 0x60) / 12);
+	assert_true(m.n_remap <= (sizeof b - 0x60 - 36) / 2);
+	skate_optimesh_free(&m);
+	put32(b + 0x44, 0xFFFFFF00);
+	put32(b + 0x4C, 0xFFFFFF00);
+	assert_int_equal(skate_optimesh_parse(b, sizeof b, 7, &m, &d), PSG_OK);
+	assert_int_equal(m.n_islands, 0);
+	assert_int_equal(m.n_remap, 0);
+	assert_true(diag_has(&d, "past the object"));
+	skate_optimesh_free(&m);
+	assert_int_equal(skate_optimesh_parse(b, 0x5F, 7, &m, &d), PSG_ERR_CORRUPT);
+	diag_free(&d);
+}
+
+/* RenderModelData with 2 bones, 1 mesh, 1 island. */
+static size_t build_model(uint8_t *b, uint16_t nbones)
+{
+	size_t at = 0x40;
+
+	memset(b, 0, 512);
+	put32(b + 0x20, 0x40); /* IBP */
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 4; i++)
+			put32(b + 0x40 + 64 * k + 20 * i, f32_bits(1.0f + (float)k)); /* diagonal */
+	at += 128;
+	put32(b + 0x24, (uint32_t)at); /* mesh table */
+	put32(b + at, 7);
+	put32(b + at + 4, 0);
+	at += 8;
+	put32(b + 0x28, (uint32_t)at); /* name table */
+	put32(b + at, (uint32_t)at + 8);
+	put32(b + at + 4, (uint32_t)at + 13);
+	memcpy(b + at + 8, "HIPS\0SPINE", 11);
+	put32(b + 0x2C, (uint32_t)at + 8);
+	at += 8 + 11;
+	at = (at + 15) & ~(size_t)15;
+	put16(b + 0x30, nbones);
+	put16(b + 0x32, 1);
+	put16(b + 0x34, nbones);
+	put16(b + 0x36, 1);
+	put32(b + 0x38, (uint32_t)at);
+	put32(b + at + 4, f32_bits(-1.5f));
+	put32(b + 0x3C, (uint32_t)at + 32);
+	put32(b + at + 32 + 8, f32_bits(2.5f));
+	return at + 48;
+}
+
+static void test_model(void **state)
+{
+	uint8_t b[512];
+	size_t n = build_model(b, 2);
+	struct skate_model m;
+	struct diag d;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(skate_model_parse(b, n, 10, &m, &d), PSG_OK);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(m.n_bones, 2);
+	assert_string_equal(m.names[0], "HIPS");
+	assert_string_equal(m.names[1], "SPINE");
+	assert_true(m.ibp[1][0] == 2.0f && m.ibp[1][5] == 2.0f && m.ibp[1][1] == 0.0f);
+	assert_int_equal(m.n_meshes, 1);
+	assert_int_equal(m.meshes[0].mesh, 7);
+	assert_int_equal(m.n_aabbs, 1);
+	assert_true(m.aabbs[0][1] == -1.5f);
+	assert_true(m.areas[0][2] == 2.5f);
+	skate_model_free(&m);
+
+	/* bone count larger than the object */
+	n = build_model(b, 0xFFFF);
+	assert_int_equal(skate_model_parse(b, n, 10, &m, &d), PSG_OK);
+	assert_true(m.n_bones < 10);
+	assert_true(diag_has(&d, "65535 bones"));
+	skate_model_free(&m);
+	assert_int_equal(skate_model_parse(b, 0x3F, 10, &m, &d), PSG_ERR_CORRUPT);
+	diag_free(&d);
+}
+
+/* ---- skeleton math ---- */
+
+static void test_skeleton_math(void **state)
+{
+	/* bind: rotation of 90 deg about Z (x axis -> y), origin (1, 2, 3); row-vector layout */
+	const float bind[16] = {0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1};
+	float ibp[16], back[16], t[3], q[4], err, v[3], o[3];
+
+	(void)state;
+	assert_true(skate_mat4_inverse(bind, ibp));
+	assert_true(skate_mat4_inverse(ibp, back));
+	for (int i = 0; i < 16; i++)
+		assert_true(fabsf(back[i] - bind[i]) < 1e-6f);
+	assert_true(skate_decompose(bind, t, q, SKATE_RIGID_TOL, &err));
+	assert_true(t[0] == 1 && t[1] == 2 && t[2] == 3);
+	assert_true(fabsf(q[2] - 0.70710678f) < 1e-6f && fabsf(q[3] - 0.70710678f) < 1e-6f);
+	v[0] = 1, v[1] = 0, v[2] = 0;
+	skate_quat_rotate(q, v, o);
+	assert_true(fabsf(o[0]) < 1e-6f && fabsf(o[1] - 1) < 1e-6f);
+	/* scaled: not rigid, still a unit quaternion */
+	{
+		float s[16];
+
+		memcpy(s, bind, sizeof s);
+		for (int i = 0; i < 3; i++)
+			s[i] *= 2;
+		assert_false(skate_decompose(s, t, q, SKATE_RIGID_TOL, &err));
+		assert_true(err > 0.5f);
+		assert_true(fabsf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1) <
+			    1e-5f);
+	}
+	/* singular */
+	{
+		float z[16] = {0};
+
+		assert_false(skate_mat4_inverse(z, ibp));
+	}
+}
+
+/* ---- generated arenas ---- */
+
+struct fx {
+	uint8_t *file;
+	size_t len;
+	struct src_mem m;
+	struct src s;
+	struct arena a;
+	struct gen_skinned_truth t;
+};
+
+static void fx_gen(struct fx *f, const struct gen_skinned_opts *o)
+{
+	struct buf b;
+	struct diag d;
+
+	buf_init(&b);
+	assert_int_equal(gen_psg_skinned(o, &b, &f->t), PSG_OK);
+	f->file = buf_steal(&b, &f->len);
+	assert_non_null(f->file);
+	src_init_mem(&f->s, &f->m, f->file, f->len);
+	diag_init(&d);
+	assert_int_equal(arena_open(&f->s, &f->a, &d), PSG_OK);
+	diag_free(&d);
+}
+
+static void fx_free(struct fx *f)
+{
+	arena_free(&f->a);
+	free(f->file);
+	gen_skinned_truth_free(&f->t);
+}
+
+static bool quat_eq(const float *a, const float *b, float tol)
+{
+	float d = 0, e = 0;
+
+	for (int i = 0; i < 4; i++) {
+		d = fmaxf(d, fabsf(a[i] - b[i]));
+		e = fmaxf(e, fabsf(a[i] + b[i]));
+	}
+	return d < tol || e < tol;
+}
+
+static void check_scene(struct fx *f, const struct skate_scene *sc, bool tsv)
+{
+	const struct gen_skinned_truth *t = &f->t;
+
+	assert_int_equal(sc->n_bones, t->n_bones);
+	assert_int_equal(sc->n_meshes, t->n_meshes);
+	assert_int_equal(sc->n_nonrigid, 0);
+	assert_int_equal(sc->hierarchy, tsv ? SKATE_HIER_TSV : SKATE_HIER_DEFAULT);
+	for (uint32_t i = 0; i < t->n_bones; i++) {
+		const struct skate_bone *b = &sc->bones[i];
+
+		assert_string_equal(b->name, t->names[i]);
+		assert_memory_equal(b->ibp, t->ibp[i], sizeof b->ibp);
+		assert_true(b->rigid);
+		for (int k = 0; k < 3; k++)
+			assert_true(fabsf(b->t[k] - t->t[i][k]) < 1e-4f);
+		assert_true(quat_eq(b->q, t->q[i], 1e-4f));
+		assert_int_equal(b->parent, tsv ? t->parent[i] : (i == 0 ? -1 : 0));
+	}
+	for (uint32_t mi = 0; mi < t->n_meshes; mi++) {
+		const struct skate_scene_mesh *m = &sc->meshes[mi];
+		const struct gen_skinned_mesh_truth *tm = &t->mesh[mi];
+
+		assert_true(m->ok);
+		assert_true(m->material_named);
+		assert_string_equal(m->material, tm->material);
+		assert_int_equal(m->vertex_count, tm->n_verts);
+		assert_int_equal(m->index_width, tm->index_width);
+		assert_int_equal(m->skinned, tm->skinned);
+		assert_int_equal(m->n_palette, tm->n_palette);
+		assert_true(m->n_palette < t->n_bones);
+		for (uint32_t k = 0; k < m->n_palette; k++)
+			assert_int_equal(m->palette[k], tm->palette[k]);
+		assert_int_equal(m->n_islands, tm->n_islands);
+		for (uint32_t k = 0; k < m->n_islands; k++) {
+			assert_int_equal(m->islands[k].start, tm->island_start[k]);
+			assert_int_equal(m->islands[k].count, tm->island_count[k]);
+			assert_int_equal(m->islands[k].prim, 5);
+		}
+	}
+}
+
+static void check_mesh(struct fx *f, const struct skate_scene *sc, size_t mi)
+{
+	const struct gen_skinned_mesh_truth *tm = &f->t.mesh[mi];
+	struct skate_mesh_data *md;
+	struct diag d;
+	const struct skate_attr *pa, *na, *ua;
+
+	diag_init(&d);
+	assert_int_equal(skate_mesh_decode(&f->s, &f->a, sc, mi, &md, &d), PSG_OK);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(md->n_verts, tm->n_verts);
+	assert_true(md->pos >= 0 && md->normal >= 0 && md->tex[0] >= 0);
+	pa = &md->attr[md->pos];
+	na = &md->attr[md->normal];
+	ua = &md->attr[md->tex[0]];
+	assert_int_equal(pa->n, 3);
+	assert_int_equal(na->n, 3);
+	for (uint32_t v = 0; v < md->n_verts; v++) {
+		for (int c = 0; c < 3; c++) {
+			assert_true(pa->v[3 * v + c] == tm->pos[v][c]);
+			assert_true(na->v[3 * v + c] == tm->normal[v][c]);
+		}
+		for (int c = 0; c < 2; c++)
+			assert_true(ua->v[(size_t)ua->n * v + c] == tm->uv[v][c]);
+		if (tm->color) {
+			const struct skate_attr *ca = &md->attr[md->color];
+
+			for (int c = 0; c < 4; c++)
+				assert_true(ca->v[4 * v + c] == tm->color[v][c]);
+		}
+		assert_int_equal(md->n_infl[v], tm->n_infl[v]);
+		for (int j = 0; j < tm->n_infl[v]; j++) {
+			assert_int_equal(md->infl[v][j].bone, tm->bone[v][j]);
+			assert_true(fabsf(md->infl[v][j].weight - tm->weight[v][j]) < 1e-6f);
+		}
+	}
+	assert_int_equal(md->n_unweighted, 0);
+	assert_int_equal(md->n_tri, tm->n_tri);
+	for (size_t k = 0; k < md->n_tri; k++) {
+		assert_memory_equal(md->tri[k], tm->tri[k], sizeof md->tri[k]);
+		assert_int_equal(md->tri_island[k], tm->tri_island[k]);
+	}
+	assert_true(skate_mesh_data_bytes(md) > (size_t)md->n_verts * 12);
+	skate_mesh_data_free(md);
+	diag_free(&d);
+}
+
+static void test_scene_truth(void **state)
+{
+	static const uint64_t shuffles[] = {0, 0xABCDEF};
+
+	(void)state;
+	for (int s = 0; s < 2; s++)
+		for (int tsv = 0; tsv < 2; tsv++) {
+			struct gen_skinned_opts o = {.seed = 7 + (uint64_t)s,
+						     .n_bones = 20,
+						     .n_meshes = 5,
+						     .verts = 80,
+						     .islands = 3,
+						     .tris = 25,
+						     .layout = -1,
+						     .shuffle_seed = shuffles[s]};
+			struct fx f;
+			struct skate_scene *sc;
+			struct diag d;
+
+			fx_gen(&f, &o);
+			diag_init(&d);
+			assert_int_equal(
+			    skate_scene_load(&f.s, &f.a, tsv ? f.t.hierarchy_tsv : NULL, &sc, &d),
+			    PSG_OK);
+			for (size_t i = 0; i < d.n; i++)
+				print_message("unexpected: %s\n", d.msg[i]);
+			assert_int_equal(d.n, 0);
+			assert_int_equal(sc->n_problems, 0);
+			check_scene(&f, sc, tsv);
+			for (size_t mi = 0; mi < sc->n_meshes; mi++)
+				check_mesh(&f, sc, mi);
+			assert_true(skate_scene_bytes(sc) > 20 * sizeof(struct skate_bone));
+			skate_scene_free(sc);
+			diag_free(&d);
+			fx_free(&f);
+		}
+}
+
+/* Every GCM format appears in some generated descriptor. */
+static void test_formats_covered(void **state)
+{
+	struct gen_skinned_opts o = {.seed = 3, .n_meshes = GEN_SK_LAYOUTS, .layout = -1};
+	struct fx f;
+	struct skate_scene *sc;
+	bool seen[8] = {false};
+
+	(void)state;
+	fx_gen(&f, &o);
+	assert_int_equal(skate_scene_load(&f.s, &f.a, NULL, &sc, NULL), PSG_OK);
+	for (size_t mi = 0; mi < sc->n_meshes; mi++)
+		for (unsigned e = 0; e < sc->meshes[mi].desc.n_el; e++)
+			seen[sc->meshes[mi].desc.el[e].vertex_type & 7] = true;
+	for (int vt = 1; vt <= 7; vt++)
+		assert_true(seen[vt]);
+	{
+		bool w2 = false, w4 = false;
+
+		for (size_t mi = 0; mi < sc->n_meshes; mi++) {
+			w2 |= sc->meshes[mi].index_width == 2;
+			w4 |= sc->meshes[mi].index_width == 4;
+		}
+		assert_true(w2 && w4);
+	}
+	skate_scene_free(sc);
+	fx_free(&f);
+}
+
+static void test_hierarchy_cycles(void **state)
+{
+	struct gen_skinned_opts o = {.seed = 11, .n_bones = 8, .n_meshes = 1};
+	struct fx f;
+	struct skate_scene *sc;
+	struct diag d;
+	const char *tsv = "bone\tparent\n"
+			  "ROOT\tBone_003\n"	 /* 0 -> 3 */
+			  "Bone_003\tROOT\n"	 /* 3 -> 0: cycle through bone 0 */
+			  "Bone_001\tBone_002\n" /* 1 <-> 2 */
+			  "Bone_002\tBone_001\n"
+			  "Bone_004\tBone_004\n" /* self */
+			  "Bone_005\tNOPE\n"
+			  "Ghost\tROOT\n"
+			  "Bone_006\t-\n";
+
+	(void)state;
+	fx_gen(&f, &o);
+	diag_init(&d);
+	assert_int_equal(skate_scene_load(&f.s, &f.a, tsv, &sc, &d), PSG_OK);
+	assert_true(diag_has(&d, "cycle"));
+	assert_true(diag_has(&d, "unknown parent"));
+	assert_true(diag_has(&d, "unknown bone"));
+	assert_true(diag_has(&d, "not listed"));
+	/* acyclic: every bone reaches a root within n steps */
+	for (uint32_t i = 0; i < sc->n_bones; i++) {
+		int32_t x = (int32_t)i;
+		uint32_t steps = 0;
+
+		while (x >= 0 && steps <= sc->n_bones) {
+			x = sc->bones[x].parent;
+			steps++;
+		}
+		assert_true(x < 0);
+	}
+	assert_int_equal(sc->bones[6].parent, -1);
+	assert_int_equal(sc->bones[5].parent, 0);
+	assert_int_equal(sc->bones[7].parent, 0); /* not listed */
+	skate_scene_free(sc);
+	diag_free(&d);
+	fx_free(&f);
+}
+
+static void run_hostile(enum gen_skinned_hostile h, const char *needle, int layout)
+{
+	struct gen_skinned_opts o = {
+	    .seed = 5, .n_bones = 10, .n_meshes = 3, .layout = layout, .hostile = h};
+	struct fx f;
+	struct skate_scene *sc;
+	struct diag d;
+	struct buf b;
+
+	fx_gen(&f, &o);
+	diag_init(&d);
+	assert_int_equal(skate_scene_load(&f.s, &f.a, f.t.hierarchy_tsv, &sc, &d), PSG_OK);
+	for (size_t mi = 0; mi < sc->n_meshes; mi++) {
+		struct skate_mesh_data *md;
+		enum psg_result r = skate_mesh_decode(&f.s, &f.a, sc, mi, &md, &d);
+
+		if (r == PSG_OK) {
+			buf_init(&b);
+			assert_int_equal(skate_text_vertices(md, &b), PSG_OK);
+			assert_int_equal(skate_text_skin(sc, md, &b), PSG_OK);
+			assert_int_equal(skate_text_triangles(md, &b), PSG_OK);
+			buf_free(&b);
+			skate_mesh_data_free(md);
+		}
+	}
+	for (uint32_t i = 0; i < f.a.n_dict; i++) {
+		buf_init(&b);
+		(void)skate_mesh_object_text(&f.s, &f.a, i, &b);
+		buf_free(&b);
+	}
+	buf_init(&b);
+	assert_int_equal(skate_export_psk(&f.s, &f.a, sc, true, &b, NULL), PSG_OK);
+	buf_free(&b);
+	if (!diag_has(&d, needle))
+		for (size_t i = 0; i < d.n; i++)
+			print_message("diag: %s\n", d.msg[i]);
+	assert_true(diag_has(&d, needle));
+	skate_scene_free(sc);
+	diag_free(&d);
+	fx_free(&f);
+}
+
+static void test_hostile(void **state)
+{
+	(void)state;
+	run_hostile(GEN_SK_PALETTE_PAST_SKELETON, "past the skeleton", 0);
+	run_hostile(GEN_SK_PALETTE_PAST_SKELETON, "outside the palette", 0);
+	run_hostile(GEN_SK_INDEX_PAST_VERTS, "past the vertex count", -1);
+	run_hostile(GEN_SK_INDEX_PAST_VERTS, "past the vertex count", 1);
+	run_hostile(GEN_SK_STRIDE_TOO_SMALL, "does not fit stride", 0);
+	run_hostile(GEN_SK_STRIDE_TOO_SMALL, "not a multiple of stride", 0);
+	run_hostile(GEN_SK_BONES_PAST_OBJECT, "65535 bones", -1);
+}
+
+/* Mutating every byte of the model objects never crashes (run under ASan in CI). */
+static void test_mutations(void **state)
+{
+	struct gen_skinned_opts o = {
+	    .seed = 9, .n_bones = 5, .n_meshes = 2, .verts = 12, .islands = 2, .tris = 3};
+	struct fx f;
+
+	(void)state;
+	fx_gen(&f, &o);
+	for (uint32_t i = 0; i < f.a.n_dict; i++) {
+		const struct arena_dict_entry *e = &f.a.dict[i];
+
+		if (e->base_resource)
+			continue;
+		for (uint32_t k = 0; k < e->size; k++) {
+			static const uint8_t vals[] = {0xFF, 0x00, 0x80, 0x7F};
+			uint8_t keep = f.file[e->start + k];
+
+			for (size_t vi = 0; vi < sizeof vals; vi++) {
+				struct skate_scene *sc;
+				struct diag d;
+
+				f.file[e->start + k] = vals[vi];
+				diag_init(&d);
+				if (skate_scene_load(&f.s, &f.a, f.t.hierarchy_tsv, &sc, &d) ==
+				    PSG_OK) {
+					for (size_t mi = 0; mi < sc->n_meshes; mi++) {
+						struct skate_mesh_data *md;
+
+						if (skate_mesh_decode(&f.s, &f.a, sc, mi, &md,
+								      &d) == PSG_OK)
+							skate_mesh_data_free(md);
+					}
+					skate_scene_free(sc);
+				}
+				{
+					struct buf b;
+
+					buf_init(&b);
+					(void)skate_mesh_object_text(&f.s, &f.a, i, &b);
+					buf_free(&b);
+				}
+				diag_free(&d);
+			}
+			f.file[e->start + k] = keep;
+		}
+	}
+	fx_free(&f);
+}
+
+/* ---- text renderers ---- */
+
+static size_t count_lines(const struct buf *b)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->len; i++)
+		n += b->data[i] == '\n';
+	return n;
+}
+
+static bool starts(const struct buf *b, const char *s)
+{
+	return b->len >= strlen(s) && !memcmp(b->data, s, strlen(s));
+}
+
+static void test_text(void **state)
+{
+	struct gen_skinned_opts o = {.seed = 21,
+				     .n_bones = 6,
+				     .n_meshes = 4,
+				     .verts = 10,
+				     .islands = 2,
+				     .tris = 4,
+				     .layout = -1};
+	struct fx f;
+	struct skate_scene *sc;
+	struct skate_mesh_data *md;
+	struct buf b;
+	char name[80];
+	int seen_types = 0;
+
+	(void)state;
+	fx_gen(&f, &o);
+	assert_int_equal(skate_scene_load(&f.s, &f.a, f.t.hierarchy_tsv, &sc, NULL), PSG_OK);
+
+	buf_init(&b);
+	assert_int_equal(skate_text_bones(sc, &b), PSG_OK);
+	assert_true(starts(&b, "index\tname\tparent\ttx\tty\ttz\tqx\tqy\tqz\tqw\n"));
+	assert_int_equal(count_lines(&b), 7);
+	buf_free(&b);
+	buf_init(&b);
+	assert_int_equal(skate_text_bone_names(sc, &b), PSG_OK);
+	assert_true(starts(&b, "ROOT\nBone_001\n"));
+	buf_free(&b);
+	buf_init(&b);
+	assert_int_equal(skate_text_inverse_bind(sc, &b), PSG_OK);
+	assert_true(starts(&b, "index\tname\tm00\tm01"));
+	assert_int_equal(count_lines(&b), 7);
+	buf_free(&b);
+	buf_init(&b);
+	assert_int_equal(skate_text_bone(sc, 2, &b), PSG_OK);
+	buf_putc(&b, 0);
+	assert_non_null(strstr((char *)b.data, "name: Bone_002"));
+	assert_non_null(strstr((char *)b.data, "rigid: yes"));
+	buf_free(&b);
+	assert_int_equal(skate_text_bone(sc, 99, &b), PSG_ERR_NOENT);
+	skate_bone_file_name(sc, 2, name);
+	assert_string_equal(name, "002.Bone_002.txt");
+
+	buf_init(&b);
+	assert_int_equal(skate_text_descriptor(sc, 0, &b), PSG_OK);
+	buf_putc(&b, 0);
+	assert_non_null(strstr((char *)b.data, "stride: 32"));
+	assert_non_null(strstr((char *)b.data, "INDICES\tUB256\t4\t24"));
+	assert_non_null(strstr((char *)b.data, "NORMAL\tCMP\t1\t12"));
+	buf_free(&b);
+	buf_init(&b);
+	assert_int_equal(skate_text_palette(sc, 1, &b), PSG_OK);
+	assert_true(starts(&b, "slot\tbone\tname\n"));
+	assert_int_equal(count_lines(&b), 1 + sc->meshes[1].n_palette);
+	buf_free(&b);
+	buf_init(&b);
+	assert_int_equal(skate_text_islands(sc, 1, &b), PSG_OK);
+	assert_true(starts(&b, "island\tstart\tcount\tprimitive\n0\t0\t12\t5\n1\t12\t12\t5\n"));
+	buf_free(&b);
+
+	assert_int_equal(skate_mesh_decode(&f.s, &f.a, sc, 0, &md, NULL), PSG_OK);
+	buf_init(&b);
+	assert_int_equal(skate_text_vertices(md, &b), PSG_OK);
+	assert_true(
+	    starts(&b, "vertex\tpx\tpy\tpz\tnx\tny\tnz\tu0\tv0\tr\tg\tb\ta\ti0\ti1\ti2\ti3\tw0"));
+	assert_int_equal(count_lines(&b), 11);
+	buf_free(&b);
+	buf_init(&b);
+	assert_int_equal(skate_text_triangles(md, &b), PSG_OK);
+	assert_true(starts(&b, "triangle\ta\tb\tc\tisland\n"));
+	assert_int_equal(count_lines(&b), 9);
+	buf_free(&b);
+	buf_init(&b);
+	assert_int_equal(skate_text_skin(sc, md, &b), PSG_OK);
+	assert_true(starts(&b, "vertex\tbone\tname\tweight\n"));
+	buf_free(&b);
+	skate_mesh_data_free(md);
+
+	buf_init(&b);
+	skate_scene_summary(sc, &b);
+	buf_putc(&b, 0);
+	assert_non_null(strstr((char *)b.data, "skeleton: 6 bones"));
+	assert_non_null(strstr((char *)b.data, "hierarchy: from the hierarchy file"));
+	assert_non_null(strstr((char *)b.data, "vertices: 40"));
+	assert_non_null(strstr((char *)b.data, "triangles: 32"));
+	buf_free(&b);
+
+	for (uint32_t i = 0; i < f.a.n_dict; i++) {
+		uint32_t t = f.a.dict[i].type_id;
+		enum psg_result r;
+
+		buf_init(&b);
+		r = skate_mesh_object_text(&f.s, &f.a, i, &b);
+		if (!skate_mesh_object_has_text(t)) {
+			assert_int_equal(r, PSG_ERR_UNSUPPORTED);
+		} else {
+			assert_int_equal(r, PSG_OK);
+			buf_putc(&b, 0);
+			seen_types |= 1 << (t == RW_T_RENDERMODEL ? 0
+					    : t == RW_T_OPTIMESH  ? 1
+					    : t == RW_T_VDES	  ? 2
+					    : t == RW_T_VB	  ? 3
+					    : t == RW_T_IB	  ? 4
+								  : 5);
+			if (t == RW_T_OPTIMESH) {
+				assert_non_null(strstr((char *)b.data, ".VertexDescriptor\n"));
+				assert_non_null(strstr((char *)b.data, ".RenderModelData+0x"));
+				assert_non_null(strstr((char *)b.data, "remap table"));
+			}
+			if (t == RW_T_RENDERMODEL)
+				assert_non_null(strstr((char *)b.data, "bone 5: Bone_005"));
+			assert_null(strstr((char *)b.data, "problems:"));
+		}
+		buf_free(&b);
+	}
+	assert_int_equal(seen_types, 0x3F);
+	assert_int_equal(skate_mesh_object_text(&f.s, &f.a, f.a.n_dict, &b), PSG_ERR_BOUNDS);
+	skate_scene_free(sc);
+	fx_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_half),
+	    cmocka_unit_test(test_cmp),
+	    cmocka_unit_test(test_formats),
+	    cmocka_unit_test(test_vdes),
+	    cmocka_unit_test(test_vb_ib_mh),
+	    cmocka_unit_test(test_optimesh),
+	    cmocka_unit_test(test_model),
+	    cmocka_unit_test(test_skeleton_math),
+	    cmocka_unit_test(test_scene_truth),
+	    cmocka_unit_test(test_formats_covered),
+	    cmocka_unit_test(test_hierarchy_cycles),
+	    cmocka_unit_test(test_hostile),
+	    cmocka_unit_test(test_mutations),
+	    cmocka_unit_test(test_text),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
