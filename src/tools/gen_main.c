@@ -24,6 +24,7 @@ static void usage(FILE *out)
 		"  sky       Skate 3 static model arena shaped like the real night sky (spec s11/s12)\n"
 		"  sized     model arena of about --size bytes (many static meshes), for benchmarks\n"
 		"  textures  texture arena with every supported format, mips, a cube map, NPOT sizes\n"
+		"  hash      print the FNV-1a 64 hash of each FILE argument (as --record writes)\n"
 		"\n"
 		"options:\n"
 		"  --seed N            random seed (default 1)\n"
@@ -84,6 +85,36 @@ static int write_record(const char *path, const struct psg_gen_record *rec)
 	return fclose(f) == 0 ? 0 : 1;
 }
 
+/* FNV-1a 64 of whole files, streamed, so tests can compare with a --record. */
+static int hash_files(int n, char **paths)
+{
+	static uint8_t chunk[1 << 16];
+	int rc = 0;
+
+	for (int i = 0; i < n; i++) {
+		uint64_t h = 0xcbf29ce484222325ull;
+		FILE *f = fopen(paths[i], "rb");
+		size_t got;
+
+		if (!f) {
+			fprintf(stderr, "psgfs-gen: %s: %s\n", paths[i], strerror(errno));
+			rc = 1;
+			continue;
+		}
+		while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+			for (size_t k = 0; k < got; k++)
+				h = (h ^ chunk[k]) * 0x100000001b3ull;
+		if (ferror(f)) {
+			fprintf(stderr, "psgfs-gen: %s: read error\n", paths[i]);
+			rc = 1;
+		} else {
+			printf("%016" PRIx64 "  %s\n", h, paths[i]);
+		}
+		fclose(f);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	enum {
@@ -126,6 +157,8 @@ int main(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	kind = argv[1];
+	if (!strcmp(kind, "hash"))
+		return hash_files(argc - 2, argv + 2);
 	gen_psk_opts_default(&pk, 1);
 	gen_psa_opts_default(&pa, 1);
 	optind = 2;

@@ -1,6 +1,7 @@
 # Shared helpers for integration tests: real FUSE mounts, always under timeout, always
 # unmounted by a trap. Source this file; set -euo pipefail is on.
 set -euo pipefail
+export LC_ALL=C
 : "${PSGFS:?}" "${PSGFS_GEN:?}" "${PSGFS_TOOL:?}"
 WORK=$(mktemp -d /tmp/psgfs-it.XXXXXX)
 MOUNTS=()

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Issue 2: a PSA mounted for real; per-sequence PSAs read back through psgfs itself and, when
+# darkplaces-server is installed, load in DarkPlaces with a PSK of the same skeleton.
+. "$(dirname "$0")/lib.sh"
+
+psa=$WORK/anim.psa
+"$PSGFS_GEN" psa --seed 21 --bones 6 --sequences 3 --frames 9 --scale-keys "$psa"
+m=$WORK/m
+mount_psgfs "$psa" "$m"
+
+check "root lists chunks errors.txt info.txt sequences skeleton" \
+	test "$(ls "$m" | tr '\n' ' ')" = "chunks errors.txt info.txt sequences skeleton "
+check "three sequence directories" test "$(ls "$m/sequences" | wc -l)" -eq 3
+check "info.txt: 6 bones, 3 sequences, no problems" \
+	bash -c "grep -q '^bones: 6$' '$m/info.txt' && grep -q '^sequences: 3$' '$m/info.txt' && grep -q '^problems: 0$' '$m/info.txt'"
+seq0=$(ls "$m/sequences" | head -1)
+check "sequence dir has info.txt keys.tsv scale_keys.tsv and its .psa" \
+	test "$(ls "$m/sequences/$seq0" | tr '\n' ' ')" = "$seq0.psa info.txt keys.tsv scale_keys.tsv "
+frames=$(sed -n 's/^num_raw_frames: //p' "$m/sequences/$seq0/info.txt")
+check "keys.tsv has frames x bones rows + header" \
+	test "$(wc -l < "$m/sequences/$seq0/keys.tsv")" -eq $((frames * 6 + 1))
+check "keys.tsv columns" bash -c "head -1 '$m/sequences/$seq0/keys.tsv' | grep -q '^frame	bone	name	px	py	pz	qx	qy	qz	qw'"
+check "st_size exact everywhere" bash -c "for f in \$(find '$m' -type f); do [ \$(stat -c %s \$f) = \$(cat \$f | wc -c) ] || exit 1; done"
+
+# Each exported sequence is a standalone PSA that psgfs itself mounts with the same keys.
+all_same=1
+for d in "$m"/sequences/*/; do
+	name=$(basename "$d")
+	one=$WORK/$name.psa
+	cp "$d/$name.psa" "$one"
+	r=$WORK/r.$name
+	mount_psgfs "$one" "$r"
+	[ "$(ls "$r/sequences" | wc -l)" -eq 1 ] || all_same=0
+	rs=$(ls "$r/sequences")
+	grep -q '^first_raw_frame: 0$' "$r/sequences/$rs/info.txt" || all_same=0
+	cmp -s "$d/keys.tsv" "$r/sequences/$rs/keys.tsv" || all_same=0
+	cmp -s "$d/scale_keys.tsv" "$r/sequences/$rs/scale_keys.tsv" || all_same=0
+	cmp -s "$m/skeleton/bones.tsv" "$r/skeleton/bones.tsv" || all_same=0
+	unmount_psgfs "$r"
+done
+check "per-sequence PSAs remount with identical keys, scale keys and bones" test "$all_same" = 1
+
+# The real PSA of the corpus, when ../shared is present.
+corpus=${PSGFS_SHARED:-}/corpus/psk
+if [ -d "$corpus" ]; then
+	c=$WORK/c
+	mount_psgfs "$corpus/psk_psa_py/psa/grunt_hh_grabplayer_crouch_SEQ0.psa" "$c"
+	check "corpus PSA: 89 bones, 1 sequence, 8989 keys and scale keys" \
+		bash -c "grep -q '^bones: 89$' '$c/info.txt' && grep -q '^keys: 8989$' '$c/info.txt' && grep -q '^scale_keys: 8989$' '$c/info.txt'"
+	check "corpus PSA: keys.tsv has 101 x 89 rows" \
+		test "$(wc -l < "$c/sequences/$(ls "$c/sequences")/keys.tsv")" -eq $((101 * 89 + 1))
+	p=$WORK/p
+	mount_psgfs "$corpus/pyffi/pendulum.psa" "$p"
+	check "pendulum.psa: sequence Swinging, 20 frames" \
+		bash -c "ls '$p/sequences' | grep -q '^00.Swinging$' && grep -q '^num_raw_frames: 20$' '$p/sequences/00.Swinging/info.txt'"
+else
+	echo "# skip corpus PSAs: $corpus not present"
+fi
+
+# DarkPlaces (a strict third-party reader) loads a PSK with an exported sequence PSA.
+if [ -x /usr/games/darkplaces-server ]; then
+	pk=$WORK/dp.psk
+	pa=$WORK/dp.psa
+	"$PSGFS_GEN" psk --seed 31 --bones 5 --points 30 "$pk"
+	"$PSGFS_GEN" psa --seed 31 --bones 5 --sequences 2 --frames 6 --match-psk "$pa"
+	d=$WORK/dp
+	mount_psgfs "$pa" "$d"
+	s=$(ls "$d/sequences" | tail -1)
+	base=$WORK/dpbase
+	mkdir -p "$base/id1/models"
+	cp "$pk" "$base/id1/models/m.psk"
+	cp "$d/sequences/$s/$s.psa" "$base/id1/models/m.psa"
+	timeout 60 /usr/games/darkplaces-server -basedir "$base" -nohome +modeldecompile models/m.psk +quit \
+		> "$WORK/dp.log" 2>&1 || true
+	check "DarkPlaces loads the PSK with the exported sequence PSA" \
+		grep -q "Wrote models/m_decompiled.obj" "$WORK/dp.log"
+	check "DarkPlaces decompiled the animation frames" \
+		bash -c "ls '$base/id1/models/m_decompiled/' | grep -qv '^ref1.smd$\|^base.smd$'"
+else
+	echo "# skip DarkPlaces: darkplaces-server not installed"
+fi
+finish
