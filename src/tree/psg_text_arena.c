@@ -10,8 +10,12 @@
 #include "psgfs/bytes.h"
 #include "psgfs/skate_objects.h"
 
-/* Objects scanned for back-references from a base resource (keeps a .txt cheap). */
-#define BR_SCAN_MAX 65536u
+/*
+ * Buffer objects (VB/IB/Texture) checked for back-references from a base resource, nearest
+ * dictionary rows first: referencers sit next to their base resource in every known layout,
+ * and the text must stay cheap because its size is computed for every stat.
+ */
+#define BR_SCAN_MAX 256u
 /* Extra VersionData bytes shown in hex. */
 #define HEX_SHOW_MAX 64u
 
@@ -566,11 +570,30 @@ static int buffer_field(uint32_t type_id)
 	return -1;
 }
 
+/* Does object j reference base resource idx through its m_buffer field? */
+static bool refs_base_resource(const struct src *s, const struct arena *a, uint32_t j, uint32_t idx,
+			       uint32_t *scanned)
+{
+	const struct arena_dict_entry *o = &a->dict[j];
+	int f = buffer_field(o->type_id);
+	uint8_t v[4];
+
+	if (f < 0 || !o->readable || o->size < (uint32_t)f + 4)
+		return false;
+	(*scanned)++;
+	if (src_read(s, o->start + (uint64_t)f, v, 4) != PSG_OK)
+		return false;
+	return (a->big_endian ? ld_u32be(v) : ld_u32le(v)) == idx;
+}
+
 static void text_base_resource(struct buf *b, const struct src *s, const struct arena *a,
 			       uint32_t idx)
 {
 	const struct arena_dict_entry *e = &a->dict[idx];
 	uint32_t k = e->type_id - 0x0001002Fu, scanned = 0, found = 0;
+	uint32_t hits[2 * 8];
+	uint32_t n_hits = 0;
+	bool more = false;
 
 	buf_printf(b, "region: %" PRIu32 " %s\n", k,
 		   k < a->h.n_rd ? psg_rd_name(a->h.plat, k) : "(no such descriptor)");
@@ -580,30 +603,50 @@ static void text_base_resource(struct buf *b, const struct src *s, const struct 
 		   "region_offset: 0x%08" PRIX32 "\nabsolute_offset: 0x%08" PRIX64
 		   "\nreadable: %s\nreferenced by:\n",
 		   e->ptr, e->start, e->readable ? "yes" : "no");
-	for (uint32_t j = 0; j < a->n_dict; j++) {
-		const struct arena_dict_entry *o = &a->dict[j];
-		int f = buffer_field(o->type_id);
-		uint8_t v[4];
-		uint32_t ref;
+	/* Nearest rows first; hits are printed in ascending index order. */
+	for (uint32_t dist = 1; dist < a->n_dict && scanned < BR_SCAN_MAX; dist++) {
+		bool any = false;
 
-		if (f < 0 || !o->readable || o->size < (uint32_t)f + 4)
-			continue;
-		if (++scanned > BR_SCAN_MAX) {
-			buf_puts(b, "  (scan stopped: too many objects)\n");
-			break;
+		if (dist <= idx) {
+			any = true;
+			if (refs_base_resource(s, a, idx - dist, idx, &scanned)) {
+				if (n_hits < sizeof hits / sizeof hits[0])
+					hits[n_hits++] = idx - dist;
+				else
+					more = true;
+			}
 		}
-		if (src_read(s, o->start + (uint64_t)f, v, 4) != PSG_OK)
-			continue;
-		ref = a->big_endian ? ld_u32be(v) : ld_u32le(v);
-		if (ref != idx)
-			continue;
+		if (dist < a->n_dict - idx) {
+			any = true;
+			if (refs_base_resource(s, a, idx + dist, idx, &scanned)) {
+				if (n_hits < sizeof hits / sizeof hits[0])
+					hits[n_hits++] = idx + dist;
+				else
+					more = true;
+			}
+		}
+		if (!any)
+			break;
+	}
+	for (uint32_t i = 1; i < n_hits; i++)
+		for (uint32_t j = i; j > 0 && hits[j - 1] > hits[j]; j--) {
+			uint32_t t = hits[j];
+
+			hits[j] = hits[j - 1];
+			hits[j - 1] = t;
+		}
+	for (uint32_t i = 0; i < n_hits; i++) {
 		buf_puts(b, "  ");
-		psg_obj_label(a, j, b);
+		psg_obj_label(a, hits[i], b);
 		buf_puts(b, " m_buffer\n");
 		found++;
 	}
 	if (!found)
 		buf_puts(b, "  (none found)\n");
+	if (more)
+		buf_puts(b, "  (more not listed)\n");
+	if (scanned >= BR_SCAN_MAX)
+		buf_printf(b, "  (searched only the %u nearest buffer objects)\n", BR_SCAN_MAX);
 }
 
 enum psg_result skate_object_text(const struct src *s, const struct arena *a, uint32_t idx,
