@@ -92,6 +92,8 @@ static void gen_name(uint8_t out[PSK_NAME_LEN], const char *kind, uint32_t i, bo
 	memcpy(out, tmp, strnlen(tmp, PSK_NAME_LEN - 1));
 }
 
+#define GEN_BONE_SALT 0xB0E5B0E5B0E5B0E5ull
+
 /* Bone i's parent is any earlier bone, so the list is a proper tree in parent-first order. */
 static enum psg_result gen_bones(struct rng *r, uint32_t n, bool minus1, bool psa, bool hostile,
 				 struct psk_bone **out)
@@ -235,7 +237,11 @@ static enum psg_result build_mesh(const struct gen_psk_opts *o, struct psk_mesh 
 		f->smoothing = 1u << rng_below(&r, 4);
 	}
 
-	if ((res = gen_bones(&r, o->bones, o->root_parent_minus1, false, o->hostile_names,
+	/* Bones come from their own stream so a PSA with match_psk gets the same skeleton. */
+	struct rng br;
+
+	rng_seed(&br, o->seed ^ GEN_BONE_SALT);
+	if ((res = gen_bones(&br, o->bones, o->root_parent_minus1, false, o->hostile_names,
 			     &m->bones)) != PSG_OK)
 		return res;
 	m->n_bones = o->bones;
@@ -352,7 +358,14 @@ static enum psg_result build_anim(const struct gen_psa_opts *o, struct psa_anim 
 		return PSG_ERR_INVAL;
 	rng_seed(&r, o->seed);
 	a->head_type_flag = o->head_type_flag ? o->head_type_flag : GEN_DEFAULT_FLAG;
-	if ((res = gen_bones(&r, nb, true, true, o->hostile_names, &a->bones)) != PSG_OK)
+	struct rng br;
+
+	rng_seed(&br, o->seed ^ GEN_BONE_SALT);
+	if (o->match_psk)
+		res = gen_bones(&br, nb, false, false, o->hostile_names, &a->bones);
+	else
+		res = gen_bones(&br, nb, true, true, o->hostile_names, &a->bones);
+	if (res != PSG_OK)
 		return res;
 	a->n_bones = nb;
 

@@ -33,7 +33,8 @@ static void usage(FILE *out)
 		"  --size N[KMG]       sized: target bytes (default 1M)\n"
 		"  --points N --bones N --materials N --morphs N --sockets N --uv-sets N\n"
 		"  --normals --colors --big --hostile-names            psk options\n"
-		"  --sequences N --frames N --scale-keys               psa options (--bones too)\n");
+		"  --sequences N --frames N --scale-keys               psa options (--bones too)\n"
+		"  --match-psk         psa: the skeleton psk --seed/--bones would generate\n");
 }
 
 static uint64_t parse_u64(const char *s)
@@ -120,7 +121,7 @@ int main(int argc, char **argv)
 	enum {
 		O_SEED = 256, O_SHUFFLE, O_RECORD, O_SIZE, O_POINTS, O_BONES, O_MATERIALS,
 		O_MORPHS, O_SOCKETS, O_UVSETS, O_NORMALS, O_COLORS, O_BIG, O_HOSTILE, O_SEQS,
-		O_FRAMES, O_SCALE,
+		O_FRAMES, O_SCALE, O_MATCH,
 	};
 	static const struct option longopts[] = {
 		{"seed", required_argument, NULL, O_SEED},
@@ -140,6 +141,7 @@ int main(int argc, char **argv)
 		{"sequences", required_argument, NULL, O_SEQS},
 		{"frames", required_argument, NULL, O_FRAMES},
 		{"scale-keys", no_argument, NULL, O_SCALE},
+		{"match-psk", no_argument, NULL, O_MATCH},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -181,6 +183,7 @@ int main(int argc, char **argv)
 		case O_SEQS: pa.sequences = (uint32_t)parse_u64(optarg); break;
 		case O_FRAMES: pa.max_frames = (uint32_t)parse_u64(optarg); break;
 		case O_SCALE: pa.scale_keys = true; break;
+		case O_MATCH: pa.match_psk = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
