@@ -133,6 +133,12 @@ enum psg_result tex_layout_get(const struct ps3_texture *t, struct tex_layout *l
 enum psg_result texture_load(const struct src *s, const struct arena *a, uint32_t tex_idx,
 			     struct texture_image **out, struct diag *diag);
 void texture_image_free(struct texture_image *t);
+/*
+ * Every check texture_load makes (same result, same diag lines) without reading or converting
+ * texels; *dds_size (optional) = exact size of the .dds texture_dds would write.
+ */
+enum psg_result texture_check(const struct src *s, const struct arena *a, uint32_t tex_idx,
+			      uint64_t *dds_size, struct diag *diag);
 /* Byte size of the canonical payload (the DDS file minus its 128-byte header). */
 size_t texture_image_bytes(const struct texture_image *t);
 

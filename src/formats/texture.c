@@ -417,21 +417,21 @@ static const char *type_label(const struct arena *a, uint32_t i, char tmp[16])
 	return rw_type_label(a->dict[i].type_id, tmp);
 }
 
-enum psg_result texture_load(const struct src *s, const struct arena *a, uint32_t tex_idx,
-			     struct texture_image **out, struct diag *diag)
+/* Everything texture_load checks before reading texels; *texel_at = absolute file offset. */
+static enum psg_result tex_resolve(const struct src *s, const struct arena *a, uint32_t tex_idx,
+				   struct ps3_texture *tp, struct tex_layout *lp,
+				   uint64_t *texel_at, struct diag *diag)
 {
-	struct texture_image *img = NULL;
 	struct ps3_texture t;
 	struct tex_layout l;
 	const struct arena_dict_entry *br;
-	uint8_t *obj = NULL, *data = NULL;
+	uint8_t *obj = NULL;
 	size_t len = 0;
 	uint32_t bi, boff = 0;
 	uint64_t need;
 	char why[256], tmp[16];
 	enum psg_result r;
 
-	*out = NULL;
 	if (tex_idx >= a->n_dict)
 		return PSG_ERR_BOUNDS;
 	if (a->dict[tex_idx].type_id != RW_T_TEXTURE)
@@ -495,10 +495,30 @@ enum psg_result texture_load(const struct src *s, const struct arena *a, uint32_
 			 tex_idx, bi, br->size, (unsigned long long)(br->size - need),
 			 (unsigned long long)need);
 
+	*tp = t;
+	*lp = l;
+	*texel_at = br->start + boff + t.offset;
+	return PSG_OK;
+}
+
+enum psg_result texture_load(const struct src *s, const struct arena *a, uint32_t tex_idx,
+			     struct texture_image **out, struct diag *diag)
+{
+	struct texture_image *img = NULL;
+	struct ps3_texture t;
+	struct tex_layout l;
+	uint8_t *data = NULL;
+	uint64_t at;
+	enum psg_result r;
+
+	*out = NULL;
+	r = tex_resolve(s, a, tex_idx, &t, &l, &at, diag);
+	if (r != PSG_OK)
+		return r;
 	/* need <= br->size, which is readable inside the file: allocations are bounded. */
-	r = src_dup(s, br->start + boff + t.offset, (size_t)l.total, &data);
+	r = src_dup(s, at, (size_t)l.total, &data);
 	if (r != PSG_OK) {
-		diag_add(diag, "object %u (Texture): base resource %u unreadable (%s)", tex_idx, bi,
+		diag_add(diag, "object %u (Texture): texels unreadable (%s)", tex_idx,
 			 psg_result_str(r));
 		return r;
 	}
@@ -524,6 +544,19 @@ enum psg_result texture_load(const struct src *s, const struct arena *a, uint32_
 	free(data);
 	*out = img;
 	return PSG_OK;
+}
+
+enum psg_result texture_check(const struct src *s, const struct arena *a, uint32_t tex_idx,
+			      uint64_t *dds_size, struct diag *diag)
+{
+	struct ps3_texture t;
+	struct tex_layout l;
+	uint64_t at;
+	enum psg_result r = tex_resolve(s, a, tex_idx, &t, &l, &at, diag);
+
+	if (r == PSG_OK && dds_size)
+		*dds_size = DDS_HEADER_BYTES + l.out_bytes;
+	return r;
 }
 
 void texture_image_free(struct texture_image *t)

@@ -95,14 +95,10 @@ enum psg_result texture_object_text(const struct src *s, const struct arena *a, 
 
 	/* the same checks texture_load makes, as problem lines */
 	diag_init(&d);
-	if (lr == PSG_OK) {
-		struct texture_image *img = NULL;
-
-		if (texture_load(s, a, idx, &img, &d) == PSG_OK)
-			texture_image_free(img);
-	} else {
+	if (lr == PSG_OK)
+		texture_check(s, a, idx, NULL, &d);
+	else
 		diag_add(&d, "object %u (Texture): %s", idx, why);
-	}
 	if (t.format_copy != t.format)
 		diag_add(&d, "object %u (Texture): format copy 0x%02X differs from format 0x%02X",
 			 idx, t.format_copy, t.format);

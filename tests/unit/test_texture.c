@@ -352,6 +352,12 @@ static void check_generated(struct genarena *g)
 		buf_init(&dds);
 		assert_int_equal(texture_dds(img, &dds), PSG_OK);
 		assert_int_equal(dds.len, texture_dds_size(img));
+		{
+			uint64_t ds = 0;
+
+			assert_int_equal(texture_check(&g->s, &g->a, i, &ds, NULL), PSG_OK);
+			assert_int_equal(ds, dds.len);
+		}
 		assert_memory_equal(dds.data + 128, ti->dds_payload, ti->dds_payload_len);
 		buf_free(&dds);
 
@@ -512,12 +518,17 @@ static enum psg_result hostile_load(const struct hostile *hx, struct diag *d, bo
 	assert_int_equal(arena_open(&s, &a, NULL), PSG_OK);
 	r = texture_load(&s, &a, 1, &img, d);
 	assert_true(r != PSG_OK || img != NULL);
+	assert_int_equal(texture_check(&s, &a, 1, NULL, NULL), r);
 	texture_image_free(img);
 	if (text) {
 		struct buf t;
 
 		buf_init(&t);
-		texture_object_text(&s, &a, 1, &t);
+		if (texture_object_text(&s, &a, 1, &t) == PSG_OK && r != PSG_OK) {
+			buf_putc(&t, 0);
+			assert_non_null(
+			    strstr((char *)t.data, "problems:\n  object 1 (Texture): "));
+		}
 		buf_free(&t);
 	}
 	arena_free(&a);
