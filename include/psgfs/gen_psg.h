@@ -49,7 +49,8 @@ uint32_t psgb_add_base_resource_fn(struct psg_builder *b, uint32_t align, uint64
 /* Subreference record (object, offset); returns the stored reference value 0x00800000 | i. */
 uint32_t psgb_add_subref(struct psg_builder *b, uint32_t object, uint32_t offset);
 /* Declare that the big-endian u32 at `offset` inside object `idx` holds a dictionary index,
- * so a shuffled dictionary can renumber it. */
+ * so a shuffled dictionary can renumber it (values 0 and subreference values are left alone).
+ * psgb_finish fails with PSG_ERR_INVAL if the field is not inside a main-memory object. */
 void psgb_ref(struct psg_builder *b, uint32_t idx, uint32_t offset);
 /* RD[5].alignment (0x10 meshes, 0x80 textures, 1 when no GPU data). Default: 0x10. */
 void psgb_set_gpu_align(struct psg_builder *b, uint32_t align);
@@ -69,9 +70,14 @@ void psg_gen_record_free(struct psg_gen_record *r);
 uint64_t fnv1a64(const void *p, size_t n);
 
 /*
- * Lay out and serialise. shuffle_seed != 0 permutes dictionary rows (not the object bytes'
- * order in the file) and renumbers every declared reference and subreference record.
- * rec (optional) receives the final per-row record. The builder is consumed either way.
+ * Lay out and serialise, appending to out (record offsets are relative to the arena start).
+ * shuffle_seed != 0 permutes dictionary rows (not the object bytes' order in the file) and
+ * renumbers every declared reference and subreference record; row 0 never holds a reference
+ * target (0 reads as null). rec (optional) receives the final per-row record. The builder is
+ * consumed either way. Errors: PSG_ERR_INVAL for an unfilled reserved slot, a type missing
+ * from the registry, a subreference to a missing object or a bad psgb_ref;
+ * PSG_ERR_UNSUPPORTED past 4 GiB; PSG_ERR_NOMEM. Counting-mode out works (record hashes of
+ * lazy base resources are then 0).
  */
 enum psg_result psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *out,
 			    struct psg_gen_record *rec);

@@ -353,6 +353,13 @@ enum psg_result psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct
 	for (uint32_t i = 0; i < n_sub; i++)
 		if (b->sub[i].obj >= n)
 			return pb_fail(b, PSG_ERR_INVAL);
+	/* A declared reference must sit inside a main-memory object: catch caller mistakes. */
+	for (size_t k = 0; k < b->n_refs; k++) {
+		const struct pb_ref *f = &b->refs[k];
+
+		if (f->idx >= n || b->obj[f->idx].base || (uint64_t)f->off + 4 > b->obj[f->idx].len)
+			return pb_fail(b, PSG_ERR_INVAL);
+	}
 
 	e_off = t_off + 0x0C + 4 * n_types;
 	s_off = e_off + 0x24;

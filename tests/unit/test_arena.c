@@ -1067,6 +1067,143 @@ static void test_sized(void **state)
 	free(p);
 }
 
+static void test_builder_misuse(void **state)
+{
+	struct psg_builder *b;
+	struct buf out;
+	uint8_t x[8] = {0};
+
+	(void)state;
+	buf_init(&out);
+	b = psgb_new(PSGB_REG_MODEL64, 1);
+	psgb_reserve(b); /* never filled */
+	assert_int_equal(psgb_finish(b, 0, &out, NULL), PSG_ERR_INVAL);
+	b = psgb_new(PSGB_REG_TEXTURE10, 1);
+	psgb_add(b, RW_T_OPTIMESH, 16, x, sizeof x); /* not in the 10-type registry */
+	assert_int_equal(psgb_finish(b, 0, &out, NULL), PSG_ERR_INVAL);
+	b = psgb_new(PSGB_REG_MODEL64, 1);
+	psgb_ref(b, psgb_add(b, RW_T_VERSION, 16, x, sizeof x), 6); /* field runs past the end */
+	assert_int_equal(psgb_finish(b, 0, &out, NULL), PSG_ERR_INVAL);
+	b = psgb_new(PSGB_REG_MODEL64, 1);
+	psgb_add(b, RW_T_VERSION, 16, x, sizeof x);
+	psgb_add_subref(b, 3, 0);
+	assert_int_equal(psgb_finish(b, 0, &out, NULL), PSG_ERR_INVAL);
+	assert_int_equal(out.len, 0);
+	buf_free(&out);
+}
+
+/* The shared encoders for skinned/multi-mesh models: N islands, long remap, 2 bones. */
+static void test_objects_multi(void **state)
+{
+	static const char *const names[2] = {"HIPS", "SPINE"};
+	static const uint16_t remap[5] = {0, 1, 1, 0, 1};
+	const float ibp[2][16] = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1},
+				  {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 4, 5, 6, 1}};
+	struct psgo_island isl[3] = {{0, 3, 5}, {3, 3, 5}, {6, 3, 5}};
+	struct psgo_aabb boxes[3] = {{{0}, {0}}};
+	float areas[3][4] = {{1, 2, 3, 0}, {4, 5, 6, 0}, {7, 8, 9, 0}};
+	struct psg_builder *b = psgb_new(PSGB_REG_MODEL64, 9);
+	struct psgo_mesh_ref mr[2];
+	struct psgo_model_layout ml;
+	struct psg_gen_record rec;
+	struct buf out;
+	struct arena a;
+	struct diag d;
+	uint8_t vb[48] = {0}, ib[18] = {0};
+	uint32_t ver, mdl, om[2], brv, bri, vbo, ibo, vd, mh;
+
+	(void)state;
+	ver = psgo_version(b, PSGO_NEW, true);
+	brv = psgb_add_base_resource(b, 0x10, vb, sizeof vb);
+	vbo = psgo_vertex_buffer(b, PSGO_NEW, brv, sizeof vb);
+	bri = psgb_add_base_resource(b, 0x10, ib, sizeof ib);
+	ibo = psgo_index_buffer(b, PSGO_NEW, bri, 9, 2);
+	static const struct psgo_vdes_elem el[4] = {
+	    {PSGO_VT_F, 3, 0, PSGO_ET_XYZ},
+	    {PSGO_VT_UB, 4, 12, PSGO_ET_WEIGHTS},
+	    {PSGO_VT_UB256, 4, 16, PSGO_ET_INDICES},
+	    {PSGO_VT_CMP, 1, 20, PSGO_ET_NORMAL},
+	};
+	vd = psgo_vdes(b, PSGO_NEW, el, 4, 24);
+	mh = psgo_mesh_helper(b, PSGO_NEW, &ibo, 1, &vbo, 1);
+	om[0] = psgb_reserve(b);
+	om[1] = psgb_reserve(b);
+	mdl = psgb_reserve(b);
+	mr[0] = (struct psgo_mesh_ref){om[0], 0};
+	mr[1] = (struct psgo_mesh_ref){om[1], 0};
+	const struct psgo_model model = {
+	    .n_bones = 2,
+	    .ibp = ibp,
+	    .names = names,
+	    .meshes = mr,
+	    .n_meshes = 2,
+	    .island_aabbs = boxes,
+	    .island_areas = (const float(*)[4])areas,
+	    .n_islands = 3,
+	};
+	psgo_model_layout(&model, &ml);
+	for (int k = 0; k < 2; k++) {
+		const struct psgo_optimesh m = {
+		    .vdes = vd,
+		    .mesh_helper = mh,
+		    .ib = ibo,
+		    .vb = vbo,
+		    .island_areas = psgb_add_subref(b, mdl, ml.areas + 16 * (uint32_t)k),
+		    .island_aabbs = psgb_add_subref(b, mdl, ml.aabbs + 32 * (uint32_t)k),
+		    .islands = isl + k,
+		    .n_islands = k ? 2 : 1,
+		    .remap = remap,
+		    .n_remap = k ? 5 : 1,
+		};
+		psgo_optimesh(b, om[k], &m);
+	}
+	psgo_model(b, mdl, &model);
+	buf_init(&out);
+	assert_int_equal(psgb_finish(b, 99, &out, &rec), PSG_OK);
+	diag_init(&d);
+	assert_int_equal(open_bytes(out.data, out.len, &a, &d), PSG_OK);
+	assert_int_equal(diag_count(&d), 0);
+	check_record(out.data, out.len, &a, &rec);
+	(void)ver;
+
+	uint32_t imd = arena_find_type(&a, RW_T_RENDERMODEL);
+	const uint8_t *md = out.data + a.dict[imd].start;
+	assert_int_equal(a.dict[imd].size, ml.size);
+	assert_int_equal(ld_u16be(md + 0x34), 2);
+	assert_int_equal(ld_u16be(md + 0x32), 2);
+	assert_int_equal(ld_u16be(md + 0x36), 3);
+	assert_int_equal(ld_u32be(md + 0x38), ml.aabbs);
+	assert_int_equal(ml.aabbs % 16, 0);
+	assert_float_equal(f32_from_bits(ld_u32be(md + 0x40 + 64 + 48 + 4)), 5, 0);
+	assert_string_equal((const char *)md + ld_u32be(md + ml.name_table + 4), "SPINE");
+	assert_float_equal(f32_from_bits(ld_u32be(md + ml.areas + 16 * 2 + 8)), 9, 0);
+	for (int k = 0; k < 2; k++) {
+		uint32_t mesh = ld_u32be(md + ml.mesh_table + 8 * (uint32_t)k), obj, off;
+		const uint8_t *o;
+
+		assert_int_equal(ref_type(&a, mesh, NULL), RW_T_OPTIMESH);
+		o = out.data + a.dict[mesh].start;
+		assert_int_equal(a.dict[mesh].size, psgo_optimesh_size(k ? 2 : 1, k ? 5 : 1));
+		assert_int_equal(ld_u32be(o + 0x38), k ? 2 : 1);
+		assert_int_equal(ld_u32be(o + 0x48), k ? 5 : 1);
+		assert_int_equal(ld_u32be(o + 0x4C), 0x60 + 12 * ld_u32be(o + 0x38));
+		assert_int_equal(ld_u16be(o + ld_u32be(o + 0x4C) + 2 * (k ? 4 : 0)), k ? 1 : 0);
+		assert_int_equal(arena_resolve_ref(&a, ld_u32be(o + 0x3C), &obj, &off), PSG_OK);
+		assert_int_equal(obj, imd);
+		assert_int_equal(off, ml.areas + 16 * (uint32_t)k);
+		assert_int_equal(ref_type(&a, ld_u32be(o + 0x28), NULL), RW_T_VDES);
+	}
+	uint32_t ivd = arena_find_type(&a, RW_T_VDES);
+	const uint8_t *v = out.data + a.dict[ivd].start;
+	assert_int_equal(a.dict[ivd].size, 16 + 8 * 4 + 8);
+	assert_int_equal(ld_u32be(v + 4), 1u << 0 | 1u << 1 | 1u << 7 | 1u << 2);
+	assert_int_equal(ld_u16be(v + 0x0C), 0xF);
+	arena_free(&a);
+	diag_free(&d);
+	psg_gen_record_free(&rec);
+	buf_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1083,6 +1220,8 @@ int main(void)
 	    cmocka_unit_test(test_resolve_ref),
 	    cmocka_unit_test(test_type_names),
 	    cmocka_unit_test(test_sized),
+	    cmocka_unit_test(test_builder_misuse),
+	    cmocka_unit_test(test_objects_multi),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
