@@ -17,7 +17,7 @@ static uint32_t po_take(struct psg_builder *b, uint32_t idx)
 static uint32_t po_emit(struct psg_builder *b, uint32_t idx, uint32_t type, uint32_t align,
 			struct buf *o)
 {
-	psgb_set(b, idx, type, align, o->oom ? NULL : o->data, o->len ? o->len : 0);
+	psgb_set(b, idx, type, align, o->oom ? NULL : o->data, o->len);
 	buf_free(o);
 	return idx;
 }
