@@ -16,6 +16,7 @@
 #include "psgfs/buf.h"
 #include "psgfs/bytes.h"
 #include "psgfs/diag.h"
+#include "psgfs/gen_psg.h"
 #include "psgfs/gen_psg_skinned.h"
 #include "psgfs/skate_mesh.h"
 #include "psgfs/source.h"
@@ -714,6 +715,61 @@ static void test_mutations(void **state)
 	fx_free(&f);
 }
 
+/* The static sky model of spec §11/§12 (built by the arena generator). */
+static void test_sky(void **state)
+{
+	struct buf b;
+	uint8_t *file;
+	size_t len;
+	struct src_mem m;
+	struct src s;
+	struct arena a;
+	struct diag d;
+	struct skate_scene *sc;
+	struct skate_mesh_data *md;
+
+	(void)state;
+	buf_init(&b);
+	assert_int_equal(gen_psg_sky(0x1234, &b, NULL), PSG_OK);
+	file = buf_steal(&b, &len);
+	src_init_mem(&s, &m, file, len);
+	diag_init(&d);
+	assert_int_equal(arena_open(&s, &a, &d), PSG_OK);
+	assert_int_equal(skate_scene_load(&s, &a, NULL, &sc, &d), PSG_OK);
+	for (size_t i = 0; i < d.n; i++)
+		print_message("sky: %s\n", d.msg[i]);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(sc->n_bones, 1);
+	assert_string_equal(sc->bones[0].name, "skyboxSphere");
+	assert_int_equal(sc->n_meshes, 1);
+	assert_true(sc->meshes[0].ok);
+	assert_false(sc->meshes[0].skinned);
+	assert_int_equal(sc->meshes[0].vertex_count, 230);
+	assert_int_equal(sc->meshes[0].stride, 16);
+	assert_int_equal(sc->meshes[0].index_count, 1140);
+	assert_int_equal(sc->meshes[0].index_width, 2);
+	assert_int_equal(sc->meshes[0].n_islands, 4);
+	assert_int_equal(sc->meshes[0].islands[3].start, 855);
+	assert_int_equal(sc->meshes[0].n_palette, 1);
+	assert_int_equal(skate_mesh_decode(&s, &a, sc, 0, &md, &d), PSG_OK);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(md->n_tri, 380);
+	for (uint32_t v = 0; v < md->n_verts; v++) {
+		assert_int_equal(md->n_infl[v], 1);
+		assert_int_equal(md->infl[v][0].bone, 0);
+		assert_true(md->infl[v][0].weight == 1.0f);
+	}
+	skate_mesh_data_free(md);
+	buf_init(&b);
+	assert_int_equal(skate_export_psk(&s, &a, sc, false, &b, NULL), PSG_OK);
+	assert_true(b.len > 230 * 12);
+	buf_free(&b);
+	skate_scene_free(sc);
+	arena_free(&a);
+	diag_free(&d);
+	free(file);
+}
+
 /* ---- text renderers ---- */
 
 static size_t count_lines(const struct buf *b)
@@ -869,6 +925,7 @@ int main(void)
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_mutations),
 	    cmocka_unit_test(test_text),
+	    cmocka_unit_test(test_sky),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
