@@ -212,6 +212,22 @@ static void memo_free(void *p)
 	free(m);
 }
 
+/*
+ * The mount serves a snapshot of the file as it was at open. Once its size or mtime differ
+ * (truncated, written in place) nothing new is derived from it: such loads and raw reads fail
+ * with EIO, while views already cached keep serving the old bytes. Checked after reading, which
+ * also catches a write racing the read: writes stamp mtime before they change data.
+ */
+static bool source_changed(struct tree *t)
+{
+	struct stat st;
+
+	if (fstat(t->fd, &st) != 0)
+		return true;
+	return st.st_size != t->st.st_size || st.st_mtim.tv_sec != t->st.st_mtim.tv_sec ||
+	       st.st_mtim.tv_nsec != t->st.st_mtim.tv_nsec;
+}
+
 void *tree_memo(struct tree *t, uint64_t key, tree_load_fn fn, uint64_t arg,
 		struct cache_ent **ent, enum psg_result *r)
 {
@@ -225,6 +241,8 @@ void *tree_memo(struct tree *t, uint64_t key, tree_load_fn fn, uint64_t arg,
 			return NULL;
 		}
 		m->r = fn(t, arg, &m->data, &bytes, &m->dtor);
+		if (source_changed(t))
+			m->r = PSG_ERR_IO;
 		if (m->r != PSG_OK && m->data) {
 			if (m->dtor)
 				m->dtor(m->data);
@@ -423,7 +441,7 @@ enum psg_result tree_read(struct tree *t, tree_ino ino, uint64_t off, size_t len
 		if (len > size - off)
 			len = (size_t)(size - off);
 		r = src_read(&t->src, start + off, dst, len);
-		if (r != PSG_OK)
+		if (r != PSG_OK || source_changed(t))
 			return PSG_ERR_IO;
 		atomic_fetch_add(&t->raw_reads, 1);
 		atomic_fetch_add(&t->raw_bytes, len);
