@@ -770,6 +770,12 @@ static enum tree_open_fail psg_mount(struct tree *t, char *why, size_t whylen)
 		m->has_model |= type == RW_T_RENDERMODEL || type == RW_T_OPTIMESH;
 		m->has_textures |= type == RW_T_TEXTURE;
 	}
+	/* The scene decodes PS3 only: list no skeleton/meshes/export that could not be opened. */
+	if (m->has_model && m->a.h.plat != RW_PS3) {
+		diag_add(&m->open_diag, "platform %s: meshes are decoded for ps3 only",
+			 m->a.h.platform);
+		m->has_model = false;
+	}
 	return TREE_FAIL_NONE;
 }
 
