@@ -128,7 +128,8 @@ static enum psg_result load_dir(struct tree *t, uint64_t ino, void **data, size_
 		free(d);
 		return r;
 	}
-	qsort(l.v, l.n, sizeof *l.v, ent_cmp);
+	if (l.n) /* an empty listing has l.v == NULL, which qsort must not get */
+		qsort(l.v, l.n, sizeof *l.v, ent_cmp);
 	for (int pass = 0; pass < 4 && dedupe(l.v, l.n); pass++)
 		qsort(l.v, l.n, sizeof *l.v, ent_cmp);
 	d->v = l.v;
