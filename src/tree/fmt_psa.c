@@ -271,8 +271,9 @@ static enum psg_result render_seq_keys(struct tree *t, struct tnode self, struct
 
 	if (self.a >= a->n_seqs || !a->seqs[self.a].keys_ok ||
 	    (scale && !seq_has_scale(a, self.a))) {
+		r = self.a >= a->n_seqs ? PSG_ERR_NOENT : PSG_ERR_CORRUPT; /* a dies with the pin */
 		cache_unpin(t->cache, ent);
-		return self.a >= a->n_seqs ? PSG_ERR_NOENT : PSG_ERR_CORRUPT;
+		return r;
 	}
 	buf_puts(out, scale ? "frame\tbone\tname\tsx\tsy\tsz\ttime\n"
 			    : "frame\tbone\tname\tpx\tpy\tpz\tqx\tqy\tqz\tqw\ttime\n");
