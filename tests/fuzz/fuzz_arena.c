@@ -1,0 +1,71 @@
+/* RW4 arena harness: header, sections, dictionary, every object read, references resolved,
+ * and the arena-level text files (header.txt, dictionary.tsv, sections/). */
+#include <stdlib.h>
+
+#include "harness.h"
+#include "psgfs/arena.h"
+#include "psgfs/bytes.h"
+#include "psgfs/skate_objects.h"
+
+typedef enum psg_result (*render_fn)(const struct src *, const struct arena *, struct buf *);
+
+int fuzz_one_arena(const uint8_t *p, size_t n)
+{
+	static const render_fn renders[] = {
+	    psg_render_header_txt,  psg_render_dictionary_tsv,	    psg_render_types_tsv,
+	    psg_render_subrefs_tsv, psg_render_external_arenas_tsv, psg_render_info_summary};
+	struct src s;
+	struct src_mem m;
+	struct arena a;
+	struct diag d;
+
+	diag_init(&d);
+	src_init_mem(&s, &m, p, n);
+	if (arena_open(&s, &a, &d) != PSG_OK) {
+		diag_free(&d);
+		return 0;
+	}
+	for (uint32_t i = 0; i < a.n_dict; i++) {
+		uint8_t *obj = NULL;
+		size_t len = 0;
+		uint32_t o, off;
+
+		if (arena_read_object(&s, &a, i, &obj, &len) == PSG_OK) {
+			/* Every aligned word of the object, resolved as if it were a reference. */
+			for (size_t k = 0; k + 4 <= len && k < 256; k += 4)
+				(void)arena_resolve_ref(
+				    &a, a.big_endian ? ld_u32be(obj + k) : ld_u32le(obj + k), &o,
+				    &off);
+		}
+		free(obj);
+		(void)arena_resolve_ref(&a, i, &o, &off);
+		(void)arena_resolve_ref(&a, 0x00800000u | i, &o, &off);
+		(void)arena_find_type(&a, a.dict[i].type_id);
+	}
+	{
+		uint32_t o, off;
+
+		(void)arena_resolve_ref(&a, 0xFFFFFFFFu, &o, &off);
+		(void)arena_resolve_ref(&a, 0x00800000u | a.n_subrefs, &o, &off);
+	}
+	for (size_t k = 0; k < sizeof renders / sizeof renders[0]; k++) {
+		struct buf b;
+
+		buf_init(&b);
+		(void)renders[k](&s, &a, &b);
+		buf_free(&b);
+	}
+	arena_free(&a);
+	diag_free(&d);
+	return 0;
+}
+
+#ifdef PSGFS_LIBFUZZER
+int LLVMFuzzerTestOneInput(const uint8_t *p, size_t n);
+int LLVMFuzzerTestOneInput(const uint8_t *p, size_t n)
+{
+	if (fuzz_one_arena(p, n))
+		abort();
+	return 0;
+}
+#endif

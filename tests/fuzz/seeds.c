@@ -1,0 +1,204 @@
+/* Seed inputs made by the project's own generators (deterministic, small). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "psgfs/gen_psg.h"
+#include "psgfs/gen_psg_skinned.h"
+#include "psgfs/gen_psg_textures.h"
+#include "psgfs/gen_psk.h"
+#include "psgfs/texture.h"
+
+#define FZ_PSG (FZ_ARENA | FZ_SKATE | FZ_TREE)
+
+struct seedset {
+	struct fuzz_seed *v;
+	size_t n, cap;
+	int err;
+};
+
+/* Take the generator's output (b is freed either way). */
+static void add(struct seedset *s, const char *name, unsigned h, enum psg_result r, struct buf *b)
+{
+	if (r != PSG_OK || b->oom || !b->len) {
+		fprintf(stderr, "seed %s: generator failed: %s\n", name, psg_result_str(r));
+		s->err = -1;
+		buf_free(b);
+		return;
+	}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 32;
+		struct fuzz_seed *v = realloc(s->v, cap * sizeof *v);
+
+		if (!v) {
+			s->err = -1;
+			buf_free(b);
+			return;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	struct fuzz_seed *f = &s->v[s->n++];
+
+	snprintf(f->name, sizeof f->name, "%s", name);
+	f->harnesses = h;
+	f->data = buf_steal(b, &f->len);
+	buf_free(b);
+}
+
+static void psk_seeds(struct seedset *s)
+{
+	struct gen_psk_opts o;
+	struct gen_psa_opts a;
+	struct buf b;
+
+	gen_psk_opts_default(&o, 1);
+	buf_init(&b);
+	add(s, "psk_default", FZ_PSK | FZ_TREE, gen_psk_file(&o, &b), &b);
+
+	gen_psk_opts_default(&o, 11);
+	o.bones = 7;
+	o.points = 20;
+	o.materials = 2;
+	o.normals = o.colors = true;
+	o.extra_uv_sets = 2;
+	o.morphs = 2;
+	o.sockets = 2;
+	buf_init(&b);
+	add(s, "psk_full", FZ_PSK | FZ_TREE, gen_psk_file(&o, &b), &b);
+
+	gen_psk_opts_default(&o, 5);
+	o.bones = 8;
+	o.points = 12;
+	o.morphs = 3;
+	o.sockets = 1;
+	o.hostile_names = true;
+	buf_init(&b);
+	add(s, "psk_hostile_names", FZ_PSK | FZ_TREE, gen_psk_file(&o, &b), &b);
+
+	gen_psk_opts_default(&o, 3);
+	o.bones = 3;
+	o.points = 6;
+	o.root_parent_minus1 = true;
+	o.max_influences = 2;
+	buf_init(&b);
+	add(s, "psk_root_minus1", FZ_PSK | FZ_TREE, gen_psk_file(&o, &b), &b);
+
+	gen_psk_opts_default(&o, 4);
+	o.bones = 0;
+	o.points = 4;
+	buf_init(&b);
+	add(s, "psk_static", FZ_PSK | FZ_TREE, gen_psk_file(&o, &b), &b);
+
+	gen_psa_opts_default(&a, 1);
+	buf_init(&b);
+	add(s, "psa_default", FZ_PSA | FZ_TREE, gen_psa_file(&a, &b), &b);
+
+	gen_psa_opts_default(&a, 7);
+	a.bones = 4;
+	a.sequences = 3;
+	a.max_frames = 4;
+	a.scale_keys = true;
+	buf_init(&b);
+	add(s, "psa_scale_keys", FZ_PSA | FZ_TREE, gen_psa_file(&a, &b), &b);
+
+	gen_psa_opts_default(&a, 5);
+	a.bones = 5;
+	a.sequences = 3;
+	a.max_frames = 3;
+	a.hostile_names = true;
+	buf_init(&b);
+	add(s, "psa_hostile_names", FZ_PSA | FZ_TREE, gen_psa_file(&a, &b), &b);
+
+	gen_psa_opts_default(&a, 3);
+	a.bones = 3;
+	a.match_psk = true;
+	a.max_frames = 2;
+	buf_init(&b);
+	add(s, "psa_match_psk", FZ_PSA | FZ_TREE, gen_psa_file(&a, &b), &b);
+}
+
+/* Small textures of every converted format and layout kind. */
+static const struct gen_tex_spec small_specs[] = {
+    {GCM_TEX_DXT1, 8, 8, 0, false, 0, false},
+    {GCM_TEX_DXT3, 8, 4, 1, false, 0, false},
+    {GCM_TEX_DXT5 | GCM_TEX_LN, 12, 4, 1, false, 0, false},
+    {GCM_TEX_A8R8G8B8, 4, 4, 0, true, 0, false},
+    {GCM_TEX_A8R8G8B8 | GCM_TEX_LN, 3, 3, 1, false, 16, false},
+    {GCM_TEX_B8 | GCM_TEX_LN, 5, 3, 1, false, 8, false},
+    {GCM_TEX_R5G6B5, 4, 8, 2, false, 0, false},
+    {GCM_TEX_A1R5G5B5, 4, 4, 1, false, 0, true},
+    {GCM_TEX_A4R4G4B4 | GCM_TEX_LN, 6, 2, 1, false, 16, false},
+    {GCM_TEX_G8B8, 4, 4, 1, false, 0, false},
+    {GCM_TEX_D8R8G8B8 | GCM_TEX_UN, 4, 4, 1, false, 0, false},
+};
+
+static void psg_seeds(struct seedset *s)
+{
+	struct gen_tex_opts t = {.specs = small_specs,
+				 .n_specs = sizeof small_specs / sizeof small_specs[0]};
+	struct gen_skinned_opts k = {.seed = 1,
+				     .n_bones = 4,
+				     .n_meshes = 4,
+				     .verts = 12,
+				     .islands = 2,
+				     .tris = 3,
+				     .layout = -1};
+	static const char *const hostile[] = {"skinned_palette_past", "skinned_index_past",
+					      "skinned_stride_small", "skinned_bones_past"};
+	struct buf b;
+
+	buf_init(&b);
+	add(s, "sky", FZ_PSG, gen_psg_sky(0, &b, NULL), &b);
+	buf_init(&b);
+	add(s, "sky_shuffled", FZ_PSG, gen_psg_sky(3, &b, NULL), &b);
+	buf_init(&b);
+	add(s, "textures_small", FZ_PSG, gen_psg_textures(&t, &b, NULL, NULL), &b);
+	t.unnamed = true;
+	t.shuffle_seed = 9;
+	buf_init(&b);
+	add(s, "textures_unnamed_shuffled", FZ_PSG, gen_psg_textures(&t, &b, NULL, NULL), &b);
+	t = (struct gen_tex_opts){0};
+	buf_init(&b);
+	add(s, "textures_default", FZ_SKATE | FZ_TREE, gen_psg_textures(&t, &b, NULL, NULL), &b);
+	buf_init(&b);
+	add(s, "skinned", FZ_PSG, gen_psg_skinned(&k, &b, NULL), &b);
+	k.shuffle_seed = 5;
+	k.seed = 2;
+	buf_init(&b);
+	add(s, "skinned_shuffled", FZ_PSG, gen_psg_skinned(&k, &b, NULL), &b);
+	k.shuffle_seed = 0;
+	k.n_meshes = 1;
+	for (int h = 0; h < 4; h++) {
+		k.hostile = (enum gen_skinned_hostile)(GEN_SK_PALETTE_PAST_SKELETON + h);
+		buf_init(&b);
+		add(s, hostile[h], FZ_PSG, gen_psg_skinned(&k, &b, NULL), &b);
+	}
+	buf_init(&b);
+	add(s, "sized_64k", FZ_ARENA | FZ_TREE, gen_psg_sized(64u << 10, 1, &b, NULL), &b);
+}
+
+int fuzz_seeds_make(struct fuzz_seed **out, size_t *n)
+{
+	struct seedset s = {0};
+
+	psk_seeds(&s);
+	psg_seeds(&s);
+	if (s.err) {
+		fuzz_seeds_free(s.v, s.n);
+		*out = NULL;
+		*n = 0;
+		return -1;
+	}
+	*out = s.v;
+	*n = s.n;
+	return 0;
+}
+
+void fuzz_seeds_free(struct fuzz_seed *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].data);
+	free(v);
+}

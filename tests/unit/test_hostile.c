@@ -1,0 +1,221 @@
+/*
+ * The generated hostile-input set (tests/fuzz/mutate.c) against the whole tree, no FUSE.
+ * Every mutant of generated PSK, PSA, static sky, skinned and texture arenas is opened as psgfs
+ * would: tree_open refuses it with FORMAT/DAMAGED/OPEN, or it mounts and every file reads
+ * exactly st_size bytes, identically on two fresh renders, or fails (EIO) both times; when
+ * anything failed, errors.txt is non-empty (fuzz_tree_check).
+ *
+ * Memory bound: allocations are counted through -Wl,--wrap (malloc, calloc, realloc, strdup,
+ * free; libpsgfs is linked statically, so all of its allocations are seen). No single
+ * allocation may exceed HOSTILE_MAX_ALLOC(n) = 4 MiB + 64 x input size, and the live heap may
+ * not grow by more than 16 MiB + 64 x input size while one mutant is mounted and walked: a tiny
+ * file declaring 2^32 records allocates nothing large. The figures are printed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "mutate.h"
+
+#define HOSTILE_MAX_ALLOC(n) ((size_t)4 * 1024 * 1024 + 64 * (size_t)(n))
+#define HOSTILE_MAX_PEAK(n)  ((size_t)16 * 1024 * 1024 + 64 * (size_t)(n))
+
+/* ---- allocation accounting ---- */
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t s);
+void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t s);
+void *__wrap_realloc(void *p, size_t n);
+void __wrap_free(void *p);
+char *__wrap_strdup(const char *s);
+
+static size_t max_req;	     /* largest single request since the last reset */
+static long long live, peak; /* bytes (usable sizes) held through the wrapped calls */
+
+static void note_req(size_t n)
+{
+	if (n > max_req)
+		max_req = n;
+}
+
+static void note_alloc(void *p)
+{
+	if (p) {
+		live += (long long)malloc_usable_size(p);
+		if (live > peak)
+			peak = live;
+	}
+}
+
+void *__wrap_malloc(size_t n)
+{
+	void *p;
+
+	note_req(n);
+	p = __real_malloc(n);
+	note_alloc(p);
+	return p;
+}
+
+void *__wrap_calloc(size_t n, size_t s)
+{
+	void *p;
+
+	note_req(s && n > SIZE_MAX / s ? SIZE_MAX : n * s);
+	p = __real_calloc(n, s);
+	note_alloc(p);
+	return p;
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	size_t old = p ? malloc_usable_size(p) : 0;
+	void *q;
+
+	note_req(n);
+	q = __real_realloc(p, n);
+	if (q || n == 0) {
+		live -= (long long)old;
+		note_alloc(q);
+	}
+	return q;
+}
+
+void __wrap_free(void *p)
+{
+	if (p)
+		live -= (long long)malloc_usable_size(p);
+	__real_free(p);
+}
+
+char *__wrap_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = __wrap_malloc(n);
+
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+/* ---- the hostile set ---- */
+
+struct tally {
+	const char *base;
+	size_t inputs, mounted, refused[5], files, failed_files, mutants_with_failures;
+	size_t bad;		/* broken invariants */
+	size_t max_alloc;	/* largest single allocation seen */
+	long long max_peak;	/* largest heap growth during one mutant */
+	size_t max_alloc_input; /* size of the input that made it */
+};
+
+static void one(void *ctx, const char *what, const uint8_t *p, size_t n)
+{
+	struct tally *t = ctx;
+	struct fuzz_tree_result r;
+	long long live0 = live;
+	int rc;
+
+	max_req = 0;
+	peak = live;
+	/* Every fourth mutant is read twice through fresh renders; every other one exports Z-up. */
+	rc = fuzz_tree_check(
+	    p, n, (t->inputs % 4 == 0 ? FZT_TWICE : 0) | (t->inputs & 2 ? FZT_ZUP : 0), &r);
+	t->inputs++;
+	if (rc != 0) {
+		if (t->bad++ < 20)
+			print_message("FAIL %s: %s (%zu bytes): %s\n", t->base, what, n, r.problem);
+	}
+	if (r.open == TREE_FAIL_NONE) {
+		t->mounted++;
+		t->files += r.files;
+		t->failed_files += r.failed;
+		t->mutants_with_failures += r.failed > 0;
+	} else {
+		t->refused[r.open]++;
+	}
+	if (max_req > t->max_alloc) {
+		t->max_alloc = max_req;
+		t->max_alloc_input = n;
+	}
+	if (peak - live0 > t->max_peak)
+		t->max_peak = peak - live0;
+	if (max_req > HOSTILE_MAX_ALLOC(n) || peak - live0 > (long long)HOSTILE_MAX_PEAK(n)) {
+		if (t->bad++ < 20)
+			print_message(
+			    "FAIL %s: %s (%zu bytes): allocation of %zu, heap growth %lld\n",
+			    t->base, what, n, max_req, peak - live0);
+	}
+}
+
+/* The bases: one of each kind; the other seeds feed the fuzzers. */
+static const char *const bases[] = {
+    "psk_full", "psk_hostile_names", "psa_scale_keys", "psa_hostile_names",
+    "sky",	"skinned",	     "textures_small"};
+
+static void test_hostile_set(void **state)
+{
+	struct fuzz_seed *v;
+	size_t n, total = 0, total_bad = 0;
+
+	(void)state;
+	assert_int_equal(fuzz_seeds_make(&v, &n), 0);
+	for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
+		struct tally t = {.base = bases[b]};
+		size_t i;
+
+		for (i = 0; i < n && strcmp(v[i].name, bases[b]); i++)
+			;
+		assert_true(i < n);
+		size_t made = fuzz_mutants(v[i].data, v[i].len, 0x5eed + b, one, &t);
+		assert_int_equal(made, t.inputs);
+		assert_true(made > 100);
+		print_message("%-18s %6zu inputs: %zu mounted (%zu with failing files, %zu of %zu "
+			      "files failed), refused %zu format %zu damaged %zu open; largest "
+			      "allocation %zu (input %zu), heap growth %lld\n",
+			      bases[b], t.inputs, t.mounted, t.mutants_with_failures,
+			      t.failed_files, t.files, t.refused[TREE_FAIL_FORMAT],
+			      t.refused[TREE_FAIL_DAMAGED], t.refused[TREE_FAIL_OPEN], t.max_alloc,
+			      t.max_alloc_input, t.max_peak);
+		total += t.inputs;
+		total_bad += t.bad;
+	}
+	print_message("hostile set: %zu inputs tried, %zu broken invariants\n", total, total_bad);
+	fuzz_seeds_free(v, n);
+	assert_int_equal(total_bad, 0);
+}
+
+/* The accounting itself must see a large allocation, or the bound above proves nothing. */
+static void test_accounting_works(void **state)
+{
+	static void *volatile keep;
+
+	(void)state;
+	max_req = 0;
+	keep = malloc(HOSTILE_MAX_ALLOC(0) + 1);
+	assert_non_null(keep);
+	assert_true(max_req > HOSTILE_MAX_ALLOC(0));
+	free(keep);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_accounting_works),
+	    cmocka_unit_test(test_hostile_set),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
