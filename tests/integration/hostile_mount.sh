@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Hostile files mounted for real (the full generated set runs without FUSE in
+# tests/unit/test_hostile.c). Refusals exit with the documented code (3 cannot open/read,
+# 4 not a recognised format, 5 too damaged to mount); damaged files that mount answer EIO on
+# the broken decoded views while the raw .bin of the object stays readable, every other file
+# reads exactly st_size bytes, and errors.txt names the problem.
+. "$(dirname "$0")/lib.sh"
+
+# refuse FILE: run psgfs on FILE and print its exit code (it must not mount).
+refuse() {
+	local mnt=$WORK/refused rc=0
+	mkdir -p "$mnt"
+	timeout 30 "$PSGFS" "$1" "$mnt" >/dev/null 2>"$WORK/refuse.err" || rc=$?
+	if mountpoint -q "$mnt"; then
+		MOUNTS+=("$mnt")
+		echo mounted
+		return
+	fi
+	echo "$rc"
+}
+
+# patch FILE OFFSET HEX: overwrite bytes at OFFSET (decimal) with HEX ("00000004").
+patch() {
+	printf "$(sed 's/../\\x&/g' <<< "$3")" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+# is_eio FILE: reading FILE fails with EIO (and nothing else).
+is_eio() {
+	local err
+	! err=$(timeout 20 cat "$1" 2>&1 >/dev/null) && grep -q "Input/output error" <<< "$err"
+}
+
+# Row of dictionary.tsv (through psgfs-tool) for the first object of a type: "index offset".
+dict_row() {
+	"$PSGFS_TOOL" cat "$1" dictionary.tsv | awk -F'\t' -v t="$2" '$3 == t { print $1, $5; exit }'
+}
+
+# Every file of a mount: either exactly st_size bytes, or EIO. Prints the counts; returns 1
+# on any other outcome (other errno, short read, hang).
+all_files_read_or_eio() {
+	local okn=0 eio=0 bad=0 f err n
+	while IFS= read -r -d '' f; do
+		if n=$(timeout 20 cat "$f" 2>"$WORK/cat.err" | wc -c) && [ ! -s "$WORK/cat.err" ]; then
+			if [ "$n" = "$(stat -c %s "$f")" ]; then okn=$((okn + 1)); else
+				echo "short read: $f" >&2
+				bad=1
+			fi
+		elif grep -q "Input/output error" "$WORK/cat.err"; then
+			eio=$((eio + 1))
+		else
+			echo "unexpected: $f: $(cat "$WORK/cat.err")" >&2
+			bad=1
+		fi
+	done < <(find "$1" -type f -print0)
+	echo "# $1: $okn files read, $eio answer EIO"
+	return $bad
+}
+
+# ---- refused: cannot open (3), not a format (4), too damaged (5) ----
+sky=$WORK/sky.psg
+"$PSGFS_GEN" sky "$sky"
+: > "$WORK/empty.psk"
+echo "just some text, long enough to look like a header........" > "$WORK/text.psg"
+check "missing file: exit 3" test "$(refuse "$WORK/nonexistent.psg")" = 3
+check "directory instead of a file: exit 3" test "$(refuse "$WORK")" = 3
+check "empty file: exit 4" test "$(refuse "$WORK/empty.psk")" = 4
+check "text file: exit 4" test "$(refuse "$WORK/text.psg")" = 4
+check "exit-4 message names the problem" grep -qi "magic\|not a" "$WORK/refuse.err"
+
+head -c 64 "$sky" > "$WORK/short.psg"
+check "PSG truncated inside the header: exit 5" test "$(refuse "$WORK/short.psg")" = 5
+cp "$sky" "$WORK/dictpast.psg"
+patch "$WORK/dictpast.psg" $((0x30)) "7fff0000"
+check "PSG dictStart past EOF: exit 5" test "$(refuse "$WORK/dictpast.psg")" = 5
+check "exit-5 message names dictStart" grep -q "dictStart" "$WORK/refuse.err"
+cp "$sky" "$WORK/huge_dict.psg"
+patch "$WORK/huge_dict.psg" $((0x20)) "ffffffffffffffff"
+check "PSG with 2^32-1 dictionary rows: exit 5" test "$(refuse "$WORK/huge_dict.psg")" = 5
+printf 'ACTRHEAD\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\xe8\x03\0\0\xe8\x03\0\0' > "$WORK/head.psk"
+head -c 64 /dev/zero >> "$WORK/head.psk"
+check "PSK head chunk covering the world: exit 5" test "$(refuse "$WORK/head.psk")" = 5
+
+# ---- PSG: a VertexBuffer whose m_buffer references itself ----
+read -r vb vboff <<< "$(dict_row "$sky" VertexBuffer)"
+vbself=$WORK/vbself.psg
+cp "$sky" "$vbself"
+patch "$vbself" $((vboff)) "$(printf '%08x' "$vb")"
+m=$WORK/m1
+mount_psgfs "$vbself" "$m"
+vbname=$(printf '%04d.VertexBuffer' "$vb")
+check "self-referencing VB: mounts, vertices.tsv answers EIO" is_eio "$m/meshes/00/vertices.tsv"
+check "self-referencing VB: the object's .bin is the source bytes" \
+	cmp -s "$m/objects/$vbname.bin" <(dd if="$vbself" bs=1 skip=$((vboff)) count=16 status=none)
+check "self-referencing VB: its decoded view still reads" test -s "$m/objects/$vbname.txt"
+check "self-referencing VB: errors.txt names the object and the field" \
+	grep -q "object $vb (VertexBuffer): m_buffer" "$m/errors.txt"
+check "self-referencing VB: every file reads or answers EIO" all_files_read_or_eio "$m"
+
+# ---- PSG textures: a Texture whose m_buffer references itself ----
+tex=$WORK/tex.psg
+"$PSGFS_GEN" textures "$tex"
+read -r ti toff <<< "$(dict_row "$tex" Texture)"
+texself=$WORK/texself.psg
+cp "$tex" "$texself"
+patch "$texself" $((toff + 0x18)) "$(printf '%08x' "$ti")"
+m=$WORK/m2
+mount_psgfs "$texself" "$m"
+first=$(ls "$m/textures" | head -1)
+tname=$(printf '%04d.Texture' "$ti")
+check "self-referencing texture: its .dds answers EIO" is_eio "$m/textures/$first"
+check "self-referencing texture: the object's .bin reads" cmp -s "$m/objects/$tname.bin" \
+	<(dd if="$texself" bs=1 skip=$((toff)) count=40 status=none)
+check "self-referencing texture: errors.txt names it" grep -q "object $ti (Texture): m_buffer" "$m/errors.txt"
+check "self-referencing texture: other textures still decode" \
+	test "$(ls "$m/textures" | grep -c '\.dds$')" -gt 5
+check "self-referencing texture: every file reads or answers EIO" all_files_read_or_eio "$m"
+
+# ---- PSA: ANIMKEYS cut short ----
+psa=$WORK/a.psa
+"$PSGFS_GEN" psa --seed 3 --sequences 2 --frames 4 "$psa"
+trunc=$WORK/trunc.psa
+head -c $(($(stat -c %s "$psa") - 48)) "$psa" > "$trunc"
+m=$WORK/m3
+mount_psgfs "$trunc" "$m"
+seq1=$(ls "$m/sequences" | sed -n 2p)
+check "truncated PSA: the last sequence's keys.tsv answers EIO" is_eio "$m/sequences/$seq1/keys.tsv"
+check "truncated PSA: the first sequence still reads" test -s "$m/sequences/$(ls "$m/sequences" | head -1)/keys.tsv"
+check "truncated PSA: chunks/03.ANIMKEYS.bin holds what is there" \
+	test "$(stat -c %s "$m/chunks/03.ANIMKEYS.bin")" -gt 0
+check "truncated PSA: errors.txt names ANIMKEYS" grep -q "ANIMKEYS" "$m/errors.txt"
+check "truncated PSA: every file reads or answers EIO" all_files_read_or_eio "$m"
+
+# ---- PSK: bones in a parent cycle, a count of 2^32-1 in a tiny file ----
+psk=$WORK/m.psk
+"$PSGFS_GEN" psk --seed 2 --bones 4 --points 10 "$psk"
+# Chunk offsets from the chunks/ listing (header 32 bytes + payload, in file order).
+off=0
+refskelt=
+points=
+while read -r _ size _ name; do
+	case $name in *.REFSKELT.bin) refskelt=$off ;; *.PNTS0000.bin) points=$off ;; esac
+	off=$((off + 32 + size))
+done < <("$PSGFS_TOOL" ls "$psk" chunks)
+cycle=$WORK/cycle.psk
+cp "$psk" "$cycle"
+patch "$cycle" $((refskelt + 32 + 120 + 72)) "02000000"
+patch "$cycle" $((refskelt + 32 + 240 + 72)) "01000000"
+m=$WORK/m4
+mount_psgfs "$cycle" "$m"
+check "bone parent cycle: mounts, bones.tsv lists 4 bones" test "$(wc -l < "$m/skeleton/bones.tsv")" -eq 5
+check "bone parent cycle: errors.txt names the cycle" grep -q "parent cycle" "$m/errors.txt"
+check "bone parent cycle: every file reads or answers EIO" all_files_read_or_eio "$m"
+huge=$WORK/huge.psk
+cp "$psk" "$huge"
+patch "$huge" $((points + 28)) "ffffffff"
+m=$WORK/m5
+mount_psgfs "$huge" "$m"
+check "2^32-1 points in a tiny file: mounts" test -f "$m/points.tsv"
+check "2^32-1 points: errors.txt names PNTS0000" grep -q "PNTS0000.*4294967295" "$m/errors.txt"
+check "2^32-1 points: every file reads or answers EIO" all_files_read_or_eio "$m"
+finish
