@@ -252,7 +252,7 @@ enum psg_result psa_write_sequence(const struct psa_anim *a, size_t seq, struct 
 	psk_put_header(b, "ANIMINFO", 0, PSA_REC_ANIMINFO, 1);
 	put_seq(b, &s);
 	psk_put_header(b, "ANIMKEYS", 0, PSA_REC_KEY, (uint32_t)n);
-	put_keys(b, a->keys + first, (size_t)n);
+	put_keys(b, n ? a->keys + first : NULL, (size_t)n); /* keys is NULL when there are none */
 	psk_put_header(b, "SCALEKEYS", 0, PSA_REC_SCALEKEY, scales ? (uint32_t)n : 0);
 	if (scales)
 		put_scale_keys(b, a->scale_keys + first, (size_t)n);
