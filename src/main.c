@@ -266,13 +266,16 @@ int main(int argc, char **argv)
 			goto out_unmount;
 		}
 		fuse_loop_cfg_set_clone_fd(loop_cfg, (unsigned)cl.clone_fd);
-		fuse_loop_cfg_set_idle_threads(loop_cfg, cl.max_idle_threads);
+		/* UINT_MAX means unset; libfuse 3.14 logs an error for it instead of ignoring it. */
+		if (cl.max_idle_threads <= 100000)
+			fuse_loop_cfg_set_idle_threads(loop_cfg, cl.max_idle_threads);
 		if (cl.max_threads > 0 && cl.max_threads <= 100000)
 			fuse_loop_cfg_set_max_threads(loop_cfg, cl.max_threads);
 		rc = fuse_session_loop_mt(se, loop_cfg);
 	}
-	/* A signal ends the loop with the signal number; that is a clean exit. */
-	rc = rc == 0 || fuse_session_exited(se) ? EXIT_OK : EXIT_INTERNAL;
+	/* The loop returns 0 after an unmount, the signal number after SIGTERM/SIGINT/SIGHUP (both
+	 * clean) and -errno on failure; it has already reset fuse_session_exited() by then. */
+	rc = rc >= 0 ? EXIT_OK : EXIT_INTERNAL;
 	write_stats();
 out_unmount:
 	fuse_session_unmount(se);
