@@ -215,9 +215,10 @@ static void memo_free(void *p)
 
 /*
  * The mount serves a snapshot of the file as it was at open. Once its size or mtime differ
- * (truncated, written in place) nothing new is derived from it: such loads and raw reads fail
- * with EIO, while views already cached keep serving the old bytes. Checked after reading, which
- * also catches a write racing the read: writes stamp mtime before they change data.
+ * (truncated, written in place) nothing new is derived from it: loads that read it and raw
+ * reads fail with EIO, while cached views and what was parsed at mount keep serving. Checked
+ * after reading, which also catches a write racing the read: writes stamp mtime before they
+ * change data. An unlinked source is unchanged (the fd keeps it).
  */
 static bool source_changed(struct tree *t)
 {
@@ -229,10 +230,24 @@ static bool source_changed(struct tree *t)
 	       st.st_mtim.tv_nsec != t->st.st_mtim.tv_nsec;
 }
 
+/* Source reads made by this thread: a load that made none cannot be stale. */
+static _Thread_local uint64_t tl_src_reads;
+
+static enum psg_result snap_read(void *ctx, uint64_t off, void *dst, size_t n)
+{
+	struct tree *t = ctx;
+	struct src fd_src;
+
+	src_init_fd(&fd_src, &t->fd, t->src.size);
+	tl_src_reads++;
+	return fd_src.read(fd_src.ctx, off, dst, n);
+}
+
 void *tree_memo(struct tree *t, uint64_t key, tree_load_fn fn, uint64_t arg,
 		struct cache_ent **ent, enum psg_result *r)
 {
 	struct memo *m = cache_get(t->cache, key, ent);
+	uint64_t reads = tl_src_reads;
 	size_t bytes = 0;
 
 	if (!m) {
@@ -242,7 +257,7 @@ void *tree_memo(struct tree *t, uint64_t key, tree_load_fn fn, uint64_t arg,
 			return NULL;
 		}
 		m->r = fn(t, arg, &m->data, &bytes, &m->dtor);
-		if (source_changed(t))
+		if (tl_src_reads != reads && source_changed(t))
 			m->r = PSG_ERR_IO;
 		if (m->r != PSG_OK && m->data) {
 			if (m->dtor)
@@ -565,6 +580,8 @@ enum tree_open_fail tree_open(const char *path, const struct tree_opts *o, struc
 		goto fail;
 	}
 	src_init_fd(&t->src, &t->fd, (uint64_t)t->st.st_size);
+	t->src.read = snap_read; /* counts reads for the staleness check */
+	t->src.ctx = t;
 	f = t->fmt->mount(t, why, whylen);
 	if (f != TREE_FAIL_NONE) {
 		t->fmt = NULL; /* nothing to unmount */
