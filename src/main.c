@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fuse/ll.h"
@@ -22,11 +23,12 @@ enum exit_code {
 	EXIT_OPEN = 3,     /* the file cannot be opened or read */
 	EXIT_FORMAT = 4,   /* not a PSG, PSK or PSA file */
 	EXIT_DAMAGED = 5,  /* recognised, but too damaged to mount */
-	EXIT_MOUNT = 6,    /* FUSE session or mount failed (mount point, /dev/fuse, permissions) */
+	EXIT_MOUNT = 6,    /* mount failed (mount point missing or not a directory, /dev/fuse) */
 };
 
 struct opts {
 	char *file;
+	char *mnt;
 	char *cache_size;
 	char *hierarchy;
 	char *stats;
@@ -91,6 +93,9 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 			fprintf(stderr, "psgfs: unexpected argument '%s'\n", arg);
 			return -1;
 		}
+		o->mnt = strdup(arg);
+		if (!o->mnt)
+			return -1;
 	}
 	return 1; /* keep: the mount point and FUSE's own options */
 }
@@ -172,6 +177,8 @@ int main(int argc, char **argv)
 	struct tree_opts topts = {0};
 	struct opts o = {0};
 	struct tree *tree = NULL;
+	struct stat mst;
+	int serr;
 	static sigset_t usr1;
 	pthread_t stats_tid;
 	enum tree_open_fail f;
@@ -191,11 +198,9 @@ int main(int argc, char **argv)
 		rc = EXIT_OK;
 		goto out;
 	}
-	if (fuse_parse_cmdline(&args, &cl) != 0)
-		goto out;
-	if (!o.file || !cl.mountpoint) {
-		fprintf(stderr, "psgfs: missing %s\n", o.file ? "MOUNTPOINT" : "FILE");
-		usage(stderr);
+	if (!o.file || !o.mnt) {
+		fprintf(stderr, "psgfs: missing %s (usage: psgfs [options] FILE MOUNTPOINT)\n",
+			o.file ? "MOUNTPOINT" : "FILE");
 		goto out;
 	}
 	if (o.cache_size && (!parse_size(o.cache_size, &topts.cache_bytes) ||
@@ -220,6 +225,18 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	/* libfuse calls a missing mount point a usage error and mounts over a regular file (a
+	 * mount whose root then fails every stat): both are mount failures here. */
+	serr = stat(o.mnt, &mst) != 0 ? errno : S_ISDIR(mst.st_mode) ? 0 : ENOTDIR;
+	if (serr) {
+		fprintf(stderr, "psgfs: %s: cannot mount on %s: %s\n", o.file, o.mnt,
+			strerror(serr));
+		rc = EXIT_MOUNT;
+		goto out;
+	}
+	if (fuse_parse_cmdline(&args, &cl) != 0 || !cl.mountpoint)
+		goto out;
+
 	g_ll.tree = tree;
 	g_ll.timeout = 86400.0 * 365;
 	g_ll.uid = getuid();
@@ -233,12 +250,13 @@ int main(int argc, char **argv)
 		rc = EXIT_INTERNAL;
 		goto out;
 	}
-	rc = EXIT_MOUNT;
 	se = fuse_session_new(&args, &psgfs_ll_ops, sizeof psgfs_ll_ops, &g_ll);
 	if (!se) {
-		fprintf(stderr, "psgfs: %s: cannot create FUSE session\n", o.file);
+		/* libfuse has named the option it rejected; that is a usage error. */
+		fprintf(stderr, "psgfs: %s: bad FUSE options (see psgfs --help)\n", o.file);
 		goto out;
 	}
+	rc = EXIT_MOUNT;
 	if (fuse_set_signal_handlers(se) != 0) {
 		fprintf(stderr, "psgfs: cannot install signal handlers\n");
 		goto out_session;
@@ -288,6 +306,7 @@ out:
 	tree_close(tree);
 	free(cl.mountpoint);
 	free(o.file);
+	free(o.mnt);
 	free(o.cache_size);
 	free(o.hierarchy);
 	free(o.stats);
