@@ -543,7 +543,8 @@ enum tree_open_fail tree_open(const char *path, const struct tree_opts *o, struc
 		snprintf(why, whylen, "out of memory");
 		return TREE_FAIL_OTHER;
 	}
-	t->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: opening a FIFO must not wait for a writer (it is refused below). */
+	t->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (t->fd < 0 || fstat(t->fd, &t->st) != 0) {
 		snprintf(why, whylen, "cannot open: %s", strerror(errno));
 		f = TREE_FAIL_OPEN;
