@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# psgfs exit codes: 0 ok, 1 internal, 2 usage, 3 cannot open/read, 4 not a recognised format,
+# 5 too damaged, 6 mount failed. Every failure prints exactly one line on stderr (naming FILE
+# and the reason where there is a FILE), nothing on stdout, and leaves nothing mounted.
+. "$(dirname "$0")/lib.sh"
+
+mp=$WORK/mp
+mkdir -p "$mp"
+MOUNTS+=("$mp")
+
+# expect CODE WORD ARGS...: psgfs ARGS exits CODE with one stderr line containing WORD.
+expect() {
+	local code=$1 word=$2 st=0 lines
+	shift 2
+	timeout 20 "$PSGFS" "$@" > "$WORK/out" 2> "$WORK/err" || st=$?
+	lines=$(wc -l < "$WORK/err")
+	echo "# psgfs $* -> $st: $(head -1 "$WORK/err")"
+	if mountpoint -q "$mp"; then
+		fusermount3 -u "$mp"
+		echo "# ... and it mounted"
+		return 1
+	fi
+	[ "$st" = "$code" ] && [ "$lines" = 1 ] && [ ! -s "$WORK/out" ] &&
+		grep -qF -- "$word" "$WORK/err"
+}
+
+sky=$WORK/sky.psg
+"$PSGFS_GEN" sky "$sky"
+psk=$WORK/p.psk
+"$PSGFS_GEN" psk --seed 1 "$psk"
+
+# 0: mounts, unmounts
+check "0: a good arena mounts" mount_psgfs "$sky" "$mp"
+check "0: and unmounts" unmount_psgfs "$mp"
+check "0: --help on stdout" bash -c "'$PSGFS' --help | grep -q '^usage: psgfs'"
+check "0: --version" bash -c "'$PSGFS' --version | grep -q '^psgfs '"
+
+# 2: usage
+check "2: no arguments" expect 2 "missing FILE"
+check "2: one argument" expect 2 "missing MOUNTPOINT" "$sky"
+check "2: three positional arguments" expect 2 "unexpected argument 'extra'" "$sky" "$mp" extra
+check "2: cache_size=abc" expect 2 "cache_size 'abc'" "$sky" "$mp" -o cache_size=abc
+check "2: cache_size below 1M" expect 2 "cache_size '100K'" "$sky" "$mp" -o cache_size=100K
+check "2: cache_size=12Q" expect 2 "cache_size '12Q'" "$sky" "$mp" -o cache_size=12Q
+check "2: unreadable hierarchy file" expect 2 "$WORK/nope.tsv" "$sky" "$mp" -o hierarchy="$WORK/nope.tsv"
+# libfuse names a rejected option on a line of its own, then psgfs says what it means.
+bad_fuse() {
+	local st=0
+	timeout 20 "$PSGFS" "$sky" "$mp" -o no_such_option > /dev/null 2> "$WORK/err" || st=$?
+	[ "$st" = 2 ] && grep -q 'no_such_option' "$WORK/err" && tail -1 "$WORK/err" | grep -qF "psgfs: $sky:"
+}
+check "2: an option libfuse rejects" bad_fuse
+
+# 3: cannot open or read
+check "3: missing file" expect 3 "$WORK/missing.psg: cannot open: No such file" "$WORK/missing.psg" "$mp"
+check "3: a directory" expect 3 "$WORK: not a regular file" "$WORK" "$mp"
+mkfifo "$WORK/fifo"
+check "3: a FIFO (refused, not waited on)" expect 3 "$WORK/fifo: not a regular file" "$WORK/fifo" "$mp"
+check "3: a device" expect 3 "/dev/null: not a regular file" /dev/null "$mp"
+if [ "$(id -u)" != 0 ]; then
+	cp "$sky" "$WORK/unreadable.psg"
+	chmod 000 "$WORK/unreadable.psg"
+	check "3: unreadable (mode 000)" expect 3 "$WORK/unreadable.psg: cannot open: Permission denied" "$WORK/unreadable.psg" "$mp"
+else
+	echo "# running as root: mode 000 is readable; /proc/self/mem stands in for an unreadable file"
+fi
+check "3: open but unreadable (read fails with EIO)" expect 3 "/proc/self/mem: cannot read" /proc/self/mem "$mp"
+
+# 4: not a recognised format
+head -c 4096 /dev/urandom > "$WORK/random.bin"
+printf 'xRW4' | dd of="$WORK/random.bin" conv=notrunc status=none # never a magic by chance
+check "4: random bytes" expect 4 "$WORK/random.bin: not a PSG arena, PSK or PSA file" "$WORK/random.bin" "$mp"
+: > "$WORK/empty.psg"
+check "4: empty file" expect 4 "$WORK/empty.psg: empty file" "$WORK/empty.psg" "$mp"
+printf 'hello\n' > "$WORK/text.psk"
+check "4: a text file named .psk" expect 4 "$WORK/text.psk" "$WORK/text.psk" "$mp"
+head -c 20 "$psk" > "$WORK/head20.psk"
+check "4: a bare 20-byte ACTRHEAD prefix" expect 4 "$WORK/head20.psk" "$WORK/head20.psk" "$mp"
+
+# 5: too damaged: a PSG whose dictStart (header offset 0x30, big-endian) is past the end
+cp "$sky" "$WORK/dict.psg"
+printf '\x7f\xff\xff\xf0' | dd of="$WORK/dict.psg" bs=1 seek=$((0x30)) conv=notrunc status=none
+check "5: PSG dictStart past EOF" expect 5 "$WORK/dict.psg: PSG arena: header: " "$WORK/dict.psg" "$mp"
+head -c 40 "$sky" > "$WORK/short.psg"
+check "5: PSG cut inside its header" expect 5 "$WORK/short.psg: PSG arena: truncated" "$WORK/short.psg" "$mp"
+# A PSK cut inside its second chunk header is not refused: the reader is lenient, the mount
+# shows what is there and errors.txt names the cut (documented policy, psk.h).
+head -c 40 "$psk" > "$WORK/cut.psk"
+check "0: PSK cut inside the second chunk header mounts" mount_psgfs "$WORK/cut.psk" "$mp"
+check "   ... errors.txt names the cut" grep -q 'too short for a chunk header' "$mp/errors.txt"
+check "   ... unmounts" unmount_psgfs "$mp"
+
+# 6: mount failed
+check "6: mount point does not exist" expect 6 "$sky: cannot mount on $WORK/nodir: No such file" "$sky" "$WORK/nodir"
+touch "$WORK/afile"
+check "6: mount point is a regular file" expect 6 "$sky: cannot mount on $WORK/afile: Not a directory" "$sky" "$WORK/afile"
+check "6: nothing was mounted over the file" bash -c "! grep -qF ' $WORK/afile ' /proc/mounts && [ -f '$WORK/afile' ]"
+# FILE errors come first: a bad file and a bad mount point is a file error.
+check "3 before 6: missing file and missing mount point" expect 3 "$WORK/missing.psg" "$WORK/missing.psg" "$WORK/nodir"
+check "2 before 3: bad option and missing file" expect 2 "cache_size" "$WORK/missing.psg" "$mp" -o cache_size=x
+check "no mount left behind by any failure" bash -c "! grep -qF ' $WORK/' /proc/mounts"
+finish
