@@ -241,6 +241,20 @@ int main(int argc, char **argv)
 	g_ll.timeout = 86400.0 * 365;
 	g_ll.uid = getuid();
 	g_ll.gid = getgid();
+	/* The daemon works from "/": a relative stats path is resolved here, now. */
+	if (o.stats && o.stats[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+		char *abs = NULL;
+
+		if (!cwd || asprintf(&abs, "%s/%s", cwd, o.stats) < 0) {
+			free(cwd);
+			rc = EXIT_INTERNAL;
+			goto out;
+		}
+		free(cwd);
+		free(o.stats);
+		o.stats = abs;
+	}
 	g_stats_path = o.stats;
 
 	/* Read-only at the kernel level: writes fail with EROFS before reaching us. */
@@ -261,6 +275,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "psgfs: cannot install signal handlers\n");
 		goto out_session;
 	}
+	/* Blocked before the mount is visible, so an early SIGUSR1 waits for the stats thread
+	 * instead of killing the daemon; every thread inherits the mask. */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	if (fuse_session_mount(se, cl.mountpoint) != 0) {
 		fprintf(stderr, "psgfs: %s: cannot mount on %s\n", o.file, cl.mountpoint);
 		goto out_signals;
@@ -269,9 +288,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "psgfs: cannot daemonize\n");
 		goto out_unmount;
 	}
-	sigemptyset(&usr1);
-	sigaddset(&usr1, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	if (pthread_create(&stats_tid, NULL, stats_thread, &usr1) == 0)
 		pthread_detach(stats_tid);
 
