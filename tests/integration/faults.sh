@@ -208,6 +208,19 @@ echo "# parallel: $par; cache_evictions ${ev:-?}"
 check "SIGUSR1 wrote the stats file; cache_evictions > 0 under concurrency" test "${ev:-0}" -gt 0
 check "parallel: daemon alive after SIGUSR1" alive "$m"
 check "parallel: unmounts cleanly" unmount_clean "$m"
+# A relative stats path is the caller's directory, not the daemon's "/"; SIGUSR1 at once after
+# the mount must not kill the daemon.
+mkdir -p "$WORK/rel"
+m=$WORK/m.rel
+pushd "$WORK/rel" >/dev/null
+mount_psgfs "$arena" "$m" -o stats=rel_stats.txt
+popd >/dev/null
+kill -USR1 "$(daemon_pid "$m")"
+for _ in $(seq 40); do [ -s "$WORK/rel/rel_stats.txt" ] && break; sleep 0.05; done
+check "-o stats=relative: written in the caller's directory on SIGUSR1" \
+	grep -q '^cache_budget ' "$WORK/rel/rel_stats.txt"
+check "SIGUSR1 right after the mount: daemon alive" alive "$m"
+check "relative stats: unmounts cleanly" unmount_clean "$m"
 survived=$((survived + 1))
 
 echo "# ${SECONDS}s elapsed"
