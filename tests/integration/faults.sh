@@ -109,12 +109,12 @@ m=$WORK/m.trunc
 mount_psgfs "$src" "$m" -o cache_size=1M
 hammer_ok warm -a "$m" "$ref" 4 0 >/dev/null
 truncate -s $((size / 2)) "$src"
-check "truncate to half: every read is the original bytes or EIO" hammer_ok r -a -e "$m" "$ref" 4 2
+check "truncate to half: every read is the original bytes or EIO" hammer_ok r -a -e "$m" "$ref" 4 1
 check "truncate to half: some reads are EIO (nothing re-derived from the short file)" \
 	eval '[[ $r =~ eio\ [1-9] ]]'
 check "truncate to half: mount alive" alive "$m"
 truncate -s 0 "$src"
-check "truncate to 0: every read is the original bytes or EIO" hammer_ok r -a -e "$m" "$ref" 4 2
+check "truncate to 0: every read is the original bytes or EIO" hammer_ok r -a -e "$m" "$ref" 4 1
 last=$(ls "$m/objects" | grep '\.bin$' | tail -1)
 check "truncate to 0: a raw object, page cache dropped, is EIO" eio "$m/objects/$last"
 check "truncate to 0: mount alive" alive "$m"
@@ -133,7 +133,7 @@ dd if=/dev/urandom of="$src" bs=64k count=$((size / 65536)) conv=notrunc status=
 check "overwrite: size unchanged" test "$(stat -c %s "$src")" = "$size"
 check "overwrite: a view read before the write keeps its old bytes" \
 	cmp -s "$m/objects/0001.RenderMaterialData.txt" "$ref/objects/0001.RenderMaterialData.txt"
-check "overwrite: every read is the original bytes or EIO" hammer_ok r -a -e "$m" "$ref" 4 2
+check "overwrite: every read is the original bytes or EIO" hammer_ok r -a -e "$m" "$ref" 4 1
 last=$(ls "$m/objects" | grep '\.bin$' | tail -1)
 check "overwrite: a raw object read after the write is EIO, not the new bytes" \
 	eio "$m/objects/$last"
@@ -148,7 +148,7 @@ m=$WORK/m.unlink
 mount_psgfs "$src" "$m" -o cache_size=1M
 rm -f "$src"
 check "unlink: every file reads back whole and identical (1M cache, re-rendered)" \
-	hammer_ok r -a "$m" "$ref" 4 2
+	hammer_ok r -a "$m" "$ref" 4 1
 check "unlink: mount alive" alive "$m"
 check "unlink: unmounts cleanly, daemon exits" unmount_clean "$m"
 survived=$((survived + 1))
@@ -156,7 +156,7 @@ survived=$((survived + 1))
 echo "# ${SECONDS}s elapsed"
 # ---- 4. readers killed with SIGKILL mid-read ----
 psk=$WORK/big.psk
-timeout 30 "$PSGFS_GEN" psk --seed 3 --points 150000 --bones 30 --big --normals --colors "$psk"
+timeout 30 "$PSGFS_GEN" psk --seed 3 --points 80000 --bones 30 --big --normals --colors "$psk"
 for f in weights.tsv wedges.tsv chunks/02.VTXW0000.bin; do
 	timeout 30 "$PSGFS_TOOL" cat "$psk" "$f" > "$WORK/ref.$(basename "$f")"
 done
