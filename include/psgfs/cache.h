@@ -6,6 +6,7 @@
 #ifndef PSGFS_CACHE_H
 #define PSGFS_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,10 @@ void *cache_get(struct cache *c, uint64_t key, struct cache_ent **ent);
 void *cache_put(struct cache *c, uint64_t key, void *data, size_t bytes, void (*dtor)(void *),
 		struct cache_ent **ent);
 void cache_unpin(struct cache *c, struct cache_ent *ent);
+/* One more pin on an entry the caller already holds pinned. */
+void cache_pin(struct cache *c, struct cache_ent *ent);
+/* True when the entry was too large to keep and lives only while pinned. */
+bool cache_detached(struct cache *c, struct cache_ent *ent);
 struct cache_stats cache_get_stats(struct cache *c);
 
 #endif

@@ -262,3 +262,20 @@ struct cache_stats cache_get_stats(struct cache *c)
 	pthread_mutex_unlock(&c->mu);
 	return s;
 }
+
+void cache_pin(struct cache *c, struct cache_ent *e)
+{
+	pthread_mutex_lock(&c->mu);
+	e->pins++;
+	pthread_mutex_unlock(&c->mu);
+}
+
+bool cache_detached(struct cache *c, struct cache_ent *e)
+{
+	bool d;
+
+	pthread_mutex_lock(&c->mu);
+	d = !e->linked;
+	pthread_mutex_unlock(&c->mu);
+	return d;
+}

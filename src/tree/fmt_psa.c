@@ -66,9 +66,9 @@ static enum psg_result load_full(struct tree *t, uint64_t arg, void **data, size
 }
 
 #define WITH_FULL(t, f, ent)                                                                       \
-	struct cache_ent *ent;                                                                     \
+	struct cache_ent *ent = NULL;                                                              \
 	enum psg_result full_r;                                                                    \
-	struct psa_full *f = tree_memo(t, TREE_KEY(KEY_FMT, 0), load_full, 0, &ent, &full_r);      \
+	struct psa_full *f = tree_memo_perm(t, 0, load_full, &full_r);                            \
 	if (!f)                                                                                    \
 		return full_r;
 
@@ -188,7 +188,8 @@ static enum psg_result render_errors(struct tree *t, struct tnode self, struct b
 	struct psa_full *f;
 
 	(void)self;
-	f = tree_memo(t, TREE_KEY(KEY_FMT, 0), load_full, 0, &ent, &r);
+	ent = NULL;
+	f = tree_memo_perm(t, 0, load_full, &r);
 	if (!f) {
 		actorx_errors_txt(&am->scan_diag, out);
 		buf_printf(out, "animation: cannot decode: %s\n", psg_result_str(r));

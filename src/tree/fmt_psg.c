@@ -51,10 +51,8 @@ enum {
 	K_COUNT
 };
 
-/* Memo ids inside KEY_FMT. */
-#define MEMO_SWEEP 0ull
-#define MEMO_SCENE 1ull
-#define MEMO_TEXNAMES 2ull
+/* Permanent memo slots, and memo ids inside KEY_FMT for the evictable decodes. */
+enum { PERM_SCENE, PERM_TEXNAMES, PERM_SWEEP };
 #define MEMO_MESH(k) ((1ull << 40) | (k))
 #define MEMO_TEX(i) ((2ull << 40) | (i))
 
@@ -110,7 +108,8 @@ static enum psg_result load_scene(struct tree *t, uint64_t arg, void **data, siz
 
 static struct scene_memo *get_scene(struct tree *t, struct cache_ent **ent, enum psg_result *r)
 {
-	return tree_memo(t, TREE_KEY(KEY_FMT, MEMO_SCENE), load_scene, 0, ent, r);
+	*ent = NULL; /* permanent: nothing to unpin */
+	return tree_memo_perm(t, PERM_SCENE, load_scene, r);
 }
 
 struct mesh_memo {
@@ -466,10 +465,8 @@ static enum psg_result list_mesh(struct tree *t, struct tnode self, struct tlist
 
 static enum psg_result list_textures(struct tree *t, struct tnode self, struct tlist *out)
 {
-	struct cache_ent *ent;
 	enum psg_result r;
-	struct texnames_memo *m =
-		tree_memo(t, TREE_KEY(KEY_FMT, MEMO_TEXNAMES), load_texnames, 0, &ent, &r);
+	struct texnames_memo *m = tree_memo_perm(t, PERM_TEXNAMES, load_texnames, &r);
 
 	(void)self;
 	if (!m)
@@ -480,7 +477,6 @@ static enum psg_result list_textures(struct tree *t, struct tnode self, struct t
 		tlist_add(out, tn(K_TEX_DDS, i, 0), "%s.dds", m->names[i]);
 		tlist_add(out, tn(K_TEX_PNG, i, 0), "%s.png", m->names[i]);
 	}
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 
@@ -507,7 +503,7 @@ static enum psg_result list_export(struct tree *t, struct tnode self, struct tli
 static enum psg_result render_info(struct tree *t, struct tnode self, struct buf *out)
 {
 	struct psg_mount *m = pm(t);
-	struct cache_ent *ent, *sent;
+	struct cache_ent *sent;
 	enum psg_result r;
 	struct sweep *sw;
 
@@ -528,8 +524,7 @@ static enum psg_result render_info(struct tree *t, struct tnode self, struct buf
 		}
 	}
 	if (m->has_textures) {
-		struct texnames_memo *tn_ =
-			tree_memo(t, TREE_KEY(KEY_FMT, MEMO_TEXNAMES), load_texnames, 0, &ent, &r);
+		struct texnames_memo *tn_ = tree_memo_perm(t, PERM_TEXNAMES, load_texnames, &r);
 
 		buf_puts(out, "textures:\n");
 		for (uint32_t i = 0; tn_ && i < tn_->n; i++) {
@@ -539,22 +534,18 @@ static enum psg_result render_info(struct tree *t, struct tnode self, struct buf
 			if (texture_info_line(&t->src, &m->a, i, tn_->names[i], out) != PSG_OK)
 				buf_printf(out, "%s (unreadable)\n", tn_->names[i]);
 		}
-		if (tn_)
-			cache_unpin(t->cache, ent);
 	}
-	sw = tree_memo(t, TREE_KEY(KEY_FMT, MEMO_SWEEP), load_sweep, 0, &ent, &r);
+	sw = tree_memo_perm(t, PERM_SWEEP, load_sweep, &r);
 	if (!sw)
 		return r;
 	buf_printf(out, "problems: %zu\n", diag_count(&sw->d));
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 
 static enum psg_result render_errors(struct tree *t, struct tnode self, struct buf *out)
 {
-	struct cache_ent *ent;
 	enum psg_result r;
-	struct sweep *sw = tree_memo(t, TREE_KEY(KEY_FMT, MEMO_SWEEP), load_sweep, 0, &ent, &r);
+	struct sweep *sw = tree_memo_perm(t, PERM_SWEEP, load_sweep, &r);
 
 	(void)self;
 	if (!sw)
@@ -565,7 +556,6 @@ static enum psg_result render_errors(struct tree *t, struct tnode self, struct b
 	}
 	if (sw->d.dropped)
 		buf_printf(out, "... %zu more problems not listed\n", sw->d.dropped);
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 

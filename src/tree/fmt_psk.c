@@ -116,9 +116,9 @@ static enum psg_result load_full(struct tree *t, uint64_t arg, void **data, size
 
 /* Pin the decoded mesh for the duration of one render. */
 #define WITH_FULL(t, f, ent)                                                                       \
-	struct cache_ent *ent;                                                                     \
+	struct cache_ent *ent = NULL;                                                              \
 	enum psg_result full_r;                                                                    \
-	struct psk_full *f = tree_memo(t, TREE_KEY(KEY_FMT, 0), load_full, 0, &ent, &full_r);      \
+	struct psk_full *f = tree_memo_perm(t, 0, load_full, &full_r);                            \
 	if (!f)                                                                                    \
 		return full_r;
 
@@ -229,7 +229,8 @@ static enum psg_result render_errors(struct tree *t, struct tnode self, struct b
 	struct psk_full *f;
 
 	(void)self;
-	f = tree_memo(t, TREE_KEY(KEY_FMT, 0), load_full, 0, &ent, &r);
+	ent = NULL;
+	f = tree_memo_perm(t, 0, load_full, &r);
 	if (!f) {
 		/* The mesh could not be decoded at all: say why, after what the scan found. */
 		actorx_errors_txt(&am->scan_diag, out);

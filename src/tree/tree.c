@@ -281,6 +281,34 @@ void *tree_memo(struct tree *t, uint64_t key, tree_load_fn fn, uint64_t arg,
 	return m->data;
 }
 
+void *tree_memo_perm(struct tree *t, unsigned slot, tree_load_fn fn, enum psg_result *r)
+{
+	struct tree_perm *p;
+	size_t bytes;
+
+	if (slot >= TREE_PERM_SLOTS) {
+		*r = PSG_ERR_INVAL;
+		return NULL;
+	}
+	p = &t->perm[slot];
+	/* Held across the load: concurrent first users wait rather than decode twice. */
+	pthread_mutex_lock(&p->mu);
+	if (!p->done) {
+		p->r = fn(t, slot, &p->data, &bytes, &p->dtor);
+		if (p->r != PSG_OK && p->data) {
+			if (p->dtor)
+				p->dtor(p->data);
+			else
+				free(p->data);
+			p->data = NULL;
+		}
+		p->done = true;
+	}
+	pthread_mutex_unlock(&p->mu);
+	*r = p->r;
+	return p->r == PSG_OK ? p->data : NULL;
+}
+
 /* ---- rendering ---- */
 
 struct content {
@@ -328,11 +356,71 @@ static enum psg_result load_content(struct tree *t, uint64_t ino, void **data, s
 	return PSG_OK;
 }
 
+/* An oversize render kept in a big slot, pinned for the caller; NULL when none. */
+static struct content *big_get(struct tree *t, tree_ino ino, struct cache_ent **ent)
+{
+	struct content *c = NULL;
+
+	pthread_mutex_lock(&t->big_mu);
+	for (unsigned i = 0; i < TREE_BIG_SLOTS; i++) {
+		if (t->big[i].ent && t->big[i].ino == ino) {
+			cache_pin(t->cache, t->big[i].ent);
+			*ent = t->big[i].ent;
+			c = t->big[i].content;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&t->big_mu);
+	return c;
+}
+
+static void big_keep(struct tree *t, tree_ino ino, struct cache_ent *ent, struct content *c)
+{
+	struct cache_ent *old;
+
+	cache_pin(t->cache, ent);
+	pthread_mutex_lock(&t->big_mu);
+	for (unsigned i = 0; i < TREE_BIG_SLOTS; i++) {
+		if (t->big[i].ent && t->big[i].ino == ino) {
+			pthread_mutex_unlock(&t->big_mu); /* another thread kept it first */
+			cache_unpin(t->cache, ent);
+			return;
+		}
+	}
+	old = t->big[t->big_next].ent;
+	t->big[t->big_next] = (struct tree_big){ino, ent, c};
+	t->big_next = (t->big_next + 1) % TREE_BIG_SLOTS;
+	pthread_mutex_unlock(&t->big_mu);
+	cache_unpin(t->cache, old);
+}
+
+static void big_drop(struct tree *t, tree_ino ino)
+{
+	struct cache_ent *old = NULL;
+
+	pthread_mutex_lock(&t->big_mu);
+	for (unsigned i = 0; i < TREE_BIG_SLOTS; i++) {
+		if (t->big[i].ent && t->big[i].ino == ino) {
+			old = t->big[i].ent;
+			t->big[i].ent = NULL;
+		}
+	}
+	pthread_mutex_unlock(&t->big_mu);
+	cache_unpin(t->cache, old);
+}
+
 /* The rendered bytes of a file node, pinned. */
 static struct content *content_get(struct tree *t, tree_ino ino, struct cache_ent **ent,
 				   enum psg_result *r)
 {
-	return tree_memo(t, TREE_KEY(KEY_CONTENT, ino), load_content, ino, ent, r);
+	struct content *c = big_get(t, ino, ent);
+
+	if (c)
+		return c;
+	c = tree_memo(t, TREE_KEY(KEY_CONTENT, ino), load_content, ino, ent, r);
+	if (c && cache_detached(t->cache, *ent))
+		big_keep(t, ino, *ent, c);
+	return c;
 }
 
 static enum psg_result load_size(struct tree *t, uint64_t ino, void **data, size_t *bytes,
@@ -473,6 +561,8 @@ enum psg_result tree_read(struct tree *t, tree_ino ino, uint64_t off, size_t len
 		memcpy(dst, c->p + off, len);
 		*got = len;
 	}
+	if (off + *got >= c->len)
+		big_drop(t, ino); /* a reader reached the end: an oversize render has served */
 	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
@@ -543,6 +633,9 @@ enum tree_open_fail tree_open(const char *path, const struct tree_opts *o, struc
 		snprintf(why, whylen, "out of memory");
 		return TREE_FAIL_OTHER;
 	}
+	pthread_mutex_init(&t->big_mu, NULL);
+	for (unsigned i = 0; i < TREE_PERM_SLOTS; i++)
+		pthread_mutex_init(&t->perm[i].mu, NULL);
 	/* Non-blocking: opening a FIFO must not wait for a writer (it is refused below). */
 	t->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (t->fd < 0 || fstat(t->fd, &t->st) != 0) {
@@ -599,7 +692,21 @@ void tree_close(struct tree *t)
 {
 	if (!t)
 		return;
-	cache_free(t->cache); /* before unmount: cached views may point into format state */
+	for (unsigned i = 0; i < TREE_BIG_SLOTS; i++)
+		if (t->big[i].ent)
+			cache_unpin(t->cache, t->big[i].ent);
+	pthread_mutex_destroy(&t->big_mu);
+	cache_free(t->cache);
+	for (unsigned i = 0; i < TREE_PERM_SLOTS; i++) {
+		if (t->perm[i].data) {
+			if (t->perm[i].dtor)
+				t->perm[i].dtor(t->perm[i].data);
+			else
+				free(t->perm[i].data);
+		}
+	}
+	for (unsigned i = 0; i < TREE_PERM_SLOTS; i++)
+		pthread_mutex_destroy(&t->perm[i].mu); /* before unmount: cached views may point into format state */
 	if (t->fmt && t->fmt->unmount)
 		t->fmt->unmount(t);
 	if (t->fd >= 0)

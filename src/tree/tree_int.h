@@ -7,6 +7,7 @@
 #ifndef PSGFS_TREE_INT_H
 #define PSGFS_TREE_INT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -81,6 +82,29 @@ struct tree_format {
 	void (*unmount)(struct tree *t);
 };
 
+/*
+ * Rendered files larger than the cache budget cannot stay in the cache; without a place to live
+ * every read chunk would render them again. A few such files are kept pinned here from their
+ * first render until a read reaches their end (cp, cat) or a newer one displaces them.
+ */
+#define TREE_BIG_SLOTS 2
+struct tree_big {
+	tree_ino ino;
+	struct cache_ent *ent;
+	void *content;
+};
+
+/* Structural decodes (a mesh's whole parse, an arena's scene) live as long as the mount: they
+ * are bounded by the file's directory, and every file of the tree needs them. */
+#define TREE_PERM_SLOTS 4
+struct tree_perm {
+	pthread_mutex_t mu; /* per slot: one decode may need another (the sweep needs the scene) */
+	bool done;
+	enum psg_result r;
+	void *data;
+	void (*dtor)(void *);
+};
+
 struct tree {
 	const struct tree_format *fmt;
 	void *priv;
@@ -91,6 +115,10 @@ struct tree {
 	char *path;
 	char *stem; /* file name without directory and extension */
 	struct cache *cache;
+	struct tree_perm perm[TREE_PERM_SLOTS];
+	pthread_mutex_t big_mu;
+	struct tree_big big[TREE_BIG_SLOTS];
+	unsigned big_next;
 	atomic_uint_fast64_t renders, render_bytes, render_failures, raw_reads, raw_bytes;
 };
 
@@ -107,6 +135,12 @@ typedef enum psg_result (*tree_load_fn)(struct tree *t, uint64_t arg, void **dat
 					void (**dtor)(void *));
 void *tree_memo(struct tree *t, uint64_t key, tree_load_fn fn, uint64_t arg,
 		struct cache_ent **ent, enum psg_result *r);
+
+/*
+ * Like tree_memo, but built once per mount and never evicted (slot < TREE_PERM_SLOTS). The data
+ * needs no pin. A failure is remembered too.
+ */
+void *tree_memo_perm(struct tree *t, unsigned slot, tree_load_fn fn, enum psg_result *r);
 
 extern const struct tree_format tree_format_psk;
 extern const struct tree_format tree_format_psa;

@@ -74,8 +74,9 @@ if [ -x /usr/games/darkplaces-server ]; then
 		> "$WORK/dp.log" 2>&1 || true
 	check "DarkPlaces loads the PSK with the exported sequence PSA" \
 		grep -q "Wrote models/m_decompiled.obj" "$WORK/dp.log"
-	check "DarkPlaces decompiled the sequence's frames" \
-		grep -q "Wrote models/m_decompiled/seq_0_0.smd" "$WORK/dp.log"
+	nf=$(sed -n 's/^num_raw_frames: //p' "$d/sequences/$s/info.txt")
+	check "DarkPlaces decompiled every frame of the sequence ($nf)" \
+		test "$(grep -c 'Wrote models/m_decompiled/seq_[0-9]*_[0-9]*\.smd' "$WORK/dp.log")" -eq "$nf"
 else
 	echo "# skip DarkPlaces: darkplaces-server not installed"
 fi
