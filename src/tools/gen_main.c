@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "psgfs/gen_psg.h"
+#include "psgfs/gen_psg_skinned.h"
 #include "psgfs/gen_psg_textures.h"
 #include "psgfs/gen_psk.h"
 
@@ -24,6 +25,7 @@ static void usage(FILE *out)
 		"  sky       Skate 3 static model arena shaped like the real night sky (spec s11/s12)\n"
 		"  sized     model arena of about --size bytes (many static meshes), for benchmarks\n"
 		"  textures  texture arena with every supported format, mips, a cube map, NPOT sizes\n"
+		"  skinned   Skate 3 skinned multi-mesh model arena (every GCM vertex format)\n"
 		"  hash      print the FNV-1a 64 hash of each FILE argument (as --record writes)\n"
 		"\n"
 		"options:\n"
@@ -34,7 +36,11 @@ static void usage(FILE *out)
 		"  --points N --bones N --materials N --morphs N --sockets N --uv-sets N\n"
 		"  --normals --colors --big --hostile-names            psk options\n"
 		"  --sequences N --frames N --scale-keys               psa options (--bones too)\n"
-		"  --match-psk         psa: the skeleton psk --seed/--bones would generate\n");
+		"  --match-psk         psa: the skeleton psk --seed/--bones would generate\n"
+		"  --bones N --meshes N --verts N --islands N --tris N     skinned options\n"
+		"  --hostile KIND      skinned: palette|index|stride|bones (a broken variant)\n"
+		"  --truth FILE        skinned: bones, hierarchy and per-mesh counts as TSV\n"
+		"  --hierarchy-out F   skinned: the 'bone<TAB>parent' file for psgfs -o hierarchy=\n");
 }
 
 static uint64_t parse_u64(const char *s)
@@ -86,6 +92,46 @@ static int write_record(const char *path, const struct psg_gen_record *rec)
 	return fclose(f) == 0 ? 0 : 1;
 }
 
+/* The ground truth of a skinned arena, for integration tests: bones, then one row per mesh. */
+static int write_truth(const char *path, const struct gen_skinned_truth *t)
+{
+	FILE *f;
+
+	if (!path)
+		return 0;
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "psgfs-gen: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	fprintf(f, "kind\tindex\tname\tparent\tvertices\ttriangles\tpalette\n");
+	for (uint32_t i = 0; i < t->n_bones; i++)
+		fprintf(f, "bone\t%u\t%s\t%d\t\t\t\n", i, t->names[i], t->parent[i]);
+	for (uint32_t m = 0; m < t->n_meshes; m++) {
+		const struct gen_skinned_mesh_truth *mt = &t->mesh[m];
+
+		fprintf(f, "mesh\t%u\t%s\t\t%u\t%u\t", m, mt->material, mt->n_verts, mt->n_tri);
+		for (uint32_t k = 0; k < mt->n_palette; k++)
+			fprintf(f, "%s%u", k ? "," : "", mt->palette[k]);
+		fputc('\n', f);
+	}
+	return fclose(f) == 0 ? 0 : 1;
+}
+
+static int write_hierarchy(const char *path, const struct gen_skinned_truth *t)
+{
+	FILE *f;
+
+	if (!path)
+		return 0;
+	f = fopen(path, "w");
+	if (!f || fputs(t->hierarchy_tsv ? t->hierarchy_tsv : "", f) < 0 || fclose(f) != 0) {
+		fprintf(stderr, "psgfs-gen: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 /* FNV-1a 64 of whole files, streamed, so tests can compare with a --record. */
 static int hash_files(int n, char **paths)
 {
@@ -121,7 +167,8 @@ int main(int argc, char **argv)
 	enum {
 		O_SEED = 256, O_SHUFFLE, O_RECORD, O_SIZE, O_POINTS, O_BONES, O_MATERIALS,
 		O_MORPHS, O_SOCKETS, O_UVSETS, O_NORMALS, O_COLORS, O_BIG, O_HOSTILE, O_SEQS,
-		O_FRAMES, O_SCALE, O_MATCH,
+		O_FRAMES, O_SCALE, O_MATCH, O_MESHES, O_VERTS, O_ISLANDS, O_TRIS, O_HOSTILE_SK,
+		O_TRUTH, O_HIER,
 	};
 	static const struct option longopts[] = {
 		{"seed", required_argument, NULL, O_SEED},
@@ -142,12 +189,22 @@ int main(int argc, char **argv)
 		{"frames", required_argument, NULL, O_FRAMES},
 		{"scale-keys", no_argument, NULL, O_SCALE},
 		{"match-psk", no_argument, NULL, O_MATCH},
+		{"meshes", required_argument, NULL, O_MESHES},
+		{"verts", required_argument, NULL, O_VERTS},
+		{"islands", required_argument, NULL, O_ISLANDS},
+		{"tris", required_argument, NULL, O_TRIS},
+		{"hostile", required_argument, NULL, O_HOSTILE_SK},
+		{"truth", required_argument, NULL, O_TRUTH},
+		{"hierarchy-out", required_argument, NULL, O_HIER},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct gen_psk_opts pk;
 	struct gen_psa_opts pa;
 	struct psg_gen_record rec = {0};
+	struct gen_skinned_opts sk = {.layout = -1};
+	struct gen_skinned_truth truth = {0};
+	const char *truth_path = NULL, *hier_path = NULL;
 	uint64_t seed = 1, shuffle = 0, size = 1 << 20;
 	const char *record = NULL, *kind, *out;
 	struct buf b;
@@ -166,12 +223,14 @@ int main(int argc, char **argv)
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
-		case O_SEED: seed = parse_u64(optarg); pk.seed = pa.seed = seed; break;
-		case O_SHUFFLE: shuffle = parse_u64(optarg); break;
+		case O_SEED: seed = parse_u64(optarg); pk.seed = pa.seed = sk.seed = seed; break;
+		case O_SHUFFLE: shuffle = sk.shuffle_seed = parse_u64(optarg); break;
 		case O_RECORD: record = optarg; break;
 		case O_SIZE: size = parse_u64(optarg); break;
 		case O_POINTS: pk.points = (uint32_t)parse_u64(optarg); break;
-		case O_BONES: pk.bones = pa.bones = (uint32_t)parse_u64(optarg); break;
+		case O_BONES:
+			pk.bones = pa.bones = sk.n_bones = (uint32_t)parse_u64(optarg);
+			break;
 		case O_MATERIALS: pk.materials = (uint32_t)parse_u64(optarg); break;
 		case O_MORPHS: pk.morphs = (uint32_t)parse_u64(optarg); break;
 		case O_SOCKETS: pk.sockets = (uint32_t)parse_u64(optarg); break;
@@ -184,6 +243,26 @@ int main(int argc, char **argv)
 		case O_FRAMES: pa.max_frames = (uint32_t)parse_u64(optarg); break;
 		case O_SCALE: pa.scale_keys = true; break;
 		case O_MATCH: pa.match_psk = true; break;
+		case O_MESHES: sk.n_meshes = (uint32_t)parse_u64(optarg); break;
+		case O_VERTS: sk.verts = (uint32_t)parse_u64(optarg); break;
+		case O_ISLANDS: sk.islands = (uint32_t)parse_u64(optarg); break;
+		case O_TRIS: sk.tris = (uint32_t)parse_u64(optarg); break;
+		case O_HOSTILE_SK:
+			if (!strcmp(optarg, "palette"))
+				sk.hostile = GEN_SK_PALETTE_PAST_SKELETON;
+			else if (!strcmp(optarg, "index"))
+				sk.hostile = GEN_SK_INDEX_PAST_VERTS;
+			else if (!strcmp(optarg, "stride"))
+				sk.hostile = GEN_SK_STRIDE_TOO_SMALL;
+			else if (!strcmp(optarg, "bones"))
+				sk.hostile = GEN_SK_BONES_PAST_OBJECT;
+			else {
+				fprintf(stderr, "psgfs-gen: unknown --hostile '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case O_TRUTH: truth_path = optarg; break;
+		case O_HIER: hier_path = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -206,6 +285,11 @@ int main(int argc, char **argv)
 		struct gen_tex_opts to = {.shuffle_seed = shuffle};
 
 		r = gen_psg_textures(&to, &b, &rec, NULL);
+	} else if (!strcmp(kind, "skinned")) {
+		r = gen_psg_skinned(&sk, &b, &truth);
+		if (r == PSG_OK && (write_truth(truth_path, &truth) || write_hierarchy(hier_path, &truth)))
+			r = PSG_ERR_IO;
+		gen_skinned_truth_free(&truth);
 	} else {
 		fprintf(stderr, "psgfs-gen: unknown kind '%s'\n", kind);
 		return 2;
