@@ -106,11 +106,11 @@ static int write_truth(const char *path, const struct gen_skinned_truth *t)
 	}
 	fprintf(f, "kind\tindex\tname\tparent\tvertices\ttriangles\tpalette\n");
 	for (uint32_t i = 0; i < t->n_bones; i++)
-		fprintf(f, "bone\t%u\t%s\t%d\t\t\t\n", i, t->names[i], t->parent[i]);
+		fprintf(f, "bone\t%u\t%s\t%d\t-\t-\t-\n", i, t->names[i], t->parent[i]);
 	for (uint32_t m = 0; m < t->n_meshes; m++) {
 		const struct gen_skinned_mesh_truth *mt = &t->mesh[m];
 
-		fprintf(f, "mesh\t%u\t%s\t\t%u\t%u\t", m, mt->material, mt->n_verts, mt->n_tri);
+		fprintf(f, "mesh\t%u\t%s\t-\t%u\t%u\t", m, mt->material, mt->n_verts, mt->n_tri);
 		for (uint32_t k = 0; k < mt->n_palette; k++)
 			fprintf(f, "%s%u", k ? "," : "", mt->palette[k]);
 		fputc('\n', f);
