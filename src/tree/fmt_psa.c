@@ -278,7 +278,10 @@ static enum psg_result render_seq_keys(struct tree *t, struct tnode self, struct
 	}
 	buf_puts(out, scale ? "frame\tbone\tname\tsx\tsy\tsz\ttime\n"
 			    : "frame\tbone\tname\tpx\tpy\tpz\tqx\tqy\tqz\tqw\ttime\n");
-	for (size_t fr = 0; fr < (size_t)a->seqs[self.a].num_raw_frames && r == PSG_OK; fr++) {
+	/* No bones, no rows: a huge frame count must not spin through empty frames. */
+	size_t frames = a->n_bones ? (size_t)a->seqs[self.a].num_raw_frames : 0;
+
+	for (size_t fr = 0; fr < frames && r == PSG_OK; fr++) {
 		for (size_t b = 0; b < a->n_bones; b++) {
 			buf_printf(out, "%zu\t%zu\t", fr, b);
 			buf_tsv_name(out, a->bones[b].name, PSK_NAME_LEN);
