@@ -91,11 +91,15 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
 {
 	struct psgfs_ll *ll = userdata;
 
-	/* Zero-message open: the kernel stops sending OPEN once we answer ENOSYS. Directories
-	 * keep their (one per listing) OPENDIR so the kernel may cache readdir results. */
+	/* Zero-message open and opendir: the kernel stops sending OPEN/OPENDIR (and their
+	 * RELEASE) once we answer ENOSYS, and then treats every open as FOPEN_KEEP_CACHE and
+	 * every opendir as FOPEN_CACHE_DIR, so cached listings and pages survive reopening. */
 	ll->no_open = (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) != 0;
 	if (ll->no_open)
 		conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
+	ll->no_opendir = (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) != 0;
+	if (ll->no_opendir)
+		conn->want |= FUSE_CAP_NO_OPENDIR_SUPPORT;
 	if (conn->capable & FUSE_CAP_READDIRPLUS)
 		conn->want |= FUSE_CAP_READDIRPLUS;
 	/* Always plus: every listing is followed by stats in the tools our users run. */
@@ -223,6 +227,10 @@ static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	enum psg_result r;
 
 	atomic_fetch_add(&op_count[OP_OPENDIR], 1);
+	if (ll->no_opendir) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
 	r = tree_getattr(ll->tree, ino, &ts);
 	if (r == PSG_OK && !ts.is_dir)
 		r = PSG_ERR_NOTDIR;

@@ -14,7 +14,8 @@ struct psgfs_ll {
 	double timeout; /* entry and attr timeout, seconds */
 	uid_t uid;
 	gid_t gid;
-	bool no_open; /* kernel supports zero-message open */
+	bool no_open;	 /* kernel supports zero-message open */
+	bool no_opendir; /* ... and zero-message opendir */
 };
 
 extern const struct fuse_lowlevel_ops psgfs_ll_ops;
