@@ -206,6 +206,216 @@ void buf_set_u32le(struct buf *b, size_t at, uint32_t v)
 	b->data[at + 3] = (uint8_t)(v >> 24);
 }
 
+/* The reference: %.Ng for the smallest N in 6..9 whose text reads back to f. */
+static void fmt_f32_printf(char out[32], float f)
+{
+	for (int prec = 6; prec <= 9; prec++) {
+		snprintf(out, 32, "%.*g", prec, (double)f);
+		if (strtof(out, NULL) == f && (f != 0 || signbit(strtof(out, NULL)) == signbit(f)))
+			return;
+	}
+}
+
+/*
+ * The same text as fmt_f32_printf, in exact integer arithmetic: for each N, the correctly
+ * rounded N-digit decimal of f (ties to even, as printf) and whether it lies inside f's
+ * rounding interval (what strtof's round-to-nearest-even makes of it). Values whose products
+ * would not fit 127 bits (|f| beyond about 1e-20 .. 1e25) return false and take the printf path.
+ */
+__extension__ typedef unsigned __int128 u128;
+
+static int u128_bits(u128 x)
+{
+	uint64_t hi = (uint64_t)(x >> 64), lo = (uint64_t)x;
+
+	return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
+}
+
+static u128 pow10_u128(int n)
+{
+	static const uint64_t p10[20] = {1ull,
+					 10ull,
+					 100ull,
+					 1000ull,
+					 10000ull,
+					 100000ull,
+					 1000000ull,
+					 10000000ull,
+					 100000000ull,
+					 1000000000ull,
+					 10000000000ull,
+					 100000000000ull,
+					 1000000000000ull,
+					 10000000000000ull,
+					 100000000000000ull,
+					 1000000000000000ull,
+					 10000000000000000ull,
+					 100000000000000000ull,
+					 1000000000000000000ull,
+					 10000000000000000000ull};
+
+	return n <= 19 ? p10[n] : (u128)p10[19] * p10[n - 19]; /* n <= 38 */
+}
+
+/* a * 10^p10 * 2^p2 (both >= 0) when it fits in 127 bits. */
+static bool scale_u128(u128 a, int p10, int p2, u128 *out)
+{
+	if (p10 > 38 || p2 > 126)
+		return false;
+	if (p10) {
+		u128 t = pow10_u128(p10);
+
+		if (u128_bits(a) + u128_bits(t) > 127)
+			return false;
+		a *= t;
+	}
+	if (p2) {
+		if (u128_bits(a) + p2 > 127)
+			return false;
+		a <<= p2;
+	}
+	*out = a;
+	return true;
+}
+
+/*
+ * floor(a * 2^s / 10^k) in *q, whether that was exact, and the remainder against half a unit
+ * (-1 below, 0 exactly half, 1 above); false when it does not fit.
+ */
+static bool scaled_div(u128 a, int k, int s, uint64_t *q, bool *exact, int *half)
+{
+	u128 num, den, qq, rem;
+
+	if (!scale_u128(a, k < 0 ? -k : 0, s > 0 ? s : 0, &num) ||
+	    !scale_u128(1, k > 0 ? k : 0, s < 0 ? -s : 0, &den))
+		return false;
+	if (k <= 0) { /* den is a power of two */
+		qq = s < 0 ? num >> -s : num;
+		rem = s < 0 ? num & (den - 1) : 0;
+	} else {
+		qq = num / den;
+		rem = num % den;
+	}
+	if (qq >> 62)
+		return false;
+	*q = (uint64_t)qq;
+	*exact = rem == 0;
+	*half = 2 * rem < den ? -1 : 2 * rem > den;
+	return true;
+}
+
+/* printf's %.{prec}g text of q * 10^(x - prec + 1), q having exactly prec digits. */
+static void fmt_g(char *o, bool neg, uint64_t q, int x, int prec)
+{
+	char d[24];
+	int n = 0;
+
+	for (int i = prec - 1; i >= 0; i--, q /= 10)
+		d[i] = (char)('0' + q % 10);
+	n = prec;
+	while (n > 1 && d[n - 1] == '0')
+		n--;
+	if (neg)
+		*o++ = '-';
+	if (x < -4 || x >= prec) {
+		unsigned ax = (unsigned)(x < 0 ? -x : x);
+
+		*o++ = d[0];
+		if (n > 1) {
+			*o++ = '.';
+			memcpy(o, d + 1, (size_t)n - 1);
+			o += n - 1;
+		}
+		*o++ = 'e';
+		*o++ = x < 0 ? '-' : '+';
+		if (ax >= 100)
+			*o++ = (char)('0' + ax / 100);
+		*o++ = (char)('0' + ax / 10 % 10);
+		*o++ = (char)('0' + ax % 10);
+	} else if (x >= 0) {
+		for (int i = 0; i <= x; i++)
+			*o++ = i < n ? d[i] : '0';
+		if (n > x + 1) {
+			*o++ = '.';
+			memcpy(o, d + x + 1, (size_t)(n - x - 1));
+			o += n - x - 1;
+		}
+	} else {
+		*o++ = '0';
+		*o++ = '.';
+		for (int i = 0; i < -x - 1; i++)
+			*o++ = '0';
+		memcpy(o, d, (size_t)n);
+		o += n;
+	}
+	*o = '\0';
+}
+
+static bool fmt_f32_exact(char out[32], float f)
+{
+	static const uint64_t p10[10] = {1,	 10,	  100,	    1000,      10000,
+					 100000, 1000000, 10000000, 100000000, 1000000000};
+	uint32_t bits, frac, bexp, m;
+	uint64_t q9, qlo, qhi;
+	bool even, asym, ex, exlo, exhi;
+	int e, s, x, k, half, dummy;
+	u128 v4;
+
+	memcpy(&bits, &f, sizeof bits);
+	frac = bits & 0x7FFFFF;
+	bexp = (bits >> 23) & 0xFF;
+	m = bexp ? frac | 0x800000 : frac;
+	e = bexp ? (int)bexp - 150 : -149;
+	even = (m & 1) == 0;
+	asym = frac == 0 && bexp > 1; /* the float below is nearer: a narrower lower interval */
+	/* |f| = v4 * 2^s; its rounding interval is [lo4, hi4] * 2^s, ends included when m is even
+	 */
+	v4 = (u128)m << 2;
+	s = e - 2;
+	/* floor(log10 |f|) or one less, from floor(log2 |f|) (78913 / 2^18 ~ log10 2) */
+	x = ((31 - __builtin_clz(m)) + e) * 78913;
+	x = x >= 0 ? x >> 18 : -((-x + (1 << 18) - 1) >> 18);
+	/* Nine digits of |f| on the grid 10^k with k = x - 8, x exactly floor(log10 |f|). */
+	for (int tries = 0;; tries++) {
+		k = x - 8;
+		if (tries > 2 || !scaled_div(v4, k, s, &q9, &ex, &half))
+			return false;
+		if (q9 < p10[8])
+			x--;
+		else if (q9 >= p10[9])
+			x++;
+		else
+			break;
+	}
+	/* The interval ends on the same grid: lo9 = qlo (+ a fraction unless exlo), same for hi. */
+	if (!scaled_div(v4 - (asym ? 1 : 2), k, s, &qlo, &exlo, &dummy) ||
+	    !scaled_div(v4 + 2, k, s, &qhi, &exhi, &dummy))
+		return false;
+	for (int prec = 6; prec <= 9; prec++) {
+		uint64_t d = p10[9 - prec], qp = q9 / d, r = q9 % d, c;
+		bool up;
+		int xo = x;
+
+		/* printf rounds the exact value half to even */
+		if (prec == 9)
+			up = half > 0 || (half == 0 && (qp & 1));
+		else
+			up = r > d / 2 || (r == d / 2 && (!ex || (qp & 1)));
+		qp += up;
+		c = qp * d; /* the candidate on the 10^k grid */
+		if ((c > qlo || (c == qlo && exlo && even)) &&
+		    (c < qhi || (c == qhi && (!exhi || even)))) {
+			if (qp == p10[prec]) { /* 99..9 rounded up into the next decade */
+				qp = p10[prec - 1];
+				xo++;
+			}
+			fmt_g(out, signbit(f), qp, xo, prec);
+			return true;
+		}
+	}
+	return false;
+}
+
 void fmt_f32(char out[32], float f)
 {
 	if (isnan(f)) {
@@ -216,12 +426,13 @@ void fmt_f32(char out[32], float f)
 		strcpy(out, f < 0 ? "-inf" : "inf");
 		return;
 	}
-	/* %.9g always round-trips a float32; try shorter forms first so output reads well. */
-	for (int prec = 6; prec <= 9; prec++) {
-		snprintf(out, 32, "%.*g", prec, (double)f);
-		if (strtof(out, NULL) == f && (f != 0 || signbit(strtof(out, NULL)) == signbit(f)))
-			return;
+	if (f == 0) {
+		strcpy(out, signbit(f) ? "-0" : "0");
+		return;
 	}
+	/* %.9g always round-trips a float32; shorter forms are tried first so output reads well. */
+	if (!fmt_f32_exact(out, f))
+		fmt_f32_printf(out, f);
 }
 
 void buf_f32txt(struct buf *b, float f)
