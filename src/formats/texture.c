@@ -488,12 +488,18 @@ static enum psg_result tex_resolve(const struct src *s, const struct arena *a, u
 			 l.mips, l.faces == 6 ? " cube" : "", (unsigned long long)l.total);
 		return PSG_ERR_CORRUPT;
 	}
-	if (need < br->size)
+	/* A texture that owns its base resource must fill it exactly (spec §16.5): extra bytes
+	 * mean the header and the data disagree, so the pictures would be guesses. Only a
+	 * texture placed at an offset inside a shared resource may leave bytes after it. */
+	if (need < br->size && boff + t.offset == 0) {
 		diag_add(diag,
 			 "object %u (Texture): base resource %u holds %u bytes, %llu more than the "
-			 "%llu the layout needs (ignored)",
+			 "%llu %s %ux%u %u mips%s needs",
 			 tex_idx, bi, br->size, (unsigned long long)(br->size - need),
-			 (unsigned long long)need);
+			 (unsigned long long)need, gcm_format_name(t.base_format), t.width, t.height,
+			 l.mips, l.faces == 6 ? " cube" : "");
+		return PSG_ERR_CORRUPT;
+	}
 
 	*tp = t;
 	*lp = l;
