@@ -19,11 +19,11 @@
 enum exit_code {
 	EXIT_OK = 0,
 	EXIT_INTERNAL = 1, /* out of memory, unexpected library failure */
-	EXIT_USAGE = 2,    /* bad command line or option value */
-	EXIT_OPEN = 3,     /* the file cannot be opened or read */
+	EXIT_USAGE = 2,	   /* bad command line or option value */
+	EXIT_OPEN = 3,	   /* the file cannot be opened or read */
 	EXIT_FORMAT = 4,   /* not a PSG, PSK or PSA file */
 	EXIT_DAMAGED = 5,  /* recognised, but too damaged to mount */
-	EXIT_MOUNT = 6,    /* mount failed (mount point missing or not a directory, /dev/fuse) */
+	EXIT_MOUNT = 6,	   /* mount failed (mount point missing or not a directory, /dev/fuse) */
 };
 
 struct opts {
@@ -38,44 +38,48 @@ struct opts {
 	int nonopts;
 };
 
-#define OPT(t, p) {t, offsetof(struct opts, p), 1}
+#define OPT(t, p)                                                                                  \
+	{                                                                                          \
+		t, offsetof(struct opts, p), 1                                                     \
+	}
 static const struct fuse_opt opt_spec[] = {
-	OPT("cache_size=%s", cache_size),
-	OPT("hierarchy=%s", hierarchy),
-	OPT("stats=%s", stats),
-	OPT("zup", zup),
-	OPT("-h", show_help),
-	OPT("--help", show_help),
-	OPT("-V", show_version),
-	OPT("--version", show_version),
-	FUSE_OPT_END,
+    OPT("cache_size=%s", cache_size),
+    OPT("hierarchy=%s", hierarchy),
+    OPT("stats=%s", stats),
+    OPT("zup", zup),
+    OPT("-h", show_help),
+    OPT("--help", show_help),
+    OPT("-V", show_version),
+    OPT("--version", show_version),
+    FUSE_OPT_END,
 };
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: psgfs [options] FILE MOUNTPOINT\n"
-		"\n"
-		"Mount a Skate 3 PS3 arena (.psg) or an Unreal PSK/PSKX mesh or PSA animation\n"
-		"read-only as a directory tree. Unmount with: fusermount3 -u MOUNTPOINT\n"
-		"\n"
-		"options:\n"
-		"  -h, --help             show this help and exit\n"
-		"  -V, --version          show the version and exit\n"
-		"  -f                     stay in the foreground\n"
-		"  -d                     debug output (implies -f)\n"
-		"  -s                     single-threaded\n"
-		"  -o cache_size=SIZE     bytes of decoded data kept in memory (K, M, G suffixes;\n"
-		"                         default 64M, minimum 1M)\n"
-		"  -o hierarchy=FILE      PSG: TSV of 'bone<TAB>parent' names for the skeleton\n"
-		"  -o zup                 PSG: export the .psk Z-up instead of Y-up\n"
-		"  -o stats=FILE          write request/cache counters to FILE on SIGUSR1 and at exit\n"
-		"  -o OPT[,OPT...]        other FUSE mount options (allow_other, ...)\n"
-		"\n"
-		"exit status:\n"
-		"  0 success, 1 internal error, 2 usage error, 3 cannot open or read FILE,\n"
-		"  4 FILE is not a PSG/PSK/PSA file, 5 FILE is too damaged to mount,\n"
-		"  6 mounting failed\n");
+	fprintf(
+	    out,
+	    "usage: psgfs [options] FILE MOUNTPOINT\n"
+	    "\n"
+	    "Mount a Skate 3 PS3 arena (.psg) or an Unreal PSK/PSKX mesh or PSA animation\n"
+	    "read-only as a directory tree. Unmount with: fusermount3 -u MOUNTPOINT\n"
+	    "\n"
+	    "options:\n"
+	    "  -h, --help             show this help and exit\n"
+	    "  -V, --version          show the version and exit\n"
+	    "  -f                     stay in the foreground\n"
+	    "  -d                     debug output (implies -f)\n"
+	    "  -s                     single-threaded\n"
+	    "  -o cache_size=SIZE     bytes of decoded data kept in memory (K, M, G suffixes;\n"
+	    "                         default 64M, minimum 1M)\n"
+	    "  -o hierarchy=FILE      PSG: TSV of 'bone<TAB>parent' names for the skeleton\n"
+	    "  -o zup                 PSG: export the .psk Z-up instead of Y-up\n"
+	    "  -o stats=FILE          write request/cache counters to FILE on SIGUSR1 and at exit\n"
+	    "  -o OPT[,OPT...]        other FUSE mount options (allow_other, ...)\n"
+	    "\n"
+	    "exit status:\n"
+	    "  0 success, 1 internal error, 2 usage error, 3 cannot open or read FILE,\n"
+	    "  4 FILE is not a PSG/PSK/PSA file, 5 FILE is too damaged to mount,\n"
+	    "  6 mounting failed\n");
 }
 
 static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
@@ -112,10 +116,23 @@ static bool parse_size(const char *s, size_t *out)
 	if (errno || end == s)
 		return false;
 	switch (*end) {
-	case 'k': case 'K': mul = 1ull << 10; end++; break;
-	case 'm': case 'M': mul = 1ull << 20; end++; break;
-	case 'g': case 'G': mul = 1ull << 30; end++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		mul = 1ull << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mul = 1ull << 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mul = 1ull << 30;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (*end == 'B' || *end == 'b')
 		end++;
@@ -203,8 +220,8 @@ int main(int argc, char **argv)
 			o.file ? "MOUNTPOINT" : "FILE");
 		goto out;
 	}
-	if (o.cache_size && (!parse_size(o.cache_size, &topts.cache_bytes) ||
-			     topts.cache_bytes < (1u << 20))) {
+	if (o.cache_size &&
+	    (!parse_size(o.cache_size, &topts.cache_bytes) || topts.cache_bytes < (1u << 20))) {
 		fprintf(stderr, "psgfs: bad cache_size '%s' (want e.g. 64M, at least 1M)\n",
 			o.cache_size);
 		goto out;
@@ -300,7 +317,8 @@ int main(int argc, char **argv)
 			goto out_unmount;
 		}
 		fuse_loop_cfg_set_clone_fd(loop_cfg, (unsigned)cl.clone_fd);
-		/* UINT_MAX means unset; libfuse 3.14 logs an error for it instead of ignoring it. */
+		/* UINT_MAX means unset; libfuse 3.14 logs an error for it instead of ignoring it.
+		 */
 		if (cl.max_idle_threads <= 100000)
 			fuse_loop_cfg_set_idle_threads(loop_cfg, cl.max_idle_threads);
 		if (cl.max_threads > 0 && cl.max_threads <= 100000)

@@ -15,29 +15,29 @@
 #include "psgfs/result.h"
 #include "psgfs/source.h"
 
-#define RW_MAX_RD 6
+#define RW_MAX_RD	6
 #define ARENA_MAX_TYPES 4096
 
 enum rw_platform { RW_PS3, RW_XB2, RW_REV, RW_W32 };
 
 /* Type IDs the decoders care about (spec §6). */
-#define RW_T_NULL 0x00000000u
-#define RW_T_BASERES_FIRST 0x00010030u
-#define RW_T_BASERES_LAST 0x0001003Fu
-#define RW_T_PS3_GPU 0x00010034u
-#define RW_T_MESHHELPER 0x00020081u
-#define RW_T_TEXTURE 0x000200E8u
-#define RW_T_VDES 0x000200E9u
-#define RW_T_VB 0x000200EAu
-#define RW_T_IB 0x000200EBu
-#define RW_T_RENDERMESH 0x00EB0000u
-#define RW_T_RENDERMODEL 0x00EB0001u
+#define RW_T_NULL	    0x00000000u
+#define RW_T_BASERES_FIRST  0x00010030u
+#define RW_T_BASERES_LAST   0x0001003Fu
+#define RW_T_PS3_GPU	    0x00010034u
+#define RW_T_MESHHELPER	    0x00020081u
+#define RW_T_TEXTURE	    0x000200E8u
+#define RW_T_VDES	    0x000200E9u
+#define RW_T_VB		    0x000200EAu
+#define RW_T_IB		    0x000200EBu
+#define RW_T_RENDERMESH	    0x00EB0000u
+#define RW_T_RENDERMODEL    0x00EB0001u
 #define RW_T_RENDERMATERIAL 0x00EB0005u
-#define RW_T_VERSION 0x00EB0008u
-#define RW_T_TOC 0x00EB000Bu
-#define RW_T_INSTANCE 0x00EB000Du
-#define RW_T_OPTIMESH 0x00EB0023u
-#define RW_T_TEXTURE_HASH 0xAC462E4Au /* RwHash32("Texture"), TOC m_Type of textures */
+#define RW_T_VERSION	    0x00EB0008u
+#define RW_T_TOC	    0x00EB000Bu
+#define RW_T_INSTANCE	    0x00EB000Du
+#define RW_T_OPTIMESH	    0x00EB0023u
+#define RW_T_TEXTURE_HASH   0xAC462E4Au /* RwHash32("Texture"), TOC m_Type of textures */
 
 struct rw_rd {
 	uint32_t size, align;
@@ -45,18 +45,18 @@ struct rw_rd {
 
 struct arena_header {
 	uint8_t magic[12];
-	char platform[4];   /* "ps3", "xb2", "rev", "w32" (NUL-terminated) */
+	char platform[4]; /* "ps3", "xb2", "rev", "w32" (NUL-terminated) */
 	enum rw_platform plat;
 	uint8_t is_big_endian, pointer_bits, pointer_align, unused;
 	char major[5], minor[5]; /* NUL-terminated copies of the 4-byte fields */
 	uint32_t build_no, id, num_entries, num_used, alignment, virt;
 	uint32_t dict_start, sections, base, unfix_context, fix_context;
-	unsigned n_rd;      /* 6 PS3, 5 xb2, 4 rev/w32 */
+	unsigned n_rd;		    /* 6 PS3, 5 xb2, 4 rev/w32 */
 	struct rw_rd rd[RW_MAX_RD]; /* m_resourceDescriptor */
 	struct rw_rd ru[RW_MAX_RD]; /* m_resourcesUsed (bookkeeping, ignored) */
 	uint32_t target_resource[RW_MAX_RD];
 	uint32_t arena_group;
-	uint32_t header_size; /* 0x48 + 20 * n_rd */
+	uint32_t header_size;		 /* 0x48 + 20 * n_rd */
 	uint64_t region_base[RW_MAX_RD]; /* regionBase(k) = rd[0].size + sum rd[1..k-1].size */
 };
 
@@ -70,7 +70,7 @@ struct arena_dict_entry {
 struct arena_subref {
 	uint32_t object; /* dictionary index */
 	uint32_t offset; /* byte offset inside that object */
-	bool valid;      /* object exists and offset < its size */
+	bool valid;	 /* object exists and offset < its size */
 };
 
 struct arena {
@@ -79,7 +79,7 @@ struct arena {
 	/* manifest, relative offsets as stored */
 	uint32_t manifest_type, manifest_count, manifest_dict;
 	uint32_t section_off[4]; /* types, external arenas, subreferences, atoms */
-	uint64_t sections_end;   /* absolute end of the atoms section */
+	uint64_t sections_end;	 /* absolute end of the atoms section */
 	/* types */
 	uint32_t types_type, types_dict;
 	uint32_t *types;
@@ -119,8 +119,7 @@ enum psg_result arena_read_object(const struct src *s, const struct arena *a, ui
  * offset inside it. PSG_ERR_NOENT for null, PSG_ERR_BOUNDS for dangling, PSG_ERR_UNSUPPORTED
  * for other kinds.
  */
-enum psg_result arena_resolve_ref(const struct arena *a, uint32_t v, uint32_t *obj,
-				  uint32_t *off);
+enum psg_result arena_resolve_ref(const struct arena *a, uint32_t v, uint32_t *obj, uint32_t *off);
 
 /* First dictionary index with this type id, or UINT32_MAX. */
 uint32_t arena_find_type(const struct arena *a, uint32_t type_id);

@@ -39,7 +39,7 @@ struct gen_psa_opts {
 	uint32_t sequences;  /* 0 = 1 */
 	uint32_t max_frames; /* frames per sequence in 1..max_frames (0 = 8) */
 	bool scale_keys;     /* full SCALEKEYS (one per key) */
-	bool match_psk;      /* bones identical to gen_psk_mesh's with the same seed and bones */
+	bool match_psk;	     /* bones identical to gen_psk_mesh's with the same seed and bones */
 	bool hostile_names;
 	int32_t head_type_flag; /* 0 = writer default (20100422) */
 };

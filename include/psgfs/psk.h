@@ -15,28 +15,28 @@
 #include "psgfs/result.h"
 #include "psgfs/source.h"
 
-#define PSK_CHUNK_HEADER 32
-#define PSK_NAME_LEN 64
+#define PSK_CHUNK_HEADER  32
+#define PSK_NAME_LEN	  64
 #define PSK_MAX_EXTRA_UVS 8
 
 enum psk_kind { PSK_KIND_MESH, PSK_KIND_ANIM };
 
 struct psk_chunk {
-	char id[21];           /* chunk ID up to its first NUL (junk after it ignored) */
-	uint8_t raw_id[20];    /* all 20 bytes as stored */
+	char id[21];	    /* chunk ID up to its first NUL (junk after it ignored) */
+	uint8_t raw_id[20]; /* all 20 bytes as stored */
 	int32_t type_flag;
-	uint32_t data_size;    /* record size as stored */
-	uint32_t data_count;   /* record count as stored */
-	uint64_t offset;       /* file offset of the header */
-	uint64_t payload_off;  /* offset + 32 */
-	uint64_t payload_len;  /* bytes actually present (clamped to the file) */
-	bool truncated;        /* size*count ran past the end of the file (or overflowed) */
+	uint32_t data_size;   /* record size as stored */
+	uint32_t data_count;  /* record count as stored */
+	uint64_t offset;      /* file offset of the header */
+	uint64_t payload_off; /* offset + 32 */
+	uint64_t payload_len; /* bytes actually present (clamped to the file) */
+	bool truncated;	      /* size*count ran past the end of the file (or overflowed) */
 };
 
 struct psk_chunks {
 	struct psk_chunk *v;
 	size_t n;
-	enum psk_kind kind;    /* from the first chunk: ACTRHEAD or ANIMHEAD */
+	enum psk_kind kind; /* from the first chunk: ACTRHEAD or ANIMHEAD */
 	uint64_t file_size;
 };
 
@@ -190,7 +190,7 @@ struct psa_anim {
 	size_t n_keys;
 	struct psa_scale_key *scale_keys;
 	size_t n_scale_keys;
-	bool has_scale_chunk;       /* a SCALEKEYS chunk exists (maybe empty) */
+	bool has_scale_chunk;	    /* a SCALEKEYS chunk exists (maybe empty) */
 	bool repaired_first_frames; /* CUE4Parse #103 FirstRawFrame repair applied */
 };
 

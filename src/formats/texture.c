@@ -496,8 +496,8 @@ static enum psg_result tex_resolve(const struct src *s, const struct arena *a, u
 			 "object %u (Texture): base resource %u holds %u bytes, %llu more than the "
 			 "%llu %s %ux%u %u mips%s needs",
 			 tex_idx, bi, br->size, (unsigned long long)(br->size - need),
-			 (unsigned long long)need, gcm_format_name(t.base_format), t.width, t.height,
-			 l.mips, l.faces == 6 ? " cube" : "");
+			 (unsigned long long)need, gcm_format_name(t.base_format), t.width,
+			 t.height, l.mips, l.faces == 6 ? " cube" : "");
 		return PSG_ERR_CORRUPT;
 	}
 

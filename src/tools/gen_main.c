@@ -16,31 +16,32 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: psgfs-gen KIND [options] OUT\n"
-		"\n"
-		"kinds:\n"
-		"  psk       Unreal skeletal mesh (PSK; PSKX layout with --big)\n"
-		"  psa       Unreal animation set (PSA)\n"
-		"  sky       Skate 3 static model arena shaped like the real night sky (spec s11/s12)\n"
-		"  sized     model arena of about --size bytes (many static meshes), for benchmarks\n"
-		"  textures  texture arena with every supported format, mips, a cube map, NPOT sizes\n"
-		"  skinned   Skate 3 skinned multi-mesh model arena (every GCM vertex format)\n"
-		"  hash      print the FNV-1a 64 hash of each FILE argument (as --record writes)\n"
-		"\n"
-		"options:\n"
-		"  --seed N            random seed (default 1)\n"
-		"  --shuffle-dict N    PSG: permute dictionary rows with seed N (references follow)\n"
-		"  --record FILE       PSG: write 'index type_id offset size fnv1a64' rows to FILE\n"
-		"  --size N[KMG]       sized: target bytes (default 1M)\n"
-		"  --points N --bones N --materials N --morphs N --sockets N --uv-sets N\n"
-		"  --normals --colors --big --hostile-names            psk options\n"
-		"  --sequences N --frames N --scale-keys               psa options (--bones too)\n"
-		"  --match-psk         psa: the skeleton psk --seed/--bones would generate\n"
-		"  --bones N --meshes N --verts N --islands N --tris N     skinned options\n"
-		"  --hostile KIND      skinned: palette|index|stride|bones (a broken variant)\n"
-		"  --truth FILE        skinned: bones, hierarchy and per-mesh counts as TSV\n"
-		"  --hierarchy-out F   skinned: the 'bone<TAB>parent' file for psgfs -o hierarchy=\n");
+	fprintf(
+	    out,
+	    "usage: psgfs-gen KIND [options] OUT\n"
+	    "\n"
+	    "kinds:\n"
+	    "  psk       Unreal skeletal mesh (PSK; PSKX layout with --big)\n"
+	    "  psa       Unreal animation set (PSA)\n"
+	    "  sky       Skate 3 static model arena shaped like the real night sky (spec s11/s12)\n"
+	    "  sized     model arena of about --size bytes (many static meshes), for benchmarks\n"
+	    "  textures  texture arena with every supported format, mips, a cube map, NPOT sizes\n"
+	    "  skinned   Skate 3 skinned multi-mesh model arena (every GCM vertex format)\n"
+	    "  hash      print the FNV-1a 64 hash of each FILE argument (as --record writes)\n"
+	    "\n"
+	    "options:\n"
+	    "  --seed N            random seed (default 1)\n"
+	    "  --shuffle-dict N    PSG: permute dictionary rows with seed N (references follow)\n"
+	    "  --record FILE       PSG: write 'index type_id offset size fnv1a64' rows to FILE\n"
+	    "  --size N[KMG]       sized: target bytes (default 1M)\n"
+	    "  --points N --bones N --materials N --morphs N --sockets N --uv-sets N\n"
+	    "  --normals --colors --big --hostile-names            psk options\n"
+	    "  --sequences N --frames N --scale-keys               psa options (--bones too)\n"
+	    "  --match-psk         psa: the skeleton psk --seed/--bones would generate\n"
+	    "  --bones N --meshes N --verts N --islands N --tris N     skinned options\n"
+	    "  --hostile KIND      skinned: palette|index|stride|bones (a broken variant)\n"
+	    "  --truth FILE        skinned: bones, hierarchy and per-mesh counts as TSV\n"
+	    "  --hierarchy-out F   skinned: the 'bone<TAB>parent' file for psgfs -o hierarchy=\n");
 }
 
 static uint64_t parse_u64(const char *s)
@@ -55,10 +56,20 @@ static uint64_t parse_u64(const char *s)
 		exit(2);
 	}
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; break;
-	case 'm': case 'M': v <<= 20; break;
-	case 'g': case 'G': v <<= 30; break;
-	default: break;
+	case 'k':
+	case 'K':
+		v <<= 10;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		break;
+	case 'g':
+	case 'G':
+		v <<= 30;
+		break;
+	default:
+		break;
 	}
 	return v;
 }
@@ -165,39 +176,60 @@ static int hash_files(int n, char **paths)
 int main(int argc, char **argv)
 {
 	enum {
-		O_SEED = 256, O_SHUFFLE, O_RECORD, O_SIZE, O_POINTS, O_BONES, O_MATERIALS,
-		O_MORPHS, O_SOCKETS, O_UVSETS, O_NORMALS, O_COLORS, O_BIG, O_HOSTILE, O_SEQS,
-		O_FRAMES, O_SCALE, O_MATCH, O_MESHES, O_VERTS, O_ISLANDS, O_TRIS, O_HOSTILE_SK,
-		O_TRUTH, O_HIER,
+		O_SEED = 256,
+		O_SHUFFLE,
+		O_RECORD,
+		O_SIZE,
+		O_POINTS,
+		O_BONES,
+		O_MATERIALS,
+		O_MORPHS,
+		O_SOCKETS,
+		O_UVSETS,
+		O_NORMALS,
+		O_COLORS,
+		O_BIG,
+		O_HOSTILE,
+		O_SEQS,
+		O_FRAMES,
+		O_SCALE,
+		O_MATCH,
+		O_MESHES,
+		O_VERTS,
+		O_ISLANDS,
+		O_TRIS,
+		O_HOSTILE_SK,
+		O_TRUTH,
+		O_HIER,
 	};
 	static const struct option longopts[] = {
-		{"seed", required_argument, NULL, O_SEED},
-		{"shuffle-dict", required_argument, NULL, O_SHUFFLE},
-		{"record", required_argument, NULL, O_RECORD},
-		{"size", required_argument, NULL, O_SIZE},
-		{"points", required_argument, NULL, O_POINTS},
-		{"bones", required_argument, NULL, O_BONES},
-		{"materials", required_argument, NULL, O_MATERIALS},
-		{"morphs", required_argument, NULL, O_MORPHS},
-		{"sockets", required_argument, NULL, O_SOCKETS},
-		{"uv-sets", required_argument, NULL, O_UVSETS},
-		{"normals", no_argument, NULL, O_NORMALS},
-		{"colors", no_argument, NULL, O_COLORS},
-		{"big", no_argument, NULL, O_BIG},
-		{"hostile-names", no_argument, NULL, O_HOSTILE},
-		{"sequences", required_argument, NULL, O_SEQS},
-		{"frames", required_argument, NULL, O_FRAMES},
-		{"scale-keys", no_argument, NULL, O_SCALE},
-		{"match-psk", no_argument, NULL, O_MATCH},
-		{"meshes", required_argument, NULL, O_MESHES},
-		{"verts", required_argument, NULL, O_VERTS},
-		{"islands", required_argument, NULL, O_ISLANDS},
-		{"tris", required_argument, NULL, O_TRIS},
-		{"hostile", required_argument, NULL, O_HOSTILE_SK},
-		{"truth", required_argument, NULL, O_TRUTH},
-		{"hierarchy-out", required_argument, NULL, O_HIER},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"seed", required_argument, NULL, O_SEED},
+	    {"shuffle-dict", required_argument, NULL, O_SHUFFLE},
+	    {"record", required_argument, NULL, O_RECORD},
+	    {"size", required_argument, NULL, O_SIZE},
+	    {"points", required_argument, NULL, O_POINTS},
+	    {"bones", required_argument, NULL, O_BONES},
+	    {"materials", required_argument, NULL, O_MATERIALS},
+	    {"morphs", required_argument, NULL, O_MORPHS},
+	    {"sockets", required_argument, NULL, O_SOCKETS},
+	    {"uv-sets", required_argument, NULL, O_UVSETS},
+	    {"normals", no_argument, NULL, O_NORMALS},
+	    {"colors", no_argument, NULL, O_COLORS},
+	    {"big", no_argument, NULL, O_BIG},
+	    {"hostile-names", no_argument, NULL, O_HOSTILE},
+	    {"sequences", required_argument, NULL, O_SEQS},
+	    {"frames", required_argument, NULL, O_FRAMES},
+	    {"scale-keys", no_argument, NULL, O_SCALE},
+	    {"match-psk", no_argument, NULL, O_MATCH},
+	    {"meshes", required_argument, NULL, O_MESHES},
+	    {"verts", required_argument, NULL, O_VERTS},
+	    {"islands", required_argument, NULL, O_ISLANDS},
+	    {"tris", required_argument, NULL, O_TRIS},
+	    {"hostile", required_argument, NULL, O_HOSTILE_SK},
+	    {"truth", required_argument, NULL, O_TRUTH},
+	    {"hierarchy-out", required_argument, NULL, O_HIER},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct gen_psk_opts pk;
 	struct gen_psa_opts pa;
@@ -223,30 +255,73 @@ int main(int argc, char **argv)
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
-		case O_SEED: seed = parse_u64(optarg); pk.seed = pa.seed = sk.seed = seed; break;
-		case O_SHUFFLE: shuffle = sk.shuffle_seed = parse_u64(optarg); break;
-		case O_RECORD: record = optarg; break;
-		case O_SIZE: size = parse_u64(optarg); break;
-		case O_POINTS: pk.points = (uint32_t)parse_u64(optarg); break;
+		case O_SEED:
+			seed = parse_u64(optarg);
+			pk.seed = pa.seed = sk.seed = seed;
+			break;
+		case O_SHUFFLE:
+			shuffle = sk.shuffle_seed = parse_u64(optarg);
+			break;
+		case O_RECORD:
+			record = optarg;
+			break;
+		case O_SIZE:
+			size = parse_u64(optarg);
+			break;
+		case O_POINTS:
+			pk.points = (uint32_t)parse_u64(optarg);
+			break;
 		case O_BONES:
 			pk.bones = pa.bones = sk.n_bones = (uint32_t)parse_u64(optarg);
 			break;
-		case O_MATERIALS: pk.materials = (uint32_t)parse_u64(optarg); break;
-		case O_MORPHS: pk.morphs = (uint32_t)parse_u64(optarg); break;
-		case O_SOCKETS: pk.sockets = (uint32_t)parse_u64(optarg); break;
-		case O_UVSETS: pk.extra_uv_sets = (uint32_t)parse_u64(optarg); break;
-		case O_NORMALS: pk.normals = true; break;
-		case O_COLORS: pk.colors = true; break;
-		case O_BIG: pk.big = true; break;
-		case O_HOSTILE: pk.hostile_names = pa.hostile_names = true; break;
-		case O_SEQS: pa.sequences = (uint32_t)parse_u64(optarg); break;
-		case O_FRAMES: pa.max_frames = (uint32_t)parse_u64(optarg); break;
-		case O_SCALE: pa.scale_keys = true; break;
-		case O_MATCH: pa.match_psk = true; break;
-		case O_MESHES: sk.n_meshes = (uint32_t)parse_u64(optarg); break;
-		case O_VERTS: sk.verts = (uint32_t)parse_u64(optarg); break;
-		case O_ISLANDS: sk.islands = (uint32_t)parse_u64(optarg); break;
-		case O_TRIS: sk.tris = (uint32_t)parse_u64(optarg); break;
+		case O_MATERIALS:
+			pk.materials = (uint32_t)parse_u64(optarg);
+			break;
+		case O_MORPHS:
+			pk.morphs = (uint32_t)parse_u64(optarg);
+			break;
+		case O_SOCKETS:
+			pk.sockets = (uint32_t)parse_u64(optarg);
+			break;
+		case O_UVSETS:
+			pk.extra_uv_sets = (uint32_t)parse_u64(optarg);
+			break;
+		case O_NORMALS:
+			pk.normals = true;
+			break;
+		case O_COLORS:
+			pk.colors = true;
+			break;
+		case O_BIG:
+			pk.big = true;
+			break;
+		case O_HOSTILE:
+			pk.hostile_names = pa.hostile_names = true;
+			break;
+		case O_SEQS:
+			pa.sequences = (uint32_t)parse_u64(optarg);
+			break;
+		case O_FRAMES:
+			pa.max_frames = (uint32_t)parse_u64(optarg);
+			break;
+		case O_SCALE:
+			pa.scale_keys = true;
+			break;
+		case O_MATCH:
+			pa.match_psk = true;
+			break;
+		case O_MESHES:
+			sk.n_meshes = (uint32_t)parse_u64(optarg);
+			break;
+		case O_VERTS:
+			sk.verts = (uint32_t)parse_u64(optarg);
+			break;
+		case O_ISLANDS:
+			sk.islands = (uint32_t)parse_u64(optarg);
+			break;
+		case O_TRIS:
+			sk.tris = (uint32_t)parse_u64(optarg);
+			break;
 		case O_HOSTILE_SK:
 			if (!strcmp(optarg, "palette"))
 				sk.hostile = GEN_SK_PALETTE_PAST_SKELETON;
@@ -261,10 +336,18 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case O_TRUTH: truth_path = optarg; break;
-		case O_HIER: hier_path = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case O_TRUTH:
+			truth_path = optarg;
+			break;
+		case O_HIER:
+			hier_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (optind != argc - 1) {
@@ -287,7 +370,8 @@ int main(int argc, char **argv)
 		r = gen_psg_textures(&to, &b, &rec, NULL);
 	} else if (!strcmp(kind, "skinned")) {
 		r = gen_psg_skinned(&sk, &b, &truth);
-		if (r == PSG_OK && (write_truth(truth_path, &truth) || write_hierarchy(hier_path, &truth)))
+		if (r == PSG_OK &&
+		    (write_truth(truth_path, &truth) || write_hierarchy(hier_path, &truth)))
 			r = PSG_ERR_IO;
 		gen_skinned_truth_free(&truth);
 	} else {
@@ -295,7 +379,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (r != PSG_OK || b.oom) {
-		fprintf(stderr, "psgfs-gen: %s: %s\n", kind, psg_result_str(b.oom ? PSG_ERR_NOMEM : r));
+		fprintf(stderr, "psgfs-gen: %s: %s\n", kind,
+			psg_result_str(b.oom ? PSG_ERR_NOMEM : r));
 		buf_free(&b);
 		psg_gen_record_free(&rec);
 		return 1;

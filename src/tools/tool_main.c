@@ -13,23 +13,24 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: psgfs-tool [options] COMMAND FILE [ARG]\n"
-		"\n"
-		"commands:\n"
-		"  ls FILE [PATH]      list a directory of the tree (type, size, inode, name)\n"
-		"  find FILE           every path in the tree with its size, depth-first, sorted\n"
-		"  cat FILE PATH       write one file of the tree to standard output\n"
-		"  extract FILE DIR    write the whole tree under DIR (DIR must not exist)\n"
-		"  walk FILE           render every file; print counts; list files that fail\n"
-		"\n"
-		"options:\n"
-		"  --hierarchy FILE    PSG: bone hierarchy TSV (as -o hierarchy= of psgfs)\n"
-		"  --zup               PSG: Z-up export\n"
-		"  --cache-size BYTES  cache budget (default 64M)\n"
-		"\n"
-		"exit status: 0 ok, 1 some files failed to read (walk, extract) or internal error,\n"
-		"2 usage, 3 cannot open FILE, 4 not a PSG/PSK/PSA file, 5 too damaged to mount\n");
+	fprintf(
+	    out,
+	    "usage: psgfs-tool [options] COMMAND FILE [ARG]\n"
+	    "\n"
+	    "commands:\n"
+	    "  ls FILE [PATH]      list a directory of the tree (type, size, inode, name)\n"
+	    "  find FILE           every path in the tree with its size, depth-first, sorted\n"
+	    "  cat FILE PATH       write one file of the tree to standard output\n"
+	    "  extract FILE DIR    write the whole tree under DIR (DIR must not exist)\n"
+	    "  walk FILE           render every file; print counts; list files that fail\n"
+	    "\n"
+	    "options:\n"
+	    "  --hierarchy FILE    PSG: bone hierarchy TSV (as -o hierarchy= of psgfs)\n"
+	    "  --zup               PSG: Z-up export\n"
+	    "  --cache-size BYTES  cache budget (default 64M)\n"
+	    "\n"
+	    "exit status: 0 ok, 1 some files failed to read (walk, extract) or internal error,\n"
+	    "2 usage, 3 cannot open FILE, 4 not a PSG/PSK/PSA file, 5 too damaged to mount\n");
 }
 
 static int fail_code(enum tree_open_fail f)
@@ -61,7 +62,7 @@ static int copy_file(struct tree *t, tree_ino ino, FILE *out, uint64_t *bytes)
 
 struct walk {
 	struct tree *t;
-	FILE *list;       /* find: paths go here */
+	FILE *list;	  /* find: paths go here */
 	const char *dest; /* extract: destination root */
 	unsigned long files, dirs, failed;
 	unsigned long long bytes;
@@ -131,11 +132,11 @@ static void walk_dir(struct walk *w, tree_ino ino, const char *path)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"hierarchy", required_argument, NULL, 'H'},
-		{"zup", no_argument, NULL, 'z'},
-		{"cache-size", required_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"hierarchy", required_argument, NULL, 'H'},
+	    {"zup", no_argument, NULL, 'z'},
+	    {"cache-size", required_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct tree_opts o = {0};
 	struct tree *t;

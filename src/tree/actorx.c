@@ -81,8 +81,7 @@ void actorx_list_chunks(struct tree *t, struct tlist *out, uint16_t chunk_kind)
 	}
 }
 
-enum psg_result actorx_chunk_extent(struct tree *t, struct tnode self, uint64_t *off,
-				    uint64_t *len)
+enum psg_result actorx_chunk_extent(struct tree *t, struct tnode self, uint64_t *off, uint64_t *len)
 {
 	const struct actorx_mount *m = t->priv;
 
@@ -220,8 +219,8 @@ void actorx_chunks_info(const struct tree *t, struct buf *out)
 
 		buf_printf(out, "chunk %02zu: ", i);
 		buf_tsv_name(out, c->id, sizeof c->id);
-		buf_printf(out, " type_flag %d record_size %u count %u offset %llu%s\n", c->type_flag,
-			   c->data_size, c->data_count, (unsigned long long)c->offset,
+		buf_printf(out, " type_flag %d record_size %u count %u offset %llu%s\n",
+			   c->type_flag, c->data_size, c->data_count, (unsigned long long)c->offset,
 			   c->truncated ? " (truncated)" : "");
 	}
 }

@@ -68,7 +68,7 @@ static enum psg_result load_full(struct tree *t, uint64_t arg, void **data, size
 #define WITH_FULL(t, f, ent)                                                                       \
 	struct cache_ent *ent = NULL;                                                              \
 	enum psg_result full_r;                                                                    \
-	struct psa_full *f = tree_memo_perm(t, 0, load_full, &full_r);                            \
+	struct psa_full *f = tree_memo_perm(t, 0, load_full, &full_r);                             \
 	if (!f)                                                                                    \
 		return full_r;
 
@@ -250,8 +250,8 @@ static enum psg_result render_seq_info(struct tree *t, struct tnode self, struct
 	buf_f32txt(out, q->track_time);
 	buf_puts(out, "\nanim_rate: ");
 	buf_f32txt(out, q->anim_rate);
-	buf_printf(out, "\nstart_bone: %d\nfirst_raw_frame: %d\nnum_raw_frames: %d\n", q->start_bone,
-		   q->first_raw_frame, q->num_raw_frames);
+	buf_printf(out, "\nstart_bone: %d\nfirst_raw_frame: %d\nnum_raw_frames: %d\n",
+		   q->start_bone, q->first_raw_frame, q->num_raw_frames);
 	if (q->anim_rate > 0)
 		buf_printf(out, "duration_seconds: %.6g\n",
 			   (double)q->num_raw_frames / (double)q->anim_rate);
@@ -331,28 +331,28 @@ static enum tree_open_fail psa_mount(struct tree *t, char *why, size_t whylen)
 }
 
 static const struct tree_kind psa_kinds[K_COUNT] = {
-	[K_ROOT] = {"root", true, list_root, NULL, NULL},
-	[K_INFO] = {"info", false, NULL, render_info, NULL},
-	[K_ERRORS] = {"errors", false, NULL, render_errors, NULL},
-	[K_CHUNKS] = {"chunks", true, list_chunks, NULL, NULL},
-	[K_CHUNK] = {"chunk", false, NULL, NULL, actorx_chunk_extent},
-	[K_SKEL] = {"skeleton", true, list_skel, NULL, NULL},
-	[K_BONES_TSV] = {"bones.tsv", false, NULL, render_bones_tsv, NULL},
-	[K_NAMES] = {"names.txt", false, NULL, render_names, NULL},
-	[K_BONES] = {"bones", true, list_bones, NULL, NULL},
-	[K_BONE] = {"bone", false, NULL, render_bone, NULL},
-	[K_SEQS] = {"sequences", true, list_seqs, NULL, NULL},
-	[K_SEQ] = {"sequence", true, list_seq, NULL, NULL},
-	[K_SEQ_INFO] = {"sequence info", false, NULL, render_seq_info, NULL},
-	[K_SEQ_KEYS] = {"keys", false, NULL, render_seq_keys, NULL},
-	[K_SEQ_SCALE] = {"scale keys", false, NULL, render_seq_keys, NULL},
-	[K_SEQ_PSA] = {"sequence psa", false, NULL, render_seq_psa, NULL},
+    [K_ROOT] = {"root", true, list_root, NULL, NULL},
+    [K_INFO] = {"info", false, NULL, render_info, NULL},
+    [K_ERRORS] = {"errors", false, NULL, render_errors, NULL},
+    [K_CHUNKS] = {"chunks", true, list_chunks, NULL, NULL},
+    [K_CHUNK] = {"chunk", false, NULL, NULL, actorx_chunk_extent},
+    [K_SKEL] = {"skeleton", true, list_skel, NULL, NULL},
+    [K_BONES_TSV] = {"bones.tsv", false, NULL, render_bones_tsv, NULL},
+    [K_NAMES] = {"names.txt", false, NULL, render_names, NULL},
+    [K_BONES] = {"bones", true, list_bones, NULL, NULL},
+    [K_BONE] = {"bone", false, NULL, render_bone, NULL},
+    [K_SEQS] = {"sequences", true, list_seqs, NULL, NULL},
+    [K_SEQ] = {"sequence", true, list_seq, NULL, NULL},
+    [K_SEQ_INFO] = {"sequence info", false, NULL, render_seq_info, NULL},
+    [K_SEQ_KEYS] = {"keys", false, NULL, render_seq_keys, NULL},
+    [K_SEQ_SCALE] = {"scale keys", false, NULL, render_seq_keys, NULL},
+    [K_SEQ_PSA] = {"sequence psa", false, NULL, render_seq_psa, NULL},
 };
 
 const struct tree_format tree_format_psa = {
-	.name = "psa",
-	.kinds = psa_kinds,
-	.n_kinds = K_COUNT,
-	.mount = psa_mount,
-	.unmount = actorx_unmount,
+    .name = "psa",
+    .kinds = psa_kinds,
+    .n_kinds = K_COUNT,
+    .mount = psa_mount,
+    .unmount = actorx_unmount,
 };

@@ -54,13 +54,13 @@ enum {
 /* Permanent memo slots, and memo ids inside KEY_FMT for the evictable decodes. */
 enum { PERM_SCENE, PERM_TEXNAMES, PERM_SWEEP };
 #define MEMO_MESH(k) ((1ull << 40) | (k))
-#define MEMO_TEX(i) ((2ull << 40) | (i))
+#define MEMO_TEX(i)  ((2ull << 40) | (i))
 
 struct psg_mount {
 	struct arena a;
 	struct diag open_diag;
 	char *hierarchy; /* text of the -o hierarchy file, or NULL */
-	bool has_model;  /* a RenderModelData or RenderOptiMeshData exists */
+	bool has_model;	 /* a RenderModelData or RenderOptiMeshData exists */
 	bool has_textures;
 };
 
@@ -143,8 +143,9 @@ static enum psg_result load_mesh(struct tree *t, uint64_t k, void **data, size_t
 		return PSG_ERR_NOMEM;
 	}
 	diag_init(&m->d);
-	r = k < s->sc->n_meshes ? skate_mesh_decode(&t->src, &pm(t)->a, s->sc, (size_t)k, &m->md, &m->d)
-				: PSG_ERR_NOENT;
+	r = k < s->sc->n_meshes
+		? skate_mesh_decode(&t->src, &pm(t)->a, s->sc, (size_t)k, &m->md, &m->d)
+		: PSG_ERR_NOENT;
 	cache_unpin(t->cache, ent);
 	if (r != PSG_OK) {
 		mesh_memo_free(m);
@@ -650,7 +651,7 @@ static enum psg_result render_mesh_data(struct tree *t, struct tnode self, struc
 	struct cache_ent *ent, *sent;
 	enum psg_result r;
 	struct mesh_memo *m =
-		tree_memo(t, TREE_KEY(KEY_FMT, MEMO_MESH(self.a)), load_mesh, self.a, &ent, &r);
+	    tree_memo(t, TREE_KEY(KEY_FMT, MEMO_MESH(self.a)), load_mesh, self.a, &ent, &r);
 	struct scene_memo *s;
 
 	if (!m)
@@ -680,8 +681,8 @@ static enum psg_result render_texture(struct tree *t, struct tnode self, struct 
 {
 	struct cache_ent *ent;
 	enum psg_result r;
-	struct tex_memo *m = tree_memo(t, TREE_KEY(KEY_FMT, MEMO_TEX(self.a)), load_tex, self.a,
-				       &ent, &r);
+	struct tex_memo *m =
+	    tree_memo(t, TREE_KEY(KEY_FMT, MEMO_TEX(self.a)), load_tex, self.a, &ent, &r);
 
 	if (!m)
 		return r;
@@ -770,44 +771,44 @@ static enum tree_open_fail psg_mount(struct tree *t, char *why, size_t whylen)
 }
 
 static const struct tree_kind psg_kinds[K_COUNT] = {
-	[K_ROOT] = {"root", true, list_root, NULL, NULL},
-	[K_INFO] = {"info", false, NULL, render_info, NULL},
-	[K_ERRORS] = {"errors", false, NULL, render_errors, NULL},
-	[K_HEADER] = {"header", false, NULL, render_arena_file, NULL},
-	[K_DICT] = {"dictionary", false, NULL, render_arena_file, NULL},
-	[K_TOC] = {"toc", false, NULL, render_arena_file, NULL},
-	[K_SECTIONS] = {"sections", true, list_sections, NULL, NULL},
-	[K_TYPES] = {"types", false, NULL, render_arena_file, NULL},
-	[K_SUBREFS] = {"subreferences", false, NULL, render_arena_file, NULL},
-	[K_EXTARENAS] = {"external arenas", false, NULL, render_arena_file, NULL},
-	[K_OBJECTS] = {"objects", true, list_objects, NULL, NULL},
-	[K_OBJ_BIN] = {"object bytes", false, NULL, NULL, obj_extent},
-	[K_OBJ_TXT] = {"object view", false, NULL, render_obj_txt, NULL},
-	[K_SKEL] = {"skeleton", true, list_skel, NULL, NULL},
-	[K_BONES_TSV] = {"bones.tsv", false, NULL, render_skel, NULL},
-	[K_NAMES] = {"names.txt", false, NULL, render_skel, NULL},
-	[K_INVBIND] = {"inverse_bind.tsv", false, NULL, render_skel, NULL},
-	[K_BONES] = {"bones", true, list_bones, NULL, NULL},
-	[K_BONE] = {"bone", false, NULL, render_skel, NULL},
-	[K_MESHES] = {"meshes", true, list_meshes, NULL, NULL},
-	[K_MESH] = {"mesh", true, list_mesh, NULL, NULL},
-	[K_M_DESC] = {"descriptor", false, NULL, render_skel, NULL},
-	[K_M_PALETTE] = {"palette", false, NULL, render_skel, NULL},
-	[K_M_ISLANDS] = {"islands", false, NULL, render_skel, NULL},
-	[K_M_VERTS] = {"vertices", false, NULL, render_mesh_data, NULL},
-	[K_M_TRIS] = {"triangles", false, NULL, render_mesh_data, NULL},
-	[K_M_SKIN] = {"skin", false, NULL, render_mesh_data, NULL},
-	[K_TEXTURES] = {"textures", true, list_textures, NULL, NULL},
-	[K_TEX_DDS] = {"dds", false, NULL, render_texture, NULL},
-	[K_TEX_PNG] = {"png", false, NULL, render_texture, NULL},
-	[K_EXPORT] = {"export", true, list_export, NULL, NULL},
-	[K_EXPORT_PSK] = {"psk export", false, NULL, render_skel, NULL},
+    [K_ROOT] = {"root", true, list_root, NULL, NULL},
+    [K_INFO] = {"info", false, NULL, render_info, NULL},
+    [K_ERRORS] = {"errors", false, NULL, render_errors, NULL},
+    [K_HEADER] = {"header", false, NULL, render_arena_file, NULL},
+    [K_DICT] = {"dictionary", false, NULL, render_arena_file, NULL},
+    [K_TOC] = {"toc", false, NULL, render_arena_file, NULL},
+    [K_SECTIONS] = {"sections", true, list_sections, NULL, NULL},
+    [K_TYPES] = {"types", false, NULL, render_arena_file, NULL},
+    [K_SUBREFS] = {"subreferences", false, NULL, render_arena_file, NULL},
+    [K_EXTARENAS] = {"external arenas", false, NULL, render_arena_file, NULL},
+    [K_OBJECTS] = {"objects", true, list_objects, NULL, NULL},
+    [K_OBJ_BIN] = {"object bytes", false, NULL, NULL, obj_extent},
+    [K_OBJ_TXT] = {"object view", false, NULL, render_obj_txt, NULL},
+    [K_SKEL] = {"skeleton", true, list_skel, NULL, NULL},
+    [K_BONES_TSV] = {"bones.tsv", false, NULL, render_skel, NULL},
+    [K_NAMES] = {"names.txt", false, NULL, render_skel, NULL},
+    [K_INVBIND] = {"inverse_bind.tsv", false, NULL, render_skel, NULL},
+    [K_BONES] = {"bones", true, list_bones, NULL, NULL},
+    [K_BONE] = {"bone", false, NULL, render_skel, NULL},
+    [K_MESHES] = {"meshes", true, list_meshes, NULL, NULL},
+    [K_MESH] = {"mesh", true, list_mesh, NULL, NULL},
+    [K_M_DESC] = {"descriptor", false, NULL, render_skel, NULL},
+    [K_M_PALETTE] = {"palette", false, NULL, render_skel, NULL},
+    [K_M_ISLANDS] = {"islands", false, NULL, render_skel, NULL},
+    [K_M_VERTS] = {"vertices", false, NULL, render_mesh_data, NULL},
+    [K_M_TRIS] = {"triangles", false, NULL, render_mesh_data, NULL},
+    [K_M_SKIN] = {"skin", false, NULL, render_mesh_data, NULL},
+    [K_TEXTURES] = {"textures", true, list_textures, NULL, NULL},
+    [K_TEX_DDS] = {"dds", false, NULL, render_texture, NULL},
+    [K_TEX_PNG] = {"png", false, NULL, render_texture, NULL},
+    [K_EXPORT] = {"export", true, list_export, NULL, NULL},
+    [K_EXPORT_PSK] = {"psk export", false, NULL, render_skel, NULL},
 };
 
 const struct tree_format tree_format_psg = {
-	.name = "psg",
-	.kinds = psg_kinds,
-	.n_kinds = K_COUNT,
-	.mount = psg_mount,
-	.unmount = psg_unmount,
+    .name = "psg",
+    .kinds = psg_kinds,
+    .n_kinds = K_COUNT,
+    .mount = psg_mount,
+    .unmount = psg_unmount,
 };

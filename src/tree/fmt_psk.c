@@ -118,7 +118,7 @@ static enum psg_result load_full(struct tree *t, uint64_t arg, void **data, size
 #define WITH_FULL(t, f, ent)                                                                       \
 	struct cache_ent *ent = NULL;                                                              \
 	enum psg_result full_r;                                                                    \
-	struct psk_full *f = tree_memo_perm(t, 0, load_full, &full_r);                            \
+	struct psk_full *f = tree_memo_perm(t, 0, load_full, &full_r);                             \
 	if (!f)                                                                                    \
 		return full_r;
 
@@ -452,34 +452,34 @@ static enum tree_open_fail psk_mount(struct tree *t, char *why, size_t whylen)
 }
 
 static const struct tree_kind psk_kinds[K_COUNT] = {
-	[K_ROOT] = {"root", true, list_root, NULL, NULL},
-	[K_INFO] = {"info", false, NULL, render_info, NULL},
-	[K_ERRORS] = {"errors", false, NULL, render_errors, NULL},
-	[K_CHUNKS] = {"chunks", true, list_chunks, NULL, NULL},
-	[K_CHUNK] = {"chunk", false, NULL, NULL, actorx_chunk_extent},
-	[K_SKEL] = {"skeleton", true, list_skel, NULL, NULL},
-	[K_BONES_TSV] = {"bones.tsv", false, NULL, render_bones_tsv, NULL},
-	[K_NAMES] = {"names.txt", false, NULL, render_names, NULL},
-	[K_BONES] = {"bones", true, list_bones, NULL, NULL},
-	[K_BONE] = {"bone", false, NULL, render_bone, NULL},
-	[K_POINTS] = {"points", false, NULL, render_points, NULL},
-	[K_WEDGES] = {"wedges", false, NULL, render_wedges, NULL},
-	[K_FACES] = {"faces", false, NULL, render_faces, NULL},
-	[K_MATERIALS] = {"materials", false, NULL, render_materials, NULL},
-	[K_WEIGHTS] = {"weights", false, NULL, render_weights, NULL},
-	[K_NORMALS] = {"normals", false, NULL, render_normals, NULL},
-	[K_COLORS] = {"colors", false, NULL, render_colors, NULL},
-	[K_UVS] = {"uvs", true, list_uvs, NULL, NULL},
-	[K_UV] = {"uv", false, NULL, render_uv, NULL},
-	[K_MORPHS] = {"morphs", true, list_morphs, NULL, NULL},
-	[K_MORPH] = {"morph", false, NULL, render_morph, NULL},
-	[K_SOCKETS] = {"sockets", false, NULL, render_sockets, NULL},
+    [K_ROOT] = {"root", true, list_root, NULL, NULL},
+    [K_INFO] = {"info", false, NULL, render_info, NULL},
+    [K_ERRORS] = {"errors", false, NULL, render_errors, NULL},
+    [K_CHUNKS] = {"chunks", true, list_chunks, NULL, NULL},
+    [K_CHUNK] = {"chunk", false, NULL, NULL, actorx_chunk_extent},
+    [K_SKEL] = {"skeleton", true, list_skel, NULL, NULL},
+    [K_BONES_TSV] = {"bones.tsv", false, NULL, render_bones_tsv, NULL},
+    [K_NAMES] = {"names.txt", false, NULL, render_names, NULL},
+    [K_BONES] = {"bones", true, list_bones, NULL, NULL},
+    [K_BONE] = {"bone", false, NULL, render_bone, NULL},
+    [K_POINTS] = {"points", false, NULL, render_points, NULL},
+    [K_WEDGES] = {"wedges", false, NULL, render_wedges, NULL},
+    [K_FACES] = {"faces", false, NULL, render_faces, NULL},
+    [K_MATERIALS] = {"materials", false, NULL, render_materials, NULL},
+    [K_WEIGHTS] = {"weights", false, NULL, render_weights, NULL},
+    [K_NORMALS] = {"normals", false, NULL, render_normals, NULL},
+    [K_COLORS] = {"colors", false, NULL, render_colors, NULL},
+    [K_UVS] = {"uvs", true, list_uvs, NULL, NULL},
+    [K_UV] = {"uv", false, NULL, render_uv, NULL},
+    [K_MORPHS] = {"morphs", true, list_morphs, NULL, NULL},
+    [K_MORPH] = {"morph", false, NULL, render_morph, NULL},
+    [K_SOCKETS] = {"sockets", false, NULL, render_sockets, NULL},
 };
 
 const struct tree_format tree_format_psk = {
-	.name = "psk",
-	.kinds = psk_kinds,
-	.n_kinds = K_COUNT,
-	.mount = psk_mount,
-	.unmount = actorx_unmount,
+    .name = "psk",
+    .kinds = psk_kinds,
+    .n_kinds = K_COUNT,
+    .mount = psk_mount,
+    .unmount = actorx_unmount,
 };

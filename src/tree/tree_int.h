@@ -63,7 +63,7 @@ struct tlist {
 };
 
 void tlist_add(struct tlist *l, struct tnode node, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 struct tree_kind {
 	const char *what;
@@ -133,8 +133,8 @@ enum { KEY_CONTENT = 1, KEY_SIZE, KEY_DIR, KEY_FMT };
  */
 typedef enum psg_result (*tree_load_fn)(struct tree *t, uint64_t arg, void **data, size_t *bytes,
 					void (**dtor)(void *));
-void *tree_memo(struct tree *t, uint64_t key, tree_load_fn fn, uint64_t arg,
-		struct cache_ent **ent, enum psg_result *r);
+void *tree_memo(struct tree *t, uint64_t key, tree_load_fn fn, uint64_t arg, struct cache_ent **ent,
+		enum psg_result *r);
 
 /*
  * Like tree_memo, but built once per mount and never evicted (slot < TREE_PERM_SLOTS). The data

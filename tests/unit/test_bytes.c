@@ -182,14 +182,14 @@ static void test_src_mem(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rng_ok),
-		cmocka_unit_test(test_reader_endian_and_sticky),
-		cmocka_unit_test(test_buf_count_matches),
-		cmocka_unit_test(test_float_roundtrip),
-		cmocka_unit_test(test_tsv_name_escapes),
-		cmocka_unit_test(test_name_component),
-		cmocka_unit_test(test_diag_bounded),
-		cmocka_unit_test(test_src_mem),
+	    cmocka_unit_test(test_rng_ok),
+	    cmocka_unit_test(test_reader_endian_and_sticky),
+	    cmocka_unit_test(test_buf_count_matches),
+	    cmocka_unit_test(test_float_roundtrip),
+	    cmocka_unit_test(test_tsv_name_escapes),
+	    cmocka_unit_test(test_name_component),
+	    cmocka_unit_test(test_diag_bounded),
+	    cmocka_unit_test(test_src_mem),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
