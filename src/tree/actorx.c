@@ -7,7 +7,8 @@
 #include "psgfs/names.h"
 #include "tree/actorx.h"
 
-enum tree_open_fail actorx_mount(struct tree *t, enum psk_kind want, char *why, size_t whylen)
+enum tree_open_fail actorx_mount(struct tree *t, enum psk_kind want, tree_load_fn decode, char *why,
+				 size_t whylen)
 {
 	struct actorx_mount *m = calloc(1, sizeof *m);
 	enum psg_result r;
@@ -32,8 +33,24 @@ enum tree_open_fail actorx_mount(struct tree *t, enum psk_kind want, char *why, 
 			return TREE_FAIL_OPEN;
 		return r == PSG_ERR_FORMAT ? TREE_FAIL_FORMAT : TREE_FAIL_DAMAGED;
 	}
+	m->decode = decode;
+	m->what = want == PSK_KIND_MESH ? "mesh" : "animation";
 	t->priv = m;
 	return TREE_FAIL_NONE;
+}
+
+struct actorx_decoded *actorx_get(struct tree *t, enum psg_result *r)
+{
+	const struct actorx_mount *m = t->priv;
+
+	return tree_memo_perm(t, 0, m->decode, r);
+}
+
+enum psg_result actorx_slurp(struct tree *t, uint8_t **file)
+{
+	enum psg_result r = src_dup(&t->src, 0, (size_t)t->src.size, file);
+
+	return r == PSG_OK || r == PSG_ERR_NOMEM ? r : PSG_ERR_IO;
 }
 
 void actorx_unmount(struct tree *t)
@@ -69,16 +86,28 @@ bool actorx_has_chunk(const struct tree *t, const char *ids)
 	return false;
 }
 
-void actorx_list_chunks(struct tree *t, struct tlist *out, uint16_t chunk_kind)
+enum psg_result actorx_list_chunks_dir(struct tree *t, struct tnode self, struct tlist *out)
 {
 	const struct actorx_mount *m = t->priv;
 
+	(void)self;
 	for (size_t i = 0; i < m->chunks.n && i < UINT32_MAX; i++) {
 		char id[NAME_COMPONENT_MAX + 1];
 
 		name_component(m->chunks.v[i].id, sizeof m->chunks.v[i].id, id);
-		tlist_add(out, tn(chunk_kind, (uint32_t)i, 0), "%02zu.%s.bin", i, id);
+		tlist_add(out, tn(AX_K_CHUNK, (uint32_t)i, 0), "%02zu.%s.bin", i, id);
 	}
+	return PSG_OK;
+}
+
+enum psg_result actorx_list_skel(struct tree *t, struct tnode self, struct tlist *out)
+{
+	(void)t;
+	(void)self;
+	tlist_add(out, tn(AX_K_BONES_TSV, 0, 0), "bones.tsv");
+	tlist_add(out, tn(AX_K_NAMES, 0, 0), "names.txt");
+	tlist_add(out, tn(AX_K_BONES, 0, 0), "bones");
+	return PSG_OK;
 }
 
 enum psg_result actorx_chunk_extent(struct tree *t, struct tnode self, uint64_t *off, uint64_t *len)
@@ -105,19 +134,24 @@ void actorx_vec(struct buf *out, const float *v, size_t n)
 	}
 }
 
-void actorx_list_bones(struct tree *t, const struct psk_bone *b, size_t n, struct tlist *out,
-		       uint16_t bone_kind)
+enum psg_result actorx_list_bones_dir(struct tree *t, struct tnode self, struct tlist *out)
 {
-	(void)t;
-	for (size_t i = 0; i < n && i < UINT32_MAX; i++) {
+	enum psg_result r;
+	const struct actorx_decoded *x = actorx_get(t, &r);
+
+	(void)self;
+	if (!x)
+		return r;
+	for (size_t i = 0; i < x->n_bones && i < UINT32_MAX; i++) {
 		char nm[NAME_COMPONENT_MAX + 1];
 
-		name_component(b[i].name, PSK_NAME_LEN, nm);
-		tlist_add(out, tn(bone_kind, (uint32_t)i, 0), "%03zu.%s.txt", i, nm);
+		name_component(x->bones[i].name, PSK_NAME_LEN, nm);
+		tlist_add(out, tn(AX_K_BONE, (uint32_t)i, 0), "%03zu.%s.txt", i, nm);
 	}
+	return PSG_OK;
 }
 
-void actorx_bones_tsv(const struct psk_bone *b, size_t n, struct buf *out)
+static void bones_tsv(const struct psk_bone *b, size_t n, struct buf *out)
 {
 	buf_puts(out, "index\tname\tparent\tpx\tpy\tpz\tqx\tqy\tqz\tqw\n");
 	for (size_t i = 0; i < n; i++) {
@@ -130,7 +164,7 @@ void actorx_bones_tsv(const struct psk_bone *b, size_t n, struct buf *out)
 	}
 }
 
-void actorx_names_txt(const struct psk_bone *b, size_t n, struct buf *out)
+static void names_txt(const struct psk_bone *b, size_t n, struct buf *out)
 {
 	for (size_t i = 0; i < n; i++) {
 		actorx_print_name(out, b[i].name);
@@ -148,7 +182,7 @@ static void bone_ref(struct buf *out, const struct psk_bone *b, size_t n, int64_
 	actorx_print_name(out, b[i].name);
 }
 
-enum psg_result actorx_bone_txt(const struct psk_bone *b, size_t n, size_t i,
+static enum psg_result bone_txt(const struct psk_bone *b, size_t n, size_t i,
 				const size_t *point_counts, struct buf *out)
 {
 	const struct psk_bone *x;
@@ -198,7 +232,7 @@ enum psg_result actorx_bone_txt(const struct psk_bone *b, size_t n, size_t i,
 	return PSG_OK;
 }
 
-void actorx_errors_txt(const struct diag *d, struct buf *out)
+static void errors_txt(const struct diag *d, struct buf *out)
 {
 	for (size_t i = 0; i < d->n; i++) {
 		buf_puts(out, d->msg[i]);
@@ -223,4 +257,55 @@ void actorx_chunks_info(const struct tree *t, struct buf *out)
 			   c->type_flag, c->data_size, c->data_count, (unsigned long long)c->offset,
 			   c->truncated ? " (truncated)" : "");
 	}
+}
+
+enum psg_result actorx_render_errors(struct tree *t, struct tnode self, struct buf *out)
+{
+	const struct actorx_mount *m = t->priv;
+	enum psg_result r;
+	const struct actorx_decoded *x = actorx_get(t, &r);
+
+	(void)self;
+	if (!x) {
+		/* The file could not be decoded at all: say why, after what the scan found. */
+		errors_txt(&m->scan_diag, out);
+		buf_printf(out, "%s: cannot decode: %s\n", m->what, psg_result_str(r));
+		return PSG_OK;
+	}
+	errors_txt(&x->d, out);
+	return PSG_OK;
+}
+
+enum psg_result actorx_render_bones_tsv(struct tree *t, struct tnode self, struct buf *out)
+{
+	enum psg_result r;
+	const struct actorx_decoded *x = actorx_get(t, &r);
+
+	(void)self;
+	if (!x)
+		return r;
+	bones_tsv(x->bones, x->n_bones, out);
+	return PSG_OK;
+}
+
+enum psg_result actorx_render_names(struct tree *t, struct tnode self, struct buf *out)
+{
+	enum psg_result r;
+	const struct actorx_decoded *x = actorx_get(t, &r);
+
+	(void)self;
+	if (!x)
+		return r;
+	names_txt(x->bones, x->n_bones, out);
+	return PSG_OK;
+}
+
+enum psg_result actorx_render_bone(struct tree *t, struct tnode self, struct buf *out)
+{
+	enum psg_result r;
+	const struct actorx_decoded *x = actorx_get(t, &r);
+
+	if (!x)
+		return r;
+	return bone_txt(x->bones, x->n_bones, self.a, x->bone_points, out);
 }

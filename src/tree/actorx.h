@@ -6,33 +6,66 @@
 #include "psgfs/psk.h"
 #include "tree/tree_int.h"
 
-/* What a mounted PSK/PSA keeps from mount time: the chunk table only. */
+/* Kinds both namespaces share, in this order, before their own ones (AX_K_FIRST_OWN on). */
+enum {
+	AX_K_ROOT,
+	AX_K_INFO,
+	AX_K_ERRORS,
+	AX_K_CHUNKS,
+	AX_K_CHUNK,
+	AX_K_SKEL,
+	AX_K_BONES_TSV,
+	AX_K_NAMES,
+	AX_K_BONES,
+	AX_K_BONE,
+	AX_K_FIRST_OWN
+};
+
+/*
+ * The whole file decoded, built once on first use of anything beyond the chunk table. Each
+ * format's own struct starts with this one; `bone_points` (PSK only) counts the points each
+ * bone weights.
+ */
+struct actorx_decoded {
+	struct diag d;
+	const struct psk_bone *bones;
+	size_t n_bones;
+	const size_t *bone_points;
+};
+
+/* What a mounted PSK/PSA keeps from mount time: the chunk table, and how to decode the rest. */
 struct actorx_mount {
 	struct psk_chunks chunks;
 	struct diag scan_diag;
+	tree_load_fn decode; /* builds the format's struct (starting with actorx_decoded) */
+	const char *what;    /* "mesh" or "animation", for errors.txt */
 };
 
-enum tree_open_fail actorx_mount(struct tree *t, enum psk_kind want, char *why, size_t whylen);
+enum tree_open_fail actorx_mount(struct tree *t, enum psk_kind want, tree_load_fn decode, char *why,
+				 size_t whylen);
+/* The decoded file (kept for the mount's lifetime), or NULL with *r set. */
+struct actorx_decoded *actorx_get(struct tree *t, enum psg_result *r);
+/* Read the whole source into memory for a decoder; PSG_ERR_IO when it cannot be read. */
+enum psg_result actorx_slurp(struct tree *t, uint8_t **file);
+
+/* Handlers of the shared kinds, used by both kind tables. */
+enum psg_result actorx_list_chunks_dir(struct tree *t, struct tnode self, struct tlist *out);
+enum psg_result actorx_list_skel(struct tree *t, struct tnode self, struct tlist *out);
+enum psg_result actorx_list_bones_dir(struct tree *t, struct tnode self, struct tlist *out);
+enum psg_result actorx_render_errors(struct tree *t, struct tnode self, struct buf *out);
+enum psg_result actorx_render_bones_tsv(struct tree *t, struct tnode self, struct buf *out);
+enum psg_result actorx_render_names(struct tree *t, struct tnode self, struct buf *out);
+enum psg_result actorx_render_bone(struct tree *t, struct tnode self, struct buf *out);
 void actorx_unmount(struct tree *t);
 /* Has a chunk with this ID (or alias list "A|B") and at least one record. */
 bool actorx_has_chunk(const struct tree *t, const char *ids);
 
-void actorx_list_chunks(struct tree *t, struct tlist *out, uint16_t chunk_kind);
 enum psg_result actorx_chunk_extent(struct tree *t, struct tnode self, uint64_t *off,
 				    uint64_t *len);
-
-/* Skeleton files from a bone array; point_counts may be NULL (PSA). */
-void actorx_list_bones(struct tree *t, const struct psk_bone *b, size_t n, struct tlist *out,
-		       uint16_t bone_kind);
-void actorx_bones_tsv(const struct psk_bone *b, size_t n, struct buf *out);
-void actorx_names_txt(const struct psk_bone *b, size_t n, struct buf *out);
-enum psg_result actorx_bone_txt(const struct psk_bone *b, size_t n, size_t i,
-				const size_t *point_counts, struct buf *out);
 
 /* "NN.CHUNKID" style helpers. */
 void actorx_print_name(struct buf *out, const uint8_t name[PSK_NAME_LEN]);
 void actorx_vec(struct buf *out, const float *v, size_t n);
-void actorx_errors_txt(const struct diag *d, struct buf *out);
 void actorx_chunks_info(const struct tree *t, struct buf *out);
 
 #endif

@@ -5,29 +5,12 @@
 #include "psgfs/names.h"
 #include "tree/actorx.h"
 
-enum {
-	K_ROOT,
-	K_INFO,
-	K_ERRORS,
-	K_CHUNKS,
-	K_CHUNK,
-	K_SKEL,
-	K_BONES_TSV,
-	K_NAMES,
-	K_BONES,
-	K_BONE,
-	K_SEQS,
-	K_SEQ,
-	K_SEQ_INFO,
-	K_SEQ_KEYS,
-	K_SEQ_SCALE,
-	K_SEQ_PSA,
-	K_COUNT
-};
+enum { K_SEQS = AX_K_FIRST_OWN, K_SEQ, K_SEQ_INFO, K_SEQ_KEYS, K_SEQ_SCALE, K_SEQ_PSA, K_COUNT };
 
+/* The decoded animation; x first, so the shared skeleton/errors handlers can read it. */
 struct psa_full {
+	struct actorx_decoded x;
 	struct psa_anim a;
-	struct diag d;
 };
 
 static void full_free(void *p)
@@ -35,7 +18,7 @@ static void full_free(void *p)
 	struct psa_full *f = p;
 
 	psa_anim_free(&f->a);
-	diag_free(&f->d);
+	diag_free(&f->x.d);
 	free(f);
 }
 
@@ -49,28 +32,29 @@ static enum psg_result load_full(struct tree *t, uint64_t arg, void **data, size
 	(void)arg;
 	if (!f)
 		return PSG_ERR_NOMEM;
-	diag_init(&f->d);
-	r = src_dup(&t->src, 0, (size_t)t->src.size, &file);
+	diag_init(&f->x.d);
+	r = actorx_slurp(t, &file);
 	if (r == PSG_OK) {
-		r = psa_read(file, (size_t)t->src.size, &f->a, &f->d);
+		r = psa_read(file, (size_t)t->src.size, &f->a, &f->x.d);
 		free(file);
 	}
 	if (r != PSG_OK) {
 		full_free(f);
 		return r == PSG_ERR_NOMEM ? r : PSG_ERR_IO;
 	}
+	f->x.bones = f->a.bones;
+	f->x.n_bones = f->a.n_bones;
 	*data = f;
 	*bytes = (size_t)t->src.size * 2 + sizeof *f;
 	*dtor = full_free;
 	return PSG_OK;
 }
 
-#define WITH_FULL(t, f, ent)                                                                       \
-	struct cache_ent *ent = NULL;                                                              \
-	enum psg_result full_r;                                                                    \
-	struct psa_full *f = tree_memo_perm(t, 0, load_full, &full_r);                             \
-	if (!f)                                                                                    \
-		return full_r;
+/* The decoded animation, or NULL with *r set (it lives as long as the mount). */
+static struct psa_full *full(struct tree *t, enum psg_result *r)
+{
+	return (struct psa_full *)actorx_get(t, r);
+}
 
 /* Scale keys exist for every key of sequence s. */
 static bool seq_has_scale(const struct psa_anim *a, size_t s)
@@ -86,37 +70,11 @@ static enum psg_result list_root(struct tree *t, struct tnode self, struct tlist
 {
 	(void)t;
 	(void)self;
-	tlist_add(out, tn(K_INFO, 0, 0), "info.txt");
-	tlist_add(out, tn(K_ERRORS, 0, 0), "errors.txt");
-	tlist_add(out, tn(K_CHUNKS, 0, 0), "chunks");
-	tlist_add(out, tn(K_SKEL, 0, 0), "skeleton");
+	tlist_add(out, tn(AX_K_INFO, 0, 0), "info.txt");
+	tlist_add(out, tn(AX_K_ERRORS, 0, 0), "errors.txt");
+	tlist_add(out, tn(AX_K_CHUNKS, 0, 0), "chunks");
+	tlist_add(out, tn(AX_K_SKEL, 0, 0), "skeleton");
 	tlist_add(out, tn(K_SEQS, 0, 0), "sequences");
-	return PSG_OK;
-}
-
-static enum psg_result list_chunks(struct tree *t, struct tnode self, struct tlist *out)
-{
-	(void)self;
-	actorx_list_chunks(t, out, K_CHUNK);
-	return PSG_OK;
-}
-
-static enum psg_result list_skel(struct tree *t, struct tnode self, struct tlist *out)
-{
-	(void)t;
-	(void)self;
-	tlist_add(out, tn(K_BONES_TSV, 0, 0), "bones.tsv");
-	tlist_add(out, tn(K_NAMES, 0, 0), "names.txt");
-	tlist_add(out, tn(K_BONES, 0, 0), "bones");
-	return PSG_OK;
-}
-
-static enum psg_result list_bones(struct tree *t, struct tnode self, struct tlist *out)
-{
-	(void)self;
-	WITH_FULL(t, f, ent);
-	actorx_list_bones(t, f->a.bones, f->a.n_bones, out, K_BONE);
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 
@@ -128,14 +86,17 @@ static void seq_component(const struct psa_anim *a, size_t s, char *out)
 static enum psg_result list_seqs(struct tree *t, struct tnode self, struct tlist *out)
 {
 	(void)self;
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psa_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	for (size_t i = 0; i < f->a.n_seqs && i < UINT32_MAX; i++) {
 		char nm[NAME_COMPONENT_MAX + 1];
 
 		seq_component(&f->a, i, nm);
 		tlist_add(out, tn(K_SEQ, (uint32_t)i, 0), "%02zu.%s", i, nm);
 	}
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 
@@ -143,9 +104,12 @@ static enum psg_result list_seq(struct tree *t, struct tnode self, struct tlist 
 {
 	char nm[NAME_COMPONENT_MAX + 1];
 
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psa_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	if (self.a >= f->a.n_seqs) {
-		cache_unpin(t->cache, ent);
 		return PSG_ERR_NOENT;
 	}
 	seq_component(&f->a, self.a, nm);
@@ -154,14 +118,17 @@ static enum psg_result list_seq(struct tree *t, struct tnode self, struct tlist 
 	if (seq_has_scale(&f->a, self.a))
 		tlist_add(out, tn(K_SEQ_SCALE, self.a, 0), "scale_keys.tsv");
 	tlist_add(out, tn(K_SEQ_PSA, self.a, 0), "%02u.%s.psa", self.a, nm);
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 
 static enum psg_result render_info(struct tree *t, struct tnode self, struct buf *out)
 {
 	(void)self;
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psa_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	const struct psa_anim *a = &f->a;
 	size_t frames = 0;
 
@@ -175,64 +142,18 @@ static enum psg_result render_info(struct tree *t, struct tnode self, struct buf
 		   "scale_chunk: %s\nfirst_raw_frame_repaired: %s\nproblems: %zu\n",
 		   a->n_bones, a->n_seqs, frames, a->n_keys, a->n_scale_keys,
 		   a->has_scale_chunk ? "yes" : "no", a->repaired_first_frames ? "yes" : "no",
-		   diag_count(&f->d));
-	cache_unpin(t->cache, ent);
+		   diag_count(&f->x.d));
 	return PSG_OK;
-}
-
-static enum psg_result render_errors(struct tree *t, struct tnode self, struct buf *out)
-{
-	struct actorx_mount *am = t->priv;
-	struct cache_ent *ent;
-	enum psg_result r;
-	struct psa_full *f;
-
-	(void)self;
-	ent = NULL;
-	f = tree_memo_perm(t, 0, load_full, &r);
-	if (!f) {
-		actorx_errors_txt(&am->scan_diag, out);
-		buf_printf(out, "animation: cannot decode: %s\n", psg_result_str(r));
-		return PSG_OK;
-	}
-	actorx_errors_txt(&f->d, out);
-	cache_unpin(t->cache, ent);
-	return PSG_OK;
-}
-
-static enum psg_result render_bones_tsv(struct tree *t, struct tnode self, struct buf *out)
-{
-	(void)self;
-	WITH_FULL(t, f, ent);
-	actorx_bones_tsv(f->a.bones, f->a.n_bones, out);
-	cache_unpin(t->cache, ent);
-	return PSG_OK;
-}
-
-static enum psg_result render_names(struct tree *t, struct tnode self, struct buf *out)
-{
-	(void)self;
-	WITH_FULL(t, f, ent);
-	actorx_names_txt(f->a.bones, f->a.n_bones, out);
-	cache_unpin(t->cache, ent);
-	return PSG_OK;
-}
-
-static enum psg_result render_bone(struct tree *t, struct tnode self, struct buf *out)
-{
-	enum psg_result r;
-
-	WITH_FULL(t, f, ent);
-	r = actorx_bone_txt(f->a.bones, f->a.n_bones, self.a, NULL, out);
-	cache_unpin(t->cache, ent);
-	return r;
 }
 
 static enum psg_result render_seq_info(struct tree *t, struct tnode self, struct buf *out)
 {
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psa_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	if (self.a >= f->a.n_seqs) {
-		cache_unpin(t->cache, ent);
 		return PSG_ERR_NOENT;
 	}
 	const struct psa_sequence *q = &f->a.seqs[self.a];
@@ -257,7 +178,6 @@ static enum psg_result render_seq_info(struct tree *t, struct tnode self, struct
 			   (double)q->num_raw_frames / (double)q->anim_rate);
 	buf_printf(out, "keys_complete: %s\nscale_keys: %s\n", q->keys_ok ? "yes" : "no",
 		   seq_has_scale(&f->a, self.a) ? "yes" : "no");
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 
@@ -266,14 +186,17 @@ static enum psg_result render_seq_keys(struct tree *t, struct tnode self, struct
 {
 	enum psg_result r = PSG_OK;
 
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psa_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	const struct psa_anim *a = &f->a;
 	bool scale = self.kind == K_SEQ_SCALE;
 
 	if (self.a >= a->n_seqs || !a->seqs[self.a].keys_ok ||
 	    (scale && !seq_has_scale(a, self.a))) {
 		r = self.a >= a->n_seqs ? PSG_ERR_NOENT : PSG_ERR_CORRUPT; /* a dies with the pin */
-		cache_unpin(t->cache, ent);
 		return r;
 	}
 	buf_puts(out, scale ? "frame\tbone\tname\tsx\tsy\tsz\ttime\n"
@@ -308,7 +231,6 @@ static enum psg_result render_seq_keys(struct tree *t, struct tnode self, struct
 			buf_putc(out, '\n');
 		}
 	}
-	cache_unpin(t->cache, ent);
 	return r;
 }
 
@@ -316,31 +238,34 @@ static enum psg_result render_seq_psa(struct tree *t, struct tnode self, struct 
 {
 	enum psg_result r;
 
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psa_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	if (self.a >= f->a.n_seqs)
 		r = PSG_ERR_NOENT;
 	else
 		r = psa_write_sequence(&f->a, self.a, out);
-	cache_unpin(t->cache, ent);
 	return r;
 }
 
 static enum tree_open_fail psa_mount(struct tree *t, char *why, size_t whylen)
 {
-	return actorx_mount(t, PSK_KIND_ANIM, why, whylen);
+	return actorx_mount(t, PSK_KIND_ANIM, load_full, why, whylen);
 }
 
 static const struct tree_kind psa_kinds[K_COUNT] = {
-    [K_ROOT] = {"root", true, list_root, NULL, NULL},
-    [K_INFO] = {"info", false, NULL, render_info, NULL},
-    [K_ERRORS] = {"errors", false, NULL, render_errors, NULL},
-    [K_CHUNKS] = {"chunks", true, list_chunks, NULL, NULL},
-    [K_CHUNK] = {"chunk", false, NULL, NULL, actorx_chunk_extent},
-    [K_SKEL] = {"skeleton", true, list_skel, NULL, NULL},
-    [K_BONES_TSV] = {"bones.tsv", false, NULL, render_bones_tsv, NULL},
-    [K_NAMES] = {"names.txt", false, NULL, render_names, NULL},
-    [K_BONES] = {"bones", true, list_bones, NULL, NULL},
-    [K_BONE] = {"bone", false, NULL, render_bone, NULL},
+    [AX_K_ROOT] = {"root", true, list_root, NULL, NULL},
+    [AX_K_INFO] = {"info", false, NULL, render_info, NULL},
+    [AX_K_ERRORS] = {"errors", false, NULL, actorx_render_errors, NULL},
+    [AX_K_CHUNKS] = {"chunks", true, actorx_list_chunks_dir, NULL, NULL},
+    [AX_K_CHUNK] = {"chunk", false, NULL, NULL, actorx_chunk_extent},
+    [AX_K_SKEL] = {"skeleton", true, actorx_list_skel, NULL, NULL},
+    [AX_K_BONES_TSV] = {"bones.tsv", false, NULL, actorx_render_bones_tsv, NULL},
+    [AX_K_NAMES] = {"names.txt", false, NULL, actorx_render_names, NULL},
+    [AX_K_BONES] = {"bones", true, actorx_list_bones_dir, NULL, NULL},
+    [AX_K_BONE] = {"bone", false, NULL, actorx_render_bone, NULL},
     [K_SEQS] = {"sequences", true, list_seqs, NULL, NULL},
     [K_SEQ] = {"sequence", true, list_seq, NULL, NULL},
     [K_SEQ_INFO] = {"sequence info", false, NULL, render_seq_info, NULL},

@@ -7,17 +7,7 @@
 #include "tree/actorx.h"
 
 enum {
-	K_ROOT,
-	K_INFO,
-	K_ERRORS,
-	K_CHUNKS,
-	K_CHUNK,
-	K_SKEL,
-	K_BONES_TSV,
-	K_NAMES,
-	K_BONES,
-	K_BONE,
-	K_POINTS,
+	K_POINTS = AX_K_FIRST_OWN,
 	K_WEDGES,
 	K_FACES,
 	K_MATERIALS,
@@ -32,10 +22,10 @@ enum {
 	K_COUNT
 };
 
-/* The fully decoded mesh, built on first use of anything beyond the chunk table. */
+/* The decoded mesh; x first, so the shared skeleton/errors handlers can read it. */
 struct psk_full {
+	struct actorx_decoded x;
 	struct psk_mesh m;
-	struct diag d;
 	size_t *bone_points; /* per bone: distinct points it weights */
 };
 
@@ -44,7 +34,7 @@ static void full_free(void *p)
 	struct psk_full *f = p;
 
 	psk_mesh_free(&f->m);
-	diag_free(&f->d);
+	diag_free(&f->x.d);
 	free(f->bone_points);
 	free(f);
 }
@@ -93,10 +83,10 @@ static enum psg_result load_full(struct tree *t, uint64_t arg, void **data, size
 	(void)arg;
 	if (!f)
 		return PSG_ERR_NOMEM;
-	diag_init(&f->d);
-	r = src_dup(&t->src, 0, (size_t)t->src.size, &file);
+	diag_init(&f->x.d);
+	r = actorx_slurp(t, &file);
 	if (r == PSG_OK) {
-		r = psk_read(file, (size_t)t->src.size, &f->m, &f->d);
+		r = psk_read(file, (size_t)t->src.size, &f->m, &f->x.d);
 		free(file);
 	}
 	if (r == PSG_OK) {
@@ -108,27 +98,28 @@ static enum psg_result load_full(struct tree *t, uint64_t arg, void **data, size
 		full_free(f);
 		return r == PSG_ERR_NOMEM ? r : PSG_ERR_IO;
 	}
+	f->x.bones = f->m.bones;
+	f->x.n_bones = f->m.n_bones;
+	f->x.bone_points = f->bone_points;
 	*data = f;
 	*bytes = (size_t)t->src.size * 2 + sizeof *f;
 	*dtor = full_free;
 	return PSG_OK;
 }
 
-/* Pin the decoded mesh for the duration of one render. */
-#define WITH_FULL(t, f, ent)                                                                       \
-	struct cache_ent *ent = NULL;                                                              \
-	enum psg_result full_r;                                                                    \
-	struct psk_full *f = tree_memo_perm(t, 0, load_full, &full_r);                             \
-	if (!f)                                                                                    \
-		return full_r;
+/* The decoded mesh for one render, or NULL with *r set (it lives as long as the mount). */
+static struct psk_full *full(struct tree *t, enum psg_result *r)
+{
+	return (struct psk_full *)actorx_get(t, r);
+}
 
 static enum psg_result list_root(struct tree *t, struct tnode self, struct tlist *out)
 {
 	(void)self;
-	tlist_add(out, tn(K_INFO, 0, 0), "info.txt");
-	tlist_add(out, tn(K_ERRORS, 0, 0), "errors.txt");
-	tlist_add(out, tn(K_CHUNKS, 0, 0), "chunks");
-	tlist_add(out, tn(K_SKEL, 0, 0), "skeleton");
+	tlist_add(out, tn(AX_K_INFO, 0, 0), "info.txt");
+	tlist_add(out, tn(AX_K_ERRORS, 0, 0), "errors.txt");
+	tlist_add(out, tn(AX_K_CHUNKS, 0, 0), "chunks");
+	tlist_add(out, tn(AX_K_SKEL, 0, 0), "skeleton");
 	tlist_add(out, tn(K_POINTS, 0, 0), "points.tsv");
 	tlist_add(out, tn(K_WEDGES, 0, 0), "wedges.tsv");
 	tlist_add(out, tn(K_FACES, 0, 0), "faces.tsv");
@@ -150,61 +141,45 @@ static enum psg_result list_root(struct tree *t, struct tnode self, struct tlist
 	return PSG_OK;
 }
 
-static enum psg_result list_chunks(struct tree *t, struct tnode self, struct tlist *out)
-{
-	(void)self;
-	actorx_list_chunks(t, out, K_CHUNK);
-	return PSG_OK;
-}
-
-static enum psg_result list_skel(struct tree *t, struct tnode self, struct tlist *out)
-{
-	(void)t;
-	(void)self;
-	tlist_add(out, tn(K_BONES_TSV, 0, 0), "bones.tsv");
-	tlist_add(out, tn(K_NAMES, 0, 0), "names.txt");
-	tlist_add(out, tn(K_BONES, 0, 0), "bones");
-	return PSG_OK;
-}
-
-static enum psg_result list_bones(struct tree *t, struct tnode self, struct tlist *out)
-{
-	(void)self;
-	WITH_FULL(t, f, ent);
-	actorx_list_bones(t, f->m.bones, f->m.n_bones, out, K_BONE);
-	cache_unpin(t->cache, ent);
-	return PSG_OK;
-}
-
 static enum psg_result list_uvs(struct tree *t, struct tnode self, struct tlist *out)
 {
 	(void)self;
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psk_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	for (size_t i = 0; i < f->m.n_extra_uv_sets && i < PSK_MAX_EXTRA_UVS; i++)
 		if (f->m.extra_uvs[i])
 			tlist_add(out, tn(K_UV, (uint32_t)i, 0), "%zu.tsv", i);
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 
 static enum psg_result list_morphs(struct tree *t, struct tnode self, struct tlist *out)
 {
 	(void)self;
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psk_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	for (size_t i = 0; i < f->m.n_morphs && i < UINT32_MAX; i++) {
 		char nm[NAME_COMPONENT_MAX + 1];
 
 		name_component(f->m.morphs[i].name, PSK_NAME_LEN, nm);
 		tlist_add(out, tn(K_MORPH, (uint32_t)i, 0), "%02zu.%s.tsv", i, nm);
 	}
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 
 static enum psg_result render_info(struct tree *t, struct tnode self, struct buf *out)
 {
 	(void)self;
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psk_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	const struct psk_mesh *m = &f->m;
 
 	buf_printf(out, "format: %s\nfile: %s\nsize: %llu\n", psk_needs_pskx(m) ? "pskx" : "psk",
@@ -216,78 +191,35 @@ static enum psg_result render_info(struct tree *t, struct tnode self, struct buf
 		   "morphs: %zu\nmorph_deltas: %zu\nsockets: %zu\nproblems: %zu\n",
 		   m->n_points, m->n_wedges, m->n_faces, m->faces32 ? 32 : 16, m->n_materials,
 		   m->n_bones, m->n_weights, m->n_normals, m->n_colors, m->n_extra_uv_sets,
-		   m->n_morphs, m->n_deltas, m->n_sockets, diag_count(&f->d));
-	cache_unpin(t->cache, ent);
+		   m->n_morphs, m->n_deltas, m->n_sockets, diag_count(&f->x.d));
 	return PSG_OK;
-}
-
-static enum psg_result render_errors(struct tree *t, struct tnode self, struct buf *out)
-{
-	struct actorx_mount *am = t->priv;
-	struct cache_ent *ent;
-	enum psg_result r;
-	struct psk_full *f;
-
-	(void)self;
-	ent = NULL;
-	f = tree_memo_perm(t, 0, load_full, &r);
-	if (!f) {
-		/* The mesh could not be decoded at all: say why, after what the scan found. */
-		actorx_errors_txt(&am->scan_diag, out);
-		buf_printf(out, "mesh: cannot decode: %s\n", psg_result_str(r));
-		return PSG_OK;
-	}
-	actorx_errors_txt(&f->d, out);
-	cache_unpin(t->cache, ent);
-	return PSG_OK;
-}
-
-static enum psg_result render_bones_tsv(struct tree *t, struct tnode self, struct buf *out)
-{
-	(void)self;
-	WITH_FULL(t, f, ent);
-	actorx_bones_tsv(f->m.bones, f->m.n_bones, out);
-	cache_unpin(t->cache, ent);
-	return PSG_OK;
-}
-
-static enum psg_result render_names(struct tree *t, struct tnode self, struct buf *out)
-{
-	(void)self;
-	WITH_FULL(t, f, ent);
-	actorx_names_txt(f->m.bones, f->m.n_bones, out);
-	cache_unpin(t->cache, ent);
-	return PSG_OK;
-}
-
-static enum psg_result render_bone(struct tree *t, struct tnode self, struct buf *out)
-{
-	enum psg_result r;
-
-	WITH_FULL(t, f, ent);
-	r = actorx_bone_txt(f->m.bones, f->m.n_bones, self.a, f->bone_points, out);
-	cache_unpin(t->cache, ent);
-	return r;
 }
 
 static enum psg_result render_points(struct tree *t, struct tnode self, struct buf *out)
 {
 	(void)self;
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psk_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	buf_puts(out, "index\tx\ty\tz\n");
 	for (size_t i = 0; i < f->m.n_points; i++) {
 		buf_printf(out, "%zu", i);
 		actorx_vec(out, &f->m.points[i].x, 3);
 		buf_putc(out, '\n');
 	}
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 
 static enum psg_result render_wedges(struct tree *t, struct tnode self, struct buf *out)
 {
 	(void)self;
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psk_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	buf_puts(out, "index\tpoint\tu\tv\tmaterial\n");
 	for (size_t i = 0; i < f->m.n_wedges; i++) {
 		const struct psk_wedge *w = &f->m.wedges[i];
@@ -298,14 +230,17 @@ static enum psg_result render_wedges(struct tree *t, struct tnode self, struct b
 		buf_f32txt(out, w->v);
 		buf_printf(out, "\t%u\n", w->mat);
 	}
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 
 static enum psg_result render_faces(struct tree *t, struct tnode self, struct buf *out)
 {
 	(void)self;
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psk_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	buf_puts(out, "index\tw0\tw1\tw2\tmaterial\taux_material\tsmoothing\n");
 	for (size_t i = 0; i < f->m.n_faces; i++) {
 		const struct psk_face *x = &f->m.faces[i];
@@ -313,14 +248,17 @@ static enum psg_result render_faces(struct tree *t, struct tnode self, struct bu
 		buf_printf(out, "%zu\t%u\t%u\t%u\t%u\t%u\t0x%08X\n", i, x->wedge[0], x->wedge[1],
 			   x->wedge[2], x->mat, x->aux_mat, x->smoothing);
 	}
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 
 static enum psg_result render_materials(struct tree *t, struct tnode self, struct buf *out)
 {
 	(void)self;
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psk_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	buf_puts(out, "index\tname\ttexture_index\tpoly_flags\taux_material\taux_flags\tlod_bias\t"
 		      "lod_style\n");
 	for (size_t i = 0; i < f->m.n_materials; i++) {
@@ -331,14 +269,17 @@ static enum psg_result render_materials(struct tree *t, struct tnode self, struc
 		buf_printf(out, "\t%d\t0x%08X\t%d\t0x%08X\t%d\t%d\n", x->texture_index,
 			   x->poly_flags, x->aux_material, x->aux_flags, x->lod_bias, x->lod_style);
 	}
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 
 static enum psg_result render_weights(struct tree *t, struct tnode self, struct buf *out)
 {
 	(void)self;
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psk_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	buf_puts(out, "point\tbone\tname\tweight\n");
 	for (size_t i = 0; i < f->m.n_weights; i++) {
 		const struct psk_weight *w = &f->m.weights[i];
@@ -350,35 +291,40 @@ static enum psg_result render_weights(struct tree *t, struct tnode self, struct 
 		buf_f32txt(out, w->weight);
 		buf_putc(out, '\n');
 	}
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 
 static enum psg_result render_normals(struct tree *t, struct tnode self, struct buf *out)
 {
 	(void)self;
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psk_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	buf_puts(out, "index\tx\ty\tz\n");
 	for (size_t i = 0; i < f->m.n_normals; i++) {
 		buf_printf(out, "%zu", i);
 		actorx_vec(out, &f->m.normals[i].x, 3);
 		buf_putc(out, '\n');
 	}
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 
 static enum psg_result render_colors(struct tree *t, struct tnode self, struct buf *out)
 {
 	(void)self;
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psk_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	buf_puts(out, "wedge\tr\tg\tb\ta\n");
 	for (size_t i = 0; i < f->m.n_colors; i++) {
 		const struct psk_color *c = &f->m.colors[i];
 
 		buf_printf(out, "%zu\t%u\t%u\t%u\t%u\n", i, c->r, c->g, c->b, c->a);
 	}
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 
@@ -386,7 +332,11 @@ static enum psg_result render_uv(struct tree *t, struct tnode self, struct buf *
 {
 	enum psg_result r = PSG_OK;
 
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psk_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	if (self.a >= PSK_MAX_EXTRA_UVS || !f->m.extra_uvs[self.a]) {
 		r = PSG_ERR_NOENT;
 	} else {
@@ -397,7 +347,6 @@ static enum psg_result render_uv(struct tree *t, struct tnode self, struct buf *
 			buf_putc(out, '\n');
 		}
 	}
-	cache_unpin(t->cache, ent);
 	return r;
 }
 
@@ -405,7 +354,11 @@ static enum psg_result render_morph(struct tree *t, struct tnode self, struct bu
 {
 	enum psg_result r = PSG_OK;
 
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psk_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	if (self.a >= f->m.n_morphs) {
 		r = PSG_ERR_NOENT;
 	} else {
@@ -421,14 +374,17 @@ static enum psg_result render_morph(struct tree *t, struct tnode self, struct bu
 			buf_putc(out, '\n');
 		}
 	}
-	cache_unpin(t->cache, ent);
 	return r;
 }
 
 static enum psg_result render_sockets(struct tree *t, struct tnode self, struct buf *out)
 {
 	(void)self;
-	WITH_FULL(t, f, ent);
+	enum psg_result fr_;
+	struct psk_full *f = full(t, &fr_);
+
+	if (!f)
+		return fr_;
 	buf_puts(out, "index\tname\tbone\tx\ty\tz\tpitch\tyaw\troll\tsx\tsy\tsz\n");
 	for (size_t i = 0; i < f->m.n_sockets; i++) {
 		const struct psk_socket *s = &f->m.sockets[i];
@@ -442,26 +398,25 @@ static enum psg_result render_sockets(struct tree *t, struct tnode self, struct 
 		actorx_vec(out, s->scale, 3);
 		buf_putc(out, '\n');
 	}
-	cache_unpin(t->cache, ent);
 	return PSG_OK;
 }
 
 static enum tree_open_fail psk_mount(struct tree *t, char *why, size_t whylen)
 {
-	return actorx_mount(t, PSK_KIND_MESH, why, whylen);
+	return actorx_mount(t, PSK_KIND_MESH, load_full, why, whylen);
 }
 
 static const struct tree_kind psk_kinds[K_COUNT] = {
-    [K_ROOT] = {"root", true, list_root, NULL, NULL},
-    [K_INFO] = {"info", false, NULL, render_info, NULL},
-    [K_ERRORS] = {"errors", false, NULL, render_errors, NULL},
-    [K_CHUNKS] = {"chunks", true, list_chunks, NULL, NULL},
-    [K_CHUNK] = {"chunk", false, NULL, NULL, actorx_chunk_extent},
-    [K_SKEL] = {"skeleton", true, list_skel, NULL, NULL},
-    [K_BONES_TSV] = {"bones.tsv", false, NULL, render_bones_tsv, NULL},
-    [K_NAMES] = {"names.txt", false, NULL, render_names, NULL},
-    [K_BONES] = {"bones", true, list_bones, NULL, NULL},
-    [K_BONE] = {"bone", false, NULL, render_bone, NULL},
+    [AX_K_ROOT] = {"root", true, list_root, NULL, NULL},
+    [AX_K_INFO] = {"info", false, NULL, render_info, NULL},
+    [AX_K_ERRORS] = {"errors", false, NULL, actorx_render_errors, NULL},
+    [AX_K_CHUNKS] = {"chunks", true, actorx_list_chunks_dir, NULL, NULL},
+    [AX_K_CHUNK] = {"chunk", false, NULL, NULL, actorx_chunk_extent},
+    [AX_K_SKEL] = {"skeleton", true, actorx_list_skel, NULL, NULL},
+    [AX_K_BONES_TSV] = {"bones.tsv", false, NULL, actorx_render_bones_tsv, NULL},
+    [AX_K_NAMES] = {"names.txt", false, NULL, actorx_render_names, NULL},
+    [AX_K_BONES] = {"bones", true, actorx_list_bones_dir, NULL, NULL},
+    [AX_K_BONE] = {"bone", false, NULL, actorx_render_bone, NULL},
     [K_POINTS] = {"points", false, NULL, render_points, NULL},
     [K_WEDGES] = {"wedges", false, NULL, render_wedges, NULL},
     [K_FACES] = {"faces", false, NULL, render_faces, NULL},
