@@ -57,6 +57,9 @@ const struct stat *tree_source_stat(const struct tree *t);
 enum psg_result tree_lookup(struct tree *t, tree_ino parent, const char *name,
 			    struct tree_stat *out);
 enum psg_result tree_getattr(struct tree *t, tree_ino ino, struct tree_stat *out);
+/* tree_getattr when that needs no rendering (directories, raw files, sizes already known);
+ * false otherwise, so a listing can leave a file's attributes to a later lookup. */
+bool tree_getattr_known(struct tree *t, tree_ino ino, struct tree_stat *out);
 
 /* A pinned, sorted directory listing. */
 struct tree_dir;

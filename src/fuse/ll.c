@@ -282,8 +282,11 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
 			name = tree_dir_name(d, i);
 			e.attr.st_ino = tree_dir_ino(d, i);
 			e.attr.st_mode = tree_dir_is_dir(d, i) ? S_IFDIR : S_IFREG;
-			/* A node whose attributes fail still lists; its lookup reports EIO. */
-			if (plus && tree_getattr(ll->tree, e.attr.st_ino, &ts) == PSG_OK)
+			/* Attributes only when they cost no render: a file whose size is not yet
+			 * known gets ino 0, which the kernel takes as "no entry data" and looks up
+			 * when something stats it, so find and plain ls render nothing. A node
+			 * whose attributes fail still lists; its lookup reports EIO. */
+			if (plus && tree_getattr_known(ll->tree, e.attr.st_ino, &ts))
 				fill_entry(ll, &ts, &e);
 		}
 		if (plus)

@@ -489,6 +489,27 @@ enum psg_result tree_getattr(struct tree *t, tree_ino ino, struct tree_stat *out
 	return PSG_OK;
 }
 
+bool tree_getattr_known(struct tree *t, tree_ino ino, struct tree_stat *out)
+{
+	struct tnode n = ino_tnode(ino);
+	const struct tree_kind *k;
+	struct cache_ent *ent;
+	struct memo *m;
+	bool known;
+
+	if (ino == 0 || !node_valid(t, n))
+		return false;
+	k = &t->fmt->kinds[n.kind];
+	if (k->is_dir || k->extent)
+		return tree_getattr(t, ino, out) == PSG_OK;
+	m = cache_get(t->cache, TREE_KEY(KEY_SIZE, ino), &ent);
+	if (!m)
+		return false;
+	known = m->r == PSG_OK;
+	cache_unpin(t->cache, ent);
+	return known && tree_getattr(t, ino, out) == PSG_OK;
+}
+
 enum psg_result tree_lookup(struct tree *t, tree_ino parent, const char *name,
 			    struct tree_stat *out)
 {
