@@ -33,6 +33,13 @@ uint8_t *buf_steal(struct buf *b, size_t *len)
 	*len = p ? b->len : 0;
 	if (!p)
 		free(b->data);
+	else if (b->cap - b->len > b->len / 16) {
+		/* Up to half of a grown buffer is slack; callers keep it (caches count len). */
+		uint8_t *q = realloc(p, b->len ? b->len : 1);
+
+		if (q)
+			p = q;
+	}
 	b->data = NULL;
 	b->len = b->cap = 0;
 	return p;
