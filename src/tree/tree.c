@@ -1,6 +1,7 @@
 /* Tree core: open/detect, structural inodes, sorted cached listings, lazy rendering. */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,6 +312,8 @@ void *tree_memo_perm(struct tree *t, unsigned slot, tree_load_fn fn, enum psg_re
 
 /* ---- rendering ---- */
 
+#define TREE_TRIM_SHIFT 24 /* malloc_trim after every 16 MiB rendered */
+
 struct content {
 	uint8_t *p;
 	size_t len;
@@ -332,6 +335,7 @@ static enum psg_result load_content(struct tree *t, uint64_t ino, void **data, s
 	struct content *c;
 	struct buf b;
 	enum psg_result r;
+	uint64_t before;
 
 	buf_init(&b);
 	r = k->render(t, self, &b);
@@ -349,7 +353,11 @@ static enum psg_result load_content(struct tree *t, uint64_t ino, void **data, s
 		return PSG_ERR_NOMEM;
 	}
 	c->p = buf_steal(&b, &c->len);
-	atomic_fetch_add(&t->render_bytes, c->len);
+	/* Renders evict older ones; freed pages stay with malloc's per-thread arenas until
+	 * trimmed, which would let RSS grow well past the cache budget. */
+	before = atomic_fetch_add(&t->render_bytes, c->len);
+	if ((before ^ (before + c->len)) >> TREE_TRIM_SHIFT)
+		malloc_trim(0);
 	*data = c;
 	*bytes = c->len;
 	*dtor = content_free;
