@@ -77,8 +77,19 @@ static bool buf_reserve(struct buf *b, size_t n)
 	return true;
 }
 
+/* Room for n more bytes already allocated (never in counting mode, where data is NULL). */
+static inline bool buf_room(const struct buf *b, size_t n)
+{
+	return b->data && !b->oom && n <= b->cap - b->len;
+}
+
 void buf_put(struct buf *b, const void *p, size_t n)
 {
+	if (buf_room(b, n)) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+		return;
+	}
 	if (n == 0 || !buf_reserve(b, n))
 		return;
 	memcpy(b->data + b->len, p, n);
@@ -154,6 +165,11 @@ void buf_u32le(struct buf *b, uint32_t v)
 {
 	uint8_t p[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
 
+	if (buf_room(b, 4)) { /* the common case, as one store */
+		memcpy(b->data + b->len, p, 4);
+		b->len += 4;
+		return;
+	}
 	buf_put(b, p, 4);
 }
 
