@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -202,6 +203,11 @@ int main(int argc, char **argv)
 	char why[512];
 	char fsname[PATH_MAX + 16];
 	int rc = EXIT_USAGE;
+
+	/* Before any thread exists: glibc would give each worker its own malloc arena, and pages
+	 * freed by cache evictions in one arena are not reused by another, so RSS would drift far
+	 * above the cache budget (64M cache, whole-tree cat: 99 MB peak RssAnon -> 86 MB). */
+	mallopt(M_ARENA_MAX, 2);
 
 	if (fuse_opt_parse(&args, &o, opt_spec, opt_proc) != 0)
 		goto out;

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,11 +90,6 @@ static void fill_entry(const struct psgfs_ll *ll, const struct tree_stat *ts,
 static void ll_init(void *userdata, struct fuse_conn_info *conn)
 {
 	struct psgfs_ll *ll = userdata;
-
-	/* Before the worker threads start: glibc would give each its own malloc arena, and
-	 * pages freed by cache evictions in one arena are not reused by another, so RSS would
-	 * drift far above the cache budget (64M cache: 99 MB peak RssAnon -> 86 MB). */
-	mallopt(M_ARENA_MAX, 2);
 
 	/* Zero-message open and opendir: the kernel stops sending OPEN/OPENDIR (and their
 	 * RELEASE) once we answer ENOSYS, and then treats every open as FOPEN_KEEP_CACHE and
