@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +85,24 @@ static void test_buf_count_matches(void **state)
 	buf_free(&a);
 }
 
+/* The definition fmt_f32 must match: the shortest of %.6g .. %.9g that reads back exactly. */
+static void ref_f32(char out[32], float f)
+{
+	if (isnan(f)) {
+		strcpy(out, signbit(f) ? "-nan" : "nan");
+		return;
+	}
+	if (isinf(f)) {
+		strcpy(out, f < 0 ? "-inf" : "inf");
+		return;
+	}
+	for (int prec = 6; prec <= 9; prec++) {
+		snprintf(out, 32, "%.*g", prec, (double)f);
+		if (strtof(out, NULL) == f && signbit(strtof(out, NULL)) == signbit(f))
+			return;
+	}
+}
+
 static void test_float_roundtrip(void **state)
 {
 	(void)state;
@@ -95,11 +114,15 @@ static void test_float_roundtrip(void **state)
 		uint32_t bits = (uint32_t)rng_next(&r);
 		float f = f32_from_bits(bits);
 
+		char want[32];
+
 		fmt_f32(s, f);
 		if (isnan(f))
 			assert_true(isnan(strtof(s, NULL)));
 		else
 			assert_int_equal(f32_bits(strtof(s, NULL)), bits);
+		ref_f32(want, f);
+		assert_string_equal(s, want); /* same text as the printf definition */
 	}
 	fmt_f32(s, 0.1f);
 	assert_string_equal(s, "0.1");
