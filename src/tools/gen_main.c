@@ -85,17 +85,24 @@ static int write_out(const char *path, const struct buf *b)
 	return 0;
 }
 
+/* fopen for writing, with the one-line error every writer here prints. */
+static FILE *open_text(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		fprintf(stderr, "psgfs-gen: %s: %s\n", path, strerror(errno));
+	return f;
+}
+
 static int write_record(const char *path, const struct psg_gen_record *rec)
 {
 	FILE *f;
 
 	if (!path)
 		return 0;
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "psgfs-gen: %s: %s\n", path, strerror(errno));
+	if (!(f = open_text(path)))
 		return 1;
-	}
 	fprintf(f, "index\ttype_id\toffset\tsize\tfnv1a64\n");
 	for (size_t i = 0; i < rec->n; i++)
 		fprintf(f, "%zu\t0x%08X\t%" PRIu64 "\t%u\t%016" PRIx64 "\n", i, rec->obj[i].type_id,
@@ -110,11 +117,8 @@ static int write_truth(const char *path, const struct gen_skinned_truth *t)
 
 	if (!path)
 		return 0;
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "psgfs-gen: %s: %s\n", path, strerror(errno));
+	if (!(f = open_text(path)))
 		return 1;
-	}
 	fprintf(f, "kind\tindex\tname\tparent\tvertices\ttriangles\tpalette\n");
 	for (uint32_t i = 0; i < t->n_bones; i++)
 		fprintf(f, "bone\t%u\t%s\t%d\t-\t-\t-\n", i, t->names[i], t->parent[i]);

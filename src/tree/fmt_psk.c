@@ -195,6 +195,17 @@ static enum psg_result render_info(struct tree *t, struct tnode self, struct buf
 	return PSG_OK;
 }
 
+/* points.tsv and normals.tsv: index and three floats per row. */
+static void points_tsv(const struct psk_point *v, size_t n, struct buf *out)
+{
+	buf_puts(out, "index\tx\ty\tz\n");
+	for (size_t i = 0; i < n; i++) {
+		buf_printf(out, "%zu", i);
+		actorx_vec(out, &v[i].x, 3);
+		buf_putc(out, '\n');
+	}
+}
+
 static enum psg_result render_points(struct tree *t, struct tnode self, struct buf *out)
 {
 	(void)self;
@@ -203,12 +214,7 @@ static enum psg_result render_points(struct tree *t, struct tnode self, struct b
 
 	if (!f)
 		return fr_;
-	buf_puts(out, "index\tx\ty\tz\n");
-	for (size_t i = 0; i < f->m.n_points; i++) {
-		buf_printf(out, "%zu", i);
-		actorx_vec(out, &f->m.points[i].x, 3);
-		buf_putc(out, '\n');
-	}
+	points_tsv(f->m.points, f->m.n_points, out);
 	return PSG_OK;
 }
 
@@ -302,12 +308,7 @@ static enum psg_result render_normals(struct tree *t, struct tnode self, struct 
 
 	if (!f)
 		return fr_;
-	buf_puts(out, "index\tx\ty\tz\n");
-	for (size_t i = 0; i < f->m.n_normals; i++) {
-		buf_printf(out, "%zu", i);
-		actorx_vec(out, &f->m.normals[i].x, 3);
-		buf_putc(out, '\n');
-	}
+	points_tsv(f->m.normals, f->m.n_normals, out);
 	return PSG_OK;
 }
 
