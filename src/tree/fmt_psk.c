@@ -206,26 +206,16 @@ static void points_tsv(const struct psk_point *v, size_t n, struct buf *out)
 	}
 }
 
-static enum psg_result render_points(struct tree *t, struct tnode self, struct buf *out)
+static enum psg_result render_points(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	(void)self;
-	enum psg_result fr_;
-	struct psk_full *f = full(t, &fr_);
-
-	if (!f)
-		return fr_;
 	points_tsv(f->m.points, f->m.n_points, out);
 	return PSG_OK;
 }
 
-static enum psg_result render_wedges(struct tree *t, struct tnode self, struct buf *out)
+static enum psg_result render_wedges(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	(void)self;
-	enum psg_result fr_;
-	struct psk_full *f = full(t, &fr_);
-
-	if (!f)
-		return fr_;
 	buf_puts(out, "index\tpoint\tu\tv\tmaterial\n");
 	for (size_t i = 0; i < f->m.n_wedges; i++) {
 		const struct psk_wedge *w = &f->m.wedges[i];
@@ -239,14 +229,9 @@ static enum psg_result render_wedges(struct tree *t, struct tnode self, struct b
 	return PSG_OK;
 }
 
-static enum psg_result render_faces(struct tree *t, struct tnode self, struct buf *out)
+static enum psg_result render_faces(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	(void)self;
-	enum psg_result fr_;
-	struct psk_full *f = full(t, &fr_);
-
-	if (!f)
-		return fr_;
 	buf_puts(out, "index\tw0\tw1\tw2\tmaterial\taux_material\tsmoothing\n");
 	for (size_t i = 0; i < f->m.n_faces; i++) {
 		const struct psk_face *x = &f->m.faces[i];
@@ -257,14 +242,10 @@ static enum psg_result render_faces(struct tree *t, struct tnode self, struct bu
 	return PSG_OK;
 }
 
-static enum psg_result render_materials(struct tree *t, struct tnode self, struct buf *out)
+static enum psg_result render_materials(const struct psk_full *f, struct tnode self,
+					struct buf *out)
 {
 	(void)self;
-	enum psg_result fr_;
-	struct psk_full *f = full(t, &fr_);
-
-	if (!f)
-		return fr_;
 	buf_puts(out, "index\tname\ttexture_index\tpoly_flags\taux_material\taux_flags\tlod_bias\t"
 		      "lod_style\n");
 	for (size_t i = 0; i < f->m.n_materials; i++) {
@@ -278,14 +259,9 @@ static enum psg_result render_materials(struct tree *t, struct tnode self, struc
 	return PSG_OK;
 }
 
-static enum psg_result render_weights(struct tree *t, struct tnode self, struct buf *out)
+static enum psg_result render_weights(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	(void)self;
-	enum psg_result fr_;
-	struct psk_full *f = full(t, &fr_);
-
-	if (!f)
-		return fr_;
 	buf_puts(out, "point\tbone\tname\tweight\n");
 	for (size_t i = 0; i < f->m.n_weights; i++) {
 		const struct psk_weight *w = &f->m.weights[i];
@@ -300,26 +276,16 @@ static enum psg_result render_weights(struct tree *t, struct tnode self, struct 
 	return PSG_OK;
 }
 
-static enum psg_result render_normals(struct tree *t, struct tnode self, struct buf *out)
+static enum psg_result render_normals(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	(void)self;
-	enum psg_result fr_;
-	struct psk_full *f = full(t, &fr_);
-
-	if (!f)
-		return fr_;
 	points_tsv(f->m.normals, f->m.n_normals, out);
 	return PSG_OK;
 }
 
-static enum psg_result render_colors(struct tree *t, struct tnode self, struct buf *out)
+static enum psg_result render_colors(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	(void)self;
-	enum psg_result fr_;
-	struct psk_full *f = full(t, &fr_);
-
-	if (!f)
-		return fr_;
 	buf_puts(out, "wedge\tr\tg\tb\ta\n");
 	for (size_t i = 0; i < f->m.n_colors; i++) {
 		const struct psk_color *c = &f->m.colors[i];
@@ -329,63 +295,40 @@ static enum psg_result render_colors(struct tree *t, struct tnode self, struct b
 	return PSG_OK;
 }
 
-static enum psg_result render_uv(struct tree *t, struct tnode self, struct buf *out)
+static enum psg_result render_uv(const struct psk_full *f, struct tnode self, struct buf *out)
 {
-	enum psg_result r = PSG_OK;
-
-	enum psg_result fr_;
-	struct psk_full *f = full(t, &fr_);
-
-	if (!f)
-		return fr_;
-	if (self.a >= PSK_MAX_EXTRA_UVS || !f->m.extra_uvs[self.a]) {
-		r = PSG_ERR_NOENT;
-	} else {
-		buf_puts(out, "wedge\tu\tv\n");
-		for (size_t i = 0; i < f->m.n_extra_uvs[self.a]; i++) {
-			buf_printf(out, "%zu", i);
-			actorx_vec(out, &f->m.extra_uvs[self.a][i].u, 2);
-			buf_putc(out, '\n');
-		}
+	if (self.a >= PSK_MAX_EXTRA_UVS || !f->m.extra_uvs[self.a])
+		return PSG_ERR_NOENT;
+	buf_puts(out, "wedge\tu\tv\n");
+	for (size_t i = 0; i < f->m.n_extra_uvs[self.a]; i++) {
+		buf_printf(out, "%zu", i);
+		actorx_vec(out, &f->m.extra_uvs[self.a][i].u, 2);
+		buf_putc(out, '\n');
 	}
-	return r;
+	return PSG_OK;
 }
 
-static enum psg_result render_morph(struct tree *t, struct tnode self, struct buf *out)
+static enum psg_result render_morph(const struct psk_full *f, struct tnode self, struct buf *out)
 {
-	enum psg_result r = PSG_OK;
+	if (self.a >= f->m.n_morphs)
+		return PSG_ERR_NOENT;
+	const struct psk_morph *mo = &f->m.morphs[self.a];
 
-	enum psg_result fr_;
-	struct psk_full *f = full(t, &fr_);
+	buf_puts(out, "delta\tpoint\tdx\tdy\tdz\ttx\tty\ttz\n");
+	for (size_t i = 0; i < mo->n_deltas && mo->first_delta + i < f->m.n_deltas; i++) {
+		const struct psk_morph_delta *d = &f->m.deltas[mo->first_delta + i];
 
-	if (!f)
-		return fr_;
-	if (self.a >= f->m.n_morphs) {
-		r = PSG_ERR_NOENT;
-	} else {
-		const struct psk_morph *mo = &f->m.morphs[self.a];
-
-		buf_puts(out, "delta\tpoint\tdx\tdy\tdz\ttx\tty\ttz\n");
-		for (size_t i = 0; i < mo->n_deltas && mo->first_delta + i < f->m.n_deltas; i++) {
-			const struct psk_morph_delta *d = &f->m.deltas[mo->first_delta + i];
-
-			buf_printf(out, "%zu\t%d", i, d->point);
-			actorx_vec(out, d->pos, 3);
-			actorx_vec(out, d->tangent_z, 3);
-			buf_putc(out, '\n');
-		}
+		buf_printf(out, "%zu\t%d", i, d->point);
+		actorx_vec(out, d->pos, 3);
+		actorx_vec(out, d->tangent_z, 3);
+		buf_putc(out, '\n');
 	}
-	return r;
+	return PSG_OK;
 }
 
-static enum psg_result render_sockets(struct tree *t, struct tnode self, struct buf *out)
+static enum psg_result render_sockets(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	(void)self;
-	enum psg_result fr_;
-	struct psk_full *f = full(t, &fr_);
-
-	if (!f)
-		return fr_;
 	buf_puts(out, "index\tname\tbone\tx\ty\tz\tpitch\tyaw\troll\tsx\tsy\tsz\n");
 	for (size_t i = 0; i < f->m.n_sockets; i++) {
 		const struct psk_socket *s = &f->m.sockets[i];
@@ -400,6 +343,28 @@ static enum psg_result render_sockets(struct tree *t, struct tnode self, struct 
 		buf_putc(out, '\n');
 	}
 	return PSG_OK;
+}
+
+/* Files rendered from the decoded mesh alone, by kind; one lookup serves them all. */
+typedef enum psg_result (*mesh_render_fn)(const struct psk_full *f, struct tnode self,
+					  struct buf *out);
+static const mesh_render_fn mesh_renders[K_COUNT] = {
+    [K_POINTS] = render_points,	      [K_WEDGES] = render_wedges,   [K_FACES] = render_faces,
+    [K_MATERIALS] = render_materials, [K_WEIGHTS] = render_weights, [K_NORMALS] = render_normals,
+    [K_COLORS] = render_colors,	      [K_UV] = render_uv,	    [K_MORPH] = render_morph,
+    [K_SOCKETS] = render_sockets,
+};
+
+static enum psg_result render_mesh(struct tree *t, struct tnode self, struct buf *out)
+{
+	enum psg_result r;
+	const struct psk_full *f = full(t, &r);
+
+	if (!f)
+		return r;
+	if (self.kind >= K_COUNT || !mesh_renders[self.kind])
+		return PSG_ERR_NOENT;
+	return mesh_renders[self.kind](f, self, out);
 }
 
 static enum tree_open_fail psk_mount(struct tree *t, char *why, size_t whylen)
@@ -418,18 +383,18 @@ static const struct tree_kind psk_kinds[K_COUNT] = {
     [AX_K_NAMES] = {"names.txt", false, NULL, actorx_render_names, NULL},
     [AX_K_BONES] = {"bones", true, actorx_list_bones_dir, NULL, NULL},
     [AX_K_BONE] = {"bone", false, NULL, actorx_render_bone, NULL},
-    [K_POINTS] = {"points", false, NULL, render_points, NULL},
-    [K_WEDGES] = {"wedges", false, NULL, render_wedges, NULL},
-    [K_FACES] = {"faces", false, NULL, render_faces, NULL},
-    [K_MATERIALS] = {"materials", false, NULL, render_materials, NULL},
-    [K_WEIGHTS] = {"weights", false, NULL, render_weights, NULL},
-    [K_NORMALS] = {"normals", false, NULL, render_normals, NULL},
-    [K_COLORS] = {"colors", false, NULL, render_colors, NULL},
+    [K_POINTS] = {"points", false, NULL, render_mesh, NULL},
+    [K_WEDGES] = {"wedges", false, NULL, render_mesh, NULL},
+    [K_FACES] = {"faces", false, NULL, render_mesh, NULL},
+    [K_MATERIALS] = {"materials", false, NULL, render_mesh, NULL},
+    [K_WEIGHTS] = {"weights", false, NULL, render_mesh, NULL},
+    [K_NORMALS] = {"normals", false, NULL, render_mesh, NULL},
+    [K_COLORS] = {"colors", false, NULL, render_mesh, NULL},
     [K_UVS] = {"uvs", true, list_uvs, NULL, NULL},
-    [K_UV] = {"uv", false, NULL, render_uv, NULL},
+    [K_UV] = {"uv", false, NULL, render_mesh, NULL},
     [K_MORPHS] = {"morphs", true, list_morphs, NULL, NULL},
-    [K_MORPH] = {"morph", false, NULL, render_morph, NULL},
-    [K_SOCKETS] = {"sockets", false, NULL, render_sockets, NULL},
+    [K_MORPH] = {"morph", false, NULL, render_mesh, NULL},
+    [K_SOCKETS] = {"sockets", false, NULL, render_mesh, NULL},
 };
 
 const struct tree_format tree_format_psk = {
