@@ -101,25 +101,25 @@ struct arena {
 };
 
 /*
- * Parse header, sections, subreference records and dictionary. PSG_ERR_FORMAT: not an RW4
- * arena. PSG_ERR_CORRUPT: header or dictionary cannot be trusted (mount must refuse). Per-object
+ * Parse header, sections, subreference records and dictionary. RC_FORMAT: not an RW4
+ * arena. RC_CORRUPT: header or dictionary cannot be trusted (mount must refuse). Per-object
  * problems (out of bounds, bad type index, misalignment) are diag lines, not failures.
  * Allocations are capped by what the file could hold.
  */
-enum psg_result arena_open(const struct src *s, struct arena *a, struct diag *diag);
+enum rc arena_open(const struct src *s, struct arena *a, struct diag *diag);
 void arena_free(struct arena *a);
 
-/* Read object i's bytes into a fresh buffer; PSG_ERR_BOUNDS if not readable. */
-enum psg_result arena_read_object(const struct src *s, const struct arena *a, uint32_t i,
-				  uint8_t **out, size_t *len);
+/* Read object i's bytes into a fresh buffer; RC_BOUNDS if not readable. */
+enum rc arena_read_object(const struct src *s, const struct arena *a, uint32_t i, uint8_t **out,
+			  size_t *len);
 
 /*
  * Resolve a stored reference value (spec §5): v>>22 == 0 is a dictionary index (0 = null),
  * == 2 a subreference record. On success *obj is the target dictionary index and *off the byte
- * offset inside it. PSG_ERR_NOENT for null, PSG_ERR_BOUNDS for dangling, PSG_ERR_UNSUPPORTED
+ * offset inside it. RC_NOENT for null, RC_BOUNDS for dangling, RC_UNSUPPORTED
  * for other kinds.
  */
-enum psg_result arena_resolve_ref(const struct arena *a, uint32_t v, uint32_t *obj, uint32_t *off);
+enum rc arena_resolve_ref(const struct arena *a, uint32_t v, uint32_t *obj, uint32_t *off);
 
 /* First dictionary index with this type id, or UINT32_MAX. */
 uint32_t arena_find_type(const struct arena *a, uint32_t type_id);

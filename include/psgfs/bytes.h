@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* True when [off, off+len) lies inside a buffer of `size` bytes. Never overflows. */
-static inline bool rng_ok(uint64_t size, uint64_t off, uint64_t len)
+static inline bool span_ok(uint64_t size, uint64_t off, uint64_t len)
 {
 	return off <= size && len <= size - off;
 }

@@ -50,7 +50,7 @@ uint32_t psgb_add_base_resource_fn(struct psg_builder *b, uint32_t align, uint64
 uint32_t psgb_add_subref(struct psg_builder *b, uint32_t object, uint32_t offset);
 /* Declare that the big-endian u32 at `offset` inside object `idx` holds a dictionary index,
  * so a shuffled dictionary can renumber it (values 0 and subreference values are left alone).
- * psgb_finish fails with PSG_ERR_INVAL if the field is not inside a main-memory object. */
+ * psgb_finish fails with RC_INVAL if the field is not inside a main-memory object. */
 void psgb_ref(struct psg_builder *b, uint32_t idx, uint32_t offset);
 /* RD[5].alignment (0x10 meshes, 0x80 textures, 1 when no GPU data). Default: 0x10. */
 void psgb_set_gpu_align(struct psg_builder *b, uint32_t align);
@@ -74,28 +74,28 @@ uint64_t fnv1a64(const void *p, size_t n);
  * shuffle_seed != 0 permutes dictionary rows (not the object bytes' order in the file) and
  * renumbers every declared reference and subreference record; row 0 never holds a reference
  * target (0 reads as null). rec (optional) receives the final per-row record. The builder is
- * consumed either way. Errors: PSG_ERR_INVAL for an unfilled reserved slot, a type missing
+ * consumed either way. Errors: RC_INVAL for an unfilled reserved slot, a type missing
  * from the registry, a subreference to a missing object or a bad psgb_ref;
- * PSG_ERR_UNSUPPORTED past 4 GiB; PSG_ERR_NOMEM. Counting-mode out works (record hashes of
+ * RC_UNSUPPORTED past 4 GiB; RC_NOMEM. Counting-mode out works (record hashes of
  * lazy base resources are then 0).
  */
-enum psg_result psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *out,
-			    struct psg_gen_record *rec);
+enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *out,
+		    struct psg_gen_record *rec);
 
 /*
  * The static sky model of spec §11/§12: 12 objects, 1 bone "skyboxSphere", 1 mesh of 4
  * islands (285 indices each), 230 vertices F32x3 + S1x2 (stride 16), 1140 u16 indices.
  * shuffle_seed as for psgb_finish (0 = the real dictionary order).
  */
-enum psg_result gen_psg_sky(uint64_t shuffle_seed, struct buf *out, struct psg_gen_record *rec);
+enum rc gen_psg_sky(uint64_t shuffle_seed, struct buf *out, struct psg_gen_record *rec);
 
 /*
- * A model arena of roughly target_bytes (64 KiB .. 3 GiB; PSG_ERR_INVAL outside) made of many
+ * A model arena of roughly target_bytes (64 KiB .. 3 GiB; RC_INVAL outside) made of many
  * static grid meshes (7 objects each, vertex/index data in base resources produced while the
  * arena is written), one RenderModelData, material, instance and TOC. Deterministic in seed.
  * Works in counting mode (out from buf_init_count) to learn the size without memory.
  */
-enum psg_result gen_psg_sized(uint64_t target_bytes, uint64_t seed, struct buf *out,
-			      struct psg_gen_record *rec);
+enum rc gen_psg_sized(uint64_t target_bytes, uint64_t seed, struct buf *out,
+		      struct psg_gen_record *rec);
 
 #endif

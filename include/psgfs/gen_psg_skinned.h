@@ -80,9 +80,9 @@ struct gen_skinned_truth {
 	struct gen_skinned_mesh_truth *mesh;
 };
 
-/* truth may be NULL. PSG_ERR_INVAL for impossible options, PSG_ERR_NOMEM. */
-enum psg_result gen_psg_skinned(const struct gen_skinned_opts *o, struct buf *out,
-				struct gen_skinned_truth *truth);
+/* truth may be NULL. RC_INVAL for impossible options, RC_NOMEM. */
+enum rc gen_psg_skinned(const struct gen_skinned_opts *o, struct buf *out,
+			struct gen_skinned_truth *truth);
 void gen_skinned_truth_free(struct gen_skinned_truth *t);
 
 #endif

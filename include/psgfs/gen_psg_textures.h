@@ -61,8 +61,8 @@ struct gen_tex_truth {
 const struct gen_tex_spec *gen_tex_default_specs(size_t *n);
 
 /* Build the arena into out. rec and truth are optional. */
-enum psg_result gen_psg_textures(const struct gen_tex_opts *o, struct buf *out,
-				 struct psg_gen_record *rec, struct gen_tex_truth *truth);
+enum rc gen_psg_textures(const struct gen_tex_opts *o, struct buf *out, struct psg_gen_record *rec,
+			 struct gen_tex_truth *truth);
 void gen_tex_truth_free(struct gen_tex_truth *t);
 
 /* The 40-byte Texture object (big-endian) the generator writes for a spec (m_buffer given). */

@@ -48,12 +48,12 @@ struct gen_psa_opts {
 void gen_psk_opts_default(struct gen_psk_opts *o, uint64_t seed);
 void gen_psa_opts_default(struct gen_psa_opts *o, uint64_t seed);
 
-/* Build the mesh in memory (free with psk_mesh_free). PSG_ERR_INVAL for impossible options. */
-enum psg_result gen_psk_mesh(const struct gen_psk_opts *o, struct psk_mesh *out);
-enum psg_result gen_psa_anim(const struct gen_psa_opts *o, struct psa_anim *out);
+/* Build the mesh in memory (free with psk_mesh_free). RC_INVAL for impossible options. */
+enum rc gen_psk_mesh(const struct gen_psk_opts *o, struct psk_mesh *out);
+enum rc gen_psa_anim(const struct gen_psa_opts *o, struct psa_anim *out);
 
 /* Build and write through psk_write / psa_write. */
-enum psg_result gen_psk_file(const struct gen_psk_opts *o, struct buf *out);
-enum psg_result gen_psa_file(const struct gen_psa_opts *o, struct buf *out);
+enum rc gen_psk_file(const struct gen_psk_opts *o, struct buf *out);
+enum rc gen_psa_file(const struct gen_psa_opts *o, struct buf *out);
 
 #endif

@@ -41,11 +41,11 @@ struct psk_chunks {
 };
 
 /*
- * Read only the chunk headers. PSG_ERR_FORMAT when the first chunk is not ACTRHEAD/ANIMHEAD;
- * PSG_ERR_CORRUPT when nothing past the head can be trusted. A truncated last chunk is kept
+ * Read only the chunk headers. RC_FORMAT when the first chunk is not ACTRHEAD/ANIMHEAD;
+ * RC_CORRUPT when nothing past the head can be trusted. A truncated last chunk is kept
  * (flagged) and reported to diag. The number of chunks is bounded by size/32.
  */
-enum psg_result psk_scan(const struct src *s, struct psk_chunks *out, struct diag *diag);
+enum rc psk_scan(const struct src *s, struct psk_chunks *out, struct diag *diag);
 void psk_chunks_free(struct psk_chunks *c);
 
 struct psk_point {
@@ -142,17 +142,17 @@ struct psk_mesh {
  * Decode a whole PSK/PSKX from memory in any chunk order; record-size mismatches, indices out
  * of range, truncation and unknown chunks are reported to diag (problems, not failures): a
  * chunk whose records cannot be trusted is skipped and the rest still decodes. Fails only when
- * the buffer is not a PSK at all (PSG_ERR_FORMAT) or memory runs out.
+ * the buffer is not a PSK at all (RC_FORMAT) or memory runs out.
  * Policy: a chunk with records whose DataSize is not the expected record size is skipped
  * whole (no prefix reads; count-0 chunks may have any DataSize); of two chunks filling the
  * same slot the first wins; aliases REFSKEL0, RAWW0000, EXTRAUV%d, VTXW3200 (16-byte records).
  */
-enum psg_result psk_read(const uint8_t *p, size_t size, struct psk_mesh *out, struct diag *diag);
+enum rc psk_read(const uint8_t *p, size_t size, struct psk_mesh *out, struct diag *diag);
 void psk_mesh_free(struct psk_mesh *m);
 
 /* Writer profile of spec §12: FACE0000 when wedges <= 65536, else FACE3200 (caller names
  * the file .pskx, see psk_needs_pskx). Writes every non-empty optional chunk. */
-enum psg_result psk_write(const struct psk_mesh *m, struct buf *out);
+enum rc psk_write(const struct psk_mesh *m, struct buf *out);
 bool psk_needs_pskx(const struct psk_mesh *m);
 
 struct psa_sequence {
@@ -197,7 +197,7 @@ struct psa_anim {
 /* Decode a PSA from memory; same error policy as psk_read. FirstRawFrame repair (spec §7.2):
  * when sequence 0 has NumRawFrames > 0 and FirstRawFrame == NumRawFrames, all offsets are
  * recomputed cumulatively. */
-enum psg_result psa_read(const uint8_t *p, size_t size, struct psa_anim *out, struct diag *diag);
+enum rc psa_read(const uint8_t *p, size_t size, struct psa_anim *out, struct diag *diag);
 void psa_anim_free(struct psa_anim *a);
 
 /* Key of (sequence, frame, bone), frame-major; NULL when out of range or missing. */
@@ -206,9 +206,9 @@ const struct psa_scale_key *psa_scale_key_at(const struct psa_anim *a, size_t se
 					     size_t bone);
 
 /* Whole PSA, strict order ANIMHEAD BONENAMES ANIMINFO ANIMKEYS [SCALEKEYS] (spec §7.4, §12). */
-enum psg_result psa_write(const struct psa_anim *a, struct buf *out);
+enum rc psa_write(const struct psa_anim *a, struct buf *out);
 /* One sequence as a standalone PSA: FirstRawFrame 0, KeyQuotum = frames*bones, SCALEKEYS
  * always written (empty when the sequence has none). */
-enum psg_result psa_write_sequence(const struct psa_anim *a, size_t seq, struct buf *out);
+enum rc psa_write_sequence(const struct psa_anim *a, size_t seq, struct buf *out);
 
 #endif

@@ -97,31 +97,31 @@ struct skate_vdes {
 	bool has_trailer;
 	uint16_t stride; /* stream stride (of the first element) */
 };
-/* idx only names the object in diag lines. PSG_ERR_CORRUPT when the 16-byte header is
+/* idx only names the object in diag lines. RC_CORRUPT when the 16-byte header is
  * missing; elements that do not fit the stride are kept with usable = false (+ diag). */
-enum psg_result skate_vdes_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_vdes *out,
-				 struct diag *d);
+enum rc skate_vdes_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_vdes *out,
+			 struct diag *d);
 
 struct skate_vb {
 	uint32_t buffer, offset, buffer_size;
 	uint8_t location, lock_flags;
 	uint16_t pad0;
 };
-enum psg_result skate_vb_parse(const uint8_t *p, size_t n, struct skate_vb *out);
+enum rc skate_vb_parse(const uint8_t *p, size_t n, struct skate_vb *out);
 
 struct skate_ib {
 	uint32_t buffer, offset, num_indices, stride;
 	uint8_t index_type, location, type, lock_flags;
 };
-enum psg_result skate_ib_parse(const uint8_t *p, size_t n, struct skate_ib *out);
+enum rc skate_ib_parse(const uint8_t *p, size_t n, struct skate_ib *out);
 
 struct skate_mesh_helper {
 	uint32_t n_ib, n_vb;
 	uint32_t *refs; /* IB refs then VB refs, as many as the object holds */
 	uint32_t n_refs;
 };
-enum psg_result skate_mesh_helper_parse(const uint8_t *p, size_t n, uint32_t idx,
-					struct skate_mesh_helper *out, struct diag *d);
+enum rc skate_mesh_helper_parse(const uint8_t *p, size_t n, uint32_t idx,
+				struct skate_mesh_helper *out, struct diag *d);
 void skate_mesh_helper_free(struct skate_mesh_helper *m);
 
 /* PS3 DrawIndexedParameters (12 bytes). */
@@ -141,9 +141,9 @@ struct skate_optimesh {
 	uint16_t *remap; /* from +0x4C / +0x48, capped by the object */
 	uint32_t n_remap;
 };
-/* PSG_ERR_CORRUPT when the 0x60-byte header is missing. */
-enum psg_result skate_optimesh_parse(const uint8_t *p, size_t n, uint32_t idx,
-				     struct skate_optimesh *out, struct diag *d);
+/* RC_CORRUPT when the 0x60-byte header is missing. */
+enum rc skate_optimesh_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_optimesh *out,
+			     struct diag *d);
 void skate_optimesh_free(struct skate_optimesh *m);
 
 struct skate_model_mesh {
@@ -164,9 +164,9 @@ struct skate_model {
 	float (*areas)[4]; /* island areas present */
 	uint32_t n_areas;
 };
-/* PSG_ERR_CORRUPT when the 0x40-byte header is missing. */
-enum psg_result skate_model_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_model *out,
-				  struct diag *d);
+/* RC_CORRUPT when the 0x40-byte header is missing. */
+enum rc skate_model_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_model *out,
+			  struct diag *d);
 void skate_model_free(struct skate_model *m);
 
 /* ---- skeleton math (row-major, row-vector matrices as stored) ---- */
@@ -247,12 +247,11 @@ struct skate_scene {
  * dictionary order, meshes from every model's mesh table (model order, table order), then every
  * RenderOptiMeshData no model lists. hierarchy_tsv: NULL or the text of "bone<TAB>parent" rows
  * by name (header line optional; empty parent, "-", "-1" or "none" = root); unknown names and
- * cycles are reported and fall back to bone 0. PSG_ERR_UNSUPPORTED for non-PS3 arenas,
- * PSG_ERR_NOMEM; broken pieces are diag lines, never failures.
+ * cycles are reported and fall back to bone 0. RC_UNSUPPORTED for non-PS3 arenas,
+ * RC_NOMEM; broken pieces are diag lines, never failures.
  */
-enum psg_result skate_scene_load(const struct src *s, const struct arena *a,
-				 const char *hierarchy_tsv, struct skate_scene **out,
-				 struct diag *diag);
+enum rc skate_scene_load(const struct src *s, const struct arena *a, const char *hierarchy_tsv,
+			 struct skate_scene **out, struct diag *diag);
 void skate_scene_free(struct skate_scene *sc);
 size_t skate_scene_bytes(const struct skate_scene *sc);
 static inline uint32_t skate_scene_bone_count(const struct skate_scene *sc)
@@ -297,11 +296,10 @@ struct skate_mesh_data {
  * dropped); three weights with four indices give the fourth 1 - sum (inferred D3D/RW style).
  * Static meshes (no INDICES/WEIGHTS) get weight 1 on palette[0], else bone 0. Indices past the
  * vertex count drop their triangle (diag); islands past numIndices are clamped (diag).
- * PSG_ERR_CORRUPT when the mesh is not ok, PSG_ERR_IO, PSG_ERR_NOMEM.
+ * RC_CORRUPT when the mesh is not ok, RC_IO, RC_NOMEM.
  */
-enum psg_result skate_mesh_decode(const struct src *s, const struct arena *a,
-				  const struct skate_scene *sc, size_t mesh,
-				  struct skate_mesh_data **out, struct diag *diag);
+enum rc skate_mesh_decode(const struct src *s, const struct arena *a, const struct skate_scene *sc,
+			  size_t mesh, struct skate_mesh_data **out, struct diag *diag);
 void skate_mesh_data_free(struct skate_mesh_data *md);
 size_t skate_mesh_data_bytes(const struct skate_mesh_data *md);
 
@@ -311,25 +309,25 @@ size_t skate_mesh_data_bytes(const struct skate_mesh_data *md);
 void skate_bone_file_name(const struct skate_scene *sc, uint32_t bone, char out[80]);
 
 /* skeleton/bones.tsv: index name parent tx ty tz qx qy qz qw (bind pose, model space). */
-enum psg_result skate_text_bones(const struct skate_scene *sc, struct buf *out);
+enum rc skate_text_bones(const struct skate_scene *sc, struct buf *out);
 /* skeleton/names.txt: one name per line. */
-enum psg_result skate_text_bone_names(const struct skate_scene *sc, struct buf *out);
+enum rc skate_text_bone_names(const struct skate_scene *sc, struct buf *out);
 /* skeleton/inverse_bind.tsv: index name m00 .. m33 (row-major as stored). */
-enum psg_result skate_text_inverse_bind(const struct skate_scene *sc, struct buf *out);
-/* skeleton/bones/NNN.name.txt. PSG_ERR_NOENT for a bad index. */
-enum psg_result skate_text_bone(const struct skate_scene *sc, uint32_t bone, struct buf *out);
+enum rc skate_text_inverse_bind(const struct skate_scene *sc, struct buf *out);
+/* skeleton/bones/NNN.name.txt. RC_NOENT for a bad index. */
+enum rc skate_text_bone(const struct skate_scene *sc, uint32_t bone, struct buf *out);
 /* meshes/NN/descriptor.txt, palette.tsv (slot bone name), islands.tsv
- * (island start count primitive). PSG_ERR_NOENT for a bad mesh index. */
-enum psg_result skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out);
-enum psg_result skate_text_palette(const struct skate_scene *sc, size_t mesh, struct buf *out);
-enum psg_result skate_text_islands(const struct skate_scene *sc, size_t mesh, struct buf *out);
+ * (island start count primitive). RC_NOENT for a bad mesh index. */
+enum rc skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out);
+enum rc skate_text_palette(const struct skate_scene *sc, size_t mesh, struct buf *out);
+enum rc skate_text_islands(const struct skate_scene *sc, size_t mesh, struct buf *out);
 /* From skate_mesh_decode output: vertices.tsv (vertex + one column per component: px py pz,
  * nx ny nz, u0 v0, r g b a, w0.., i0.., tx.., bx.., ...), triangles.tsv (triangle a b c
  * island), skin.tsv (vertex bone name weight). */
-enum psg_result skate_text_vertices(const struct skate_mesh_data *md, struct buf *out);
-enum psg_result skate_text_triangles(const struct skate_mesh_data *md, struct buf *out);
-enum psg_result skate_text_skin(const struct skate_scene *sc, const struct skate_mesh_data *md,
-				struct buf *out);
+enum rc skate_text_vertices(const struct skate_mesh_data *md, struct buf *out);
+enum rc skate_text_triangles(const struct skate_mesh_data *md, struct buf *out);
+enum rc skate_text_skin(const struct skate_scene *sc, const struct skate_mesh_data *md,
+			struct buf *out);
 /* info.txt lines: bones, hierarchy source, meshes, vertices, triangles, problems. */
 void skate_scene_summary(const struct skate_scene *sc, struct buf *out);
 
@@ -338,11 +336,11 @@ bool skate_mesh_object_has_text(uint32_t type_id);
 /*
  * Decoded view of one RenderModelData, RenderOptiMeshData, VertexDescriptor, VertexBuffer,
  * IndexBuffer or MeshHelper: every field by name, references as "-> NNNN.TypeName" (+0xOFF for
- * subreferences). PSG_ERR_UNSUPPORTED for other types, PSG_ERR_BOUNDS for a bad index or an
- * unreadable object, PSG_ERR_CORRUPT when the object is broken.
+ * subreferences). RC_UNSUPPORTED for other types, RC_BOUNDS for a bad index or an
+ * unreadable object, RC_CORRUPT when the object is broken.
  */
-enum psg_result skate_mesh_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-				       struct buf *out);
+enum rc skate_mesh_object_text(const struct src *s, const struct arena *a, uint32_t idx,
+			       struct buf *out);
 
 /* ---- export ---- */
 
@@ -355,8 +353,7 @@ enum psg_result skate_mesh_object_text(const struct src *s, const struct arena *
  * normalised, sorted by point). A scene without bones gets one identity bone "root".
  * *is_pskx: more than 65536 wedges (FACE3200; name the file .pskx).
  */
-enum psg_result skate_export_psk(const struct src *s, const struct arena *a,
-				 const struct skate_scene *sc, bool zup, struct buf *out,
-				 bool *is_pskx);
+enum rc skate_export_psk(const struct src *s, const struct arena *a, const struct skate_scene *sc,
+			 bool zup, struct buf *out, bool *is_pskx);
 
 #endif

@@ -8,7 +8,7 @@
  * the arena's endianness, never trust a count or offset (counts are capped by the object size),
  * and report problems as diag lines "object N (Type): ...". Pointers inside decoded structs
  * (struct skate_str.p) point into the caller's object buffer and live as long as it does.
- * Decoders return PSG_ERR_CORRUPT only when the fixed header itself is unreadable; anything
+ * Decoders return RC_CORRUPT only when the fixed header itself is unreadable; anything
  * decodable after that is decoded and the rest reported.
  */
 #ifndef PSGFS_SKATE_OBJECTS_H
@@ -35,9 +35,9 @@ struct skate_str {
 /* A stored reference value (spec §5) and what arena_resolve_ref made of it. */
 struct skate_ref {
 	uint32_t raw;
-	enum psg_result res; /* PSG_OK, PSG_ERR_NOENT (null), _BOUNDS (dangling), _UNSUPPORTED */
-	uint32_t obj, off;   /* target dictionary index and byte offset inside it (res == OK) */
-	bool sub;	     /* raw >> 22 == 2: a subreference record */
+	enum rc res;	   /* RC_OK, RC_NOENT (null), _BOUNDS (dangling), _UNSUPPORTED */
+	uint32_t obj, off; /* target dictionary index and byte offset inside it (res == OK) */
+	bool sub;	   /* raw >> 22 == 2: a subreference record */
 };
 
 /* §8.1 VersionData: {version, revision} then extra bytes (8 zero bytes in model PSGs). */
@@ -138,19 +138,19 @@ struct skate_ref skate_ref_get(const struct arena *a, uint32_t raw);
 
 /*
  * Decoders. a: the open arena (endianness, reference resolution); idx: the object's dictionary
- * index (for messages); p/len: its bytes. PSG_ERR_CORRUPT when the fixed header is unreadable
- * (the out struct is then empty and needs no free), PSG_ERR_NOMEM on allocation failure.
+ * index (for messages); p/len: its bytes. RC_CORRUPT when the fixed header is unreadable
+ * (the out struct is then empty and needs no free), RC_NOMEM on allocation failure.
  */
-enum psg_result skate_version_decode(const struct arena *a, uint32_t idx, const uint8_t *p,
-				     size_t len, struct skate_version *out, struct diag *d);
-enum psg_result skate_toc_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
-				 struct skate_toc *out, struct diag *d);
+enum rc skate_version_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			     struct skate_version *out, struct diag *d);
+enum rc skate_toc_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			 struct skate_toc *out, struct diag *d);
 void skate_toc_free(struct skate_toc *t);
-enum psg_result skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
-				 struct skate_rmd *out, struct diag *d);
+enum rc skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			 struct skate_rmd *out, struct diag *d);
 void skate_rmd_free(struct skate_rmd *m);
-enum psg_result skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t *p,
-				      size_t len, struct skate_instance_data *out, struct diag *d);
+enum rc skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			      struct skate_instance_data *out, struct diag *d);
 void skate_instance_free(struct skate_instance_data *m);
 
 /*
@@ -167,8 +167,8 @@ struct skate_toc_item {
 	uint32_t object, offset;
 	uint32_t toc; /* dictionary index of the TableOfContents it came from */
 };
-enum psg_result skate_toc_entries(const struct src *s, const struct arena *a,
-				  struct skate_toc_item **out, size_t *n, struct diag *d);
+enum rc skate_toc_entries(const struct src *s, const struct arena *a, struct skate_toc_item **out,
+			  size_t *n, struct diag *d);
 void skate_toc_items_free(struct skate_toc_item *v, size_t n);
 
 /* --- text renderers (src/tree/psg_text_arena.c); output is deterministic --- */
@@ -178,29 +178,26 @@ void psg_obj_label(const struct arena *a, uint32_t i, struct buf *out);
 /* Name of descriptor k for the arena's platform ("MAINMEMORY", ...), "RD<k>" when unknown. */
 const char *psg_rd_name(enum rw_platform plat, unsigned k);
 
-enum psg_result psg_render_header_txt(const struct src *s, const struct arena *a, struct buf *out);
-enum psg_result psg_render_dictionary_tsv(const struct src *s, const struct arena *a,
-					  struct buf *out);
-enum psg_result psg_render_types_tsv(const struct src *s, const struct arena *a, struct buf *out);
-enum psg_result psg_render_subrefs_tsv(const struct src *s, const struct arena *a, struct buf *out);
-enum psg_result psg_render_external_arenas_tsv(const struct src *s, const struct arena *a,
-					       struct buf *out);
-enum psg_result psg_render_toc_tsv(const struct src *s, const struct arena *a, struct buf *out,
-				   struct diag *d);
+enum rc psg_render_header_txt(const struct src *s, const struct arena *a, struct buf *out);
+enum rc psg_render_dictionary_tsv(const struct src *s, const struct arena *a, struct buf *out);
+enum rc psg_render_types_tsv(const struct src *s, const struct arena *a, struct buf *out);
+enum rc psg_render_subrefs_tsv(const struct src *s, const struct arena *a, struct buf *out);
+enum rc psg_render_external_arenas_tsv(const struct src *s, const struct arena *a, struct buf *out);
+enum rc psg_render_toc_tsv(const struct src *s, const struct arena *a, struct buf *out,
+			   struct diag *d);
 /* PSG lines of info.txt (no trailing summary of problems; the lead adds those). */
-enum psg_result psg_render_info_summary(const struct src *s, const struct arena *a,
-					struct buf *out);
+enum rc psg_render_info_summary(const struct src *s, const struct arena *a, struct buf *out);
 
 /* True when skate_object_text decodes objects of this type. */
 bool skate_object_has_text(uint32_t type_id);
 /*
  * Decoded view of object idx (VersionData, TableOfContents, RenderMaterialData, InstanceData,
- * BaseResource). PSG_ERR_UNSUPPORTED for other types, PSG_ERR_BOUNDS for a bad index or an
- * unreadable object, PSG_ERR_CORRUPT when it cannot be decoded at all (out gets nothing useful;
+ * BaseResource). RC_UNSUPPORTED for other types, RC_BOUNDS for a bad index or an
+ * unreadable object, RC_CORRUPT when it cannot be decoded at all (out gets nothing useful;
  * the caller should fail that file). Problems found are listed at the end of the text under
  * "problems:" and also appended to d (optional).
  */
-enum psg_result skate_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-				  struct buf *out, struct diag *d);
+enum rc skate_object_text(const struct src *s, const struct arena *a, uint32_t idx, struct buf *out,
+			  struct diag *d);
 
 #endif

@@ -17,7 +17,7 @@
  * - Texels are big-endian words on PS3; the canonical image holds them in the little-endian
  *   DDS layout. Formats most DDS readers cannot take are widened losslessly: G8B8, R6G5B5 and
  *   D8R8G8B8 become X8R8G8B8, R5G5B5A1 and D1R5G5B5 become A1R5G5B5.
- * - A base resource smaller than the layout is an error (PSG_ERR_CORRUPT); a larger one is a
+ * - A base resource smaller than the layout is an error (RC_CORRUPT); a larger one is a
  *   problem line and the extra bytes are ignored.
  */
 #ifndef PSGFS_TEXTURE_H
@@ -74,9 +74,9 @@ struct ps3_texture {
 	uint8_t format_copy;
 };
 
-/* Decode the fixed 40 bytes; PSG_ERR_TRUNCATED when len < 40. No validation. */
-enum psg_result ps3_texture_decode(const uint8_t *obj, size_t len, bool big_endian,
-				   struct ps3_texture *out);
+/* Decode the fixed 40 bytes; RC_TRUNCATED when len < 40. No validation. */
+enum rc ps3_texture_decode(const uint8_t *obj, size_t len, bool big_endian,
+			   struct ps3_texture *out);
 
 /* GCM name of a base format ("DXT1", "A8R8G8B8", ...) or NULL when unknown. */
 const char *gcm_format_name(uint8_t base_format);
@@ -119,26 +119,25 @@ struct tex_layout {
 };
 
 /*
- * Validate a decoded header and compute its layout. PSG_ERR_UNSUPPORTED for an unknown or
- * unconverted format or a 1D/3D texture, PSG_ERR_CORRUPT for zero sizes or too many mips.
+ * Validate a decoded header and compute its layout. RC_UNSUPPORTED for an unknown or
+ * unconverted format or a 1D/3D texture, RC_CORRUPT for zero sizes or too many mips.
  * why (optional) receives one line explaining a failure or a non-fatal oddity ("" if none).
  */
-enum psg_result tex_layout_get(const struct ps3_texture *t, struct tex_layout *l, char *why,
-			       size_t whylen);
+enum rc tex_layout_get(const struct ps3_texture *t, struct tex_layout *l, char *why, size_t whylen);
 
 /*
  * Load Texture object tex_idx: resolve m_buffer to its base resource, check the size, read and
  * convert to the canonical form. Problems go to diag as "object N (Texture): ...".
  */
-enum psg_result texture_load(const struct src *s, const struct arena *a, uint32_t tex_idx,
-			     struct texture_image **out, struct diag *diag);
+enum rc texture_load(const struct src *s, const struct arena *a, uint32_t tex_idx,
+		     struct texture_image **out, struct diag *diag);
 void texture_image_free(struct texture_image *t);
 /*
  * Every check texture_load makes (same result, same diag lines) without reading or converting
  * texels; *dds_size (optional) = exact size of the .dds texture_dds would write.
  */
-enum psg_result texture_check(const struct src *s, const struct arena *a, uint32_t tex_idx,
-			      uint64_t *dds_size, struct diag *diag);
+enum rc texture_check(const struct src *s, const struct arena *a, uint32_t tex_idx,
+		      uint64_t *dds_size, struct diag *diag);
 /* Byte size of the canonical payload (the DDS file minus its 128-byte header). */
 size_t texture_image_bytes(const struct texture_image *t);
 
@@ -148,21 +147,19 @@ bool texture_level(const struct texture_image *t, uint32_t face, uint32_t level,
 
 /* DDS file: 128-byte header + payload. */
 #define DDS_HEADER_BYTES 128u
-enum psg_result texture_dds(const struct texture_image *t, struct buf *out);
+enum rc texture_dds(const struct texture_image *t, struct buf *out);
 uint64_t texture_dds_size(const struct texture_image *t);
 
 /* RGBA8 pixels of (face 0, level 0), w*h*4 bytes, malloc'd. */
-enum psg_result texture_rgba(const struct texture_image *t, uint8_t **rgba, uint32_t *w,
-			     uint32_t *h);
+enum rc texture_rgba(const struct texture_image *t, uint8_t **rgba, uint32_t *w, uint32_t *h);
 /* True when the format can carry alpha (PNG is RGBA then, RGB otherwise). */
 bool texture_has_alpha(const struct texture_image *t);
 /* PNG of face 0, level 0; deterministic bytes. */
-enum psg_result texture_png(const struct texture_image *t, struct buf *out);
+enum rc texture_png(const struct texture_image *t, struct buf *out);
 
 /* RGBA8 (alpha true) or RGB8 (the alpha bytes are dropped) to PNG via libpng, compression 6,
  * no time or text chunks. rgba is w*h*4 bytes either way. */
-enum psg_result png_encode_rgba(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha,
-				struct buf *out);
+enum rc pngw_encode_rgba(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, struct buf *out);
 
 /* DXT block decoders: 16 pixels RGBA8, row-major, into out[64]. dxt1_block: a colour block;
  * four_colour forces the 4-colour mode (DXT3/5 colour blocks). */
@@ -186,8 +183,7 @@ void gcm_swizzle(const uint8_t *src, uint8_t *dst, unsigned lw, unsigned lh, uin
  * sanitised by name_component; otherwise "NNNN.Texture". Duplicates get ".NNNN" appended.
  * Free with texture_names_free.
  */
-enum psg_result texture_names(const struct src *s, const struct arena *a, char ***names,
-			      struct diag *diag);
+enum rc texture_names(const struct src *s, const struct arena *a, char ***names, struct diag *diag);
 void texture_names_free(char **names, uint32_t n);
 
 /* --- text renderers (src/tree/psg_text_texture.c) --- */
@@ -195,13 +191,13 @@ void texture_names_free(char **names, uint32_t n);
 /*
  * Decoded view of Texture object idx: every field by name, the format name, the m_buffer
  * reference as "-> NNNN.BaseResource", expected vs actual base resource size and problems.
- * PSG_ERR_UNSUPPORTED for non-Texture rows, PSG_ERR_BOUNDS for a bad index or unreadable
- * object, PSG_ERR_CORRUPT when shorter than 40 bytes.
+ * RC_UNSUPPORTED for non-Texture rows, RC_BOUNDS for a bad index or unreadable
+ * object, RC_CORRUPT when shorter than 40 bytes.
  */
-enum psg_result texture_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-				    struct buf *out);
+enum rc texture_object_text(const struct src *s, const struct arena *a, uint32_t idx,
+			    struct buf *out);
 /* One info.txt line "name format WxH mips cube|2d\n", e.g. "0x2c7f... DXT5 512x512 10 2d". */
-enum psg_result texture_info_line(const struct src *s, const struct arena *a, uint32_t idx,
-				  const char *name, struct buf *out);
+enum rc texture_info_line(const struct src *s, const struct arena *a, uint32_t idx,
+			  const char *name, struct buf *out);
 
 #endif

@@ -27,7 +27,7 @@ static uint32_t ar_u32(const struct arena *a, const uint8_t *p)
 /* Read n bytes at an absolute offset; false when they are not all inside the file. */
 static bool ar_read(const struct src *s, uint64_t off, void *dst, size_t n)
 {
-	return rng_ok(s->size, off, n) && src_read(s, off, dst, n) == PSG_OK;
+	return span_ok(s->size, off, n) && src_read(s, off, dst, n) == RC_OK;
 }
 
 static const char *ar_label(uint32_t type_id, char buf[16])
@@ -35,7 +35,7 @@ static const char *ar_label(uint32_t type_id, char buf[16])
 	return rw_type_label(type_id, buf);
 }
 
-static enum psg_result ar_header(const struct src *s, struct arena *a, struct diag *diag)
+static enum rc ar_header(const struct src *s, struct arena *a, struct diag *diag)
 {
 	struct arena_header *h = &a->h;
 	uint8_t raw[0xC0];
@@ -43,10 +43,10 @@ static enum psg_result ar_header(const struct src *s, struct arena *a, struct di
 	uint64_t sum = 0;
 	static const uint8_t pre[4] = {0x89, 'R', 'W', '4'}, suf[4] = {0x0D, 0x0A, 0x1A, 0x0A};
 
-	if (s->size < 12 || src_read(s, 0, raw, 12) != PSG_OK)
-		return PSG_ERR_FORMAT;
+	if (s->size < 12 || src_read(s, 0, raw, 12) != RC_OK)
+		return RC_FORMAT;
 	if (memcmp(raw, pre, 4) != 0 || memcmp(raw + 8, suf, 4) != 0)
-		return PSG_ERR_FORMAT;
+		return RC_FORMAT;
 	if (memcmp(raw + 4, "ps3", 4) == 0) {
 		h->plat = RW_PS3;
 		h->n_rd = 6;
@@ -60,14 +60,14 @@ static enum psg_result ar_header(const struct src *s, struct arena *a, struct di
 		h->plat = RW_W32;
 		h->n_rd = 4;
 	} else {
-		return PSG_ERR_FORMAT;
+		return RC_FORMAT;
 	}
 	a->big_endian = h->plat != RW_W32;
 	h->header_size = 0x48 + 20 * h->n_rd;
 	if (s->size < h->header_size)
-		return PSG_ERR_TRUNCATED;
-	if (src_read(s, 0, raw, h->header_size) != PSG_OK)
-		return PSG_ERR_IO;
+		return RC_TRUNCATED;
+	if (src_read(s, 0, raw, h->header_size) != RC_OK)
+		return RC_IO;
 
 	memcpy(h->magic, raw, 12);
 	memcpy(h->platform, raw + 4, 3);
@@ -104,7 +104,7 @@ static enum psg_result ar_header(const struct src *s, struct arena *a, struct di
 		h->target_resource[k] = br_u32(&r);
 	h->arena_group = br_u32(&r);
 	if (r.err)
-		return PSG_ERR_TRUNCATED;
+		return RC_TRUNCATED;
 
 	if (h->is_big_endian != (a->big_endian ? 1 : 0))
 		diag_add(diag, "header: isBigEndian %u does not match platform %s",
@@ -127,24 +127,24 @@ static enum psg_result ar_header(const struct src *s, struct arena *a, struct di
 			 "header: sections 0x%X, dictStart 0x%X or main size 0x%X past end of "
 			 "file (%llu bytes)",
 			 h->sections, h->dict_start, h->rd[0].size, (unsigned long long)s->size);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	if (h->num_used > h->num_entries) {
 		diag_add(diag, "header: numUsed %u > numEntries %u", h->num_used, h->num_entries);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
-	if (!rng_ok(s->size, h->dict_start, 24ull * h->num_entries)) {
+	if (!span_ok(s->size, h->dict_start, 24ull * h->num_entries)) {
 		diag_add(diag, "header: dictionary of %u entries at 0x%X does not fit in the file",
 			 h->num_entries, h->dict_start);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	if (h->sections != h->header_size)
 		diag_add(diag, "header: sections at 0x%X, expected 0x%X", h->sections,
 			 h->header_size);
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result ar_sections(const struct src *s, struct arena *a, struct diag *diag)
+static enum rc ar_sections(const struct src *s, struct arena *a, struct diag *diag)
 {
 	uint64_t base = a->h.sections, off[4], end = base;
 	uint8_t raw[0x24];
@@ -152,7 +152,7 @@ static enum psg_result ar_sections(const struct src *s, struct arena *a, struct 
 
 	if (!ar_read(s, base, raw, 0x0C)) {
 		diag_add(diag, "manifest at 0x%llX cannot be read", (unsigned long long)base);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	a->manifest_type = ar_u32(a, raw);
 	a->manifest_count = ar_u32(a, raw + 4);
@@ -162,7 +162,7 @@ static enum psg_result ar_sections(const struct src *s, struct arena *a, struct 
 			 a->manifest_type, a->manifest_count, AR_SEC_MANIFEST);
 	if (!ar_read(s, base + a->manifest_dict, raw, 16)) {
 		diag_add(diag, "manifest: offset table at +0x%X cannot be read", a->manifest_dict);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	end = base + a->manifest_dict + 16;
 	for (int i = 0; i < 4; i++)
@@ -213,7 +213,7 @@ static enum psg_result ar_sections(const struct src *s, struct arena *a, struct 
 	}
 	if (!have[0]) {
 		diag_add(diag, "types section missing");
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 
 	/* Types: capped by the limit and by the bytes the file still has. */
@@ -223,7 +223,7 @@ static enum psg_result ar_sections(const struct src *s, struct arena *a, struct 
 	if (tt > s->size) {
 		diag_add(diag, "types section: table at 0x%llX past end of file",
 			 (unsigned long long)tt);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	avail = (s->size - tt) / 4;
 	if (n > ARENA_MAX_TYPES || n > avail) {
@@ -235,15 +235,15 @@ static enum psg_result ar_sections(const struct src *s, struct arena *a, struct 
 	a->n_types = n;
 	a->types = xcalloc_n(n ? n : 1, sizeof *a->types);
 	if (!a->types)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	if (n) {
 		uint8_t *t = malloc(4 * (size_t)n);
 
 		if (!t)
-			return PSG_ERR_NOMEM;
-		if (src_read(s, tt, t, 4 * (size_t)n) != PSG_OK) {
+			return RC_NOMEM;
+		if (src_read(s, tt, t, 4 * (size_t)n) != RC_OK) {
 			free(t);
-			return PSG_ERR_IO;
+			return RC_IO;
 		}
 		for (uint32_t i = 0; i < n; i++)
 			a->types[i] = ar_u32(a, t + 4 * i);
@@ -268,7 +268,7 @@ static enum psg_result ar_sections(const struct src *s, struct arena *a, struct 
 	if (have[2] && a->sub_count) {
 		uint64_t bytes;
 
-		if (!mul_ok(a->sub_count, 8, &bytes) || !rng_ok(s->size, a->sub_records, bytes)) {
+		if (!mul_ok(a->sub_count, 8, &bytes) || !span_ok(s->size, a->sub_records, bytes)) {
 			diag_add(diag,
 				 "subreferences: %u records at 0x%X do not fit in the file; "
 				 "ignored",
@@ -279,11 +279,11 @@ static enum psg_result ar_sections(const struct src *s, struct arena *a, struct 
 			a->subrefs = xcalloc_n(a->sub_count, sizeof *a->subrefs);
 			if (!t || !a->subrefs) {
 				free(t);
-				return PSG_ERR_NOMEM;
+				return RC_NOMEM;
 			}
-			if (src_read(s, a->sub_records, t, (size_t)bytes) != PSG_OK) {
+			if (src_read(s, a->sub_records, t, (size_t)bytes) != RC_OK) {
 				free(t);
-				return PSG_ERR_IO;
+				return RC_IO;
 			}
 			for (uint32_t i = 0; i < a->sub_count; i++) {
 				a->subrefs[i].object = ar_u32(a, t + 8 * i);
@@ -306,10 +306,10 @@ static enum psg_result ar_sections(const struct src *s, struct arena *a, struct 
 			diag_add(diag, "subreferences: numUsed %u != numEntries %u",
 				 a->sub_num_used, a->sub_count);
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result ar_dict(const struct src *s, struct arena *a, struct diag *diag)
+static enum rc ar_dict(const struct src *s, struct arena *a, struct diag *diag)
 {
 	uint32_t n = a->h.num_used;
 	uint8_t *t;
@@ -320,11 +320,11 @@ static enum psg_result ar_dict(const struct src *s, struct arena *a, struct diag
 	t = malloc(n ? 24 * (size_t)n : 1);
 	if (!a->dict || !t) {
 		free(t);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
-	if (n && src_read(s, a->h.dict_start, t, 24 * (size_t)n) != PSG_OK) {
+	if (n && src_read(s, a->h.dict_start, t, 24 * (size_t)n) != RC_OK) {
 		free(t);
-		return PSG_ERR_IO;
+		return RC_IO;
 	}
 	a->n_dict = n;
 	for (uint32_t i = 0; i < n; i++) {
@@ -375,7 +375,7 @@ static enum psg_result ar_dict(const struct src *s, struct arena *a, struct diag
 					 i, nm, e->ptr, (unsigned long long)a->sections_end,
 					 a->h.dict_start);
 		}
-		if (!rng_ok(a->file_size, e->start, e->size)) {
+		if (!span_ok(a->file_size, e->start, e->size)) {
 			diag_add(diag,
 				 "object %u (%s): bytes 0x%llX + 0x%X past end of file (%llu "
 				 "bytes)",
@@ -403,21 +403,21 @@ static enum psg_result ar_dict(const struct src *s, struct arena *a, struct diag
 		else
 			r->valid = true;
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result arena_open(const struct src *s, struct arena *a, struct diag *diag)
+enum rc arena_open(const struct src *s, struct arena *a, struct diag *diag)
 {
-	enum psg_result r;
+	enum rc r;
 
 	memset(a, 0, sizeof *a);
 	a->file_size = s->size;
 	r = ar_header(s, a, diag);
-	if (r == PSG_OK)
+	if (r == RC_OK)
 		r = ar_sections(s, a, diag);
-	if (r == PSG_OK)
+	if (r == RC_OK)
 		r = ar_dict(s, a, diag);
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		arena_free(a);
 	return r;
 }
@@ -430,22 +430,22 @@ void arena_free(struct arena *a)
 	memset(a, 0, sizeof *a);
 }
 
-enum psg_result arena_read_object(const struct src *s, const struct arena *a, uint32_t i,
-				  uint8_t **out, size_t *len)
+enum rc arena_read_object(const struct src *s, const struct arena *a, uint32_t i, uint8_t **out,
+			  size_t *len)
 {
-	enum psg_result r;
+	enum rc r;
 
 	*out = NULL;
 	*len = 0;
 	if (i >= a->n_dict || !a->dict[i].readable)
-		return PSG_ERR_BOUNDS;
+		return RC_BOUNDS;
 	r = src_dup(s, a->dict[i].start, a->dict[i].size, out);
-	if (r == PSG_OK)
+	if (r == RC_OK)
 		*len = a->dict[i].size;
 	return r;
 }
 
-enum psg_result arena_resolve_ref(const struct arena *a, uint32_t v, uint32_t *obj, uint32_t *off)
+enum rc arena_resolve_ref(const struct arena *a, uint32_t v, uint32_t *obj, uint32_t *off)
 {
 	uint32_t i;
 
@@ -454,22 +454,22 @@ enum psg_result arena_resolve_ref(const struct arena *a, uint32_t v, uint32_t *o
 	switch (v >> 22) {
 	case 0:
 		if (v == 0)
-			return PSG_ERR_NOENT;
+			return RC_NOENT;
 		if (v >= a->n_dict)
-			return PSG_ERR_BOUNDS;
+			return RC_BOUNDS;
 		*obj = v;
-		return PSG_OK;
+		return RC_OK;
 	case 1:
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	case 2:
 		i = v & 0x3FFFFFu;
 		if (i >= a->n_subrefs || !a->subrefs[i].valid)
-			return PSG_ERR_BOUNDS;
+			return RC_BOUNDS;
 		*obj = a->subrefs[i].object;
 		*off = a->subrefs[i].offset;
-		return PSG_OK;
+		return RC_OK;
 	default:
-		return PSG_ERR_UNSUPPORTED;
+		return RC_UNSUPPORTED;
 	}
 }
 

@@ -109,32 +109,32 @@ void *xrealloc_n(void *p, size_t n, size_t size)
 	return realloc(p, total ? total : 1);
 }
 
-const char *psg_result_str(enum psg_result r)
+const char *rc_str(enum rc r)
 {
 	switch (r) {
-	case PSG_OK:
+	case RC_OK:
 		return "ok";
-	case PSG_ERR_TRUNCATED:
+	case RC_TRUNCATED:
 		return "truncated";
-	case PSG_ERR_BOUNDS:
+	case RC_BOUNDS:
 		return "out of bounds";
-	case PSG_ERR_FORMAT:
+	case RC_FORMAT:
 		return "not a recognised format";
-	case PSG_ERR_CORRUPT:
+	case RC_CORRUPT:
 		return "corrupt";
-	case PSG_ERR_UNSUPPORTED:
+	case RC_UNSUPPORTED:
 		return "unsupported";
-	case PSG_ERR_NOMEM:
+	case RC_NOMEM:
 		return "out of memory";
-	case PSG_ERR_IO:
+	case RC_IO:
 		return "read error";
-	case PSG_ERR_NOENT:
+	case RC_NOENT:
 		return "no such entry";
-	case PSG_ERR_NOTDIR:
+	case RC_NOTDIR:
 		return "not a directory";
-	case PSG_ERR_ISDIR:
+	case RC_ISDIR:
 		return "is a directory";
-	case PSG_ERR_INVAL:
+	case RC_INVAL:
 		return "invalid argument";
 	}
 	return "unknown error";

@@ -65,14 +65,14 @@ uint64_t texture_dds_size(const struct texture_image *t)
 	return t ? DDS_HEADER_BYTES + (uint64_t)t->size : 0;
 }
 
-enum psg_result texture_dds(const struct texture_image *t, struct buf *out)
+enum rc texture_dds(const struct texture_image *t, struct buf *out)
 {
 	struct dds_pf pf;
 	bool comp;
 	uint32_t flags, caps, caps2 = 0, pitch;
 
 	if (!t || !t->data || t->mips == 0 || (t->faces != 1 && t->faces != 6))
-		return PSG_ERR_INVAL;
+		return RC_INVAL;
 	pf = dds_pixel_format(t->kind);
 	comp = (pf.flags & DDPF_FOURCC) != 0;
 	flags = DDSD_CAPS | DDSD_HEIGHT | DDSD_WIDTH | DDSD_PIXELFORMAT |
@@ -114,6 +114,6 @@ enum psg_result texture_dds(const struct texture_image *t, struct buf *out)
 	buf_zero(out, 3 * 4); /* caps3, caps4, reserved2 */
 	buf_put(out, t->data, t->size);
 	if (out->oom)
-		return PSG_ERR_NOMEM;
-	return PSG_OK;
+		return RC_NOMEM;
+	return RC_OK;
 }

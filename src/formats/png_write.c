@@ -35,8 +35,7 @@ static void png_fail(png_structp png, png_const_charp msg)
 	png_longjmp(png, 1);
 }
 
-enum psg_result png_encode_rgba(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha,
-				struct buf *out)
+enum rc pngw_encode_rgba(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, struct buf *out)
 {
 	uint32_t ch = alpha ? 4 : 3;
 	uint64_t rowb, total;
@@ -44,18 +43,18 @@ enum psg_result png_encode_rgba(const uint8_t *rgba, uint32_t w, uint32_t h, boo
 	png_bytep *rows;
 	png_structp png;
 	png_infop info;
-	volatile enum psg_result r = PSG_OK;
+	volatile enum rc r = RC_OK;
 
 	if (w == 0 || h == 0 || w > PNG_USER_WIDTH_MAX || h > PNG_USER_HEIGHT_MAX)
-		return PSG_ERR_INVAL;
+		return RC_INVAL;
 	if (!mul_ok(w, ch, &rowb) || !mul_ok(rowb, h, &total) || total > SIZE_MAX)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	pix = malloc(total ? (size_t)total : 1);
 	rows = xcalloc_n(h, sizeof *rows);
 	if (!pix || !rows) {
 		free(pix);
 		free(rows);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	for (uint64_t i = 0, n = (uint64_t)w * h; i < n; i++)
 		memcpy(pix + i * ch, rgba + i * 4, ch);
@@ -68,10 +67,10 @@ enum psg_result png_encode_rgba(const uint8_t *rgba, uint32_t w, uint32_t h, boo
 		png_destroy_write_struct(&png, NULL);
 		free(pix);
 		free(rows);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	if (setjmp(png_jmpbuf(png))) {
-		r = PSG_ERR_NOMEM;
+		r = RC_NOMEM;
 		goto done;
 	}
 	png_set_write_fn(png, out, png_buf_write, png_buf_flush);
@@ -81,7 +80,7 @@ enum psg_result png_encode_rgba(const uint8_t *rgba, uint32_t w, uint32_t h, boo
 	png_set_rows(png, info, rows);
 	png_write_png(png, info, PNG_TRANSFORM_IDENTITY, NULL);
 	if (out->oom)
-		r = PSG_ERR_NOMEM;
+		r = RC_NOMEM;
 done:
 	png_destroy_write_struct(&png, &info);
 	free(pix);

@@ -99,27 +99,27 @@ static void check_seqs(struct psa_anim *a, struct diag *d)
 		diag_add(d, "SCALEKEYS holds %zu keys, ANIMKEYS %zu", a->n_scale_keys, a->n_keys);
 }
 
-enum psg_result psa_read(const uint8_t *p, size_t size, struct psa_anim *out, struct diag *diag)
+enum rc psa_read(const uint8_t *p, size_t size, struct psa_anim *out, struct diag *diag)
 {
 	struct psk_chunks ch;
 	struct src s;
 	struct src_mem sm;
-	enum psg_result res;
+	enum rc res;
 	size_t used[PSA_NSLOT] = {0};
 
 	memset(out, 0, sizeof *out);
 	src_init_mem(&s, &sm, p, size);
 	res = psk_scan(&s, &ch, diag);
-	if (res == PSG_ERR_CORRUPT) {
+	if (res == RC_CORRUPT) {
 		out->head_type_flag = ch.v[0].type_flag;
 		psk_chunks_free(&ch);
-		return PSG_OK;
+		return RC_OK;
 	}
-	if (res != PSG_OK)
+	if (res != RC_OK)
 		return res;
 	if (ch.kind != PSK_KIND_ANIM) {
 		psk_chunks_free(&ch);
-		return PSG_ERR_FORMAT;
+		return RC_FORMAT;
 	}
 	out->head_type_flag = ch.v[0].type_flag;
 	for (size_t ci = 0; ci < ch.n; ci++) {
@@ -220,11 +220,11 @@ enum psg_result psa_read(const uint8_t *p, size_t size, struct psa_anim *out, st
 	repair_first_frames(out, diag);
 	check_seqs(out, diag);
 	psk_check_bones(out->bones, out->n_bones, "BONENAMES", diag);
-	return PSG_OK;
+	return RC_OK;
 nomem:
 	psk_chunks_free(&ch);
 	psa_anim_free(out);
-	return PSG_ERR_NOMEM;
+	return RC_NOMEM;
 }
 
 void psa_anim_free(struct psa_anim *a)

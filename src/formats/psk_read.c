@@ -428,28 +428,28 @@ static void check_indices(const struct psk_mesh *m, struct diag *d)
 	psk_check_bones(m->bones, m->n_bones, "REFSKELT", d);
 }
 
-enum psg_result psk_read(const uint8_t *p, size_t size, struct psk_mesh *out, struct diag *diag)
+enum rc psk_read(const uint8_t *p, size_t size, struct psk_mesh *out, struct diag *diag)
 {
 	struct psk_chunks ch;
 	struct src s;
 	struct src_mem sm;
 	struct rd r;
-	enum psg_result res;
+	enum rc res;
 
 	memset(out, 0, sizeof *out);
 	src_init_mem(&s, &sm, p, size);
 	res = psk_scan(&s, &ch, diag);
-	if (res == PSG_ERR_CORRUPT) {
+	if (res == RC_CORRUPT) {
 		/* A head whose payload covers the file: a PSK with nothing we can reach. */
 		out->head_type_flag = ch.v[0].type_flag;
 		psk_chunks_free(&ch);
-		return PSG_OK;
+		return RC_OK;
 	}
-	if (res != PSG_OK)
+	if (res != RC_OK)
 		return res;
 	if (ch.kind != PSK_KIND_MESH) {
 		psk_chunks_free(&ch);
-		return PSG_ERR_FORMAT;
+		return RC_FORMAT;
 	}
 	memset(&r, 0, sizeof r);
 	r.m = out;
@@ -460,7 +460,7 @@ enum psg_result psk_read(const uint8_t *p, size_t size, struct psk_mesh *out, st
 	psk_chunks_free(&ch);
 	if (r.nomem) {
 		psk_mesh_free(out);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	/* Spec §4 safe reader rule: the high word is ActorX padding garbage unless the
 	 * mesh needs 32-bit point indices. */
@@ -470,7 +470,7 @@ enum psg_result psk_read(const uint8_t *p, size_t size, struct psk_mesh *out, st
 	resolve_morphs(out, diag);
 	check_counts(out, diag);
 	check_indices(out, diag);
-	return PSG_OK;
+	return RC_OK;
 }
 
 void psk_mesh_free(struct psk_mesh *m)

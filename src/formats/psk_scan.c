@@ -202,17 +202,17 @@ void psk_chunks_free(struct psk_chunks *c)
 	c->n = 0;
 }
 
-enum psg_result psk_scan(const struct src *s, struct psk_chunks *out, struct diag *diag)
+enum rc psk_scan(const struct src *s, struct psk_chunks *out, struct diag *diag)
 {
 	uint64_t size = s->size, off = 0;
 	size_t cap = 0, max_chunks = (size_t)(size / PSK_CHUNK_HEADER);
 	uint8_t h[PSK_CHUNK_HEADER];
-	enum psg_result r;
+	enum rc r;
 
 	memset(out, 0, sizeof *out);
 	out->file_size = size;
 	if (size < PSK_CHUNK_HEADER)
-		return PSG_ERR_FORMAT;
+		return RC_FORMAT;
 	while (off < size) {
 		struct psk_chunk *c;
 		uint64_t len, left;
@@ -226,7 +226,7 @@ enum psg_result psk_scan(const struct src *s, struct psk_chunks *out, struct dia
 			break;
 		}
 		r = src_read(s, off, h, sizeof h);
-		if (r != PSG_OK)
+		if (r != RC_OK)
 			goto fail;
 		if (out->n == cap) {
 			/* Every chunk takes at least 32 bytes, so size/32 bounds the table. */
@@ -237,7 +237,7 @@ enum psg_result psk_scan(const struct src *s, struct psk_chunks *out, struct dia
 				ncap = max_chunks;
 			v = xrealloc_n(out->v, ncap, sizeof *v);
 			if (!v) {
-				r = PSG_ERR_NOMEM;
+				r = RC_NOMEM;
 				goto fail;
 			}
 			out->v = v;
@@ -259,7 +259,7 @@ enum psg_result psk_scan(const struct src *s, struct psk_chunks *out, struct dia
 			else if (!strcmp(c->id, "ANIMHEAD"))
 				out->kind = PSK_KIND_ANIM;
 			else {
-				r = PSG_ERR_FORMAT;
+				r = RC_FORMAT;
 				goto fail;
 			}
 		}
@@ -274,7 +274,7 @@ enum psg_result psk_scan(const struct src *s, struct psk_chunks *out, struct dia
 			    out->n - 1, id, (unsigned long long)off, c->data_count, c->data_size,
 			    (unsigned long long)left);
 			if (out->n == 1)
-				return PSG_ERR_CORRUPT; /* the head hides where chunk 1 starts */
+				return RC_CORRUPT; /* the head hides where chunk 1 starts */
 			break;
 		}
 		c->payload_len = len;
@@ -283,7 +283,7 @@ enum psg_result psk_scan(const struct src *s, struct psk_chunks *out, struct dia
 				 (unsigned long long)len);
 		off = c->payload_off + len;
 	}
-	return PSG_OK;
+	return RC_OK;
 fail:
 	psk_chunks_free(out);
 	return r;

@@ -22,12 +22,12 @@ static void put_vec(struct buf *b, const float *v, int n)
 		buf_f32le(b, v[i]);
 }
 
-static enum psg_result finish(struct buf *b)
+static enum rc finish(struct buf *b)
 {
-	return b->oom ? PSG_ERR_NOMEM : PSG_OK;
+	return b->oom ? RC_NOMEM : RC_OK;
 }
 
-enum psg_result psk_write(const struct psk_mesh *m, struct buf *b)
+enum rc psk_write(const struct psk_mesh *m, struct buf *b)
 {
 	bool f32 = psk_needs_pskx(m);
 	char id[21];
@@ -36,10 +36,10 @@ enum psg_result psk_write(const struct psk_mesh *m, struct buf *b)
 	    !count_ok(m->n_materials) || !count_ok(m->n_bones) || !count_ok(m->n_weights) ||
 	    !count_ok(m->n_normals) || !count_ok(m->n_colors) || !count_ok(m->n_morphs) ||
 	    !count_ok(m->n_deltas) || !count_ok(m->n_sockets))
-		return PSG_ERR_INVAL;
+		return RC_INVAL;
 	for (size_t s = 0; s < PSK_MAX_EXTRA_UVS; s++)
 		if (!count_ok(m->n_extra_uvs[s]))
-			return PSG_ERR_INVAL;
+			return RC_INVAL;
 
 	psk_put_header(b, "ACTRHEAD", m->head_type_flag ? m->head_type_flag : PSK_WRITER_TYPE_FLAG,
 		       0, 0);
@@ -205,13 +205,13 @@ static void put_bones(struct buf *b, const struct psk_bone *bones, size_t n)
 		psk_put_bone(b, &bones[i]);
 }
 
-enum psg_result psa_write(const struct psa_anim *a, struct buf *b)
+enum rc psa_write(const struct psa_anim *a, struct buf *b)
 {
 	int32_t flag = psa_head_flag(a);
 
 	if (!count_ok(a->n_bones) || !count_ok(a->n_seqs) || !count_ok(a->n_keys) ||
 	    !count_ok(a->n_scale_keys))
-		return PSG_ERR_INVAL;
+		return RC_INVAL;
 	psk_put_header(b, "ANIMHEAD", flag, 0, 0);
 	put_bones(b, a->bones, a->n_bones);
 	psk_put_header(b, "ANIMINFO", 0, PSA_REC_ANIMINFO, (uint32_t)a->n_seqs);
@@ -226,23 +226,23 @@ enum psg_result psa_write(const struct psa_anim *a, struct buf *b)
 	return finish(b);
 }
 
-enum psg_result psa_write_sequence(const struct psa_anim *a, size_t seq, struct buf *b)
+enum rc psa_write_sequence(const struct psa_anim *a, size_t seq, struct buf *b)
 {
 	struct psa_sequence s;
 	uint64_t first, n;
 	bool scales;
 
 	if (seq >= a->n_seqs || !count_ok(a->n_bones))
-		return PSG_ERR_INVAL;
+		return RC_INVAL;
 	s = a->seqs[seq];
 	if (s.first_raw_frame < 0 || s.num_raw_frames < 0)
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	first = (uint64_t)s.first_raw_frame * a->n_bones;
 	n = (uint64_t)s.num_raw_frames * a->n_bones;
 	if (first > a->n_keys || n > a->n_keys - first)
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	if (n > INT32_MAX)
-		return PSG_ERR_INVAL;
+		return RC_INVAL;
 	scales = first <= a->n_scale_keys && n <= a->n_scale_keys - first && n > 0;
 	s.first_raw_frame = 0;
 	s.key_quotum = (int32_t)n;

@@ -171,8 +171,8 @@ static void qconj(const float q[4], float o[4])
 	o[3] = q[3];
 }
 
-static enum psg_result export_bones(const struct skate_scene *sc, bool zup, struct psk_mesh *pm,
-				    uint32_t *pos)
+static enum rc export_bones(const struct skate_scene *sc, bool zup, struct psk_mesh *pm,
+			    uint32_t *pos)
 {
 	static const float rx[4] = {0.70710678f, 0, 0, 0.70710678f}; /* +90 deg about X */
 	uint32_t n = sc->n_bones;
@@ -182,11 +182,11 @@ static enum psg_result export_bones(const struct skate_scene *sc, bool zup, stru
 	if (n == 0) {
 		pm->bones = calloc(1, sizeof *pm->bones);
 		if (!pm->bones)
-			return PSG_ERR_NOMEM;
+			return RC_NOMEM;
 		pm->n_bones = 1;
 		psk_name(pm->bones[0].name, "root", "root");
 		pm->bones[0].rot[3] = 1;
-		return PSG_OK;
+		return RC_OK;
 	}
 	order = xcalloc_n(n, sizeof *order);
 	gt = xcalloc_n(n, sizeof *gt);
@@ -196,7 +196,7 @@ static enum psg_result export_bones(const struct skate_scene *sc, bool zup, stru
 		free(order);
 		free(gt);
 		free(gq);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	pm->n_bones = n;
 	for (uint32_t b = 0; b < n; b++) {
@@ -241,7 +241,7 @@ static enum psg_result export_bones(const struct skate_scene *sc, bool zup, stru
 	free(order);
 	free(gt);
 	free(gq);
-	return unique_names(pm->bones, pm->n_bones) ? PSG_OK : PSG_ERR_NOMEM;
+	return unique_names(pm->bones, pm->n_bones) ? RC_OK : RC_NOMEM;
 }
 
 #define GROW(arr, n, cap, need)                                                                    \
@@ -259,14 +259,13 @@ static enum psg_result export_bones(const struct skate_scene *sc, bool zup, stru
 		}                                                                                  \
 	} while (0)
 
-enum psg_result skate_export_psk(const struct src *s, const struct arena *a,
-				 const struct skate_scene *sc, bool zup, struct buf *out,
-				 bool *is_pskx)
+enum rc skate_export_psk(const struct src *s, const struct arena *a, const struct skate_scene *sc,
+			 bool zup, struct buf *out, bool *is_pskx)
 {
 	struct psk_mesh pm;
 	uint32_t *pos = NULL;
 	size_t cap_p = 0, cap_w = 0, cap_f = 0, cap_wt = 0, cap_m = 0;
-	enum psg_result r;
+	enum rc r;
 	uint32_t root_bone;
 
 	memset(&pm, 0, sizeof pm);
@@ -274,9 +273,9 @@ enum psg_result skate_export_psk(const struct src *s, const struct arena *a,
 		*is_pskx = false;
 	pos = xcalloc_n(sc->n_bones, sizeof *pos);
 	if (!pos)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	r = export_bones(sc, zup, &pm, pos);
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		goto fail;
 	root_bone = sc->n_bones ? pos[0] : 0;
 
@@ -289,9 +288,9 @@ enum psg_result skate_export_psk(const struct src *s, const struct arena *a,
 		if (!sc->meshes[mi].ok || pm.n_materials >= 256)
 			continue;
 		r = skate_mesh_decode(s, a, sc, mi, &md, NULL);
-		if (r == PSG_ERR_NOMEM)
+		if (r == RC_NOMEM)
 			goto fail;
-		if (r != PSG_OK)
+		if (r != RC_OK)
 			continue;
 		mat = (uint8_t)pm.n_materials;
 		GROW(pm.materials, pm.n_materials, cap_m, 1);
@@ -364,21 +363,21 @@ enum psg_result skate_export_psk(const struct src *s, const struct arena *a,
 		continue;
 	nomem:
 		skate_mesh_data_free(md);
-		r = PSG_ERR_NOMEM;
+		r = RC_NOMEM;
 		goto fail;
 	}
 	if (pm.n_materials == 0) {
 		pm.materials = calloc(1, sizeof *pm.materials);
 		if (!pm.materials) {
-			r = PSG_ERR_NOMEM;
+			r = RC_NOMEM;
 			goto fail;
 		}
 		psk_name(pm.materials[0].name, "material_00", "material_00");
 		pm.n_materials = 1;
 	}
 	r = psk_write(&pm, out);
-	if (r == PSG_OK && out->oom)
-		r = PSG_ERR_NOMEM;
+	if (r == RC_OK && out->oom)
+		r = RC_NOMEM;
 	if (is_pskx)
 		*is_pskx = psk_needs_pskx(&pm);
 fail:

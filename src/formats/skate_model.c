@@ -38,15 +38,15 @@ static char *name_at(const uint8_t *p, size_t n, uint32_t off, bool *bad)
 	return s;
 }
 
-enum psg_result skate_model_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_model *out,
-				  struct diag *d)
+enum rc skate_model_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_model *out,
+			  struct diag *d)
 {
 	uint64_t nb, k;
 
 	memset(out, 0, sizeof *out);
 	if (n < MODEL_HDR) {
 		diag_add(d, "object %u (RenderModelData): %zu bytes, header needs 0x40", idx, n);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	for (int i = 0; i < 8; i++)
 		out->bbox[i] = f32_from_bits(ld_u32be(p + 4 * i));
@@ -137,10 +137,10 @@ enum psg_result skate_model_parse(const uint8_t *p, size_t n, uint32_t idx, stru
 		for (int j = 0; j < 4; j++)
 			out->areas[i][j] =
 			    f32_from_bits(ld_u32be(p + out->areas_off + 16 * i + 4 * j));
-	return PSG_OK;
+	return RC_OK;
 nomem:
 	skate_model_free(out);
-	return PSG_ERR_NOMEM;
+	return RC_NOMEM;
 }
 
 void skate_model_free(struct skate_model *m)

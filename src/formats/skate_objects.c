@@ -75,7 +75,7 @@ struct skate_ref skate_ref_get(const struct arena *a, uint32_t raw)
 	struct skate_ref r = {.raw = raw, .sub = (raw >> 22) == 2};
 
 	r.res = arena_resolve_ref(a, raw, &r.obj, &r.off);
-	if (r.res != PSG_OK)
+	if (r.res != RC_OK)
 		r.obj = r.off = 0;
 	return r;
 }
@@ -96,11 +96,10 @@ static void check_str(struct diag *d, uint32_t idx, const char *tn, const char *
 static void check_ref(const struct arena *a, struct diag *d, uint32_t idx, const char *tn,
 		      const char *field, const struct skate_ref *r, uint32_t want_type)
 {
-	if (r->res == PSG_ERR_NOENT)
+	if (r->res == RC_NOENT)
 		return;
-	if (r->res != PSG_OK) {
-		odiag(d, idx, tn, "%s 0x%08X does not resolve (%s)", field, r->raw,
-		      psg_result_str(r->res));
+	if (r->res != RC_OK) {
+		odiag(d, idx, tn, "%s 0x%08X does not resolve (%s)", field, r->raw, rc_str(r->res));
 		return;
 	}
 	if (want_type && r->obj < a->n_dict && a->dict[r->obj].type_id != want_type) {
@@ -113,19 +112,19 @@ static void check_ref(const struct arena *a, struct diag *d, uint32_t idx, const
 
 /* ---- VersionData ---- */
 
-enum psg_result skate_version_decode(const struct arena *a, uint32_t idx, const uint8_t *p,
-				     size_t len, struct skate_version *out, struct diag *d)
+enum rc skate_version_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			     struct skate_version *out, struct diag *d)
 {
 	memset(out, 0, sizeof *out);
 	if (!p || len < 8) {
 		odiag(d, idx, "VersionData", "%zu bytes, need 8", len);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	out->version = ld32(a->big_endian, p);
 	out->revision = ld32(a->big_endian, p + 4);
 	out->extra = p + 8;
 	out->n_extra = len - 8;
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* ---- TableOfContents ---- */
@@ -161,8 +160,8 @@ static uint32_t fit_count(struct diag *d, uint32_t idx, const char *tn, const ch
 	return count;
 }
 
-enum psg_result skate_toc_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
-				 struct skate_toc *out, struct diag *d)
+enum rc skate_toc_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			 struct skate_toc *out, struct diag *d)
 {
 	static const char tn[] = "TableOfContents";
 	bool be = a->big_endian;
@@ -171,7 +170,7 @@ enum psg_result skate_toc_decode(const struct arena *a, uint32_t idx, const uint
 	memset(out, 0, sizeof *out);
 	if (!p || len < TOC_HDR) {
 		odiag(d, idx, tn, "%zu bytes, header needs %u", len, TOC_HDR);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	out->items_count = ld32(be, p);
 	out->p_array = ld32(be, p + 4);
@@ -183,7 +182,7 @@ enum psg_result skate_toc_decode(const struct arena *a, uint32_t idx, const uint
 	if (n) {
 		out->entries = xcalloc_n(n, sizeof *out->entries);
 		if (!out->entries)
-			return PSG_ERR_NOMEM;
+			return RC_NOMEM;
 	}
 	out->n_entries = n;
 	for (uint32_t i = 0; i < n; i++) {
@@ -200,7 +199,7 @@ enum psg_result skate_toc_decode(const struct arena *a, uint32_t idx, const uint
 		check_str(d, idx, tn, field, &t->name, len);
 		snprintf(field, sizeof field, "entry %u m_pObject", i);
 		check_ref(a, d, idx, tn, field, &t->object, 0);
-		if (t->object.res == PSG_ERR_NOENT)
+		if (t->object.res == RC_NOENT)
 			odiag(d, idx, tn, "entry %u m_pObject is null", i);
 	}
 
@@ -209,7 +208,7 @@ enum psg_result skate_toc_decode(const struct arena *a, uint32_t idx, const uint
 		out->map = xcalloc_n(n, sizeof *out->map);
 		if (!out->map) {
 			skate_toc_free(out);
-			return PSG_ERR_NOMEM;
+			return RC_NOMEM;
 		}
 	}
 	out->n_map = n;
@@ -219,7 +218,7 @@ enum psg_result skate_toc_decode(const struct arena *a, uint32_t idx, const uint
 		out->map[i].type = ld32(be, m);
 		out->map[i].index = ld32(be, m + 4);
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
 void skate_toc_items_free(struct skate_toc_item *v, size_t n)
@@ -231,8 +230,8 @@ void skate_toc_items_free(struct skate_toc_item *v, size_t n)
 	free(v);
 }
 
-enum psg_result skate_toc_entries(const struct src *s, const struct arena *a,
-				  struct skate_toc_item **out, size_t *n, struct diag *d)
+enum rc skate_toc_entries(const struct src *s, const struct arena *a, struct skate_toc_item **out,
+			  size_t *n, struct diag *d)
 {
 	struct skate_toc_item *v = NULL;
 	size_t nv = 0, cap = 0;
@@ -243,22 +242,22 @@ enum psg_result skate_toc_entries(const struct src *s, const struct arena *a,
 		struct skate_toc t;
 		uint8_t *p = NULL;
 		size_t len = 0;
-		enum psg_result r;
+		enum rc r;
 
 		if (a->dict[i].type_id != RW_T_TOC)
 			continue;
 		r = arena_read_object(s, a, i, &p, &len);
-		if (r != PSG_OK) {
-			odiag(d, i, "TableOfContents", "unreadable (%s)", psg_result_str(r));
+		if (r != RC_OK) {
+			odiag(d, i, "TableOfContents", "unreadable (%s)", rc_str(r));
 			continue;
 		}
 		r = skate_toc_decode(a, i, p, len, &t, d);
-		if (r == PSG_ERR_NOMEM) {
+		if (r == RC_NOMEM) {
 			free(p);
 			skate_toc_items_free(v, nv);
 			return r;
 		}
-		if (r != PSG_OK) {
+		if (r != RC_OK) {
 			free(p);
 			continue;
 		}
@@ -281,8 +280,8 @@ enum psg_result skate_toc_entries(const struct src *s, const struct arena *a,
 			it->guid = e->guid;
 			it->type = e->type;
 			it->toc = i;
-			it->object = e->object.res == PSG_OK ? e->object.obj : UINT32_MAX;
-			it->offset = e->object.res == PSG_OK ? e->object.off : 0;
+			it->object = e->object.res == RC_OK ? e->object.obj : UINT32_MAX;
+			it->offset = e->object.res == RC_OK ? e->object.off : 0;
 			if (e->name.p) {
 				it->name = malloc(e->name.len + 1);
 				if (!it->name)
@@ -299,11 +298,11 @@ enum psg_result skate_toc_entries(const struct src *s, const struct arena *a,
 		skate_toc_free(&t);
 		free(p);
 		skate_toc_items_free(v, nv);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	*out = v;
 	*n = nv;
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* ---- string lists ---- */
@@ -312,9 +311,9 @@ enum psg_result skate_toc_entries(const struct src *s, const struct arena *a,
  * Up to `max` consecutive NUL-terminated strings from off; stops at an empty string (the zero
  * padding after the list) or the object end. An unterminated last string is reported.
  */
-static enum psg_result read_str_list(struct diag *d, uint32_t idx, const char *tn, const uint8_t *p,
-				     size_t len, uint32_t off, uint64_t max, bool stop_at_empty,
-				     struct skate_str **out, uint32_t *n)
+static enum rc read_str_list(struct diag *d, uint32_t idx, const char *tn, const uint8_t *p,
+			     size_t len, uint32_t off, uint64_t max, bool stop_at_empty,
+			     struct skate_str **out, uint32_t *n)
 {
 	size_t pos = off, cnt = 0, cap = 0;
 	struct skate_str *v = NULL;
@@ -322,10 +321,10 @@ static enum psg_result read_str_list(struct diag *d, uint32_t idx, const char *t
 	*out = NULL;
 	*n = 0;
 	if (off == 0 || max == 0)
-		return PSG_OK;
+		return RC_OK;
 	if (off > len) {
 		odiag(d, idx, tn, "string list offset 0x%X past the object (%zu bytes)", off, len);
-		return PSG_OK;
+		return RC_OK;
 	}
 	while (pos < len && cnt < max) {
 		struct skate_str s = skate_str_at(p, len, (uint32_t)pos);
@@ -343,7 +342,7 @@ static enum psg_result read_str_list(struct diag *d, uint32_t idx, const char *t
 
 			if (!nvp) {
 				free(v);
-				return PSG_ERR_NOMEM;
+				return RC_NOMEM;
 			}
 			v = nvp;
 			cap = nc;
@@ -353,7 +352,7 @@ static enum psg_result read_str_list(struct diag *d, uint32_t idx, const char *t
 	}
 	*out = v;
 	*n = (uint32_t)cnt;
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* ---- RenderMaterialData ---- */
@@ -366,18 +365,18 @@ void skate_rmd_free(struct skate_rmd *m)
 	memset(m, 0, sizeof *m);
 }
 
-enum psg_result skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
-				 struct skate_rmd *out, struct diag *d)
+enum rc skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			 struct skate_rmd *out, struct diag *d)
 {
 	static const char tn[] = "RenderMaterialData";
 	bool be = a->big_endian;
 	uint32_t n, str_min;
-	enum psg_result r;
+	enum rc r;
 
 	memset(out, 0, sizeof *out);
 	if (!p || len < RMD_HDR) {
 		odiag(d, idx, tn, "%zu bytes, header needs %u", len, RMD_HDR);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	out->num_materials = ld32(be, p);
 	out->num_channels = ld32(be, p + 4);
@@ -389,7 +388,7 @@ enum psg_result skate_rmd_decode(const struct arena *a, uint32_t idx, const uint
 	if (n) {
 		out->channels = xcalloc_n(n, sizeof *out->channels);
 		if (!out->channels)
-			return PSG_ERR_NOMEM;
+			return RC_NOMEM;
 	}
 	out->n_channels = n;
 	/* Stream names live in the string list; anything before it is not a string. */
@@ -419,7 +418,7 @@ enum psg_result skate_rmd_decode(const struct arena *a, uint32_t idx, const uint
 		ch->guid = ld64(be, c + 16);
 		ch->stream_name.off = ch->raw[2];
 		ch->stream.raw = ch->raw[3];
-		ch->stream.res = PSG_ERR_NOENT;
+		ch->stream.res = RC_NOENT;
 		if (ch->raw[2] >= str_min) {
 			struct skate_str sn = skate_str_at(p, len, ch->raw[2]);
 
@@ -442,7 +441,7 @@ enum psg_result skate_rmd_decode(const struct arena *a, uint32_t idx, const uint
 		out->materials = xcalloc_n(n, sizeof *out->materials);
 		if (!out->materials) {
 			skate_rmd_free(out);
-			return PSG_ERR_NOMEM;
+			return RC_NOMEM;
 		}
 	}
 	out->n_materials = n;
@@ -473,11 +472,11 @@ enum psg_result skate_rmd_decode(const struct arena *a, uint32_t idx, const uint
 
 	r = read_str_list(d, idx, tn, p, len, out->p_string_list, len, true, &out->strings,
 			  &out->n_strings);
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		skate_rmd_free(out);
 		return r;
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* ---- InstanceData ---- */
@@ -489,20 +488,20 @@ void skate_instance_free(struct skate_instance_data *m)
 	memset(m, 0, sizeof *m);
 }
 
-enum psg_result skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t *p,
-				      size_t len, struct skate_instance_data *out, struct diag *d)
+enum rc skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			      struct skate_instance_data *out, struct diag *d)
 {
 	static const char tn[] = "InstanceData";
 	static const char *const sname[4] = {"m_Name", "m_Description", "m_Component",
 					     "m_Category"};
 	bool be = a->big_endian;
 	uint32_t n = 0;
-	enum psg_result r;
+	enum rc r;
 
 	memset(out, 0, sizeof *out);
 	if (!p || len < INST_HDR) {
 		odiag(d, idx, tn, "%zu bytes, header needs %u", len, INST_HDR);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	out->type_id = ld32(be, p);
 	out->num_instances = ld32(be, p + 4);
@@ -528,7 +527,7 @@ enum psg_result skate_instance_decode(const struct arena *a, uint32_t idx, const
 	if (n) {
 		out->inst = xcalloc_n(n, sizeof *out->inst);
 		if (!out->inst)
-			return PSG_ERR_NOMEM;
+			return RC_NOMEM;
 	}
 	out->n_inst = n;
 	for (uint32_t i = 0; i < n; i++) {
@@ -568,12 +567,12 @@ enum psg_result skate_instance_decode(const struct arena *a, uint32_t idx, const
 
 	r = read_str_list(d, idx, tn, p, len, out->p_string_list, out->num_strings, false,
 			  &out->strings, &out->n_strings);
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		skate_instance_free(out);
 		return r;
 	}
 	if (out->n_strings < out->num_strings && out->p_string_list <= len)
 		odiag(d, idx, tn, "string list holds %u of %u strings", out->n_strings,
 		      out->num_strings);
-	return PSG_OK;
+	return RC_OK;
 }

@@ -9,15 +9,15 @@
 #define OPTI_HDR 0x60u
 #define DIP_SIZE 12u
 
-enum psg_result skate_optimesh_parse(const uint8_t *p, size_t n, uint32_t idx,
-				     struct skate_optimesh *out, struct diag *d)
+enum rc skate_optimesh_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_optimesh *out,
+			     struct diag *d)
 {
 	uint64_t cnt;
 
 	memset(out, 0, sizeof *out);
 	if (n < OPTI_HDR) {
 		diag_add(d, "object %u (RenderOptiMeshData): %zu bytes, header needs 0x60", idx, n);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	for (int i = 0; i < 8; i++)
 		out->bbox[i] = f32_from_bits(ld_u32be(p + 4 * i));
@@ -53,7 +53,7 @@ enum psg_result skate_optimesh_parse(const uint8_t *p, size_t n, uint32_t idx,
 	out->n_islands = (uint32_t)cnt;
 	out->islands = xcalloc_n(out->n_islands, sizeof *out->islands);
 	if (!out->islands)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	for (uint32_t i = 0; i < out->n_islands; i++) {
 		const uint8_t *e = p + out->draw_params + DIP_SIZE * i;
 
@@ -79,11 +79,11 @@ enum psg_result skate_optimesh_parse(const uint8_t *p, size_t n, uint32_t idx,
 	out->remap = xcalloc_n(out->n_remap, sizeof *out->remap);
 	if (!out->remap) {
 		skate_optimesh_free(out);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	for (uint32_t i = 0; i < out->n_remap; i++)
 		out->remap[i] = ld_u16be(p + out->remap_table + 2 * i);
-	return PSG_OK;
+	return RC_OK;
 }
 
 void skate_optimesh_free(struct skate_optimesh *m)

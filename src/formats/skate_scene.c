@@ -21,13 +21,13 @@ static const char *tlabel(const struct arena *a, uint32_t idx, char buf[16])
 	return rw_type_label(a->dict[idx].type_id, buf);
 }
 
-static enum psg_result read_obj(const struct src *s, const struct arena *a, uint32_t idx,
-				uint8_t **p, size_t *n)
+static enum rc read_obj(const struct src *s, const struct arena *a, uint32_t idx, uint8_t **p,
+			size_t *n)
 {
 	*p = NULL;
 	*n = 0;
 	if (idx >= a->n_dict || !a->dict[idx].readable)
-		return PSG_ERR_BOUNDS;
+		return RC_BOUNDS;
 	return arena_read_object(s, a, idx, p, n);
 }
 
@@ -40,14 +40,14 @@ static uint32_t want_ref(const struct arena *a, uint32_t v, uint32_t type, uint3
 {
 	char b1[16], b2[16];
 	uint32_t obj = 0, off = 0;
-	enum psg_result r = arena_resolve_ref(a, v, &obj, &off);
+	enum rc r = arena_resolve_ref(a, v, &obj, &off);
 	bool type_ok;
 
-	if (r == PSG_ERR_NOENT) {
+	if (r == RC_NOENT) {
 		diag_add(d, "object %u (%s): %s is null", owner, tlabel(a, owner, b1), field);
 		return SKATE_NONE;
 	}
-	if (r != PSG_OK || obj >= a->n_dict) {
+	if (r != RC_OK || obj >= a->n_dict) {
 		diag_add(d, "object %u (%s): %s 0x%x does not resolve (%u objects)", owner,
 			 tlabel(a, owner, b1), field, v, a->n_dict);
 		return SKATE_NONE;
@@ -102,9 +102,9 @@ static char *material_name(const struct src *s, const struct arena *a, uint32_t 
 	uint64_t room;
 	char *out = NULL;
 
-	if (read_obj(s, a, obj, &p, &n) != PSG_OK)
+	if (read_obj(s, a, obj, &p, &n) != RC_OK)
 		return NULL;
-	if (!rng_ok(n, off, 12)) {
+	if (!span_ok(n, off, 12)) {
 		diag_add(d, "object %u (RenderMaterialData): material at 0x%x past the object", obj,
 			 off);
 		free(p);
@@ -192,8 +192,8 @@ static bool is_root_word(const char *s)
 	       !strcasecmp(s, "null") || !strcasecmp(s, "root:");
 }
 
-/* Apply "bone<TAB>parent" rows; returns PSG_ERR_NOMEM or PSG_OK. */
-static enum psg_result apply_hierarchy(struct skate_scene *sc, const char *tsv, struct diag *d)
+/* Apply "bone<TAB>parent" rows; returns RC_NOMEM or RC_OK. */
+static enum rc apply_hierarchy(struct skate_scene *sc, const char *tsv, struct diag *d)
 {
 	uint32_t n = sc->n_bones, unlisted = 0;
 	struct name_ix *ix = xcalloc_n(n, sizeof *ix);
@@ -204,7 +204,7 @@ static enum psg_result apply_hierarchy(struct skate_scene *sc, const char *tsv, 
 	if (!ix || !seen) {
 		free(ix);
 		free(seen);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		ix[i].name = sc->bones[i].name;
@@ -280,11 +280,11 @@ static enum psg_result apply_hierarchy(struct skate_scene *sc, const char *tsv, 
 		diag_add(d, "hierarchy: %u of %u bones not listed; hung from bone 0", unlisted, n);
 	free(ix);
 	free(seen);
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* Break parent cycles iteratively (no recursion): bone 0 first, then the rest in order. */
-static enum psg_result fix_cycles(struct skate_scene *sc, struct diag *d)
+static enum rc fix_cycles(struct skate_scene *sc, struct diag *d)
 {
 	uint32_t n = sc->n_bones;
 	uint8_t *st = xcalloc_n(n, 1);
@@ -293,7 +293,7 @@ static enum psg_result fix_cycles(struct skate_scene *sc, struct diag *d)
 	if (!st || !path) {
 		free(st);
 		free(path);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	for (uint32_t s0 = 0; s0 < n; s0++) {
 		uint32_t len = 0, x = s0;
@@ -330,7 +330,7 @@ static enum psg_result fix_cycles(struct skate_scene *sc, struct diag *d)
 	}
 	free(st);
 	free(path);
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* ---- scene ---- */
@@ -375,13 +375,13 @@ size_t skate_scene_bytes(const struct skate_scene *sc)
 	return t;
 }
 
-static enum psg_result load_skeleton(const struct src *s, const struct arena *a,
-				     struct skate_scene *sc, const struct skate_model *md)
+static enum rc load_skeleton(const struct src *s, const struct arena *a, struct skate_scene *sc,
+			     const struct skate_model *md)
 {
 	sc->n_bones = md->n_bones;
 	sc->bones = xcalloc_n(sc->n_bones, sizeof *sc->bones);
 	if (!sc->bones)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	(void)s;
 	(void)a;
 	for (uint32_t i = 0; i < sc->n_bones; i++) {
@@ -389,7 +389,7 @@ static enum psg_result load_skeleton(const struct src *s, const struct arena *a,
 
 		b->name = strdup(md->names[i]);
 		if (!b->name)
-			return PSG_ERR_NOMEM;
+			return RC_NOMEM;
 		memcpy(b->ibp, md->ibp[i], sizeof b->ibp);
 		b->invertible = skate_mat4_inverse(b->ibp, b->bind);
 		if (!b->invertible) {
@@ -402,18 +402,18 @@ static enum psg_result load_skeleton(const struct src *s, const struct arena *a,
 			sc->n_nonrigid++;
 		b->parent = i == 0 ? -1 : 0;
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* Resolve everything one mesh needs; problems make ok false. */
-static enum psg_result load_mesh(const struct src *s, const struct arena *a, struct skate_scene *sc,
-				 size_t mi, struct skate_scene_mesh *m, uint32_t table_material,
-				 struct diag *d)
+static enum rc load_mesh(const struct src *s, const struct arena *a, struct skate_scene *sc,
+			 size_t mi, struct skate_scene_mesh *m, uint32_t table_material,
+			 struct diag *d)
 {
 	struct skate_optimesh om;
 	uint8_t *p = NULL;
 	size_t n;
-	enum psg_result r;
+	enum rc r;
 	uint32_t o = m->optimesh;
 	int pos = -1;
 	uint32_t bad_pal = 0;
@@ -423,17 +423,17 @@ static enum psg_result load_mesh(const struct src *s, const struct arena *a, str
 	if (o == SKATE_NONE)
 		goto name;
 	r = read_obj(s, a, o, &p, &n);
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		diag_add(d, "mesh %zu: object %u (RenderOptiMeshData) unreadable: %s", mi, o,
-			 psg_result_str(r));
+			 rc_str(r));
 		goto name;
 	}
 	r = skate_optimesh_parse(p, n, o, &om, d);
 	free(p);
 	p = NULL;
-	if (r == PSG_ERR_NOMEM)
+	if (r == RC_NOMEM)
 		return r;
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		goto name;
 
 	/* islands and palette */
@@ -446,7 +446,7 @@ static enum psg_result load_mesh(const struct src *s, const struct arena *a, str
 	m->palette = xcalloc_n(m->n_palette, sizeof *m->palette);
 	if (!m->palette) {
 		skate_optimesh_free(&om);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	for (uint32_t i = 0; i < m->n_palette; i++) {
 		if (m->palette_raw[i] < sc->n_bones) {
@@ -470,7 +470,7 @@ static enum psg_result load_mesh(const struct src *s, const struct arena *a, str
 		for (int k = 0; k < 2 && m->material_obj == SKATE_NONE; k++) {
 			uint32_t obj, off;
 
-			if (refs[k] == 0 || arena_resolve_ref(a, refs[k], &obj, &off) != PSG_OK ||
+			if (refs[k] == 0 || arena_resolve_ref(a, refs[k], &obj, &off) != RC_OK ||
 			    obj >= a->n_dict)
 				continue;
 			if (a->dict[obj].type_id != RW_T_RENDERMATERIAL) {
@@ -489,8 +489,8 @@ static enum psg_result load_mesh(const struct src *s, const struct arena *a, str
 
 	/* vertex descriptor */
 	m->vdes = want_ref(a, om.vdes, RW_T_VDES, o, "m_pVertexDescriptor", d);
-	if (m->vdes != SKATE_NONE && read_obj(s, a, m->vdes, &p, &n) == PSG_OK) {
-		m->has_desc = skate_vdes_parse(p, n, m->vdes, &m->desc, d) == PSG_OK;
+	if (m->vdes != SKATE_NONE && read_obj(s, a, m->vdes, &p, &n) == RC_OK) {
+		m->has_desc = skate_vdes_parse(p, n, m->vdes, &m->desc, d) == RC_OK;
 		free(p);
 		p = NULL;
 	}
@@ -514,10 +514,10 @@ static enum psg_result load_mesh(const struct src *s, const struct arena *a, str
 
 	/* vertex buffer */
 	m->vb = want_ref(a, om.vb, RW_T_VB, o, "m_pVertexBuffer", d);
-	if (m->vb != SKATE_NONE && read_obj(s, a, m->vb, &p, &n) == PSG_OK) {
+	if (m->vb != SKATE_NONE && read_obj(s, a, m->vb, &p, &n) == RC_OK) {
 		struct skate_vb vb;
 
-		if (skate_vb_parse(p, n, &vb) != PSG_OK) {
+		if (skate_vb_parse(p, n, &vb) != RC_OK) {
 			diag_add(d, "object %u (VertexBuffer): %zu bytes, needs 16", m->vb, n);
 		} else {
 			m->vb_res =
@@ -557,10 +557,10 @@ static enum psg_result load_mesh(const struct src *s, const struct arena *a, str
 
 	/* index buffer */
 	m->ib = want_ref(a, om.ib, RW_T_IB, o, "m_pIndexBuffer", d);
-	if (m->ib != SKATE_NONE && read_obj(s, a, m->ib, &p, &n) == PSG_OK) {
+	if (m->ib != SKATE_NONE && read_obj(s, a, m->ib, &p, &n) == RC_OK) {
 		struct skate_ib ib;
 
-		if (skate_ib_parse(p, n, &ib) != PSG_OK) {
+		if (skate_ib_parse(p, n, &ib) != RC_OK) {
 			diag_add(d, "object %u (IndexBuffer): %zu bytes, needs 20", m->ib, n);
 		} else {
 			m->ib_res =
@@ -646,32 +646,31 @@ name:
 		snprintf(buf, sizeof buf, "material_%02zu", mi);
 		m->material = strdup(buf);
 		if (!m->material)
-			return PSG_ERR_NOMEM;
+			return RC_NOMEM;
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
 struct mesh_src {
 	uint32_t optimesh, model, table_index, material;
 };
 
-enum psg_result skate_scene_load(const struct src *s, const struct arena *a,
-				 const char *hierarchy_tsv, struct skate_scene **out,
-				 struct diag *diag)
+enum rc skate_scene_load(const struct src *s, const struct arena *a, const char *hierarchy_tsv,
+			 struct skate_scene **out, struct diag *diag)
 {
 	struct skate_scene *sc;
 	struct mesh_src *ms = NULL;
 	size_t n_ms = 0, cap = 0, d0 = diag ? diag_count(diag) : 0;
 	bool *listed = NULL;
-	enum psg_result r = PSG_OK;
+	enum rc r = RC_OK;
 
 	*out = NULL;
 	if (a->h.plat != RW_PS3 || !a->big_endian)
-		return PSG_ERR_UNSUPPORTED;
+		return RC_UNSUPPORTED;
 	sc = calloc(1, sizeof *sc);
 	listed = xcalloc_n(a->n_dict, sizeof *listed);
 	if (!sc || !listed) {
-		r = PSG_ERR_NOMEM;
+		r = RC_NOMEM;
 		goto fail;
 	}
 	sc->skeleton_model = SKATE_NONE;
@@ -679,24 +678,24 @@ enum psg_result skate_scene_load(const struct src *s, const struct arena *a,
 		struct skate_model md;
 		uint8_t *p;
 		size_t n;
-		enum psg_result pr;
+		enum rc pr;
 
 		if (a->dict[i].type_id != RW_T_RENDERMODEL)
 			continue;
 		sc->n_models++;
 		pr = read_obj(s, a, i, &p, &n);
-		if (pr != PSG_OK) {
+		if (pr != RC_OK) {
 			diag_add(diag, "object %u (RenderModelData): unreadable: %s", i,
-				 psg_result_str(pr));
+				 rc_str(pr));
 			continue;
 		}
 		pr = skate_model_parse(p, n, i, &md, diag);
 		free(p);
-		if (pr == PSG_ERR_NOMEM) {
+		if (pr == RC_NOMEM) {
 			r = pr;
 			goto fail;
 		}
-		if (pr != PSG_OK)
+		if (pr != RC_OK)
 			continue;
 		if (sc->skeleton_model == SKATE_NONE) {
 			sc->skeleton_model = i;
@@ -707,7 +706,7 @@ enum psg_result skate_scene_load(const struct src *s, const struct arena *a,
 				 "object %u (%u bones)",
 				 i, md.n_bones, sc->skeleton_model, sc->n_bones);
 		}
-		for (uint32_t k = 0; r == PSG_OK && k < md.n_meshes; k++) {
+		for (uint32_t k = 0; r == RC_OK && k < md.n_meshes; k++) {
 			uint32_t obj, off;
 			struct mesh_src e = {SKATE_NONE, i, k, md.meshes[k].material};
 
@@ -716,20 +715,20 @@ enum psg_result skate_scene_load(const struct src *s, const struct arena *a,
 				struct mesh_src *v = xrealloc_n(ms, nc, sizeof *v);
 
 				if (!v) {
-					r = PSG_ERR_NOMEM;
+					r = RC_NOMEM;
 					break;
 				}
 				ms = v;
 				cap = nc;
 			}
-			if (arena_resolve_ref(a, md.meshes[k].mesh, &obj, &off) == PSG_OK &&
+			if (arena_resolve_ref(a, md.meshes[k].mesh, &obj, &off) == RC_OK &&
 			    obj < a->n_dict && off == 0 && a->dict[obj].type_id == RW_T_OPTIMESH) {
 				e.optimesh = obj;
 				listed[obj] = true;
 			} else {
 				char b1[16];
 
-				if (arena_resolve_ref(a, md.meshes[k].mesh, &obj, &off) == PSG_OK &&
+				if (arena_resolve_ref(a, md.meshes[k].mesh, &obj, &off) == RC_OK &&
 				    obj < a->n_dict)
 					diag_add(diag,
 						 "object %u (RenderModelData): mesh %u -> %u is "
@@ -744,7 +743,7 @@ enum psg_result skate_scene_load(const struct src *s, const struct arena *a,
 			ms[n_ms++] = e;
 		}
 		skate_model_free(&md);
-		if (r != PSG_OK)
+		if (r != RC_OK)
 			goto fail;
 	}
 	for (uint32_t i = 0; i < a->n_dict; i++) {
@@ -755,7 +754,7 @@ enum psg_result skate_scene_load(const struct src *s, const struct arena *a,
 			struct mesh_src *v = xrealloc_n(ms, nc, sizeof *v);
 
 			if (!v) {
-				r = PSG_ERR_NOMEM;
+				r = RC_NOMEM;
 				goto fail;
 			}
 			ms = v;
@@ -767,9 +766,9 @@ enum psg_result skate_scene_load(const struct src *s, const struct arena *a,
 	if (hierarchy_tsv && sc->n_bones) {
 		sc->hierarchy = SKATE_HIER_TSV;
 		r = apply_hierarchy(sc, hierarchy_tsv, diag);
-		if (r == PSG_OK)
+		if (r == RC_OK)
 			r = fix_cycles(sc, diag);
-		if (r != PSG_OK)
+		if (r != RC_OK)
 			goto fail;
 	}
 	for (uint32_t i = 0; i < sc->n_bones; i++)
@@ -781,7 +780,7 @@ enum psg_result skate_scene_load(const struct src *s, const struct arena *a,
 
 	sc->meshes = xcalloc_n(n_ms, sizeof *sc->meshes);
 	if (!sc->meshes) {
-		r = PSG_ERR_NOMEM;
+		r = RC_NOMEM;
 		goto fail;
 	}
 	sc->n_meshes = n_ms;
@@ -792,7 +791,7 @@ enum psg_result skate_scene_load(const struct src *s, const struct arena *a,
 		m->model = ms[i].model;
 		m->table_index = ms[i].table_index;
 		r = load_mesh(s, a, sc, i, m, ms[i].material, diag);
-		if (r != PSG_OK)
+		if (r != RC_OK)
 			goto fail;
 		if (m->ok) {
 			sc->total_vertices += m->vertex_count;
@@ -803,7 +802,7 @@ enum psg_result skate_scene_load(const struct src *s, const struct arena *a,
 	free(listed);
 	sc->n_problems = diag ? diag_count(diag) - d0 : 0;
 	*out = sc;
-	return PSG_OK;
+	return RC_OK;
 fail:
 	free(ms);
 	free(listed);
@@ -854,9 +853,9 @@ static void add_infl(struct skate_influence *v, uint8_t *n, uint32_t bone, float
 	}
 }
 
-static enum psg_result decode_skin(const struct skate_scene *sc, size_t mi,
-				   const struct skate_scene_mesh *m, struct skate_mesh_data *md,
-				   struct diag *d)
+static enum rc decode_skin(const struct skate_scene *sc, size_t mi,
+			   const struct skate_scene_mesh *m, struct skate_mesh_data *md,
+			   struct diag *d)
 {
 	const struct skate_attr *ia = md->indices >= 0 ? &md->attr[md->indices] : NULL;
 	const struct skate_attr *wa = md->weights >= 0 ? &md->attr[md->weights] : NULL;
@@ -866,17 +865,17 @@ static enum psg_result decode_skin(const struct skate_scene *sc, size_t mi,
 	md->n_infl = xcalloc_n(md->n_verts, 1);
 	md->infl = xcalloc_n(md->n_verts, sizeof *md->infl);
 	if (!md->n_infl || !md->infl)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	if (!ia && !wa) {
 		uint32_t bone = m->n_palette && m->palette[0] >= 0 ? (uint32_t)m->palette[0] : 0;
 
 		if (sc->n_bones == 0)
-			return PSG_OK;
+			return RC_OK;
 		for (uint32_t v = 0; v < md->n_verts; v++) {
 			md->infl[v][0] = (struct skate_influence){bone, 1.0f};
 			md->n_infl[v] = 1;
 		}
-		return PSG_OK;
+		return RC_OK;
 	}
 	for (uint32_t v = 0; v < md->n_verts; v++) {
 		unsigned ns = ia ? ia->n : wa->n;
@@ -931,15 +930,14 @@ static enum psg_result decode_skin(const struct skate_scene *sc, size_t mi,
 	if (md->n_unweighted)
 		diag_add(d, "mesh %zu: %u skinned vertices have no usable weight", mi,
 			 md->n_unweighted);
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result decode_triangles(const struct src *s, size_t mi,
-					const struct skate_scene_mesh *m,
-					struct skate_mesh_data *md, struct diag *d)
+static enum rc decode_triangles(const struct src *s, size_t mi, const struct skate_scene_mesh *m,
+				struct skate_mesh_data *md, struct diag *d)
 {
 	uint8_t *ib = NULL;
-	enum psg_result r;
+	enum rc r;
 	uint64_t total = 0, bad = 0, bad_v = 0, bad_t = 0;
 	size_t k = 0;
 
@@ -954,13 +952,13 @@ static enum psg_result decode_triangles(const struct src *s, size_t mi,
 		total += cnt / 3;
 	}
 	r = src_dup(s, m->ib_start, (size_t)m->indices_avail * m->index_width, &ib);
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		return r;
 	md->tri = xcalloc_n((size_t)total, sizeof *md->tri);
 	md->tri_island = xcalloc_n((size_t)total, sizeof *md->tri_island);
 	if (!md->tri || !md->tri_island) {
 		free(ib);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	for (uint32_t i = 0; i < m->n_islands; i++) {
 		const struct skate_island *is = &m->islands[i];
@@ -1002,34 +1000,33 @@ static enum psg_result decode_triangles(const struct src *s, size_t mi,
 			 "dropped; first: index value %llu in triangle %llu",
 			 mi, (unsigned long long)bad, md->n_verts, (unsigned long long)bad_v,
 			 (unsigned long long)bad_t);
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result skate_mesh_decode(const struct src *s, const struct arena *a,
-				  const struct skate_scene *sc, size_t mesh,
-				  struct skate_mesh_data **out, struct diag *diag)
+enum rc skate_mesh_decode(const struct src *s, const struct arena *a, const struct skate_scene *sc,
+			  size_t mesh, struct skate_mesh_data **out, struct diag *diag)
 {
 	const struct skate_scene_mesh *m;
 	struct skate_mesh_data *md;
 	uint8_t *vb = NULL;
-	enum psg_result r;
+	enum rc r;
 	uint64_t bytes;
 
 	(void)a;
 	*out = NULL;
 	if (mesh >= sc->n_meshes)
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	m = &sc->meshes[mesh];
 	if (!m->ok)
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	if (m->vertex_count > MAX_DECODE_VERTS) {
 		diag_add(diag, "mesh %zu: %u vertices, more than the %u decoded", mesh,
 			 m->vertex_count, MAX_DECODE_VERTS);
-		return PSG_ERR_UNSUPPORTED;
+		return RC_UNSUPPORTED;
 	}
 	md = calloc(1, sizeof *md);
 	if (!md)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	md->n_verts = m->vertex_count;
 	md->pos = md->normal = md->tangent = md->binormal = md->color = md->weights = -1;
 	md->indices = -1;
@@ -1037,7 +1034,7 @@ enum psg_result skate_mesh_decode(const struct src *s, const struct arena *a,
 		md->tex[i] = -1;
 	bytes = (uint64_t)md->n_verts * m->stride;
 	r = src_dup(s, m->vb_start, (size_t)bytes, &vb);
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		goto fail;
 	for (unsigned i = 0; i < m->desc.n_el; i++) {
 		const struct skate_velem *e = &m->desc.el[i];
@@ -1053,7 +1050,7 @@ enum psg_result skate_mesh_decode(const struct src *s, const struct arena *a,
 		at->n = e->vertex_type == SKATE_VF_CMP ? 3 : e->num_components;
 		at->v = xcalloc_n((size_t)md->n_verts * at->n, sizeof(float));
 		if (!at->v) {
-			r = PSG_ERR_NOMEM;
+			r = RC_NOMEM;
 			goto fail;
 		}
 		md->n_attr++;
@@ -1093,16 +1090,16 @@ enum psg_result skate_mesh_decode(const struct src *s, const struct arena *a,
 	free(vb);
 	vb = NULL;
 	if (md->pos < 0) {
-		r = PSG_ERR_CORRUPT;
+		r = RC_CORRUPT;
 		goto fail;
 	}
 	r = decode_skin(sc, mesh, m, md, diag);
-	if (r == PSG_OK)
+	if (r == RC_OK)
 		r = decode_triangles(s, mesh, m, md, diag);
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		goto fail;
 	*out = md;
-	return PSG_OK;
+	return RC_OK;
 fail:
 	free(vb);
 	skate_mesh_data_free(md);

@@ -102,8 +102,8 @@ unsigned skate_velem_decode(uint8_t vt, unsigned ncomp, const uint8_t *p, bool a
 	return ncomp;
 }
 
-enum psg_result skate_vdes_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_vdes *out,
-				 struct diag *d)
+enum rc skate_vdes_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_vdes *out,
+			 struct diag *d)
 {
 	char tb[16];
 	size_t room;
@@ -111,7 +111,7 @@ enum psg_result skate_vdes_parse(const uint8_t *p, size_t n, uint32_t idx, struc
 	memset(out, 0, sizeof *out);
 	if (n < 16) {
 		diag_add(d, "object %u (VertexDescriptor): %zu bytes, header needs 16", idx, n);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	out->ref_count = ld_u32be(p);
 	out->types_flags = ld_u32be(p + 4);
@@ -181,28 +181,28 @@ enum psg_result skate_vdes_parse(const uint8_t *p, size_t n, uint32_t idx, struc
 	}
 	if (out->stride == 0)
 		diag_add(d, "object %u (VertexDescriptor): stride 0", idx);
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result skate_vb_parse(const uint8_t *p, size_t n, struct skate_vb *out)
+enum rc skate_vb_parse(const uint8_t *p, size_t n, struct skate_vb *out)
 {
 	memset(out, 0, sizeof *out);
 	if (n < 16)
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	out->buffer = ld_u32be(p);
 	out->offset = ld_u32be(p + 4);
 	out->buffer_size = ld_u32be(p + 8);
 	out->location = p[12];
 	out->lock_flags = p[13];
 	out->pad0 = ld_u16be(p + 14);
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result skate_ib_parse(const uint8_t *p, size_t n, struct skate_ib *out)
+enum rc skate_ib_parse(const uint8_t *p, size_t n, struct skate_ib *out)
 {
 	memset(out, 0, sizeof *out);
 	if (n < 20)
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	out->buffer = ld_u32be(p);
 	out->offset = ld_u32be(p + 4);
 	out->num_indices = ld_u32be(p + 8);
@@ -211,11 +211,11 @@ enum psg_result skate_ib_parse(const uint8_t *p, size_t n, struct skate_ib *out)
 	out->location = p[17];
 	out->type = p[18];
 	out->lock_flags = p[19];
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result skate_mesh_helper_parse(const uint8_t *p, size_t n, uint32_t idx,
-					struct skate_mesh_helper *out, struct diag *d)
+enum rc skate_mesh_helper_parse(const uint8_t *p, size_t n, uint32_t idx,
+				struct skate_mesh_helper *out, struct diag *d)
 {
 	uint64_t want;
 	size_t room;
@@ -223,7 +223,7 @@ enum psg_result skate_mesh_helper_parse(const uint8_t *p, size_t n, uint32_t idx
 	memset(out, 0, sizeof *out);
 	if (n < 8) {
 		diag_add(d, "object %u (MeshHelper): %zu bytes, header needs 8", idx, n);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	out->n_ib = ld_u32be(p);
 	out->n_vb = ld_u32be(p + 4);
@@ -237,10 +237,10 @@ enum psg_result skate_mesh_helper_parse(const uint8_t *p, size_t n, uint32_t idx
 	out->n_refs = (uint32_t)want;
 	out->refs = xcalloc_n(out->n_refs, sizeof *out->refs);
 	if (!out->refs)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	for (uint32_t i = 0; i < out->n_refs; i++)
 		out->refs[i] = ld_u32be(p + 8 + 4 * i);
-	return PSG_OK;
+	return RC_OK;
 }
 
 void skate_mesh_helper_free(struct skate_mesh_helper *m)

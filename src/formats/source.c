@@ -7,23 +7,23 @@
 #include "psgfs/bytes.h"
 #include "psgfs/source.h"
 
-enum psg_result src_read(const struct src *s, uint64_t off, void *dst, size_t n)
+enum rc src_read(const struct src *s, uint64_t off, void *dst, size_t n)
 {
-	if (!rng_ok(s->size, off, n))
-		return PSG_ERR_TRUNCATED;
+	if (!span_ok(s->size, off, n))
+		return RC_TRUNCATED;
 	if (n == 0)
-		return PSG_OK;
+		return RC_OK;
 	return s->read(s->ctx, off, dst, n);
 }
 
-static enum psg_result mem_read(void *ctx, uint64_t off, void *dst, size_t n)
+static enum rc mem_read(void *ctx, uint64_t off, void *dst, size_t n)
 {
 	struct src_mem *m = ctx;
 
-	if (!rng_ok(m->size, off, n))
-		return PSG_ERR_TRUNCATED;
+	if (!span_ok(m->size, off, n))
+		return RC_TRUNCATED;
 	memcpy(dst, m->p + off, n);
-	return PSG_OK;
+	return RC_OK;
 }
 
 void src_init_mem(struct src *s, struct src_mem *m, const void *p, size_t size)
@@ -35,7 +35,7 @@ void src_init_mem(struct src *s, struct src_mem *m, const void *p, size_t size)
 	s->size = size;
 }
 
-static enum psg_result fd_read(void *ctx, uint64_t off, void *dst, size_t n)
+static enum rc fd_read(void *ctx, uint64_t off, void *dst, size_t n)
 {
 	int fd = *(int *)ctx;
 	uint8_t *p = dst;
@@ -46,12 +46,12 @@ static enum psg_result fd_read(void *ctx, uint64_t off, void *dst, size_t n)
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
-			return PSG_ERR_IO; /* error, or the file shrank under us */
+			return RC_IO; /* error, or the file shrank under us */
 		p += got;
 		off += (uint64_t)got;
 		n -= (size_t)got;
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
 void src_init_fd(struct src *s, int *fd, uint64_t size)
@@ -61,22 +61,22 @@ void src_init_fd(struct src *s, int *fd, uint64_t size)
 	s->size = size;
 }
 
-enum psg_result src_dup(const struct src *s, uint64_t off, size_t n, uint8_t **out)
+enum rc src_dup(const struct src *s, uint64_t off, size_t n, uint8_t **out)
 {
-	enum psg_result r;
+	enum rc r;
 	uint8_t *p;
 
 	*out = NULL;
-	if (!rng_ok(s->size, off, n))
-		return PSG_ERR_TRUNCATED;
+	if (!span_ok(s->size, off, n))
+		return RC_TRUNCATED;
 	p = malloc(n ? n : 1);
 	if (!p)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	r = src_read(s, off, p, n);
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		free(p);
 		return r;
 	}
 	*out = p;
-	return PSG_OK;
+	return RC_OK;
 }

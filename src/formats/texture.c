@@ -101,14 +101,13 @@ static bool kind_compressed(enum tex_kind k)
 	return k == TEXK_DXT1 || k == TEXK_DXT3 || k == TEXK_DXT5;
 }
 
-enum psg_result ps3_texture_decode(const uint8_t *obj, size_t len, bool big_endian,
-				   struct ps3_texture *out)
+enum rc ps3_texture_decode(const uint8_t *obj, size_t len, bool big_endian, struct ps3_texture *out)
 {
 	struct br r;
 
 	memset(out, 0, sizeof *out);
 	if (!obj || len < PS3_TEXTURE_SIZE)
-		return PSG_ERR_TRUNCATED;
+		return RC_TRUNCATED;
 	br_init(&r, obj, len, big_endian);
 	out->format = br_u8(&r);
 	out->base_format = (uint8_t)(out->format & ~(GCM_TEX_LN | GCM_TEX_UN));
@@ -131,7 +130,7 @@ enum psg_result ps3_texture_decode(const uint8_t *obj, size_t len, bool big_endi
 	out->unknown_24 = br_u16(&r);
 	out->unknown_26 = br_u8(&r);
 	out->format_copy = br_u8(&r);
-	return r.err ? PSG_ERR_TRUNCATED : PSG_OK;
+	return r.err ? RC_TRUNCATED : RC_OK;
 }
 
 /* log2 when x is a power of two, else -1. */
@@ -194,8 +193,7 @@ static bool level_out_bytes(enum tex_kind k, uint32_t w, uint32_t h, uint64_t *o
 	return mul_ok((uint64_t)w * h, kind_out_bpp(k), out);
 }
 
-enum psg_result tex_layout_get(const struct ps3_texture *t, struct tex_layout *l, char *why,
-			       size_t whylen)
+enum rc tex_layout_get(const struct ps3_texture *t, struct tex_layout *l, char *why, size_t whylen)
 {
 	const struct gcm_fmt *f = fmt_find(t->base_format);
 	uint32_t maxm = 0, m;
@@ -207,31 +205,31 @@ enum psg_result tex_layout_get(const struct ps3_texture *t, struct tex_layout *l
 		why[0] = 0;
 	if (!f) {
 		note(why, whylen, "unknown format byte 0x%02X", t->format);
-		return PSG_ERR_UNSUPPORTED;
+		return RC_UNSUPPORTED;
 	}
 	if (!f->supported) {
 		note(why, whylen, "format %s (0x%02X) is not converted", f->name, t->format);
-		return PSG_ERR_UNSUPPORTED;
+		return RC_UNSUPPORTED;
 	}
 	if (t->dimension == 3 || t->depth > 1) {
 		note(why, whylen, "3D texture (dimension %u, depth %u) is not converted",
 		     t->dimension, t->depth);
-		return PSG_ERR_UNSUPPORTED;
+		return RC_UNSUPPORTED;
 	}
 	if (t->dimension != 1 && t->dimension != 2) {
 		note(why, whylen, "dimension %u is not 1, 2 or 3", t->dimension);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	if (t->width == 0 || t->height == 0) {
 		note(why, whylen, "size %ux%u is empty", t->width, t->height);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	for (uint32_t s = t->width > t->height ? t->width : t->height; s; s >>= 1)
 		maxm++;
 	if (t->mipmap == 0 || t->mipmap > maxm) {
 		note(why, whylen, "mipmap count %u outside 1..%u for %ux%u", t->mipmap, maxm,
 		     t->width, t->height);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	cube = t->cubemap != 0 || t->store_type == TEX_STORE_CUBE;
 	if ((t->cubemap != 0) != (t->store_type == TEX_STORE_CUBE))
@@ -260,7 +258,7 @@ enum psg_result tex_layout_get(const struct ps3_texture *t, struct tex_layout *l
 		if ((uint64_t)t->width * f->bpp > t->pitch) {
 			note(why, whylen, "pitch %u is smaller than a row of %llu bytes", t->pitch,
 			     (unsigned long long)t->width * f->bpp);
-			return PSG_ERR_CORRUPT;
+			return RC_CORRUPT;
 		}
 		l->row_pitch = t->pitch;
 	}
@@ -268,16 +266,16 @@ enum psg_result tex_layout_get(const struct ps3_texture *t, struct tex_layout *l
 		uint32_t w = lvl(t->width, i), h = lvl(t->height, i);
 
 		if (!level_src_bytes(l, w, h, &v) || !add_ok(face, v, &face))
-			return PSG_ERR_CORRUPT;
+			return RC_CORRUPT;
 		if (!level_out_bytes(f->kind, w, h, &v) || !add_ok(out, v, &out))
-			return PSG_ERR_CORRUPT;
+			return RC_CORRUPT;
 	}
 	l->face_bytes = face;
 	l->face_stride = cube ? align_up(face, 0x80) : face;
 	if (!mul_ok(l->face_stride, l->faces - 1, &v) || !add_ok(v, face, &l->total) ||
 	    !mul_ok(out, l->faces, &l->out_bytes))
-		return PSG_ERR_CORRUPT;
-	return PSG_OK;
+		return RC_CORRUPT;
+	return RC_OK;
 }
 
 uint32_t gcm_swizzle_index(uint32_t x, uint32_t y, unsigned lw, unsigned lh)
@@ -418,9 +416,9 @@ static const char *type_label(const struct arena *a, uint32_t i, char tmp[16])
 }
 
 /* Everything texture_load checks before reading texels; *texel_at = absolute file offset. */
-static enum psg_result tex_resolve(const struct src *s, const struct arena *a, uint32_t tex_idx,
-				   struct ps3_texture *tp, struct tex_layout *lp,
-				   uint64_t *texel_at, struct diag *diag)
+static enum rc tex_resolve(const struct src *s, const struct arena *a, uint32_t tex_idx,
+			   struct ps3_texture *tp, struct tex_layout *lp, uint64_t *texel_at,
+			   struct diag *diag)
 {
 	struct ps3_texture t;
 	struct tex_layout l;
@@ -430,26 +428,26 @@ static enum psg_result tex_resolve(const struct src *s, const struct arena *a, u
 	uint32_t bi, boff = 0;
 	uint64_t need;
 	char why[256], tmp[16];
-	enum psg_result r;
+	enum rc r;
 
 	if (tex_idx >= a->n_dict)
-		return PSG_ERR_BOUNDS;
+		return RC_BOUNDS;
 	if (a->dict[tex_idx].type_id != RW_T_TEXTURE)
-		return PSG_ERR_UNSUPPORTED;
+		return RC_UNSUPPORTED;
 	r = arena_read_object(s, a, tex_idx, &obj, &len);
-	if (r != PSG_OK) {
-		diag_add(diag, "object %u (Texture): unreadable (%s)", tex_idx, psg_result_str(r));
+	if (r != RC_OK) {
+		diag_add(diag, "object %u (Texture): unreadable (%s)", tex_idx, rc_str(r));
 		return r;
 	}
 	r = ps3_texture_decode(obj, len, a->big_endian, &t);
 	free(obj);
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		diag_add(diag, "object %u (Texture): %zu bytes, shorter than %u", tex_idx, len,
 			 PS3_TEXTURE_SIZE);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	r = tex_layout_get(&t, &l, why, sizeof why);
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		diag_add(diag, "object %u (Texture): %s", tex_idx, why);
 		return r;
 	}
@@ -462,23 +460,23 @@ static enum psg_result tex_resolve(const struct src *s, const struct arena *a, u
 		if (bi >= a->n_dict) {
 			diag_add(diag, "object %u (Texture): m_buffer %u out of range (%u objects)",
 				 tex_idx, bi, a->n_dict);
-			return PSG_ERR_CORRUPT;
+			return RC_CORRUPT;
 		}
-	} else if (arena_resolve_ref(a, t.m_buffer, &bi, &boff) != PSG_OK) {
+	} else if (arena_resolve_ref(a, t.m_buffer, &bi, &boff) != RC_OK) {
 		diag_add(diag, "object %u (Texture): m_buffer 0x%08X does not resolve", tex_idx,
 			 t.m_buffer);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	br = &a->dict[bi];
 	if (!br->base_resource) {
 		diag_add(diag, "object %u (Texture): m_buffer %u is a %s, not a BaseResource",
 			 tex_idx, bi, type_label(a, bi, tmp));
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	if (!br->readable) {
 		diag_add(diag, "object %u (Texture): base resource %u lies outside the file",
 			 tex_idx, bi);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	if (!add_ok(l.total, (uint64_t)boff + t.offset, &need) || need > br->size) {
 		diag_add(diag,
@@ -486,7 +484,7 @@ static enum psg_result tex_resolve(const struct src *s, const struct arena *a, u
 			 "needs %llu",
 			 tex_idx, bi, br->size, gcm_format_name(t.base_format), t.width, t.height,
 			 l.mips, l.faces == 6 ? " cube" : "", (unsigned long long)l.total);
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 	/* A texture that owns its base resource must fill it exactly (spec §16.5): extra bytes
 	 * mean the header and the data disagree, so the pictures would be guesses. Only a
@@ -498,34 +496,33 @@ static enum psg_result tex_resolve(const struct src *s, const struct arena *a, u
 			 tex_idx, bi, br->size, (unsigned long long)(br->size - need),
 			 (unsigned long long)need, gcm_format_name(t.base_format), t.width,
 			 t.height, l.mips, l.faces == 6 ? " cube" : "");
-		return PSG_ERR_CORRUPT;
+		return RC_CORRUPT;
 	}
 
 	*tp = t;
 	*lp = l;
 	*texel_at = br->start + boff + t.offset;
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result texture_load(const struct src *s, const struct arena *a, uint32_t tex_idx,
-			     struct texture_image **out, struct diag *diag)
+enum rc texture_load(const struct src *s, const struct arena *a, uint32_t tex_idx,
+		     struct texture_image **out, struct diag *diag)
 {
 	struct texture_image *img = NULL;
 	struct ps3_texture t;
 	struct tex_layout l;
 	uint8_t *data = NULL;
 	uint64_t at;
-	enum psg_result r;
+	enum rc r;
 
 	*out = NULL;
 	r = tex_resolve(s, a, tex_idx, &t, &l, &at, diag);
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		return r;
 	/* need <= br->size, which is readable inside the file: allocations are bounded. */
 	r = src_dup(s, at, (size_t)l.total, &data);
-	if (r != PSG_OK) {
-		diag_add(diag, "object %u (Texture): texels unreadable (%s)", tex_idx,
-			 psg_result_str(r));
+	if (r != RC_OK) {
+		diag_add(diag, "object %u (Texture): texels unreadable (%s)", tex_idx, rc_str(r));
 		return r;
 	}
 	img = calloc(1, sizeof *img);
@@ -534,7 +531,7 @@ enum psg_result texture_load(const struct src *s, const struct arena *a, uint32_
 	if (!img || !img->data || l.out_bytes > SIZE_MAX) {
 		free(data);
 		texture_image_free(img);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	img->hdr = t;
 	img->index = tex_idx;
@@ -549,18 +546,18 @@ enum psg_result texture_load(const struct src *s, const struct arena *a, uint32_
 			  img->data + fc * (l.out_bytes / l.faces));
 	free(data);
 	*out = img;
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result texture_check(const struct src *s, const struct arena *a, uint32_t tex_idx,
-			      uint64_t *dds_size, struct diag *diag)
+enum rc texture_check(const struct src *s, const struct arena *a, uint32_t tex_idx,
+		      uint64_t *dds_size, struct diag *diag)
 {
 	struct ps3_texture t;
 	struct tex_layout l;
 	uint64_t at;
-	enum psg_result r = tex_resolve(s, a, tex_idx, &t, &l, &at, diag);
+	enum rc r = tex_resolve(s, a, tex_idx, &t, &l, &at, diag);
 
-	if (r == PSG_OK && dds_size)
+	if (r == RC_OK && dds_size)
 		*dds_size = DDS_HEADER_BYTES + l.out_bytes;
 	return r;
 }
@@ -607,8 +604,7 @@ bool texture_has_alpha(const struct texture_image *t)
 	return f && f->alpha;
 }
 
-enum psg_result texture_rgba(const struct texture_image *t, uint8_t **rgba, uint32_t *w,
-			     uint32_t *h)
+enum rc texture_rgba(const struct texture_image *t, uint8_t **rgba, uint32_t *w, uint32_t *h)
 {
 	size_t off, len;
 	uint32_t ww, hh;
@@ -617,10 +613,10 @@ enum psg_result texture_rgba(const struct texture_image *t, uint8_t **rgba, uint
 
 	*rgba = NULL;
 	if (!texture_level(t, 0, 0, &off, &len, &ww, &hh))
-		return PSG_ERR_INVAL;
+		return RC_INVAL;
 	o = xcalloc_n((size_t)ww * hh, 4);
 	if (!o)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	p = t->data + off;
 	if (kind_compressed(t->kind)) {
 		dxt_decode_image(t->kind, p, ww, hh, o);
@@ -670,18 +666,18 @@ enum psg_result texture_rgba(const struct texture_image *t, uint8_t **rgba, uint
 	*rgba = o;
 	*w = ww;
 	*h = hh;
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result texture_png(const struct texture_image *t, struct buf *out)
+enum rc texture_png(const struct texture_image *t, struct buf *out)
 {
 	uint8_t *px;
 	uint32_t w, h;
-	enum psg_result r = texture_rgba(t, &px, &w, &h);
+	enum rc r = texture_rgba(t, &px, &w, &h);
 
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		return r;
-	r = png_encode_rgba(px, w, h, texture_has_alpha(t), out);
+	r = pngw_encode_rgba(px, w, h, texture_has_alpha(t), out);
 	free(px);
 	return r;
 }
@@ -712,7 +708,7 @@ static void toc_scan(const struct src *s, const struct arena *a, uint32_t ti, ch
 	uint32_t n, arr;
 	static const char suffix[] = ".Texture";
 
-	if (arena_read_object(s, a, ti, &p, &len) != PSG_OK) {
+	if (arena_read_object(s, a, ti, &p, &len) != RC_OK) {
 		diag_add(diag, "object %u (TableOfContents): unreadable", ti);
 		return;
 	}
@@ -728,7 +724,7 @@ static void toc_scan(const struct src *s, const struct arena *a, uint32_t ti, ch
 		size_t nl;
 		char comp[NAME_COMPONENT_MAX + 1];
 
-		if (!rng_ok(len, at, 24))
+		if (!span_ok(len, at, 24))
 			break; /* entry count capped by the object size */
 		no = a->big_endian ? ld_u32be(p + at) : ld_u32le(p + at);
 		ref = a->big_endian ? ld_u32be(p + at + 20) : ld_u32le(p + at + 20);
@@ -736,7 +732,7 @@ static void toc_scan(const struct src *s, const struct arena *a, uint32_t ti, ch
 			continue;
 		if (ref >> 22 == 0) {
 			obj = ref;
-		} else if (arena_resolve_ref(a, ref, &obj, &off) != PSG_OK) {
+		} else if (arena_resolve_ref(a, ref, &obj, &off) != RC_OK) {
 			continue;
 		}
 		if (obj >= a->n_dict || a->dict[obj].type_id != RW_T_TEXTURE || names[obj])
@@ -755,8 +751,8 @@ static void toc_scan(const struct src *s, const struct arena *a, uint32_t ti, ch
 	free(p);
 }
 
-enum psg_result texture_names(const struct src *s, const struct arena *a, char ***names_out,
-			      struct diag *diag)
+enum rc texture_names(const struct src *s, const struct arena *a, char ***names_out,
+		      struct diag *diag)
 {
 	char **names;
 	struct stem_row *rows;
@@ -765,7 +761,7 @@ enum psg_result texture_names(const struct src *s, const struct arena *a, char *
 	*names_out = NULL;
 	names = xcalloc_n(a->n_dict ? a->n_dict : 1, sizeof *names);
 	if (!names)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	for (uint32_t i = 0; i < a->n_dict; i++)
 		if (a->dict[i].type_id == RW_T_TOC)
 			toc_scan(s, a, i, names, diag);
@@ -779,7 +775,7 @@ enum psg_result texture_names(const struct src *s, const struct arena *a, char *
 	rows = xcalloc_n(a->n_dict ? a->n_dict : 1, sizeof *rows);
 	if (!rows) {
 		texture_names_free(names, a->n_dict);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	for (uint32_t i = 0; i < a->n_dict; i++) {
 		if (a->dict[i].type_id != RW_T_TEXTURE)
@@ -787,7 +783,7 @@ enum psg_result texture_names(const struct src *s, const struct arena *a, char *
 		if (!names[i]) {
 			free(rows);
 			texture_names_free(names, a->n_dict);
-			return PSG_ERR_NOMEM;
+			return RC_NOMEM;
 		}
 		rows[nr].name = names[i];
 		rows[nr++].idx = i;
@@ -814,7 +810,7 @@ enum psg_result texture_names(const struct src *s, const struct arena *a, char *
 			free(rows[k].name);
 	free(rows);
 	*names_out = names;
-	return PSG_OK;
+	return RC_OK;
 }
 
 void texture_names_free(char **names, uint32_t n)

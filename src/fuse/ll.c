@@ -1,6 +1,6 @@
 /*
  * Thin libfuse3 low-level adapter. Every handler makes one tree call and replies exactly once;
- * psg_result -> errno mapping lives here and nowhere else. The filesystem is read-only and
+ * enum rc -> errno mapping lives here and nowhere else. The filesystem is read-only and
  * immutable while mounted, so attributes and entries get long timeouts, open/opendir are
  * zero-message where the kernel supports it, and readdirplus answers lookups in bulk.
  */
@@ -28,8 +28,8 @@ enum {
 	OP_COUNT
 };
 static const char *const op_names[OP_COUNT] = {
-	"lookup",     "getattr",    "open",   "read",   "release", "opendir",
-	"readdir",    "readdirplus", "releasedir", "statfs", "forget",
+    "lookup",  "getattr",     "open",	    "read",   "release", "opendir",
+    "readdir", "readdirplus", "releasedir", "statfs", "forget",
 };
 static atomic_uint_fast64_t op_count[OP_COUNT];
 
@@ -38,20 +38,20 @@ static struct psgfs_ll *ll_of(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
-static int to_errno(enum psg_result r)
+static int to_errno(enum rc r)
 {
 	switch (r) {
-	case PSG_OK:
+	case RC_OK:
 		return 0;
-	case PSG_ERR_NOENT:
+	case RC_NOENT:
 		return ENOENT;
-	case PSG_ERR_NOTDIR:
+	case RC_NOTDIR:
 		return ENOTDIR;
-	case PSG_ERR_ISDIR:
+	case RC_ISDIR:
 		return EISDIR;
-	case PSG_ERR_NOMEM:
+	case RC_NOMEM:
 		return ENOMEM;
-	case PSG_ERR_INVAL:
+	case RC_INVAL:
 		return EINVAL;
 	default:
 		return EIO; /* a broken decoded view, or the source changed under us */
@@ -114,18 +114,18 @@ static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct psgfs_ll *ll = ll_of(req);
 	struct fuse_entry_param e;
 	struct tree_stat ts;
-	enum psg_result r;
+	enum rc r;
 
 	atomic_fetch_add(&op_count[OP_LOOKUP], 1);
 	r = tree_lookup(ll->tree, parent, name, &ts);
-	if (r == PSG_ERR_NOENT) {
+	if (r == RC_NOENT) {
 		/* A negative entry with a long timeout: the tree never changes while mounted. */
 		memset(&e, 0, sizeof e);
 		e.entry_timeout = ll->timeout;
 		fuse_reply_entry(req, &e);
 		return;
 	}
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		fuse_reply_err(req, to_errno(r));
 		return;
 	}
@@ -154,12 +154,12 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct psgfs_ll *ll = ll_of(req);
 	struct tree_stat ts;
 	struct stat st;
-	enum psg_result r;
+	enum rc r;
 
 	(void)fi;
 	atomic_fetch_add(&op_count[OP_GETATTR], 1);
 	r = tree_getattr(ll->tree, ino, &ts);
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		fuse_reply_err(req, to_errno(r));
 		return;
 	}
@@ -189,7 +189,7 @@ static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct psgfs_ll *ll = ll_of(req);
-	enum psg_result r;
+	enum rc r;
 	size_t got;
 	char *buf;
 
@@ -205,7 +205,7 @@ static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	}
 	r = tree_read(ll->tree, ino, (uint64_t)off, size, buf, &got);
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		fuse_reply_err(req, to_errno(r));
 	else
 		fuse_reply_buf(req, buf, got);
@@ -224,7 +224,7 @@ static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 {
 	struct psgfs_ll *ll = ll_of(req);
 	struct tree_stat ts;
-	enum psg_result r;
+	enum rc r;
 
 	atomic_fetch_add(&op_count[OP_OPENDIR], 1);
 	if (ll->no_opendir) {
@@ -232,9 +232,9 @@ static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		return;
 	}
 	r = tree_getattr(ll->tree, ino, &ts);
-	if (r == PSG_OK && !ts.is_dir)
-		r = PSG_ERR_NOTDIR;
-	if (r != PSG_OK) {
+	if (r == RC_OK && !ts.is_dir)
+		r = RC_NOTDIR;
+	if (r != RC_OK) {
 		fuse_reply_err(req, to_errno(r));
 		return;
 	}
@@ -248,13 +248,13 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
 {
 	struct psgfs_ll *ll = ll_of(req);
 	struct tree_dir *d;
-	enum psg_result r;
+	enum rc r;
 	size_t used = 0, n;
 	char *buf;
 
 	atomic_fetch_add(&op_count[plus ? OP_READDIRPLUS : OP_READDIR], 1);
 	r = tree_opendir(ll->tree, ino, &d);
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		fuse_reply_err(req, to_errno(r));
 		return;
 	}
@@ -290,11 +290,11 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
 				fill_entry(ll, &ts, &e);
 		}
 		if (plus)
-			want = fuse_add_direntry_plus(req, buf + used, size - used, name, &e,
-						      pos + 1);
+			want =
+			    fuse_add_direntry_plus(req, buf + used, size - used, name, &e, pos + 1);
 		else
-			want = fuse_add_direntry(req, buf + used, size - used, name, &e.attr,
-						 pos + 1);
+			want =
+			    fuse_add_direntry(req, buf + used, size - used, name, &e.attr, pos + 1);
 		if (want > size - used)
 			break;
 		used += want;
@@ -368,17 +368,17 @@ void psgfs_ll_write_stats(struct psgfs_ll *ll, FILE *out)
 }
 
 const struct fuse_lowlevel_ops psgfs_ll_ops = {
-	.init = ll_init,
-	.lookup = ll_lookup,
-	.forget = ll_forget,
-	.forget_multi = ll_forget_multi,
-	.getattr = ll_getattr,
-	.open = ll_open,
-	.read = ll_read,
-	.release = ll_release,
-	.opendir = ll_opendir,
-	.readdir = ll_readdir,
-	.readdirplus = ll_readdirplus,
-	.releasedir = ll_releasedir,
-	.statfs = ll_statfs,
+    .init = ll_init,
+    .lookup = ll_lookup,
+    .forget = ll_forget,
+    .forget_multi = ll_forget_multi,
+    .getattr = ll_getattr,
+    .open = ll_open,
+    .read = ll_read,
+    .release = ll_release,
+    .opendir = ll_opendir,
+    .readdir = ll_readdir,
+    .readdirplus = ll_readdirplus,
+    .releasedir = ll_releasedir,
+    .statfs = ll_statfs,
 };

@@ -10,7 +10,7 @@
 #include "psgfs/gen_psg.h"
 #include "psgfs/gen_psg_objects.h"
 #include "psgfs/gen_psg_skinned.h"
-#include "psgfs/rng.h"
+#include "psgfs/prng.h"
 
 struct layout {
 	uint16_t stride;
@@ -145,7 +145,7 @@ void gen_skinned_truth_free(struct gen_skinned_truth *t)
 	memset(t, 0, sizeof *t);
 }
 
-static enum psg_result make_bones(struct rng *r, struct gen_skinned_truth *t)
+static enum rc make_bones(struct prng *r, struct gen_skinned_truth *t)
 {
 	uint32_t n = t->n_bones;
 	double(*gq)[4] = xcalloc_n(n, sizeof *gq), (*gt)[3] = xcalloc_n(n, sizeof *gt);
@@ -159,7 +159,7 @@ static enum psg_result make_bones(struct rng *r, struct gen_skinned_truth *t)
 	if (!gq || !gt || !t->names || !t->parent || !t->ibp || !t->t || !t->q) {
 		free(gq);
 		free(gt);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	buf_init(&tsv);
 	buf_puts(&tsv, "bone\tparent\n");
@@ -170,9 +170,9 @@ static enum psg_result make_bones(struct rng *r, struct gen_skinned_truth *t)
 			snprintf(t->names[i], sizeof t->names[i], "ROOT");
 		else
 			snprintf(t->names[i], sizeof t->names[i], "Bone_%03u", i);
-		t->parent[i] = i == 0 ? -1 : (int32_t)rng_below(r, i);
+		t->parent[i] = i == 0 ? -1 : (int32_t)prng_below(r, i);
 		for (int k = 0; k < 4; k++) {
-			lq[k] = rng_float(r, -1, 1);
+			lq[k] = prng_float(r, -1, 1);
 			len += lq[k] * lq[k];
 		}
 		len = sqrt(len);
@@ -183,7 +183,7 @@ static enum psg_result make_bones(struct rng *r, struct gen_skinned_truth *t)
 		for (int k = 0; k < 4; k++)
 			lq[k] /= len;
 		for (int k = 0; k < 3; k++)
-			lt[k] = rng_float(r, -1, 1);
+			lt[k] = prng_float(r, -1, 1);
 		if (i == 0) {
 			memcpy(gq[i], lq, sizeof lq);
 			memcpy(gt[i], lt, sizeof lt);
@@ -221,13 +221,12 @@ static enum psg_result make_bones(struct rng *r, struct gen_skinned_truth *t)
 
 		t->hierarchy_tsv = (char *)buf_steal(&tsv, &len);
 	}
-	return t->hierarchy_tsv ? PSG_OK : PSG_ERR_NOMEM;
+	return t->hierarchy_tsv ? RC_OK : RC_NOMEM;
 }
 
 /* Fill one mesh's vertex bytes and truth. */
-static enum psg_result make_mesh(struct rng *r, const struct gen_skinned_truth *t,
-				 struct gen_skinned_mesh_truth *m, const struct layout *L,
-				 uint8_t *vb)
+static enum rc make_mesh(struct prng *r, const struct gen_skinned_truth *t,
+			 struct gen_skinned_mesh_truth *m, const struct layout *L, uint8_t *vb)
 {
 	uint32_t n = m->n_verts;
 
@@ -241,17 +240,17 @@ static enum psg_result make_mesh(struct rng *r, const struct gen_skinned_truth *
 		m->color = xcalloc_n(n, sizeof *m->color);
 	if (!m->pos || !m->normal || !m->uv || !m->n_infl || !m->bone || !m->weight ||
 	    (m->layout == 0 && !m->color))
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 
 	/* palette: distinct bones, a proper subset of the skeleton */
-	m->n_palette = L->skinned ? 2 + rng_below(r, t->n_bones - 2 < 6 ? t->n_bones - 2 : 6) : 1;
+	m->n_palette = L->skinned ? 2 + prng_below(r, t->n_bones - 2 < 6 ? t->n_bones - 2 : 6) : 1;
 	m->palette = xcalloc_n(t->n_bones, sizeof *m->palette);
 	if (!m->palette)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	for (uint32_t i = 0; i < t->n_bones; i++)
 		m->palette[i] = (uint16_t)i;
 	for (uint32_t i = 0; i < m->n_palette; i++) {
-		uint32_t j = i + rng_below(r, t->n_bones - i);
+		uint32_t j = i + prng_below(r, t->n_bones - i);
 		uint16_t x = m->palette[i];
 
 		m->palette[i] = m->palette[j];
@@ -267,13 +266,14 @@ static enum psg_result make_mesh(struct rng *r, const struct gen_skinned_truth *
 		switch (m->layout) {
 		case 0:
 		case 3: {
-			int32_t nx = (int32_t)rng_below(r, 2047) - 1023;
-			int32_t ny = (int32_t)rng_below(r, 2047) - 1023;
-			int32_t nz = (int32_t)rng_below(r, 1023) - 511;
-			int32_t tu = (int32_t)rng_below(r, 1025), tv = (int32_t)rng_below(r, 1025);
+			int32_t nx = (int32_t)prng_below(r, 2047) - 1023;
+			int32_t ny = (int32_t)prng_below(r, 2047) - 1023;
+			int32_t nz = (int32_t)prng_below(r, 1023) - 511;
+			int32_t tu = (int32_t)prng_below(r, 1025),
+				tv = (int32_t)prng_below(r, 1025);
 
 			for (int c = 0; c < 3; c++) {
-				m->pos[v][c] = rng_float(r, -2, 2);
+				m->pos[v][c] = prng_float(r, -2, 2);
 				put32(p + 4 * c, f32_bits(m->pos[v][c]));
 			}
 			put32(p + 12, ((uint32_t)nx & 0x7FF) | ((uint32_t)ny & 0x7FF) << 11 |
@@ -287,21 +287,21 @@ static enum psg_result make_mesh(struct rng *r, const struct gen_skinned_truth *
 			put16(p + 18, half_bits(m->uv[v][1]));
 			if (m->layout == 0) {
 				for (int c = 0; c < 4; c++) {
-					p[20 + c] = (uint8_t)rng_below(r, 256);
+					p[20 + c] = (uint8_t)prng_below(r, 256);
 					m->color[v][c] = (float)p[20 + c] / 255.0f;
 				}
 			} else {
 				for (int c = 0; c < 3; c++)
 					put16(p + 20 + 2 * c,
-					      (uint16_t)(int16_t)((int32_t)rng_below(r, 65535) -
+					      (uint16_t)(int16_t)((int32_t)prng_below(r, 65535) -
 								  32767));
 			}
 			break;
 		}
 		case 1:
 			for (int c = 0; c < 3; c++) {
-				int32_t kq = (int32_t)rng_below(r, 1025) - 512;
-				int32_t s1 = (int32_t)rng_below(r, 65535) - 32767;
+				int32_t kq = (int32_t)prng_below(r, 1025) - 512;
+				int32_t s1 = (int32_t)prng_below(r, 65535) - 32767;
 
 				m->pos[v][c] = (float)kq / 256.0f;
 				put16(p + 2 * c, half_bits(m->pos[v][c]));
@@ -309,26 +309,26 @@ static enum psg_result make_mesh(struct rng *r, const struct gen_skinned_truth *
 				put16(p + 8 + 2 * c, (uint16_t)(int16_t)s1);
 			}
 			for (int c = 0; c < 2; c++) {
-				int32_t s1 = (int32_t)rng_below(r, 65535) - 32767;
+				int32_t s1 = (int32_t)prng_below(r, 65535) - 32767;
 
 				m->uv[v][c] = (float)s1 / 32767.0f;
 				put16(p + 14 + 2 * c, (uint16_t)(int16_t)s1);
 			}
 			break;
 		default: { /* 2 */
-			int32_t nx = (int32_t)rng_below(r, 2047) - 1023;
+			int32_t nx = (int32_t)prng_below(r, 2047) - 1023;
 
 			for (int c = 0; c < 3; c++) {
-				int32_t kq = (int32_t)rng_below(r, 601) - 300;
+				int32_t kq = (int32_t)prng_below(r, 601) - 300;
 
 				m->pos[v][c] = (float)kq;
 				put16(p + 2 * c, (uint16_t)(int16_t)kq);
-				m->normal[v][c] = rng_float(r, -1, 1);
+				m->normal[v][c] = prng_float(r, -1, 1);
 				put32(p + 10 + 4 * c, f32_bits(m->normal[v][c]));
 			}
 			put32(p + 6, (uint32_t)nx & 0x7FF);
 			for (int c = 0; c < 2; c++) {
-				m->uv[v][c] = rng_float(r, 0, 1);
+				m->uv[v][c] = prng_float(r, 0, 1);
 				put32(p + 22 + 4 * c, f32_bits(m->uv[v][c]));
 			}
 		}
@@ -341,37 +341,37 @@ static enum psg_result make_mesh(struct rng *r, const struct gen_skinned_truth *
 			continue;
 		}
 		/* 1..4 distinct slots; slot 0 of the four may get a zero weight */
-		k = 1 + rng_below(r, 4);
+		k = 1 + prng_below(r, 4);
 		if (k > m->n_palette)
 			k = m->n_palette;
 		for (unsigned j = 0; j < k; j++) {
 			bool dup;
 
 			do {
-				slots[j] = rng_below(r, m->n_palette);
+				slots[j] = prng_below(r, m->n_palette);
 				dup = false;
 				for (unsigned i = 0; i < j; i++)
 					dup |= slots[i] == slots[j];
 			} while (dup);
 		}
 		for (unsigned j = 0; j < 4; j++) {
-			bool zero = j >= k || (j > 0 && rng_below(r, 5) == 0);
+			bool zero = j >= k || (j > 0 && prng_below(r, 5) == 0);
 
 			switch (m->layout) {
 			case 0:
-				wraw[j] = zero ? 0 : 1 + rng_below(r, 255);
+				wraw[j] = zero ? 0 : 1 + prng_below(r, 255);
 				w[j] = (float)wraw[j] / 255.0f;
 				p[24 + j] = (uint8_t)slots[j];
 				p[28 + j] = (uint8_t)wraw[j];
 				break;
 			case 1:
-				wraw[j] = zero ? 0 : 1 + rng_below(r, 32767);
+				wraw[j] = zero ? 0 : 1 + prng_below(r, 32767);
 				w[j] = (float)(int16_t)wraw[j] / 32767.0f;
 				p[18 + j] = (uint8_t)slots[j];
 				put16(p + 22 + 2 * j, (uint16_t)wraw[j]);
 				break;
 			default:
-				w[j] = zero ? 0 : rng_float(r, 0.01f, 1);
+				w[j] = zero ? 0 : prng_float(r, 0.01f, 1);
 				p[30 + j] = (uint8_t)slots[j];
 				put32(p + 34 + 4 * j, f32_bits(w[j]));
 			}
@@ -388,17 +388,17 @@ static enum psg_result make_mesh(struct rng *r, const struct gen_skinned_truth *
 		for (unsigned j = 0; j < m->n_infl[v]; j++)
 			m->weight[v][j] /= sum;
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result gen_psg_skinned(const struct gen_skinned_opts *o, struct buf *out,
-				struct gen_skinned_truth *truth)
+enum rc gen_psg_skinned(const struct gen_skinned_opts *o, struct buf *out,
+			struct gen_skinned_truth *truth)
 {
 	struct gen_skinned_truth tt, *t = truth ? truth : &tt;
 	struct gen_skinned_opts op = *o;
 	struct psg_builder *b = NULL;
-	struct rng r;
-	enum psg_result res;
+	struct prng r;
+	enum rc res;
 	uint32_t model_idx, mat_idx, total_islands, isl = 0;
 	struct psgo_model pm;
 	struct psgo_model_layout lay;
@@ -425,8 +425,8 @@ enum psg_result gen_psg_skinned(const struct gen_skinned_opts *o, struct buf *ou
 	if (op.n_bones < 3 || op.n_bones > 4096 || op.n_meshes > 256 ||
 	    op.layout >= GEN_SK_LAYOUTS || op.verts > (1u << 22) || op.islands > 64 ||
 	    op.tris > (1u << 20))
-		return PSG_ERR_INVAL;
-	rng_seed(&r, op.seed ? op.seed : 0x5EED5EED);
+		return RC_INVAL;
+	prng_seed(&r, op.seed ? op.seed : 0x5EED5EED);
 	t->n_bones = op.n_bones;
 	t->n_meshes = op.n_meshes;
 	t->mesh = xcalloc_n(op.n_meshes, sizeof *t->mesh);
@@ -439,11 +439,11 @@ enum psg_result gen_psg_skinned(const struct gen_skinned_opts *o, struct buf *ou
 	mnames = xcalloc_n(op.n_meshes, sizeof *mnames);
 	bnames = xcalloc_n(op.n_bones, sizeof *bnames);
 	b = psgb_new(PSGB_REG_MODEL64, 0x5C1A0001u);
-	res = PSG_ERR_NOMEM;
+	res = RC_NOMEM;
 	if (!t->mesh || !refs || !iaabb || !iarea || !ch || !mats || !mnames || !bnames || !b)
 		goto out;
 	res = make_bones(&r, t);
-	if (res != PSG_OK)
+	if (res != RC_OK)
 		goto out;
 	for (uint32_t i = 0; i < op.n_bones; i++)
 		bnames[i] = t->names[i];
@@ -497,10 +497,10 @@ enum psg_result gen_psg_skinned(const struct gen_skinned_opts *o, struct buf *ou
 			idx16 = xcalloc_n(n_idx, 2);
 		else
 			idx32 = xcalloc_n(n_idx, 4);
-		res = PSG_ERR_NOMEM;
+		res = RC_NOMEM;
 		if (!vb || !ib || !is || !m->island_start || !m->island_count || !m->tri ||
 		    !m->tri_island || (!idx16 && !idx32) ||
-		    (res = make_mesh(&r, t, m, L, vb)) != PSG_OK) {
+		    (res = make_mesh(&r, t, m, L, vb)) != RC_OK) {
 			free(vb);
 			free(ib);
 			free(is);
@@ -517,7 +517,7 @@ enum psg_result gen_psg_skinned(const struct gen_skinned_opts *o, struct buf *ou
 				uint32_t ti = k * op.tris + tr;
 
 				for (int c = 0; c < 3; c++) {
-					uint32_t vi = rng_below(&r, m->n_verts);
+					uint32_t vi = prng_below(&r, m->n_verts);
 
 					m->tri[ti][c] = vi;
 					if (idx16)
@@ -596,10 +596,10 @@ enum psg_result gen_psg_skinned(const struct gen_skinned_opts *o, struct buf *ou
 	psgo_model(b, model_idx, &pm);
 	res = psgb_finish(b, op.shuffle_seed, out, &rec);
 	b = NULL;
-	if (res == PSG_OK && op.hostile == GEN_SK_BONES_PAST_OBJECT && !out->count_only)
+	if (res == RC_OK && op.hostile == GEN_SK_BONES_PAST_OBJECT && !out->count_only)
 		for (size_t i = 0; i < rec.n; i++)
 			if (rec.obj[i].type_id == RW_T_RENDERMODEL &&
-			    rng_ok(out->len, rec.obj[i].start + 0x34, 2))
+			    span_ok(out->len, rec.obj[i].start + 0x34, 2))
 				put16(out->data + rec.obj[i].start + 0x34, 0xFFFF);
 	psg_gen_record_free(&rec);
 out:
@@ -612,7 +612,7 @@ out:
 	free(mats);
 	free(mnames);
 	free(bnames);
-	if (res != PSG_OK || !truth)
+	if (res != RC_OK || !truth)
 		gen_skinned_truth_free(t);
 	return res;
 }

@@ -10,7 +10,7 @@
 #include "psgfs/bytes.h"
 #include "psgfs/gen_psg.h"
 #include "psgfs/gen_psg_objects.h"
-#include "psgfs/rng.h"
+#include "psgfs/prng.h"
 
 #define SKY_SEG	    10
 #define SKY_RINGS   19 /* latitude rings between the poles */
@@ -117,7 +117,7 @@ static void sky_geometry(float (*pos)[3], float (*uv)[2], uint16_t *idx)
 	}
 }
 
-enum psg_result gen_psg_sky(uint64_t shuffle_seed, struct buf *out, struct psg_gen_record *rec)
+enum rc gen_psg_sky(uint64_t shuffle_seed, struct buf *out, struct psg_gen_record *rec)
 {
 	float pos[SKY_VERTS][3], uv[SKY_VERTS][2];
 	uint16_t idx[3 * SKY_TRIS];
@@ -152,7 +152,7 @@ enum psg_result gen_psg_sky(uint64_t shuffle_seed, struct buf *out, struct psg_g
 
 	b = psgb_new(PSGB_REG_MODEL64, rw_hash32("skybox_night"));
 	if (!b)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	for (int i = 0; i < 12; i++)
 		o[i] = psgb_reserve(b);
 
@@ -338,8 +338,8 @@ static bool sz_islands(const struct sz_mesh *m, struct psgo_island isl[2], struc
 	return true;
 }
 
-enum psg_result gen_psg_sized(uint64_t target_bytes, uint64_t seed, struct buf *out,
-			      struct psg_gen_record *rec)
+enum rc gen_psg_sized(uint64_t target_bytes, uint64_t seed, struct buf *out,
+		      struct psg_gen_record *rec)
 {
 	const uint64_t per_mesh_meta = 700; /* main objects + dictionary rows + tables */
 	uint32_t n_mesh, g;
@@ -352,15 +352,15 @@ enum psg_result gen_psg_sized(uint64_t target_bytes, uint64_t seed, struct buf *
 	uint32_t *om = NULL;
 	struct psgo_toc_entry *toc = NULL;
 	struct psg_builder *b = NULL;
-	enum psg_result r = PSG_ERR_NOMEM;
-	struct rng rg;
+	enum rc r = RC_NOMEM;
+	struct prng rg;
 
 	if (rec) {
 		rec->obj = NULL;
 		rec->n = 0;
 	}
 	if (target_bytes < (64u << 10) || target_bytes > (3ull << 30))
-		return PSG_ERR_INVAL;
+		return RC_INVAL;
 	n_mesh = (uint32_t)(target_bytes / 16384);
 	if (n_mesh > 4096)
 		n_mesh = 4096;
@@ -382,9 +382,9 @@ enum psg_result gen_psg_sized(uint64_t target_bytes, uint64_t seed, struct buf *
 	toc = xcalloc_n(n_mesh + 3, sizeof *toc);
 	if (!mesh || !isl || !ibox || !iarea || !mbox || !mref || !om || !toc)
 		goto out;
-	rng_seed(&rg, seed ^ 0x5053474653495A45ull);
+	prng_seed(&rg, seed ^ 0x5053474653495A45ull);
 	for (uint32_t i = 0; i < n_mesh; i++) {
-		mesh[i].seed = rng_next(&rg);
+		mesh[i].seed = prng_next(&rg);
 		mesh[i].g = g;
 		if (!sz_islands(&mesh[i], isl[i], &ibox[2 * i], &iarea[2 * i], &mbox[i]))
 			goto out;

@@ -565,15 +565,15 @@ static bool gt_texture(const struct gen_tex_spec *s, struct buf *br, struct gen_
 	return ok && !br->oom;
 }
 
-enum psg_result gen_psg_textures(const struct gen_tex_opts *o, struct buf *out,
-				 struct psg_gen_record *rec, struct gen_tex_truth *truth)
+enum rc gen_psg_textures(const struct gen_tex_opts *o, struct buf *out, struct psg_gen_record *rec,
+			 struct gen_tex_truth *truth)
 {
 	const struct gen_tex_spec *specs = o && o->specs ? o->specs : default_specs;
 	size_t n = o && o->specs ? o->n_specs : sizeof default_specs / sizeof default_specs[0];
 	struct psgo_toc_entry *toc = NULL;
 	char(*names)[40] = NULL;
 	struct psg_builder *b;
-	enum psg_result r = PSG_ERR_NOMEM;
+	enum rc r = RC_NOMEM;
 
 	if (truth)
 		memset(truth, 0, sizeof *truth);
@@ -637,11 +637,11 @@ enum psg_result gen_psg_textures(const struct gen_tex_opts *o, struct buf *out,
 		psgo_version(b, PSGO_NEW, false);
 	r = psgb_finish(b, o ? o->shuffle_seed : 0, out, rec);
 	b = NULL;
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		goto fail;
 	free(toc);
 	free(names);
-	return PSG_OK;
+	return RC_OK;
 fail:
 	psgb_free(b);
 	free(toc);

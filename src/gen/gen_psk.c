@@ -5,7 +5,7 @@
 
 #include "psgfs/bytes.h"
 #include "psgfs/gen_psk.h"
-#include "psgfs/rng.h"
+#include "psgfs/prng.h"
 
 #define GEN_MAX_RECORDS	 (1u << 24) /* keeps generated files well below a few hundred MB */
 #define GEN_DEFAULT_FLAG 20100422
@@ -30,17 +30,17 @@ void gen_psa_opts_default(struct gen_psa_opts *o, uint64_t seed)
 }
 
 /* A dyadic rational in [-range, range] with 1/64 steps: exact in float32 and in text. */
-static float dy(struct rng *r, uint32_t range)
+static float dy(struct prng *r, uint32_t range)
 {
 	int32_t steps = (int32_t)(range * 64);
 
-	return (float)((int32_t)rng_below(r, (uint32_t)(2 * steps + 1)) - steps) / 64.0f;
+	return (float)((int32_t)prng_below(r, (uint32_t)(2 * steps + 1)) - steps) / 64.0f;
 }
 
 /* Exact unit quaternions: identity, the axis half-turns and the 16 (+-1/2)^4 ones. */
-static void quat(struct rng *r, float q[4])
+static void quat(struct prng *r, float q[4])
 {
-	uint32_t k = rng_below(r, 20);
+	uint32_t k = prng_below(r, 20);
 
 	memset(q, 0, 4 * sizeof *q);
 	if (k < 4) {
@@ -95,16 +95,16 @@ static void gen_name(uint8_t out[PSK_NAME_LEN], const char *kind, uint32_t i, bo
 #define GEN_BONE_SALT 0xB0E5B0E5B0E5B0E5ull
 
 /* Bone i's parent is any earlier bone, so the list is a proper tree in parent-first order. */
-static enum psg_result gen_bones(struct rng *r, uint32_t n, bool minus1, bool psa, bool hostile,
-				 struct psk_bone **out)
+static enum rc gen_bones(struct prng *r, uint32_t n, bool minus1, bool psa, bool hostile,
+			 struct psk_bone **out)
 {
 	struct psk_bone *b = xcalloc_n(n ? n : 1, sizeof *b);
 
 	if (!b)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		gen_name(b[i].name, "bone", i, hostile);
-		b[i].parent = i == 0 ? (minus1 ? -1 : 0) : (int32_t)rng_below(r, i);
+		b[i].parent = i == 0 ? (minus1 ? -1 : 0) : (int32_t)prng_below(r, i);
 		if (i > 0)
 			b[b[i].parent].num_children++;
 		quat(r, b[i].rot);
@@ -113,18 +113,18 @@ static enum psg_result gen_bones(struct rng *r, uint32_t n, bool minus1, bool ps
 		b[i].length = psa ? 1.0f : 0.0f;
 	}
 	*out = b;
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* Split 256 into k positive parts so the weights sum to exactly 1.0. */
-static void split256(struct rng *r, uint32_t k, uint32_t parts[4])
+static void split256(struct prng *r, uint32_t k, uint32_t parts[4])
 {
 	uint32_t left = 256;
 
 	for (uint32_t i = 0; i + 1 < k; i++) {
 		uint32_t max = left - (k - 1 - i); /* leave at least 1 for each later part */
 
-		parts[i] = 1 + rng_below(r, max);
+		parts[i] = 1 + prng_below(r, max);
 		if (parts[i] > max)
 			parts[i] = max;
 		left -= parts[i];
@@ -132,8 +132,8 @@ static void split256(struct rng *r, uint32_t k, uint32_t parts[4])
 	parts[k - 1] = left;
 }
 
-static enum psg_result gen_weights(struct rng *r, const struct gen_psk_opts *o, uint32_t np,
-				   struct psk_mesh *m)
+static enum rc gen_weights(struct prng *r, const struct gen_psk_opts *o, uint32_t np,
+			   struct psk_mesh *m)
 {
 	uint32_t maxi = o->max_influences ? o->max_influences : 4;
 
@@ -142,19 +142,19 @@ static enum psg_result gen_weights(struct rng *r, const struct gen_psk_opts *o, 
 	if (maxi > o->bones)
 		maxi = o->bones;
 	if (o->bones == 0 || np == 0)
-		return PSG_OK;
+		return RC_OK;
 	m->weights = xcalloc_n((size_t)np * maxi, sizeof *m->weights);
 	if (!m->weights)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	for (uint32_t p = 0; p < np; p++) {
-		uint32_t k = 1 + rng_below(r, maxi), parts[4], bones[4];
+		uint32_t k = 1 + prng_below(r, maxi), parts[4], bones[4];
 
 		split256(r, k, parts);
 		for (uint32_t i = 0; i < k; i++) {
 			bool again;
 
 			do { /* distinct bones per point */
-				bones[i] = rng_below(r, o->bones);
+				bones[i] = prng_below(r, o->bones);
 				again = false;
 				for (uint32_t j = 0; j < i; j++)
 					again |= bones[j] == bones[i];
@@ -166,10 +166,10 @@ static enum psg_result gen_weights(struct rng *r, const struct gen_psk_opts *o, 
 			};
 		}
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result build_mesh(const struct gen_psk_opts *o, struct psk_mesh *m)
+static enum rc build_mesh(const struct gen_psk_opts *o, struct psk_mesh *m)
 {
 	uint32_t scale = o->scale ? o->scale : 4;
 	uint32_t np = o->points ? o->points : 8 * scale;
@@ -177,83 +177,83 @@ static enum psg_result build_mesh(const struct gen_psk_opts *o, struct psk_mesh 
 	uint32_t nf = o->faces ? o->faces : nw;
 	uint32_t nm = o->materials ? o->materials : 1;
 	uint32_t nuv = o->extra_uv_sets;
-	struct rng r;
-	enum psg_result res;
+	struct prng r;
+	enum rc res;
 
 	if (o->big && nw <= 65536)
 		nw = 65536 + 64;
 	if (np > GEN_MAX_RECORDS || nw > GEN_MAX_RECORDS || nf > GEN_MAX_RECORDS || nm > 256 ||
 	    o->bones > 65536 || nuv > PSK_MAX_EXTRA_UVS || o->morphs > 4096 || o->sockets > 4096 ||
 	    (nw && !np) || (nf && !nw))
-		return PSG_ERR_INVAL;
-	rng_seed(&r, o->seed);
+		return RC_INVAL;
+	prng_seed(&r, o->seed);
 	m->head_type_flag = o->head_type_flag ? o->head_type_flag : GEN_DEFAULT_FLAG;
 
 	if (!(m->points = xcalloc_n(np ? np : 1, sizeof *m->points)))
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	m->n_points = np;
 	for (uint32_t i = 0; i < np; i++)
 		m->points[i] = (struct psk_point){dy(&r, 256), dy(&r, 256), dy(&r, 256)};
 
 	if (!(m->materials = xcalloc_n(nm, sizeof *m->materials)))
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	m->n_materials = nm;
 	for (uint32_t i = 0; i < nm; i++) {
 		gen_name(m->materials[i].name, "material", i, o->hostile_names);
 		m->materials[i].texture_index = (int32_t)i;
-		m->materials[i].poly_flags = rng_below(&r, 4);
-		m->materials[i].lod_bias = (int32_t)rng_below(&r, 6);
+		m->materials[i].poly_flags = prng_below(&r, 4);
+		m->materials[i].lod_bias = (int32_t)prng_below(&r, 6);
 	}
 
 	/* Every point gets a wedge first, so no point is orphaned. */
 	if (!(m->wedges = xcalloc_n(nw ? nw : 1, sizeof *m->wedges)))
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	m->n_wedges = nw;
 	for (uint32_t i = 0; i < nw; i++) {
 		struct psk_wedge *w = &m->wedges[i];
 
-		w->point = i < np ? i : rng_below(&r, np);
-		w->u = (float)rng_below(&r, 257) / 256.0f;
-		w->v = (float)rng_below(&r, 257) / 256.0f;
-		w->mat = (uint8_t)rng_below(&r, nm);
+		w->point = i < np ? i : prng_below(&r, np);
+		w->u = (float)prng_below(&r, 257) / 256.0f;
+		w->v = (float)prng_below(&r, 257) / 256.0f;
+		w->mat = (uint8_t)prng_below(&r, nm);
 	}
 
 	if (!(m->faces = xcalloc_n(nf ? nf : 1, sizeof *m->faces)))
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	m->n_faces = nf;
 	m->faces32 = nw > 65536;
 	for (uint32_t i = 0; i < nf; i++) {
 		struct psk_face *f = &m->faces[i];
-		uint32_t a = rng_below(&r, nw);
+		uint32_t a = prng_below(&r, nw);
 
 		/* Distinct corners when there are enough wedges. */
 		f->wedge[0] = a;
-		f->wedge[1] = nw > 1 ? (a + 1 + rng_below(&r, nw - 1)) % nw : a;
+		f->wedge[1] = nw > 1 ? (a + 1 + prng_below(&r, nw - 1)) % nw : a;
 		f->wedge[2] = f->wedge[1];
 		if (nw > 2)
 			while (f->wedge[2] == f->wedge[0] || f->wedge[2] == f->wedge[1])
-				f->wedge[2] = rng_below(&r, nw);
+				f->wedge[2] = prng_below(&r, nw);
 		f->mat = m->wedges[a].mat;
-		f->smoothing = 1u << rng_below(&r, 4);
+		f->smoothing = 1u << prng_below(&r, 4);
 	}
 
 	/* Bones come from their own stream so a PSA with match_psk gets the same skeleton. */
-	struct rng br;
+	struct prng br;
 
-	rng_seed(&br, o->seed ^ GEN_BONE_SALT);
+	prng_seed(&br, o->seed ^ GEN_BONE_SALT);
 	if ((res = gen_bones(&br, o->bones, o->root_parent_minus1, false, o->hostile_names,
-			     &m->bones)) != PSG_OK)
+			     &m->bones)) != RC_OK)
 		return res;
 	m->n_bones = o->bones;
-	if ((res = gen_weights(&r, o, np, m)) != PSG_OK)
+	if ((res = gen_weights(&r, o, np, m)) != RC_OK)
 		return res;
 
 	if (o->colors && nw) {
 		if (!(m->colors = xcalloc_n(nw, sizeof *m->colors)))
-			return PSG_ERR_NOMEM;
+			return RC_NOMEM;
 		m->n_colors = nw;
 		for (uint32_t i = 0; i < nw; i++) {
-			uint32_t c = (uint32_t)rng_next(&r);
+			uint32_t c = (uint32_t)prng_next(&r);
 
 			m->colors[i] = (struct psk_color){(uint8_t)c, (uint8_t)(c >> 8),
 							  (uint8_t)(c >> 16), (uint8_t)(c >> 24)};
@@ -261,7 +261,7 @@ static enum psg_result build_mesh(const struct gen_psk_opts *o, struct psk_mesh 
 	}
 	for (uint32_t s = 0; s < nuv && nw; s++) {
 		if (!(m->extra_uvs[s] = xcalloc_n(nw, sizeof *m->extra_uvs[s])))
-			return PSG_ERR_NOMEM;
+			return RC_NOMEM;
 		m->n_extra_uvs[s] = nw;
 		for (uint32_t i = 0; i < nw; i++)
 			m->extra_uvs[s][i] = (struct psk_uv){dy(&r, 1), dy(&r, 1)};
@@ -280,21 +280,21 @@ static enum psg_result build_mesh(const struct gen_psk_opts *o, struct psk_mesh 
 		};
 
 		if (!(m->normals = xcalloc_n(np, sizeof *m->normals)))
-			return PSG_ERR_NOMEM;
+			return RC_NOMEM;
 		m->n_normals = np;
 		for (uint32_t i = 0; i < np; i++)
-			m->normals[i] = axes[rng_below(&r, sizeof axes / sizeof axes[0])];
+			m->normals[i] = axes[prng_below(&r, sizeof axes / sizeof axes[0])];
 	}
 	if (o->morphs && np) {
 		uint32_t per = np < 16 ? np : 16;
 
 		if (!(m->morphs = xcalloc_n(o->morphs, sizeof *m->morphs)) ||
 		    !(m->deltas = xcalloc_n((size_t)o->morphs * per, sizeof *m->deltas)))
-			return PSG_ERR_NOMEM;
+			return RC_NOMEM;
 		m->n_morphs = o->morphs;
 		for (uint32_t i = 0; i < o->morphs; i++) {
 			struct psk_morph *mo = &m->morphs[i];
-			uint32_t cnt = 1 + rng_below(&r, per);
+			uint32_t cnt = 1 + prng_below(&r, per);
 
 			gen_name(mo->name, "morph", i, o->hostile_names);
 			mo->vertex_count = (int32_t)cnt;
@@ -307,77 +307,77 @@ static enum psg_result build_mesh(const struct gen_psk_opts *o, struct psk_mesh 
 					d->pos[j] = dy(&r, 4);
 					d->tangent_z[j] = dy(&r, 1);
 				}
-				d->point = (int32_t)rng_below(&r, np);
+				d->point = (int32_t)prng_below(&r, np);
 			}
 		}
 	}
 	if (o->sockets) {
 		if (!(m->sockets = xcalloc_n(o->sockets, sizeof *m->sockets)))
-			return PSG_ERR_NOMEM;
+			return RC_NOMEM;
 		m->n_sockets = o->sockets;
 		for (uint32_t i = 0; i < o->sockets; i++) {
 			struct psk_socket *s = &m->sockets[i];
 
 			gen_name(s->name, "socket", i, o->hostile_names);
 			if (o->bones)
-				memcpy(s->bone, m->bones[rng_below(&r, o->bones)].name,
+				memcpy(s->bone, m->bones[prng_below(&r, o->bones)].name,
 				       PSK_NAME_LEN);
 			for (int j = 0; j < 3; j++) {
 				s->loc[j] = dy(&r, 64);
 				s->rot[j] = dy(&r, 180);
-				s->scale[j] = 1.0f + (float)rng_below(&r, 4) / 4.0f;
+				s->scale[j] = 1.0f + (float)prng_below(&r, 4) / 4.0f;
 			}
 		}
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result gen_psk_mesh(const struct gen_psk_opts *o, struct psk_mesh *out)
+enum rc gen_psk_mesh(const struct gen_psk_opts *o, struct psk_mesh *out)
 {
-	enum psg_result r;
+	enum rc r;
 
 	memset(out, 0, sizeof *out);
 	r = build_mesh(o, out);
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		psk_mesh_free(out);
 	return r;
 }
 
-static enum psg_result build_anim(const struct gen_psa_opts *o, struct psa_anim *a)
+static enum rc build_anim(const struct gen_psa_opts *o, struct psa_anim *a)
 {
 	static const float rates[] = {30.0f, 24.0f, 60.0f, 15.5f};
 	uint32_t nb = o->bones ? o->bones : 3, ns = o->sequences ? o->sequences : 1;
 	uint32_t maxf = o->max_frames ? o->max_frames : 8;
 	uint64_t total = 0;
-	struct rng r;
-	enum psg_result res;
+	struct prng r;
+	enum rc res;
 	uint32_t *frames;
 	size_t nk;
 
 	if (nb > 65536 || ns > 65536 || maxf > GEN_MAX_RECORDS)
-		return PSG_ERR_INVAL;
-	rng_seed(&r, o->seed);
+		return RC_INVAL;
+	prng_seed(&r, o->seed);
 	a->head_type_flag = o->head_type_flag ? o->head_type_flag : GEN_DEFAULT_FLAG;
-	struct rng br;
+	struct prng br;
 
-	rng_seed(&br, o->seed ^ GEN_BONE_SALT);
+	prng_seed(&br, o->seed ^ GEN_BONE_SALT);
 	if (o->match_psk)
 		res = gen_bones(&br, nb, false, false, o->hostile_names, &a->bones);
 	else
 		res = gen_bones(&br, nb, true, true, o->hostile_names, &a->bones);
-	if (res != PSG_OK)
+	if (res != RC_OK)
 		return res;
 	a->n_bones = nb;
 
 	if (!(frames = xcalloc_n(ns, sizeof *frames)))
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	for (uint32_t i = 0; i < ns; i++) {
-		frames[i] = 1 + rng_below(&r, maxf);
+		frames[i] = 1 + prng_below(&r, maxf);
 		total += frames[i];
 	}
 	if (total * nb > GEN_MAX_RECORDS) {
 		free(frames);
-		return PSG_ERR_INVAL;
+		return RC_INVAL;
 	}
 	a->seqs = xcalloc_n(ns, sizeof *a->seqs);
 	nk = (size_t)(total * nb);
@@ -386,7 +386,7 @@ static enum psg_result build_anim(const struct gen_psa_opts *o, struct psa_anim 
 		a->scale_keys = xcalloc_n(nk ? nk : 1, sizeof *a->scale_keys);
 	if (!a->seqs || !a->keys || (o->scale_keys && !a->scale_keys)) {
 		free(frames);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	a->n_seqs = ns;
 	total = 0;
@@ -399,7 +399,7 @@ static enum psg_result build_anim(const struct gen_psa_opts *o, struct psa_anim 
 		s->key_quotum = (int32_t)(frames[i] * nb);
 		s->key_reduction = 1.0f;
 		s->track_time = (float)frames[i];
-		s->anim_rate = rates[rng_below(&r, 4)];
+		s->anim_rate = rates[prng_below(&r, 4)];
 		s->first_raw_frame = (int32_t)total;
 		s->num_raw_frames = (int32_t)frames[i];
 		s->keys_ok = true;
@@ -419,45 +419,46 @@ static enum psg_result build_anim(const struct gen_psa_opts *o, struct psa_anim 
 		a->n_scale_keys = a->n_keys;
 		for (size_t k = 0; k < a->n_keys; k++) {
 			for (int j = 0; j < 3; j++)
-				a->scale_keys[k].scale[j] = 0.25f + (float)rng_below(&r, 16) / 8.0f;
+				a->scale_keys[k].scale[j] =
+				    0.25f + (float)prng_below(&r, 16) / 8.0f;
 			a->scale_keys[k].time = 1.0f;
 		}
 	}
 	/* psa_write emits SCALEKEYS (maybe empty) for new-enough heads; say so up front so a
 	 * decoded copy compares equal. */
 	a->has_scale_chunk = o->scale_keys || a->head_type_flag >= 2003321;
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result gen_psa_anim(const struct gen_psa_opts *o, struct psa_anim *out)
+enum rc gen_psa_anim(const struct gen_psa_opts *o, struct psa_anim *out)
 {
-	enum psg_result r;
+	enum rc r;
 
 	memset(out, 0, sizeof *out);
 	r = build_anim(o, out);
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		psa_anim_free(out);
 	return r;
 }
 
-enum psg_result gen_psk_file(const struct gen_psk_opts *o, struct buf *out)
+enum rc gen_psk_file(const struct gen_psk_opts *o, struct buf *out)
 {
 	struct psk_mesh m;
-	enum psg_result r = gen_psk_mesh(o, &m);
+	enum rc r = gen_psk_mesh(o, &m);
 
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		return r;
 	r = psk_write(&m, out);
 	psk_mesh_free(&m);
 	return r;
 }
 
-enum psg_result gen_psa_file(const struct gen_psa_opts *o, struct buf *out)
+enum rc gen_psa_file(const struct gen_psa_opts *o, struct buf *out)
 {
 	struct psa_anim a;
-	enum psg_result r = gen_psa_anim(o, &a);
+	enum rc r = gen_psa_anim(o, &a);
 
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		return r;
 	r = psa_write(&a, out);
 	psa_anim_free(&a);

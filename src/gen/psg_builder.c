@@ -9,7 +9,7 @@
 #include "psgfs/arena.h"
 #include "psgfs/bytes.h"
 #include "psgfs/gen_psg.h"
-#include "psgfs/rng.h"
+#include "psgfs/prng.h"
 
 #define PB_HEADER      0xC0u
 #define PB_FILL_CHUNK  (1u << 20)
@@ -262,7 +262,7 @@ static uint32_t *pb_perm_new(struct psg_builder *b, uint64_t seed, uint32_t **in
 	uint32_t *perm = xcalloc_n(n ? n : 1, sizeof *perm);
 	uint32_t *inv = xcalloc_n(n ? n : 1, sizeof *inv);
 	bool *target = xcalloc_n(n ? n : 1, sizeof *target);
-	struct rng r;
+	struct prng r;
 
 	if (!perm || !inv || !target) {
 		free(perm);
@@ -273,9 +273,9 @@ static uint32_t *pb_perm_new(struct psg_builder *b, uint64_t seed, uint32_t **in
 	for (uint32_t i = 0; i < n; i++)
 		perm[i] = i;
 	if (seed) {
-		rng_seed(&r, seed);
+		prng_seed(&r, seed);
 		for (uint32_t i = n; i > 1; i--) {
-			uint32_t j = rng_below(&r, i);
+			uint32_t j = prng_below(&r, i);
 			uint32_t t = perm[i - 1];
 			perm[i - 1] = perm[j];
 			perm[j] = t;
@@ -314,14 +314,14 @@ static void pb_u32(struct buf *o, uint32_t v)
 	buf_u32be(o, v);
 }
 
-static enum psg_result pb_fail(struct psg_builder *b, enum psg_result r)
+static enum rc pb_fail(struct psg_builder *b, enum rc r)
 {
 	psgb_free(b);
 	return r;
 }
 
-enum psg_result psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *out,
-			    struct psg_gen_record *rec)
+enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *out,
+		    struct psg_gen_record *rec)
 {
 	const uint32_t *reg = b->reg == PSGB_REG_TEXTURE10 ? pb_reg_texture : pb_reg_model;
 	uint32_t n_types = b->reg == PSGB_REG_TEXTURE10 ? 10 : 64;
@@ -338,27 +338,27 @@ enum psg_result psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct
 		rec->n = 0;
 	}
 	if (b->bad)
-		return pb_fail(b, PSG_ERR_NOMEM);
+		return pb_fail(b, RC_NOMEM);
 	for (uint32_t i = 0; i < n; i++) {
 		struct pb_obj *o = &b->obj[i];
 		int ti;
 
 		if (!o->set || o->len > UINT32_MAX)
-			return pb_fail(b, PSG_ERR_INVAL);
+			return pb_fail(b, RC_INVAL);
 		ti = pb_type_index(reg, n_types, o->type_id);
 		if (ti < 0)
-			return pb_fail(b, PSG_ERR_INVAL);
+			return pb_fail(b, RC_INVAL);
 		o->type_index = (uint32_t)ti;
 	}
 	for (uint32_t i = 0; i < n_sub; i++)
 		if (b->sub[i].obj >= n)
-			return pb_fail(b, PSG_ERR_INVAL);
+			return pb_fail(b, RC_INVAL);
 	/* A declared reference must sit inside a main-memory object: catch caller mistakes. */
 	for (size_t k = 0; k < b->n_refs; k++) {
 		const struct pb_ref *f = &b->refs[k];
 
 		if (f->idx >= n || b->obj[f->idx].base || (uint64_t)f->off + 4 > b->obj[f->idx].len)
-			return pb_fail(b, PSG_ERR_INVAL);
+			return pb_fail(b, RC_INVAL);
 	}
 
 	e_off = t_off + 0x0C + 4 * n_types;
@@ -374,7 +374,7 @@ enum psg_result psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct
 			region = align_up(region, o->align);
 			o->ptr = (uint32_t)region; /* checked against UINT32_MAX below */
 			if (region > UINT32_MAX)
-				return pb_fail(b, PSG_ERR_UNSUPPORTED);
+				return pb_fail(b, RC_UNSUPPORTED);
 			region += o->len;
 			have_br = true;
 			continue;
@@ -390,19 +390,19 @@ enum psg_result psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct
 	rd0 = sub_dict + 24ull * n_sub;
 	total = rd0 + region;
 	if (total > UINT32_MAX || region > UINT32_MAX)
-		return pb_fail(b, PSG_ERR_UNSUPPORTED);
+		return pb_fail(b, RC_UNSUPPORTED);
 	for (uint32_t i = 0; i < n; i++)
 		if (b->obj[i].base)
 			b->obj[i].start = rd0 + b->obj[i].ptr;
 
 	perm = pb_perm_new(b, shuffle_seed, &inv);
 	if (!perm)
-		return pb_fail(b, PSG_ERR_NOMEM);
+		return pb_fail(b, RC_NOMEM);
 	hash = xcalloc_n(n ? n : 1, sizeof *hash);
 	if (!hash) {
 		free(perm);
 		free(inv);
-		return pb_fail(b, PSG_ERR_NOMEM);
+		return pb_fail(b, RC_NOMEM);
 	}
 
 	/* Renumber declared references in the stored bytes (shuffle or not, identity is a no-op).
@@ -435,7 +435,7 @@ enum psg_result psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct
 			free(perm);
 			free(inv);
 			free(hash);
-			return pb_fail(b, PSG_ERR_NOMEM);
+			return pb_fail(b, RC_NOMEM);
 		}
 		out->len = base;
 	}
@@ -573,7 +573,7 @@ enum psg_result psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct
 		free(perm);
 		free(inv);
 		free(hash);
-		return pb_fail(b, PSG_ERR_NOMEM);
+		return pb_fail(b, RC_NOMEM);
 	}
 	if (rec) {
 		rec->obj = xcalloc_n(n ? n : 1, sizeof *rec->obj);
@@ -581,7 +581,7 @@ enum psg_result psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct
 			free(perm);
 			free(inv);
 			free(hash);
-			return pb_fail(b, PSG_ERR_NOMEM);
+			return pb_fail(b, RC_NOMEM);
 		}
 		rec->n = n;
 		for (uint32_t r = 0; r < n; r++) {
@@ -595,5 +595,5 @@ enum psg_result psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct
 	free(inv);
 	free(hash);
 	psgb_free(b);
-	return PSG_OK;
+	return RC_OK;
 }

@@ -244,7 +244,7 @@ int main(int argc, char **argv)
 	uint64_t seed = 1, shuffle = 0, size = 1 << 20;
 	const char *record = NULL, *kind, *out;
 	struct buf b;
-	enum psg_result r;
+	enum rc r;
 	int c, rc;
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -374,17 +374,16 @@ int main(int argc, char **argv)
 		r = gen_psg_textures(&to, &b, &rec, NULL);
 	} else if (!strcmp(kind, "skinned")) {
 		r = gen_psg_skinned(&sk, &b, &truth);
-		if (r == PSG_OK &&
+		if (r == RC_OK &&
 		    (write_truth(truth_path, &truth) || write_hierarchy(hier_path, &truth)))
-			r = PSG_ERR_IO;
+			r = RC_IO;
 		gen_skinned_truth_free(&truth);
 	} else {
 		fprintf(stderr, "psgfs-gen: unknown kind '%s'\n", kind);
 		return 2;
 	}
-	if (r != PSG_OK || b.oom) {
-		fprintf(stderr, "psgfs-gen: %s: %s\n", kind,
-			psg_result_str(b.oom ? PSG_ERR_NOMEM : r));
+	if (r != RC_OK || b.oom) {
+		fprintf(stderr, "psgfs-gen: %s: %s\n", kind, rc_str(b.oom ? RC_NOMEM : r));
 		buf_free(&b);
 		psg_gen_record_free(&rec);
 		return 1;

@@ -47,7 +47,7 @@ static int copy_file(struct tree *t, tree_ino ino, FILE *out, uint64_t *bytes)
 	for (;;) {
 		size_t got;
 
-		if (tree_read(t, ino, off, sizeof buf, buf, &got) != PSG_OK)
+		if (tree_read(t, ino, off, sizeof buf, buf, &got) != RC_OK)
 			return -1;
 		if (got == 0)
 			break;
@@ -72,7 +72,7 @@ static void walk_dir(struct walk *w, tree_ino ino, const char *path)
 {
 	struct tree_dir *d;
 
-	if (tree_opendir(w->t, ino, &d) != PSG_OK) {
+	if (tree_opendir(w->t, ino, &d) != RC_OK) {
 		fprintf(stderr, "psgfs-tool: %s/: cannot list\n", path);
 		w->failed++;
 		return;
@@ -83,7 +83,7 @@ static void walk_dir(struct walk *w, tree_ino ino, const char *path)
 		tree_ino cino = tree_dir_ino(d, i);
 
 		snprintf(child, sizeof child, "%s/%s", path, tree_dir_name(d, i));
-		if (tree_getattr(w->t, cino, &st) != PSG_OK) {
+		if (tree_getattr(w->t, cino, &st) != RC_OK) {
 			fprintf(stderr, "psgfs-tool: %s: input/output error\n", child + 1);
 			w->failed++;
 			continue;
@@ -188,15 +188,15 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "ls")) {
 		struct tree_dir *d;
 
-		if (tree_resolve(t, argc - optind > 2 ? argv[optind + 2] : "", &st) != PSG_OK ||
-		    tree_opendir(t, st.ino, &d) != PSG_OK) {
+		if (tree_resolve(t, argc - optind > 2 ? argv[optind + 2] : "", &st) != RC_OK ||
+		    tree_opendir(t, st.ino, &d) != RC_OK) {
 			fprintf(stderr, "psgfs-tool: no such directory\n");
 			rc = 1;
 		} else {
 			for (size_t i = 0; i < tree_dir_count(d); i++) {
 				struct tree_stat cs;
 
-				if (tree_getattr(t, tree_dir_ino(d, i), &cs) != PSG_OK)
+				if (tree_getattr(t, tree_dir_ino(d, i), &cs) != RC_OK)
 					printf("?\t?\t%llu\t%s\n",
 					       (unsigned long long)tree_dir_ino(d, i),
 					       tree_dir_name(d, i));
@@ -208,7 +208,7 @@ int main(int argc, char **argv)
 			tree_closedir(t, d);
 		}
 	} else if (!strcmp(cmd, "cat")) {
-		if (tree_resolve(t, argv[optind + 2], &st) != PSG_OK || st.is_dir) {
+		if (tree_resolve(t, argv[optind + 2], &st) != RC_OK || st.is_dir) {
 			fprintf(stderr, "psgfs-tool: %s: no such file\n", argv[optind + 2]);
 			rc = 1;
 		} else if (copy_file(t, st.ino, stdout, NULL) != 0) {

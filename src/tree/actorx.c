@@ -11,7 +11,7 @@ enum tree_open_fail actorx_mount(struct tree *t, enum psk_kind want, tree_load_f
 				 size_t whylen)
 {
 	struct actorx_mount *m = calloc(1, sizeof *m);
-	enum psg_result r;
+	enum rc r;
 
 	if (!m) {
 		snprintf(why, whylen, "out of memory");
@@ -19,19 +19,19 @@ enum tree_open_fail actorx_mount(struct tree *t, enum psk_kind want, tree_load_f
 	}
 	diag_init(&m->scan_diag);
 	r = psk_scan(&t->src, &m->chunks, &m->scan_diag);
-	if (r == PSG_OK && m->chunks.kind != want)
-		r = PSG_ERR_FORMAT;
-	if (r != PSG_OK) {
+	if (r == RC_OK && m->chunks.kind != want)
+		r = RC_FORMAT;
+	if (r != RC_OK) {
 		snprintf(why, whylen, "%s: %s", want == PSK_KIND_MESH ? "PSK" : "PSA",
-			 m->scan_diag.n ? m->scan_diag.msg[0] : psg_result_str(r));
+			 m->scan_diag.n ? m->scan_diag.msg[0] : rc_str(r));
 		psk_chunks_free(&m->chunks);
 		diag_free(&m->scan_diag);
 		free(m);
-		if (r == PSG_ERR_NOMEM)
+		if (r == RC_NOMEM)
 			return TREE_FAIL_OTHER;
-		if (r == PSG_ERR_IO)
+		if (r == RC_IO)
 			return TREE_FAIL_OPEN;
-		return r == PSG_ERR_FORMAT ? TREE_FAIL_FORMAT : TREE_FAIL_DAMAGED;
+		return r == RC_FORMAT ? TREE_FAIL_FORMAT : TREE_FAIL_DAMAGED;
 	}
 	m->decode = decode;
 	m->what = want == PSK_KIND_MESH ? "mesh" : "animation";
@@ -39,18 +39,18 @@ enum tree_open_fail actorx_mount(struct tree *t, enum psk_kind want, tree_load_f
 	return TREE_FAIL_NONE;
 }
 
-struct actorx_decoded *actorx_get(struct tree *t, enum psg_result *r)
+struct actorx_decoded *actorx_get(struct tree *t, enum rc *r)
 {
 	const struct actorx_mount *m = t->priv;
 
 	return tree_memo_perm(t, 0, m->decode, r);
 }
 
-enum psg_result actorx_slurp(struct tree *t, uint8_t **file)
+enum rc actorx_slurp(struct tree *t, uint8_t **file)
 {
-	enum psg_result r = src_dup(&t->src, 0, (size_t)t->src.size, file);
+	enum rc r = src_dup(&t->src, 0, (size_t)t->src.size, file);
 
-	return r == PSG_OK || r == PSG_ERR_NOMEM ? r : PSG_ERR_IO;
+	return r == RC_OK || r == RC_NOMEM ? r : RC_IO;
 }
 
 void actorx_unmount(struct tree *t)
@@ -86,7 +86,7 @@ bool actorx_has_chunk(const struct tree *t, const char *ids)
 	return false;
 }
 
-enum psg_result actorx_list_chunks_dir(struct tree *t, struct tnode self, struct tlist *out)
+enum rc actorx_list_chunks_dir(struct tree *t, struct tnode self, struct tlist *out)
 {
 	const struct actorx_mount *m = t->priv;
 
@@ -97,28 +97,28 @@ enum psg_result actorx_list_chunks_dir(struct tree *t, struct tnode self, struct
 		name_component(m->chunks.v[i].id, sizeof m->chunks.v[i].id, id);
 		tlist_add(out, tn(AX_K_CHUNK, (uint32_t)i, 0), "%02zu.%s.bin", i, id);
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result actorx_list_skel(struct tree *t, struct tnode self, struct tlist *out)
+enum rc actorx_list_skel(struct tree *t, struct tnode self, struct tlist *out)
 {
 	(void)t;
 	(void)self;
 	tlist_add(out, tn(AX_K_BONES_TSV, 0, 0), "bones.tsv");
 	tlist_add(out, tn(AX_K_NAMES, 0, 0), "names.txt");
 	tlist_add(out, tn(AX_K_BONES, 0, 0), "bones");
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result actorx_chunk_extent(struct tree *t, struct tnode self, uint64_t *off, uint64_t *len)
+enum rc actorx_chunk_extent(struct tree *t, struct tnode self, uint64_t *off, uint64_t *len)
 {
 	const struct actorx_mount *m = t->priv;
 
 	if (self.a >= m->chunks.n)
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	*off = m->chunks.v[self.a].payload_off;
 	*len = m->chunks.v[self.a].payload_len;
-	return PSG_OK;
+	return RC_OK;
 }
 
 void actorx_print_name(struct buf *out, const uint8_t name[PSK_NAME_LEN])
@@ -134,9 +134,9 @@ void actorx_vec(struct buf *out, const float *v, size_t n)
 	}
 }
 
-enum psg_result actorx_list_bones_dir(struct tree *t, struct tnode self, struct tlist *out)
+enum rc actorx_list_bones_dir(struct tree *t, struct tnode self, struct tlist *out)
 {
-	enum psg_result r;
+	enum rc r;
 	const struct actorx_decoded *x = actorx_get(t, &r);
 
 	(void)self;
@@ -148,7 +148,7 @@ enum psg_result actorx_list_bones_dir(struct tree *t, struct tnode self, struct 
 		name_component(x->bones[i].name, PSK_NAME_LEN, nm);
 		tlist_add(out, tn(AX_K_BONE, (uint32_t)i, 0), "%03zu.%s.txt", i, nm);
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
 static void bones_tsv(const struct psk_bone *b, size_t n, struct buf *out)
@@ -182,14 +182,14 @@ static void bone_ref(struct buf *out, const struct psk_bone *b, size_t n, int64_
 	actorx_print_name(out, b[i].name);
 }
 
-static enum psg_result bone_txt(const struct psk_bone *b, size_t n, size_t i,
-				const size_t *point_counts, struct buf *out)
+static enum rc bone_txt(const struct psk_bone *b, size_t n, size_t i, const size_t *point_counts,
+			struct buf *out)
 {
 	const struct psk_bone *x;
 	size_t kids = 0;
 
 	if (i >= n)
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	x = &b[i];
 	buf_printf(out, "index: %zu\nname: ", i);
 	actorx_print_name(out, x->name);
@@ -229,7 +229,7 @@ static enum psg_result bone_txt(const struct psk_bone *b, size_t n, size_t i,
 	buf_putc(out, '\n');
 	if (point_counts)
 		buf_printf(out, "weighted_points: %zu\n", point_counts[i]);
-	return PSG_OK;
+	return RC_OK;
 }
 
 static void errors_txt(const struct diag *d, struct buf *out)
@@ -259,50 +259,50 @@ void actorx_chunks_info(const struct tree *t, struct buf *out)
 	}
 }
 
-enum psg_result actorx_render_errors(struct tree *t, struct tnode self, struct buf *out)
+enum rc actorx_render_errors(struct tree *t, struct tnode self, struct buf *out)
 {
 	const struct actorx_mount *m = t->priv;
-	enum psg_result r;
+	enum rc r;
 	const struct actorx_decoded *x = actorx_get(t, &r);
 
 	(void)self;
 	if (!x) {
 		/* The file could not be decoded at all: say why, after what the scan found. */
 		errors_txt(&m->scan_diag, out);
-		buf_printf(out, "%s: cannot decode: %s\n", m->what, psg_result_str(r));
-		return PSG_OK;
+		buf_printf(out, "%s: cannot decode: %s\n", m->what, rc_str(r));
+		return RC_OK;
 	}
 	errors_txt(&x->d, out);
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result actorx_render_bones_tsv(struct tree *t, struct tnode self, struct buf *out)
+enum rc actorx_render_bones_tsv(struct tree *t, struct tnode self, struct buf *out)
 {
-	enum psg_result r;
+	enum rc r;
 	const struct actorx_decoded *x = actorx_get(t, &r);
 
 	(void)self;
 	if (!x)
 		return r;
 	bones_tsv(x->bones, x->n_bones, out);
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result actorx_render_names(struct tree *t, struct tnode self, struct buf *out)
+enum rc actorx_render_names(struct tree *t, struct tnode self, struct buf *out)
 {
-	enum psg_result r;
+	enum rc r;
 	const struct actorx_decoded *x = actorx_get(t, &r);
 
 	(void)self;
 	if (!x)
 		return r;
 	names_txt(x->bones, x->n_bones, out);
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result actorx_render_bone(struct tree *t, struct tnode self, struct buf *out)
+enum rc actorx_render_bone(struct tree *t, struct tnode self, struct buf *out)
 {
-	enum psg_result r;
+	enum rc r;
 	const struct actorx_decoded *x = actorx_get(t, &r);
 
 	if (!x)

@@ -44,24 +44,23 @@ struct actorx_mount {
 enum tree_open_fail actorx_mount(struct tree *t, enum psk_kind want, tree_load_fn decode, char *why,
 				 size_t whylen);
 /* The decoded file (kept for the mount's lifetime), or NULL with *r set. */
-struct actorx_decoded *actorx_get(struct tree *t, enum psg_result *r);
-/* Read the whole source into memory for a decoder; PSG_ERR_IO when it cannot be read. */
-enum psg_result actorx_slurp(struct tree *t, uint8_t **file);
+struct actorx_decoded *actorx_get(struct tree *t, enum rc *r);
+/* Read the whole source into memory for a decoder; RC_IO when it cannot be read. */
+enum rc actorx_slurp(struct tree *t, uint8_t **file);
 
 /* Handlers of the shared kinds, used by both kind tables. */
-enum psg_result actorx_list_chunks_dir(struct tree *t, struct tnode self, struct tlist *out);
-enum psg_result actorx_list_skel(struct tree *t, struct tnode self, struct tlist *out);
-enum psg_result actorx_list_bones_dir(struct tree *t, struct tnode self, struct tlist *out);
-enum psg_result actorx_render_errors(struct tree *t, struct tnode self, struct buf *out);
-enum psg_result actorx_render_bones_tsv(struct tree *t, struct tnode self, struct buf *out);
-enum psg_result actorx_render_names(struct tree *t, struct tnode self, struct buf *out);
-enum psg_result actorx_render_bone(struct tree *t, struct tnode self, struct buf *out);
+enum rc actorx_list_chunks_dir(struct tree *t, struct tnode self, struct tlist *out);
+enum rc actorx_list_skel(struct tree *t, struct tnode self, struct tlist *out);
+enum rc actorx_list_bones_dir(struct tree *t, struct tnode self, struct tlist *out);
+enum rc actorx_render_errors(struct tree *t, struct tnode self, struct buf *out);
+enum rc actorx_render_bones_tsv(struct tree *t, struct tnode self, struct buf *out);
+enum rc actorx_render_names(struct tree *t, struct tnode self, struct buf *out);
+enum rc actorx_render_bone(struct tree *t, struct tnode self, struct buf *out);
 void actorx_unmount(struct tree *t);
 /* Has a chunk with this ID (or alias list "A|B") and at least one record. */
 bool actorx_has_chunk(const struct tree *t, const char *ids);
 
-enum psg_result actorx_chunk_extent(struct tree *t, struct tnode self, uint64_t *off,
-				    uint64_t *len);
+enum rc actorx_chunk_extent(struct tree *t, struct tnode self, uint64_t *off, uint64_t *len);
 
 /* "NN.CHUNKID" style helpers. */
 void actorx_print_name(struct buf *out, const uint8_t name[PSK_NAME_LEN]);

@@ -22,36 +22,36 @@ static void full_free(void *p)
 	free(f);
 }
 
-static enum psg_result load_full(struct tree *t, uint64_t arg, void **data, size_t *bytes,
-				 void (**dtor)(void *))
+static enum rc load_full(struct tree *t, uint64_t arg, void **data, size_t *bytes,
+			 void (**dtor)(void *))
 {
 	struct psa_full *f = calloc(1, sizeof *f);
 	uint8_t *file;
-	enum psg_result r;
+	enum rc r;
 
 	(void)arg;
 	if (!f)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	diag_init(&f->x.d);
 	r = actorx_slurp(t, &file);
-	if (r == PSG_OK) {
+	if (r == RC_OK) {
 		r = psa_read(file, (size_t)t->src.size, &f->a, &f->x.d);
 		free(file);
 	}
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		full_free(f);
-		return r == PSG_ERR_NOMEM ? r : PSG_ERR_IO;
+		return r == RC_NOMEM ? r : RC_IO;
 	}
 	f->x.bones = f->a.bones;
 	f->x.n_bones = f->a.n_bones;
 	*data = f;
 	*bytes = (size_t)t->src.size * 2 + sizeof *f;
 	*dtor = full_free;
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* The decoded animation, or NULL with *r set (it lives as long as the mount). */
-static struct psa_full *full(struct tree *t, enum psg_result *r)
+static struct psa_full *full(struct tree *t, enum rc *r)
 {
 	return (struct psa_full *)actorx_get(t, r);
 }
@@ -66,7 +66,7 @@ static bool seq_has_scale(const struct psa_anim *a, size_t s)
 	return psa_scale_key_at(a, s, (size_t)q->num_raw_frames - 1, a->n_bones - 1) != NULL;
 }
 
-static enum psg_result list_root(struct tree *t, struct tnode self, struct tlist *out)
+static enum rc list_root(struct tree *t, struct tnode self, struct tlist *out)
 {
 	(void)t;
 	(void)self;
@@ -75,7 +75,7 @@ static enum psg_result list_root(struct tree *t, struct tnode self, struct tlist
 	tlist_add(out, tn(AX_K_CHUNKS, 0, 0), "chunks");
 	tlist_add(out, tn(AX_K_SKEL, 0, 0), "skeleton");
 	tlist_add(out, tn(K_SEQS, 0, 0), "sequences");
-	return PSG_OK;
+	return RC_OK;
 }
 
 static void seq_component(const struct psa_anim *a, size_t s, char *out)
@@ -83,10 +83,10 @@ static void seq_component(const struct psa_anim *a, size_t s, char *out)
 	name_component(a->seqs[s].name, PSK_NAME_LEN, out);
 }
 
-static enum psg_result list_seqs(struct tree *t, struct tnode self, struct tlist *out)
+static enum rc list_seqs(struct tree *t, struct tnode self, struct tlist *out)
 {
 	(void)self;
-	enum psg_result fr_;
+	enum rc fr_;
 	struct psa_full *f = full(t, &fr_);
 
 	if (!f)
@@ -97,20 +97,20 @@ static enum psg_result list_seqs(struct tree *t, struct tnode self, struct tlist
 		seq_component(&f->a, i, nm);
 		tlist_add(out, tn(K_SEQ, (uint32_t)i, 0), "%02zu.%s", i, nm);
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result list_seq(struct tree *t, struct tnode self, struct tlist *out)
+static enum rc list_seq(struct tree *t, struct tnode self, struct tlist *out)
 {
 	char nm[NAME_COMPONENT_MAX + 1];
 
-	enum psg_result fr_;
+	enum rc fr_;
 	struct psa_full *f = full(t, &fr_);
 
 	if (!f)
 		return fr_;
 	if (self.a >= f->a.n_seqs) {
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	}
 	seq_component(&f->a, self.a, nm);
 	tlist_add(out, tn(K_SEQ_INFO, self.a, 0), "info.txt");
@@ -118,13 +118,13 @@ static enum psg_result list_seq(struct tree *t, struct tnode self, struct tlist 
 	if (seq_has_scale(&f->a, self.a))
 		tlist_add(out, tn(K_SEQ_SCALE, self.a, 0), "scale_keys.tsv");
 	tlist_add(out, tn(K_SEQ_PSA, self.a, 0), "%02u.%s.psa", self.a, nm);
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result render_info(struct tree *t, struct tnode self, struct buf *out)
+static enum rc render_info(struct tree *t, struct tnode self, struct buf *out)
 {
 	(void)self;
-	enum psg_result fr_;
+	enum rc fr_;
 	struct psa_full *f = full(t, &fr_);
 
 	if (!f)
@@ -143,18 +143,18 @@ static enum psg_result render_info(struct tree *t, struct tnode self, struct buf
 		   a->n_bones, a->n_seqs, frames, a->n_keys, a->n_scale_keys,
 		   a->has_scale_chunk ? "yes" : "no", a->repaired_first_frames ? "yes" : "no",
 		   diag_count(&f->x.d));
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result render_seq_info(struct tree *t, struct tnode self, struct buf *out)
+static enum rc render_seq_info(struct tree *t, struct tnode self, struct buf *out)
 {
-	enum psg_result fr_;
+	enum rc fr_;
 	struct psa_full *f = full(t, &fr_);
 
 	if (!f)
 		return fr_;
 	if (self.a >= f->a.n_seqs) {
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	}
 	const struct psa_sequence *q = &f->a.seqs[self.a];
 
@@ -178,15 +178,15 @@ static enum psg_result render_seq_info(struct tree *t, struct tnode self, struct
 			   (double)q->num_raw_frames / (double)q->anim_rate);
 	buf_printf(out, "keys_complete: %s\nscale_keys: %s\n", q->keys_ok ? "yes" : "no",
 		   seq_has_scale(&f->a, self.a) ? "yes" : "no");
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* keys.tsv and scale_keys.tsv: frame-major, every bone of every frame. */
-static enum psg_result render_seq_keys(struct tree *t, struct tnode self, struct buf *out)
+static enum rc render_seq_keys(struct tree *t, struct tnode self, struct buf *out)
 {
-	enum psg_result r = PSG_OK;
+	enum rc r = RC_OK;
 
-	enum psg_result fr_;
+	enum rc fr_;
 	struct psa_full *f = full(t, &fr_);
 
 	if (!f)
@@ -196,7 +196,7 @@ static enum psg_result render_seq_keys(struct tree *t, struct tnode self, struct
 
 	if (self.a >= a->n_seqs || !a->seqs[self.a].keys_ok ||
 	    (scale && !seq_has_scale(a, self.a))) {
-		r = self.a >= a->n_seqs ? PSG_ERR_NOENT : PSG_ERR_CORRUPT; /* a dies with the pin */
+		r = self.a >= a->n_seqs ? RC_NOENT : RC_CORRUPT; /* a dies with the pin */
 		return r;
 	}
 	buf_puts(out, scale ? "frame\tbone\tname\tsx\tsy\tsz\ttime\n"
@@ -204,7 +204,7 @@ static enum psg_result render_seq_keys(struct tree *t, struct tnode self, struct
 	/* No bones, no rows: a huge frame count must not spin through empty frames. */
 	size_t frames = a->n_bones ? (size_t)a->seqs[self.a].num_raw_frames : 0;
 
-	for (size_t fr = 0; fr < frames && r == PSG_OK; fr++) {
+	for (size_t fr = 0; fr < frames && r == RC_OK; fr++) {
 		for (size_t b = 0; b < a->n_bones; b++) {
 			buf_printf(out, "%zu\t%zu\t", fr, b);
 			buf_tsv_name(out, a->bones[b].name, PSK_NAME_LEN);
@@ -212,7 +212,7 @@ static enum psg_result render_seq_keys(struct tree *t, struct tnode self, struct
 				const struct psa_scale_key *k = psa_scale_key_at(a, self.a, fr, b);
 
 				if (!k) {
-					r = PSG_ERR_CORRUPT;
+					r = RC_CORRUPT;
 					break;
 				}
 				actorx_vec(out, k->scale, 3);
@@ -221,7 +221,7 @@ static enum psg_result render_seq_keys(struct tree *t, struct tnode self, struct
 				const struct psa_key *k = psa_key_at(a, self.a, fr, b);
 
 				if (!k) {
-					r = PSG_ERR_CORRUPT;
+					r = RC_CORRUPT;
 					break;
 				}
 				actorx_vec(out, k->pos, 3);
@@ -234,17 +234,17 @@ static enum psg_result render_seq_keys(struct tree *t, struct tnode self, struct
 	return r;
 }
 
-static enum psg_result render_seq_psa(struct tree *t, struct tnode self, struct buf *out)
+static enum rc render_seq_psa(struct tree *t, struct tnode self, struct buf *out)
 {
-	enum psg_result r;
+	enum rc r;
 
-	enum psg_result fr_;
+	enum rc fr_;
 	struct psa_full *f = full(t, &fr_);
 
 	if (!f)
 		return fr_;
 	if (self.a >= f->a.n_seqs)
-		r = PSG_ERR_NOENT;
+		r = RC_NOENT;
 	else
 		r = psa_write_sequence(&f->a, self.a, out);
 	return r;

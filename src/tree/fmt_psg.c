@@ -85,28 +85,28 @@ static void scene_memo_free(void *p)
 	free(m);
 }
 
-static enum psg_result load_scene(struct tree *t, uint64_t arg, void **data, size_t *bytes,
-				  void (**dtor)(void *))
+static enum rc load_scene(struct tree *t, uint64_t arg, void **data, size_t *bytes,
+			  void (**dtor)(void *))
 {
 	struct scene_memo *m = calloc(1, sizeof *m);
-	enum psg_result r;
+	enum rc r;
 
 	(void)arg;
 	if (!m)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	diag_init(&m->d);
 	r = skate_scene_load(&t->src, &pm(t)->a, pm(t)->hierarchy, &m->sc, &m->d);
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		scene_memo_free(m);
 		return r;
 	}
 	*data = m;
 	*bytes = skate_scene_bytes(m->sc) + sizeof *m;
 	*dtor = scene_memo_free;
-	return PSG_OK;
+	return RC_OK;
 }
 
-static struct scene_memo *get_scene(struct tree *t, struct cache_ent **ent, enum psg_result *r)
+static struct scene_memo *get_scene(struct tree *t, struct cache_ent **ent, enum rc *r)
 {
 	*ent = NULL; /* permanent: nothing to unpin */
 	return tree_memo_perm(t, PERM_SCENE, load_scene, r);
@@ -126,13 +126,13 @@ static void mesh_memo_free(void *p)
 	free(m);
 }
 
-static enum psg_result load_mesh(struct tree *t, uint64_t k, void **data, size_t *bytes,
-				 void (**dtor)(void *))
+static enum rc load_mesh(struct tree *t, uint64_t k, void **data, size_t *bytes,
+			 void (**dtor)(void *))
 {
 	struct mesh_memo *m;
 	struct scene_memo *s;
 	struct cache_ent *ent;
-	enum psg_result r;
+	enum rc r;
 
 	s = get_scene(t, &ent, &r);
 	if (!s)
@@ -140,21 +140,21 @@ static enum psg_result load_mesh(struct tree *t, uint64_t k, void **data, size_t
 	m = calloc(1, sizeof *m);
 	if (!m) {
 		cache_unpin(t->cache, ent);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	diag_init(&m->d);
 	r = k < s->sc->n_meshes
 		? skate_mesh_decode(&t->src, &pm(t)->a, s->sc, (size_t)k, &m->md, &m->d)
-		: PSG_ERR_NOENT;
+		: RC_NOENT;
 	cache_unpin(t->cache, ent);
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		mesh_memo_free(m);
 		return r;
 	}
 	*data = m;
 	*bytes = skate_mesh_data_bytes(m->md) + sizeof *m;
 	*dtor = mesh_memo_free;
-	return PSG_OK;
+	return RC_OK;
 }
 
 struct texnames_memo {
@@ -172,19 +172,19 @@ static void texnames_free(void *p)
 	free(m);
 }
 
-static enum psg_result load_texnames(struct tree *t, uint64_t arg, void **data, size_t *bytes,
-				     void (**dtor)(void *))
+static enum rc load_texnames(struct tree *t, uint64_t arg, void **data, size_t *bytes,
+			     void (**dtor)(void *))
 {
 	struct texnames_memo *m = calloc(1, sizeof *m);
-	enum psg_result r;
+	enum rc r;
 
 	(void)arg;
 	if (!m)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	diag_init(&m->d);
 	m->n = pm(t)->a.n_dict;
 	r = texture_names(&t->src, &pm(t)->a, &m->names, &m->d);
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		m->names = NULL;
 		texnames_free(m);
 		return r;
@@ -192,7 +192,7 @@ static enum psg_result load_texnames(struct tree *t, uint64_t arg, void **data, 
 	*data = m;
 	*bytes = (size_t)m->n * (sizeof(char *) + 32) + sizeof *m;
 	*dtor = texnames_free;
-	return PSG_OK;
+	return RC_OK;
 }
 
 struct tex_memo {
@@ -209,24 +209,24 @@ static void tex_memo_free(void *p)
 	free(m);
 }
 
-static enum psg_result load_tex(struct tree *t, uint64_t i, void **data, size_t *bytes,
-				void (**dtor)(void *))
+static enum rc load_tex(struct tree *t, uint64_t i, void **data, size_t *bytes,
+			void (**dtor)(void *))
 {
 	struct tex_memo *m = calloc(1, sizeof *m);
-	enum psg_result r;
+	enum rc r;
 
 	if (!m)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	diag_init(&m->d);
 	r = texture_load(&t->src, &pm(t)->a, (uint32_t)i, &m->img, &m->d);
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		tex_memo_free(m);
 		return r;
 	}
 	*data = m;
 	*bytes = texture_image_bytes(m->img) + sizeof *m;
 	*dtor = tex_memo_free;
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* ---- object files ---- */
@@ -237,13 +237,13 @@ static bool type_has_text(uint32_t type_id)
 	       type_id == RW_T_TEXTURE;
 }
 
-static enum psg_result object_text(struct tree *t, uint32_t i, struct buf *out, struct diag *d)
+static enum rc object_text(struct tree *t, uint32_t i, struct buf *out, struct diag *d)
 {
 	const struct arena *a = &pm(t)->a;
 	uint32_t type;
 
 	if (i >= a->n_dict)
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	type = a->dict[i].type_id;
 	if (skate_object_has_text(type))
 		return skate_object_text(&t->src, a, i, out, d);
@@ -251,7 +251,7 @@ static enum psg_result object_text(struct tree *t, uint32_t i, struct buf *out, 
 		return skate_mesh_object_text(&t->src, a, i, out);
 	if (type == RW_T_TEXTURE)
 		return texture_object_text(&t->src, a, i, out);
-	return PSG_ERR_NOENT;
+	return RC_NOENT;
 }
 
 static void obj_label(struct tree *t, uint32_t i, char *out, size_t n)
@@ -287,24 +287,24 @@ static void diag_append(struct diag *to, const struct diag *from)
 }
 
 /* Every problem in the file, in a fixed order: open, scene, meshes, textures, objects. */
-static enum psg_result load_sweep(struct tree *t, uint64_t arg, void **data, size_t *bytes,
-				  void (**dtor)(void *))
+static enum rc load_sweep(struct tree *t, uint64_t arg, void **data, size_t *bytes,
+			  void (**dtor)(void *))
 {
 	struct psg_mount *m = pm(t);
 	struct sweep *s = calloc(1, sizeof *s);
 	struct cache_ent *ent;
-	enum psg_result r;
+	enum rc r;
 
 	(void)arg;
 	if (!s)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	diag_init(&s->d);
 	diag_append(&s->d, &m->open_diag);
 	if (m->has_model) {
 		struct scene_memo *sc = get_scene(t, &ent, &r);
 
 		if (!sc) {
-			diag_add(&s->d, "scene: cannot decode: %s", psg_result_str(r));
+			diag_add(&s->d, "scene: cannot decode: %s", rc_str(r));
 		} else {
 			size_t nm = sc->sc->n_meshes;
 
@@ -317,7 +317,7 @@ static enum psg_result load_sweep(struct tree *t, uint64_t arg, void **data, siz
 
 				if (!mm) {
 					diag_add(&s->d, "mesh %02zu: cannot decode: %s", k,
-						 psg_result_str(r));
+						 rc_str(r));
 					continue;
 				}
 				diag_append(&s->d, &mm->d);
@@ -337,9 +337,9 @@ static enum psg_result load_sweep(struct tree *t, uint64_t arg, void **data, siz
 			diag_init(&td);
 			r = texture_load(&t->src, &m->a, i, &img, &td);
 			diag_append(&s->d, &td);
-			if (r != PSG_OK && td.n == 0)
+			if (r != RC_OK && td.n == 0)
 				diag_add(&s->d, "object %u (Texture): cannot decode: %s", i,
-					 psg_result_str(r));
+					 rc_str(r));
 			texture_image_free(img);
 			diag_free(&td);
 		}
@@ -347,21 +347,20 @@ static enum psg_result load_sweep(struct tree *t, uint64_t arg, void **data, siz
 			continue;
 		buf_init_count(&b);
 		r = object_text(t, i, &b, NULL);
-		if (r != PSG_OK) {
+		if (r != RC_OK) {
 			obj_label(t, i, label, sizeof label);
-			diag_add(&s->d, "objects/%s.txt: cannot decode: %s", label,
-				 psg_result_str(r));
+			diag_add(&s->d, "objects/%s.txt: cannot decode: %s", label, rc_str(r));
 		}
 	}
 	*data = s;
 	*bytes = sizeof *s + s->d.n * 96;
 	*dtor = sweep_free;
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* ---- listings ---- */
 
-static enum psg_result list_root(struct tree *t, struct tnode self, struct tlist *out)
+static enum rc list_root(struct tree *t, struct tnode self, struct tlist *out)
 {
 	(void)self;
 	tlist_add(out, tn(K_INFO, 0, 0), "info.txt");
@@ -378,20 +377,20 @@ static enum psg_result list_root(struct tree *t, struct tnode self, struct tlist
 	}
 	if (pm(t)->has_textures)
 		tlist_add(out, tn(K_TEXTURES, 0, 0), "textures");
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result list_sections(struct tree *t, struct tnode self, struct tlist *out)
+static enum rc list_sections(struct tree *t, struct tnode self, struct tlist *out)
 {
 	(void)t;
 	(void)self;
 	tlist_add(out, tn(K_TYPES, 0, 0), "types.tsv");
 	tlist_add(out, tn(K_SUBREFS, 0, 0), "subreferences.tsv");
 	tlist_add(out, tn(K_EXTARENAS, 0, 0), "external_arenas.tsv");
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result list_objects(struct tree *t, struct tnode self, struct tlist *out)
+static enum rc list_objects(struct tree *t, struct tnode self, struct tlist *out)
 {
 	const struct arena *a = &pm(t)->a;
 
@@ -404,10 +403,10 @@ static enum psg_result list_objects(struct tree *t, struct tnode self, struct tl
 		if (type_has_text(a->dict[i].type_id))
 			tlist_add(out, tn(K_OBJ_TXT, i, 0), "%s.txt", label);
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result list_skel(struct tree *t, struct tnode self, struct tlist *out)
+static enum rc list_skel(struct tree *t, struct tnode self, struct tlist *out)
 {
 	(void)t;
 	(void)self;
@@ -415,13 +414,13 @@ static enum psg_result list_skel(struct tree *t, struct tnode self, struct tlist
 	tlist_add(out, tn(K_NAMES, 0, 0), "names.txt");
 	tlist_add(out, tn(K_INVBIND, 0, 0), "inverse_bind.tsv");
 	tlist_add(out, tn(K_BONES, 0, 0), "bones");
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result list_bones(struct tree *t, struct tnode self, struct tlist *out)
+static enum rc list_bones(struct tree *t, struct tnode self, struct tlist *out)
 {
 	struct cache_ent *ent;
-	enum psg_result r;
+	enum rc r;
 	struct scene_memo *s = get_scene(t, &ent, &r);
 
 	(void)self;
@@ -434,13 +433,13 @@ static enum psg_result list_bones(struct tree *t, struct tnode self, struct tlis
 		tlist_add(out, tn(K_BONE, i, 0), "%s", nm);
 	}
 	cache_unpin(t->cache, ent);
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result list_meshes(struct tree *t, struct tnode self, struct tlist *out)
+static enum rc list_meshes(struct tree *t, struct tnode self, struct tlist *out)
 {
 	struct cache_ent *ent;
-	enum psg_result r;
+	enum rc r;
 	struct scene_memo *s = get_scene(t, &ent, &r);
 
 	(void)self;
@@ -449,10 +448,10 @@ static enum psg_result list_meshes(struct tree *t, struct tnode self, struct tli
 	for (size_t k = 0; k < s->sc->n_meshes && k < UINT32_MAX; k++)
 		tlist_add(out, tn(K_MESH, (uint32_t)k, 0), "%02zu", k);
 	cache_unpin(t->cache, ent);
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result list_mesh(struct tree *t, struct tnode self, struct tlist *out)
+static enum rc list_mesh(struct tree *t, struct tnode self, struct tlist *out)
 {
 	(void)t;
 	tlist_add(out, tn(K_M_DESC, self.a, 0), "descriptor.txt");
@@ -461,12 +460,12 @@ static enum psg_result list_mesh(struct tree *t, struct tnode self, struct tlist
 	tlist_add(out, tn(K_M_VERTS, self.a, 0), "vertices.tsv");
 	tlist_add(out, tn(K_M_TRIS, self.a, 0), "triangles.tsv");
 	tlist_add(out, tn(K_M_SKIN, self.a, 0), "skin.tsv");
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result list_textures(struct tree *t, struct tnode self, struct tlist *out)
+static enum rc list_textures(struct tree *t, struct tnode self, struct tlist *out)
 {
-	enum psg_result r;
+	enum rc r;
 	struct texnames_memo *m = tree_memo_perm(t, PERM_TEXNAMES, load_texnames, &r);
 
 	(void)self;
@@ -478,14 +477,14 @@ static enum psg_result list_textures(struct tree *t, struct tnode self, struct t
 		tlist_add(out, tn(K_TEX_DDS, i, 0), "%s.dds", m->names[i]);
 		tlist_add(out, tn(K_TEX_PNG, i, 0), "%s.png", m->names[i]);
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result list_export(struct tree *t, struct tnode self, struct tlist *out)
+static enum rc list_export(struct tree *t, struct tnode self, struct tlist *out)
 {
 	char stem[NAME_COMPONENT_MAX + 1];
 	struct cache_ent *ent;
-	enum psg_result r;
+	enum rc r;
 	struct scene_memo *s = get_scene(t, &ent, &r);
 
 	(void)self;
@@ -496,23 +495,23 @@ static enum psg_result list_export(struct tree *t, struct tnode self, struct tli
 	tlist_add(out, tn(K_EXPORT_PSK, 0, 0), "%s.%s", stem,
 		  s->sc->total_vertices > 65536 ? "pskx" : "psk");
 	cache_unpin(t->cache, ent);
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* ---- renderers ---- */
 
-static enum psg_result render_info(struct tree *t, struct tnode self, struct buf *out)
+static enum rc render_info(struct tree *t, struct tnode self, struct buf *out)
 {
 	struct psg_mount *m = pm(t);
 	struct cache_ent *sent;
-	enum psg_result r;
+	enum rc r;
 	struct sweep *sw;
 
 	(void)self;
 	buf_printf(out, "format: psg\nfile: %s\nsize: %llu\n", t->stem,
 		   (unsigned long long)t->src.size);
 	r = psg_render_info_summary(&t->src, &m->a, out);
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		return r;
 	if (m->has_model) {
 		struct scene_memo *s = get_scene(t, &sent, &r);
@@ -521,7 +520,7 @@ static enum psg_result render_info(struct tree *t, struct tnode self, struct buf
 			skate_scene_summary(s->sc, out);
 			cache_unpin(t->cache, sent);
 		} else {
-			buf_printf(out, "scene: cannot decode: %s\n", psg_result_str(r));
+			buf_printf(out, "scene: cannot decode: %s\n", rc_str(r));
 		}
 	}
 	if (m->has_textures) {
@@ -532,7 +531,7 @@ static enum psg_result render_info(struct tree *t, struct tnode self, struct buf
 			if (!tn_->names[i])
 				continue;
 			buf_puts(out, "  ");
-			if (texture_info_line(&t->src, &m->a, i, tn_->names[i], out) != PSG_OK)
+			if (texture_info_line(&t->src, &m->a, i, tn_->names[i], out) != RC_OK)
 				buf_printf(out, "%s (unreadable)\n", tn_->names[i]);
 		}
 	}
@@ -540,12 +539,12 @@ static enum psg_result render_info(struct tree *t, struct tnode self, struct buf
 	if (!sw)
 		return r;
 	buf_printf(out, "problems: %zu\n", diag_count(&sw->d));
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result render_errors(struct tree *t, struct tnode self, struct buf *out)
+static enum rc render_errors(struct tree *t, struct tnode self, struct buf *out)
 {
-	enum psg_result r;
+	enum rc r;
 	struct sweep *sw = tree_memo_perm(t, PERM_SWEEP, load_sweep, &r);
 
 	(void)self;
@@ -557,10 +556,10 @@ static enum psg_result render_errors(struct tree *t, struct tnode self, struct b
 	}
 	if (sw->d.dropped)
 		buf_printf(out, "... %zu more problems not listed\n", sw->d.dropped);
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result render_arena_file(struct tree *t, struct tnode self, struct buf *out)
+static enum rc render_arena_file(struct tree *t, struct tnode self, struct buf *out)
 {
 	const struct arena *a = &pm(t)->a;
 
@@ -578,35 +577,35 @@ static enum psg_result render_arena_file(struct tree *t, struct tnode self, stru
 	case K_EXTARENAS:
 		return psg_render_external_arenas_tsv(&t->src, a, out);
 	default:
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	}
 }
 
-static enum psg_result obj_extent(struct tree *t, struct tnode self, uint64_t *off, uint64_t *len)
+static enum rc obj_extent(struct tree *t, struct tnode self, uint64_t *off, uint64_t *len)
 {
 	const struct arena *a = &pm(t)->a;
 
 	if (self.a >= a->n_dict)
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	if (!a->dict[self.a].readable)
-		return PSG_ERR_BOUNDS; /* listed in errors.txt; the file answers EIO */
+		return RC_BOUNDS; /* listed in errors.txt; the file answers EIO */
 	*off = a->dict[self.a].start;
 	*len = a->dict[self.a].size;
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result render_obj_txt(struct tree *t, struct tnode self, struct buf *out)
+static enum rc render_obj_txt(struct tree *t, struct tnode self, struct buf *out)
 {
-	enum psg_result r = object_text(t, self.a, out, NULL);
+	enum rc r = object_text(t, self.a, out, NULL);
 
 	/* Anything short of a full decode is EIO for the view; the .bin stays readable. */
-	return r == PSG_OK || r == PSG_ERR_NOENT || r == PSG_ERR_NOMEM ? r : PSG_ERR_CORRUPT;
+	return r == RC_OK || r == RC_NOENT || r == RC_NOMEM ? r : RC_CORRUPT;
 }
 
-static enum psg_result render_skel(struct tree *t, struct tnode self, struct buf *out)
+static enum rc render_skel(struct tree *t, struct tnode self, struct buf *out)
 {
 	struct cache_ent *ent;
-	enum psg_result r;
+	enum rc r;
 	struct scene_memo *s = get_scene(t, &ent, &r);
 
 	if (!s)
@@ -640,16 +639,16 @@ static enum psg_result render_skel(struct tree *t, struct tnode self, struct buf
 		break;
 	}
 	default:
-		r = PSG_ERR_NOENT;
+		r = RC_NOENT;
 	}
 	cache_unpin(t->cache, ent);
 	return r;
 }
 
-static enum psg_result render_mesh_data(struct tree *t, struct tnode self, struct buf *out)
+static enum rc render_mesh_data(struct tree *t, struct tnode self, struct buf *out)
 {
 	struct cache_ent *ent, *sent;
-	enum psg_result r;
+	enum rc r;
 	struct mesh_memo *m =
 	    tree_memo(t, TREE_KEY(KEY_FMT, MEMO_MESH(self.a)), load_mesh, self.a, &ent, &r);
 	struct scene_memo *s;
@@ -671,16 +670,16 @@ static enum psg_result render_mesh_data(struct tree *t, struct tnode self, struc
 		}
 		break;
 	default:
-		r = PSG_ERR_NOENT;
+		r = RC_NOENT;
 	}
 	cache_unpin(t->cache, ent);
 	return r;
 }
 
-static enum psg_result render_texture(struct tree *t, struct tnode self, struct buf *out)
+static enum rc render_texture(struct tree *t, struct tnode self, struct buf *out)
 {
 	struct cache_ent *ent;
-	enum psg_result r;
+	enum rc r;
 	struct tex_memo *m =
 	    tree_memo(t, TREE_KEY(KEY_FMT, MEMO_TEX(self.a)), load_tex, self.a, &ent, &r);
 
@@ -727,7 +726,7 @@ static void psg_unmount(struct tree *t)
 static enum tree_open_fail psg_mount(struct tree *t, char *why, size_t whylen)
 {
 	struct psg_mount *m = calloc(1, sizeof *m);
-	enum psg_result r;
+	enum rc r;
 
 	if (!m) {
 		snprintf(why, whylen, "out of memory");
@@ -736,15 +735,15 @@ static enum tree_open_fail psg_mount(struct tree *t, char *why, size_t whylen)
 	t->priv = m;
 	diag_init(&m->open_diag);
 	r = arena_open(&t->src, &m->a, &m->open_diag);
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		snprintf(why, whylen, "PSG arena: %s",
-			 m->open_diag.n ? m->open_diag.msg[m->open_diag.n - 1] : psg_result_str(r));
+			 m->open_diag.n ? m->open_diag.msg[m->open_diag.n - 1] : rc_str(r));
 		psg_unmount(t);
-		if (r == PSG_ERR_NOMEM)
+		if (r == RC_NOMEM)
 			return TREE_FAIL_OTHER;
-		if (r == PSG_ERR_IO)
+		if (r == RC_IO)
 			return TREE_FAIL_OPEN;
-		return r == PSG_ERR_FORMAT ? TREE_FAIL_FORMAT : TREE_FAIL_DAMAGED;
+		return r == RC_FORMAT ? TREE_FAIL_FORMAT : TREE_FAIL_DAMAGED;
 	}
 	if (t->opts.hierarchy_path) {
 		m->hierarchy = read_text_file(t->opts.hierarchy_path);

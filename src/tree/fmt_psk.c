@@ -73,30 +73,30 @@ static size_t *count_bone_points(const struct psk_mesh *m)
 	return cnt;
 }
 
-static enum psg_result load_full(struct tree *t, uint64_t arg, void **data, size_t *bytes,
-				 void (**dtor)(void *))
+static enum rc load_full(struct tree *t, uint64_t arg, void **data, size_t *bytes,
+			 void (**dtor)(void *))
 {
 	struct psk_full *f = calloc(1, sizeof *f);
 	uint8_t *file;
-	enum psg_result r;
+	enum rc r;
 
 	(void)arg;
 	if (!f)
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	diag_init(&f->x.d);
 	r = actorx_slurp(t, &file);
-	if (r == PSG_OK) {
+	if (r == RC_OK) {
 		r = psk_read(file, (size_t)t->src.size, &f->m, &f->x.d);
 		free(file);
 	}
-	if (r == PSG_OK) {
+	if (r == RC_OK) {
 		f->bone_points = count_bone_points(&f->m);
 		if (!f->bone_points)
-			r = PSG_ERR_NOMEM;
+			r = RC_NOMEM;
 	}
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		full_free(f);
-		return r == PSG_ERR_NOMEM ? r : PSG_ERR_IO;
+		return r == RC_NOMEM ? r : RC_IO;
 	}
 	f->x.bones = f->m.bones;
 	f->x.n_bones = f->m.n_bones;
@@ -104,16 +104,16 @@ static enum psg_result load_full(struct tree *t, uint64_t arg, void **data, size
 	*data = f;
 	*bytes = (size_t)t->src.size * 2 + sizeof *f;
 	*dtor = full_free;
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* The decoded mesh for one render, or NULL with *r set (it lives as long as the mount). */
-static struct psk_full *full(struct tree *t, enum psg_result *r)
+static struct psk_full *full(struct tree *t, enum rc *r)
 {
 	return (struct psk_full *)actorx_get(t, r);
 }
 
-static enum psg_result list_root(struct tree *t, struct tnode self, struct tlist *out)
+static enum rc list_root(struct tree *t, struct tnode self, struct tlist *out)
 {
 	(void)self;
 	tlist_add(out, tn(AX_K_INFO, 0, 0), "info.txt");
@@ -138,13 +138,13 @@ static enum psg_result list_root(struct tree *t, struct tnode self, struct tlist
 		tlist_add(out, tn(K_MORPHS, 0, 0), "morphs");
 	if (actorx_has_chunk(t, "SKELSOCK"))
 		tlist_add(out, tn(K_SOCKETS, 0, 0), "sockets.tsv");
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result list_uvs(struct tree *t, struct tnode self, struct tlist *out)
+static enum rc list_uvs(struct tree *t, struct tnode self, struct tlist *out)
 {
 	(void)self;
-	enum psg_result fr_;
+	enum rc fr_;
 	struct psk_full *f = full(t, &fr_);
 
 	if (!f)
@@ -152,13 +152,13 @@ static enum psg_result list_uvs(struct tree *t, struct tnode self, struct tlist 
 	for (size_t i = 0; i < f->m.n_extra_uv_sets && i < PSK_MAX_EXTRA_UVS; i++)
 		if (f->m.extra_uvs[i])
 			tlist_add(out, tn(K_UV, (uint32_t)i, 0), "%zu.tsv", i);
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result list_morphs(struct tree *t, struct tnode self, struct tlist *out)
+static enum rc list_morphs(struct tree *t, struct tnode self, struct tlist *out)
 {
 	(void)self;
-	enum psg_result fr_;
+	enum rc fr_;
 	struct psk_full *f = full(t, &fr_);
 
 	if (!f)
@@ -169,13 +169,13 @@ static enum psg_result list_morphs(struct tree *t, struct tnode self, struct tli
 		name_component(f->m.morphs[i].name, PSK_NAME_LEN, nm);
 		tlist_add(out, tn(K_MORPH, (uint32_t)i, 0), "%02zu.%s.tsv", i, nm);
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result render_info(struct tree *t, struct tnode self, struct buf *out)
+static enum rc render_info(struct tree *t, struct tnode self, struct buf *out)
 {
 	(void)self;
-	enum psg_result fr_;
+	enum rc fr_;
 	struct psk_full *f = full(t, &fr_);
 
 	if (!f)
@@ -192,7 +192,7 @@ static enum psg_result render_info(struct tree *t, struct tnode self, struct buf
 		   m->n_points, m->n_wedges, m->n_faces, m->faces32 ? 32 : 16, m->n_materials,
 		   m->n_bones, m->n_weights, m->n_normals, m->n_colors, m->n_extra_uv_sets,
 		   m->n_morphs, m->n_deltas, m->n_sockets, diag_count(&f->x.d));
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* points.tsv and normals.tsv: index and three floats per row. */
@@ -206,14 +206,14 @@ static void points_tsv(const struct psk_point *v, size_t n, struct buf *out)
 	}
 }
 
-static enum psg_result render_points(const struct psk_full *f, struct tnode self, struct buf *out)
+static enum rc render_points(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	(void)self;
 	points_tsv(f->m.points, f->m.n_points, out);
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result render_wedges(const struct psk_full *f, struct tnode self, struct buf *out)
+static enum rc render_wedges(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	(void)self;
 	buf_puts(out, "index\tpoint\tu\tv\tmaterial\n");
@@ -226,10 +226,10 @@ static enum psg_result render_wedges(const struct psk_full *f, struct tnode self
 		buf_f32txt(out, w->v);
 		buf_printf(out, "\t%u\n", w->mat);
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result render_faces(const struct psk_full *f, struct tnode self, struct buf *out)
+static enum rc render_faces(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	(void)self;
 	buf_puts(out, "index\tw0\tw1\tw2\tmaterial\taux_material\tsmoothing\n");
@@ -239,11 +239,10 @@ static enum psg_result render_faces(const struct psk_full *f, struct tnode self,
 		buf_printf(out, "%zu\t%u\t%u\t%u\t%u\t%u\t0x%08X\n", i, x->wedge[0], x->wedge[1],
 			   x->wedge[2], x->mat, x->aux_mat, x->smoothing);
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result render_materials(const struct psk_full *f, struct tnode self,
-					struct buf *out)
+static enum rc render_materials(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	(void)self;
 	buf_puts(out, "index\tname\ttexture_index\tpoly_flags\taux_material\taux_flags\tlod_bias\t"
@@ -256,10 +255,10 @@ static enum psg_result render_materials(const struct psk_full *f, struct tnode s
 		buf_printf(out, "\t%d\t0x%08X\t%d\t0x%08X\t%d\t%d\n", x->texture_index,
 			   x->poly_flags, x->aux_material, x->aux_flags, x->lod_bias, x->lod_style);
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result render_weights(const struct psk_full *f, struct tnode self, struct buf *out)
+static enum rc render_weights(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	(void)self;
 	buf_puts(out, "point\tbone\tname\tweight\n");
@@ -273,17 +272,17 @@ static enum psg_result render_weights(const struct psk_full *f, struct tnode sel
 		buf_f32txt(out, w->weight);
 		buf_putc(out, '\n');
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result render_normals(const struct psk_full *f, struct tnode self, struct buf *out)
+static enum rc render_normals(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	(void)self;
 	points_tsv(f->m.normals, f->m.n_normals, out);
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result render_colors(const struct psk_full *f, struct tnode self, struct buf *out)
+static enum rc render_colors(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	(void)self;
 	buf_puts(out, "wedge\tr\tg\tb\ta\n");
@@ -292,26 +291,26 @@ static enum psg_result render_colors(const struct psk_full *f, struct tnode self
 
 		buf_printf(out, "%zu\t%u\t%u\t%u\t%u\n", i, c->r, c->g, c->b, c->a);
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result render_uv(const struct psk_full *f, struct tnode self, struct buf *out)
+static enum rc render_uv(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	if (self.a >= PSK_MAX_EXTRA_UVS || !f->m.extra_uvs[self.a])
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	buf_puts(out, "wedge\tu\tv\n");
 	for (size_t i = 0; i < f->m.n_extra_uvs[self.a]; i++) {
 		buf_printf(out, "%zu", i);
 		actorx_vec(out, &f->m.extra_uvs[self.a][i].u, 2);
 		buf_putc(out, '\n');
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result render_morph(const struct psk_full *f, struct tnode self, struct buf *out)
+static enum rc render_morph(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	if (self.a >= f->m.n_morphs)
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	const struct psk_morph *mo = &f->m.morphs[self.a];
 
 	buf_puts(out, "delta\tpoint\tdx\tdy\tdz\ttx\tty\ttz\n");
@@ -323,10 +322,10 @@ static enum psg_result render_morph(const struct psk_full *f, struct tnode self,
 		actorx_vec(out, d->tangent_z, 3);
 		buf_putc(out, '\n');
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
-static enum psg_result render_sockets(const struct psk_full *f, struct tnode self, struct buf *out)
+static enum rc render_sockets(const struct psk_full *f, struct tnode self, struct buf *out)
 {
 	(void)self;
 	buf_puts(out, "index\tname\tbone\tx\ty\tz\tpitch\tyaw\troll\tsx\tsy\tsz\n");
@@ -342,12 +341,11 @@ static enum psg_result render_sockets(const struct psk_full *f, struct tnode sel
 		actorx_vec(out, s->scale, 3);
 		buf_putc(out, '\n');
 	}
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* Files rendered from the decoded mesh alone, by kind; one lookup serves them all. */
-typedef enum psg_result (*mesh_render_fn)(const struct psk_full *f, struct tnode self,
-					  struct buf *out);
+typedef enum rc (*mesh_render_fn)(const struct psk_full *f, struct tnode self, struct buf *out);
 static const mesh_render_fn mesh_renders[K_COUNT] = {
     [K_POINTS] = render_points,	      [K_WEDGES] = render_wedges,   [K_FACES] = render_faces,
     [K_MATERIALS] = render_materials, [K_WEIGHTS] = render_weights, [K_NORMALS] = render_normals,
@@ -355,15 +353,15 @@ static const mesh_render_fn mesh_renders[K_COUNT] = {
     [K_SOCKETS] = render_sockets,
 };
 
-static enum psg_result render_mesh(struct tree *t, struct tnode self, struct buf *out)
+static enum rc render_mesh(struct tree *t, struct tnode self, struct buf *out)
 {
-	enum psg_result r;
+	enum rc r;
 	const struct psk_full *f = full(t, &r);
 
 	if (!f)
 		return r;
 	if (self.kind >= K_COUNT || !mesh_renders[self.kind])
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	return mesh_renders[self.kind](f, self, out);
 }
 

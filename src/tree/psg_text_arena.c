@@ -51,15 +51,15 @@ const char *psg_rd_name(enum rw_platform plat, unsigned k)
 static void put_ref(struct buf *b, const struct arena *a, const struct skate_ref *r)
 {
 	buf_printf(b, "0x%08" PRIX32, r->raw);
-	if (r->res == PSG_OK) {
+	if (r->res == RC_OK) {
 		buf_puts(b, " -> ");
 		psg_obj_label(a, r->obj, b);
 		if (r->sub || r->off)
 			buf_printf(b, "+0x%" PRIX32, r->off);
-	} else if (r->res == PSG_ERR_NOENT) {
+	} else if (r->res == RC_NOENT) {
 		buf_puts(b, " (null)");
 	} else {
-		buf_printf(b, " (invalid: %s)", psg_result_str(r->res));
+		buf_printf(b, " (invalid: %s)", rc_str(r->res));
 	}
 }
 
@@ -91,7 +91,7 @@ static void put_hexdec(struct buf *b, const char *key, uint64_t v)
 	buf_printf(b, "%s: 0x%08" PRIX64 " (%" PRIu64 ")\n", key, v, v);
 }
 
-enum psg_result psg_render_header_txt(const struct src *s, const struct arena *a, struct buf *out)
+enum rc psg_render_header_txt(const struct src *s, const struct arena *a, struct buf *out)
 {
 	const struct arena_header *h = &a->h;
 	uint64_t sum = 0;
@@ -185,13 +185,12 @@ enum psg_result psg_render_header_txt(const struct src *s, const struct arena *a
 	buf_printf(out, "  type_id: 0x%08" PRIX32 "\n", a->atoms_type);
 	buf_printf(out, "  num_entries: %" PRIu32 "\n", a->atoms_count);
 	buf_printf(out, "  atom_table: 0x%08" PRIX32 "\n", a->atoms_table);
-	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+	return out->oom ? RC_NOMEM : RC_OK;
 }
 
 /* ---- dictionary.tsv and sections ---- */
 
-enum psg_result psg_render_dictionary_tsv(const struct src *s, const struct arena *a,
-					  struct buf *out)
+enum rc psg_render_dictionary_tsv(const struct src *s, const struct arena *a, struct buf *out)
 {
 	(void)s;
 	buf_puts(out, "index\ttype_id\ttype_name\ttype_index\toffset\tsize\talign\tptr\treloc\t"
@@ -207,10 +206,10 @@ enum psg_result psg_render_dictionary_tsv(const struct src *s, const struct aren
 			   e->size, e->align, e->ptr, e->reloc, e->base_resource ? "yes" : "no",
 			   e->readable ? "yes" : "no");
 	}
-	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+	return out->oom ? RC_NOMEM : RC_OK;
 }
 
-enum psg_result psg_render_types_tsv(const struct src *s, const struct arena *a, struct buf *out)
+enum rc psg_render_types_tsv(const struct src *s, const struct arena *a, struct buf *out)
 {
 	(void)s;
 	buf_puts(out, "index\ttype_id\ttype_name\n");
@@ -220,10 +219,10 @@ enum psg_result psg_render_types_tsv(const struct src *s, const struct arena *a,
 		buf_printf(out, "%" PRIu32 "\t0x%08" PRIX32 "\t%s\n", i, a->types[i],
 			   rw_type_label(a->types[i], lb));
 	}
-	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+	return out->oom ? RC_NOMEM : RC_OK;
 }
 
-enum psg_result psg_render_subrefs_tsv(const struct src *s, const struct arena *a, struct buf *out)
+enum rc psg_render_subrefs_tsv(const struct src *s, const struct arena *a, struct buf *out)
 {
 	(void)s;
 	buf_puts(out, "index\tobject\tobject_type\toffset\ttarget\n");
@@ -246,11 +245,10 @@ enum psg_result psg_render_subrefs_tsv(const struct src *s, const struct arena *
 				   a->dict[r->object].size);
 		}
 	}
-	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+	return out->oom ? RC_NOMEM : RC_OK;
 }
 
-enum psg_result psg_render_external_arenas_tsv(const struct src *s, const struct arena *a,
-					       struct buf *out)
+enum rc psg_render_external_arenas_tsv(const struct src *s, const struct arena *a, struct buf *out)
 {
 	(void)s;
 	buf_puts(out, "index\trecord\tpointer\tmeaning\n");
@@ -264,7 +262,7 @@ enum psg_result psg_render_external_arenas_tsv(const struct src *s, const struct
 		buf_printf(out, "%d\t0x%08" PRIX32 "\t0x%08" PRIX32 "\t%s\n", i, a->ext_records[i],
 			   a->ext_ptrs[i], m);
 	}
-	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+	return out->oom ? RC_NOMEM : RC_OK;
 }
 
 /* ---- toc.tsv ---- */
@@ -276,8 +274,8 @@ static const char *toc_type_name(uint32_t type, char lb[16])
 	return rw_type_label(type, lb);
 }
 
-enum psg_result psg_render_toc_tsv(const struct src *s, const struct arena *a, struct buf *out,
-				   struct diag *d)
+enum rc psg_render_toc_tsv(const struct src *s, const struct arena *a, struct buf *out,
+			   struct diag *d)
 {
 	uint32_t row = 0;
 
@@ -286,22 +284,22 @@ enum psg_result psg_render_toc_tsv(const struct src *s, const struct arena *a, s
 		struct skate_toc t;
 		uint8_t *p = NULL;
 		size_t len = 0;
-		enum psg_result r;
+		enum rc r;
 
 		if (a->dict[i].type_id != RW_T_TOC)
 			continue;
 		r = arena_read_object(s, a, i, &p, &len);
-		if (r != PSG_OK) {
+		if (r != RC_OK) {
 			diag_add(d, "object %" PRIu32 " (TableOfContents): unreadable (%s)", i,
-				 psg_result_str(r));
+				 rc_str(r));
 			continue;
 		}
 		r = skate_toc_decode(a, i, p, len, &t, d);
-		if (r == PSG_ERR_NOMEM) {
+		if (r == RC_NOMEM) {
 			free(p);
 			return r;
 		}
-		for (uint32_t k = 0; r == PSG_OK && k < t.n_entries; k++) {
+		for (uint32_t k = 0; r == RC_OK && k < t.n_entries; k++) {
 			const struct skate_toc_entry *e = &t.entries[k];
 			char lb[16];
 
@@ -310,12 +308,12 @@ enum psg_result psg_render_toc_tsv(const struct src *s, const struct arena *a, s
 				buf_tsv_name(out, e->name.p, e->name.len);
 			buf_printf(out, "\t0x%016" PRIX64 "\t0x%08" PRIX32 "\t%s\t", e->guid,
 				   e->type, toc_type_name(e->type, lb));
-			if (e->object.res == PSG_OK) {
+			if (e->object.res == RC_OK) {
 				buf_puts(out, "-> ");
 				psg_obj_label(a, e->object.obj, out);
 				if (e->object.sub || e->object.off)
 					buf_printf(out, "+0x%" PRIX32, e->object.off);
-			} else if (e->object.res == PSG_ERR_NOENT) {
+			} else if (e->object.res == RC_NOENT) {
 				buf_puts(out, "null");
 			} else {
 				buf_printf(out, "invalid (0x%08" PRIX32 ")", e->object.raw);
@@ -325,7 +323,7 @@ enum psg_result psg_render_toc_tsv(const struct src *s, const struct arena *a, s
 		skate_toc_free(&t);
 		free(p);
 	}
-	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+	return out->oom ? RC_NOMEM : RC_OK;
 }
 
 /* ---- info.txt lines ---- */
@@ -337,7 +335,7 @@ static int cmp_u32(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-enum psg_result psg_render_info_summary(const struct src *s, const struct arena *a, struct buf *out)
+enum rc psg_render_info_summary(const struct src *s, const struct arena *a, struct buf *out)
 {
 	uint32_t *ids = NULL, bad_sub = 0;
 
@@ -354,7 +352,7 @@ enum psg_result psg_render_info_summary(const struct src *s, const struct arena 
 	if (a->n_dict) {
 		ids = xcalloc_n(a->n_dict, sizeof *ids);
 		if (!ids)
-			return PSG_ERR_NOMEM;
+			return RC_NOMEM;
 		for (uint32_t i = 0; i < a->n_dict; i++)
 			ids[i] = a->dict[i].type_id;
 		qsort(ids, a->n_dict, sizeof *ids, cmp_u32);
@@ -375,7 +373,7 @@ enum psg_result psg_render_info_summary(const struct src *s, const struct arena 
 		   bad_sub);
 	buf_printf(out, "types: %" PRIu32 "\n", a->n_types);
 	buf_printf(out, "file_size: %" PRIu64 "\n", a->file_size);
-	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+	return out->oom ? RC_NOMEM : RC_OK;
 }
 
 /* ---- objects/NNNN.TypeName.txt ---- */
@@ -581,7 +579,7 @@ static bool refs_base_resource(const struct src *s, const struct arena *a, uint3
 	if (f < 0 || !o->readable || o->size < (uint32_t)f + 4)
 		return false;
 	(*scanned)++;
-	if (src_read(s, o->start + (uint64_t)f, v, 4) != PSG_OK)
+	if (src_read(s, o->start + (uint64_t)f, v, 4) != RC_OK)
 		return false;
 	return (a->big_endian ? ld_u32be(v) : ld_u32le(v)) == idx;
 }
@@ -649,14 +647,14 @@ static void text_base_resource(struct buf *b, const struct src *s, const struct 
 		buf_printf(b, "  (searched only the %u nearest buffer objects)\n", BR_SCAN_MAX);
 }
 
-enum psg_result skate_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-				  struct buf *out, struct diag *d)
+enum rc skate_object_text(const struct src *s, const struct arena *a, uint32_t idx, struct buf *out,
+			  struct diag *d)
 {
 	uint32_t type;
 	uint8_t *p = NULL;
 	size_t len = 0;
 	struct diag local;
-	enum psg_result r;
+	enum rc r;
 	union {
 		struct skate_version v;
 		struct skate_toc t;
@@ -665,18 +663,18 @@ enum psg_result skate_object_text(const struct src *s, const struct arena *a, ui
 	} u;
 
 	if (idx >= a->n_dict)
-		return PSG_ERR_BOUNDS;
+		return RC_BOUNDS;
 	type = a->dict[idx].type_id;
 	if (!skate_object_has_text(type))
-		return PSG_ERR_UNSUPPORTED;
+		return RC_UNSUPPORTED;
 	if (rw_is_base_resource(type)) {
 		put_obj_head(out, a, idx);
 		text_base_resource(out, s, a, idx);
-		return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+		return out->oom ? RC_NOMEM : RC_OK;
 	}
 	r = arena_read_object(s, a, idx, &p, &len);
-	if (r != PSG_OK)
-		return r == PSG_ERR_NOMEM ? r : PSG_ERR_BOUNDS;
+	if (r != RC_OK)
+		return r == RC_NOMEM ? r : RC_BOUNDS;
 
 	diag_init(&local);
 	switch (type) {
@@ -693,7 +691,7 @@ enum psg_result skate_object_text(const struct src *s, const struct arena *a, ui
 		r = skate_instance_decode(a, idx, p, len, &u.in, &local);
 		break;
 	}
-	if (r == PSG_OK) {
+	if (r == RC_OK) {
 		put_obj_head(out, a, idx);
 		switch (type) {
 		case RW_T_VERSION:
@@ -722,7 +720,7 @@ enum psg_result skate_object_text(const struct src *s, const struct arena *a, ui
 		diag_add(d, "%s", local.msg[i]);
 	diag_free(&local);
 	free(p);
-	if (r == PSG_OK && out->oom)
-		return PSG_ERR_NOMEM;
+	if (r == RC_OK && out->oom)
+		return RC_NOMEM;
 	return r;
 }

@@ -22,9 +22,9 @@ static void f32s(struct buf *b, const float *v, unsigned n, char sep)
 	}
 }
 
-static enum psg_result done(struct buf *out)
+static enum rc done(struct buf *out)
 {
-	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+	return out->oom ? RC_NOMEM : RC_OK;
 }
 
 void skate_bone_file_name(const struct skate_scene *sc, uint32_t bone, char out[80])
@@ -36,7 +36,7 @@ void skate_bone_file_name(const struct skate_scene *sc, uint32_t bone, char out[
 	snprintf(out, 80, "%03u.%s.txt", bone, comp);
 }
 
-enum psg_result skate_text_bones(const struct skate_scene *sc, struct buf *out)
+enum rc skate_text_bones(const struct skate_scene *sc, struct buf *out)
 {
 	buf_puts(out, "index\tname\tparent\ttx\tty\ttz\tqx\tqy\tqz\tqw\n");
 	for (uint32_t i = 0; i < sc->n_bones; i++) {
@@ -53,7 +53,7 @@ enum psg_result skate_text_bones(const struct skate_scene *sc, struct buf *out)
 	return done(out);
 }
 
-enum psg_result skate_text_bone_names(const struct skate_scene *sc, struct buf *out)
+enum rc skate_text_bone_names(const struct skate_scene *sc, struct buf *out)
 {
 	for (uint32_t i = 0; i < sc->n_bones; i++) {
 		name_field(out, sc->bones[i].name);
@@ -62,7 +62,7 @@ enum psg_result skate_text_bone_names(const struct skate_scene *sc, struct buf *
 	return done(out);
 }
 
-enum psg_result skate_text_inverse_bind(const struct skate_scene *sc, struct buf *out)
+enum rc skate_text_inverse_bind(const struct skate_scene *sc, struct buf *out)
 {
 	buf_puts(out, "index\tname");
 	for (int r = 0; r < 4; r++)
@@ -88,14 +88,14 @@ static void matrix_rows(struct buf *out, const float m[16])
 	}
 }
 
-enum psg_result skate_text_bone(const struct skate_scene *sc, uint32_t bone, struct buf *out)
+enum rc skate_text_bone(const struct skate_scene *sc, uint32_t bone, struct buf *out)
 {
 	const struct skate_bone *b;
 	uint32_t nch = 0;
 	size_t uses = 0;
 
 	if (bone >= sc->n_bones)
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	b = &sc->bones[bone];
 	buf_printf(out, "index: %u\nname: ", bone);
 	name_field(out, b->name);
@@ -153,14 +153,14 @@ static const char *class_name(uint8_t c)
 	return c == 1 ? "PERVERTEX" : c == 2 ? "PERINSTANCE" : c == 0 ? "NA" : "?";
 }
 
-enum psg_result skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out)
+enum rc skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out)
 {
 	const struct skate_scene_mesh *m;
 	const struct skate_vdes *v;
 	char tb[16];
 
 	if (mesh >= sc->n_meshes)
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	m = &sc->meshes[mesh];
 	v = &m->desc;
 	buf_printf(out, "mesh: %zu\ndecodable: %s\n", mesh, m->ok ? "yes" : "no");
@@ -193,12 +193,12 @@ enum psg_result skate_text_descriptor(const struct skate_scene *sc, size_t mesh,
 	return done(out);
 }
 
-enum psg_result skate_text_palette(const struct skate_scene *sc, size_t mesh, struct buf *out)
+enum rc skate_text_palette(const struct skate_scene *sc, size_t mesh, struct buf *out)
 {
 	const struct skate_scene_mesh *m;
 
 	if (mesh >= sc->n_meshes)
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	m = &sc->meshes[mesh];
 	buf_puts(out, "slot\tbone\tname\n");
 	for (uint32_t k = 0; k < m->n_palette; k++) {
@@ -211,12 +211,12 @@ enum psg_result skate_text_palette(const struct skate_scene *sc, size_t mesh, st
 	return done(out);
 }
 
-enum psg_result skate_text_islands(const struct skate_scene *sc, size_t mesh, struct buf *out)
+enum rc skate_text_islands(const struct skate_scene *sc, size_t mesh, struct buf *out)
 {
 	const struct skate_scene_mesh *m;
 
 	if (mesh >= sc->n_meshes)
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	m = &sc->meshes[mesh];
 	buf_puts(out, "island\tstart\tcount\tprimitive\n");
 	for (uint32_t i = 0; i < m->n_islands; i++)
@@ -279,7 +279,7 @@ static void attr_header(struct buf *out, const struct skate_attr *a, unsigned k)
 	}
 }
 
-enum psg_result skate_text_vertices(const struct skate_mesh_data *md, struct buf *out)
+enum rc skate_text_vertices(const struct skate_mesh_data *md, struct buf *out)
 {
 	buf_puts(out, "vertex");
 	for (unsigned k = 0; k < md->n_attr; k++)
@@ -296,7 +296,7 @@ enum psg_result skate_text_vertices(const struct skate_mesh_data *md, struct buf
 	return done(out);
 }
 
-enum psg_result skate_text_triangles(const struct skate_mesh_data *md, struct buf *out)
+enum rc skate_text_triangles(const struct skate_mesh_data *md, struct buf *out)
 {
 	buf_puts(out, "triangle\ta\tb\tc\tisland\n");
 	for (size_t t = 0; t < md->n_tri && !out->oom; t++)
@@ -305,8 +305,8 @@ enum psg_result skate_text_triangles(const struct skate_mesh_data *md, struct bu
 	return done(out);
 }
 
-enum psg_result skate_text_skin(const struct skate_scene *sc, const struct skate_mesh_data *md,
-				struct buf *out)
+enum rc skate_text_skin(const struct skate_scene *sc, const struct skate_mesh_data *md,
+			struct buf *out)
 {
 	buf_puts(out, "vertex\tbone\tname\tweight\n");
 	for (uint32_t v = 0; md->n_infl && v < md->n_verts && !out->oom; v++)
@@ -358,14 +358,14 @@ bool skate_mesh_object_has_text(uint32_t t)
 static void ref_text(struct buf *out, const struct arena *a, const char *field, uint32_t v)
 {
 	uint32_t obj, off;
-	enum psg_result r = arena_resolve_ref(a, v, &obj, &off);
+	enum rc r = arena_resolve_ref(a, v, &obj, &off);
 	char tb[16];
 
 	buf_printf(out, "%s: 0x%08X", field, v);
-	if (r == PSG_ERR_NOENT)
+	if (r == RC_NOENT)
 		buf_puts(out, " (null)\n");
-	else if (r != PSG_OK || obj >= a->n_dict)
-		buf_printf(out, " (does not resolve: %s)\n", psg_result_str(r));
+	else if (r != RC_OK || obj >= a->n_dict)
+		buf_printf(out, " (does not resolve: %s)\n", rc_str(r));
 	else if (v >> 22)
 		buf_printf(out, " -> %04u.%s+0x%X\n", obj, rw_type_label(a->dict[obj].type_id, tb),
 			   off);
@@ -480,33 +480,33 @@ static void text_vdes(struct buf *out, const struct skate_vdes *v)
 			   v->trailer[5], v->trailer[6], v->trailer[7]);
 }
 
-enum psg_result skate_mesh_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-				       struct buf *out)
+enum rc skate_mesh_object_text(const struct src *s, const struct arena *a, uint32_t idx,
+			       struct buf *out)
 {
 	struct diag d;
 	uint8_t *p = NULL;
 	size_t n;
-	enum psg_result r;
+	enum rc r;
 	uint32_t t;
 	char tb[16];
 
 	if (idx >= a->n_dict)
-		return PSG_ERR_BOUNDS;
+		return RC_BOUNDS;
 	t = a->dict[idx].type_id;
 	if (!skate_mesh_object_has_text(t))
-		return PSG_ERR_UNSUPPORTED;
+		return RC_UNSUPPORTED;
 	if (!a->dict[idx].readable)
-		return PSG_ERR_BOUNDS;
+		return RC_BOUNDS;
 	r = arena_read_object(s, a, idx, &p, &n);
-	if (r != PSG_OK)
-		return r == PSG_ERR_NOMEM ? r : PSG_ERR_BOUNDS;
+	if (r != RC_OK)
+		return r == RC_NOMEM ? r : RC_BOUNDS;
 	diag_init(&d);
 	buf_printf(out, "object: %04u.%s\nsize: %zu\n\n", idx, rw_type_label(t, tb), n);
 	if (t == RW_T_RENDERMODEL) {
 		struct skate_model m;
 
 		r = skate_model_parse(p, n, idx, &m, &d);
-		if (r == PSG_OK) {
+		if (r == RC_OK) {
 			text_model(out, a, &m);
 			skate_model_free(&m);
 		}
@@ -514,7 +514,7 @@ enum psg_result skate_mesh_object_text(const struct src *s, const struct arena *
 		struct skate_optimesh m;
 
 		r = skate_optimesh_parse(p, n, idx, &m, &d);
-		if (r == PSG_OK) {
+		if (r == RC_OK) {
 			text_optimesh(out, a, &m);
 			skate_optimesh_free(&m);
 		}
@@ -522,13 +522,13 @@ enum psg_result skate_mesh_object_text(const struct src *s, const struct arena *
 		struct skate_vdes v;
 
 		r = skate_vdes_parse(p, n, idx, &v, &d);
-		if (r == PSG_OK)
+		if (r == RC_OK)
 			text_vdes(out, &v);
 	} else if (t == RW_T_VB) {
 		struct skate_vb v;
 
 		r = skate_vb_parse(p, n, &v);
-		if (r == PSG_OK) {
+		if (r == RC_OK) {
 			ref_text(out, a, "m_buffer", v.buffer);
 			buf_printf(
 			    out,
@@ -540,7 +540,7 @@ enum psg_result skate_mesh_object_text(const struct src *s, const struct arena *
 		struct skate_ib v;
 
 		r = skate_ib_parse(p, n, &v);
-		if (r == PSG_OK) {
+		if (r == RC_OK) {
 			ref_text(out, a, "m_buffer", v.buffer);
 			buf_printf(
 			    out,
@@ -556,7 +556,7 @@ enum psg_result skate_mesh_object_text(const struct src *s, const struct arena *
 		struct skate_mesh_helper m;
 
 		r = skate_mesh_helper_parse(p, n, idx, &m, &d);
-		if (r == PSG_OK) {
+		if (r == RC_OK) {
 			buf_printf(out, "m_numIndexBuffers: %u\nm_numVertexBuffers: %u\n", m.n_ib,
 				   m.n_vb);
 			for (uint32_t i = 0; i < m.n_refs; i++) {
@@ -571,15 +571,15 @@ enum psg_result skate_mesh_object_text(const struct src *s, const struct arena *
 		}
 	}
 	free(p);
-	if (r == PSG_OK && d.n) {
+	if (r == RC_OK && d.n) {
 		buf_puts(out, "\nproblems:\n");
 		for (size_t i = 0; i < d.n; i++)
 			buf_printf(out, "%s\n", d.msg[i]);
 	}
 	diag_free(&d);
-	if (r == PSG_OK && out->oom)
-		r = PSG_ERR_NOMEM;
-	if (r != PSG_OK && r != PSG_ERR_NOMEM)
-		r = PSG_ERR_CORRUPT;
+	if (r == RC_OK && out->oom)
+		r = RC_NOMEM;
+	if (r != RC_OK && r != RC_NOMEM)
+		r = RC_CORRUPT;
 	return r;
 }

@@ -20,36 +20,36 @@ static const char *store_type_name(uint32_t v)
 	}
 }
 
-static enum psg_result read_header(const struct src *s, const struct arena *a, uint32_t idx,
-				   struct ps3_texture *t)
+static enum rc read_header(const struct src *s, const struct arena *a, uint32_t idx,
+			   struct ps3_texture *t)
 {
 	uint8_t *p = NULL;
 	size_t len = 0;
-	enum psg_result r;
+	enum rc r;
 
 	if (idx >= a->n_dict)
-		return PSG_ERR_BOUNDS;
+		return RC_BOUNDS;
 	if (a->dict[idx].type_id != RW_T_TEXTURE)
-		return PSG_ERR_UNSUPPORTED;
+		return RC_UNSUPPORTED;
 	r = arena_read_object(s, a, idx, &p, &len);
-	if (r != PSG_OK)
-		return PSG_ERR_BOUNDS;
+	if (r != RC_OK)
+		return RC_BOUNDS;
 	r = ps3_texture_decode(p, len, a->big_endian, t);
 	free(p);
-	return r == PSG_OK ? PSG_OK : PSG_ERR_CORRUPT;
+	return r == RC_OK ? RC_OK : RC_CORRUPT;
 }
 
-enum psg_result texture_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-				    struct buf *out)
+enum rc texture_object_text(const struct src *s, const struct arena *a, uint32_t idx,
+			    struct buf *out)
 {
 	struct ps3_texture t;
 	struct tex_layout l;
 	struct diag d;
 	char why[256], tmp[16];
 	const char *fname;
-	enum psg_result r = read_header(s, a, idx, &t), lr;
+	enum rc r = read_header(s, a, idx, &t), lr;
 
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		return r;
 	fname = gcm_format_name(t.base_format);
 	lr = tex_layout_get(&t, &l, why, sizeof why);
@@ -81,7 +81,7 @@ enum psg_result texture_object_text(const struct src *s, const struct arena *a, 
 	buf_printf(out, "unknown_24: 0x%04X\n", t.unknown_24);
 	buf_printf(out, "unknown_26: 0x%02X\n", t.unknown_26);
 	buf_printf(out, "format_copy: 0x%02X\n", t.format_copy);
-	if (lr == PSG_OK) {
+	if (lr == RC_OK) {
 		buf_printf(out, "layout: %s\n",
 			   l.compressed ? "block-linear"
 			   : l.swizzled ? "swizzled"
@@ -95,7 +95,7 @@ enum psg_result texture_object_text(const struct src *s, const struct arena *a, 
 
 	/* the same checks texture_load makes, as problem lines */
 	diag_init(&d);
-	if (lr == PSG_OK)
+	if (lr == RC_OK)
 		texture_check(s, a, idx, NULL, &d);
 	else
 		diag_add(&d, "object %u (Texture): %s", idx, why);
@@ -108,18 +108,18 @@ enum psg_result texture_object_text(const struct src *s, const struct arena *a, 
 			buf_printf(out, "  %s\n", d.msg[i]);
 	}
 	diag_free(&d);
-	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+	return out->oom ? RC_NOMEM : RC_OK;
 }
 
-enum psg_result texture_info_line(const struct src *s, const struct arena *a, uint32_t idx,
-				  const char *name, struct buf *out)
+enum rc texture_info_line(const struct src *s, const struct arena *a, uint32_t idx,
+			  const char *name, struct buf *out)
 {
 	struct ps3_texture t;
 	const char *fname;
 	bool cube;
-	enum psg_result r = read_header(s, a, idx, &t);
+	enum rc r = read_header(s, a, idx, &t);
 
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		return r;
 	fname = gcm_format_name(t.base_format);
 	cube = t.cubemap != 0 || t.store_type == TEX_STORE_CUBE;
@@ -129,5 +129,5 @@ enum psg_result texture_info_line(const struct src *s, const struct arena *a, ui
 	else
 		buf_printf(out, "%s 0x%02X %ux%u %u %s\n", name, t.format, t.width, t.height,
 			   t.mipmap, cube ? "cube" : "2d");
-	return out->oom ? PSG_ERR_NOMEM : PSG_OK;
+	return out->oom ? RC_NOMEM : RC_OK;
 }

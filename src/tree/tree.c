@@ -74,7 +74,8 @@ static int ent_cmp(const void *x, const void *y)
 
 	if (c)
 		return c;
-	return tnode_ino(a->node) < tnode_ino(b->node) ? -1 : tnode_ino(a->node) > tnode_ino(b->node);
+	return tnode_ino(a->node) < tnode_ino(b->node) ? -1
+						       : tnode_ino(a->node) > tnode_ino(b->node);
 }
 
 /* Names from files can collide after sanitising; later ones get "~N" until unique. */
@@ -106,21 +107,21 @@ static bool dedupe(struct tlist_ent *v, size_t n)
 	return changed;
 }
 
-static enum psg_result load_dir(struct tree *t, uint64_t ino, void **data, size_t *bytes,
-				void (**dtor)(void *))
+static enum rc load_dir(struct tree *t, uint64_t ino, void **data, size_t *bytes,
+			void (**dtor)(void *))
 {
 	struct tnode self = ino_tnode(ino);
 	struct tlist l = {.t = t};
 	struct tree_dir *d;
-	enum psg_result r;
+	enum rc r;
 
 	if (self.kind >= t->fmt->n_kinds || !t->fmt->kinds[self.kind].is_dir)
-		return PSG_ERR_NOTDIR;
+		return RC_NOTDIR;
 	r = t->fmt->kinds[self.kind].list(t, self, &l);
 	d = calloc(1, sizeof *d);
-	if (r == PSG_OK && (l.oom || !d))
-		r = PSG_ERR_NOMEM;
-	if (r != PSG_OK) {
+	if (r == RC_OK && (l.oom || !d))
+		r = RC_NOMEM;
+	if (r != RC_OK) {
 		struct tree_dir tmp = {.v = l.v, .n = l.n};
 
 		for (size_t i = 0; i < tmp.n; i++)
@@ -140,13 +141,13 @@ static enum psg_result load_dir(struct tree *t, uint64_t ino, void **data, size_
 	*data = d;
 	*bytes = l.bytes + sizeof *d;
 	*dtor = dir_free;
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result tree_opendir(struct tree *t, tree_ino ino, struct tree_dir **out)
+enum rc tree_opendir(struct tree *t, tree_ino ino, struct tree_dir **out)
 {
 	struct cache_ent *ent;
-	enum psg_result r;
+	enum rc r;
 	struct tree_dir *d = tree_memo(t, TREE_KEY(KEY_DIR, ino), load_dir, ino, &ent, &r);
 	struct tree_dir *h;
 
@@ -157,12 +158,12 @@ enum psg_result tree_opendir(struct tree *t, tree_ino ino, struct tree_dir **out
 	h = malloc(sizeof *h);
 	if (!h) {
 		cache_unpin(t->cache, ent);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	*h = *d;
 	h->ent = ent;
 	*out = h;
-	return PSG_OK;
+	return RC_OK;
 }
 
 void tree_closedir(struct tree *t, struct tree_dir *d)
@@ -196,7 +197,7 @@ bool tree_dir_is_dir(const struct tree_dir *d, size_t i)
 /* ---- memo ---- */
 
 struct memo {
-	enum psg_result r;
+	enum rc r;
 	void *data;
 	void (*dtor)(void *);
 };
@@ -234,7 +235,7 @@ static bool source_changed(struct tree *t)
 /* Source reads made by this thread: a load that made none cannot be stale. */
 static _Thread_local uint64_t tl_src_reads;
 
-static enum psg_result snap_read(void *ctx, uint64_t off, void *dst, size_t n)
+static enum rc snap_read(void *ctx, uint64_t off, void *dst, size_t n)
 {
 	struct tree *t = ctx;
 	struct src fd_src;
@@ -244,8 +245,8 @@ static enum psg_result snap_read(void *ctx, uint64_t off, void *dst, size_t n)
 	return fd_src.read(fd_src.ctx, off, dst, n);
 }
 
-void *tree_memo(struct tree *t, uint64_t key, tree_load_fn fn, uint64_t arg,
-		struct cache_ent **ent, enum psg_result *r)
+void *tree_memo(struct tree *t, uint64_t key, tree_load_fn fn, uint64_t arg, struct cache_ent **ent,
+		enum rc *r)
 {
 	struct memo *m = cache_get(t->cache, key, ent);
 	uint64_t reads = tl_src_reads;
@@ -254,13 +255,13 @@ void *tree_memo(struct tree *t, uint64_t key, tree_load_fn fn, uint64_t arg,
 	if (!m) {
 		m = calloc(1, sizeof *m);
 		if (!m) {
-			*r = PSG_ERR_NOMEM;
+			*r = RC_NOMEM;
 			return NULL;
 		}
 		m->r = fn(t, arg, &m->data, &bytes, &m->dtor);
 		if (tl_src_reads != reads && source_changed(t))
-			m->r = PSG_ERR_IO;
-		if (m->r != PSG_OK && m->data) {
+			m->r = RC_IO;
+		if (m->r != RC_OK && m->data) {
 			if (m->dtor)
 				m->dtor(m->data);
 			else
@@ -269,12 +270,12 @@ void *tree_memo(struct tree *t, uint64_t key, tree_load_fn fn, uint64_t arg,
 		}
 		m = cache_put(t->cache, key, m, bytes + sizeof *m, memo_free, ent);
 		if (!m) {
-			*r = PSG_ERR_NOMEM;
+			*r = RC_NOMEM;
 			return NULL;
 		}
 	}
 	*r = m->r;
-	if (m->r != PSG_OK) {
+	if (m->r != RC_OK) {
 		cache_unpin(t->cache, *ent);
 		*ent = NULL;
 		return NULL;
@@ -282,13 +283,13 @@ void *tree_memo(struct tree *t, uint64_t key, tree_load_fn fn, uint64_t arg,
 	return m->data;
 }
 
-void *tree_memo_perm(struct tree *t, unsigned slot, tree_load_fn fn, enum psg_result *r)
+void *tree_memo_perm(struct tree *t, unsigned slot, tree_load_fn fn, enum rc *r)
 {
 	struct tree_perm *p;
 	size_t bytes;
 
 	if (slot >= TREE_PERM_SLOTS) {
-		*r = PSG_ERR_INVAL;
+		*r = RC_INVAL;
 		return NULL;
 	}
 	p = &t->perm[slot];
@@ -296,7 +297,7 @@ void *tree_memo_perm(struct tree *t, unsigned slot, tree_load_fn fn, enum psg_re
 	pthread_mutex_lock(&p->mu);
 	if (!p->done) {
 		p->r = fn(t, slot, &p->data, &bytes, &p->dtor);
-		if (p->r != PSG_OK && p->data) {
+		if (p->r != RC_OK && p->data) {
 			if (p->dtor)
 				p->dtor(p->data);
 			else
@@ -307,7 +308,7 @@ void *tree_memo_perm(struct tree *t, unsigned slot, tree_load_fn fn, enum psg_re
 	}
 	pthread_mutex_unlock(&p->mu);
 	*r = p->r;
-	return p->r == PSG_OK ? p->data : NULL;
+	return p->r == RC_OK ? p->data : NULL;
 }
 
 /* ---- rendering ---- */
@@ -327,22 +328,22 @@ static void content_free(void *p)
 	free(c);
 }
 
-static enum psg_result load_content(struct tree *t, uint64_t ino, void **data, size_t *bytes,
-				    void (**dtor)(void *))
+static enum rc load_content(struct tree *t, uint64_t ino, void **data, size_t *bytes,
+			    void (**dtor)(void *))
 {
 	struct tnode self = ino_tnode(ino);
 	const struct tree_kind *k = &t->fmt->kinds[self.kind];
 	struct content *c;
 	struct buf b;
-	enum psg_result r;
+	enum rc r;
 	uint64_t before;
 
 	buf_init(&b);
 	r = k->render(t, self, &b);
-	if (r == PSG_OK && b.oom)
-		r = PSG_ERR_NOMEM;
+	if (r == RC_OK && b.oom)
+		r = RC_NOMEM;
 	atomic_fetch_add(&t->renders, 1);
-	if (r != PSG_OK) {
+	if (r != RC_OK) {
 		atomic_fetch_add(&t->render_failures, 1);
 		buf_free(&b);
 		return r;
@@ -350,7 +351,7 @@ static enum psg_result load_content(struct tree *t, uint64_t ino, void **data, s
 	c = calloc(1, sizeof *c);
 	if (!c) {
 		buf_free(&b);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	c->p = buf_steal(&b, &c->len);
 	/* Renders evict older ones; freed pages stay with malloc's per-thread arenas until
@@ -361,7 +362,7 @@ static enum psg_result load_content(struct tree *t, uint64_t ino, void **data, s
 	*data = c;
 	*bytes = c->len;
 	*dtor = content_free;
-	return PSG_OK;
+	return RC_OK;
 }
 
 /* An oversize render kept in a big slot, pinned for the caller; NULL when none. */
@@ -418,8 +419,7 @@ static void big_drop(struct tree *t, tree_ino ino)
 }
 
 /* The rendered bytes of a file node, pinned. */
-static struct content *content_get(struct tree *t, tree_ino ino, struct cache_ent **ent,
-				   enum psg_result *r)
+static struct content *content_get(struct tree *t, tree_ino ino, struct cache_ent **ent, enum rc *r)
 {
 	struct content *c = big_get(t, ino, ent);
 
@@ -431,11 +431,11 @@ static struct content *content_get(struct tree *t, tree_ino ino, struct cache_en
 	return c;
 }
 
-static enum psg_result load_size(struct tree *t, uint64_t ino, void **data, size_t *bytes,
-				 void (**dtor)(void *))
+static enum rc load_size(struct tree *t, uint64_t ino, void **data, size_t *bytes,
+			 void (**dtor)(void *))
 {
 	struct cache_ent *ent;
-	enum psg_result r;
+	enum rc r;
 	struct content *c = content_get(t, ino, &ent, &r);
 	uint64_t *sz;
 
@@ -444,14 +444,14 @@ static enum psg_result load_size(struct tree *t, uint64_t ino, void **data, size
 	sz = malloc(sizeof *sz);
 	if (!sz) {
 		cache_unpin(t->cache, ent);
-		return PSG_ERR_NOMEM;
+		return RC_NOMEM;
 	}
 	*sz = c->len;
 	cache_unpin(t->cache, ent);
 	*data = sz;
 	*bytes = sizeof *sz;
 	*dtor = NULL;
-	return PSG_OK;
+	return RC_OK;
 }
 
 static bool node_valid(const struct tree *t, struct tnode n)
@@ -459,15 +459,15 @@ static bool node_valid(const struct tree *t, struct tnode n)
 	return n.kind < t->fmt->n_kinds;
 }
 
-enum psg_result tree_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
+enum rc tree_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
 {
 	struct tnode n = ino_tnode(ino);
 	const struct tree_kind *k;
 	struct cache_ent *ent;
-	enum psg_result r;
+	enum rc r;
 
 	if (ino == 0 || !node_valid(t, n))
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	k = &t->fmt->kinds[n.kind];
 	memset(out, 0, sizeof *out);
 	out->ino = ino;
@@ -476,12 +476,12 @@ enum psg_result tree_getattr(struct tree *t, tree_ino ino, struct tree_stat *out
 		struct tree_dir *d;
 
 		r = tree_opendir(t, ino, &d);
-		if (r != PSG_OK)
+		if (r != RC_OK)
 			return r;
 		out->size = d->n;
 		out->nlink = (uint32_t)(2 + d->subdirs);
 		tree_closedir(t, d);
-		return PSG_OK;
+		return RC_OK;
 	}
 	out->nlink = 1;
 	if (k->extent) {
@@ -494,7 +494,7 @@ enum psg_result tree_getattr(struct tree *t, tree_ino ino, struct tree_stat *out
 		return r;
 	out->size = *sz;
 	cache_unpin(t->cache, ent);
-	return PSG_OK;
+	return RC_OK;
 }
 
 bool tree_getattr_known(struct tree *t, tree_ino ino, struct tree_stat *out)
@@ -509,24 +509,23 @@ bool tree_getattr_known(struct tree *t, tree_ino ino, struct tree_stat *out)
 		return false;
 	k = &t->fmt->kinds[n.kind];
 	if (k->is_dir || k->extent)
-		return tree_getattr(t, ino, out) == PSG_OK;
+		return tree_getattr(t, ino, out) == RC_OK;
 	m = cache_get(t->cache, TREE_KEY(KEY_SIZE, ino), &ent);
 	if (!m)
 		return false;
-	known = m->r == PSG_OK;
+	known = m->r == RC_OK;
 	cache_unpin(t->cache, ent);
-	return known && tree_getattr(t, ino, out) == PSG_OK;
+	return known && tree_getattr(t, ino, out) == RC_OK;
 }
 
-enum psg_result tree_lookup(struct tree *t, tree_ino parent, const char *name,
-			    struct tree_stat *out)
+enum rc tree_lookup(struct tree *t, tree_ino parent, const char *name, struct tree_stat *out)
 {
 	struct tree_dir *d;
-	enum psg_result r = tree_opendir(t, parent, &d);
+	enum rc r = tree_opendir(t, parent, &d);
 	size_t lo = 0, hi;
 	tree_ino child = 0;
 
-	if (r != PSG_OK)
+	if (r != RC_OK)
 		return r;
 	hi = d->n;
 	while (lo < hi) {
@@ -544,42 +543,41 @@ enum psg_result tree_lookup(struct tree *t, tree_ino parent, const char *name,
 	}
 	tree_closedir(t, d);
 	if (!child)
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	return tree_getattr(t, child, out);
 }
 
-enum psg_result tree_read(struct tree *t, tree_ino ino, uint64_t off, size_t len, void *dst,
-			  size_t *got)
+enum rc tree_read(struct tree *t, tree_ino ino, uint64_t off, size_t len, void *dst, size_t *got)
 {
 	struct tnode n = ino_tnode(ino);
 	const struct tree_kind *k;
 	struct cache_ent *ent;
 	struct content *c;
-	enum psg_result r;
+	enum rc r;
 
 	*got = 0;
 	if (ino == 0 || !node_valid(t, n))
-		return PSG_ERR_NOENT;
+		return RC_NOENT;
 	k = &t->fmt->kinds[n.kind];
 	if (k->is_dir)
-		return PSG_ERR_ISDIR;
+		return RC_ISDIR;
 	if (k->extent) {
 		uint64_t start, size;
 
 		r = k->extent(t, n, &start, &size);
-		if (r != PSG_OK)
+		if (r != RC_OK)
 			return r;
 		if (off >= size)
-			return PSG_OK;
+			return RC_OK;
 		if (len > size - off)
 			len = (size_t)(size - off);
 		r = src_read(&t->src, start + off, dst, len);
-		if (r != PSG_OK || source_changed(t))
-			return PSG_ERR_IO;
+		if (r != RC_OK || source_changed(t))
+			return RC_IO;
 		atomic_fetch_add(&t->raw_reads, 1);
 		atomic_fetch_add(&t->raw_bytes, len);
 		*got = len;
-		return PSG_OK;
+		return RC_OK;
 	}
 	c = content_get(t, ino, &ent, &r);
 	if (!c)
@@ -593,15 +591,15 @@ enum psg_result tree_read(struct tree *t, tree_ino ino, uint64_t off, size_t len
 	if (off + *got >= c->len)
 		big_drop(t, ino); /* a reader reached the end: an oversize render has served */
 	cache_unpin(t->cache, ent);
-	return PSG_OK;
+	return RC_OK;
 }
 
-enum psg_result tree_resolve(struct tree *t, const char *path, struct tree_stat *out)
+enum rc tree_resolve(struct tree *t, const char *path, struct tree_stat *out)
 {
 	char comp[256];
-	enum psg_result r = tree_getattr(t, TREE_ROOT_INO, out);
+	enum rc r = tree_getattr(t, TREE_ROOT_INO, out);
 
-	while (r == PSG_OK && *path) {
+	while (r == RC_OK && *path) {
 		size_t n;
 
 		while (*path == '/')
@@ -610,12 +608,12 @@ enum psg_result tree_resolve(struct tree *t, const char *path, struct tree_stat 
 			break;
 		n = strcspn(path, "/");
 		if (n >= sizeof comp)
-			return PSG_ERR_NOENT;
+			return RC_NOENT;
 		memcpy(comp, path, n);
 		comp[n] = '\0';
 		path += n;
 		if (!out->is_dir)
-			return PSG_ERR_NOTDIR;
+			return RC_NOTDIR;
 		r = tree_lookup(t, out->ino, comp, out);
 	}
 	return r;
@@ -685,8 +683,9 @@ enum tree_open_fail tree_open(const char *path, const struct tree_opts *o, struc
 	}
 	t->fmt = detect(head, (size_t)got);
 	if (!t->fmt) {
-		snprintf(why, whylen, got == 0 ? "empty file"
-						: "not a PSG arena, PSK or PSA file (unknown magic)");
+		snprintf(why, whylen,
+			 got == 0 ? "empty file"
+				  : "not a PSG arena, PSK or PSA file (unknown magic)");
 		f = TREE_FAIL_FORMAT;
 		goto fail;
 	}
@@ -735,7 +734,8 @@ void tree_close(struct tree *t)
 		}
 	}
 	for (unsigned i = 0; i < TREE_PERM_SLOTS; i++)
-		pthread_mutex_destroy(&t->perm[i].mu); /* before unmount: cached views may point into format state */
+		pthread_mutex_destroy(
+		    &t->perm[i].mu); /* before unmount: cached views may point into format state */
 	if (t->fmt && t->fmt->unmount)
 		t->fmt->unmount(t);
 	if (t->fd >= 0)

@@ -68,10 +68,10 @@ void tlist_add(struct tlist *l, struct tnode node, const char *fmt, ...)
 struct tree_kind {
 	const char *what;
 	bool is_dir;
-	enum psg_result (*list)(struct tree *t, struct tnode self, struct tlist *out);
-	enum psg_result (*render)(struct tree *t, struct tnode self, struct buf *out);
+	enum rc (*list)(struct tree *t, struct tnode self, struct tlist *out);
+	enum rc (*render)(struct tree *t, struct tnode self, struct buf *out);
 	/* Raw files: a slice of the source file served as is. */
-	enum psg_result (*extent)(struct tree *t, struct tnode self, uint64_t *off, uint64_t *len);
+	enum rc (*extent)(struct tree *t, struct tnode self, uint64_t *off, uint64_t *len);
 };
 
 struct tree_format {
@@ -100,7 +100,7 @@ struct tree_big {
 struct tree_perm {
 	pthread_mutex_t mu; /* per slot: one decode may need another (the sweep needs the scene) */
 	bool done;
-	enum psg_result r;
+	enum rc r;
 	void *data;
 	void (*dtor)(void *);
 };
@@ -131,16 +131,16 @@ enum { KEY_CONTENT = 1, KEY_SIZE, KEY_DIR, KEY_FMT };
  * success and failure are both remembered, so a broken object is decoded once. Returns the
  * pinned data (release with cache_unpin(t->cache, *ent)) or NULL with *r set.
  */
-typedef enum psg_result (*tree_load_fn)(struct tree *t, uint64_t arg, void **data, size_t *bytes,
-					void (**dtor)(void *));
+typedef enum rc (*tree_load_fn)(struct tree *t, uint64_t arg, void **data, size_t *bytes,
+				void (**dtor)(void *));
 void *tree_memo(struct tree *t, uint64_t key, tree_load_fn fn, uint64_t arg, struct cache_ent **ent,
-		enum psg_result *r);
+		enum rc *r);
 
 /*
  * Like tree_memo, but built once per mount and never evicted (slot < TREE_PERM_SLOTS). The data
  * needs no pin. A failure is remembered too.
  */
-void *tree_memo_perm(struct tree *t, unsigned slot, tree_load_fn fn, enum psg_result *r);
+void *tree_memo_perm(struct tree *t, unsigned slot, tree_load_fn fn, enum rc *r);
 
 extern const struct tree_format tree_format_psk;
 extern const struct tree_format tree_format_psa;

@@ -7,7 +7,7 @@
 #include "psgfs/bytes.h"
 #include "psgfs/skate_objects.h"
 
-typedef enum psg_result (*render_fn)(const struct src *, const struct arena *, struct buf *);
+typedef enum rc (*render_fn)(const struct src *, const struct arena *, struct buf *);
 
 int fuzz_one_arena(const uint8_t *p, size_t n)
 {
@@ -21,7 +21,7 @@ int fuzz_one_arena(const uint8_t *p, size_t n)
 
 	diag_init(&d);
 	src_init_mem(&s, &m, p, n);
-	if (arena_open(&s, &a, &d) != PSG_OK) {
+	if (arena_open(&s, &a, &d) != RC_OK) {
 		diag_free(&d);
 		return 0;
 	}
@@ -30,7 +30,7 @@ int fuzz_one_arena(const uint8_t *p, size_t n)
 		size_t len = 0;
 		uint32_t o, off;
 
-		if (arena_read_object(&s, &a, i, &obj, &len) == PSG_OK) {
+		if (arena_read_object(&s, &a, i, &obj, &len) == RC_OK) {
 			/* Every aligned word of the object, resolved as if it were a reference. */
 			for (size_t k = 0; k + 4 <= len && k < 256; k += 4)
 				(void)arena_resolve_ref(

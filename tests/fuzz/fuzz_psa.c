@@ -15,15 +15,15 @@ int fuzz_one_psa(const uint8_t *p, size_t n)
 	diag_init(&d);
 	src_init_mem(&s, &m, p, n);
 	(void)psk_scan(&s, &c, &d);
-	psk_chunks_free(&c); /* kept on PSG_ERR_CORRUPT too; scan zeroes it first */
-	if (psa_read(p, n, &a, &d) == PSG_OK) {
+	psk_chunks_free(&c); /* kept on RC_CORRUPT too; scan zeroes it first */
+	if (psa_read(p, n, &a, &d) == RC_OK) {
 		struct buf b;
 
 		buf_init(&b);
-		if (psa_write(&a, &b) == PSG_OK && !b.oom) {
+		if (psa_write(&a, &b) == RC_OK && !b.oom) {
 			struct psa_anim again;
 
-			if (psa_read(b.data, b.len, &again, NULL) == PSG_OK)
+			if (psa_read(b.data, b.len, &again, NULL) == RC_OK)
 				psa_anim_free(&again);
 		}
 		buf_free(&b);

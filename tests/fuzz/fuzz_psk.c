@@ -15,16 +15,16 @@ int fuzz_one_psk(const uint8_t *p, size_t n)
 	diag_init(&d);
 	src_init_mem(&s, &m, p, n);
 	(void)psk_scan(&s, &c, &d);
-	psk_chunks_free(&c); /* kept on PSG_ERR_CORRUPT too; scan zeroes it first */
-	if (psk_read(p, n, &mesh, &d) == PSG_OK) {
+	psk_chunks_free(&c); /* kept on RC_CORRUPT too; scan zeroes it first */
+	if (psk_read(p, n, &mesh, &d) == RC_OK) {
 		struct buf b;
 
 		buf_init(&b);
 		(void)psk_needs_pskx(&mesh);
-		if (psk_write(&mesh, &b) == PSG_OK && !b.oom) {
+		if (psk_write(&mesh, &b) == RC_OK && !b.oom) {
 			struct psk_mesh again;
 
-			if (psk_read(b.data, b.len, &again, NULL) == PSG_OK)
+			if (psk_read(b.data, b.len, &again, NULL) == RC_OK)
 				psk_mesh_free(&again);
 		}
 		buf_free(&b);

@@ -32,22 +32,22 @@ static void decode_all(const struct arena *a, uint32_t i, const uint8_t *p, size
 	char why[128];
 
 	(void)skate_version_decode(a, i, p, len, &v, d);
-	if (skate_toc_decode(a, i, p, len, &toc, d) == PSG_OK)
+	if (skate_toc_decode(a, i, p, len, &toc, d) == RC_OK)
 		skate_toc_free(&toc);
-	if (skate_rmd_decode(a, i, p, len, &rmd, d) == PSG_OK)
+	if (skate_rmd_decode(a, i, p, len, &rmd, d) == RC_OK)
 		skate_rmd_free(&rmd);
-	if (skate_instance_decode(a, i, p, len, &inst, d) == PSG_OK)
+	if (skate_instance_decode(a, i, p, len, &inst, d) == RC_OK)
 		skate_instance_free(&inst);
 	(void)skate_vdes_parse(p, len, i, &vd, d);
 	(void)skate_vb_parse(p, len, &vb);
 	(void)skate_ib_parse(p, len, &ib);
-	if (skate_mesh_helper_parse(p, len, i, &mh, d) == PSG_OK)
+	if (skate_mesh_helper_parse(p, len, i, &mh, d) == RC_OK)
 		skate_mesh_helper_free(&mh);
-	if (skate_optimesh_parse(p, len, i, &om, d) == PSG_OK)
+	if (skate_optimesh_parse(p, len, i, &om, d) == RC_OK)
 		skate_optimesh_free(&om);
-	if (skate_model_parse(p, len, i, &mo, d) == PSG_OK)
+	if (skate_model_parse(p, len, i, &mo, d) == RC_OK)
 		skate_model_free(&mo);
-	if (ps3_texture_decode(p, len, a->big_endian, &tx) == PSG_OK)
+	if (ps3_texture_decode(p, len, a->big_endian, &tx) == RC_OK)
 		(void)tex_layout_get(&tx, &tl, why, sizeof why);
 }
 
@@ -63,7 +63,7 @@ static void mesh_views(const struct src *s, const struct arena *a, struct skate_
 		(void)skate_text_descriptor(sc, k, &b);
 		(void)skate_text_palette(sc, k, &b);
 		(void)skate_text_islands(sc, k, &b);
-		if (skate_mesh_decode(s, a, sc, k, &md, d) == PSG_OK) {
+		if (skate_mesh_decode(s, a, sc, k, &md, d) == RC_OK) {
 			(void)skate_text_vertices(md, &b);
 			(void)skate_text_triangles(md, &b);
 			(void)skate_text_skin(sc, md, &b);
@@ -96,7 +96,7 @@ static void textures(const struct src *s, const struct arena *a, struct diag *d)
 {
 	char **names = NULL;
 
-	if (texture_names(s, a, &names, d) == PSG_OK)
+	if (texture_names(s, a, &names, d) == RC_OK)
 		texture_names_free(names, a->n_dict);
 	for (uint32_t i = 0; i < a->n_dict; i++) {
 		struct texture_image *img = NULL;
@@ -106,7 +106,7 @@ static void textures(const struct src *s, const struct arena *a, struct diag *d)
 		if (a->dict[i].type_id != RW_T_TEXTURE)
 			continue;
 		(void)texture_check(s, a, i, &dds, d);
-		if (texture_load(s, a, i, &img, d) != PSG_OK)
+		if (texture_load(s, a, i, &img, d) != RC_OK)
 			continue;
 		buf_init(&b);
 		(void)texture_dds(img, &b);
@@ -130,7 +130,7 @@ int fuzz_one_skate(const uint8_t *p, size_t n)
 
 	diag_init(&d);
 	src_init_mem(&s, &m, p, n);
-	if (arena_open(&s, &a, &d) != PSG_OK) {
+	if (arena_open(&s, &a, &d) != RC_OK) {
 		diag_free(&d);
 		return 0;
 	}
@@ -138,7 +138,7 @@ int fuzz_one_skate(const uint8_t *p, size_t n)
 		uint8_t *obj = NULL;
 		size_t len = 0;
 
-		if (arena_read_object(&s, &a, i, &obj, &len) == PSG_OK)
+		if (arena_read_object(&s, &a, i, &obj, &len) == RC_OK)
 			decode_all(&a, i, obj, len, &d);
 		free(obj);
 		buf_init(&b);
@@ -148,14 +148,14 @@ int fuzz_one_skate(const uint8_t *p, size_t n)
 		psg_obj_label(&a, i, &b);
 		buf_free(&b);
 	}
-	if (skate_toc_entries(&s, &a, &items, &n_items, &d) == PSG_OK)
+	if (skate_toc_entries(&s, &a, &items, &n_items, &d) == RC_OK)
 		skate_toc_items_free(items, n_items);
 	buf_init(&b);
 	(void)psg_render_toc_tsv(&s, &a, &b, &d);
 	buf_free(&b);
 	buf_init(&b);
 	buf_puts(&b, "bone\tparent\nzz\t-\n");
-	if (skate_scene_load(&s, &a, NULL, &sc, &d) == PSG_OK) {
+	if (skate_scene_load(&s, &a, NULL, &sc, &d) == RC_OK) {
 		mesh_views(&s, &a, sc, &d);
 		/* A hierarchy by the file's own names: every bone the child of the next, a cycle.
 		 */
@@ -167,7 +167,7 @@ int fuzz_one_skate(const uint8_t *p, size_t n)
 		skate_scene_free(sc);
 	}
 	buf_putc(&b, 0);
-	if (!b.oom && skate_scene_load(&s, &a, (const char *)b.data, &sc, &d) == PSG_OK) {
+	if (!b.oom && skate_scene_load(&s, &a, (const char *)b.data, &sc, &d) == RC_OK) {
 		mesh_views(&s, &a, sc, &d);
 		skate_scene_free(sc);
 	}

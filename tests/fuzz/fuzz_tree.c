@@ -45,7 +45,7 @@ static uint8_t *read_all(struct tree *t, tree_ino ino, uint64_t size, size_t *go
 	*got = 0;
 	if (!p)
 		return NULL;
-	if (tree_read(t, ino, 0, (size_t)size + 1, p, got) != PSG_OK) {
+	if (tree_read(t, ino, 0, (size_t)size + 1, p, got) != RC_OK) {
 		free(p);
 		return NULL;
 	}
@@ -61,13 +61,13 @@ static void check_file(struct walk *w, tree_ino ino, const char *path)
 	bool oka, okb;
 
 	w->res->files++;
-	if (tree_getattr(w->t, ino, &st) != PSG_OK) {
+	if (tree_getattr(w->t, ino, &st) != RC_OK) {
 		/* A broken view may fail already at stat time; then reads must fail too. */
 		uint8_t one;
 		size_t got;
 
 		w->res->failed++;
-		if (tree_read(w->t, ino, 0, 1, &one, &got) == PSG_OK)
+		if (tree_read(w->t, ino, 0, 1, &one, &got) == RC_OK)
 			problem(w->res, "%s: getattr failed but read succeeded", path);
 		return;
 	}
@@ -107,7 +107,7 @@ static void walk_dir(struct walk *w, tree_ino ino, const char *path, int depth)
 		problem(w->res, "%s: tree deeper than %d", path, WALK_MAX_DEPTH);
 		return;
 	}
-	if (tree_opendir(w->t, ino, &d) != PSG_OK) {
+	if (tree_opendir(w->t, ino, &d) != RC_OK) {
 		problem(w->res, "%s/: listed by its parent but cannot be listed", path);
 		return;
 	}
@@ -189,7 +189,7 @@ int fuzz_tree_check(const uint8_t *p, size_t n, unsigned flags, struct fuzz_tree
 	struct walk w = {.t = t, .res = res, .twice = flags & FZT_TWICE};
 
 	walk_dir(&w, TREE_ROOT_INO, "", 0);
-	if (tree_resolve(t, "errors.txt", &st) == PSG_OK) {
+	if (tree_resolve(t, "errors.txt", &st) == RC_OK) {
 		res->errors_size = st.size;
 		if (res->failed && st.size == 0)
 			problem(res, "%lu files failed but errors.txt is empty", res->failed);

@@ -8,7 +8,7 @@
 #include "mutate.h"
 #include "psgfs/arena.h"
 #include "psgfs/bytes.h"
-#include "psgfs/rng.h"
+#include "psgfs/prng.h"
 #include "psgfs/source.h"
 
 /* Count-like values every count, size, offset and index gets. */
@@ -24,7 +24,7 @@ struct mut {
 	fuzz_mutant_fn cb;
 	void *ctx;
 	size_t count;
-	struct rng rng;
+	struct prng rng;
 };
 
 static void reset(struct mut *m)
@@ -269,7 +269,7 @@ static void psk_chunk(struct mut *m, const struct chunk *c, size_t ci, const str
 	if (!sz || sz > 4096 || !c->count || p0 + (uint64_t)sz * c->count > m->n)
 		return;
 	int nf = name_fields(c->id);
-	uint32_t recs[3] = {0, c->count - 1, (uint32_t)(rng_next(&m->rng) % c->count)};
+	uint32_t recs[3] = {0, c->count - 1, (uint32_t)(prng_next(&m->rng) % c->count)};
 	for (size_t r = 0; r < 3; r++) {
 		char rw[96];
 		size_t ro = p0 + (size_t)sz * recs[r];
@@ -459,7 +459,7 @@ static void psg_mutants(struct mut *m)
 
 	m->be = m->n > 0x0C && m->base[0x0C] == 1;
 	src_init_mem(&s, &sm, m->base, m->n);
-	if (arena_open(&s, &a, NULL) != PSG_OK)
+	if (arena_open(&s, &a, NULL) != RC_OK)
 		return;
 	/* Boundaries of the container. */
 	static const size_t fixed[] = {1, 4, 8, 12, 16, 0x44, 0x74, 0xBF, 0xC0};
@@ -540,12 +540,13 @@ static void psg_mutants(struct mut *m)
 static void random_mutants(struct mut *m)
 {
 	for (int k = 0; k < 16; k++)
-		truncate_at(m, (size_t)(rng_next(&m->rng) % m->n), "random point");
+		truncate_at(m, (size_t)(prng_next(&m->rng) % m->n), "random point");
 	for (int k = 0; k < 32; k++) {
-		int flips = 1 + (int)(rng_next(&m->rng) % 4);
+		int flips = 1 + (int)(prng_next(&m->rng) % 4);
 
 		for (int f = 0; f < flips; f++)
-			m->w[rng_next(&m->rng) % m->n] ^= (uint8_t)(1u << (rng_next(&m->rng) % 8));
+			m->w[prng_next(&m->rng) % m->n] ^=
+			    (uint8_t)(1u << (prng_next(&m->rng) % 8));
 		emit(m, "random flips #%d", k);
 	}
 }
@@ -558,7 +559,7 @@ size_t fuzz_mutants(const uint8_t *base, size_t n, uint64_t seed, fuzz_mutant_fn
 
 	if (!psk && !psg)
 		return 0;
-	rng_seed(&m.rng, seed);
+	prng_seed(&m.rng, seed);
 	m.w = malloc(n * 2 + 4096);
 	if (!m.w)
 		return 0;

@@ -19,10 +19,10 @@ struct seedset {
 };
 
 /* Take the generator's output (b is freed either way). */
-static void add(struct seedset *s, const char *name, unsigned h, enum psg_result r, struct buf *b)
+static void add(struct seedset *s, const char *name, unsigned h, enum rc r, struct buf *b)
 {
-	if (r != PSG_OK || b->oom || !b->len) {
-		fprintf(stderr, "seed %s: generator failed: %s\n", name, psg_result_str(r));
+	if (r != RC_OK || b->oom || !b->len) {
+		fprintf(stderr, "seed %s: generator failed: %s\n", name, rc_str(r));
 		s->err = -1;
 		buf_free(b);
 		return;

@@ -190,7 +190,7 @@ TU void scan_buf(const uint8_t *p, size_t n, struct psk_chunks *ch)
 	struct src_mem sm;
 
 	src_init_mem(&s, &sm, p, n);
-	assert_int_equal(psk_scan(&s, ch, NULL), PSG_OK);
+	assert_int_equal(psk_scan(&s, ch, NULL), RC_OK);
 }
 
 /* Offset of the first chunk header whose ID is `id`; asserts it exists. */

@@ -15,7 +15,7 @@
 #include "psgfs/bytes.h"
 #include "psgfs/gen_psg.h"
 #include "psgfs/gen_psg_objects.h"
-#include "psgfs/rng.h"
+#include "psgfs/prng.h"
 
 struct gen {
 	uint8_t *p;
@@ -28,7 +28,7 @@ static void gen_sky(struct gen *g, uint64_t seed)
 	struct buf out;
 
 	buf_init(&out);
-	assert_int_equal(gen_psg_sky(seed, &out, &g->rec), PSG_OK);
+	assert_int_equal(gen_psg_sky(seed, &out, &g->rec), RC_OK);
 	g->p = buf_steal(&out, &g->n);
 	assert_non_null(g->p);
 }
@@ -39,7 +39,7 @@ static void gen_free(struct gen *g)
 	psg_gen_record_free(&g->rec);
 }
 
-static enum psg_result open_bytes(const uint8_t *p, size_t n, struct arena *a, struct diag *d)
+static enum rc open_bytes(const uint8_t *p, size_t n, struct arena *a, struct diag *d)
 {
 	struct src s;
 	struct src_mem m;
@@ -81,7 +81,7 @@ static void check_record(const uint8_t *p, size_t n, const struct arena *a,
 		assert_int_equal(a->dict[i].start, rec->obj[i].start);
 		assert_int_equal(a->dict[i].size, rec->obj[i].size);
 		assert_true(a->dict[i].readable);
-		assert_int_equal(arena_read_object(&s, a, i, &obj, &len), PSG_OK);
+		assert_int_equal(arena_read_object(&s, a, i, &obj, &len), RC_OK);
 		assert_int_equal(len, rec->obj[i].size);
 		assert_true(fnv1a64(obj, len) == rec->obj[i].fnv64);
 		free(obj);
@@ -105,7 +105,7 @@ static void test_sky_invariants(void **state)
 	(void)state;
 	gen_sky(&g, 0);
 	diag_init(&d);
-	assert_int_equal(open_bytes(g.p, g.n, &a, &d), PSG_OK);
+	assert_int_equal(open_bytes(g.p, g.n, &a, &d), RC_OK);
 	for (size_t i = 0; i < d.n; i++)
 		print_message("diag: %s\n", d.msg[i]);
 	assert_int_equal(diag_count(&d), 0);
@@ -300,7 +300,7 @@ static uint32_t ref_type(const struct arena *a, uint32_t v, uint32_t *off)
 {
 	uint32_t obj, o;
 
-	if (arena_resolve_ref(a, v, &obj, &o) != PSG_OK)
+	if (arena_resolve_ref(a, v, &obj, &o) != RC_OK)
 		return UINT32_MAX;
 	if (off)
 		*off = o;
@@ -323,7 +323,7 @@ static void test_sky_shuffled(void **state)
 
 		gen_sky(&g, seed * 0x9E3779B97F4A7C15ull);
 		diag_init(&d);
-		assert_int_equal(open_bytes(g.p, g.n, &a, &d), PSG_OK);
+		assert_int_equal(open_bytes(g.p, g.n, &a, &d), RC_OK);
 		assert_int_equal(diag_count(&d), 0);
 		check_record(g.p, g.n, &a, &g.rec);
 		assert_int_equal(g.n, base.n);
@@ -397,7 +397,7 @@ static void test_base_resource_region(void **state)
 	(void)state;
 	gen_sky(&g, 77);
 	diag_init(&d);
-	assert_int_equal(open_bytes(g.p, g.n, &a, &d), PSG_OK);
+	assert_int_equal(open_bytes(g.p, g.n, &a, &d), RC_OK);
 	for (uint32_t i = 0; i < a.n_dict; i++) {
 		if (!a.dict[i].base_resource)
 			continue;
@@ -440,10 +440,10 @@ static void test_texture_registry(void **state)
 	psgo_toc(b, PSGO_NEW, e, 2);
 	psgo_version(b, PSGO_NEW, false);
 	buf_init(&out);
-	assert_int_equal(psgb_finish(b, 0, &out, &rec), PSG_OK);
+	assert_int_equal(psgb_finish(b, 0, &out, &rec), RC_OK);
 
 	diag_init(&d);
-	assert_int_equal(open_bytes(out.data, out.len, &a, &d), PSG_OK);
+	assert_int_equal(open_bytes(out.data, out.len, &a, &d), RC_OK);
 	assert_int_equal(diag_count(&d), 0);
 	assert_int_equal(a.n_types, 10);
 	assert_int_equal(a.section_off[1], 0x50);
@@ -560,7 +560,7 @@ static void test_platform_variants(void **state)
 		struct diag d;
 
 		diag_init(&d);
-		assert_int_equal(open_bytes(f, n, &a, &d), PSG_OK);
+		assert_int_equal(open_bytes(f, n, &a, &d), RC_OK);
 		for (size_t k = 0; k < d.n; k++)
 			print_message("%s diag: %s\n", v[i].p, d.msg[k]);
 		assert_int_equal(diag_count(&d), 0);
@@ -582,12 +582,12 @@ static void test_platform_variants(void **state)
 }
 
 /* Open mutated bytes: must either fail with a parser error or open; never crash. */
-static enum psg_result open_any(const uint8_t *p, size_t n, struct diag *d)
+static enum rc open_any(const uint8_t *p, size_t n, struct diag *d)
 {
 	struct arena a;
-	enum psg_result r = open_bytes(p, n, &a, d);
+	enum rc r = open_bytes(p, n, &a, d);
 
-	if (r == PSG_OK) {
+	if (r == RC_OK) {
 		struct src s;
 		struct src_mem m;
 		uint32_t obj, off;
@@ -598,20 +598,19 @@ static enum psg_result open_any(const uint8_t *p, size_t n, struct diag *d)
 			size_t len;
 
 			if (a.dict[i].readable) {
-				assert_true(rng_ok(n, a.dict[i].start, a.dict[i].size));
-				assert_int_equal(arena_read_object(&s, &a, i, &o, &len), PSG_OK);
+				assert_true(span_ok(n, a.dict[i].start, a.dict[i].size));
+				assert_int_equal(arena_read_object(&s, &a, i, &o, &len), RC_OK);
 				free(o);
 			} else {
-				assert_int_equal(arena_read_object(&s, &a, i, &o, &len),
-						 PSG_ERR_BOUNDS);
+				assert_int_equal(arena_read_object(&s, &a, i, &o, &len), RC_BOUNDS);
 			}
 		}
 		for (uint32_t i = 0; i < a.n_subrefs + 2; i++)
-			if (arena_resolve_ref(&a, 0x00800000u | i, &obj, &off) == PSG_OK)
+			if (arena_resolve_ref(&a, 0x00800000u | i, &obj, &off) == RC_OK)
 				assert_true(obj < a.n_dict && off < a.dict[obj].size);
 		arena_free(&a);
 	} else {
-		assert_true(r == PSG_ERR_CORRUPT || r == PSG_ERR_FORMAT || r == PSG_ERR_TRUNCATED);
+		assert_true(r == RC_CORRUPT || r == RC_FORMAT || r == RC_TRUNCATED);
 	}
 	return r;
 }
@@ -624,14 +623,14 @@ static void test_truncation(void **state)
 	gen_sky(&g, 5);
 	for (size_t cut = 0; cut < g.n; cut++) {
 		struct diag d;
-		enum psg_result r;
+		enum rc r;
 
 		diag_init(&d);
 		r = open_any(g.p, cut, &d);
 		/* a truncated arena is never silently fine: at least the size warning */
-		assert_true(r != PSG_OK || diag_count(&d) > 0);
+		assert_true(r != RC_OK || diag_count(&d) > 0);
 		if (cut < 0xC0)
-			assert_true(r != PSG_OK);
+			assert_true(r != RC_OK);
 		diag_free(&d);
 	}
 	gen_free(&g);
@@ -651,39 +650,39 @@ static void test_hostile_header(void **state)
 	assert_non_null(c);
 
 	diag_init(&d);
-	assert_int_equal(open_bytes(tiny, sizeof tiny, &a, &d), PSG_ERR_TRUNCATED);
-	assert_int_equal(open_bytes((const uint8_t *)"hello", 5, &a, &d), PSG_ERR_FORMAT);
+	assert_int_equal(open_bytes(tiny, sizeof tiny, &a, &d), RC_TRUNCATED);
+	assert_int_equal(open_bytes((const uint8_t *)"hello", 5, &a, &d), RC_FORMAT);
 	memcpy(c, g.p, g.n);
 	c[4] = 'a';
 	c[5] = 'b';
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_ERR_FORMAT);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_FORMAT);
 
 	/* numEntries 2^32-1 in a header-only file and in the real one */
 	memcpy(c, g.p, 0xC0);
 	put32(c + 0x20, 0xFFFFFFFFu);
 	put32(c + 0x24, 0xFFFFFFFFu);
-	assert_int_equal(open_bytes(c, 0xC0, &a, &d), PSG_ERR_CORRUPT);
+	assert_int_equal(open_bytes(c, 0xC0, &a, &d), RC_CORRUPT);
 	memcpy(c, g.p, g.n);
 	put32(c + 0x20, 0xFFFFFFFFu);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_ERR_CORRUPT);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_CORRUPT);
 	/* numUsed > numEntries */
 	memcpy(c, g.p, g.n);
 	put32(c + 0x24, 13);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_ERR_CORRUPT);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_CORRUPT);
 	/* dictStart, sections, RD[0] past EOF */
 	memcpy(c, g.p, g.n);
 	put32(c + 0x30, (uint32_t)g.n + 4);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_ERR_CORRUPT);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_CORRUPT);
 	memcpy(c, g.p, g.n);
 	put32(c + 0x34, 0xFFFFFF00u);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_ERR_CORRUPT);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_CORRUPT);
 	memcpy(c, g.p, g.n);
 	put32(c + 0x44, (uint32_t)g.n + 1);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_ERR_CORRUPT);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_CORRUPT);
 	/* dictionary table runs past EOF */
 	memcpy(c, g.p, g.n);
 	put32(c + 0x30, (uint32_t)g.n - 24 * 12 + 4);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_ERR_CORRUPT);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_CORRUPT);
 	diag_free(&d);
 	free(c);
 	gen_free(&g);
@@ -706,20 +705,20 @@ static void test_hostile_sections(void **state)
 	memcpy(c, g.p, g.n);
 	put32(c + man, 0x7FFFFFF0u);
 	diag_init(&d);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_ERR_CORRUPT);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_CORRUPT);
 	assert_true(diag_has(&d, "types"));
 	diag_free(&d);
 	/* manifest offset table unreadable */
 	memcpy(c, g.p, g.n);
 	put32(c + 0xC0 + 8, 0xFFFFFFF0u);
 	diag_init(&d);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_ERR_CORRUPT);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_CORRUPT);
 	diag_free(&d);
 	/* subreferences section outside: opens, zero subrefs */
 	memcpy(c, g.p, g.n);
 	put32(c + man + 8, 0x10000000u);
 	diag_init(&d);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_OK);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_OK);
 	assert_int_equal(a.n_subrefs, 0);
 	assert_true(diag_has(&d, "subreferences"));
 	arena_free(&a);
@@ -729,7 +728,7 @@ static void test_hostile_sections(void **state)
 		memcpy(c, g.p, g.n);
 		put32(c + man + 4 * (size_t)k, (uint32_t)g.n);
 		diag_init(&d);
-		assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_OK);
+		assert_int_equal(open_bytes(c, g.n, &a, &d), RC_OK);
 		assert_int_equal(a.n_dict, 12);
 		assert_true(diag_count(&d) > 0);
 		arena_free(&a);
@@ -739,7 +738,7 @@ static void test_hostile_sections(void **state)
 	memcpy(c, g.p, g.n);
 	put32(c + 0xC0 + 0x1C, 0x12345678);
 	diag_init(&d);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_OK);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_OK);
 	assert_true(diag_has(&d, "type 0x12345678"));
 	arena_free(&a);
 	diag_free(&d);
@@ -747,7 +746,7 @@ static void test_hostile_sections(void **state)
 	memcpy(c, g.p, g.n);
 	put32(c + 0xC0 + 0x1C + 4, 0xFFFFFFFFu);
 	diag_init(&d);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_OK);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_OK);
 	assert_true(a.n_types <= ARENA_MAX_TYPES && a.n_types <= g.n / 4);
 	assert_true(diag_count(&d) > 0);
 	arena_free(&a);
@@ -756,14 +755,14 @@ static void test_hostile_sections(void **state)
 	memcpy(c, g.p, g.n);
 	put32(c + 0xC0 + 0x14C + 4, 0xFFFFFFFFu);
 	diag_init(&d);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_OK);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_OK);
 	assert_int_equal(a.n_subrefs, 0);
 	arena_free(&a);
 	diag_free(&d);
 	memcpy(c, g.p, g.n);
 	put32(c + 0xC0 + 0x14C + 0x14, (uint32_t)g.n - 8);
 	diag_init(&d);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_OK);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_OK);
 	assert_int_equal(a.n_subrefs, 0);
 	assert_true(diag_has(&d, "subreferences"));
 	arena_free(&a);
@@ -793,7 +792,7 @@ static void test_hostile_dictionary(void **state)
 	put32(c + dict + 24 * 4 + 16, 999);
 	put32(c + dict + 24 * 6 + 16, 52); /* VertexBuffer's slot, row says IndexBuffer */
 	diag_init(&d);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_OK);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_OK);
 	assert_true(diag_has(&d, "object 4 (VertexBuffer): type index 999 out of range"));
 	assert_true(diag_has(&d, "object 6 (IndexBuffer): type index 52"));
 	assert_int_equal(a.dict[6].type_id, RW_T_IB); /* typeId wins */
@@ -806,7 +805,7 @@ static void test_hostile_dictionary(void **state)
 	put32(c + dict + 24 * 9, 0xFFFFFFF0u);
 	put32(c + dict + 24 * 5, 0x10000);
 	diag_init(&d);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_OK);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_OK);
 	assert_false(a.dict[11].readable);
 	assert_false(a.dict[9].readable);
 	assert_false(a.dict[5].readable);
@@ -817,8 +816,8 @@ static void test_hostile_dictionary(void **state)
 	src_init_mem(&s, &m, c, g.n);
 	uint8_t *o;
 	size_t len;
-	assert_int_equal(arena_read_object(&s, &a, 11, &o, &len), PSG_ERR_BOUNDS);
-	assert_int_equal(arena_read_object(&s, &a, 12, &o, &len), PSG_ERR_BOUNDS);
+	assert_int_equal(arena_read_object(&s, &a, 11, &o, &len), RC_BOUNDS);
+	assert_int_equal(arena_read_object(&s, &a, 12, &o, &len), RC_BOUNDS);
 	arena_free(&a);
 	diag_free(&d);
 
@@ -829,7 +828,7 @@ static void test_hostile_dictionary(void **state)
 	put32(c + dict + 24 * 2, 0x100);
 	put32(c + dict + 24 * 3 + 20, 0x0001003F);
 	diag_init(&d);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_OK);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_OK);
 	assert_true(diag_has(&d, "not aligned"));
 	assert_true(diag_has(&d, "outside the object area"));
 	assert_true(diag_has(&d, "resource descriptor 16"));
@@ -846,23 +845,23 @@ static void test_hostile_dictionary(void **state)
 	put32(c + rec + 20, 0x40);
 	put32(c + ld_u32be(g.p + dict + 24 * 7) + 0x28, 7); /* OptiMesh VDES ref -> itself */
 	diag_init(&d);
-	assert_int_equal(open_bytes(c, g.n, &a, &d), PSG_OK);
+	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_OK);
 	assert_false(a.subrefs[0].valid);
 	assert_false(a.subrefs[1].valid);
 	assert_true(a.subrefs[2].valid);
 	assert_true(diag_has(&d, "subreference 0: offset 0x1000 past object 1"));
 	assert_true(diag_has(&d, "subreference 1: object 200 out of range"));
-	assert_int_equal(arena_resolve_ref(&a, 0x00800000, &obj, &off), PSG_ERR_BOUNDS);
-	assert_int_equal(arena_resolve_ref(&a, 0x00800001, &obj, &off), PSG_ERR_BOUNDS);
+	assert_int_equal(arena_resolve_ref(&a, 0x00800000, &obj, &off), RC_BOUNDS);
+	assert_int_equal(arena_resolve_ref(&a, 0x00800001, &obj, &off), RC_BOUNDS);
 	/* follow the cycle OptiMesh -> aabbs subref -> OptiMesh a few times: bounded */
 	uint32_t v = 0x00800002, hops = 0;
-	while (hops < 8 && arena_resolve_ref(&a, v, &obj, &off) == PSG_OK) {
+	while (hops < 8 && arena_resolve_ref(&a, v, &obj, &off) == RC_OK) {
 		v = ld_u32be(c + a.dict[obj].start + off);
 		hops++;
 	}
 	assert_int_equal(hops, 8);
 	assert_int_equal(arena_resolve_ref(&a, ld_u32be(c + a.dict[7].start + 0x28), &obj, &off),
-			 PSG_OK);
+			 RC_OK);
 	assert_int_equal(obj, 7);
 	arena_free(&a);
 	diag_free(&d);
@@ -873,42 +872,42 @@ static void test_hostile_dictionary(void **state)
 static void test_random_mutations(void **state)
 {
 	struct gen g;
-	struct rng r;
+	struct prng r;
 	uint8_t *c;
 
 	(void)state;
 	gen_sky(&g, 0);
 	c = malloc(g.n > 0x300 ? g.n : 0x300);
 	assert_non_null(c);
-	rng_seed(&r, 0xA7E4A);
+	prng_seed(&r, 0xA7E4A);
 	for (int it = 0; it < 3000; it++) {
 		struct diag d;
 		uint32_t dict = ld_u32be(g.p + 0x30);
 		size_t len = g.n;
 
 		memcpy(c, g.p, g.n);
-		for (int k = 0; k < 1 + (int)rng_below(&r, 4); k++) {
+		for (int k = 0; k < 1 + (int)prng_below(&r, 4); k++) {
 			uint32_t where;
 
-			switch (rng_below(&r, 3)) {
+			switch (prng_below(&r, 3)) {
 			case 0: /* header + sections */
-				where = rng_below(&r, 0x234);
+				where = prng_below(&r, 0x234);
 				break;
 			case 1: /* dictionary and subrefs */
-				where = dict + rng_below(&r, 24 * 12 + 32);
+				where = dict + prng_below(&r, 24 * 12 + 32);
 				break;
 			default:
-				where = rng_below(&r, (uint32_t)g.n);
+				where = prng_below(&r, (uint32_t)g.n);
 				break;
 			}
-			if (rng_below(&r, 2))
-				c[where] = (uint8_t)rng_next(&r);
+			if (prng_below(&r, 2))
+				c[where] = (uint8_t)prng_next(&r);
 			else if (where + 4 <= g.n)
 				put32(c + where,
-				      rng_below(&r, 2) ? (uint32_t)rng_next(&r) : 0xFFFFFFFFu);
+				      prng_below(&r, 2) ? (uint32_t)prng_next(&r) : 0xFFFFFFFFu);
 		}
-		if (rng_below(&r, 4) == 0)
-			len = rng_below(&r, (uint32_t)g.n);
+		if (prng_below(&r, 4) == 0)
+			len = prng_below(&r, (uint32_t)g.n);
 		diag_init(&d);
 		open_any(c, len, &d);
 		diag_free(&d);
@@ -927,25 +926,25 @@ static void test_resolve_ref(void **state)
 	(void)state;
 	gen_sky(&g, 0);
 	diag_init(&d);
-	assert_int_equal(open_bytes(g.p, g.n, &a, &d), PSG_OK);
-	assert_int_equal(arena_resolve_ref(&a, 0, &obj, &off), PSG_ERR_NOENT);
-	assert_int_equal(arena_resolve_ref(&a, 0x00400000, &obj, &off), PSG_ERR_NOENT);
-	assert_int_equal(arena_resolve_ref(&a, 5, &obj, &off), PSG_OK);
+	assert_int_equal(open_bytes(g.p, g.n, &a, &d), RC_OK);
+	assert_int_equal(arena_resolve_ref(&a, 0, &obj, &off), RC_NOENT);
+	assert_int_equal(arena_resolve_ref(&a, 0x00400000, &obj, &off), RC_NOENT);
+	assert_int_equal(arena_resolve_ref(&a, 5, &obj, &off), RC_OK);
 	assert_int_equal(obj, 5);
 	assert_int_equal(off, 0);
-	assert_int_equal(arena_resolve_ref(&a, 11, &obj, &off), PSG_OK);
-	assert_int_equal(arena_resolve_ref(&a, 12, &obj, &off), PSG_ERR_BOUNDS);
-	assert_int_equal(arena_resolve_ref(&a, 0x003FFFFF, &obj, &off), PSG_ERR_BOUNDS);
-	assert_int_equal(arena_resolve_ref(&a, 0x00800000, &obj, &off), PSG_OK);
+	assert_int_equal(arena_resolve_ref(&a, 11, &obj, &off), RC_OK);
+	assert_int_equal(arena_resolve_ref(&a, 12, &obj, &off), RC_BOUNDS);
+	assert_int_equal(arena_resolve_ref(&a, 0x003FFFFF, &obj, &off), RC_BOUNDS);
+	assert_int_equal(arena_resolve_ref(&a, 0x00800000, &obj, &off), RC_OK);
 	assert_int_equal(obj, 1);
 	assert_int_equal(off, 0x14);
-	assert_int_equal(arena_resolve_ref(&a, 0x00800003, &obj, &off), PSG_OK);
+	assert_int_equal(arena_resolve_ref(&a, 0x00800003, &obj, &off), RC_OK);
 	assert_int_equal(obj, 2);
 	assert_int_equal(off, 0x20);
-	assert_int_equal(arena_resolve_ref(&a, 0x00800004, &obj, &off), PSG_ERR_BOUNDS);
-	assert_int_equal(arena_resolve_ref(&a, 0x00BFFFFF, &obj, &off), PSG_ERR_BOUNDS);
-	assert_int_equal(arena_resolve_ref(&a, 0x00C00000, &obj, &off), PSG_ERR_UNSUPPORTED);
-	assert_int_equal(arena_resolve_ref(&a, 0xFFFFFFFF, &obj, &off), PSG_ERR_UNSUPPORTED);
+	assert_int_equal(arena_resolve_ref(&a, 0x00800004, &obj, &off), RC_BOUNDS);
+	assert_int_equal(arena_resolve_ref(&a, 0x00BFFFFF, &obj, &off), RC_BOUNDS);
+	assert_int_equal(arena_resolve_ref(&a, 0x00C00000, &obj, &off), RC_UNSUPPORTED);
+	assert_int_equal(arena_resolve_ref(&a, 0xFFFFFFFF, &obj, &off), RC_UNSUPPORTED);
 	assert_int_equal(arena_find_type(&a, RW_T_TOC), 11);
 	assert_int_equal(arena_find_type(&a, 0x12345678), UINT32_MAX);
 	arena_free(&a);
@@ -1026,12 +1025,12 @@ static void test_sized(void **state)
 
 	(void)state;
 	buf_init(&out);
-	assert_int_equal(gen_psg_sized(target, 42, &out, &rec), PSG_OK);
+	assert_int_equal(gen_psg_sized(target, 42, &out, &rec), RC_OK);
 	p = buf_steal(&out, &n);
 	assert_non_null(p);
 	assert_true(n > target * 3 / 4 && n < target * 5 / 4);
 	diag_init(&d);
-	assert_int_equal(open_bytes(p, n, &a, &d), PSG_OK);
+	assert_int_equal(open_bytes(p, n, &a, &d), RC_OK);
 	for (size_t i = 0; i < d.n && i < 5; i++)
 		print_message("diag: %s\n", d.msg[i]);
 	assert_int_equal(diag_count(&d), 0);
@@ -1052,15 +1051,15 @@ static void test_sized(void **state)
 	}
 	/* counting mode gives the same size; same seed gives the same bytes */
 	buf_init_count(&cnt);
-	assert_int_equal(gen_psg_sized(target, 42, &cnt, NULL), PSG_OK);
+	assert_int_equal(gen_psg_sized(target, 42, &cnt, NULL), RC_OK);
 	assert_int_equal(cnt.len, n);
 	struct buf again;
 	buf_init(&again);
-	assert_int_equal(gen_psg_sized(target, 42, &again, NULL), PSG_OK);
+	assert_int_equal(gen_psg_sized(target, 42, &again, NULL), RC_OK);
 	assert_int_equal(again.len, n);
 	assert_memory_equal(again.data, p, n);
 	buf_free(&again);
-	assert_int_equal(gen_psg_sized(10, 1, &cnt, NULL), PSG_ERR_INVAL);
+	assert_int_equal(gen_psg_sized(10, 1, &cnt, NULL), RC_INVAL);
 	arena_free(&a);
 	diag_free(&d);
 	psg_gen_record_free(&rec);
@@ -1077,17 +1076,17 @@ static void test_builder_misuse(void **state)
 	buf_init(&out);
 	b = psgb_new(PSGB_REG_MODEL64, 1);
 	psgb_reserve(b); /* never filled */
-	assert_int_equal(psgb_finish(b, 0, &out, NULL), PSG_ERR_INVAL);
+	assert_int_equal(psgb_finish(b, 0, &out, NULL), RC_INVAL);
 	b = psgb_new(PSGB_REG_TEXTURE10, 1);
 	psgb_add(b, RW_T_OPTIMESH, 16, x, sizeof x); /* not in the 10-type registry */
-	assert_int_equal(psgb_finish(b, 0, &out, NULL), PSG_ERR_INVAL);
+	assert_int_equal(psgb_finish(b, 0, &out, NULL), RC_INVAL);
 	b = psgb_new(PSGB_REG_MODEL64, 1);
 	psgb_ref(b, psgb_add(b, RW_T_VERSION, 16, x, sizeof x), 6); /* field runs past the end */
-	assert_int_equal(psgb_finish(b, 0, &out, NULL), PSG_ERR_INVAL);
+	assert_int_equal(psgb_finish(b, 0, &out, NULL), RC_INVAL);
 	b = psgb_new(PSGB_REG_MODEL64, 1);
 	psgb_add(b, RW_T_VERSION, 16, x, sizeof x);
 	psgb_add_subref(b, 3, 0);
-	assert_int_equal(psgb_finish(b, 0, &out, NULL), PSG_ERR_INVAL);
+	assert_int_equal(psgb_finish(b, 0, &out, NULL), RC_INVAL);
 	assert_int_equal(out.len, 0);
 	buf_free(&out);
 }
@@ -1159,9 +1158,9 @@ static void test_objects_multi(void **state)
 	}
 	psgo_model(b, mdl, &model);
 	buf_init(&out);
-	assert_int_equal(psgb_finish(b, 99, &out, &rec), PSG_OK);
+	assert_int_equal(psgb_finish(b, 99, &out, &rec), RC_OK);
 	diag_init(&d);
-	assert_int_equal(open_bytes(out.data, out.len, &a, &d), PSG_OK);
+	assert_int_equal(open_bytes(out.data, out.len, &a, &d), RC_OK);
 	assert_int_equal(diag_count(&d), 0);
 	check_record(out.data, out.len, &a, &rec);
 	(void)ver;
@@ -1188,7 +1187,7 @@ static void test_objects_multi(void **state)
 		assert_int_equal(ld_u32be(o + 0x48), k ? 5 : 1);
 		assert_int_equal(ld_u32be(o + 0x4C), 0x60 + 12 * ld_u32be(o + 0x38));
 		assert_int_equal(ld_u16be(o + ld_u32be(o + 0x4C) + 2 * (k ? 4 : 0)), k ? 1 : 0);
-		assert_int_equal(arena_resolve_ref(&a, ld_u32be(o + 0x3C), &obj, &off), PSG_OK);
+		assert_int_equal(arena_resolve_ref(&a, ld_u32be(o + 0x3C), &obj, &off), RC_OK);
 		assert_int_equal(obj, imd);
 		assert_int_equal(off, ml.areas + 16 * (uint32_t)k);
 		assert_int_equal(ref_type(&a, ld_u32be(o + 0x28), NULL), RW_T_VDES);

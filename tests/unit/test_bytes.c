@@ -14,18 +14,18 @@
 #include "psgfs/bytes.h"
 #include "psgfs/diag.h"
 #include "psgfs/names.h"
-#include "psgfs/rng.h"
+#include "psgfs/prng.h"
 #include "psgfs/source.h"
 
 static void test_rng_ok(void **state)
 {
 	(void)state;
-	assert_true(rng_ok(10, 0, 10));
-	assert_true(rng_ok(10, 10, 0));
-	assert_false(rng_ok(10, 11, 0));
-	assert_false(rng_ok(10, 5, 6));
-	assert_false(rng_ok(10, 1, UINT64_MAX));
-	assert_false(rng_ok(UINT64_MAX, UINT64_MAX - 1, 2));
+	assert_true(span_ok(10, 0, 10));
+	assert_true(span_ok(10, 10, 0));
+	assert_false(span_ok(10, 11, 0));
+	assert_false(span_ok(10, 5, 6));
+	assert_false(span_ok(10, 1, UINT64_MAX));
+	assert_false(span_ok(UINT64_MAX, UINT64_MAX - 1, 2));
 	uint64_t o;
 	assert_false(mul_ok(UINT64_MAX / 2 + 1, 2, &o));
 	assert_true(mul_ok(1u << 31, 1u << 31, &o));
@@ -106,12 +106,12 @@ static void ref_f32(char out[32], float f)
 static void test_float_roundtrip(void **state)
 {
 	(void)state;
-	struct rng r;
+	struct prng r;
 	char s[32];
 
-	rng_seed(&r, 1);
+	prng_seed(&r, 1);
 	for (int i = 0; i < 200000; i++) {
-		uint32_t bits = (uint32_t)rng_next(&r);
+		uint32_t bits = (uint32_t)prng_next(&r);
 		float f = f32_from_bits(bits);
 
 		char want[32];
@@ -192,11 +192,11 @@ static void test_src_mem(void **state)
 	uint8_t out[4], *dup;
 
 	src_init_mem(&s, &m, d, sizeof d);
-	assert_int_equal(src_read(&s, 1, out, 3), PSG_OK);
+	assert_int_equal(src_read(&s, 1, out, 3), RC_OK);
 	assert_int_equal(out[2], 4);
-	assert_int_equal(src_read(&s, 2, out, 3), PSG_ERR_TRUNCATED);
-	assert_int_equal(src_read(&s, UINT64_MAX, out, 1), PSG_ERR_TRUNCATED);
-	assert_int_equal(src_dup(&s, 0, 4, &dup), PSG_OK);
+	assert_int_equal(src_read(&s, 2, out, 3), RC_TRUNCATED);
+	assert_int_equal(src_read(&s, UINT64_MAX, out, 1), RC_TRUNCATED);
+	assert_int_equal(src_dup(&s, 0, 4, &dup), RC_OK);
 	assert_memory_equal(dup, d, 4);
 	free(dup);
 	assert_ptr_equal(xcalloc_n(SIZE_MAX / 2, 4), NULL);

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "psgfs/gen_psk.h"
-#include "psgfs/rng.h"
+#include "psgfs/prng.h"
 #include "psk_testutil.h"
 
 static uint8_t *write_anim(const struct psa_anim *a, size_t *n)
@@ -16,7 +16,7 @@ static uint8_t *write_anim(const struct psa_anim *a, size_t *n)
 	uint8_t *p;
 
 	buf_init(&b);
-	assert_int_equal(psa_write(a, &b), PSG_OK);
+	assert_int_equal(psa_write(a, &b), RC_OK);
 	p = buf_steal(&b, n);
 	assert_non_null(p);
 	return p;
@@ -27,7 +27,7 @@ static void read_anim_clean(const uint8_t *p, size_t n, struct psa_anim *out)
 	struct diag d;
 
 	diag_init(&d);
-	assert_int_equal(psa_read(p, n, out, &d), PSG_OK);
+	assert_int_equal(psa_read(p, n, out, &d), RC_OK);
 	diag_dump(&d);
 	assert_int_equal(diag_count(&d), 0);
 	diag_free(&d);
@@ -49,7 +49,7 @@ static void test_roundtrip(void **state)
 		o.scale_keys = seed & 1;
 		o.hostile_names = seed % 3 == 0;
 		o.head_type_flag = seed % 4 == 0 ? 1999801 : 0;
-		assert_int_equal(gen_psa_anim(&o, &a), PSG_OK);
+		assert_int_equal(gen_psa_anim(&o, &a), RC_OK);
 		p = write_anim(&a, &n);
 		read_anim_clean(p, n, &got);
 		assert_anim_same(&a, &got);
@@ -90,7 +90,7 @@ static void test_scalekeys_rule(void **state)
 
 	(void)state;
 	gen_psa_opts_default(&o, 5);
-	assert_int_equal(gen_psa_anim(&o, &a), PSG_OK);
+	assert_int_equal(gen_psa_anim(&o, &a), RC_OK);
 	p = write_anim(&a, &n);
 	scan_buf(p, n, &ch);
 	assert_int_equal(ch.n, 5);
@@ -138,7 +138,7 @@ static void test_first_frame_repair(void **state)
 	o.sequences = 4;
 	o.bones = 5;
 	o.max_frames = 9;
-	assert_int_equal(gen_psa_anim(&o, &a), PSG_OK);
+	assert_int_equal(gen_psa_anim(&o, &a), RC_OK);
 	{
 		struct psa_anim bad = a;
 		struct psa_sequence seqs[4];
@@ -150,7 +150,7 @@ static void test_first_frame_repair(void **state)
 		p = write_anim(&bad, &n);
 	}
 	diag_init(&d);
-	assert_int_equal(psa_read(p, n, &got, &d), PSG_OK);
+	assert_int_equal(psa_read(p, n, &got, &d), RC_OK);
 	assert_true(got.repaired_first_frames);
 	assert_true(diag_has(&d, "CUE4Parse issue #103"));
 	assert_int_equal(diag_count(&d), 1);
@@ -169,7 +169,7 @@ static void test_first_frame_repair(void **state)
 	a.seqs[1].first_raw_frame = 0;
 	p = write_anim(&a, &n);
 	diag_init(&d);
-	assert_int_equal(psa_read(p, n, &got, &d), PSG_OK);
+	assert_int_equal(psa_read(p, n, &got, &d), RC_OK);
 	assert_false(got.repaired_first_frames);
 	assert_int_equal(got.seqs[1].first_raw_frame, 0);
 	psa_anim_free(&got);
@@ -191,7 +191,7 @@ static void test_key_problems(void **state)
 	o.sequences = 3;
 	o.bones = 4;
 	o.scale_keys = true;
-	assert_int_equal(gen_psa_anim(&o, &a), PSG_OK);
+	assert_int_equal(gen_psa_anim(&o, &a), RC_OK);
 	a.seqs[1].total_bones = 7;
 	p = write_anim(&a, &n);
 	/* Drop the last frame's keys (and everything after ANIMKEYS): only the last sequence
@@ -199,7 +199,7 @@ static void test_key_problems(void **state)
 	off = chunk_off(p, n, "ANIMKEYS");
 	put_u32(p + off + 28, (uint32_t)(a.n_keys - 4));
 	diag_init(&d);
-	assert_int_equal(psa_read(p, off + 32 + 32 * (a.n_keys - 4), &got, &d), PSG_OK);
+	assert_int_equal(psa_read(p, off + 32 + 32 * (a.n_keys - 4), &got, &d), RC_OK);
 	diag_dump(&d);
 	assert_true(got.seqs[0].keys_ok);
 	assert_true(got.seqs[1].keys_ok);
@@ -215,8 +215,8 @@ static void test_key_problems(void **state)
 		struct buf b;
 
 		buf_init(&b);
-		assert_int_equal(psa_write_sequence(&got, 2, &b), PSG_ERR_CORRUPT);
-		assert_int_equal(psa_write_sequence(&got, 3, &b), PSG_ERR_INVAL);
+		assert_int_equal(psa_write_sequence(&got, 2, &b), RC_CORRUPT);
+		assert_int_equal(psa_write_sequence(&got, 3, &b), RC_INVAL);
 		buf_free(&b);
 	}
 	psa_anim_free(&got);
@@ -228,7 +228,7 @@ static void test_key_problems(void **state)
 	free(p);
 	p = write_anim(&a, &n);
 	diag_init(&d);
-	assert_int_equal(psa_read(p, n, &got, &d), PSG_OK);
+	assert_int_equal(psa_read(p, n, &got, &d), RC_OK);
 	assert_false(got.seqs[0].keys_ok);
 	assert_null(psa_key_at(&got, 0, 0, 0));
 	assert_true(diag_has(&d, "negative FirstRawFrame -5"));
@@ -248,7 +248,7 @@ static void check_one_sequence(const struct psa_anim *a, size_t s, bool want_sca
 	size_t nb = a->n_bones, nf = (size_t)a->seqs[s].num_raw_frames;
 
 	buf_init(&b);
-	assert_int_equal(psa_write_sequence(a, s, &b), PSG_OK);
+	assert_int_equal(psa_write_sequence(a, s, &b), RC_OK);
 	p = buf_steal(&b, &n);
 	scan_buf(p, n, &ch);
 	assert_int_equal(ch.n, 5);
@@ -301,7 +301,7 @@ static void test_write_sequence(void **state)
 		o.max_frames = 7;
 		o.scale_keys = scales;
 		o.hostile_names = true;
-		assert_int_equal(gen_psa_anim(&o, &a), PSG_OK);
+		assert_int_equal(gen_psa_anim(&o, &a), RC_OK);
 		for (size_t s = 0; s < a.n_seqs; s++)
 			check_one_sequence(&a, s, scales);
 		psa_anim_free(&a);
@@ -312,7 +312,7 @@ static void test_truncation_and_garbage(void **state)
 {
 	struct gen_psa_opts o;
 	struct psk_chunks ch;
-	struct rng r;
+	struct prng r;
 	size_t n;
 	uint8_t *p;
 
@@ -325,19 +325,19 @@ static void test_truncation_and_garbage(void **state)
 		struct buf b;
 
 		buf_init(&b);
-		assert_int_equal(gen_psa_file(&o, &b), PSG_OK);
+		assert_int_equal(gen_psa_file(&o, &b), RC_OK);
 		p = buf_steal(&b, &n);
 	}
 	scan_buf(p, n, &ch);
-	rng_seed(&r, 9);
+	prng_seed(&r, 9);
 	for (size_t t = 0; t < 600; t++) {
 		size_t cut = t < ch.n * 2 ? (size_t)ch.v[t / 2].offset + (t & 1) * 45
-					  : rng_below(&r, (uint32_t)n + 1);
+					  : prng_below(&r, (uint32_t)n + 1);
 		bool boundary = cut == n;
 		struct psa_anim got;
 		struct diag d;
 		uint8_t *q;
-		enum psg_result res;
+		enum rc res;
 
 		if (cut > n)
 			cut = n;
@@ -348,18 +348,18 @@ static void test_truncation_and_garbage(void **state)
 		/* Also flip a few bytes: random counts and sizes must stay harmless. */
 		if (t >= 300 && cut > 40)
 			for (int k = 0; k < 4; k++)
-				q[rng_below(&r, (uint32_t)cut)] = (uint8_t)rng_next(&r);
+				q[prng_below(&r, (uint32_t)cut)] = (uint8_t)prng_next(&r);
 		diag_init(&d);
 		res = psa_read(q, cut, &got, &d);
 		if (t < 300) {
 			if (cut < PSK_CHUNK_HEADER)
-				assert_int_equal(res, PSG_ERR_FORMAT);
+				assert_int_equal(res, RC_FORMAT);
 			else
-				assert_int_equal(res, PSG_OK);
+				assert_int_equal(res, RC_OK);
 			if (cut >= PSK_CHUNK_HEADER && !boundary)
 				assert_true(diag_count(&d) > 0);
 		}
-		if (res == PSG_OK) {
+		if (res == RC_OK) {
 			/* Every sequence that claims its keys really has them. */
 			for (size_t s = 0; s < got.n_seqs; s++)
 				if (got.seqs[s].keys_ok && got.seqs[s].num_raw_frames > 0 &&
@@ -387,14 +387,14 @@ static void test_bones_and_unknown(void **state)
 	(void)state;
 	gen_psa_opts_default(&o, 7);
 	o.bones = 6;
-	assert_int_equal(gen_psa_anim(&o, &a), PSG_OK);
+	assert_int_equal(gen_psa_anim(&o, &a), RC_OK);
 	assert_int_equal(a.bones[0].parent, -1); /* CUE4Parse/UEViewer PSA style root */
 	a.bones[2].parent = 4;
 	a.bones[4].parent = 2;
 	p = write_anim(&a, &n);
 	rename_chunk(p, n, "SCALEKEYS", "SCALEKEYZ");
 	diag_init(&d);
-	assert_int_equal(psa_read(p, n, &got, &d), PSG_OK);
+	assert_int_equal(psa_read(p, n, &got, &d), RC_OK);
 	assert_true(diag_has(&d, "BONENAMES: bone 2 parent 4 does not come before it"));
 	assert_true(diag_has(&d, "parent cycle"));
 	assert_true(diag_has(&d, "(SCALEKEYZ): unknown chunk"));

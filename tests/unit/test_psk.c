@@ -10,7 +10,7 @@
 
 #include "psgfs/gen_psk.h"
 #include "psgfs/names.h"
-#include "psgfs/rng.h"
+#include "psgfs/prng.h"
 #include "psk_testutil.h"
 
 /* Generate, write and return the bytes (and the in-memory mesh when m != NULL). */
@@ -20,9 +20,9 @@ static uint8_t *gen_bytes(const struct gen_psk_opts *o, struct psk_mesh *m, size
 	struct buf b;
 	uint8_t *p;
 
-	assert_int_equal(gen_psk_mesh(o, m ? m : &tmp), PSG_OK);
+	assert_int_equal(gen_psk_mesh(o, m ? m : &tmp), RC_OK);
 	buf_init(&b);
-	assert_int_equal(psk_write(m ? m : &tmp, &b), PSG_OK);
+	assert_int_equal(psk_write(m ? m : &tmp, &b), RC_OK);
 	if (!m)
 		psk_mesh_free(&tmp);
 	p = buf_steal(&b, len);
@@ -37,7 +37,7 @@ static void read_same(const uint8_t *p, size_t n, const struct psk_mesh *m)
 	struct diag d;
 
 	diag_init(&d);
-	assert_int_equal(psk_read(p, n, &got, &d), PSG_OK);
+	assert_int_equal(psk_read(p, n, &got, &d), RC_OK);
 	diag_dump(&d);
 	assert_int_equal(diag_count(&d), 0);
 	assert_mesh_same(m, &got);
@@ -96,7 +96,7 @@ static void test_roundtrip(void **state)
 		uint8_t *p;
 
 		buf_init(&b);
-		assert_int_equal(psk_write(&empty, &b), PSG_OK);
+		assert_int_equal(psk_write(&empty, &b), RC_OK);
 		p = buf_steal(&b, &n);
 		assert_int_equal(n, 7 * PSK_CHUNK_HEADER);
 		read_same(p, n, &empty);
@@ -126,7 +126,7 @@ static void test_generator_properties(void **state)
 
 	full_opts(&o, 9);
 	o.max_influences = 4;
-	assert_int_equal(gen_psk_mesh(&o, &m), PSG_OK);
+	assert_int_equal(gen_psk_mesh(&o, &m), RC_OK);
 	/* Parents first, weights normalised exactly, 1..4 per point, sorted by point. */
 	for (size_t i = 1; i < m.n_bones; i++)
 		assert_true(m.bones[i].parent >= 0 && (size_t)m.bones[i].parent < i);
@@ -147,7 +147,7 @@ static void test_generator_properties(void **state)
 	psk_mesh_free(&m);
 
 	o.materials = 300;
-	assert_int_equal(gen_psk_mesh(&o, &m), PSG_ERR_INVAL);
+	assert_int_equal(gen_psk_mesh(&o, &m), RC_INVAL);
 }
 
 static void test_hostile_names(void **state)
@@ -186,22 +186,22 @@ static void test_junk_ids_and_pads(void **state)
 	struct psk_chunks ch;
 	size_t n, vtxw;
 	uint8_t *p;
-	struct rng r;
+	struct prng r;
 
 	(void)state;
 	full_opts(&o, 11);
 	p = gen_bytes(&o, &m, &n);
-	rng_seed(&r, 5);
+	prng_seed(&r, 5);
 	scan_buf(p, n, &ch);
 	for (size_t i = 0; i < ch.n; i++) {
 		uint8_t *id = p + ch.v[i].offset;
-		uint32_t flag = (uint32_t)rng_next(&r); /* any TypeFlag is fine */
+		uint32_t flag = (uint32_t)prng_next(&r); /* any TypeFlag is fine */
 
 		put_u32(id + 20, flag);
 		if (i == 0)
 			m.head_type_flag = (int32_t)flag;
 		for (size_t k = strlen(ch.v[i].id) + 1; k < 20; k++)
-			id[k] = (uint8_t)(rng_next(&r) | 1);
+			id[k] = (uint8_t)(prng_next(&r) | 1);
 	}
 	psk_chunks_free(&ch);
 	vtxw = chunk_off(p, n, "VTXW0000") + PSK_CHUNK_HEADER;
@@ -209,8 +209,8 @@ static void test_junk_ids_and_pads(void **state)
 	for (size_t i = 0; i < m.n_wedges; i++) {
 		uint8_t *w = p + vtxw + 16 * i;
 
-		w[2] = (uint8_t)rng_next(&r); /* high word of the point index */
-		w[3] = (uint8_t)rng_next(&r) | 0x80;
+		w[2] = (uint8_t)prng_next(&r); /* high word of the point index */
+		w[3] = (uint8_t)prng_next(&r) | 0x80;
 		w[14] = 0xAA;
 		w[15] = 0x55;
 	}
@@ -244,7 +244,7 @@ static void test_point_index_u32(void **state)
 	vtxw = chunk_off(p, n, "VTXW0000") + PSK_CHUNK_HEADER;
 	p[vtxw + 16 * 5 + 3] = 0x40;
 	diag_init(&d);
-	assert_int_equal(psk_read(p, n, &got, &d), PSG_OK);
+	assert_int_equal(psk_read(p, n, &got, &d), RC_OK);
 	assert_int_equal(got.wedges[5].point, 0x40000000u | m.wedges[5].point);
 	assert_true(diag_has(&d, "wedge 5 point"));
 	psk_mesh_free(&got);
@@ -262,7 +262,7 @@ static void test_point_index_u32(void **state)
 		vtxw = chunk_off(p, n, "VTXW0000") + PSK_CHUNK_HEADER;
 		p[vtxw + 16 * 7 + 2] = 0x01;
 		diag_init(&d);
-		assert_int_equal(psk_read(p, n, &got, &d), PSG_OK);
+		assert_int_equal(psk_read(p, n, &got, &d), RC_OK);
 		assert_int_equal(got.wedges[7].point, np == 65536 ? 7u : 0x10007u);
 		if (np == 65536)
 			assert_int_equal(diag_count(&d), 0);
@@ -317,12 +317,12 @@ static void test_point_rule_after_all_chunks(void **state)
 	m.wedges = w;
 	m.n_wedges = 2;
 	buf_init(&b);
-	assert_int_equal(psk_write(&m, &b), PSG_OK);
+	assert_int_equal(psk_write(&m, &b), RC_OK);
 	p = buf_steal(&b, &n);
 	p[chunk_off(p, n, "VTXW0000") + PSK_CHUNK_HEADER + 2] = 0x77;
 	q = move_last(p, n, "PNTS0000", &n2);
 	diag_init(&d);
-	assert_int_equal(psk_read(q, n2, &got, &d), PSG_OK);
+	assert_int_equal(psk_read(q, n2, &got, &d), RC_OK);
 	diag_dump(&d);
 	assert_int_equal(diag_count(&d), 0);
 	assert_int_equal(got.wedges[0].point, 1);
@@ -468,7 +468,7 @@ static void test_unknown_chunk(void **state)
 	memcpy(unk + 32, "ACTRHEADPNTS0000 this is no header", 34);
 	q = insert_at(p, n, chunk_off(p, n, "VTXW0000"), unk, sizeof unk, &n2);
 	diag_init(&d);
-	assert_int_equal(psk_read(q, n2, &got, &d), PSG_OK);
+	assert_int_equal(psk_read(q, n2, &got, &d), RC_OK);
 	assert_mesh_same(&m, &got);
 	assert_int_equal(diag_count(&d), 1);
 	assert_true(diag_has(&d, "chunk 2 (ZZZZ0000): unknown chunk"));
@@ -505,7 +505,7 @@ static void test_record_size_mismatch(void **state)
 	put_u32(p + off + 24, 18);
 	put_u32(p + off + 28, (uint32_t)m.n_faces * 12 / 18);
 	diag_init(&d);
-	assert_int_equal(psk_read(p, n, &got, &d), PSG_OK);
+	assert_int_equal(psk_read(p, n, &got, &d), RC_OK);
 	assert_true(diag_has(&d, "(RAWWEIGHTS): record size 6, expected 12: chunk skipped"));
 	assert_true(diag_has(&d, "(FACE0000): record size 18, expected 12: chunk skipped"));
 	assert_int_equal(got.n_weights, 0);
@@ -542,7 +542,7 @@ static void test_truncation(void **state)
 {
 	struct gen_psk_opts o;
 	struct psk_chunks ch;
-	struct rng r;
+	struct prng r;
 	size_t n;
 	uint8_t *p;
 
@@ -550,14 +550,14 @@ static void test_truncation(void **state)
 	full_opts(&o, 81);
 	p = gen_bytes(&o, NULL, &n);
 	scan_buf(p, n, &ch);
-	rng_seed(&r, 1);
+	prng_seed(&r, 1);
 	for (size_t t = 0; t < ch.n * 3 + 400; t++) {
 		size_t cut;
 		bool boundary = false;
 		struct psk_mesh got;
 		struct diag d;
 		uint8_t *q;
-		enum psg_result res;
+		enum rc res;
 
 		if (t < ch.n * 3) {
 			size_t i = t / 3;
@@ -566,7 +566,7 @@ static void test_truncation(void **state)
 			if (cut > n)
 				cut = n;
 		} else {
-			cut = rng_below(&r, (uint32_t)n);
+			cut = prng_below(&r, (uint32_t)n);
 		}
 		boundary = cut == n;
 		for (size_t i = 0; i < ch.n; i++)
@@ -576,9 +576,9 @@ static void test_truncation(void **state)
 		diag_init(&d);
 		res = psk_read(q, cut, &got, &d);
 		if (cut < PSK_CHUNK_HEADER) {
-			assert_int_equal(res, PSG_ERR_FORMAT);
+			assert_int_equal(res, RC_FORMAT);
 		} else {
-			assert_int_equal(res, PSG_OK);
+			assert_int_equal(res, RC_OK);
 			if (!boundary)
 				assert_true(diag_count(&d) > 0);
 			psk_mesh_free(&got);
@@ -619,7 +619,7 @@ static void test_huge_counts(void **state)
 			put_u32(f + 32 + 28, sizes[s][1]);
 			diag_init(&d);
 			before = heap_in_use();
-			assert_int_equal(psk_read(f, sizeof f, &got, &d), PSG_OK);
+			assert_int_equal(psk_read(f, sizeof f, &got, &d), RC_OK);
 			assert_true(heap_in_use() < before + 64 * 1024);
 			if (sizes[s][0] != 0)
 				assert_true(diag_has(&d, "run past the end of the file"));
@@ -643,7 +643,7 @@ static void test_huge_counts(void **state)
 		assert_int_equal(ch.n, 10001);
 		psk_chunks_free(&ch);
 		diag_init(&d);
-		assert_int_equal(psk_read(p, n, &got, &d), PSG_OK);
+		assert_int_equal(psk_read(p, n, &got, &d), RC_OK);
 		assert_true(d.dropped > 0 || d.n == 10000);
 		psk_mesh_free(&got);
 		diag_free(&d);
@@ -662,32 +662,32 @@ static void test_head_problems(void **state)
 	struct diag d;
 
 	(void)state;
-	assert_int_equal(psk_read(f, 31, &got, NULL), PSG_ERR_FORMAT);
+	assert_int_equal(psk_read(f, 31, &got, NULL), RC_FORMAT);
 	/* The head claims the whole world: nothing after it can be found. */
 	put_u32(f + 24, 1000);
 	put_u32(f + 28, 1000);
 	src_init_mem(&s, &sm, f, sizeof f);
 	diag_init(&d);
-	assert_int_equal(psk_scan(&s, &ch, &d), PSG_ERR_CORRUPT);
+	assert_int_equal(psk_scan(&s, &ch, &d), RC_CORRUPT);
 	assert_int_equal(ch.n, 1);
 	assert_true(ch.v[0].truncated);
 	psk_chunks_free(&ch);
-	assert_int_equal(psk_read(f, sizeof f, &got, &d), PSG_OK);
+	assert_int_equal(psk_read(f, sizeof f, &got, &d), RC_OK);
 	assert_int_equal(got.n_points, 0);
 	assert_true(diag_count(&d) >= 2);
 	psk_mesh_free(&got);
 	diag_free(&d);
 	/* Not a PSK; a PSA is not a mesh. */
 	memcpy(f, "PNTS0000", 8);
-	assert_int_equal(psk_read(f, sizeof f, &got, NULL), PSG_ERR_FORMAT);
+	assert_int_equal(psk_read(f, sizeof f, &got, NULL), RC_FORMAT);
 	memset(f, 0, sizeof f);
 	memcpy(f, "ANIMHEAD", 8);
-	assert_int_equal(psk_read(f, sizeof f, &got, NULL), PSG_ERR_FORMAT);
+	assert_int_equal(psk_read(f, sizeof f, &got, NULL), RC_FORMAT);
 	memcpy(f, "ACTRHEAD", 8);
-	assert_int_equal(psa_read(f, sizeof f, &a, NULL), PSG_ERR_FORMAT);
+	assert_int_equal(psa_read(f, sizeof f, &a, NULL), RC_FORMAT);
 	/* Trailing bytes shorter than a header are reported. */
 	diag_init(&d);
-	assert_int_equal(psk_read(f, 40, &got, &d), PSG_OK);
+	assert_int_equal(psk_read(f, 40, &got, &d), RC_OK);
 	assert_true(diag_has(&d, "8 trailing bytes at offset 32"));
 	psk_mesh_free(&got);
 	diag_free(&d);
@@ -704,7 +704,7 @@ static void test_index_validation(void **state)
 
 	(void)state;
 	full_opts(&o, 91);
-	assert_int_equal(gen_psk_mesh(&o, &m), PSG_OK);
+	assert_int_equal(gen_psk_mesh(&o, &m), RC_OK);
 	m.wedges[2].point = (uint32_t)m.n_points;
 	m.faces[3].wedge[1] = (uint32_t)m.n_wedges + 5;
 	m.faces[4].mat = (uint8_t)m.n_materials;
@@ -716,10 +716,10 @@ static void test_index_validation(void **state)
 	m.deltas[1].point = (int32_t)m.n_points + 1;
 	m.morphs[0].vertex_count += 1000; /* more deltas claimed than MRPHDATA holds */
 	buf_init(&b);
-	assert_int_equal(psk_write(&m, &b), PSG_OK);
+	assert_int_equal(psk_write(&m, &b), RC_OK);
 	p = buf_steal(&b, &n);
 	diag_init(&d);
-	assert_int_equal(psk_read(p, n, &got, &d), PSG_OK);
+	assert_int_equal(psk_read(p, n, &got, &d), RC_OK);
 	diag_dump(&d);
 	assert_true(diag_has(&d, "wedge 2 point"));
 	assert_true(diag_has(&d, "face 3 wedge"));
@@ -752,10 +752,10 @@ static void test_index_validation(void **state)
 	m.morphs[0].vertex_count -= 1000;
 	m.wedges[2].point = 0;
 	buf_init(&b);
-	assert_int_equal(psk_write(&m, &b), PSG_OK);
+	assert_int_equal(psk_write(&m, &b), RC_OK);
 	p = buf_steal(&b, &n);
 	diag_init(&d);
-	assert_int_equal(psk_read(p, n, &got, &d), PSG_OK);
+	assert_int_equal(psk_read(p, n, &got, &d), RC_OK);
 	diag_dump(&d);
 	assert_true(diag_has(&d, "is in a parent cycle"));
 	assert_false(diag_has(&d, "MRPHINFO vertex counts"));
@@ -778,12 +778,12 @@ static void test_counts_and_duplicates(void **state)
 
 	(void)state;
 	full_opts(&o, 101);
-	assert_int_equal(gen_psk_mesh(&o, &m), PSG_OK);
+	assert_int_equal(gen_psk_mesh(&o, &m), RC_OK);
 	free(m.normals);
 	m.normals = calloc(m.n_wedges, sizeof *m.normals);
 	m.n_normals = m.n_wedges;
 	buf_init(&b);
-	assert_int_equal(psk_write(&m, &b), PSG_OK);
+	assert_int_equal(psk_write(&m, &b), RC_OK);
 	p = buf_steal(&b, &n);
 	read_same(p, n, &m);
 	free(p);
@@ -792,10 +792,10 @@ static void test_counts_and_duplicates(void **state)
 	m.n_colors = m.n_wedges - 2;
 	m.n_extra_uvs[1] = 3;
 	buf_init(&b);
-	assert_int_equal(psk_write(&m, &b), PSG_OK);
+	assert_int_equal(psk_write(&m, &b), RC_OK);
 	p = buf_steal(&b, &n);
 	diag_init(&d);
-	assert_int_equal(psk_read(p, n, &got, &d), PSG_OK);
+	assert_int_equal(psk_read(p, n, &got, &d), RC_OK);
 	assert_true(diag_has(&d, "VTXNORMS has"));
 	assert_true(diag_has(&d, "VERTEXCOLOR has"));
 	assert_true(diag_has(&d, "EXTRAUVS1 has 3 UVs"));
@@ -808,7 +808,7 @@ static void test_counts_and_duplicates(void **state)
 	q = insert_at(p, n, n, p + off, len, &n2);
 	memset(q + n + PSK_CHUNK_HEADER, 0x41, len - PSK_CHUNK_HEADER);
 	diag_init(&d);
-	assert_int_equal(psk_read(q, n2, &got, &d), PSG_OK);
+	assert_int_equal(psk_read(q, n2, &got, &d), RC_OK);
 	assert_true(diag_has(&d, "(PNTS0000): duplicate of chunk 1, ignored"));
 	assert_f32_same(got.points[0].x, m.points[0].x);
 	psk_mesh_free(&got);
@@ -832,13 +832,13 @@ static void test_writer_profile(void **state)
 
 	(void)state;
 	full_opts(&o, 111);
-	assert_int_equal(gen_psk_mesh(&o, &m), PSG_OK);
+	assert_int_equal(gen_psk_mesh(&o, &m), RC_OK);
 	m.head_type_flag = 0;
 	{
 		struct buf b;
 
 		buf_init(&b);
-		assert_int_equal(psk_write(&m, &b), PSG_OK);
+		assert_int_equal(psk_write(&m, &b), RC_OK);
 		p = buf_steal(&b, &n);
 	}
 	scan_buf(p, n, &ch);
@@ -868,7 +868,7 @@ static void test_writer_profile(void **state)
 		struct buf b;
 
 		buf_init(&b);
-		assert_int_equal(psk_write(&m, &b), PSG_OK);
+		assert_int_equal(psk_write(&m, &b), RC_OK);
 		p = buf_steal(&b, &n);
 	}
 	scan_buf(p, n, &ch);

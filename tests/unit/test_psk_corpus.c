@@ -81,7 +81,7 @@ static void check_mesh(const struct mesh_want *w)
 
 	assert_int_equal(n, w->file_size);
 	diag_init(&d);
-	assert_int_equal(psk_read(p, n, &m, &d), PSG_OK);
+	assert_int_equal(psk_read(p, n, &m, &d), RC_OK);
 	diag_dump(&d);
 	assert_int_equal(diag_count(&d), 0);
 	diag_free(&d);
@@ -111,10 +111,10 @@ static void check_mesh(const struct mesh_want *w)
 	}
 
 	buf_init(&b);
-	assert_int_equal(psk_write(&m, &b), PSG_OK);
+	assert_int_equal(psk_write(&m, &b), RC_OK);
 	q = buf_steal(&b, &n2);
 	diag_init(&d);
-	assert_int_equal(psk_read(q, n2, &back, &d), PSG_OK);
+	assert_int_equal(psk_read(q, n2, &back, &d), RC_OK);
 	diag_dump(&d);
 	assert_int_equal(diag_count(&d), 0);
 	assert_mesh_same(&m, &back);
@@ -182,7 +182,7 @@ static void check_anim(const char *rel, size_t file_size, size_t bones, size_t f
 
 	assert_int_equal(n, file_size);
 	diag_init(&d);
-	assert_int_equal(psa_read(p, n, &a, &d), PSG_OK);
+	assert_int_equal(psa_read(p, n, &a, &d), RC_OK);
 	diag_dump(&d);
 	assert_int_equal(diag_count(&d), repaired ? 1 : 0);
 	diag_free(&d);
@@ -201,10 +201,10 @@ static void check_anim(const char *rel, size_t file_size, size_t bones, size_t f
 	assert_non_null(psa_key_at(&a, 0, frames - 1, bones - 1));
 
 	buf_init(&b);
-	assert_int_equal(psa_write(&a, &b), PSG_OK);
+	assert_int_equal(psa_write(&a, &b), RC_OK);
 	q = buf_steal(&b, &n2);
 	diag_init(&d);
-	assert_int_equal(psa_read(q, n2, &back, &d), PSG_OK);
+	assert_int_equal(psa_read(q, n2, &back, &d), RC_OK);
 	assert_int_equal(diag_count(&d), 0);
 	diag_free(&d);
 	want = a;
@@ -216,9 +216,9 @@ static void check_anim(const char *rel, size_t file_size, size_t bones, size_t f
 	free(q);
 
 	buf_init(&b);
-	assert_int_equal(psa_write_sequence(&a, 0, &b), PSG_OK);
+	assert_int_equal(psa_write_sequence(&a, 0, &b), RC_OK);
 	q = buf_steal(&b, &n2);
-	assert_int_equal(psa_read(q, n2, &back, NULL), PSG_OK);
+	assert_int_equal(psa_read(q, n2, &back, NULL), RC_OK);
 	assert_int_equal(back.n_keys, keys);
 	assert_int_equal(back.n_scale_keys, scale_keys);
 	for (size_t i = 0; i < keys; i++)

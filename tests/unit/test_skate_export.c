@@ -42,24 +42,24 @@ static void fx_make(struct fx *f, const struct gen_skinned_opts *o, const char *
 
 	memset(f, 0, sizeof *f);
 	buf_init(&b);
-	assert_int_equal(gen_psg_skinned(o, &b, &f->t), PSG_OK);
+	assert_int_equal(gen_psg_skinned(o, &b, &f->t), RC_OK);
 	f->file = buf_steal(&b, &f->len);
 	src_init_mem(&f->s, &f->m, f->file, f->len);
 	diag_init(&d);
-	assert_int_equal(arena_open(&f->s, &f->a, &d), PSG_OK);
+	assert_int_equal(arena_open(&f->s, &f->a, &d), RC_OK);
 	assert_int_equal(skate_scene_load(&f->s, &f->a,
 					  tsv_override ? tsv_override
 					  : use_tsv    ? f->t.hierarchy_tsv
 						       : NULL,
 					  &f->sc, &d),
-			 PSG_OK);
+			 RC_OK);
 	buf_init(&b);
-	assert_int_equal(skate_export_psk(&f->s, &f->a, f->sc, zup, &b, &f->pskx), PSG_OK);
+	assert_int_equal(skate_export_psk(&f->s, &f->a, f->sc, zup, &b, &f->pskx), RC_OK);
 	psk = buf_steal(&b, &n);
 	assert_non_null(psk);
 	diag_free(&d);
 	diag_init(&d);
-	assert_int_equal(psk_read(psk, n, &f->pm, &d), PSG_OK);
+	assert_int_equal(psk_read(psk, n, &f->pm, &d), RC_OK);
 	for (size_t i = 0; i < d.n; i++)
 		print_message("psk_read: %s\n", d.msg[i]);
 	assert_int_equal(d.n, 0);

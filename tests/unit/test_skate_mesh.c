@@ -143,7 +143,7 @@ static void test_vdes(void **state)
 
 	(void)state;
 	diag_init(&d);
-	assert_int_equal(skate_vdes_parse(sky_vdes, sizeof sky_vdes, 8, &v, &d), PSG_OK);
+	assert_int_equal(skate_vdes_parse(sky_vdes, sizeof sky_vdes, 8, &v, &d), RC_OK);
 	assert_int_equal(d.n, 0);
 	assert_int_equal(v.types_flags, 0x101);
 	assert_int_equal(v.n_el, 2);
@@ -157,7 +157,7 @@ static void test_vdes(void **state)
 	/* S1 x3 at 12 needs 18 bytes > stride 16 */
 	memcpy(bad, sky_vdes, sizeof bad);
 	bad[16 + 8 + 1] = 3;
-	assert_int_equal(skate_vdes_parse(bad, sizeof bad, 8, &v, &d), PSG_OK);
+	assert_int_equal(skate_vdes_parse(bad, sizeof bad, 8, &v, &d), RC_OK);
 	assert_false(v.el[1].usable);
 	assert_true(diag_has(&d, "does not fit stride 16"));
 
@@ -165,10 +165,10 @@ static void test_vdes(void **state)
 	memcpy(bad, sky_vdes, sizeof bad);
 	put16(bad + 10, 40);
 	diag_free(&d);
-	assert_int_equal(skate_vdes_parse(bad, sizeof bad, 8, &v, &d), PSG_OK);
+	assert_int_equal(skate_vdes_parse(bad, sizeof bad, 8, &v, &d), RC_OK);
 	assert_true(v.n_el <= 3);
 	assert_true(d.n >= 2);
-	assert_int_equal(skate_vdes_parse(bad, 15, 8, &v, &d), PSG_ERR_CORRUPT);
+	assert_int_equal(skate_vdes_parse(bad, 15, 8, &v, &d), RC_CORRUPT);
 	diag_free(&d);
 }
 
@@ -183,26 +183,26 @@ static void test_vb_ib_mh(void **state)
 	(void)state;
 	put32(b, 3);
 	put32(b + 8, 3680);
-	assert_int_equal(skate_vb_parse(b, 16, &vb), PSG_OK);
+	assert_int_equal(skate_vb_parse(b, 16, &vb), RC_OK);
 	assert_int_equal(vb.buffer, 3);
 	assert_int_equal(vb.buffer_size, 3680);
-	assert_int_equal(skate_vb_parse(b, 15, &vb), PSG_ERR_CORRUPT);
+	assert_int_equal(skate_vb_parse(b, 15, &vb), RC_CORRUPT);
 	put32(b, 5);
 	put32(b + 8, 1140);
 	put32(b + 12, 2);
 	b[16] = 1;
-	assert_int_equal(skate_ib_parse(b, 20, &ib), PSG_OK);
+	assert_int_equal(skate_ib_parse(b, 20, &ib), RC_OK);
 	assert_int_equal(ib.num_indices, 1140);
 	assert_int_equal(ib.stride, 2);
 	assert_int_equal(ib.index_type, 1);
-	assert_int_equal(skate_ib_parse(b, 19, &ib), PSG_ERR_CORRUPT);
+	assert_int_equal(skate_ib_parse(b, 19, &ib), RC_CORRUPT);
 	memset(b, 0, sizeof b);
 	put32(b, 1);
 	put32(b + 4, 0x7FFFFFFF); /* far more than the object holds */
 	put32(b + 8, 6);
 	put32(b + 12, 4);
 	diag_init(&d);
-	assert_int_equal(skate_mesh_helper_parse(b, 16, 9, &mh, &d), PSG_OK);
+	assert_int_equal(skate_mesh_helper_parse(b, 16, 9, &mh, &d), RC_OK);
 	assert_int_equal(mh.n_refs, 2);
 	assert_int_equal(mh.refs[0], 6);
 	assert_int_equal(mh.refs[1], 4);
@@ -233,7 +233,7 @@ static void test_optimesh(void **state)
 	put16(b + 0x60 + 38, 2);
 	put16(b + 0x60 + 40, 9);
 	diag_init(&d);
-	assert_int_equal(skate_optimesh_parse(b, sizeof b, 7, &m, &d), PSG_OK);
+	assert_int_equal(skate_optimesh_parse(b, sizeof b, 7, &m, &d), RC_OK);
 	assert_int_equal(d.n, 0);
 	assert_int_equal(m.n_islands, 3);
 	assert_int_equal(m.islands[2].start, 570);
@@ -249,18 +249,18 @@ static void test_optimesh(void **state)
 	/* hostile counts and offsets */
 	put32(b + 0x38, 0xFFFFFFFF);
 	put32(b + 0x48, 0xFFFFFFFF);
-	assert_int_equal(skate_optimesh_parse(b, sizeof b, 7, &m, &d), PSG_OK);
+	assert_int_equal(skate_optimesh_parse(b, sizeof b, 7, &m, &d), RC_OK);
 	assert_true(m.n_islands <= (sizeof b - 0x60) / 12);
 	assert_true(m.n_remap <= (sizeof b - 0x60 - 36) / 2);
 	skate_optimesh_free(&m);
 	put32(b + 0x44, 0xFFFFFF00);
 	put32(b + 0x4C, 0xFFFFFF00);
-	assert_int_equal(skate_optimesh_parse(b, sizeof b, 7, &m, &d), PSG_OK);
+	assert_int_equal(skate_optimesh_parse(b, sizeof b, 7, &m, &d), RC_OK);
 	assert_int_equal(m.n_islands, 0);
 	assert_int_equal(m.n_remap, 0);
 	assert_true(diag_has(&d, "past the object"));
 	skate_optimesh_free(&m);
-	assert_int_equal(skate_optimesh_parse(b, 0x5F, 7, &m, &d), PSG_ERR_CORRUPT);
+	assert_int_equal(skate_optimesh_parse(b, 0x5F, 7, &m, &d), RC_CORRUPT);
 	diag_free(&d);
 }
 
@@ -306,7 +306,7 @@ static void test_model(void **state)
 
 	(void)state;
 	diag_init(&d);
-	assert_int_equal(skate_model_parse(b, n, 10, &m, &d), PSG_OK);
+	assert_int_equal(skate_model_parse(b, n, 10, &m, &d), RC_OK);
 	assert_int_equal(d.n, 0);
 	assert_int_equal(m.n_bones, 2);
 	assert_string_equal(m.names[0], "HIPS");
@@ -321,11 +321,11 @@ static void test_model(void **state)
 
 	/* bone count larger than the object */
 	n = build_model(b, 0xFFFF);
-	assert_int_equal(skate_model_parse(b, n, 10, &m, &d), PSG_OK);
+	assert_int_equal(skate_model_parse(b, n, 10, &m, &d), RC_OK);
 	assert_true(m.n_bones < 10);
 	assert_true(diag_has(&d, "65535 bones"));
 	skate_model_free(&m);
-	assert_int_equal(skate_model_parse(b, 0x3F, 10, &m, &d), PSG_ERR_CORRUPT);
+	assert_int_equal(skate_model_parse(b, 0x3F, 10, &m, &d), RC_CORRUPT);
 	diag_free(&d);
 }
 
@@ -385,12 +385,12 @@ static void fx_gen(struct fx *f, const struct gen_skinned_opts *o)
 	struct diag d;
 
 	buf_init(&b);
-	assert_int_equal(gen_psg_skinned(o, &b, &f->t), PSG_OK);
+	assert_int_equal(gen_psg_skinned(o, &b, &f->t), RC_OK);
 	f->file = buf_steal(&b, &f->len);
 	assert_non_null(f->file);
 	src_init_mem(&f->s, &f->m, f->file, f->len);
 	diag_init(&d);
-	assert_int_equal(arena_open(&f->s, &f->a, &d), PSG_OK);
+	assert_int_equal(arena_open(&f->s, &f->a, &d), RC_OK);
 	diag_free(&d);
 }
 
@@ -462,7 +462,7 @@ static void check_mesh(struct fx *f, const struct skate_scene *sc, size_t mi)
 	const struct skate_attr *pa, *na, *ua;
 
 	diag_init(&d);
-	assert_int_equal(skate_mesh_decode(&f->s, &f->a, sc, mi, &md, &d), PSG_OK);
+	assert_int_equal(skate_mesh_decode(&f->s, &f->a, sc, mi, &md, &d), RC_OK);
 	assert_int_equal(d.n, 0);
 	assert_int_equal(md->n_verts, tm->n_verts);
 	assert_true(md->pos >= 0 && md->normal >= 0 && md->tex[0] >= 0);
@@ -524,7 +524,7 @@ static void test_scene_truth(void **state)
 			diag_init(&d);
 			assert_int_equal(
 			    skate_scene_load(&f.s, &f.a, tsv ? f.t.hierarchy_tsv : NULL, &sc, &d),
-			    PSG_OK);
+			    RC_OK);
 			for (size_t i = 0; i < d.n; i++)
 				print_message("unexpected: %s\n", d.msg[i]);
 			assert_int_equal(d.n, 0);
@@ -549,7 +549,7 @@ static void test_formats_covered(void **state)
 
 	(void)state;
 	fx_gen(&f, &o);
-	assert_int_equal(skate_scene_load(&f.s, &f.a, NULL, &sc, NULL), PSG_OK);
+	assert_int_equal(skate_scene_load(&f.s, &f.a, NULL, &sc, NULL), RC_OK);
 	for (size_t mi = 0; mi < sc->n_meshes; mi++)
 		for (unsigned e = 0; e < sc->meshes[mi].desc.n_el; e++)
 			seen[sc->meshes[mi].desc.el[e].vertex_type & 7] = true;
@@ -587,7 +587,7 @@ static void test_hierarchy_cycles(void **state)
 	(void)state;
 	fx_gen(&f, &o);
 	diag_init(&d);
-	assert_int_equal(skate_scene_load(&f.s, &f.a, tsv, &sc, &d), PSG_OK);
+	assert_int_equal(skate_scene_load(&f.s, &f.a, tsv, &sc, &d), RC_OK);
 	assert_true(diag_has(&d, "cycle"));
 	assert_true(diag_has(&d, "unknown parent"));
 	assert_true(diag_has(&d, "unknown bone"));
@@ -622,16 +622,16 @@ static void run_hostile(enum gen_skinned_hostile h, const char *needle, int layo
 
 	fx_gen(&f, &o);
 	diag_init(&d);
-	assert_int_equal(skate_scene_load(&f.s, &f.a, f.t.hierarchy_tsv, &sc, &d), PSG_OK);
+	assert_int_equal(skate_scene_load(&f.s, &f.a, f.t.hierarchy_tsv, &sc, &d), RC_OK);
 	for (size_t mi = 0; mi < sc->n_meshes; mi++) {
 		struct skate_mesh_data *md;
-		enum psg_result r = skate_mesh_decode(&f.s, &f.a, sc, mi, &md, &d);
+		enum rc r = skate_mesh_decode(&f.s, &f.a, sc, mi, &md, &d);
 
-		if (r == PSG_OK) {
+		if (r == RC_OK) {
 			buf_init(&b);
-			assert_int_equal(skate_text_vertices(md, &b), PSG_OK);
-			assert_int_equal(skate_text_skin(sc, md, &b), PSG_OK);
-			assert_int_equal(skate_text_triangles(md, &b), PSG_OK);
+			assert_int_equal(skate_text_vertices(md, &b), RC_OK);
+			assert_int_equal(skate_text_skin(sc, md, &b), RC_OK);
+			assert_int_equal(skate_text_triangles(md, &b), RC_OK);
 			buf_free(&b);
 			skate_mesh_data_free(md);
 		}
@@ -642,7 +642,7 @@ static void run_hostile(enum gen_skinned_hostile h, const char *needle, int layo
 		buf_free(&b);
 	}
 	buf_init(&b);
-	assert_int_equal(skate_export_psk(&f.s, &f.a, sc, true, &b, NULL), PSG_OK);
+	assert_int_equal(skate_export_psk(&f.s, &f.a, sc, true, &b, NULL), RC_OK);
 	buf_free(&b);
 	if (!diag_has(&d, needle))
 		for (size_t i = 0; i < d.n; i++)
@@ -690,12 +690,12 @@ static void test_mutations(void **state)
 				f.file[e->start + k] = vals[vi];
 				diag_init(&d);
 				if (skate_scene_load(&f.s, &f.a, f.t.hierarchy_tsv, &sc, &d) ==
-				    PSG_OK) {
+				    RC_OK) {
 					for (size_t mi = 0; mi < sc->n_meshes; mi++) {
 						struct skate_mesh_data *md;
 
 						if (skate_mesh_decode(&f.s, &f.a, sc, mi, &md,
-								      &d) == PSG_OK)
+								      &d) == RC_OK)
 							skate_mesh_data_free(md);
 					}
 					skate_scene_free(sc);
@@ -730,12 +730,12 @@ static void test_sky(void **state)
 
 	(void)state;
 	buf_init(&b);
-	assert_int_equal(gen_psg_sky(0x1234, &b, NULL), PSG_OK);
+	assert_int_equal(gen_psg_sky(0x1234, &b, NULL), RC_OK);
 	file = buf_steal(&b, &len);
 	src_init_mem(&s, &m, file, len);
 	diag_init(&d);
-	assert_int_equal(arena_open(&s, &a, &d), PSG_OK);
-	assert_int_equal(skate_scene_load(&s, &a, NULL, &sc, &d), PSG_OK);
+	assert_int_equal(arena_open(&s, &a, &d), RC_OK);
+	assert_int_equal(skate_scene_load(&s, &a, NULL, &sc, &d), RC_OK);
 	for (size_t i = 0; i < d.n; i++)
 		print_message("sky: %s\n", d.msg[i]);
 	assert_int_equal(d.n, 0);
@@ -751,7 +751,7 @@ static void test_sky(void **state)
 	assert_int_equal(sc->meshes[0].n_islands, 4);
 	assert_int_equal(sc->meshes[0].islands[3].start, 855);
 	assert_int_equal(sc->meshes[0].n_palette, 1);
-	assert_int_equal(skate_mesh_decode(&s, &a, sc, 0, &md, &d), PSG_OK);
+	assert_int_equal(skate_mesh_decode(&s, &a, sc, 0, &md, &d), RC_OK);
 	assert_int_equal(d.n, 0);
 	assert_int_equal(md->n_tri, 380);
 	for (uint32_t v = 0; v < md->n_verts; v++) {
@@ -761,7 +761,7 @@ static void test_sky(void **state)
 	}
 	skate_mesh_data_free(md);
 	buf_init(&b);
-	assert_int_equal(skate_export_psk(&s, &a, sc, false, &b, NULL), PSG_OK);
+	assert_int_equal(skate_export_psk(&s, &a, sc, false, &b, NULL), RC_OK);
 	assert_true(b.len > 230 * 12);
 	buf_free(&b);
 	skate_scene_free(sc);
@@ -804,63 +804,63 @@ static void test_text(void **state)
 
 	(void)state;
 	fx_gen(&f, &o);
-	assert_int_equal(skate_scene_load(&f.s, &f.a, f.t.hierarchy_tsv, &sc, NULL), PSG_OK);
+	assert_int_equal(skate_scene_load(&f.s, &f.a, f.t.hierarchy_tsv, &sc, NULL), RC_OK);
 
 	buf_init(&b);
-	assert_int_equal(skate_text_bones(sc, &b), PSG_OK);
+	assert_int_equal(skate_text_bones(sc, &b), RC_OK);
 	assert_true(starts(&b, "index\tname\tparent\ttx\tty\ttz\tqx\tqy\tqz\tqw\n"));
 	assert_int_equal(count_lines(&b), 7);
 	buf_free(&b);
 	buf_init(&b);
-	assert_int_equal(skate_text_bone_names(sc, &b), PSG_OK);
+	assert_int_equal(skate_text_bone_names(sc, &b), RC_OK);
 	assert_true(starts(&b, "ROOT\nBone_001\n"));
 	buf_free(&b);
 	buf_init(&b);
-	assert_int_equal(skate_text_inverse_bind(sc, &b), PSG_OK);
+	assert_int_equal(skate_text_inverse_bind(sc, &b), RC_OK);
 	assert_true(starts(&b, "index\tname\tm00\tm01"));
 	assert_int_equal(count_lines(&b), 7);
 	buf_free(&b);
 	buf_init(&b);
-	assert_int_equal(skate_text_bone(sc, 2, &b), PSG_OK);
+	assert_int_equal(skate_text_bone(sc, 2, &b), RC_OK);
 	buf_putc(&b, 0);
 	assert_non_null(strstr((char *)b.data, "name: Bone_002"));
 	assert_non_null(strstr((char *)b.data, "rigid: yes"));
 	buf_free(&b);
-	assert_int_equal(skate_text_bone(sc, 99, &b), PSG_ERR_NOENT);
+	assert_int_equal(skate_text_bone(sc, 99, &b), RC_NOENT);
 	skate_bone_file_name(sc, 2, name);
 	assert_string_equal(name, "002.Bone_002.txt");
 
 	buf_init(&b);
-	assert_int_equal(skate_text_descriptor(sc, 0, &b), PSG_OK);
+	assert_int_equal(skate_text_descriptor(sc, 0, &b), RC_OK);
 	buf_putc(&b, 0);
 	assert_non_null(strstr((char *)b.data, "stride: 32"));
 	assert_non_null(strstr((char *)b.data, "INDICES\tUB256\t4\t24"));
 	assert_non_null(strstr((char *)b.data, "NORMAL\tCMP\t1\t12"));
 	buf_free(&b);
 	buf_init(&b);
-	assert_int_equal(skate_text_palette(sc, 1, &b), PSG_OK);
+	assert_int_equal(skate_text_palette(sc, 1, &b), RC_OK);
 	assert_true(starts(&b, "slot\tbone\tname\n"));
 	assert_int_equal(count_lines(&b), 1 + sc->meshes[1].n_palette);
 	buf_free(&b);
 	buf_init(&b);
-	assert_int_equal(skate_text_islands(sc, 1, &b), PSG_OK);
+	assert_int_equal(skate_text_islands(sc, 1, &b), RC_OK);
 	assert_true(starts(&b, "island\tstart\tcount\tprimitive\n0\t0\t12\t5\n1\t12\t12\t5\n"));
 	buf_free(&b);
 
-	assert_int_equal(skate_mesh_decode(&f.s, &f.a, sc, 0, &md, NULL), PSG_OK);
+	assert_int_equal(skate_mesh_decode(&f.s, &f.a, sc, 0, &md, NULL), RC_OK);
 	buf_init(&b);
-	assert_int_equal(skate_text_vertices(md, &b), PSG_OK);
+	assert_int_equal(skate_text_vertices(md, &b), RC_OK);
 	assert_true(
 	    starts(&b, "vertex\tpx\tpy\tpz\tnx\tny\tnz\tu0\tv0\tr\tg\tb\ta\ti0\ti1\ti2\ti3\tw0"));
 	assert_int_equal(count_lines(&b), 11);
 	buf_free(&b);
 	buf_init(&b);
-	assert_int_equal(skate_text_triangles(md, &b), PSG_OK);
+	assert_int_equal(skate_text_triangles(md, &b), RC_OK);
 	assert_true(starts(&b, "triangle\ta\tb\tc\tisland\n"));
 	assert_int_equal(count_lines(&b), 9);
 	buf_free(&b);
 	buf_init(&b);
-	assert_int_equal(skate_text_skin(sc, md, &b), PSG_OK);
+	assert_int_equal(skate_text_skin(sc, md, &b), RC_OK);
 	assert_true(starts(&b, "vertex\tbone\tname\tweight\n"));
 	buf_free(&b);
 	skate_mesh_data_free(md);
@@ -876,14 +876,14 @@ static void test_text(void **state)
 
 	for (uint32_t i = 0; i < f.a.n_dict; i++) {
 		uint32_t t = f.a.dict[i].type_id;
-		enum psg_result r;
+		enum rc r;
 
 		buf_init(&b);
 		r = skate_mesh_object_text(&f.s, &f.a, i, &b);
 		if (!skate_mesh_object_has_text(t)) {
-			assert_int_equal(r, PSG_ERR_UNSUPPORTED);
+			assert_int_equal(r, RC_UNSUPPORTED);
 		} else {
-			assert_int_equal(r, PSG_OK);
+			assert_int_equal(r, RC_OK);
 			buf_putc(&b, 0);
 			seen_types |= 1 << (t == RW_T_RENDERMODEL ? 0
 					    : t == RW_T_OPTIMESH  ? 1
@@ -903,7 +903,7 @@ static void test_text(void **state)
 		buf_free(&b);
 	}
 	assert_int_equal(seen_types, 0x3F);
-	assert_int_equal(skate_mesh_object_text(&f.s, &f.a, f.a.n_dict, &b), PSG_ERR_BOUNDS);
+	assert_int_equal(skate_mesh_object_text(&f.s, &f.a, f.a.n_dict, &b), RC_BOUNDS);
 	skate_scene_free(sc);
 	fx_free(&f);
 }

@@ -15,7 +15,7 @@
 #include "psgfs/diag.h"
 #include "psgfs/gen_psg.h"
 #include "psgfs/gen_psg_objects.h"
-#include "psgfs/rng.h"
+#include "psgfs/prng.h"
 #include "psgfs/skate_objects.h"
 #include "psgfs/source.h"
 
@@ -37,7 +37,7 @@ static void fx_open(struct fx *f, struct buf *b)
 	assert_non_null(f->file);
 	src_init_mem(&f->s, &f->m, f->file, f->len);
 	diag_init(&d);
-	assert_int_equal(arena_open(&f->s, &f->a, &d), PSG_OK);
+	assert_int_equal(arena_open(&f->s, &f->a, &d), RC_OK);
 	diag_free(&d);
 }
 
@@ -117,12 +117,12 @@ static void build_small(struct fx *f)
 	assert_int_equal(psgo_toc(b, 6, toc, 2), 6);
 
 	buf_init(&out);
-	assert_int_equal(psgb_finish(b, 0, &out, NULL), PSG_OK);
+	assert_int_equal(psgb_finish(b, 0, &out, NULL), RC_OK);
 	fx_open(f, &out);
 	assert_int_equal(f->a.n_dict, 7);
 }
 
-static char *render_obj(struct fx *f, uint32_t idx, enum psg_result want, struct diag *d)
+static char *render_obj(struct fx *f, uint32_t idx, enum rc want, struct diag *d)
 {
 	struct buf b;
 	size_t n;
@@ -161,16 +161,16 @@ static void test_decode_small(void **state)
 	diag_init(&d);
 
 	struct skate_version v;
-	assert_int_equal(arena_read_object(&f.s, &f.a, 0, &p, &len), PSG_OK);
-	assert_int_equal(skate_version_decode(&f.a, 0, p, len, &v, &d), PSG_OK);
+	assert_int_equal(arena_read_object(&f.s, &f.a, 0, &p, &len), RC_OK);
+	assert_int_equal(skate_version_decode(&f.a, 0, p, len, &v, &d), RC_OK);
 	assert_int_equal(v.version, 25);
 	assert_int_equal(v.revision, 13);
 	assert_int_equal(v.n_extra, 8);
 	free(p);
 
 	struct skate_rmd m;
-	assert_int_equal(arena_read_object(&f.s, &f.a, 1, &p, &len), PSG_OK);
-	assert_int_equal(skate_rmd_decode(&f.a, 1, p, len, &m, &d), PSG_OK);
+	assert_int_equal(arena_read_object(&f.s, &f.a, 1, &p, &len), RC_OK);
+	assert_int_equal(skate_rmd_decode(&f.a, 1, p, len, &m, &d), RC_OK);
 	assert_int_equal(m.n_materials, 1);
 	assert_int_equal(m.n_channels, 2);
 	assert_true(m.materials[0].channels_ok);
@@ -180,10 +180,10 @@ static void test_decode_small(void **state)
 	assert_int_equal(m.channels[0].guid, 0x1122334455667788ull);
 	assert_int_equal(m.channels[0].stream_name.len, 5);
 	assert_memory_equal(m.channels[0].stream_name.p, "sky_d", 5);
-	assert_int_equal(m.channels[0].stream.res, PSG_ERR_NOENT);
+	assert_int_equal(m.channels[0].stream.res, RC_NOENT);
 	assert_memory_equal(m.channels[0].shader_input.p, "diffuse", 7);
 	assert_int_equal(m.channels[1].kind, SKATE_UNION_CONSTANTS);
-	assert_int_equal(m.channels[1].stream.res, PSG_ERR_NOENT);
+	assert_int_equal(m.channels[1].stream.res, RC_NOENT);
 	assert_true(m.channels[1].constants[1] == 0.5f);
 	assert_int_equal(m.channels[1].flags, 3);
 	assert_int_equal(m.channels[1].pad[0], 0xDEADBEEFu);
@@ -193,13 +193,13 @@ static void test_decode_small(void **state)
 	free(p);
 
 	struct skate_instance_data in;
-	assert_int_equal(arena_read_object(&f.s, &f.a, 2, &p, &len), PSG_OK);
-	assert_int_equal(skate_instance_decode(&f.a, 2, p, len, &in, &d), PSG_OK);
+	assert_int_equal(arena_read_object(&f.s, &f.a, 2, &p, &len), RC_OK);
+	assert_int_equal(skate_instance_decode(&f.a, 2, p, len, &in, &d), RC_OK);
 	assert_int_equal(in.n_inst, 1);
 	assert_int_equal(in.stride, 0x9C);
-	assert_int_equal(in.inst[0].rmodel.res, PSG_OK);
+	assert_int_equal(in.inst[0].rmodel.res, RC_OK);
 	assert_int_equal(in.inst[0].rmodel.obj, 5);
-	assert_int_equal(in.inst[0].cmodel.res, PSG_ERR_NOENT);
+	assert_int_equal(in.inst[0].cmodel.res, RC_NOENT);
 	assert_int_equal(in.inst[0].guid, 0xAABBCCDD00112233ull);
 	assert_true(in.inst[0].aabb_min[2] == -3.0f);
 	assert_memory_equal(in.inst[0].description.p, "the sky", 8);
@@ -209,8 +209,8 @@ static void test_decode_small(void **state)
 	free(p);
 
 	struct skate_toc t;
-	assert_int_equal(arena_read_object(&f.s, &f.a, 6, &p, &len), PSG_OK);
-	assert_int_equal(skate_toc_decode(&f.a, 6, p, len, &t, &d), PSG_OK);
+	assert_int_equal(arena_read_object(&f.s, &f.a, 6, &p, &len), RC_OK);
+	assert_int_equal(skate_toc_decode(&f.a, 6, p, len, &t, &d), RC_OK);
 	assert_int_equal(t.n_entries, 2);
 	assert_int_equal(t.entries[0].object.obj, 4);
 	assert_false(t.entries[0].object.sub);
@@ -227,7 +227,7 @@ static void test_decode_small(void **state)
 
 	struct skate_toc_item *items;
 	size_t n;
-	assert_int_equal(skate_toc_entries(&f.s, &f.a, &items, &n, &d), PSG_OK);
+	assert_int_equal(skate_toc_entries(&f.s, &f.a, &items, &n, &d), RC_OK);
 	assert_int_equal(n, 2);
 	assert_string_equal(items[0].name, "0x2c7f381800171902.Texture");
 	assert_int_equal(items[0].object, 4);
@@ -251,7 +251,7 @@ static void test_text_small(void **state)
 	(void)state;
 	build_small(&f);
 
-	t = render_obj(&f, 0, PSG_OK, NULL);
+	t = render_obj(&f, 0, RC_OK, NULL);
 	snprintf(line, sizeof line,
 		 "object: 0000.VersionData\ntype_id: 0x00EB0008\ntype_index: %u\n"
 		 "offset: 0x%08llX\nsize: 16\nalign: 0x10\nm_uiVersion: 25\nm_uiRevision: 13\n"
@@ -260,7 +260,7 @@ static void test_text_small(void **state)
 	assert_string_equal(t, line);
 	free(t);
 
-	t = render_obj(&f, 1, PSG_OK, NULL);
+	t = render_obj(&f, 1, RC_OK, NULL);
 	assert_has_line(t, "object: 0001.RenderMaterialData");
 	assert_has_line(t, "m_uiNumMaterials: 1");
 	assert_has_line(t, "material 0 at 0x00000014:");
@@ -283,7 +283,7 @@ static void test_text_small(void **state)
 	assert_null(strstr(t, "problems"));
 	free(t);
 
-	t = render_obj(&f, 2, PSG_OK, NULL);
+	t = render_obj(&f, 2, RC_OK, NULL);
 	assert_has_line(t, "object: 0002.InstanceData");
 	assert_has_line(t, "m_TypeID: 0x00EB000D");
 	assert_has_line(t, "instance 0 at 0x00000020:");
@@ -297,7 +297,7 @@ static void test_text_small(void **state)
 	assert_has_line(t, "  m_Description: 0x000000C0 \"the sky\"");
 	free(t);
 
-	t = render_obj(&f, 6, PSG_OK, NULL);
+	t = render_obj(&f, 6, RC_OK, NULL);
 	assert_has_line(t, "object: 0006.TableOfContents");
 	assert_has_line(t, "m_uiItemsCount: 2");
 	assert_has_line(t, "  m_Name: 0x00000044 \"0x2c7f381800171902.Texture\"");
@@ -308,19 +308,19 @@ static void test_text_small(void **state)
 	assert_has_line(t, "  padding: 0x9B0F1678");
 	free(t);
 
-	t = render_obj(&f, 3, PSG_OK, NULL);
+	t = render_obj(&f, 3, RC_OK, NULL);
 	assert_has_line(t, "object: 0003.BaseResource");
 	assert_has_line(t, "region: 5 GRAPHICS_LOCAL");
 	assert_has_line(t, "region_offset: 0x00000000");
 	assert_has_line(t, "  0004.VertexBuffer m_buffer");
 	free(t);
 
-	t = render_obj(&f, 4, PSG_ERR_UNSUPPORTED, NULL);
+	t = render_obj(&f, 4, RC_UNSUPPORTED, NULL);
 	assert_string_equal(t, "");
 	free(t);
-	t = render_obj(&f, 5, PSG_ERR_UNSUPPORTED, NULL);
+	t = render_obj(&f, 5, RC_UNSUPPORTED, NULL);
 	free(t);
-	t = render_obj(&f, 7, PSG_ERR_BOUNDS, NULL);
+	t = render_obj(&f, 7, RC_BOUNDS, NULL);
 	free(t);
 	fx_close(&f);
 }
@@ -328,7 +328,7 @@ static void test_text_small(void **state)
 static char *render(struct fx *f, int which, bool count, size_t *len)
 {
 	struct buf b;
-	enum psg_result r = PSG_OK;
+	enum rc r = RC_OK;
 	size_t n;
 
 	if (count)
@@ -361,12 +361,12 @@ static char *render(struct fx *f, int which, bool count, size_t *len)
 		uint32_t idx = (uint32_t)(which - 7);
 
 		r = skate_object_text(&f->s, &f->a, idx, &b, NULL);
-		if (r == PSG_ERR_UNSUPPORTED || r == PSG_ERR_CORRUPT)
-			r = PSG_OK;
+		if (r == RC_UNSUPPORTED || r == RC_CORRUPT)
+			r = RC_OK;
 		break;
 	}
 	}
-	assert_int_equal(r, PSG_OK);
+	assert_int_equal(r, RC_OK);
 	*len = b.len;
 	if (count) {
 		buf_free(&b);
@@ -553,7 +553,7 @@ static void build_hostile(struct fx *f)
 	psgb_add_subref(b, 4, 0x14);
 	psgb_add_subref(b, 5, 0x1000);
 	buf_init(&out);
-	assert_int_equal(psgb_finish(b, 0, &out, NULL), PSG_OK);
+	assert_int_equal(psgb_finish(b, 0, &out, NULL), RC_OK);
 	fx_open(f, &out);
 	assert_int_equal(f->a.n_dict, 8);
 }
@@ -577,21 +577,21 @@ static void test_hostile(void **state)
 	diag_init(&d);
 
 	/* Too short to decode: CORRUPT and nothing written. */
-	t = render_obj(&f, 0, PSG_ERR_CORRUPT, &d);
+	t = render_obj(&f, 0, RC_CORRUPT, &d);
 	assert_string_equal(t, "");
 	free(t);
-	t = render_obj(&f, 3, PSG_ERR_CORRUPT, &d);
+	t = render_obj(&f, 3, RC_CORRUPT, &d);
 	assert_string_equal(t, "");
 	free(t);
-	t = render_obj(&f, 6, PSG_ERR_CORRUPT, &d);
+	t = render_obj(&f, 6, RC_CORRUPT, &d);
 	free(t);
-	t = render_obj(&f, 7, PSG_ERR_CORRUPT, &d);
+	t = render_obj(&f, 7, RC_CORRUPT, &d);
 	free(t);
 	assert_true(diag_has(&d, "object 3 (TableOfContents): 4 bytes"));
 
 	diag_free(&d);
 	diag_init(&d);
-	t = render_obj(&f, 1, PSG_OK, &d);
+	t = render_obj(&f, 1, RC_OK, &d);
 	assert_has_line(t, "m_uiItemsCount: 4294967295");
 	assert_has_line(t, "  m_Name: 0x00001000 (bad string offset)");
 	assert_has_line(t, "  m_pObject: 0x0000004D (invalid: out of bounds)");
@@ -602,7 +602,7 @@ static void test_hostile(void **state)
 	assert_true(diag_has(&d, "entry 0 name offset 0x1000 past the object"));
 	assert_true(diag_has(&d, "type map"));
 
-	t = render_obj(&f, 2, PSG_OK, &d);
+	t = render_obj(&f, 2, RC_OK, &d);
 	assert_has_line(t, "  m_Name: 0x0000005C (bad string offset)");
 	assert_has_line(t, "  m_pObject: 0x00800000 -> 0004.RenderMaterialData+0x14");
 	assert_has_line(t, "  m_pObject: 0x00800063 (invalid: out of bounds)");
@@ -610,7 +610,7 @@ static void test_hostile(void **state)
 	free(t);
 	assert_true(diag_has(&d, "not NUL-terminated"));
 
-	t = render_obj(&f, 4, PSG_OK, &d);
+	t = render_obj(&f, 4, RC_OK, &d);
 	assert_has_line(t, "m_uiNumChannels: 4294967295");
 	assert_has_line(t, "  m_pChannels: 0x0000002C (outside the channel array)");
 	assert_has_line(t, "  m_pChannels: 0x0000002D (outside the channel array)");
@@ -621,7 +621,7 @@ static void test_hostile(void **state)
 	assert_true(diag_has(&d, "material 0: 5 channels"));
 	assert_true(diag_has(&d, "string list offset 0xFFFFFF00 past the object"));
 
-	t = render_obj(&f, 5, PSG_OK, &d);
+	t = render_obj(&f, 5, RC_OK, &d);
 	assert_has_line(t, "m_uiNumInstances: 4294967295");
 	assert_has_line(t, "  m_pCModel: 0x0000270F (invalid: out of bounds)");
 	assert_has_line(t, "  m_pEmbedded: 0x00000001 -> 0001.TableOfContents");
@@ -645,7 +645,7 @@ static void test_hostile(void **state)
 	free(t);
 	struct skate_toc_item *items;
 	size_t ni;
-	assert_int_equal(skate_toc_entries(&f.s, &f.a, &items, &ni, &d), PSG_OK);
+	assert_int_equal(skate_toc_entries(&f.s, &f.a, &items, &ni, &d), RC_OK);
 	assert_int_equal(ni, 4);
 	assert_int_equal(items[0].object, UINT32_MAX);
 	assert_null(items[1].name); /* unterminated */
@@ -675,7 +675,7 @@ static void test_little_endian(void **state)
 	(void)state;
 	memset(&a, 0, sizeof a);
 	a.big_endian = false;
-	assert_int_equal(skate_version_decode(&a, 0, ver, sizeof ver, &v, NULL), PSG_OK);
+	assert_int_equal(skate_version_decode(&a, 0, ver, sizeof ver, &v, NULL), RC_OK);
 	assert_int_equal(v.version, 25);
 	assert_int_equal(v.revision, 13);
 	assert_int_equal(v.n_extra, 0);
@@ -684,11 +684,11 @@ static void test_little_endian(void **state)
 	toc[0x14 + 15] = 0x01;
 	toc[0x2C] = 'a';
 	toc[0x2D] = 'b';
-	assert_int_equal(skate_toc_decode(&a, 0, toc, sizeof toc, &t, NULL), PSG_OK);
+	assert_int_equal(skate_toc_decode(&a, 0, toc, sizeof toc, &t, NULL), RC_OK);
 	assert_int_equal(t.n_entries, 1);
 	assert_int_equal(t.entries[0].guid, 0x0100000000000002ull);
 	assert_int_equal(t.entries[0].name.len, 2);
-	assert_int_equal(t.entries[0].object.res, PSG_ERR_NOENT);
+	assert_int_equal(t.entries[0].object.res, RC_NOENT);
 	skate_toc_free(&t);
 }
 
@@ -696,12 +696,12 @@ static void test_little_endian(void **state)
 static void test_mutations(void **state)
 {
 	struct fx f;
-	struct rng r;
+	struct prng r;
 	static const uint32_t targets[] = {1, 2, 6};
 
 	(void)state;
 	build_small(&f);
-	rng_seed(&r, 0x5EED);
+	prng_seed(&r, 0x5EED);
 	for (int it = 0; it < 1500; it++) {
 		uint8_t *copy = malloc(f.len);
 		struct src_mem m;
@@ -710,13 +710,13 @@ static void test_mutations(void **state)
 
 		assert_non_null(copy);
 		memcpy(copy, f.file, f.len);
-		for (int k = 0; k < 1 + (int)rng_below(&r, 6); k++) {
-			uint32_t o = targets[rng_below(&r, 3)];
-			uint64_t at = f.a.dict[o].start + rng_below(&r, f.a.dict[o].size);
-			uint32_t v = (uint32_t)rng_next(&r);
+		for (int k = 0; k < 1 + (int)prng_below(&r, 6); k++) {
+			uint32_t o = targets[prng_below(&r, 3)];
+			uint64_t at = f.a.dict[o].start + prng_below(&r, f.a.dict[o].size);
+			uint32_t v = (uint32_t)prng_next(&r);
 
-			if (rng_below(&r, 2) && at + 4 <= f.a.dict[o].start + f.a.dict[o].size)
-				put32(copy, (uint32_t)at, rng_below(&r, 2) ? v : v & 0xFF);
+			if (prng_below(&r, 2) && at + 4 <= f.a.dict[o].start + f.a.dict[o].size)
+				put32(copy, (uint32_t)at, prng_below(&r, 2) ? v : v & 0xFF);
 			else
 				copy[at] = (uint8_t)v;
 		}
@@ -724,7 +724,7 @@ static void test_mutations(void **state)
 		diag_init(&d);
 		for (uint32_t i = 0; i < f.a.n_dict; i++) {
 			struct buf b1, b2;
-			enum psg_result r1, r2;
+			enum rc r1, r2;
 
 			buf_init(&b1);
 			buf_init_count(&b2);
@@ -741,9 +741,9 @@ static void test_mutations(void **state)
 			size_t n;
 
 			buf_init(&b);
-			assert_int_equal(psg_render_toc_tsv(&s, &f.a, &b, &d), PSG_OK);
+			assert_int_equal(psg_render_toc_tsv(&s, &f.a, &b, &d), RC_OK);
 			buf_free(&b);
-			assert_int_equal(skate_toc_entries(&s, &f.a, &items, &n, &d), PSG_OK);
+			assert_int_equal(skate_toc_entries(&s, &f.a, &items, &n, &d), RC_OK);
 			skate_toc_items_free(items, n);
 		}
 		diag_free(&d);
@@ -767,18 +767,18 @@ static void test_sky(void **state)
 		uint32_t seen = 0;
 
 		buf_init(&out);
-		assert_int_equal(gen_psg_sky(seeds[k], &out, NULL), PSG_OK);
+		assert_int_equal(gen_psg_sky(seeds[k], &out, NULL), RC_OK);
 		fx_open(&f, &out);
 		assert_int_equal(f.a.n_dict, 12);
 		diag_init(&d);
 		for (uint32_t i = 0; i < f.a.n_dict; i++) {
 			struct buf b;
-			enum psg_result r;
+			enum rc r;
 
 			buf_init(&b);
 			r = skate_object_text(&f.s, &f.a, i, &b, &d);
 			if (skate_object_has_text(f.a.dict[i].type_id)) {
-				assert_int_equal(r, PSG_OK);
+				assert_int_equal(r, RC_OK);
 				seen++;
 				buf_putc(&b, 0);
 				assert_null(strstr((char *)b.data, "problems"));
@@ -792,12 +792,12 @@ static void test_sky(void **state)
 					assert_non_null(
 					    strstr((char *)b.data, ".RenderModelData\n"));
 			} else {
-				assert_int_equal(r, PSG_ERR_UNSUPPORTED);
+				assert_int_equal(r, RC_UNSUPPORTED);
 			}
 			buf_free(&b);
 		}
 		assert_int_equal(seen, 6); /* Version, RMD, Instance, 2 BaseRes, TOC */
-		assert_int_equal(skate_toc_entries(&f.s, &f.a, &items, &n, &d), PSG_OK);
+		assert_int_equal(skate_toc_entries(&f.s, &f.a, &items, &n, &d), RC_OK);
 		assert_true(n >= 1);
 		for (size_t i = 0; i < n; i++) {
 			assert_true(items[i].object < f.a.n_dict);
@@ -855,9 +855,9 @@ static void test_texture_toc(void **state)
 		}
 		psgo_toc(b, PSGO_NEW, e, 2);
 		buf_init(&out);
-		assert_int_equal(psgb_finish(b, seeds[k], &out, NULL), PSG_OK);
+		assert_int_equal(psgb_finish(b, seeds[k], &out, NULL), RC_OK);
 		fx_open(&f, &out);
-		assert_int_equal(skate_toc_entries(&f.s, &f.a, &items, &n, NULL), PSG_OK);
+		assert_int_equal(skate_toc_entries(&f.s, &f.a, &items, &n, NULL), RC_OK);
 		assert_int_equal(n, 2);
 		for (size_t i = 0; i < n; i++) {
 			assert_string_equal(items[i].name, names[i]);
@@ -870,7 +870,7 @@ static void test_texture_toc(void **state)
 		for (uint32_t i = 0; i < f.a.n_dict; i++) {
 			if (!rw_is_base_resource(f.a.dict[i].type_id))
 				continue;
-			t = render_obj(&f, i, PSG_OK, NULL);
+			t = render_obj(&f, i, RC_OK, NULL);
 			if (!strstr(t, ".Texture m_buffer\n")) {
 				size_t dn;
 				char *dt = render(&f, 1, false, &dn);

@@ -185,7 +185,7 @@ static void test_dds_headers(void **st)
 			t.data = payload;
 			t.size = 100 + i; /* content is copied as is */
 			buf_init(&b);
-			assert_int_equal(texture_dds(&t, &b), PSG_OK);
+			assert_int_equal(texture_dds(&t, &b), RC_OK);
 			assert_int_equal(b.len, 128 + t.size);
 			assert_int_equal(texture_dds_size(&t), b.len);
 			h = b.data;
@@ -253,8 +253,8 @@ static void test_png_round_trip(void **st)
 	for (int alpha = 0; alpha < 2; alpha++) {
 		buf_init(&a);
 		buf_init(&b);
-		assert_int_equal(png_encode_rgba(rgba, w, h, alpha, &a), PSG_OK);
-		assert_int_equal(png_encode_rgba(rgba, w, h, alpha, &b), PSG_OK);
+		assert_int_equal(pngw_encode_rgba(rgba, w, h, alpha, &a), RC_OK);
+		assert_int_equal(pngw_encode_rgba(rgba, w, h, alpha, &b), RC_OK);
 		assert_int_equal(a.len, b.len); /* deterministic */
 		assert_memory_equal(a.data, b.data, a.len);
 		assert_memory_equal(a.data, "\x89PNG", 4);
@@ -271,7 +271,7 @@ static void test_png_round_trip(void **st)
 		buf_free(&b);
 	}
 	buf_init(&a);
-	assert_int_equal(png_encode_rgba(rgba, 0, h, true, &a), PSG_ERR_INVAL);
+	assert_int_equal(pngw_encode_rgba(rgba, 0, h, true, &a), RC_INVAL);
 	buf_free(&a);
 	free(rgba);
 }
@@ -292,9 +292,9 @@ static void ga_open(struct genarena *g, const struct gen_tex_opts *o)
 	memset(g, 0, sizeof *g);
 	buf_init(&g->file);
 	diag_init(&g->d);
-	assert_int_equal(gen_psg_textures(o, &g->file, NULL, &g->truth), PSG_OK);
+	assert_int_equal(gen_psg_textures(o, &g->file, NULL, &g->truth), RC_OK);
 	src_init_mem(&g->s, &g->m, g->file.data, g->file.len);
-	assert_int_equal(arena_open(&g->s, &g->a, &g->d), PSG_OK);
+	assert_int_equal(arena_open(&g->s, &g->a, &g->d), RC_OK);
 }
 
 static void ga_close(struct genarena *g)
@@ -325,7 +325,7 @@ static void check_generated(struct genarena *g)
 	size_t seen = 0;
 	int worst = 0;
 
-	assert_int_equal(texture_names(&g->s, &g->a, &names, &g->d), PSG_OK);
+	assert_int_equal(texture_names(&g->s, &g->a, &names, &g->d), RC_OK);
 	for (uint32_t i = 0; i < g->a.n_dict; i++) {
 		const struct gen_tex_truth_item *ti;
 		struct texture_image *img = NULL;
@@ -341,7 +341,7 @@ static void check_generated(struct genarena *g)
 		ti = truth_by_name(g, names[i]);
 		assert_non_null(ti);
 		seen++;
-		assert_int_equal(texture_load(&g->s, &g->a, i, &img, &g->d), PSG_OK);
+		assert_int_equal(texture_load(&g->s, &g->a, i, &img, &g->d), RC_OK);
 		assert_int_equal(img->width, ti->width);
 		assert_int_equal(img->height, ti->height);
 		assert_int_equal(img->mips, ti->mips);
@@ -350,19 +350,19 @@ static void check_generated(struct genarena *g)
 		assert_memory_equal(img->data, ti->dds_payload, ti->dds_payload_len);
 
 		buf_init(&dds);
-		assert_int_equal(texture_dds(img, &dds), PSG_OK);
+		assert_int_equal(texture_dds(img, &dds), RC_OK);
 		assert_int_equal(dds.len, texture_dds_size(img));
 		{
 			uint64_t ds = 0;
 
-			assert_int_equal(texture_check(&g->s, &g->a, i, &ds, NULL), PSG_OK);
+			assert_int_equal(texture_check(&g->s, &g->a, i, &ds, NULL), RC_OK);
 			assert_int_equal(ds, dds.len);
 		}
 		assert_memory_equal(dds.data + 128, ti->dds_payload, ti->dds_payload_len);
 		buf_free(&dds);
 
 		buf_init(&png);
-		assert_int_equal(texture_png(img, &png), PSG_OK);
+		assert_int_equal(texture_png(img, &png), RC_OK);
 		px = png_decode(png.data, png.len, &w, &h);
 		assert_non_null(px);
 		assert_int_equal(w, ti->width);
@@ -387,7 +387,7 @@ static void check_generated(struct genarena *g)
 		buf_free(&png);
 
 		buf_init(&txt);
-		assert_int_equal(texture_object_text(&g->s, &g->a, i, &txt), PSG_OK);
+		assert_int_equal(texture_object_text(&g->s, &g->a, i, &txt), RC_OK);
 		buf_putc(&txt, 0);
 		assert_non_null(strstr((char *)txt.data, "BaseResource"));
 		assert_null(strstr((char *)txt.data, "problems:"));
@@ -443,7 +443,7 @@ static void test_generated_shuffled_unnamed(void **st)
 	memset(&o, 0, sizeof o);
 	o.unnamed = true;
 	ga_open(&g, &o);
-	assert_int_equal(texture_names(&g.s, &g.a, &names, &g.d), PSG_OK);
+	assert_int_equal(texture_names(&g.s, &g.a, &names, &g.d), RC_OK);
 	assert_string_equal(names[1], "0001.Texture");
 	assert_string_equal(names[3], "0003.Texture");
 	texture_names_free(names, g.a.n_dict);
@@ -463,14 +463,14 @@ static void test_info_and_text(void **st)
 			cube_tex = g.truth.items[i].tex_index;
 	assert_int_not_equal(cube_tex, UINT32_MAX);
 	buf_init(&b);
-	assert_int_equal(texture_info_line(&g.s, &g.a, 1, "n1", &b), PSG_OK);
-	assert_int_equal(texture_info_line(&g.s, &g.a, cube_tex, "cube", &b), PSG_OK);
+	assert_int_equal(texture_info_line(&g.s, &g.a, 1, "n1", &b), RC_OK);
+	assert_int_equal(texture_info_line(&g.s, &g.a, cube_tex, "cube", &b), RC_OK);
 	buf_putc(&b, 0);
 	assert_string_equal((char *)b.data, "n1 DXT1 64x64 7 2d\ncube DXT1 32x32 6 cube\n");
 	buf_free(&b);
 
 	buf_init(&b);
-	assert_int_equal(texture_object_text(&g.s, &g.a, 3, &b), PSG_OK);
+	assert_int_equal(texture_object_text(&g.s, &g.a, 3, &b), RC_OK);
 	buf_putc(&b, 0);
 	assert_non_null(strstr((char *)b.data, "format: 0x86 DXT1\n"));
 	assert_non_null(strstr((char *)b.data, "m_buffer: 2 -> 0002.BaseResource\n"));
@@ -478,9 +478,9 @@ static void test_info_and_text(void **st)
 	assert_non_null(strstr((char *)b.data, "expected_bytes: 512\nactual_bytes: 512\n"));
 	buf_free(&b);
 	buf_init(&b);
-	assert_int_equal(texture_object_text(&g.s, &g.a, 0, &b), PSG_ERR_UNSUPPORTED);
-	assert_int_equal(texture_info_line(&g.s, &g.a, 0, "x", &b), PSG_ERR_UNSUPPORTED);
-	assert_int_equal(texture_object_text(&g.s, &g.a, 99999, &b), PSG_ERR_BOUNDS);
+	assert_int_equal(texture_object_text(&g.s, &g.a, 0, &b), RC_UNSUPPORTED);
+	assert_int_equal(texture_info_line(&g.s, &g.a, 0, "x", &b), RC_UNSUPPORTED);
+	assert_int_equal(texture_object_text(&g.s, &g.a, 99999, &b), RC_BOUNDS);
 	buf_free(&b);
 	ga_close(&g);
 }
@@ -494,7 +494,7 @@ struct hostile {
 	bool extra_target; /* add a VersionData row for m_buffer to point at */
 };
 
-static enum psg_result hostile_load(const struct hostile *hx, struct diag *d, bool text)
+static enum rc hostile_load(const struct hostile *hx, struct diag *d, bool text)
 {
 	struct psg_builder *b = psgb_new(PSGB_REG_TEXTURE10, 1);
 	uint8_t *br = calloc(hx->br_len ? hx->br_len : 1, 1);
@@ -503,7 +503,7 @@ static enum psg_result hostile_load(const struct hostile *hx, struct diag *d, bo
 	struct src_mem m;
 	struct arena a;
 	struct texture_image *img = NULL;
-	enum psg_result r;
+	enum rc r;
 	uint8_t ver[8] = {0, 0, 0, 25, 0, 0, 0, 13};
 
 	psgb_set_gpu_align(b, 0x80);
@@ -513,18 +513,18 @@ static enum psg_result hostile_load(const struct hostile *hx, struct diag *d, bo
 		psgb_add(b, RW_T_VERSION, 0x10, ver, sizeof ver);
 	free(br);
 	buf_init(&file);
-	assert_int_equal(psgb_finish(b, 0, &file, NULL), PSG_OK);
+	assert_int_equal(psgb_finish(b, 0, &file, NULL), RC_OK);
 	src_init_mem(&s, &m, file.data, file.len);
-	assert_int_equal(arena_open(&s, &a, NULL), PSG_OK);
+	assert_int_equal(arena_open(&s, &a, NULL), RC_OK);
 	r = texture_load(&s, &a, 1, &img, d);
-	assert_true(r != PSG_OK || img != NULL);
+	assert_true(r != RC_OK || img != NULL);
 	assert_int_equal(texture_check(&s, &a, 1, NULL, NULL), r);
 	texture_image_free(img);
 	if (text) {
 		struct buf t;
 
 		buf_init(&t);
-		if (texture_object_text(&s, &a, 1, &t) == PSG_OK && r != PSG_OK) {
+		if (texture_object_text(&s, &a, 1, &t) == RC_OK && r != RC_OK) {
 			buf_putc(&t, 0);
 			assert_non_null(
 			    strstr((char *)t.data, "problems:\n  object 1 (Texture): "));
@@ -555,72 +555,72 @@ static void test_hostile(void **st)
 	diag_init(&d);
 	/* 32x32 DXT1, 1 mip = 512 bytes; a 4096-byte base resource disagrees: refused, reported */
 	hostile_base(&hx, GCM_TEX_DXT1, 32, 32, 1);
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_CORRUPT);
 	assert_int_equal(diag_count(&d), 1);
 
 	/* base resource too small */
 	hx.br_len = 511;
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_CORRUPT);
 	/* exact */
 	hx.br_len = 512;
 	diag_free(&d);
 	diag_init(&d);
-	assert_int_equal(hostile_load(&hx, &d, false), PSG_OK);
+	assert_int_equal(hostile_load(&hx, &d, false), RC_OK);
 	assert_int_equal(diag_count(&d), 0);
 
 	/* m_buffer at the Texture itself, at a VersionData, out of range, subref kind */
 	hostile_base(&hx, GCM_TEX_DXT1, 32, 32, 1);
 	hx.obj[0x1B] = 1;
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_CORRUPT);
 	hx.obj[0x1B] = 2;
 	hx.extra_target = true;
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_CORRUPT);
 	hx.obj[0x1A] = 0x27;
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_CORRUPT);
 	hx.obj[0x19] = 0x80;
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_CORRUPT);
 
 	/* sizes: 0, 65535 x 65535 with 4 KiB of data, mips 255 */
 	hostile_base(&hx, GCM_TEX_A8R8G8B8, 0, 16, 1);
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_CORRUPT);
 	hostile_base(&hx, GCM_TEX_A8R8G8B8, 16, 0, 1);
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_CORRUPT);
 	hostile_base(&hx, GCM_TEX_A8R8G8B8 | GCM_TEX_LN, 65535, 65535, 1);
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_CORRUPT);
 	hostile_base(&hx, GCM_TEX_DXT5, 65535, 65535, 16);
 	hx.obj[3] = 1; /* cube as well */
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_CORRUPT);
 	hostile_base(&hx, GCM_TEX_DXT1, 32, 32, 1);
 	hx.obj[1] = 255;
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_CORRUPT);
 	hx.obj[1] = 0;
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_CORRUPT);
 
 	/* unknown and unconverted formats, 3D, bad dimension, short object */
 	hostile_base(&hx, 0xFF, 8, 8, 1);
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_UNSUPPORTED);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_UNSUPPORTED);
 	hostile_base(&hx, 0x9B, 8, 8, 1);
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_UNSUPPORTED);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_UNSUPPORTED);
 	hostile_base(&hx, GCM_TEX_B8, 8, 8, 1);
 	hx.obj[2] = 3;
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_UNSUPPORTED);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_UNSUPPORTED);
 	hx.obj[2] = 9;
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_CORRUPT);
 	hostile_base(&hx, GCM_TEX_B8, 8, 8, 1);
 	hx.obj_len = 39;
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_CORRUPT);
 	/* LN pitch smaller than a row */
 	hostile_base(&hx, GCM_TEX_A8R8G8B8 | GCM_TEX_LN, 16, 16, 1);
 	hx.obj[0x13] = 8;
 	hx.obj[0x12] = 0;
-	assert_int_equal(hostile_load(&hx, &d, true), PSG_ERR_CORRUPT);
+	assert_int_equal(hostile_load(&hx, &d, true), RC_CORRUPT);
 	/* NPOT without LN: read as linear with a problem line */
 	hostile_base(&hx, GCM_TEX_B8, 12, 8, 1);
 	hx.br_len = 96;
 	{
 		size_t before = diag_count(&d);
 
-		assert_int_equal(hostile_load(&hx, &d, false), PSG_OK);
+		assert_int_equal(hostile_load(&hx, &d, false), RC_OK);
 		assert_int_equal(diag_count(&d), before + 1);
 	}
 	assert_true(diag_count(&d) > 15);
@@ -640,7 +640,7 @@ static void test_dump(void **st)
 	if (!dir)
 		skip();
 	ga_open(&g, NULL);
-	assert_int_equal(texture_names(&g.s, &g.a, &names, NULL), PSG_OK);
+	assert_int_equal(texture_names(&g.s, &g.a, &names, NULL), RC_OK);
 	for (uint32_t i = 0; i < g.a.n_dict; i++) {
 		struct texture_image *img;
 		struct buf b;
@@ -649,10 +649,10 @@ static void test_dump(void **st)
 
 		if (!names[i])
 			continue;
-		assert_int_equal(texture_load(&g.s, &g.a, i, &img, NULL), PSG_OK);
+		assert_int_equal(texture_load(&g.s, &g.a, i, &img, NULL), RC_OK);
 		for (int k = 0; k < 2; k++) {
 			buf_init(&b);
-			assert_int_equal(k ? texture_png(img, &b) : texture_dds(img, &b), PSG_OK);
+			assert_int_equal(k ? texture_png(img, &b) : texture_dds(img, &b), RC_OK);
 			snprintf(path, sizeof path, "%s/%s.%s", dir, names[i], k ? "png" : "dds");
 			f = fopen(path, "wb");
 			assert_non_null(f);
