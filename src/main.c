@@ -34,6 +34,8 @@ struct opts {
 	char *hierarchy;
 	char *stats;
 	int zup;
+	int yup;
+	unsigned umask;
 	int show_help;
 	int show_version;
 	int nonopts;
@@ -48,6 +50,8 @@ static const struct fuse_opt opt_spec[] = {
     OPT("hierarchy=%s", hierarchy),
     OPT("stats=%s", stats),
     OPT("zup", zup),
+    OPT("yup", yup),
+    OPT("umask=%o", umask),
     OPT("-h", show_help),
     OPT("--help", show_help),
     OPT("-V", show_version),
@@ -238,7 +242,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	topts.hierarchy_path = o.hierarchy;
-	topts.zup = o.zup;
+	topts.yup = o.yup;
 
 	/* Validate the container before anything is mounted. */
 	f = tree_open(o.file, &topts, &tree, why, sizeof why);
@@ -262,8 +266,7 @@ int main(int argc, char **argv)
 
 	g_ll.tree = tree;
 	g_ll.timeout = 86400.0 * 365;
-	g_ll.uid = getuid();
-	g_ll.gid = getgid();
+	g_ll.umask = (mode_t)o.umask;
 	/* The daemon works from "/": a relative stats path is resolved here, now. */
 	if (o.stats && o.stats[0] != '/') {
 		char *cwd = getcwd(NULL, 0);

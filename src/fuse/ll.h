@@ -11,9 +11,8 @@
 
 struct psgfs_ll {
 	struct tree *tree;
-	double timeout; /* entry and attr timeout, seconds */
-	uid_t uid;
-	gid_t gid;
+	double timeout;	 /* entry and attr timeout, seconds */
+	mode_t umask;	 /* -o umask= */
 	bool no_open;	 /* kernel supports zero-message open */
 	bool no_opendir; /* ... and zero-message opendir */
 };

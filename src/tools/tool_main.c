@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "psgfs/tree.h"
 
@@ -88,7 +89,27 @@ static void walk_dir(struct walk *w, tree_ino ino, const char *path)
 			w->failed++;
 			continue;
 		}
-		if (st.is_dir) {
+		if (st.type == TT_LINK) {
+			char *target = NULL;
+
+			w->files++;
+			if (tree_readlink(w->t, cino, &target) != RC_OK) {
+				w->failed++;
+			} else {
+				if (w->list)
+					fprintf(w->list, "%s -> %s\n", child + 1, target);
+				if (w->dest) {
+					char p[8192];
+
+					snprintf(p, sizeof p, "%s%s", w->dest, child);
+					if (symlink(target, p) != 0)
+						w->failed++;
+				}
+			}
+			free(target);
+			continue;
+		}
+		if (st.type == TT_DIR) {
 			w->dirs++;
 			if (w->list)
 				fprintf(w->list, "%s/\n", child + 1);
@@ -134,6 +155,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"hierarchy", required_argument, NULL, 'H'},
 	    {"zup", no_argument, NULL, 'z'},
+	    {"yup", no_argument, NULL, 'y'},
 	    {"cache-size", required_argument, NULL, 'c'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -152,7 +174,9 @@ int main(int argc, char **argv)
 			o.hierarchy_path = optarg;
 			break;
 		case 'z':
-			o.zup = true;
+			break; /* Z-up is the default now */
+		case 'y':
+			o.yup = true;
 			break;
 		case 'c':
 			o.cache_bytes = strtoull(optarg, NULL, 10);
@@ -201,14 +225,17 @@ int main(int argc, char **argv)
 					       (unsigned long long)tree_dir_ino(d, i),
 					       tree_dir_name(d, i));
 				else
-					printf("%c\t%llu\t%llu\t%s\n", cs.is_dir ? 'd' : 'f',
+					printf("%c\t%llu\t%llu\t%s\n",
+					       cs.type == TT_DIR    ? 'd'
+					       : cs.type == TT_LINK ? 'l'
+								    : 'f',
 					       (unsigned long long)cs.size,
 					       (unsigned long long)cs.ino, tree_dir_name(d, i));
 			}
 			tree_closedir(t, d);
 		}
 	} else if (!strcmp(cmd, "cat")) {
-		if (tree_resolve(t, argv[optind + 2], &st) != RC_OK || st.is_dir) {
+		if (tree_resolve(t, argv[optind + 2], &st) != RC_OK || st.type != TT_FILE) {
 			fprintf(stderr, "psgfs-tool: %s: no such file\n", argv[optind + 2]);
 			rc = 1;
 		} else if (copy_file(t, st.ino, stdout, NULL) != 0) {

@@ -62,7 +62,9 @@ sky=$WORK/sky.psg
 : > "$WORK/empty.psk"
 echo "just some text, long enough to look like a header........" > "$WORK/text.psg"
 check "missing file: exit 3" test "$(refuse "$WORK/nonexistent.psg")" = 3
-check "directory instead of a file: exit 3" test "$(refuse "$WORK")" = 3
+mkdir -p "$WORK/plainfolder"
+check "a folder mounts as a folder (not refused)" test "$(refuse "$WORK/plainfolder")" = mounted
+fusermount3 -u "$WORK/refused"
 check "empty file: exit 4" test "$(refuse "$WORK/empty.psk")" = 4
 check "text file: exit 4" test "$(refuse "$WORK/text.psg")" = 4
 check "exit-4 message names the problem" grep -qi "magic\|not a" "$WORK/refuse.err"

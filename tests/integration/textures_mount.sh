@@ -26,9 +26,14 @@ if command -v identify > /dev/null && identify -version 2>/dev/null | grep -q Im
 		for ext in dds png; do
 			f=$m/textures/$name.$ext
 			got=$(identify -format '%wx%h\n' "$f" 2>/dev/null | head -1)
+			want=$dims
+			# a cube map's picture holds its six faces side by side
+			if [ "$ext" = png ] && [ "$kind" = cube ]; then
+				want="$((${dims%x*} * 6))x${dims#*x}"
+			fi
 			frames=$(identify -format '%p\n' "$f" 2>/dev/null | wc -l)
-			if [ "$got" != "$dims" ]; then
-				echo "$name.$ext ($fmt): ImageMagick says '$got', info.txt says $dims"
+			if [ "$got" != "$want" ]; then
+				echo "$name.$ext ($fmt): ImageMagick says '$got', expected $want"
 				bad=1
 			fi
 			if [ "$ext" = dds ] && [ "$kind" = cube ] && [ "$frames" -lt 6 ]; then

@@ -19,6 +19,7 @@
 #include "psgfs/gen_psg.h"
 #include "psgfs/gen_psg_skinned.h"
 #include "psgfs/skate_mesh.h"
+#include "tree/view_psg.h"
 #include "psgfs/source.h"
 
 static void put16(uint8_t *p, uint16_t v)

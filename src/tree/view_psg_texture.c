@@ -3,6 +3,7 @@
 
 #include "psgfs/bytes.h"
 #include "psgfs/texture.h"
+#include "tree/view_psg.h"
 
 static const char *store_type_name(uint32_t v)
 {
@@ -93,11 +94,13 @@ enum rc texture_object_text(const struct src *s, const struct arena *a, uint32_t
 	if (t.m_buffer >> 22 == 0 && t.m_buffer < a->n_dict)
 		buf_printf(out, "actual_bytes: %u\n", a->dict[t.m_buffer].size);
 
-	/* the same checks texture_load makes, as problem lines */
+	/* the same checks tex_describe makes, as problem lines */
 	diag_init(&d);
-	if (lr == RC_OK)
-		texture_check(s, a, idx, NULL, &d);
-	else
+	if (lr == RC_OK) {
+		struct tex_desc td;
+
+		tex_describe(s, a, idx, &td, &d);
+	} else
 		diag_add(&d, "object %u (Texture): %s", idx, why);
 	if (t.format_copy != t.format)
 		diag_add(&d, "object %u (Texture): format copy 0x%02X differs from format 0x%02X",
