@@ -25,6 +25,7 @@ struct tree;
 struct tree_opts {
 	size_t cache_bytes;	    /* 0 = TREE_DEFAULT_CACHE */
 	const char *hierarchy_path; /* PSG: TSV "bone parent" by name, or NULL */
+	const char *hierarchy_text; /* its text, read and checked by the caller; used when set */
 	bool zup;		    /* PSG export: convert Y-up to Z-up */
 };
 
