@@ -13,6 +13,7 @@
 #include "psgfs/gen_psg_skinned.h"
 #include "psgfs/gen_psg_textures.h"
 #include "psgfs/gen_psk.h"
+#include "psgfs/gen_x360_textures.h"
 
 static void usage(FILE *out)
 {
@@ -41,7 +42,9 @@ static void usage(FILE *out)
 	    "  --bones N --meshes N --verts N --islands N --tris N     skinned options\n"
 	    "  --hostile KIND      skinned: palette|index|stride|bones (a broken variant)\n"
 	    "  --truth FILE        skinned: bones, hierarchy and per-mesh counts as TSV\n"
-	    "  --hierarchy-out F   skinned: the 'bone<TAB>parent' file for psgfs -o hierarchy=\n");
+	    "  --hierarchy-out F   skinned: the 'bone<TAB>parent' file for psgfs -o hierarchy=\n"
+	    "  --platform P        textures: ps3 (default), x360 (an Xbox 360 .rx2 arena of\n"
+	    "                      twins) or ps3-twin (the PS3 arena those twins match)\n");
 }
 
 static uint64_t parse_u64(const char *s)
@@ -205,6 +208,7 @@ int main(int argc, char **argv)
 		O_HOSTILE_SK,
 		O_TRUTH,
 		O_HIER,
+		O_PLATFORM,
 	};
 	static const struct option longopts[] = {
 	    {"seed", required_argument, NULL, O_SEED},
@@ -232,6 +236,7 @@ int main(int argc, char **argv)
 	    {"hostile", required_argument, NULL, O_HOSTILE_SK},
 	    {"truth", required_argument, NULL, O_TRUTH},
 	    {"hierarchy-out", required_argument, NULL, O_HIER},
+	    {"platform", required_argument, NULL, O_PLATFORM},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -240,7 +245,7 @@ int main(int argc, char **argv)
 	struct psg_gen_record rec = {0};
 	struct gen_skinned_opts sk = {.layout = -1};
 	struct gen_skinned_truth truth = {0};
-	const char *truth_path = NULL, *hier_path = NULL;
+	const char *truth_path = NULL, *hier_path = NULL, *platform = "ps3";
 	uint64_t seed = 1, shuffle = 0, size = 1 << 20;
 	const char *record = NULL, *kind, *out;
 	struct buf b;
@@ -346,6 +351,14 @@ int main(int argc, char **argv)
 		case O_HIER:
 			hier_path = optarg;
 			break;
+		case O_PLATFORM:
+			if (strcmp(optarg, "ps3") && strcmp(optarg, "x360") &&
+			    strcmp(optarg, "ps3-twin")) {
+				fprintf(stderr, "psgfs-gen: unknown --platform '%s'\n", optarg);
+				return 2;
+			}
+			platform = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -371,7 +384,12 @@ int main(int argc, char **argv)
 	} else if (!strcmp(kind, "textures")) {
 		struct gen_tex_opts to = {.shuffle_seed = shuffle};
 
-		r = gen_psg_textures(&to, &b, &rec, NULL);
+		if (!strcmp(platform, "x360"))
+			r = gen_x360_textures(NULL, &b, &rec, NULL);
+		else if (!strcmp(platform, "ps3-twin"))
+			r = gen_x360_ps3_twins(NULL, &b, &rec, NULL);
+		else
+			r = gen_psg_textures(&to, &b, &rec, NULL);
 	} else if (!strcmp(kind, "skinned")) {
 		r = gen_psg_skinned(&sk, &b, &truth);
 		if (r == RC_OK &&
