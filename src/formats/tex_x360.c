@@ -499,7 +499,8 @@ static enum rc layout_head(const struct x360tex_fetch *f, struct x360tex_layout 
 	l->tiled = f->tiled;
 	l->endian = f->endian;
 	l->levels = f->mip_max_level + 1u;
-	if (l->levels > floor_log2(l->width > l->height ? l->width : l->height) + 1) {
+	if (l->levels > floor_log2(l->width > l->height ? l->width : l->height) + 1 ||
+	    l->levels > X360TEX_MAX_LEVELS) {
 		note(why, whylen, "mip max level %u is past the %ux%u chain (%u levels)",
 		     f->mip_max_level, l->width, l->height,
 		     floor_log2(l->width > l->height ? l->width : l->height) + 1);
@@ -557,7 +558,7 @@ static enum rc layout_levels(const struct x360tex_fetch *f, struct x360tex_layou
 		     true, &base, &stride);
 	base.face_stride = stride;
 	l->mip_offset = pos = stride * l->faces;
-	for (uint32_t i = 0; i < l->levels; i++) {
+	for (uint32_t i = 0; i < l->levels && i < X360TEX_MAX_LEVELS; i++) {
 		struct x360tex_level *v = &l->lv[i];
 		uint64_t s;
 
@@ -696,15 +697,16 @@ static void unit_to_canon(const struct x360tex_layout *l, const uint8_t *s, uint
 /* Inverse of unit_to_canon (writers); components nobody selects are 0. */
 static void canon_to_unit(const struct x360tex_layout *l, const uint8_t *d, uint8_t *s)
 {
-	const uint8_t ch[4] = {d[2], d[1], d[0], d[3]}; /* r g b a */
-
 	switch (l->format) {
-	case X360TEX_FMT_8_8_8_8:
+	case X360TEX_FMT_8_8_8_8: {
+		const uint8_t ch[4] = {d[2], d[1], d[0], d[3]}; /* r g b a */
+
 		memset(s, 0, 4);
 		for (unsigned i = 0; i < 4; i++)
 			if (l->swz[i] <= X360TEX_SWZ_W)
 				s[l->swz[i]] = ch[i];
 		return;
+	}
 	case X360TEX_FMT_5_6_5:
 		unit_to_canon(l, d, s); /* the swap is its own inverse */
 		return;
