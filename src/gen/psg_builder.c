@@ -32,6 +32,12 @@ static const uint32_t pb_reg_texture[10] = {
     0x00010034, 0x00010010, 0x000200E8, 0x00EB0008, 0x00EB000B,
 };
 
+/* xb2 texture arenas register no 0x00010034 (their GPU data is 0x00010031). */
+static const uint32_t pb_reg_texture_xb2[9] = {
+    0x00000000, 0x00010030, 0x00010031, 0x00010032, 0x00010033,
+    0x00010010, 0x000200E8, 0x00EB0008, 0x00EB000B,
+};
+
 struct pb_obj {
 	uint32_t type_id, align;
 	uint8_t *data;
@@ -348,6 +354,11 @@ enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *ou
 	/* xb2: 5 descriptors, graphics data in PHYSICAL (k = 2); ps3: 6, GRAPHICS_LOCAL (k = 5) */
 	uint32_t n_rd = b->plat == PSGB_XB2 ? 5 : 6, gpu_k = b->plat == PSGB_XB2 ? 2 : 5;
 	uint32_t hdr = 0x48 + 20 * n_rd;
+
+	if (b->plat == PSGB_XB2 && b->reg == PSGB_REG_TEXTURE10) {
+		reg = pb_reg_texture_xb2;
+		n_types = 9;
+	}
 
 	if (rec) {
 		rec->obj = NULL;

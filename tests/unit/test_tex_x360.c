@@ -250,6 +250,23 @@ static void test_real_constants(void **st)
 	assert_int_equal(dw[4], 0);
 	assert_int_equal(dw[5], 0x4A00);
 	assert_int_equal(dw[2], 31u | 31u << 13);
+	/* a public 512x512 DXT5 .rx2 (docs/xbox360.md, "Texture fetch constant"): all six words
+	 * and the base resource size 0x60000 */
+	assert_int_equal(gen_x360_texture_object(
+			     &(struct gen_x360_spec){X360TEX_FMT_DXT4_5, 512, 512, 0, false}, &o),
+			 RC_OK);
+	x360tex_fetch_encode(&o.fetch, dw);
+	assert_int_equal(dw[0], 0x84000002u);
+	assert_int_equal(dw[1], 0x00000054u);
+	assert_int_equal(dw[2], 0x003FE1FFu);
+	assert_int_equal(dw[3], 0x00000D10u);
+	assert_int_equal(dw[4], 0x00000240u);
+	assert_int_equal(dw[5], 0x00040A00u);
+	assert_int_equal(x360tex_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
+	assert_int_equal(l.full, 0x60000);
+	assert_int_equal(l.need, 0x60000);
+	assert_int_equal(l.packed_level, 5);
+	assert_int_equal(l.lv[5].storage, 0x5C000);
 }
 
 /* --- addressing against independent spellings --- */
@@ -657,6 +674,10 @@ static void check_twins(const struct gen_x360_opts *opts, size_t *n_twins, size_
 	xa_open(&p);
 	assert_memory_equal(x.file.data + 4, "xb2", 4);
 	assert_int_equal(x.a.h.header_size, 0xAC);
+	assert_int_equal(x.a.n_types, 9);
+	assert_int_equal(x.a.h.rd[2].align, 0x1000);
+	assert_int_equal(x.a.dict[x.a.n_dict - 2].type_id, RW_T_TOC);
+	assert_int_equal(x.a.dict[x.a.n_dict - 1].type_id, RW_T_VERSION);
 	assert_int_equal(texture_names(&x.s, &x.a, &xnames, &x.d), RC_OK);
 	assert_int_equal(texture_names(&p.s, &p.a, &pnames, &p.d), RC_OK);
 	for (size_t k = 0; k < xt.n; k++) {
