@@ -9,10 +9,11 @@
  * of xe_gpu_texture_fetch_t, TextureFormat, Endian, DataDimension, swizzle codes),
  * texture_address.h (Tiled2D), texture_util.cc/.h (GetPackedMipLevel, GetPackedMipOffset,
  * GetGuestTextureLayout: strides, 4 KiB alignment, power-of-two mip storage). The packed-base
- * rule and the real fetch constants are from real Skate 3 .rx2/.psg twins (docs/xbox360.md,
- * "Textures").
+ * rule and the real fetch constants are from real .rx2 files with PS3 twins (docs/xbox360.md,
+ * "Worked example: 16×16 DXT1" and "Texture fetch constant").
  *
- * Layout rules (decisions; docs/xbox360.md, "Textures", gives the reasons):
+ * Layout rules (docs/xbox360.md, "Tiling", "Mip levels in memory", "Packed mip tail",
+ * "Byte swap"):
  * - A "unit" is a 4x4 block for DXT1/DXT2_3/DXT4_5/DXN and a texel otherwise.
  * - The base level is stored at offset 0 of the base resource with the fetch constant's
  *   pitch; every mip level L >= 1 has its own storage of max(next_pow2(W) >> L, 1) x

@@ -1,6 +1,6 @@
 /*
  * Xbox 360 textures: fetch constant, layout, untiling and tiling (tex_x360.h states the rules;
- * docs/xbox360.md, "Textures", gives the reasons).
+ * docs/xbox360.md, "Tiling" and "Mip levels in memory", describes them).
  *
  * Addressing follows Xenia (xenia-project/xenia): the tiled 2D address is the one of
  * texture_address.h Tiled2D (equal to the XDK's XGAddress2DTiledOffset), subresource sizes

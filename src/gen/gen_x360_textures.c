@@ -1,9 +1,9 @@
 /*
  * Xbox 360 texture arena generator: the twin of the PS3 texture arena (gen_x360_textures.h).
  * The texels of a twin are the PS3 generator's canonical payload, stored through
- * x360tex_write_level; DXN blocks are encoded here. What the Texture object holds where the
- * real files say nothing (D3D header words, filters) is documented in docs/xbox360.md,
- * "Textures".
+ * x360tex_write_level; DXN blocks are encoded here. The Texture object's header words and the
+ * fetch constant are those of the real files (docs/xbox360.md, "Texture object"); the formats
+ * no real Skate file showed use the endian value and swizzle of their Direct3D format.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -658,6 +658,42 @@ static uint8_t *x360_load(struct xarena *x, uint32_t tex, uint32_t br, struct x3
 	return canon;
 }
 
+/* Every (face, level) of an Xbox 360 canonical payload equals the PS3 twin's, and so do the DDS
+ * files made from them; returns the number of (face, level) pairs. */
+static size_t twin_equal(uint8_t *canon, const struct x360tex_layout *l, struct texture_image *img)
+{
+	struct texture_image xi = *img;
+	struct buf a, b;
+	enum tex_kind kind;
+	size_t n = 0;
+
+	assert_true(x360tex_canon_kind(l->canon, &kind));
+	assert_int_equal(kind, img->kind);
+	assert_int_equal(img->faces, l->faces);
+	assert_int_equal(img->mips, l->levels);
+	for (uint32_t f = 0; f < l->faces; f++) {
+		for (uint32_t i = 0; i < l->levels; i++) {
+			size_t off, len;
+
+			assert_true(texture_level(img, f, i, &off, &len, NULL, NULL));
+			assert_int_equal(len, l->lv[i].canon_bytes);
+			assert_memory_equal(canon + f * l->face_bytes + l->lv[i].canon_offset,
+					    img->data + off, len);
+			n++;
+		}
+	}
+	xi.data = canon;
+	buf_init(&a);
+	buf_init(&b);
+	assert_int_equal(texture_dds(&xi, &a), RC_OK);
+	assert_int_equal(texture_dds(img, &b), RC_OK);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.data, b.data, a.len);
+	buf_free(&a);
+	buf_free(&b);
+	return n;
+}
+
 /* Every level of every face of every twin equals what texture_load gives for the PS3 twin. */
 static void check_twins(const struct gen_x360_opts *opts, size_t *n_twins, size_t *n_levels)
 {
@@ -685,7 +721,6 @@ static void check_twins(const struct gen_x360_opts *opts, size_t *n_twins, size_
 		struct texture_image *img = NULL;
 		struct x360tex_layout l;
 		uint8_t *canon;
-		enum tex_kind kind;
 
 		assert_int_equal(x.a.dict[ti->buf_index].type_id, 0x00010031u);
 		assert_int_equal(x.a.dict[ti->tex_index].type_id, RW_T_TEXTURE);
@@ -709,36 +744,7 @@ static void check_twins(const struct gen_x360_opts *opts, size_t *n_twins, size_
 			assert_int_equal(texture_load(&p.s, &p.a, pi->tex_index, &img, &p.d),
 					 RC_OK);
 		}
-		assert_true(x360tex_canon_kind(l.canon, &kind));
-		assert_int_equal(kind, img->kind);
-		assert_int_equal(img->faces, l.faces);
-		assert_int_equal(img->mips, l.levels);
-		for (uint32_t f = 0; f < l.faces; f++) {
-			for (uint32_t i = 0; i < l.levels; i++) {
-				size_t off, len;
-
-				assert_true(texture_level(img, f, i, &off, &len, NULL, NULL));
-				assert_int_equal(len, l.lv[i].canon_bytes);
-				assert_memory_equal(canon + f * l.face_bytes + l.lv[i].canon_offset,
-						    img->data + off, len);
-				(*n_levels)++;
-			}
-		}
-		/* so the DDS files are the same bytes too */
-		{
-			struct texture_image xi = *img;
-			struct buf a, b;
-
-			xi.data = canon;
-			buf_init(&a);
-			buf_init(&b);
-			assert_int_equal(texture_dds(&xi, &a), RC_OK);
-			assert_int_equal(texture_dds(img, &b), RC_OK);
-			assert_int_equal(a.len, b.len);
-			assert_memory_equal(a.data, b.data, a.len);
-			buf_free(&a);
-			buf_free(&b);
-		}
+		*n_levels += twin_equal(canon, &l, img);
 		(*n_twins)++;
 		texture_image_free(img);
 		free(canon);
@@ -996,6 +1002,20 @@ static void test_hostile(void **st)
 	assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, l.full + 100, &d), RC_OK);
 	assert_non_null(strstr(d.msg[3], "100 more"));
 	assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, 0, &d), RC_CORRUPT);
+	diag_free(&d);
+}
+
+/* Fields the layout refuses: formats, dimensions, mip counts, pitch, swizzles, sizes. */
+static void test_hostile_fields(void **st)
+{
+	struct gen_x360_spec s = {X360TEX_FMT_DXT1, 64, 64, 0, false};
+	struct x360tex_object o;
+	uint8_t b[X360TEX_OBJECT_SIZE];
+	struct diag d;
+
+	(void)st;
+	diag_init(&d);
+	obj_bytes(&s, b, &o);
 	/* unknown and unconverted formats, 1D, 3D, stacked */
 	{
 		static const uint8_t bad_fmt[] = {0x00, 0x07, 0x0A, 0x20, 0x3A, 0x3F};
@@ -1053,7 +1073,21 @@ static void test_hostile(void **st)
 		x360tex_object_encode(&h, b);
 		assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, 1u << 30, &d), RC_CORRUPT);
 	}
-	/* swizzles with no canonical form */
+	diag_free(&d);
+}
+
+/* Swizzles with no canonical form; a huge texture refused before anything is read. */
+static void test_hostile_swizzle_size(void **st)
+{
+	struct gen_x360_spec s = {X360TEX_FMT_DXT1, 64, 64, 0, false};
+	struct x360tex_object o;
+	struct x360tex_layout l;
+	uint8_t b[X360TEX_OBJECT_SIZE];
+	struct diag d;
+
+	(void)st;
+	diag_init(&d);
+	obj_bytes(&s, b, &o);
 	{
 		struct x360tex_object h = o;
 
@@ -1084,7 +1118,21 @@ static void test_hostile(void **st)
 		assert_int_equal(x360tex_layout_get(&h.fetch, &l, NULL, 0), RC_OK);
 		assert_true(l.need > (32u << 20)); /* 8192^2 / 2 bytes of DXT1 and more */
 	}
-	/* oddities that still decode: a note line each */
+	diag_free(&d);
+}
+
+/* Oddities that still decode: one diag line naming each. */
+static void test_hostile_notes(void **st)
+{
+	struct gen_x360_spec s = {X360TEX_FMT_DXT1, 64, 64, 0, false};
+	struct x360tex_object o;
+	struct x360tex_layout l;
+	uint8_t b[X360TEX_OBJECT_SIZE];
+	struct diag d;
+
+	(void)st;
+	diag_init(&d);
+	obj_bytes(&s, b, &o);
 	{
 		struct x360tex_object h = o;
 		size_t before = diag_count(&d);
@@ -1197,14 +1245,16 @@ static void test_random_constants(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fetch_fields),    cmocka_unit_test(test_fetch_dimensions),
-	    cmocka_unit_test(test_real_constants),  cmocka_unit_test(test_tiled_offset),
-	    cmocka_unit_test(test_packed_offsets),  cmocka_unit_test(test_tail_no_overlap),
-	    cmocka_unit_test(test_round_trips),	    cmocka_unit_test(test_texel_conversion),
-	    cmocka_unit_test(test_twins_default),   cmocka_unit_test(test_twins_mixed_order),
-	    cmocka_unit_test(test_dxn_source),	    cmocka_unit_test(test_pinned_layouts),
-	    cmocka_unit_test(test_generated_bytes), cmocka_unit_test(test_hostile),
-	    cmocka_unit_test(test_hostile_reads),   cmocka_unit_test(test_random_constants),
+	    cmocka_unit_test(test_fetch_fields),     cmocka_unit_test(test_fetch_dimensions),
+	    cmocka_unit_test(test_real_constants),   cmocka_unit_test(test_tiled_offset),
+	    cmocka_unit_test(test_packed_offsets),   cmocka_unit_test(test_tail_no_overlap),
+	    cmocka_unit_test(test_round_trips),	     cmocka_unit_test(test_texel_conversion),
+	    cmocka_unit_test(test_twins_default),    cmocka_unit_test(test_twins_mixed_order),
+	    cmocka_unit_test(test_dxn_source),	     cmocka_unit_test(test_pinned_layouts),
+	    cmocka_unit_test(test_generated_bytes),  cmocka_unit_test(test_hostile),
+	    cmocka_unit_test(test_hostile_fields),   cmocka_unit_test(test_hostile_swizzle_size),
+	    cmocka_unit_test(test_hostile_notes),    cmocka_unit_test(test_hostile_reads),
+	    cmocka_unit_test(test_random_constants),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
