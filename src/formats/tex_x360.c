@@ -635,6 +635,9 @@ enum rc x360tex_prepare(const uint8_t *obj, size_t len, uint64_t res_size, uint3
 	r = x360tex_layout_get(&o->fetch, l, why, sizeof why);
 	if (r == RC_OK && (o->common & 0xF) != X360TEX_COMMON_TEXTURE)
 		note(why, sizeof why, "D3D common word 0x%08X is not a texture (3)", o->common);
+	if (r == RC_OK && o->fetch.mip_address == 0 && l->levels > 1 && !l->base_packed)
+		note(why, sizeof why, "mip address 0 with %u levels (mips read at 0x%llX)",
+		     l->levels, (unsigned long long)l->mip_offset);
 	if (r == RC_OK && o->fetch.base_address == 0 && o->fetch.mip_address != 0 &&
 	    (uint64_t)o->fetch.mip_address << 12 != l->mip_offset)
 		note(why, sizeof why, "mip address 0x%llX is not the layout's 0x%llX (layout used)",

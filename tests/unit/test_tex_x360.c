@@ -1149,6 +1149,11 @@ static void test_hostile_notes(void **st)
 		assert_non_null(strstr(d.msg[d.n - 1], "min level 9"));
 		assert_non_null(strstr(d.msg[d.n - 1], "common word 0x00000005"));
 		assert_non_null(strstr(d.msg[d.n - 1], "mip address 0x77000"));
+		h = o;
+		h.fetch.mip_address = 0; /* Xenia would drop the mips; the layout still has them */
+		x360tex_object_encode(&h, b);
+		assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, l.full, &d), RC_OK);
+		assert_non_null(strstr(d.msg[d.n - 1], "mip address 0 with 7 levels"));
 	}
 	diag_free(&d);
 }
