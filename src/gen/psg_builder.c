@@ -1,7 +1,9 @@
 /*
  * PS3 RW4 arena builder (spec §11): header 0xC0, sections with the 64- or 10-type registry,
  * main objects aligned in logical order, dictionary, subreference records and scratch, then
- * base resources in region 5. An optional seeded shuffle permutes dictionary rows only.
+ * base resources in region 5. An xb2 (Xbox 360) arena differs only in the header (0xAC, five
+ * descriptors) and puts base resources (type 0x00010031) in region 2. An optional seeded shuffle
+ * permutes dictionary rows only.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +13,6 @@
 #include "psgfs/gen_psg.h"
 #include "psgfs/prng.h"
 
-#define PB_HEADER      0xC0u
 #define PB_FILL_CHUNK  (1u << 20)
 #define PB_MAX_OBJECTS (1u << 22) /* a dictionary index must stay below the >>22 kind bits */
 
@@ -29,6 +30,12 @@ static const uint32_t pb_reg_model[64] = {
 static const uint32_t pb_reg_texture[10] = {
     0x00000000, 0x00010030, 0x00010031, 0x00010032, 0x00010033,
     0x00010034, 0x00010010, 0x000200E8, 0x00EB0008, 0x00EB000B,
+};
+
+/* xb2 texture arenas register no 0x00010034 (their GPU data is 0x00010031). */
+static const uint32_t pb_reg_texture_xb2[9] = {
+    0x00000000, 0x00010030, 0x00010031, 0x00010032, 0x00010033,
+    0x00010010, 0x000200E8, 0x00EB0008, 0x00EB000B,
 };
 
 struct pb_obj {
@@ -54,6 +61,7 @@ struct pb_sub {
 
 struct psg_builder {
 	enum psgb_registry reg;
+	enum psgb_platform plat;
 	uint32_t id, gpu_align;
 	struct pb_obj *obj;
 	size_t n, cap;
@@ -161,6 +169,17 @@ static void pb_store(struct psg_builder *b, struct pb_obj *o, uint32_t type_id, 
 		memcpy(o->data, data, len);
 }
 
+void psgb_set_platform(struct psg_builder *b, enum psgb_platform plat)
+{
+	b->plat = plat;
+}
+
+/* BaseResource type of the graphics region: 0x00010030 + (k - 1) for descriptor k. */
+static uint32_t pb_gpu_type(const struct psg_builder *b)
+{
+	return b->plat == PSGB_XB2 ? 0x00010031u : RW_T_PS3_GPU;
+}
+
 void psgb_set(struct psg_builder *b, uint32_t idx, uint32_t type_id, uint32_t align,
 	      const void *data, size_t len)
 {
@@ -185,12 +204,12 @@ uint32_t psgb_add(struct psg_builder *b, uint32_t type_id, uint32_t align, const
 void psgb_set_base_resource(struct psg_builder *b, uint32_t idx, uint32_t align, const void *data,
 			    size_t len)
 {
-	psgb_set(b, idx, RW_T_PS3_GPU, align, data, len);
+	psgb_set(b, idx, pb_gpu_type(b), align, data, len);
 }
 
 uint32_t psgb_add_base_resource(struct psg_builder *b, uint32_t align, const void *data, size_t len)
 {
-	return psgb_add(b, RW_T_PS3_GPU, align, data, len);
+	return psgb_add(b, pb_gpu_type(b), align, data, len);
 }
 
 uint32_t psgb_add_base_resource_fn(struct psg_builder *b, uint32_t align, uint64_t len,
@@ -202,7 +221,7 @@ uint32_t psgb_add_base_resource_fn(struct psg_builder *b, uint32_t align, uint64
 	if (b->bad)
 		return i;
 	o = &b->obj[i];
-	o->type_id = RW_T_PS3_GPU;
+	o->type_id = pb_gpu_type(b);
 	o->align = align ? align : 1;
 	o->len = len;
 	o->fill = fill;
@@ -332,6 +351,14 @@ enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *ou
 	uint64_t *hash;
 	size_t base = out->len;
 	bool have_br = false;
+	/* xb2: 5 descriptors, graphics data in PHYSICAL (k = 2); ps3: 6, GRAPHICS_LOCAL (k = 5) */
+	uint32_t n_rd = b->plat == PSGB_XB2 ? 5 : 6, gpu_k = b->plat == PSGB_XB2 ? 2 : 5;
+	uint32_t hdr = 0x48 + 20 * n_rd;
+
+	if (b->plat == PSGB_XB2 && b->reg == PSGB_REG_TEXTURE10) {
+		reg = pb_reg_texture_xb2;
+		n_types = 9;
+	}
 
 	if (rec) {
 		rec->obj = NULL;
@@ -364,7 +391,7 @@ enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *ou
 	e_off = t_off + 0x0C + 4 * n_types;
 	s_off = e_off + 0x24;
 	a_off = s_off + 0x1C;
-	sections_end = PB_HEADER + a_off + 0x0C;
+	sections_end = hdr + a_off + 0x0C;
 
 	pos = sections_end;
 	for (uint32_t i = 0; i < n; i++) {
@@ -443,7 +470,9 @@ enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *ou
 	/* Header (§2). */
 	static const uint8_t magic[12] = {0x89, 'R', 'W',  '4',	 'p',  's',
 					  '3',	0,   0x0D, 0x0A, 0x1A, 0x0A};
-	buf_put(out, magic, sizeof magic);
+	buf_put(out, magic, 4);
+	buf_put(out, b->plat == PSGB_XB2 ? "xb2" : "ps3", 4);
+	buf_put(out, magic + 8, 4);
 	buf_u8(out, 1);
 	buf_u8(out, 32);
 	buf_u8(out, 4);
@@ -459,25 +488,23 @@ enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *ou
 	pb_u32(out, 0x10);  /* alignment */
 	pb_u32(out, 0);	    /* virt */
 	pb_u32(out, (uint32_t)dict_start);
-	pb_u32(out, PB_HEADER); /* sections */
+	pb_u32(out, hdr); /* sections */
 	pb_u32(out, 0);
 	pb_u32(out, 0);
 	pb_u32(out, 0);
 	pb_u32(out, (uint32_t)rd0);
 	pb_u32(out, 0x10);
-	for (int k = 1; k < 5; k++) {
-		pb_u32(out, 0);
-		pb_u32(out, 1);
+	for (uint32_t k = 1; k < n_rd; k++) {
+		pb_u32(out, k == gpu_k && have_br ? (uint32_t)region : 0);
+		pb_u32(out, k == gpu_k && have_br ? b->gpu_align : 1);
 	}
-	pb_u32(out, have_br ? (uint32_t)region : 0);
-	pb_u32(out, have_br ? b->gpu_align : 1);
-	pb_u32(out, PB_HEADER); /* RU[0] */
+	pb_u32(out, hdr); /* RU[0] */
 	pb_u32(out, 4);
-	for (int k = 1; k < 6; k++) {
+	for (uint32_t k = 1; k < n_rd; k++) {
 		pb_u32(out, 0);
 		pb_u32(out, 1);
 	}
-	for (int k = 0; k < 7; k++) /* TargetResource[6], arenaGroup */
+	for (uint32_t k = 0; k <= n_rd; k++) /* TargetResource[n_rd], arenaGroup */
 		pb_u32(out, 0);
 
 	/* Sections (§3). */
@@ -542,7 +569,7 @@ enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *ou
 	}
 	buf_zero(out, 24 * (size_t)n_sub);
 
-	/* Region 5. */
+	/* The graphics region (5 on ps3, 2 on xb2). */
 	for (uint32_t i = 0; i < n; i++) {
 		struct pb_obj *o = &b->obj[i];
 		uint64_t h = 0xcbf29ce484222325ull;

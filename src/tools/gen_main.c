@@ -14,6 +14,7 @@
 #include "psgfs/gen_psg_skinned.h"
 #include "psgfs/gen_psg_textures.h"
 #include "psgfs/gen_psk.h"
+#include "psgfs/gen_x360_textures.h"
 
 static void usage(FILE *out)
 {
@@ -63,6 +64,9 @@ static void usage(FILE *out)
 	    "  --hostile KIND      palette|index|stride|bones (a broken variant)\n"
 	    "  --truth FILE        bones, hierarchy and per-mesh counts as TSV\n"
 	    "  --hierarchy-out F   the 'bone<TAB>parent' file for psgfs -o hierarchy=\n"
+	    "textures:\n"
+	    "  --platform P        ps3 (default), x360 (an Xbox 360 .rx2 arena of twins) or\n"
+	    "                      ps3-twin (the PS3 arena those twins match)\n"
 	    "\n"
 	    "exit status: 0 ok, 1 generation or write failed, 2 usage\n");
 }
@@ -93,6 +97,7 @@ enum {
 	O_HOSTILE_SK,
 	O_TRUTH,
 	O_HIER,
+	O_PLATFORM,
 };
 
 static const struct option longopts[] = {
@@ -121,6 +126,7 @@ static const struct option longopts[] = {
     {"hostile", required_argument, NULL, O_HOSTILE_SK},
     {"truth", required_argument, NULL, O_TRUTH},
     {"hierarchy-out", required_argument, NULL, O_HIER},
+    {"platform", required_argument, NULL, O_PLATFORM},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -346,7 +352,7 @@ int main(int argc, char **argv)
 	struct psg_gen_record rec = {0};
 	struct gen_skinned_opts sk = {.layout = -1};
 	struct gen_skinned_truth truth = {0};
-	const char *truth_path = NULL, *hier_path = NULL;
+	const char *truth_path = NULL, *hier_path = NULL, *platform = "ps3";
 	uint64_t seed = 1, shuffle = 0, size = 1 << 20;
 	const char *record = NULL, *kind, *out;
 	struct buf b;
@@ -456,6 +462,16 @@ int main(int argc, char **argv)
 		case O_HIER:
 			hier_path = optarg;
 			break;
+		case O_PLATFORM:
+			if (strcmp(optarg, "ps3") && strcmp(optarg, "x360") &&
+			    strcmp(optarg, "ps3-twin")) {
+				fprintf(stderr,
+					"psgfs-gen: bad --platform '%s': ps3, x360 or ps3-twin\n",
+					optarg);
+				return 2;
+			}
+			platform = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -466,6 +482,10 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		usage(stderr);
+		return 2;
+	}
+	if (strcmp(platform, "ps3") && strcmp(kind, "textures")) {
+		fprintf(stderr, "psgfs-gen: --platform does not apply to %s\n", kind);
 		return 2;
 	}
 	out = argv[optind];
@@ -481,7 +501,12 @@ int main(int argc, char **argv)
 	} else if (!strcmp(kind, "textures")) {
 		struct gen_tex_opts to = {.shuffle_seed = shuffle};
 
-		r = gen_psg_textures(&to, &b, &rec, NULL);
+		if (!strcmp(platform, "x360"))
+			r = gen_x360_textures(NULL, &b, &rec, NULL);
+		else if (!strcmp(platform, "ps3-twin"))
+			r = gen_x360_ps3_twins(NULL, &b, &rec, NULL);
+		else
+			r = gen_psg_textures(&to, &b, &rec, NULL);
 	} else if (!strcmp(kind, "skinned")) {
 		r = gen_psg_skinned(&sk, &b, &truth);
 		if (r == RC_OK &&
