@@ -19,6 +19,7 @@
 #include "psgfs/gen_psg_textures.h"
 #include "psgfs/result.h"
 #include "psgfs/tex_x360.h"
+#include "psgfs/texture.h"
 
 struct gen_x360_spec {
 	uint8_t format; /* X360TEX_FMT_8, _5_6_5, _8_8_8_8, _DXT1, _DXT2_3, _DXT4_5, _DXN */

@@ -38,7 +38,7 @@
 
 #include "psgfs/diag.h"
 #include "psgfs/result.h"
-#include "psgfs/texture.h"
+#include "psgfs/tex_kind.h"
 
 #define X360TEX_OBJECT_SIZE    0x34u
 #define X360TEX_FETCH_OFFSET   0x1Cu
@@ -132,7 +132,7 @@ enum x360tex_canon {
 	X360TEX_C_R5G6B5,
 	X360TEX_C_L8,
 };
-/* The texture.h kind with the same bytes; false for DXN, which texture.h has no kind for. */
+/* The canonical kind (include/psgfs/tex_kind.h) with the same bytes. */
 bool x360tex_canon_kind(enum x360tex_canon c, enum tex_kind *k);
 
 /* Where one (level) lives: the same for every face except face * face_stride. */

@@ -31,6 +31,8 @@
 #include "psgfs/diag.h"
 #include "psgfs/result.h"
 #include "psgfs/source.h"
+#include "psgfs/tex_kind.h"
+#include "psgfs/tex_x360.h"
 
 #define PS3_TEXTURE_SIZE 40u
 #define GCM_TEX_LN	 0x20u /* linear (pitch) layout */
@@ -81,29 +83,6 @@ enum rc ps3_texture_decode(const uint8_t *obj, size_t len, bool big_endian,
 const char *gcm_format_name(uint8_t base_format);
 /* True when texture_load converts this base format. */
 bool gcm_format_supported(uint8_t base_format);
-
-/* Pixel layout of the canonical image / DDS payload. */
-enum tex_kind {
-	TEXK_DXT1,
-	TEXK_DXT3,
-	TEXK_DXT5,
-	TEXK_BGRA8,  /* A8R8G8B8, bytes B G R A */
-	TEXK_BGRX8,  /* X8R8G8B8, bytes B G R X (X = 0xFF) */
-	TEXK_R5G6B5, /* little-endian u16 */
-	TEXK_A1R5G5B5,
-	TEXK_A4R4G4B4,
-	TEXK_L8,
-	TEXK_ATI2, /* DXN: two BC4 blocks (red, green) per 4x4 block */
-};
-
-/* Bytes per texel, or per 4x4 block for the compressed kinds. */
-uint32_t tex_kind_bpp(enum tex_kind k);
-bool tex_kind_compressed(enum tex_kind k);
-/* max(1, x >> level) */
-uint32_t tex_dim(uint32_t x, uint32_t level);
-/* 5- and 6-bit channels widened to 8 bits. */
-uint8_t tex_x5(uint32_t v);
-uint8_t tex_x6(uint32_t v);
 
 /* Source texel layout of a PS3 texture, checked for overflow. */
 struct tex_layout {
@@ -157,6 +136,7 @@ struct tex_desc {
 	uint64_t base;			/* absolute file offset of the first texel */
 	struct ps3_texture ps3;
 	struct tex_layout ps3l;
+	struct x360tex_layout x360;
 };
 
 enum rc tex_describe(const struct src *s, const struct arena *a, uint32_t tex_idx,
@@ -204,7 +184,8 @@ enum rc texture_png(const struct src *s, const struct texture_image *t, struct b
 void dxt1_block(const uint8_t blk[8], bool four_colour, uint8_t out[64]);
 void dxt3_block(const uint8_t blk[16], uint8_t out[64]);
 void dxt5_block(const uint8_t blk[16], uint8_t out[64]);
-/* Decode a w x h DXT image (kind TEXK_DXT1/3/5) from packed blocks into w*h*4 RGBA. */
+void ati2_block(const uint8_t blk[16], uint8_t out[64]);
+/* Decode a w x h block-compressed image (DXT1/3/5, ATI2) into w*h*4 RGBA. */
 void dxt_decode_image(enum tex_kind kind, const uint8_t *blocks, uint32_t w, uint32_t h,
 		      uint8_t *rgba);
 

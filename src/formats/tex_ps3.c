@@ -98,7 +98,7 @@ uint32_t tex_kind_bpp(enum tex_kind k)
 
 bool tex_kind_compressed(enum tex_kind k)
 {
-	return k == TEXK_DXT1 || k == TEXK_DXT3 || k == TEXK_DXT5;
+	return k == TEXK_DXT1 || k == TEXK_DXT3 || k == TEXK_DXT5 || k == TEXK_ATI2;
 }
 
 enum rc ps3_texture_decode(const uint8_t *obj, size_t len, bool big_endian, struct ps3_texture *out)

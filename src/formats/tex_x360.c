@@ -133,7 +133,7 @@ bool x360tex_canon_kind(enum x360tex_canon c, enum tex_kind *k)
 	    {X360TEX_C_DXT1, TEXK_DXT1},   {X360TEX_C_DXT3, TEXK_DXT3},
 	    {X360TEX_C_DXT5, TEXK_DXT5},   {X360TEX_C_BGRA8, TEXK_BGRA8},
 	    {X360TEX_C_BGRX8, TEXK_BGRX8}, {X360TEX_C_R5G6B5, TEXK_R5G6B5},
-	    {X360TEX_C_L8, TEXK_L8},
+	    {X360TEX_C_L8, TEXK_L8},	   {X360TEX_C_DXN, TEXK_ATI2},
 	};
 
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {

@@ -117,6 +117,46 @@ static void describe_note(const struct tex_desc *d, uint32_t bi, uint64_t held, 
 		 d->have_faces == 1 ? "" : "s", d->have_mips, d->have_mips == 1 ? "" : "s");
 }
 
+/*
+ * Xbox 360: no field of the Texture object names its texels; the writers put the base
+ * resource in the dictionary row just before it (docs/xbox360.md, "Texture object").
+ */
+static enum rc describe_x360(const struct src *s, const struct arena *a, uint32_t idx,
+			     struct tex_desc *d, struct diag *diag)
+{
+	const struct arena_dict_entry *br = idx > 0 ? &a->dict[idx - 1] : NULL;
+	struct x360tex_object o;
+	uint8_t *obj = NULL;
+	size_t len = 0;
+	enum rc r;
+
+	if (!br || !br->base_resource || !br->readable) {
+		diag_add(diag, "object %u (Texture): no readable BaseResource in the row before it",
+			 idx);
+		return RC_CORRUPT;
+	}
+	r = arena_read_object(s, a, idx, &obj, &len);
+	if (r != RC_OK) {
+		diag_add(diag, "object %u (Texture): unreadable (%s)", idx, rc_str(r));
+		return r;
+	}
+	r = x360tex_prepare(obj, len, br->size, idx, &o, &d->x360, diag);
+	free(obj);
+	if (r != RC_OK)
+		return r;
+	d->plat = TEX_X360;
+	x360tex_canon_kind(d->x360.canon, &d->kind);
+	d->alpha = d->kind == TEXK_DXT1 || d->kind == TEXK_DXT3 || d->kind == TEXK_DXT5 ||
+		   d->kind == TEXK_BGRA8;
+	d->format_name = x360tex_format_name(d->x360.format);
+	d->width = d->x360.width;
+	d->height = d->x360.height;
+	d->mips = d->have_mips = d->x360.levels;
+	d->faces = d->have_faces = d->x360.faces;
+	d->base = br->start;
+	return RC_OK;
+}
+
 enum rc tex_describe(const struct src *s, const struct arena *a, uint32_t idx, struct tex_desc *d,
 		     struct diag *diag)
 {
@@ -131,6 +171,8 @@ enum rc tex_describe(const struct src *s, const struct arena *a, uint32_t idx, s
 		return RC_BOUNDS;
 	if (a->dict[idx].type_id != RW_T_TEXTURE)
 		return RC_UNSUPPORTED;
+	if (a->h.plat == RW_XB2)
+		return describe_x360(s, a, idx, d, diag);
 	d->plat = TEX_PS3;
 	r = read_ps3_header(s, a, idx, d, diag);
 	if (r == RC_OK)
@@ -170,6 +212,18 @@ enum rc tex_describe(const struct src *s, const struct arena *a, uint32_t idx, s
 
 /* ---- levels and rows ---- */
 
+struct x360_read {
+	const struct src *s;
+	uint64_t base;
+};
+
+static enum rc x360_read(void *ctx, uint64_t off, void *dst, size_t n)
+{
+	const struct x360_read *rd = ctx;
+
+	return src_read(rd->s, rd->base + off, dst, n);
+}
+
 uint32_t tex_level_rows(const struct tex_desc *d, uint32_t level)
 {
 	uint32_t h = tex_dim(d->height, level);
@@ -197,6 +251,11 @@ enum rc tex_read_rows(const struct src *s, const struct tex_desc *d, uint32_t fa
 		return RC_BOUNDS;
 	if (n == 0)
 		return RC_OK;
+	if (d->plat == TEX_X360) {
+		struct x360_read rd = {s, d->base};
+
+		return x360tex_read_rows(&d->x360, face, level, row0, n, x360_read, &rd, out);
+	}
 	return ps3_read_rows(s, d->base, &d->ps3, &d->ps3l, d->kind, face, level, row0, n, out);
 }
 

@@ -586,11 +586,12 @@ static void test_texel_conversion(void **st)
 		assert_int_equal(x360tex_read_rows(&l, 0, 0, 0, 1, rs_read, &rs, row), RC_OK);
 		assert_int_equal(ld_u16le(row + 2), 0x001F);
 	}
-	/* DXN has no texture.h kind; the others map */
+	/* every canonical form has a kind; DXN is ATI2 (BC5) */
 	{
 		enum tex_kind k;
 
-		assert_false(x360tex_canon_kind(X360TEX_C_DXN, &k));
+		assert_true(x360tex_canon_kind(X360TEX_C_DXN, &k));
+		assert_int_equal(k, TEXK_ATI2);
 		assert_true(x360tex_canon_kind(X360TEX_C_DXT5, &k));
 		assert_int_equal(k, TEXK_DXT5);
 	}
