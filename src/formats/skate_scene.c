@@ -10,6 +10,7 @@
 
 #include "psgfs/bytes.h"
 #include "psgfs/skate_mesh.h"
+#include "psgfs/skate_platform.h"
 
 #define MAX_DECODE_VERTS  (1u << 26)
 #define MATERIAL_NAME_MAX 255
@@ -428,7 +429,7 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 			 rc_str(r));
 		goto name;
 	}
-	r = skate_optimesh_parse(p, n, o, &om, d);
+	r = skate_optimesh_decode(sc->platform, p, n, a->big_endian, o, &om, d);
 	free(p);
 	p = NULL;
 	if (r == RC_NOMEM)
@@ -490,20 +491,22 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 	/* vertex descriptor */
 	m->vdes = want_ref(a, om.vdes, RW_T_VDES, o, "m_pVertexDescriptor", d);
 	if (m->vdes != SKATE_NONE && read_obj(s, a, m->vdes, &p, &n) == RC_OK) {
-		m->has_desc = skate_vdes_parse(p, n, m->vdes, &m->desc, d) == RC_OK;
+		m->has_desc =
+		    sc->platform->vdes_parse(p, n, a->big_endian, m->vdes, &m->desc, d) == RC_OK;
 		free(p);
 		p = NULL;
 	}
 	if (m->has_desc) {
 		m->stride = m->desc.stride;
 		for (unsigned i = 0; i < m->desc.n_el; i++) {
-			const struct skate_velem *e = &m->desc.el[i];
+			const struct skate_elem *e = &m->desc.elem[i];
 
 			if (!e->usable)
 				continue;
-			if (e->type == SKATE_ET_XYZ && pos < 0)
+			if (e->usage == SKATE_USAGE_POSITION && pos < 0)
 				pos = (int)i;
-			if (e->type == SKATE_ET_INDICES || e->type == SKATE_ET_WEIGHTS)
+			if (e->usage == SKATE_USAGE_BLEND_INDICES ||
+			    e->usage == SKATE_USAGE_BLEND_WEIGHTS)
 				m->skinned = true;
 		}
 	}
@@ -517,12 +520,9 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 	if (m->vb != SKATE_NONE && read_obj(s, a, m->vb, &p, &n) == RC_OK) {
 		struct skate_vb vb;
 
-		if (skate_vb_parse(p, n, &vb) != RC_OK) {
-			diag_add(d, "object %u (VertexBuffer): %zu bytes, needs 16", m->vb, n);
-		} else {
+		if (sc->platform->vb_parse(p, n, a->big_endian, m->vb, &vb, d) == RC_OK)
 			m->vb_res =
 			    want_ref(a, vb.buffer, RW_T_BASERES_FIRST, m->vb, "m_buffer", d);
-		}
 		if (m->vb_res != SKATE_NONE) {
 			const struct arena_dict_entry *br = &a->dict[m->vb_res];
 
@@ -560,22 +560,11 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 	if (m->ib != SKATE_NONE && read_obj(s, a, m->ib, &p, &n) == RC_OK) {
 		struct skate_ib ib;
 
-		if (skate_ib_parse(p, n, &ib) != RC_OK) {
-			diag_add(d, "object %u (IndexBuffer): %zu bytes, needs 20", m->ib, n);
-		} else {
+		if (sc->platform->ib_parse(p, n, a->big_endian, m->ib, &ib, d) == RC_OK) {
 			m->ib_res =
 			    want_ref(a, ib.buffer, RW_T_BASERES_FIRST, m->ib, "m_buffer", d);
 			m->index_count = ib.num_indices;
-			if (ib.stride == 2 || ib.stride == 4)
-				m->index_width = ib.stride;
-			else
-				diag_add(d, "object %u (IndexBuffer): stride %u (2 or 4 expected)",
-					 m->ib, ib.stride);
-			if (m->index_width && (ib.index_type == 1) != (m->index_width == 2))
-				diag_add(d,
-					 "object %u (IndexBuffer): index type %u disagrees with "
-					 "stride %u; stride used",
-					 m->ib, ib.index_type, ib.stride);
+			m->index_width = ib.width;
 		}
 		if (m->ib_res != SKATE_NONE && m->index_width) {
 			const struct arena_dict_entry *br = &a->dict[m->ib_res];
@@ -608,9 +597,9 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 		const struct skate_island *is = &m->islands[i];
 		uint64_t end = (uint64_t)is->start + is->count, cnt = is->count;
 
-		if (is->prim != 5) {
-			diag_add(d, "mesh %zu: island %u primitive %u unsupported (5 = triangles)",
-				 mi, i, is->prim);
+		if (!is->triangles) {
+			diag_add(d, "mesh %zu: island %u primitive %u unsupported (%u = triangles)",
+				 mi, i, is->prim, sc->platform->tri_prim);
 			continue;
 		}
 		if (end > m->index_count) {
@@ -665,7 +654,7 @@ enum rc skate_scene_load(const struct src *s, const struct arena *a, const char 
 	enum rc r = RC_OK;
 
 	*out = NULL;
-	if (a->h.plat != RW_PS3 || !a->big_endian)
+	if (!skate_platform_of(a))
 		return RC_UNSUPPORTED;
 	sc = calloc(1, sizeof *sc);
 	listed = xcalloc_n(a->n_dict, sizeof *listed);
@@ -673,6 +662,7 @@ enum rc skate_scene_load(const struct src *s, const struct arena *a, const char 
 		r = RC_NOMEM;
 		goto fail;
 	}
+	sc->platform = skate_platform_of(a);
 	sc->skeleton_model = SKATE_NONE;
 	for (uint32_t i = 0; i < a->n_dict; i++) {
 		struct skate_model md;
@@ -945,7 +935,7 @@ static enum rc decode_triangles(const struct src *s, size_t mi, const struct ska
 		const struct skate_island *is = &m->islands[i];
 		uint64_t cnt = is->count;
 
-		if (is->prim != 5 || is->start >= m->indices_avail)
+		if (!is->triangles || is->start >= m->indices_avail)
 			continue;
 		if ((uint64_t)is->start + cnt > m->indices_avail)
 			cnt = m->indices_avail - is->start;
@@ -964,7 +954,7 @@ static enum rc decode_triangles(const struct src *s, size_t mi, const struct ska
 		const struct skate_island *is = &m->islands[i];
 		uint64_t cnt = is->count;
 
-		if (is->prim != 5 || is->start >= m->indices_avail)
+		if (!is->triangles || is->start >= m->indices_avail)
 			continue;
 		if ((uint64_t)is->start + cnt > m->indices_avail)
 			cnt = m->indices_avail - is->start;
@@ -1003,6 +993,52 @@ static enum rc decode_triangles(const struct src *s, size_t mi, const struct ska
 	return RC_OK;
 }
 
+/* The usage in the PS3 element numbering, for renderers written against skate_etype. */
+static uint8_t legacy_type(const struct skate_elem *e)
+{
+	static const uint8_t t[] = {
+	    [SKATE_USAGE_POSITION] = SKATE_ET_XYZ,
+	    [SKATE_USAGE_NORMAL] = SKATE_ET_NORMAL,
+	    [SKATE_USAGE_TANGENT] = SKATE_ET_TANGENT,
+	    [SKATE_USAGE_BINORMAL] = SKATE_ET_BINORMAL,
+	    [SKATE_USAGE_COLOR] = SKATE_ET_COLOR,
+	    [SKATE_USAGE_SPECULAR] = SKATE_ET_SPECULAR,
+	    [SKATE_USAGE_BLEND_WEIGHTS] = SKATE_ET_WEIGHTS,
+	    [SKATE_USAGE_BLEND_INDICES] = SKATE_ET_INDICES,
+	};
+
+	if (e->usage == SKATE_USAGE_TEXCOORD && e->set < 6)
+		return (uint8_t)(SKATE_ET_TEX0 + e->set);
+	if (e->usage < sizeof t / sizeof t[0] && e->usage != SKATE_USAGE_TEXCOORD)
+		return t[e->usage];
+	return e->stored_type;
+}
+
+/* Which of the decoded mesh's attribute indices an element fills, NULL for none. */
+static int *attr_slot(struct skate_mesh_data *md, const struct skate_elem *e)
+{
+	switch (e->usage) {
+	case SKATE_USAGE_POSITION:
+		return &md->pos;
+	case SKATE_USAGE_NORMAL:
+		return &md->normal;
+	case SKATE_USAGE_TANGENT:
+		return &md->tangent;
+	case SKATE_USAGE_BINORMAL:
+		return &md->binormal;
+	case SKATE_USAGE_COLOR:
+		return &md->color;
+	case SKATE_USAGE_BLEND_WEIGHTS:
+		return &md->weights;
+	case SKATE_USAGE_BLEND_INDICES:
+		return &md->indices;
+	case SKATE_USAGE_TEXCOORD:
+		return e->set < 6 ? &md->tex[e->set] : NULL;
+	default:
+		return NULL;
+	}
+}
+
 enum rc skate_mesh_decode(const struct src *s, const struct arena *a, const struct skate_scene *sc,
 			  size_t mesh, struct skate_mesh_data **out, struct diag *diag)
 {
@@ -1012,7 +1048,6 @@ enum rc skate_mesh_decode(const struct src *s, const struct arena *a, const stru
 	enum rc r;
 	uint64_t bytes;
 
-	(void)a;
 	*out = NULL;
 	if (mesh >= sc->n_meshes)
 		return RC_NOENT;
@@ -1037,17 +1072,16 @@ enum rc skate_mesh_decode(const struct src *s, const struct arena *a, const stru
 	if (r != RC_OK)
 		goto fail;
 	for (unsigned i = 0; i < m->desc.n_el; i++) {
-		const struct skate_velem *e = &m->desc.el[i];
+		const struct skate_elem *e = &m->desc.elem[i];
 		struct skate_attr *at;
-		bool as_int = e->type == SKATE_ET_INDICES;
-		int *slot = NULL;
+		int *slot;
 
 		if (!e->usable)
 			continue;
 		at = &md->attr[md->n_attr];
-		at->type = e->type;
-		at->vertex_type = e->vertex_type;
-		at->n = e->vertex_type == SKATE_VF_CMP ? 3 : e->num_components;
+		at->e = *e;
+		at->type = legacy_type(e);
+		at->n = e->n_out;
 		at->v = xcalloc_n((size_t)md->n_verts * at->n, sizeof(float));
 		if (!at->v) {
 			r = RC_NOMEM;
@@ -1055,35 +1089,9 @@ enum rc skate_mesh_decode(const struct src *s, const struct arena *a, const stru
 		}
 		md->n_attr++;
 		for (uint32_t v = 0; v < md->n_verts; v++)
-			skate_velem_decode(e->vertex_type, e->num_components,
-					   vb + (size_t)v * m->stride + e->offset, as_int,
-					   at->v + (size_t)v * at->n);
-		switch (e->type) {
-		case SKATE_ET_XYZ:
-			slot = &md->pos;
-			break;
-		case SKATE_ET_NORMAL:
-			slot = &md->normal;
-			break;
-		case SKATE_ET_TANGENT:
-			slot = &md->tangent;
-			break;
-		case SKATE_ET_BINORMAL:
-			slot = &md->binormal;
-			break;
-		case SKATE_ET_COLOR:
-			slot = &md->color;
-			break;
-		case SKATE_ET_WEIGHTS:
-			slot = &md->weights;
-			break;
-		case SKATE_ET_INDICES:
-			slot = &md->indices;
-			break;
-		default:
-			if (e->type >= SKATE_ET_TEX0 && e->type < SKATE_ET_TEX0 + 6)
-				slot = &md->tex[e->type - SKATE_ET_TEX0];
-		}
+			skate_elem_decode(e, vb + (size_t)v * m->stride + e->offset, a->big_endian,
+					  at->v + (size_t)v * at->n);
+		slot = attr_slot(md, e);
 		if (slot && *slot < 0)
 			*slot = (int)md->n_attr - 1;
 	}

@@ -19,6 +19,7 @@
 #include "psgfs/gen_psg.h"
 #include "psgfs/gen_psg_skinned.h"
 #include "psgfs/skate_mesh.h"
+#include "psgfs/skate_platform.h"
 #include "psgfs/source.h"
 
 static void put16(uint8_t *p, uint16_t v)
@@ -264,6 +265,125 @@ static void test_optimesh(void **state)
 	diag_free(&d);
 }
 
+/* ---- platform tables and neutral elements ---- */
+
+static void test_platform_table(void **state)
+{
+	struct arena a;
+	struct skate_scene *sc = (void *)1;
+	struct src_mem m;
+	struct src s;
+
+	(void)state;
+	memset(&a, 0, sizeof a);
+	a.h.plat = RW_PS3;
+	a.big_endian = true;
+	assert_ptr_equal(skate_platform_of(&a), &skate_platform_ps3);
+	assert_string_equal(skate_platform_ps3.name, "PS3");
+	assert_int_equal(skate_platform_ps3.dip_size, 12);
+	assert_int_equal(skate_platform_ps3.tri_prim, 5);
+	/* No Xbox 360, Wii or PC table yet: the scene refuses those arenas. */
+	src_init_mem(&s, &m, "", 0);
+	for (int p = RW_XB2; p <= RW_W32; p++) {
+		a.h.plat = (enum rw_platform)p;
+		assert_null(skate_platform_of(&a));
+		assert_int_equal(skate_scene_load(&s, &a, NULL, &sc, NULL), RC_UNSUPPORTED);
+		assert_null(sc);
+	}
+}
+
+/* The real sky descriptor in neutral terms, and the PS3 element numbering behind it. */
+static void test_neutral_elements(void **state)
+{
+	struct skate_vdes v;
+	struct skate_velem el = {.vertex_type = SKATE_VF_UB,
+				 .num_components = 4,
+				 .offset = 20,
+				 .type = SKATE_ET_INDICES,
+				 .usable = true};
+	struct skate_elem e;
+	char txt[64];
+
+	(void)state;
+	assert_int_equal(
+	    skate_platform_ps3.vdes_parse(sky_vdes, sizeof sky_vdes, true, 8, &v, NULL), RC_OK);
+	assert_int_equal(v.elem[0].usage, SKATE_USAGE_POSITION);
+	assert_int_equal(v.elem[0].ctype, SKATE_CT_F32);
+	assert_int_equal(v.elem[0].count, 3);
+	assert_int_equal(v.elem[0].n_out, 3);
+	assert_int_equal(v.elem[0].size, 12);
+	assert_true(v.elem[0].divisor == 1.0f && !v.elem[0].normalized && v.elem[0].usable);
+	assert_string_equal(v.elem[0].format_name, "F");
+	assert_int_equal(v.elem[1].usage, SKATE_USAGE_TEXCOORD);
+	assert_int_equal(v.elem[1].set, 0);
+	assert_int_equal(v.elem[1].ctype, SKATE_CT_S16);
+	assert_int_equal(v.elem[1].offset, 12);
+	assert_int_equal(v.elem[1].stored_type, SKATE_ET_TEX0);
+	assert_true(v.elem[1].normalized && v.elem[1].divisor == 32767.0f);
+	skate_elem_encoding(&v.elem[0], txt);
+	assert_string_equal(txt, "Fx3 as f32");
+	skate_elem_encoding(&v.elem[1], txt);
+	assert_string_equal(txt, "S1x2 as s16/32767 (normalised)");
+	/* blend indices stored as UB are palette slots, not fractions */
+	skate_platform_ps3.elem_describe(&el, &e);
+	assert_int_equal(e.usage, SKATE_USAGE_BLEND_INDICES);
+	assert_true(e.divisor == 1.0f && !e.normalized);
+	el.vertex_type = SKATE_VF_CMP;
+	el.num_components = 1;
+	el.type = SKATE_ET_TANGENT;
+	skate_platform_ps3.elem_describe(&el, &e);
+	assert_int_equal(e.usage, SKATE_USAGE_TANGENT);
+	assert_int_equal(e.ctype, SKATE_CT_S11_11_10);
+	assert_int_equal(e.n_out, 3);
+	assert_int_equal(e.size, 4);
+	el.type = 0x0E + 0x10; /* not a PS3 slot */
+	skate_platform_ps3.elem_describe(&el, &e);
+	assert_int_equal(e.usage, SKATE_USAGE_OTHER);
+	assert_string_equal(skate_usage_name(SKATE_USAGE_BLEND_WEIGHTS), "BLEND_WEIGHTS");
+	assert_string_equal(skate_usage_name(200), "OTHER");
+}
+
+/* Island records go through the platform table: a table with 16-byte records (as Xbox 360's
+ * DrawIndexedParameters are) reads the same OptiMesh bytes differently. */
+static void dip16_decode(struct br *r, struct skate_island *out)
+{
+	out->prim = (uint8_t)br_u32(r);
+	out->start = br_u32(r);
+	out->count = br_u32(r);
+	br_skip(r, 4);
+	out->triangles = out->prim == 4;
+}
+
+static void test_platform_islands(void **state)
+{
+	uint8_t b[0x60 + 32] = {0};
+	struct skate_platform t16 = skate_platform_ps3;
+	struct skate_optimesh m;
+
+	(void)state;
+	t16.dip_size = 16;
+	t16.dip_decode = dip16_decode;
+	put32(b + 0x38, 2);
+	put32(b + 0x44, 0x60);
+	for (int i = 0; i < 2; i++) {
+		put32(b + 0x60 + 16 * i, 4);
+		put32(b + 0x60 + 16 * i + 4, 30u * (uint32_t)i);
+		put32(b + 0x60 + 16 * i + 8, 30);
+	}
+	assert_int_equal(skate_optimesh_decode(&t16, b, sizeof b, true, 7, &m, NULL), RC_OK);
+	assert_int_equal(m.n_islands, 2);
+	assert_int_equal(m.islands[1].start, 30);
+	assert_int_equal(m.islands[1].count, 30);
+	assert_true(m.islands[1].triangles);
+	skate_optimesh_free(&m);
+	/* the PS3 table sees 12-byte records in the same bytes */
+	assert_int_equal(skate_optimesh_decode(&skate_platform_ps3, b, sizeof b, true, 7, &m, NULL),
+			 RC_OK);
+	assert_int_equal(m.islands[0].start, 4);
+	assert_false(m.islands[0].triangles);
+	skate_optimesh_free(&m);
+}
+
 /* RenderModelData with 2 bones, 1 mesh, 1 island. */
 static size_t build_model(uint8_t *b, uint16_t nbones)
 {
@@ -471,6 +591,10 @@ static void check_mesh(struct fx *f, const struct skate_scene *sc, size_t mi)
 	ua = &md->attr[md->tex[0]];
 	assert_int_equal(pa->n, 3);
 	assert_int_equal(na->n, 3);
+	assert_int_equal(pa->e.usage, SKATE_USAGE_POSITION);
+	assert_int_equal(na->e.usage, SKATE_USAGE_NORMAL);
+	assert_int_equal(ua->e.usage, SKATE_USAGE_TEXCOORD);
+	assert_int_equal(ua->type, SKATE_ET_TEX0);
 	for (uint32_t v = 0; v < md->n_verts; v++) {
 		for (int c = 0; c < 3; c++) {
 			assert_true(pa->v[3 * v + c] == tm->pos[v][c]);
@@ -917,6 +1041,9 @@ int main(void)
 	    cmocka_unit_test(test_vdes),
 	    cmocka_unit_test(test_vb_ib_mh),
 	    cmocka_unit_test(test_optimesh),
+	    cmocka_unit_test(test_platform_table),
+	    cmocka_unit_test(test_neutral_elements),
+	    cmocka_unit_test(test_platform_islands),
 	    cmocka_unit_test(test_model),
 	    cmocka_unit_test(test_skeleton_math),
 	    cmocka_unit_test(test_scene_truth),
