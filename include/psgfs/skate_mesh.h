@@ -239,7 +239,10 @@ struct skate_model {
 	float (*areas)[4]; /* island areas present */
 	uint32_t n_areas;
 };
-/* RC_CORRUPT when the 0x40-byte header is missing. */
+/* RenderModelData in byte order be. RC_CORRUPT when the 0x40-byte header is missing. */
+enum rc skate_model_decode(const uint8_t *p, size_t n, bool be, uint32_t idx,
+			   struct skate_model *out, struct diag *d);
+/* The same, big-endian (PS3). */
 enum rc skate_model_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_model *out,
 			  struct diag *d);
 void skate_model_free(struct skate_model *m);

@@ -51,32 +51,35 @@ static uint32_t opti_fit(size_t n, uint32_t off, uint32_t count, uint32_t size, 
 	return count;
 }
 
-static enum rc opti_islands(const struct skate_platform *pl, struct br *r, size_t n, uint32_t idx,
-			    struct skate_optimesh *out, struct diag *d)
+static enum rc opti_islands(const struct skate_platform *pl, const struct br *o, size_t n,
+			    uint32_t idx, struct skate_optimesh *out, struct diag *d)
 {
+	struct br r = br_at(o->p, n, o->be, out->draw_params);
+
 	out->n_islands = opti_fit(n, out->draw_params, out->num_islands, pl->dip_size, idx,
 				  "draw parameters", "islands", d);
 	out->islands = xcalloc_n(out->n_islands, sizeof *out->islands);
 	if (!out->islands)
 		return RC_NOMEM;
 	for (uint32_t i = 0; i < out->n_islands; i++) {
-		br_seek(r, out->draw_params + (size_t)pl->dip_size * i);
-		pl->dip_decode(r, &out->islands[i]);
+		br_seek(&r, out->draw_params + (size_t)pl->dip_size * i);
+		pl->dip_decode(&r, &out->islands[i]);
 	}
 	return RC_OK;
 }
 
-static enum rc opti_remap(struct br *r, size_t n, uint32_t idx, struct skate_optimesh *out,
+static enum rc opti_remap(const struct br *o, size_t n, uint32_t idx, struct skate_optimesh *out,
 			  struct diag *d)
 {
+	struct br r = br_at(o->p, n, o->be, out->remap_table);
+
 	out->n_remap = opti_fit(n, out->remap_table, out->num_remap, 2, idx, "remap table",
 				"remap entries", d);
 	out->remap = xcalloc_n(out->n_remap, sizeof *out->remap);
 	if (!out->remap)
 		return RC_NOMEM;
-	br_seek(r, out->remap_table);
 	for (uint32_t i = 0; i < out->n_remap; i++)
-		out->remap[i] = br_u16(r);
+		out->remap[i] = br_u16(&r);
 	return RC_OK;
 }
 

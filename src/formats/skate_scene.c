@@ -10,6 +10,7 @@
 
 #include "psgfs/bytes.h"
 #include "psgfs/skate_mesh.h"
+#include "psgfs/skate_objects.h"
 #include "psgfs/skate_platform.h"
 
 #define MAX_DECODE_VERTS  (1u << 26)
@@ -76,18 +77,42 @@ static uint32_t want_ref(const struct arena *a, uint32_t v, uint32_t type, uint3
 
 /* ---- materials ---- */
 
-static bool str_at(const uint8_t *p, size_t n, uint32_t off, const char **s, size_t *len)
+/* How well a channel's shader input names the material: "Name" 2,
+ * "AttribulatorMaterialName" 1, anything else 0. */
+static int channel_rank(const struct skate_str *si)
 {
-	const uint8_t *nul;
+	if (si->len == 4 && !memcmp(si->p, "Name", 4))
+		return 2;
+	if (si->len == 24 && !memcmp(si->p, "AttribulatorMaterialName", 24))
+		return 1;
+	return 0;
+}
 
-	if (off >= n)
-		return false;
-	nul = memchr(p + off, 0, n - off);
-	if (!nul)
-		return false;
-	*s = (const char *)p + off;
-	*len = (size_t)(nul - (p + off));
-	return true;
+/* The best-ranked channel stream name among nch 32-byte tChannels at pch. */
+static struct skate_str best_channel(const uint8_t *p, size_t n, bool be, uint32_t pch,
+				     uint32_t nch)
+{
+	struct skate_str best = {0};
+	int best_rank = 0;
+	struct br r = br_at(p, n, be, pch);
+
+	for (uint32_t c = 0; c < nch; c++) {
+		struct skate_str si = skate_str_at(p, n, br_u32(&r)), sn;
+		uint16_t flags = br_u16(&r);
+		int rank;
+
+		br_skip(&r, 0x12); /* imageChannel, pad[2], guid */
+		sn = skate_str_at(p, n, br_u32(&r));
+		br_skip(&r, 4);		  /* m_pStream */
+		if (!si.p || (flags & 2)) /* flag 2: scalar constants, no stream name */
+			continue;
+		rank = channel_rank(&si);
+		if (rank > best_rank && sn.p && sn.len > 0) {
+			best = sn;
+			best_rank = rank;
+		}
+	}
+	return best;
 }
 
 /* Stream name of the "Name" channel (else "AttribulatorMaterialName") of the tRMaterial at
@@ -96,11 +121,11 @@ static char *material_name(const struct src *s, const struct arena *a, uint32_t 
 			   struct diag *d)
 {
 	uint8_t *p;
-	size_t n, best_len = 0;
-	const char *best = NULL;
-	int best_rank = 0;
+	size_t n;
 	uint32_t nch, pch;
 	uint64_t room;
+	struct skate_str best;
+	struct br r;
 	char *out = NULL;
 
 	if (read_obj(s, a, obj, &p, &n) != RC_OK)
@@ -111,8 +136,10 @@ static char *material_name(const struct src *s, const struct arena *a, uint32_t 
 		free(p);
 		return NULL;
 	}
-	nch = ld_u32be(p + off);
-	pch = ld_u32be(p + off + 8);
+	r = br_at(p, n, a->big_endian, off);
+	nch = br_u32(&r);
+	br_skip(&r, 4); /* flags */
+	pch = br_u32(&r);
 	room = pch > n ? 0 : (n - pch) / 32;
 	if (nch > room) {
 		diag_add(d,
@@ -121,37 +148,10 @@ static char *material_name(const struct src *s, const struct arena *a, uint32_t 
 			 obj, off, nch, (unsigned long long)room);
 		nch = (uint32_t)room;
 	}
-	for (uint32_t c = 0; c < nch; c++) {
-		const uint8_t *ch = p + pch + 32 * (size_t)c;
-		const char *si, *sn;
-		size_t sil, snl;
-		int rank;
-
-		if (!str_at(p, n, ld_u32be(ch), &si, &sil))
-			continue;
-		if (ld_u16be(ch + 4) & 2) /* scalar constants, no stream name */
-			continue;
-		if (sil == 4 && !memcmp(si, "Name", 4))
-			rank = 2;
-		else if (sil == 24 && !memcmp(si, "AttribulatorMaterialName", 24))
-			rank = 1;
-		else
-			continue;
-		if (rank > best_rank && str_at(p, n, ld_u32be(ch + 0x18), &sn, &snl) && snl > 0) {
-			best = sn;
-			best_len = snl;
-			best_rank = rank;
-		}
-	}
-	if (best) {
-		if (best_len > MATERIAL_NAME_MAX)
-			best_len = MATERIAL_NAME_MAX;
-		out = malloc(best_len + 1);
-		if (out) {
-			memcpy(out, best, best_len);
-			out[best_len] = 0;
-		}
-	}
+	best = best_channel(p, n, a->big_endian, pch, nch);
+	if (best.p)
+		out = strndup((const char *)best.p,
+			      best.len < MATERIAL_NAME_MAX ? best.len : MATERIAL_NAME_MAX);
 	free(p);
 	return out;
 }
@@ -679,7 +679,7 @@ enum rc skate_scene_load(const struct src *s, const struct arena *a, const char 
 				 rc_str(pr));
 			continue;
 		}
-		pr = skate_model_parse(p, n, i, &md, diag);
+		pr = skate_model_decode(p, n, a->big_endian, i, &md, diag);
 		free(p);
 		if (pr == RC_NOMEM) {
 			r = pr;
@@ -923,10 +923,12 @@ static enum rc decode_skin(const struct skate_scene *sc, size_t mi,
 	return RC_OK;
 }
 
-static enum rc decode_triangles(const struct src *s, size_t mi, const struct skate_scene_mesh *m,
-				struct skate_mesh_data *md, struct diag *d)
+static enum rc decode_triangles(const struct src *s, bool be, size_t mi,
+				const struct skate_scene_mesh *m, struct skate_mesh_data *md,
+				struct diag *d)
 {
 	uint8_t *ib = NULL;
+	struct br c;
 	enum rc r;
 	uint64_t total = 0, bad = 0, bad_v = 0, bad_t = 0;
 	size_t k = 0;
@@ -958,14 +960,14 @@ static enum rc decode_triangles(const struct src *s, size_t mi, const struct ska
 			continue;
 		if ((uint64_t)is->start + cnt > m->indices_avail)
 			cnt = m->indices_avail - is->start;
+		c = br_at(ib, (size_t)m->indices_avail * m->index_width, be,
+			  (size_t)is->start * m->index_width);
 		for (uint64_t t = 0; t + 3 <= cnt; t += 3) {
 			uint32_t v[3];
 			bool ok = true;
 
 			for (int j = 0; j < 3; j++) {
-				size_t at = ((size_t)is->start + t + j) * m->index_width;
-
-				v[j] = m->index_width == 2 ? ld_u16be(ib + at) : ld_u32be(ib + at);
+				v[j] = m->index_width == 2 ? br_u16(&c) : br_u32(&c);
 				if (v[j] >= md->n_verts) {
 					if (!bad) {
 						bad_v = v[j];
@@ -1103,7 +1105,7 @@ enum rc skate_mesh_decode(const struct src *s, const struct arena *a, const stru
 	}
 	r = decode_skin(sc, mesh, m, md, diag);
 	if (r == RC_OK)
-		r = decode_triangles(s, mesh, m, md, diag);
+		r = decode_triangles(s, a->big_endian, mesh, m, md, diag);
 	if (r != RC_OK)
 		goto fail;
 	*out = md;
