@@ -29,8 +29,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <math.h>
+
 #include "psgfs/arena.h"
 #include "psgfs/buf.h"
+#include "psgfs/bytes.h"
 #include "psgfs/diag.h"
 #include "psgfs/result.h"
 #include "psgfs/source.h"
@@ -95,8 +98,17 @@ void skate_elem_decode(const struct skate_elem *e, const uint8_t *p, bool be, fl
  * "S1x4 as s16/16384 (bone units)", "Fx3 as f32", "UBx4 as u8/255 (normalised)". */
 void skate_elem_encoding(const struct skate_elem *e, char out[64]);
 
-/* IEEE half (bits) to float, incl. subnormals, inf and nan. */
-float skate_half_to_float(uint16_t h);
+/* IEEE half (bits) to float, incl. subnormals, inf and nan (inline: vertex loops use it). */
+static inline float skate_half_to_float(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
+
+	if (exp == 0) /* zero and subnormals: man * 2^-24, exact in float */
+		return f32_from_bits(sign | f32_bits((float)man * 0x1p-24f));
+	if (exp == 31)
+		return f32_from_bits(sign | f32_bits(man ? NAN : INFINITY));
+	return f32_from_bits(sign | (exp + 112) << 23 | man << 13);
+}
 /* S11_11_10: x bits 0-10 / 1023, y bits 11-21 / 1023, z bits 22-31 / 511, sign-extended. */
 void skate_cmp_decode(uint32_t v, float out[3]);
 
@@ -302,7 +314,11 @@ struct skate_scene_mesh {
 	int32_t *palette;      /* global bone per slot, -1 = out of range (dropped) */
 	uint32_t n_palette;
 	bool skinned;	       /* has INDICES or WEIGHTS elements */
-	uint64_t tri_estimate; /* sum of usable island counts / 3 */
+	uint64_t tri_estimate; /* raw triples: sum of usable island counts / 3 (= tri_first[n]) */
+	/* tri_first[i] = raw triples before island i, n_islands + 1 entries. An island is usable
+	 * when it is a triangle list starting inside the available indices; it holds
+	 * min(count, indices_avail - start) / 3 raw triples, in index order. */
+	uint64_t *tri_first;
 };
 
 enum skate_hierarchy { SKATE_HIER_DEFAULT, SKATE_HIER_TSV };
@@ -372,12 +388,125 @@ struct skate_mesh_data {
 	size_t n_tri;
 };
 
+/* ---- streaming: any range of one mesh, in bounded memory ----
+ * The skin rules (shared by everything below and skate_mesh_decode): blend indices go
+ * through the palette (slots outside it, or naming a dropped bone, are counted and skipped);
+ * zero and non-finite weights are dropped; three weights with four indices give the fourth
+ * 1 - sum (inferred D3D/RW style); influences on the same bone merge, at most 4 are kept, and
+ * they are normalised to sum 1; a skinned vertex whose weights add up to nothing keeps no
+ * influence (unweighted). Static meshes (no blend elements) get weight 1 on palette[0], else
+ * bone 0; with no skeleton at all they get none. */
+
+#define SKATE_VBATCH_MAX   4096u      /* vertices per skate_mesh_read_vertices call ... */
+#define SKATE_VBATCH_BYTES (4u << 20) /* ... and vertex bytes read per call */
+
+/* Decoded vertices [first, first + count) of one mesh. Reuse one across calls. */
+struct skate_vbatch {
+	uint32_t first, count;
+	unsigned n_elem;			 /* usable elements in descriptor order */
+	struct skate_elem elem[SKATE_MAX_ELEMS]; /* their descriptions */
+	float *v[SKATE_MAX_ELEMS];		 /* count * elem[k].n_out floats each */
+	uint8_t *n_infl;			 /* count: influences (0..4) */
+	struct skate_influence (*infl)[4];	 /* count */
+	bool *unweighted;			 /* count: skinned, yet no usable weight */
+	/* this call's problems (skate_mesh_stats_build turns them into diag lines) */
+	uint32_t n_unweighted;
+	uint64_t n_bad_slots;	   /* blend indices outside the palette */
+	uint32_t first_bad_vertex; /* of the first one, when n_bad_slots */
+	float first_bad_slot;
+	/* private */
+	uint8_t *raw;
+	float *vals;
+	size_t raw_cap;
+	uint32_t cap;
+};
+void skate_vbatch_init(struct skate_vbatch *b);
+void skate_vbatch_free(struct skate_vbatch *b);
+/* Vertices one call may return for this mesh: min(SKATE_VBATCH_MAX, SKATE_VBATCH_BYTES /
+ * stride), at least 1. */
+uint32_t skate_vbatch_cap(const struct skate_scene_mesh *m);
 /*
- * Decode mesh `mesh` of the scene. Blend indices go through the palette (out of range: diag,
- * dropped); three weights with four indices give the fourth 1 - sum (inferred D3D/RW style).
- * Static meshes (no INDICES/WEIGHTS) get weight 1 on palette[0], else bone 0. Indices past the
- * vertex count drop their triangle (diag); islands past numIndices are clamped (diag).
- * RC_CORRUPT when the mesh is not ok, RC_IO, RC_NOMEM.
+ * Decode vertices [first, first + count) of mesh `mesh`: every usable element as floats (by
+ * its neutral description) and the skin of each vertex. Reads exactly those vertices' bytes
+ * (one read of count * stride) and allocates nothing that grows with the mesh. Fewer than
+ * count come back when count exceeds skate_vbatch_cap or the mesh ends: b->count says how
+ * many. RC_NOENT: no such mesh; RC_CORRUPT: mesh not ok; RC_BOUNDS: first past the vertex
+ * count; RC_IO; RC_NOMEM. No diag lines (see skate_mesh_stats_build).
+ */
+enum rc skate_mesh_read_vertices(const struct src *s, const struct arena *a,
+				 const struct skate_scene *sc, size_t mesh, uint32_t first,
+				 uint32_t count, struct skate_vbatch *b);
+
+#define SKATE_TBATCH_MAX 4096u /* raw triples per skate_mesh_read_triangles call */
+
+/* One raw index triple. valid: all three indices are below the vertex count. */
+struct skate_tri {
+	uint32_t v[3];
+	uint32_t island;
+	bool valid;
+};
+/* Raw triples [first, first + count) of one mesh. Reuse one across calls. */
+struct skate_tbatch {
+	uint64_t first;
+	uint32_t count;
+	struct skate_tri *tri; /* count */
+	uint32_t n_invalid;
+	/* of the first invalid triple: its last out-of-range index value and its triangle
+	 * number in the index buffer (index position / 3) */
+	uint32_t first_bad_value;
+	uint64_t first_bad_triangle;
+	/* private */
+	uint8_t *raw;
+};
+void skate_tbatch_init(struct skate_tbatch *b);
+void skate_tbatch_free(struct skate_tbatch *b);
+/*
+ * Raw index triples [first_raw, first_raw + count) of mesh `mesh`, in island order (numbered
+ * by tri_first), count <= SKATE_TBATCH_MAX (more is cut; b->count says how many). Reads only
+ * those indices. Errors as skate_mesh_read_vertices (RC_BOUNDS: first_raw past the triples).
+ */
+enum rc skate_mesh_read_triangles(const struct src *s, const struct arena *a,
+				  const struct skate_scene *sc, size_t mesh, uint64_t first_raw,
+				  uint32_t count, struct skate_tbatch *b);
+
+#define SKATE_STATS_STEP 1024u /* restart table spacing, in raw triples or vertices */
+
+/* Whole-mesh counts from one streaming pass, for sizes and seeks of rendered files. */
+struct skate_mesh_stats {
+	uint32_t n_verts;
+	uint64_t n_raw_tri;	/* = tri_estimate */
+	uint64_t n_valid_tri;	/* triples with all indices below n_verts */
+	uint64_t n_influences;	/* sum of influences per vertex (skin.tsv rows) */
+	uint64_t n_psk_weights; /* sum of max(1, influences) per vertex (PSK RAWWEIGHTS rows) */
+	uint32_t n_unweighted;
+	uint64_t n_bad_slots;
+	bool has_bounds;	      /* n_verts > 0 */
+	float pos_min[3], pos_max[3]; /* of x, y, z of the position element (missing ones 0) */
+	/* restart tables: entry k counts what precedes raw triple / vertex k * SKATE_STATS_STEP;
+	 * n_* entries = total / SKATE_STATS_STEP + 1 */
+	uint64_t *tri_valid_before;
+	uint64_t *infl_before;
+	uint64_t *psk_weights_before;
+	size_t n_tri_restart, n_vert_restart;
+};
+/*
+ * One pass over the mesh's vertex and index bytes in large reads, memory bounded by batch
+ * buffers plus 24 bytes per 1024 vertices and 8 per 1024 triples. Appends the same diag lines
+ * skate_mesh_decode does (blend indices outside the palette, unweighted vertices, triangles
+ * past the vertex count). Errors as skate_mesh_read_vertices.
+ */
+enum rc skate_mesh_stats_build(const struct src *s, const struct arena *a,
+			       const struct skate_scene *sc, size_t mesh,
+			       struct skate_mesh_stats **out, struct diag *d);
+void skate_mesh_stats_free(struct skate_mesh_stats *st);
+
+/* ---- one mesh decoded whole (superseded by the streaming calls above) ---- */
+
+/*
+ * Decode mesh `mesh` of the scene with the skin rules above. Indices past the vertex count
+ * drop their triangle (diag); islands past numIndices are clamped (diag at scene load).
+ * At most 2^26 vertices (RC_UNSUPPORTED beyond). RC_CORRUPT when the mesh is not ok, RC_IO,
+ * RC_NOMEM.
  */
 enum rc skate_mesh_decode(const struct src *s, const struct arena *a, const struct skate_scene *sc,
 			  size_t mesh, struct skate_mesh_data **out, struct diag *diag);

@@ -13,7 +13,6 @@
 #include "psgfs/skate_objects.h"
 #include "psgfs/skate_platform.h"
 
-#define MAX_DECODE_VERTS  (1u << 26)
 #define MATERIAL_NAME_MAX 255
 
 static const char *tlabel(const struct arena *a, uint32_t idx, char buf[16])
@@ -338,6 +337,7 @@ static enum rc fix_cycles(struct skate_scene *sc, struct diag *d)
 
 static void mesh_free(struct skate_scene_mesh *m)
 {
+	free(m->tri_first);
 	free(m->material);
 	free(m->islands);
 	free(m->palette_raw);
@@ -370,7 +370,7 @@ size_t skate_scene_bytes(const struct skate_scene *sc)
 		const struct skate_scene_mesh *m = &sc->meshes[i];
 
 		t += (m->material ? strlen(m->material) + 1 : 0) +
-		     m->n_islands * sizeof *m->islands +
+		     m->n_islands * (sizeof *m->islands + sizeof *m->tri_first) +
 		     m->n_palette * (sizeof *m->palette + sizeof *m->palette_raw);
 	}
 	return t;
@@ -593,10 +593,16 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 	}
 
 	/* islands against the index count */
+	m->tri_first = xcalloc_n((size_t)m->n_islands + 1, sizeof *m->tri_first);
+	if (!m->tri_first) {
+		skate_optimesh_free(&om);
+		return RC_NOMEM;
+	}
 	for (uint32_t i = 0; i < m->n_islands; i++) {
 		const struct skate_island *is = &m->islands[i];
 		uint64_t end = (uint64_t)is->start + is->count, cnt = is->count;
 
+		m->tri_first[i] = m->tri_estimate;
 		if (!is->triangles) {
 			diag_add(d, "mesh %zu: island %u primitive %u unsupported (%u = triangles)",
 				 mi, i, is->prim, sc->platform->tri_prim);
@@ -613,6 +619,7 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 			cnt = is->start >= m->indices_avail ? 0 : m->indices_avail - is->start;
 		m->tri_estimate += cnt / 3;
 	}
+	m->tri_first[m->n_islands] = m->tri_estimate;
 
 	if (!m->has_desc)
 		diag_add(d, "mesh %zu: no usable vertex descriptor", mi);
@@ -797,321 +804,5 @@ fail:
 	free(ms);
 	free(listed);
 	skate_scene_free(sc);
-	return r;
-}
-
-/* ---- mesh decode ---- */
-
-void skate_mesh_data_free(struct skate_mesh_data *md)
-{
-	if (!md)
-		return;
-	for (unsigned i = 0; i < md->n_attr; i++)
-		free(md->attr[i].v);
-	free(md->n_infl);
-	free(md->infl);
-	free(md->tri);
-	free(md->tri_island);
-	free(md);
-}
-
-size_t skate_mesh_data_bytes(const struct skate_mesh_data *md)
-{
-	size_t t;
-
-	if (!md)
-		return 0;
-	t = sizeof *md + md->n_tri * (sizeof *md->tri + sizeof *md->tri_island);
-	for (unsigned i = 0; i < md->n_attr; i++)
-		t += (size_t)md->n_verts * md->attr[i].n * sizeof(float);
-	if (md->infl)
-		t += (size_t)md->n_verts * (sizeof *md->infl + 1);
-	return t;
-}
-
-static void add_infl(struct skate_influence *v, uint8_t *n, uint32_t bone, float w)
-{
-	for (uint8_t i = 0; i < *n; i++)
-		if (v[i].bone == bone) {
-			v[i].weight += w;
-			return;
-		}
-	if (*n < 4) {
-		v[*n].bone = bone;
-		v[*n].weight = w;
-		(*n)++;
-	}
-}
-
-static enum rc decode_skin(const struct skate_scene *sc, size_t mi,
-			   const struct skate_scene_mesh *m, struct skate_mesh_data *md,
-			   struct diag *d)
-{
-	const struct skate_attr *ia = md->indices >= 0 ? &md->attr[md->indices] : NULL;
-	const struct skate_attr *wa = md->weights >= 0 ? &md->attr[md->weights] : NULL;
-	uint64_t bad_slot = 0, first_v = 0;
-	float first_slot = 0;
-
-	md->n_infl = xcalloc_n(md->n_verts, 1);
-	md->infl = xcalloc_n(md->n_verts, sizeof *md->infl);
-	if (!md->n_infl || !md->infl)
-		return RC_NOMEM;
-	if (!ia && !wa) {
-		uint32_t bone = m->n_palette && m->palette[0] >= 0 ? (uint32_t)m->palette[0] : 0;
-
-		if (sc->n_bones == 0)
-			return RC_OK;
-		for (uint32_t v = 0; v < md->n_verts; v++) {
-			md->infl[v][0] = (struct skate_influence){bone, 1.0f};
-			md->n_infl[v] = 1;
-		}
-		return RC_OK;
-	}
-	for (uint32_t v = 0; v < md->n_verts; v++) {
-		unsigned ns = ia ? ia->n : wa->n;
-		float sum = 0;
-		struct skate_influence *iv = md->infl[v];
-
-		if (wa && ia && wa->n == ia->n - 1)
-			for (unsigned j = 0; j < wa->n; j++)
-				sum += wa->v[(size_t)v * wa->n + j];
-		for (unsigned j = 0; j < ns; j++) {
-			float w, sf;
-			uint32_t slot;
-
-			if (!wa)
-				w = j == 0 ? 1.0f : 0.0f;
-			else if (j < wa->n)
-				w = wa->v[(size_t)v * wa->n + j];
-			else if (ia && wa->n == ia->n - 1)
-				w = 1.0f - sum; /* implicit last weight */
-			else
-				w = 0;
-			if (!(w > 0) || !isfinite(w))
-				continue;
-			sf = ia ? ia->v[(size_t)v * ia->n + j] : (float)j;
-			if (!(sf >= 0) || sf >= 65536.0f || sf != floorf(sf) ||
-			    (slot = (uint32_t)sf) >= m->n_palette || m->palette[slot] < 0) {
-				if (!bad_slot++) {
-					first_v = v;
-					first_slot = sf;
-				}
-				continue;
-			}
-			add_infl(iv, &md->n_infl[v], (uint32_t)m->palette[slot], w);
-		}
-		sum = 0;
-		for (uint8_t j = 0; j < md->n_infl[v]; j++)
-			sum += iv[j].weight;
-		if (md->n_infl[v] && sum > 0 && isfinite(sum)) {
-			for (uint8_t j = 0; j < md->n_infl[v]; j++)
-				iv[j].weight /= sum;
-		} else {
-			md->n_infl[v] = 0;
-			md->n_unweighted++;
-		}
-	}
-	if (bad_slot)
-		diag_add(d,
-			 "mesh %zu: %llu blend indices outside the palette (%u slots) dropped; "
-			 "first: vertex %llu slot %g",
-			 mi, (unsigned long long)bad_slot, m->n_palette,
-			 (unsigned long long)first_v, (double)first_slot);
-	if (md->n_unweighted)
-		diag_add(d, "mesh %zu: %u skinned vertices have no usable weight", mi,
-			 md->n_unweighted);
-	return RC_OK;
-}
-
-static enum rc decode_triangles(const struct src *s, bool be, size_t mi,
-				const struct skate_scene_mesh *m, struct skate_mesh_data *md,
-				struct diag *d)
-{
-	uint8_t *ib = NULL;
-	struct br c;
-	enum rc r;
-	uint64_t total = 0, bad = 0, bad_v = 0, bad_t = 0;
-	size_t k = 0;
-
-	for (uint32_t i = 0; i < m->n_islands; i++) {
-		const struct skate_island *is = &m->islands[i];
-		uint64_t cnt = is->count;
-
-		if (!is->triangles || is->start >= m->indices_avail)
-			continue;
-		if ((uint64_t)is->start + cnt > m->indices_avail)
-			cnt = m->indices_avail - is->start;
-		total += cnt / 3;
-	}
-	r = src_dup(s, m->ib_start, (size_t)m->indices_avail * m->index_width, &ib);
-	if (r != RC_OK)
-		return r;
-	md->tri = xcalloc_n((size_t)total, sizeof *md->tri);
-	md->tri_island = xcalloc_n((size_t)total, sizeof *md->tri_island);
-	if (!md->tri || !md->tri_island) {
-		free(ib);
-		return RC_NOMEM;
-	}
-	for (uint32_t i = 0; i < m->n_islands; i++) {
-		const struct skate_island *is = &m->islands[i];
-		uint64_t cnt = is->count;
-
-		if (!is->triangles || is->start >= m->indices_avail)
-			continue;
-		if ((uint64_t)is->start + cnt > m->indices_avail)
-			cnt = m->indices_avail - is->start;
-		c = br_at(ib, (size_t)m->indices_avail * m->index_width, be,
-			  (size_t)is->start * m->index_width);
-		for (uint64_t t = 0; t + 3 <= cnt; t += 3) {
-			uint32_t v[3];
-			bool ok = true;
-
-			for (int j = 0; j < 3; j++) {
-				v[j] = m->index_width == 2 ? br_u16(&c) : br_u32(&c);
-				if (v[j] >= md->n_verts) {
-					if (!bad) {
-						bad_v = v[j];
-						bad_t = (is->start + t) / 3;
-					}
-					ok = false;
-				}
-			}
-			if (!ok) {
-				bad++;
-				continue;
-			}
-			memcpy(md->tri[k], v, sizeof v);
-			md->tri_island[k++] = i;
-		}
-	}
-	md->n_tri = k;
-	free(ib);
-	if (bad)
-		diag_add(d,
-			 "mesh %zu: %llu triangles reference vertices past the vertex count %u, "
-			 "dropped; first: index value %llu in triangle %llu",
-			 mi, (unsigned long long)bad, md->n_verts, (unsigned long long)bad_v,
-			 (unsigned long long)bad_t);
-	return RC_OK;
-}
-
-/* The usage in the PS3 element numbering, for renderers written against skate_etype. */
-static uint8_t legacy_type(const struct skate_elem *e)
-{
-	static const uint8_t t[] = {
-	    [SKATE_USAGE_POSITION] = SKATE_ET_XYZ,
-	    [SKATE_USAGE_NORMAL] = SKATE_ET_NORMAL,
-	    [SKATE_USAGE_TANGENT] = SKATE_ET_TANGENT,
-	    [SKATE_USAGE_BINORMAL] = SKATE_ET_BINORMAL,
-	    [SKATE_USAGE_COLOR] = SKATE_ET_COLOR,
-	    [SKATE_USAGE_SPECULAR] = SKATE_ET_SPECULAR,
-	    [SKATE_USAGE_BLEND_WEIGHTS] = SKATE_ET_WEIGHTS,
-	    [SKATE_USAGE_BLEND_INDICES] = SKATE_ET_INDICES,
-	};
-
-	if (e->usage == SKATE_USAGE_TEXCOORD && e->set < 6)
-		return (uint8_t)(SKATE_ET_TEX0 + e->set);
-	if (e->usage < sizeof t / sizeof t[0] && e->usage != SKATE_USAGE_TEXCOORD)
-		return t[e->usage];
-	return e->stored_type;
-}
-
-/* Which of the decoded mesh's attribute indices an element fills, NULL for none. */
-static int *attr_slot(struct skate_mesh_data *md, const struct skate_elem *e)
-{
-	switch (e->usage) {
-	case SKATE_USAGE_POSITION:
-		return &md->pos;
-	case SKATE_USAGE_NORMAL:
-		return &md->normal;
-	case SKATE_USAGE_TANGENT:
-		return &md->tangent;
-	case SKATE_USAGE_BINORMAL:
-		return &md->binormal;
-	case SKATE_USAGE_COLOR:
-		return &md->color;
-	case SKATE_USAGE_BLEND_WEIGHTS:
-		return &md->weights;
-	case SKATE_USAGE_BLEND_INDICES:
-		return &md->indices;
-	case SKATE_USAGE_TEXCOORD:
-		return e->set < 6 ? &md->tex[e->set] : NULL;
-	default:
-		return NULL;
-	}
-}
-
-enum rc skate_mesh_decode(const struct src *s, const struct arena *a, const struct skate_scene *sc,
-			  size_t mesh, struct skate_mesh_data **out, struct diag *diag)
-{
-	const struct skate_scene_mesh *m;
-	struct skate_mesh_data *md;
-	uint8_t *vb = NULL;
-	enum rc r;
-	uint64_t bytes;
-
-	*out = NULL;
-	if (mesh >= sc->n_meshes)
-		return RC_NOENT;
-	m = &sc->meshes[mesh];
-	if (!m->ok)
-		return RC_CORRUPT;
-	if (m->vertex_count > MAX_DECODE_VERTS) {
-		diag_add(diag, "mesh %zu: %u vertices, more than the %u decoded", mesh,
-			 m->vertex_count, MAX_DECODE_VERTS);
-		return RC_UNSUPPORTED;
-	}
-	md = calloc(1, sizeof *md);
-	if (!md)
-		return RC_NOMEM;
-	md->n_verts = m->vertex_count;
-	md->pos = md->normal = md->tangent = md->binormal = md->color = md->weights = -1;
-	md->indices = -1;
-	for (int i = 0; i < 6; i++)
-		md->tex[i] = -1;
-	bytes = (uint64_t)md->n_verts * m->stride;
-	r = src_dup(s, m->vb_start, (size_t)bytes, &vb);
-	if (r != RC_OK)
-		goto fail;
-	for (unsigned i = 0; i < m->desc.n_el; i++) {
-		const struct skate_elem *e = &m->desc.elem[i];
-		struct skate_attr *at;
-		int *slot;
-
-		if (!e->usable)
-			continue;
-		at = &md->attr[md->n_attr];
-		at->e = *e;
-		at->type = legacy_type(e);
-		at->n = e->n_out;
-		at->v = xcalloc_n((size_t)md->n_verts * at->n, sizeof(float));
-		if (!at->v) {
-			r = RC_NOMEM;
-			goto fail;
-		}
-		md->n_attr++;
-		for (uint32_t v = 0; v < md->n_verts; v++)
-			skate_elem_decode(e, vb + (size_t)v * m->stride + e->offset, a->big_endian,
-					  at->v + (size_t)v * at->n);
-		slot = attr_slot(md, e);
-		if (slot && *slot < 0)
-			*slot = (int)md->n_attr - 1;
-	}
-	free(vb);
-	vb = NULL;
-	if (md->pos < 0) {
-		r = RC_CORRUPT;
-		goto fail;
-	}
-	r = decode_skin(sc, mesh, m, md, diag);
-	if (r == RC_OK)
-		r = decode_triangles(s, a->big_endian, mesh, m, md, diag);
-	if (r != RC_OK)
-		goto fail;
-	*out = md;
-	return RC_OK;
-fail:
-	free(vb);
-	skate_mesh_data_free(md);
 	return r;
 }

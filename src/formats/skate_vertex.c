@@ -35,20 +35,6 @@ const char *skate_ctype_name(uint8_t ctype)
 	return ctype < sizeof n / sizeof n[0] ? n[ctype] : "?";
 }
 
-float skate_half_to_float(uint16_t h)
-{
-	unsigned sign = h >> 15, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
-	float v;
-
-	if (exp == 0)
-		v = ldexpf((float)man, -24); /* zero and subnormals */
-	else if (exp == 31)
-		v = man ? NAN : INFINITY;
-	else
-		v = ldexpf((float)(man | 0x400), (int)exp - 25);
-	return sign ? -v : v;
-}
-
 /* Sign-extend the low `bits` bits of v. */
 static int32_t sext(uint32_t v, unsigned bits)
 {
