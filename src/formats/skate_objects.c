@@ -29,26 +29,6 @@ static void odiag(struct diag *d, uint32_t idx, const char *type, const char *fm
 	diag_add(d, "object %u (%s): %s", idx, type, line);
 }
 
-static uint32_t ld32(bool be, const uint8_t *p)
-{
-	return be ? ld_u32be(p) : ld_u32le(p);
-}
-
-static uint16_t ld16(bool be, const uint8_t *p)
-{
-	return be ? ld_u16be(p) : ld_u16le(p);
-}
-
-static uint64_t ld64(bool be, const uint8_t *p)
-{
-	return be ? ld_u64be(p) : ld_u64le(p);
-}
-
-static float ldf(bool be, const uint8_t *p)
-{
-	return f32_from_bits(ld32(be, p));
-}
-
 struct skate_str skate_str_at(const uint8_t *p, size_t len, uint32_t off)
 {
 	struct skate_str s = {.off = off};
@@ -120,8 +100,10 @@ enum rc skate_version_decode(const struct arena *a, uint32_t idx, const uint8_t 
 		odiag(d, idx, "VersionData", "%zu bytes, need 8", len);
 		return RC_CORRUPT;
 	}
-	out->version = ld32(a->big_endian, p);
-	out->revision = ld32(a->big_endian, p + 4);
+	struct br r = br_at(p, len, a->big_endian, 0);
+
+	out->version = br_u32(&r);
+	out->revision = br_u32(&r);
 	out->extra = p + 8;
 	out->n_extra = len - 8;
 	return RC_OK;
@@ -165,6 +147,7 @@ enum rc skate_toc_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 {
 	static const char tn[] = "TableOfContents";
 	bool be = a->big_endian;
+	struct br r;
 	uint32_t n;
 
 	memset(out, 0, sizeof *out);
@@ -172,11 +155,12 @@ enum rc skate_toc_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 		odiag(d, idx, tn, "%zu bytes, header needs %u", len, TOC_HDR);
 		return RC_CORRUPT;
 	}
-	out->items_count = ld32(be, p);
-	out->p_array = ld32(be, p + 4);
-	out->p_names = ld32(be, p + 8);
-	out->type_count = ld32(be, p + 12);
-	out->p_type_map = ld32(be, p + 16);
+	r = br_at(p, len, be, 0);
+	out->items_count = br_u32(&r);
+	out->p_array = br_u32(&r);
+	out->p_names = br_u32(&r);
+	out->type_count = br_u32(&r);
+	out->p_type_map = br_u32(&r);
 
 	n = fit_count(d, idx, tn, "entries", len, out->p_array, out->items_count, TOC_ENTRY);
 	if (n) {
@@ -185,16 +169,16 @@ enum rc skate_toc_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 			return RC_NOMEM;
 	}
 	out->n_entries = n;
+	r = br_at(p, len, be, out->p_array);
 	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *e = p + out->p_array + (size_t)i * TOC_ENTRY;
 		struct skate_toc_entry *t = &out->entries[i];
 		char field[32];
 
-		t->name = skate_str_at(p, len, ld32(be, e));
-		t->pad = ld32(be, e + 4);
-		t->guid = ld64(be, e + 8);
-		t->type = ld32(be, e + 16);
-		t->object = skate_ref_get(a, ld32(be, e + 20));
+		t->name = skate_str_at(p, len, br_u32(&r));
+		t->pad = br_u32(&r);
+		t->guid = br_u64(&r);
+		t->type = br_u32(&r);
+		t->object = skate_ref_get(a, br_u32(&r));
 		snprintf(field, sizeof field, "entry %u name", i);
 		check_str(d, idx, tn, field, &t->name, len);
 		snprintf(field, sizeof field, "entry %u m_pObject", i);
@@ -212,11 +196,10 @@ enum rc skate_toc_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 		}
 	}
 	out->n_map = n;
+	r = br_at(p, len, be, out->p_type_map);
 	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *m = p + out->p_type_map + (size_t)i * 8;
-
-		out->map[i].type = ld32(be, m);
-		out->map[i].index = ld32(be, m + 4);
+		out->map[i].type = br_u32(&r);
+		out->map[i].index = br_u32(&r);
 	}
 	return RC_OK;
 }
@@ -371,6 +354,7 @@ enum rc skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 	static const char tn[] = "RenderMaterialData";
 	bool be = a->big_endian;
 	uint32_t n, str_min;
+	struct br c;
 	enum rc r;
 
 	memset(out, 0, sizeof *out);
@@ -378,11 +362,12 @@ enum rc skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 		odiag(d, idx, tn, "%zu bytes, header needs %u", len, RMD_HDR);
 		return RC_CORRUPT;
 	}
-	out->num_materials = ld32(be, p);
-	out->num_channels = ld32(be, p + 4);
-	out->p_materials = ld32(be, p + 8);
-	out->p_channels = ld32(be, p + 12);
-	out->p_string_list = ld32(be, p + 16);
+	c = br_at(p, len, be, 0);
+	out->num_materials = br_u32(&c);
+	out->num_channels = br_u32(&c);
+	out->p_materials = br_u32(&c);
+	out->p_channels = br_u32(&c);
+	out->p_string_list = br_u32(&c);
 
 	n = fit_count(d, idx, tn, "channels", len, out->p_channels, out->num_channels, RMD_CHAN);
 	if (n) {
@@ -397,25 +382,27 @@ enum rc skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 	else
 		str_min = (uint32_t)(out->p_channels <= len ? out->p_channels + (size_t)n * RMD_CHAN
 							    : RMD_HDR);
+	c = br_at(p, len, be, out->p_channels);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t at = out->p_channels + i * RMD_CHAN;
-		const uint8_t *c = p + at;
 		struct skate_rmd_channel *ch = &out->channels[i];
+		struct br u;
 		char field[48];
 
 		ch->at = at;
-		ch->shader_input = skate_str_at(p, len, ld32(be, c));
-		ch->flags = ld16(be, c + 4);
-		ch->image_channel = ld16(be, c + 6);
-		ch->pad[0] = ld32(be, c + 8);
-		ch->pad[1] = ld32(be, c + 12);
+		ch->shader_input = skate_str_at(p, len, br_u32(&c));
+		ch->flags = br_u16(&c);
+		ch->image_channel = br_u16(&c);
+		ch->pad[0] = br_u32(&c);
+		ch->pad[1] = br_u32(&c);
+		u = c; /* the 16-byte union, read both ways */
+		ch->guid = br_u64(&u);
 		for (int k = 0; k < 4; k++) {
-			ch->raw[k] = ld32(be, c + 16 + 4 * k);
-			ch->constants[k] = ldf(be, c + 16 + 4 * k);
+			ch->raw[k] = br_u32(&c);
+			ch->constants[k] = f32_from_bits(ch->raw[k]);
 		}
 		snprintf(field, sizeof field, "channel %u m_ShaderInput", i);
 		check_str(d, idx, tn, field, &ch->shader_input, len);
-		ch->guid = ld64(be, c + 16);
 		ch->stream_name.off = ch->raw[2];
 		ch->stream.raw = ch->raw[3];
 		ch->stream.res = RC_NOENT;
@@ -445,15 +432,16 @@ enum rc skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 		}
 	}
 	out->n_materials = n;
+	c = br_at(p, len, be, out->p_materials);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t at = out->p_materials + i * RMD_MAT;
 		struct skate_rmd_material *m = &out->materials[i];
 		uint64_t rel;
 
 		m->at = at;
-		m->num_channels = ld32(be, p + at);
-		m->flags = ld32(be, p + at + 4);
-		m->p_channels = ld32(be, p + at + 8);
+		m->num_channels = br_u32(&c);
+		m->flags = br_u32(&c);
+		m->p_channels = br_u32(&c);
 		rel = (uint64_t)m->p_channels - out->p_channels;
 		if (m->num_channels == 0) {
 			m->channels_ok = true;
@@ -496,6 +484,7 @@ enum rc skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t
 					     "m_Category"};
 	bool be = a->big_endian;
 	uint32_t n = 0;
+	struct br q;
 	enum rc r;
 
 	memset(out, 0, sizeof *out);
@@ -503,11 +492,12 @@ enum rc skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t
 		odiag(d, idx, tn, "%zu bytes, header needs %u", len, INST_HDR);
 		return RC_CORRUPT;
 	}
-	out->type_id = ld32(be, p);
-	out->num_instances = ld32(be, p + 4);
-	out->num_strings = ld32(be, p + 8);
-	out->p_instances = ld32(be, p + 12);
-	out->p_string_list = ld32(be, p + 16);
+	q = br_at(p, len, be, 0);
+	out->type_id = br_u32(&q);
+	out->num_instances = br_u32(&q);
+	out->num_strings = br_u32(&q);
+	out->p_instances = br_u32(&q);
+	out->p_string_list = br_u32(&q);
 
 	out->stride = SKATE_INSTANCE_SIZE;
 	if (out->num_instances && out->p_string_list >= out->p_instances &&
@@ -532,26 +522,26 @@ enum rc skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t
 	out->n_inst = n;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t at = out->p_instances + i * out->stride;
-		const uint8_t *q = p + at;
 		struct skate_instance *in = &out->inst[i];
 		struct skate_str *strs[4] = {&in->name, &in->description, &in->component,
 					     &in->category};
 		char field[48];
 
 		in->at = at;
+		q = br_at(p, len, be, at);
 		for (int k = 0; k < 16; k++)
-			in->matrix[k] = ldf(be, q + 4 * k);
-		for (int k = 0; k < 4; k++) {
-			in->aabb_min[k] = ldf(be, q + 0x40 + 4 * k);
-			in->aabb_max[k] = ldf(be, q + 0x50 + 4 * k);
-		}
-		in->guid = ld64(be, q + 0x60);
-		in->guid_local = ld64(be, q + 0x68);
-		in->class_key = ld64(be, q + 0x70);
-		in->instance_key = ld64(be, q + 0x78);
-		in->rmodel = skate_ref_get(a, ld32(be, q + 0x80));
-		in->cmodel = skate_ref_get(a, ld32(be, q + 0x84));
-		in->embedded = skate_ref_get(a, ld32(be, q + 0x88));
+			in->matrix[k] = br_f32(&q);
+		for (int k = 0; k < 4; k++)
+			in->aabb_min[k] = br_f32(&q);
+		for (int k = 0; k < 4; k++)
+			in->aabb_max[k] = br_f32(&q);
+		in->guid = br_u64(&q);
+		in->guid_local = br_u64(&q);
+		in->class_key = br_u64(&q);
+		in->instance_key = br_u64(&q);
+		in->rmodel = skate_ref_get(a, br_u32(&q));
+		in->cmodel = skate_ref_get(a, br_u32(&q));
+		in->embedded = skate_ref_get(a, br_u32(&q));
 		snprintf(field, sizeof field, "instance %u m_pRModel", i);
 		check_ref(a, d, idx, tn, field, &in->rmodel, RW_T_RENDERMODEL);
 		snprintf(field, sizeof field, "instance %u m_pCModel", i);
@@ -559,7 +549,7 @@ enum rc skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t
 		snprintf(field, sizeof field, "instance %u m_pEmbedded", i);
 		check_ref(a, d, idx, tn, field, &in->embedded, 0x00EB001Bu);
 		for (int k = 0; k < 4; k++) {
-			*strs[k] = skate_str_at(p, len, ld32(be, q + 0x8C + 4 * k));
+			*strs[k] = skate_str_at(p, len, br_u32(&q));
 			snprintf(field, sizeof field, "instance %u %s", i, sname[k]);
 			check_str(d, idx, tn, field, strs[k], len);
 		}

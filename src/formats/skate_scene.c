@@ -10,8 +10,9 @@
 
 #include "psgfs/bytes.h"
 #include "psgfs/skate_mesh.h"
+#include "psgfs/skate_objects.h"
+#include "psgfs/skate_platform.h"
 
-#define MAX_DECODE_VERTS  (1u << 26)
 #define MATERIAL_NAME_MAX 255
 
 static const char *tlabel(const struct arena *a, uint32_t idx, char buf[16])
@@ -75,18 +76,42 @@ static uint32_t want_ref(const struct arena *a, uint32_t v, uint32_t type, uint3
 
 /* ---- materials ---- */
 
-static bool str_at(const uint8_t *p, size_t n, uint32_t off, const char **s, size_t *len)
+/* How well a channel's shader input names the material: "Name" 2,
+ * "AttribulatorMaterialName" 1, anything else 0. */
+static int channel_rank(const struct skate_str *si)
 {
-	const uint8_t *nul;
+	if (si->len == 4 && !memcmp(si->p, "Name", 4))
+		return 2;
+	if (si->len == 24 && !memcmp(si->p, "AttribulatorMaterialName", 24))
+		return 1;
+	return 0;
+}
 
-	if (off >= n)
-		return false;
-	nul = memchr(p + off, 0, n - off);
-	if (!nul)
-		return false;
-	*s = (const char *)p + off;
-	*len = (size_t)(nul - (p + off));
-	return true;
+/* The best-ranked channel stream name among nch 32-byte tChannels at pch. */
+static struct skate_str best_channel(const uint8_t *p, size_t n, bool be, uint32_t pch,
+				     uint32_t nch)
+{
+	struct skate_str best = {0};
+	int best_rank = 0;
+	struct br r = br_at(p, n, be, pch);
+
+	for (uint32_t c = 0; c < nch; c++) {
+		struct skate_str si = skate_str_at(p, n, br_u32(&r)), sn;
+		uint16_t flags = br_u16(&r);
+		int rank;
+
+		br_skip(&r, 0x12); /* imageChannel, pad[2], guid */
+		sn = skate_str_at(p, n, br_u32(&r));
+		br_skip(&r, 4);		  /* m_pStream */
+		if (!si.p || (flags & 2)) /* flag 2: scalar constants, no stream name */
+			continue;
+		rank = channel_rank(&si);
+		if (rank > best_rank && sn.p && sn.len > 0) {
+			best = sn;
+			best_rank = rank;
+		}
+	}
+	return best;
 }
 
 /* Stream name of the "Name" channel (else "AttribulatorMaterialName") of the tRMaterial at
@@ -95,11 +120,11 @@ static char *material_name(const struct src *s, const struct arena *a, uint32_t 
 			   struct diag *d)
 {
 	uint8_t *p;
-	size_t n, best_len = 0;
-	const char *best = NULL;
-	int best_rank = 0;
+	size_t n;
 	uint32_t nch, pch;
 	uint64_t room;
+	struct skate_str best;
+	struct br r;
 	char *out = NULL;
 
 	if (read_obj(s, a, obj, &p, &n) != RC_OK)
@@ -110,8 +135,10 @@ static char *material_name(const struct src *s, const struct arena *a, uint32_t 
 		free(p);
 		return NULL;
 	}
-	nch = ld_u32be(p + off);
-	pch = ld_u32be(p + off + 8);
+	r = br_at(p, n, a->big_endian, off);
+	nch = br_u32(&r);
+	br_skip(&r, 4); /* flags */
+	pch = br_u32(&r);
 	room = pch > n ? 0 : (n - pch) / 32;
 	if (nch > room) {
 		diag_add(d,
@@ -120,37 +147,10 @@ static char *material_name(const struct src *s, const struct arena *a, uint32_t 
 			 obj, off, nch, (unsigned long long)room);
 		nch = (uint32_t)room;
 	}
-	for (uint32_t c = 0; c < nch; c++) {
-		const uint8_t *ch = p + pch + 32 * (size_t)c;
-		const char *si, *sn;
-		size_t sil, snl;
-		int rank;
-
-		if (!str_at(p, n, ld_u32be(ch), &si, &sil))
-			continue;
-		if (ld_u16be(ch + 4) & 2) /* scalar constants, no stream name */
-			continue;
-		if (sil == 4 && !memcmp(si, "Name", 4))
-			rank = 2;
-		else if (sil == 24 && !memcmp(si, "AttribulatorMaterialName", 24))
-			rank = 1;
-		else
-			continue;
-		if (rank > best_rank && str_at(p, n, ld_u32be(ch + 0x18), &sn, &snl) && snl > 0) {
-			best = sn;
-			best_len = snl;
-			best_rank = rank;
-		}
-	}
-	if (best) {
-		if (best_len > MATERIAL_NAME_MAX)
-			best_len = MATERIAL_NAME_MAX;
-		out = malloc(best_len + 1);
-		if (out) {
-			memcpy(out, best, best_len);
-			out[best_len] = 0;
-		}
-	}
+	best = best_channel(p, n, a->big_endian, pch, nch);
+	if (best.p)
+		out = strndup((const char *)best.p,
+			      best.len < MATERIAL_NAME_MAX ? best.len : MATERIAL_NAME_MAX);
 	free(p);
 	return out;
 }
@@ -337,6 +337,7 @@ static enum rc fix_cycles(struct skate_scene *sc, struct diag *d)
 
 static void mesh_free(struct skate_scene_mesh *m)
 {
+	free(m->tri_first);
 	free(m->material);
 	free(m->islands);
 	free(m->palette_raw);
@@ -369,7 +370,7 @@ size_t skate_scene_bytes(const struct skate_scene *sc)
 		const struct skate_scene_mesh *m = &sc->meshes[i];
 
 		t += (m->material ? strlen(m->material) + 1 : 0) +
-		     m->n_islands * sizeof *m->islands +
+		     m->n_islands * (sizeof *m->islands + sizeof *m->tri_first) +
 		     m->n_palette * (sizeof *m->palette + sizeof *m->palette_raw);
 	}
 	return t;
@@ -428,7 +429,7 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 			 rc_str(r));
 		goto name;
 	}
-	r = skate_optimesh_parse(p, n, o, &om, d);
+	r = skate_optimesh_decode(sc->platform, p, n, a->big_endian, o, &om, d);
 	free(p);
 	p = NULL;
 	if (r == RC_NOMEM)
@@ -490,20 +491,22 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 	/* vertex descriptor */
 	m->vdes = want_ref(a, om.vdes, RW_T_VDES, o, "m_pVertexDescriptor", d);
 	if (m->vdes != SKATE_NONE && read_obj(s, a, m->vdes, &p, &n) == RC_OK) {
-		m->has_desc = skate_vdes_parse(p, n, m->vdes, &m->desc, d) == RC_OK;
+		m->has_desc =
+		    sc->platform->vdes_parse(p, n, a->big_endian, m->vdes, &m->desc, d) == RC_OK;
 		free(p);
 		p = NULL;
 	}
 	if (m->has_desc) {
 		m->stride = m->desc.stride;
 		for (unsigned i = 0; i < m->desc.n_el; i++) {
-			const struct skate_velem *e = &m->desc.el[i];
+			const struct skate_elem *e = &m->desc.elem[i];
 
 			if (!e->usable)
 				continue;
-			if (e->type == SKATE_ET_XYZ && pos < 0)
+			if (e->usage == SKATE_USAGE_POSITION && pos < 0)
 				pos = (int)i;
-			if (e->type == SKATE_ET_INDICES || e->type == SKATE_ET_WEIGHTS)
+			if (e->usage == SKATE_USAGE_BLEND_INDICES ||
+			    e->usage == SKATE_USAGE_BLEND_WEIGHTS)
 				m->skinned = true;
 		}
 	}
@@ -517,12 +520,9 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 	if (m->vb != SKATE_NONE && read_obj(s, a, m->vb, &p, &n) == RC_OK) {
 		struct skate_vb vb;
 
-		if (skate_vb_parse(p, n, &vb) != RC_OK) {
-			diag_add(d, "object %u (VertexBuffer): %zu bytes, needs 16", m->vb, n);
-		} else {
+		if (sc->platform->vb_parse(p, n, a->big_endian, m->vb, &vb, d) == RC_OK)
 			m->vb_res =
 			    want_ref(a, vb.buffer, RW_T_BASERES_FIRST, m->vb, "m_buffer", d);
-		}
 		if (m->vb_res != SKATE_NONE) {
 			const struct arena_dict_entry *br = &a->dict[m->vb_res];
 
@@ -560,22 +560,11 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 	if (m->ib != SKATE_NONE && read_obj(s, a, m->ib, &p, &n) == RC_OK) {
 		struct skate_ib ib;
 
-		if (skate_ib_parse(p, n, &ib) != RC_OK) {
-			diag_add(d, "object %u (IndexBuffer): %zu bytes, needs 20", m->ib, n);
-		} else {
+		if (sc->platform->ib_parse(p, n, a->big_endian, m->ib, &ib, d) == RC_OK) {
 			m->ib_res =
 			    want_ref(a, ib.buffer, RW_T_BASERES_FIRST, m->ib, "m_buffer", d);
 			m->index_count = ib.num_indices;
-			if (ib.stride == 2 || ib.stride == 4)
-				m->index_width = ib.stride;
-			else
-				diag_add(d, "object %u (IndexBuffer): stride %u (2 or 4 expected)",
-					 m->ib, ib.stride);
-			if (m->index_width && (ib.index_type == 1) != (m->index_width == 2))
-				diag_add(d,
-					 "object %u (IndexBuffer): index type %u disagrees with "
-					 "stride %u; stride used",
-					 m->ib, ib.index_type, ib.stride);
+			m->index_width = ib.width;
 		}
 		if (m->ib_res != SKATE_NONE && m->index_width) {
 			const struct arena_dict_entry *br = &a->dict[m->ib_res];
@@ -604,13 +593,19 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 	}
 
 	/* islands against the index count */
+	m->tri_first = xcalloc_n((size_t)m->n_islands + 1, sizeof *m->tri_first);
+	if (!m->tri_first) {
+		skate_optimesh_free(&om);
+		return RC_NOMEM;
+	}
 	for (uint32_t i = 0; i < m->n_islands; i++) {
 		const struct skate_island *is = &m->islands[i];
 		uint64_t end = (uint64_t)is->start + is->count, cnt = is->count;
 
-		if (is->prim != 5) {
-			diag_add(d, "mesh %zu: island %u primitive %u unsupported (5 = triangles)",
-				 mi, i, is->prim);
+		m->tri_first[i] = m->tri_estimate;
+		if (!is->triangles) {
+			diag_add(d, "mesh %zu: island %u primitive %u unsupported (%u = triangles)",
+				 mi, i, is->prim, sc->platform->tri_prim);
 			continue;
 		}
 		if (end > m->index_count) {
@@ -624,6 +619,7 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 			cnt = is->start >= m->indices_avail ? 0 : m->indices_avail - is->start;
 		m->tri_estimate += cnt / 3;
 	}
+	m->tri_first[m->n_islands] = m->tri_estimate;
 
 	if (!m->has_desc)
 		diag_add(d, "mesh %zu: no usable vertex descriptor", mi);
@@ -665,7 +661,7 @@ enum rc skate_scene_load(const struct src *s, const struct arena *a, const char 
 	enum rc r = RC_OK;
 
 	*out = NULL;
-	if (a->h.plat != RW_PS3 || !a->big_endian)
+	if (!skate_platform_of(a))
 		return RC_UNSUPPORTED;
 	sc = calloc(1, sizeof *sc);
 	listed = xcalloc_n(a->n_dict, sizeof *listed);
@@ -673,6 +669,7 @@ enum rc skate_scene_load(const struct src *s, const struct arena *a, const char 
 		r = RC_NOMEM;
 		goto fail;
 	}
+	sc->platform = skate_platform_of(a);
 	sc->skeleton_model = SKATE_NONE;
 	for (uint32_t i = 0; i < a->n_dict; i++) {
 		struct skate_model md;
@@ -689,7 +686,7 @@ enum rc skate_scene_load(const struct src *s, const struct arena *a, const char 
 				 rc_str(pr));
 			continue;
 		}
-		pr = skate_model_parse(p, n, i, &md, diag);
+		pr = skate_model_decode(p, n, a->big_endian, i, &md, diag);
 		free(p);
 		if (pr == RC_NOMEM) {
 			r = pr;
@@ -807,301 +804,5 @@ fail:
 	free(ms);
 	free(listed);
 	skate_scene_free(sc);
-	return r;
-}
-
-/* ---- mesh decode ---- */
-
-void skate_mesh_data_free(struct skate_mesh_data *md)
-{
-	if (!md)
-		return;
-	for (unsigned i = 0; i < md->n_attr; i++)
-		free(md->attr[i].v);
-	free(md->n_infl);
-	free(md->infl);
-	free(md->tri);
-	free(md->tri_island);
-	free(md);
-}
-
-size_t skate_mesh_data_bytes(const struct skate_mesh_data *md)
-{
-	size_t t;
-
-	if (!md)
-		return 0;
-	t = sizeof *md + md->n_tri * (sizeof *md->tri + sizeof *md->tri_island);
-	for (unsigned i = 0; i < md->n_attr; i++)
-		t += (size_t)md->n_verts * md->attr[i].n * sizeof(float);
-	if (md->infl)
-		t += (size_t)md->n_verts * (sizeof *md->infl + 1);
-	return t;
-}
-
-static void add_infl(struct skate_influence *v, uint8_t *n, uint32_t bone, float w)
-{
-	for (uint8_t i = 0; i < *n; i++)
-		if (v[i].bone == bone) {
-			v[i].weight += w;
-			return;
-		}
-	if (*n < 4) {
-		v[*n].bone = bone;
-		v[*n].weight = w;
-		(*n)++;
-	}
-}
-
-static enum rc decode_skin(const struct skate_scene *sc, size_t mi,
-			   const struct skate_scene_mesh *m, struct skate_mesh_data *md,
-			   struct diag *d)
-{
-	const struct skate_attr *ia = md->indices >= 0 ? &md->attr[md->indices] : NULL;
-	const struct skate_attr *wa = md->weights >= 0 ? &md->attr[md->weights] : NULL;
-	uint64_t bad_slot = 0, first_v = 0;
-	float first_slot = 0;
-
-	md->n_infl = xcalloc_n(md->n_verts, 1);
-	md->infl = xcalloc_n(md->n_verts, sizeof *md->infl);
-	if (!md->n_infl || !md->infl)
-		return RC_NOMEM;
-	if (!ia && !wa) {
-		uint32_t bone = m->n_palette && m->palette[0] >= 0 ? (uint32_t)m->palette[0] : 0;
-
-		if (sc->n_bones == 0)
-			return RC_OK;
-		for (uint32_t v = 0; v < md->n_verts; v++) {
-			md->infl[v][0] = (struct skate_influence){bone, 1.0f};
-			md->n_infl[v] = 1;
-		}
-		return RC_OK;
-	}
-	for (uint32_t v = 0; v < md->n_verts; v++) {
-		unsigned ns = ia ? ia->n : wa->n;
-		float sum = 0;
-		struct skate_influence *iv = md->infl[v];
-
-		if (wa && ia && wa->n == ia->n - 1)
-			for (unsigned j = 0; j < wa->n; j++)
-				sum += wa->v[(size_t)v * wa->n + j];
-		for (unsigned j = 0; j < ns; j++) {
-			float w, sf;
-			uint32_t slot;
-
-			if (!wa)
-				w = j == 0 ? 1.0f : 0.0f;
-			else if (j < wa->n)
-				w = wa->v[(size_t)v * wa->n + j];
-			else if (ia && wa->n == ia->n - 1)
-				w = 1.0f - sum; /* implicit last weight */
-			else
-				w = 0;
-			if (!(w > 0) || !isfinite(w))
-				continue;
-			sf = ia ? ia->v[(size_t)v * ia->n + j] : (float)j;
-			if (!(sf >= 0) || sf >= 65536.0f || sf != floorf(sf) ||
-			    (slot = (uint32_t)sf) >= m->n_palette || m->palette[slot] < 0) {
-				if (!bad_slot++) {
-					first_v = v;
-					first_slot = sf;
-				}
-				continue;
-			}
-			add_infl(iv, &md->n_infl[v], (uint32_t)m->palette[slot], w);
-		}
-		sum = 0;
-		for (uint8_t j = 0; j < md->n_infl[v]; j++)
-			sum += iv[j].weight;
-		if (md->n_infl[v] && sum > 0 && isfinite(sum)) {
-			for (uint8_t j = 0; j < md->n_infl[v]; j++)
-				iv[j].weight /= sum;
-		} else {
-			md->n_infl[v] = 0;
-			md->n_unweighted++;
-		}
-	}
-	if (bad_slot)
-		diag_add(d,
-			 "mesh %zu: %llu blend indices outside the palette (%u slots) dropped; "
-			 "first: vertex %llu slot %g",
-			 mi, (unsigned long long)bad_slot, m->n_palette,
-			 (unsigned long long)first_v, (double)first_slot);
-	if (md->n_unweighted)
-		diag_add(d, "mesh %zu: %u skinned vertices have no usable weight", mi,
-			 md->n_unweighted);
-	return RC_OK;
-}
-
-static enum rc decode_triangles(const struct src *s, size_t mi, const struct skate_scene_mesh *m,
-				struct skate_mesh_data *md, struct diag *d)
-{
-	uint8_t *ib = NULL;
-	enum rc r;
-	uint64_t total = 0, bad = 0, bad_v = 0, bad_t = 0;
-	size_t k = 0;
-
-	for (uint32_t i = 0; i < m->n_islands; i++) {
-		const struct skate_island *is = &m->islands[i];
-		uint64_t cnt = is->count;
-
-		if (is->prim != 5 || is->start >= m->indices_avail)
-			continue;
-		if ((uint64_t)is->start + cnt > m->indices_avail)
-			cnt = m->indices_avail - is->start;
-		total += cnt / 3;
-	}
-	r = src_dup(s, m->ib_start, (size_t)m->indices_avail * m->index_width, &ib);
-	if (r != RC_OK)
-		return r;
-	md->tri = xcalloc_n((size_t)total, sizeof *md->tri);
-	md->tri_island = xcalloc_n((size_t)total, sizeof *md->tri_island);
-	if (!md->tri || !md->tri_island) {
-		free(ib);
-		return RC_NOMEM;
-	}
-	for (uint32_t i = 0; i < m->n_islands; i++) {
-		const struct skate_island *is = &m->islands[i];
-		uint64_t cnt = is->count;
-
-		if (is->prim != 5 || is->start >= m->indices_avail)
-			continue;
-		if ((uint64_t)is->start + cnt > m->indices_avail)
-			cnt = m->indices_avail - is->start;
-		for (uint64_t t = 0; t + 3 <= cnt; t += 3) {
-			uint32_t v[3];
-			bool ok = true;
-
-			for (int j = 0; j < 3; j++) {
-				size_t at = ((size_t)is->start + t + j) * m->index_width;
-
-				v[j] = m->index_width == 2 ? ld_u16be(ib + at) : ld_u32be(ib + at);
-				if (v[j] >= md->n_verts) {
-					if (!bad) {
-						bad_v = v[j];
-						bad_t = (is->start + t) / 3;
-					}
-					ok = false;
-				}
-			}
-			if (!ok) {
-				bad++;
-				continue;
-			}
-			memcpy(md->tri[k], v, sizeof v);
-			md->tri_island[k++] = i;
-		}
-	}
-	md->n_tri = k;
-	free(ib);
-	if (bad)
-		diag_add(d,
-			 "mesh %zu: %llu triangles reference vertices past the vertex count %u, "
-			 "dropped; first: index value %llu in triangle %llu",
-			 mi, (unsigned long long)bad, md->n_verts, (unsigned long long)bad_v,
-			 (unsigned long long)bad_t);
-	return RC_OK;
-}
-
-enum rc skate_mesh_decode(const struct src *s, const struct arena *a, const struct skate_scene *sc,
-			  size_t mesh, struct skate_mesh_data **out, struct diag *diag)
-{
-	const struct skate_scene_mesh *m;
-	struct skate_mesh_data *md;
-	uint8_t *vb = NULL;
-	enum rc r;
-	uint64_t bytes;
-
-	(void)a;
-	*out = NULL;
-	if (mesh >= sc->n_meshes)
-		return RC_NOENT;
-	m = &sc->meshes[mesh];
-	if (!m->ok)
-		return RC_CORRUPT;
-	if (m->vertex_count > MAX_DECODE_VERTS) {
-		diag_add(diag, "mesh %zu: %u vertices, more than the %u decoded", mesh,
-			 m->vertex_count, MAX_DECODE_VERTS);
-		return RC_UNSUPPORTED;
-	}
-	md = calloc(1, sizeof *md);
-	if (!md)
-		return RC_NOMEM;
-	md->n_verts = m->vertex_count;
-	md->pos = md->normal = md->tangent = md->binormal = md->color = md->weights = -1;
-	md->indices = -1;
-	for (int i = 0; i < 6; i++)
-		md->tex[i] = -1;
-	bytes = (uint64_t)md->n_verts * m->stride;
-	r = src_dup(s, m->vb_start, (size_t)bytes, &vb);
-	if (r != RC_OK)
-		goto fail;
-	for (unsigned i = 0; i < m->desc.n_el; i++) {
-		const struct skate_velem *e = &m->desc.el[i];
-		struct skate_attr *at;
-		bool as_int = e->type == SKATE_ET_INDICES;
-		int *slot = NULL;
-
-		if (!e->usable)
-			continue;
-		at = &md->attr[md->n_attr];
-		at->type = e->type;
-		at->vertex_type = e->vertex_type;
-		at->n = e->vertex_type == SKATE_VF_CMP ? 3 : e->num_components;
-		at->v = xcalloc_n((size_t)md->n_verts * at->n, sizeof(float));
-		if (!at->v) {
-			r = RC_NOMEM;
-			goto fail;
-		}
-		md->n_attr++;
-		for (uint32_t v = 0; v < md->n_verts; v++)
-			skate_velem_decode(e->vertex_type, e->num_components,
-					   vb + (size_t)v * m->stride + e->offset, as_int,
-					   at->v + (size_t)v * at->n);
-		switch (e->type) {
-		case SKATE_ET_XYZ:
-			slot = &md->pos;
-			break;
-		case SKATE_ET_NORMAL:
-			slot = &md->normal;
-			break;
-		case SKATE_ET_TANGENT:
-			slot = &md->tangent;
-			break;
-		case SKATE_ET_BINORMAL:
-			slot = &md->binormal;
-			break;
-		case SKATE_ET_COLOR:
-			slot = &md->color;
-			break;
-		case SKATE_ET_WEIGHTS:
-			slot = &md->weights;
-			break;
-		case SKATE_ET_INDICES:
-			slot = &md->indices;
-			break;
-		default:
-			if (e->type >= SKATE_ET_TEX0 && e->type < SKATE_ET_TEX0 + 6)
-				slot = &md->tex[e->type - SKATE_ET_TEX0];
-		}
-		if (slot && *slot < 0)
-			*slot = (int)md->n_attr - 1;
-	}
-	free(vb);
-	vb = NULL;
-	if (md->pos < 0) {
-		r = RC_CORRUPT;
-		goto fail;
-	}
-	r = decode_skin(sc, mesh, m, md, diag);
-	if (r == RC_OK)
-		r = decode_triangles(s, mesh, m, md, diag);
-	if (r != RC_OK)
-		goto fail;
-	*out = md;
-	return RC_OK;
-fail:
-	free(vb);
-	skate_mesh_data_free(md);
 	return r;
 }

@@ -19,21 +19,23 @@
 #include "psgfs/gen_psg.h"
 #include "psgfs/gen_psg_skinned.h"
 #include "psgfs/skate_mesh.h"
+#include "psgfs/skate_platform.h"
 #include "tree/view_psg.h"
 #include "psgfs/source.h"
 
+/* Byte order the put helpers write (the decoders take it from the arena). */
+static bool g_le;
+
 static void put16(uint8_t *p, uint16_t v)
 {
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
+	p[g_le ? 1 : 0] = (uint8_t)(v >> 8);
+	p[g_le ? 0 : 1] = (uint8_t)v;
 }
 
 static void put32(uint8_t *p, uint32_t v)
 {
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
+	for (int i = 0; i < 4; i++)
+		p[g_le ? i : 3 - i] = (uint8_t)(v >> (8 * i));
 }
 
 static bool diag_has(const struct diag *d, const char *needle)
@@ -265,6 +267,125 @@ static void test_optimesh(void **state)
 	diag_free(&d);
 }
 
+/* ---- platform tables and neutral elements ---- */
+
+static void test_platform_table(void **state)
+{
+	struct arena a;
+	struct skate_scene *sc = (void *)1;
+	struct src_mem m;
+	struct src s;
+
+	(void)state;
+	memset(&a, 0, sizeof a);
+	a.h.plat = RW_PS3;
+	a.big_endian = true;
+	assert_ptr_equal(skate_platform_of(&a), &skate_platform_ps3);
+	assert_string_equal(skate_platform_ps3.name, "PS3");
+	assert_int_equal(skate_platform_ps3.dip_size, 12);
+	assert_int_equal(skate_platform_ps3.tri_prim, 5);
+	/* No Xbox 360, Wii or PC table yet: the scene refuses those arenas. */
+	src_init_mem(&s, &m, "", 0);
+	for (int p = RW_XB2; p <= RW_W32; p++) {
+		a.h.plat = (enum rw_platform)p;
+		assert_null(skate_platform_of(&a));
+		assert_int_equal(skate_scene_load(&s, &a, NULL, &sc, NULL), RC_UNSUPPORTED);
+		assert_null(sc);
+	}
+}
+
+/* The real sky descriptor in neutral terms, and the PS3 element numbering behind it. */
+static void test_neutral_elements(void **state)
+{
+	struct skate_vdes v;
+	struct skate_velem el = {.vertex_type = SKATE_VF_UB,
+				 .num_components = 4,
+				 .offset = 20,
+				 .type = SKATE_ET_INDICES,
+				 .usable = true};
+	struct skate_elem e;
+	char txt[64];
+
+	(void)state;
+	assert_int_equal(
+	    skate_platform_ps3.vdes_parse(sky_vdes, sizeof sky_vdes, true, 8, &v, NULL), RC_OK);
+	assert_int_equal(v.elem[0].usage, SKATE_USAGE_POSITION);
+	assert_int_equal(v.elem[0].ctype, SKATE_CT_F32);
+	assert_int_equal(v.elem[0].count, 3);
+	assert_int_equal(v.elem[0].n_out, 3);
+	assert_int_equal(v.elem[0].size, 12);
+	assert_true(v.elem[0].divisor == 1.0f && !v.elem[0].normalized && v.elem[0].usable);
+	assert_string_equal(v.elem[0].format_name, "F");
+	assert_int_equal(v.elem[1].usage, SKATE_USAGE_TEXCOORD);
+	assert_int_equal(v.elem[1].set, 0);
+	assert_int_equal(v.elem[1].ctype, SKATE_CT_S16);
+	assert_int_equal(v.elem[1].offset, 12);
+	assert_int_equal(v.elem[1].stored_type, SKATE_ET_TEX0);
+	assert_true(v.elem[1].normalized && v.elem[1].divisor == 32767.0f);
+	skate_elem_encoding(&v.elem[0], txt);
+	assert_string_equal(txt, "Fx3 as f32");
+	skate_elem_encoding(&v.elem[1], txt);
+	assert_string_equal(txt, "S1x2 as s16/32767 (normalised)");
+	/* blend indices stored as UB are palette slots, not fractions */
+	skate_platform_ps3.elem_describe(&el, &e);
+	assert_int_equal(e.usage, SKATE_USAGE_BLEND_INDICES);
+	assert_true(e.divisor == 1.0f && !e.normalized);
+	el.vertex_type = SKATE_VF_CMP;
+	el.num_components = 1;
+	el.type = SKATE_ET_TANGENT;
+	skate_platform_ps3.elem_describe(&el, &e);
+	assert_int_equal(e.usage, SKATE_USAGE_TANGENT);
+	assert_int_equal(e.ctype, SKATE_CT_S11_11_10);
+	assert_int_equal(e.n_out, 3);
+	assert_int_equal(e.size, 4);
+	el.type = 0x0E + 0x10; /* not a PS3 slot */
+	skate_platform_ps3.elem_describe(&el, &e);
+	assert_int_equal(e.usage, SKATE_USAGE_OTHER);
+	assert_string_equal(skate_usage_name(SKATE_USAGE_BLEND_WEIGHTS), "BLEND_WEIGHTS");
+	assert_string_equal(skate_usage_name(200), "OTHER");
+}
+
+/* Island records go through the platform table: a table with 16-byte records (as Xbox 360's
+ * DrawIndexedParameters are) reads the same OptiMesh bytes differently. */
+static void dip16_decode(struct br *r, struct skate_island *out)
+{
+	out->prim = (uint8_t)br_u32(r);
+	out->start = br_u32(r);
+	out->count = br_u32(r);
+	br_skip(r, 4);
+	out->triangles = out->prim == 4;
+}
+
+static void test_platform_islands(void **state)
+{
+	uint8_t b[0x60 + 32] = {0};
+	struct skate_platform t16 = skate_platform_ps3;
+	struct skate_optimesh m;
+
+	(void)state;
+	t16.dip_size = 16;
+	t16.dip_decode = dip16_decode;
+	put32(b + 0x38, 2);
+	put32(b + 0x44, 0x60);
+	for (int i = 0; i < 2; i++) {
+		put32(b + 0x60 + 16 * i, 4);
+		put32(b + 0x60 + 16 * i + 4, 30u * (uint32_t)i);
+		put32(b + 0x60 + 16 * i + 8, 30);
+	}
+	assert_int_equal(skate_optimesh_decode(&t16, b, sizeof b, true, 7, &m, NULL), RC_OK);
+	assert_int_equal(m.n_islands, 2);
+	assert_int_equal(m.islands[1].start, 30);
+	assert_int_equal(m.islands[1].count, 30);
+	assert_true(m.islands[1].triangles);
+	skate_optimesh_free(&m);
+	/* the PS3 table sees 12-byte records in the same bytes */
+	assert_int_equal(skate_optimesh_decode(&skate_platform_ps3, b, sizeof b, true, 7, &m, NULL),
+			 RC_OK);
+	assert_int_equal(m.islands[0].start, 4);
+	assert_false(m.islands[0].triangles);
+	skate_optimesh_free(&m);
+}
+
 /* RenderModelData with 2 bones, 1 mesh, 1 island. */
 static size_t build_model(uint8_t *b, uint16_t nbones)
 {
@@ -327,6 +448,100 @@ static void test_model(void **state)
 	assert_true(diag_has(&d, "65535 bones"));
 	skate_model_free(&m);
 	assert_int_equal(skate_model_parse(b, 0x3F, 10, &m, &d), RC_CORRUPT);
+	diag_free(&d);
+}
+
+/* The decoders follow the byte order they are given: the same objects written little-endian
+ * decode to the same values. */
+static void test_byte_order(void **state)
+{
+	uint8_t b[512], vd[16 + 16 + 8] = {0}, ob[0x60 + 12 + 4] = {0}, ib[20] = {0};
+	struct skate_model m;
+	struct skate_vdes v;
+	struct skate_optimesh om;
+	struct skate_ib x;
+	struct skate_mesh_helper mh;
+	size_t n;
+
+	(void)state;
+	g_le = true;
+	n = build_model(b, 2);
+	assert_int_equal(skate_model_decode(b, n, false, 10, &m, NULL), RC_OK);
+	assert_int_equal(m.n_bones, 2);
+	assert_string_equal(m.names[1], "SPINE");
+	assert_true(m.ibp[1][5] == 2.0f);
+	assert_int_equal(m.meshes[0].mesh, 7);
+	assert_true(m.aabbs[0][1] == -1.5f && m.areas[0][2] == 2.5f);
+	skate_model_free(&m);
+	/* big-endian reading of little-endian bytes finds garbage counts, not these values */
+	assert_int_equal(skate_model_decode(b, n, true, 10, &m, NULL), RC_OK);
+	assert_int_not_equal(m.num_bones, 2);
+	skate_model_free(&m);
+
+	put32(vd + 4, 0x101);
+	put16(vd + 8, 1);
+	put16(vd + 10, 2);
+	vd[16] = SKATE_VF_F, vd[17] = 3, put16(vd + 20, 16), vd[22] = SKATE_ET_XYZ;
+	vd[24] = SKATE_VF_S1, vd[25] = 2, vd[27] = 12, put16(vd + 28, 16), vd[30] = SKATE_ET_TEX0;
+	assert_int_equal(skate_platform_ps3.vdes_parse(vd, sizeof vd, false, 8, &v, NULL), RC_OK);
+	assert_int_equal(v.types_flags, 0x101);
+	assert_int_equal(v.n_el, 2);
+	assert_int_equal(v.stride, 16);
+	assert_true(v.elem[1].usable && v.elem[1].offset == 12);
+
+	put32(ob + 0x38, 1);
+	put32(ob + 0x44, 0x60);
+	put32(ob + 0x48, 2);
+	put32(ob + 0x4C, 0x6C);
+	put32(ob + 0x60 + 4, 285);
+	ob[0x60 + 8] = 5;
+	put16(ob + 0x6C, 3);
+	put16(ob + 0x6E, 9);
+	assert_int_equal(
+	    skate_optimesh_decode(&skate_platform_ps3, ob, sizeof ob, false, 7, &om, NULL), RC_OK);
+	assert_int_equal(om.n_islands, 1);
+	assert_int_equal(om.islands[0].count, 285);
+	assert_true(om.islands[0].triangles);
+	assert_int_equal(om.n_remap, 2);
+	assert_int_equal(om.remap[1], 9);
+	skate_optimesh_free(&om);
+
+	put32(ib, 5);
+	put32(ib + 8, 1140);
+	put32(ib + 12, 2);
+	ib[16] = 1;
+	assert_int_equal(skate_platform_ps3.ib_parse(ib, sizeof ib, false, 6, &x, NULL), RC_OK);
+	assert_int_equal(x.num_indices, 1140);
+	assert_int_equal(x.width, 2);
+	put32(ib, 1);
+	put32(ib + 4, 1);
+	put32(ib + 8, 6);
+	put32(ib + 12, 4);
+	assert_int_equal(skate_platform_ps3.mesh_helper_parse(ib, 16, false, 9, &mh, NULL), RC_OK);
+	assert_int_equal(mh.n_refs, 2);
+	assert_int_equal(mh.refs[1], 4);
+	skate_mesh_helper_free(&mh);
+	g_le = false;
+}
+
+/* One bad table offset spoils only its own table. */
+static void test_model_tables_independent(void **state)
+{
+	uint8_t b[512];
+	size_t n = build_model(b, 2);
+	struct skate_model m;
+	struct diag d;
+
+	(void)state;
+	put16(b + 0x32, 0);	     /* no meshes ... */
+	put32(b + 0x24, 0xFFFFFF00); /* ... at a nonsense offset */
+	diag_init(&d);
+	assert_int_equal(skate_model_decode(b, n, true, 10, &m, &d), RC_OK);
+	assert_int_equal(m.n_meshes, 0);
+	assert_int_equal(m.n_aabbs, 1);
+	assert_true(m.aabbs[0][1] == -1.5f);
+	assert_true(m.areas[0][2] == 2.5f);
+	skate_model_free(&m);
 	diag_free(&d);
 }
 
@@ -472,6 +687,10 @@ static void check_mesh(struct fx *f, const struct skate_scene *sc, size_t mi)
 	ua = &md->attr[md->tex[0]];
 	assert_int_equal(pa->n, 3);
 	assert_int_equal(na->n, 3);
+	assert_int_equal(pa->e.usage, SKATE_USAGE_POSITION);
+	assert_int_equal(na->e.usage, SKATE_USAGE_NORMAL);
+	assert_int_equal(ua->e.usage, SKATE_USAGE_TEXCOORD);
+	assert_int_equal(ua->type, SKATE_ET_TEX0);
 	for (uint32_t v = 0; v < md->n_verts; v++) {
 		for (int c = 0; c < 3; c++) {
 			assert_true(pa->v[3 * v + c] == tm->pos[v][c]);
@@ -918,7 +1137,12 @@ int main(void)
 	    cmocka_unit_test(test_vdes),
 	    cmocka_unit_test(test_vb_ib_mh),
 	    cmocka_unit_test(test_optimesh),
+	    cmocka_unit_test(test_platform_table),
+	    cmocka_unit_test(test_neutral_elements),
+	    cmocka_unit_test(test_platform_islands),
 	    cmocka_unit_test(test_model),
+	    cmocka_unit_test(test_byte_order),
+	    cmocka_unit_test(test_model_tables_independent),
 	    cmocka_unit_test(test_skeleton_math),
 	    cmocka_unit_test(test_scene_truth),
 	    cmocka_unit_test(test_formats_covered),
