@@ -11,6 +11,7 @@
 #include "psgfs/bytes.h"
 #include "psgfs/names.h"
 #include "psgfs/png.h"
+#include "psgfs/skate_export.h"
 #include "psgfs/skate_mesh.h"
 #include "psgfs/skate_objects.h"
 #include "psgfs/texture.h"
@@ -50,10 +51,23 @@ enum {
 	K_TEX_PNG,
 	K_EXPORT,
 	K_EXPORT_PSK,
+	K_EXPORT_PSKX,
 	K_COUNT
 };
 
-enum { N_NONE, N_SCENE, N_TEXNAMES, N_TOC, N_SWEEP, N_FULL, N_MESH, N_TEX, N_COUNT };
+enum {
+	N_NONE,
+	N_SCENE,
+	N_TEXNAMES,
+	N_TOC,
+	N_SWEEP,
+	N_FULL,
+	N_PLAN,	  /* the export without mesh data: names, vertex counts, skipped meshes */
+	N_EXPORT, /* the export with every mesh's stats: face and weight counts */
+	N_STATS,
+	N_TEX,
+	N_COUNT
+};
 
 struct psg_mount {
 	struct arena a;
@@ -117,26 +131,26 @@ static const struct scene_memo *scene_of(struct asset *as, enum rc *r)
 	return asset_need(as, N_SCENE, 0, &ent, r); /* permanent: no pin */
 }
 
-struct mesh_memo {
-	struct skate_mesh_data *md;
+struct stats_memo {
+	struct skate_mesh_stats *st;
 	struct diag d;
 };
 
-static void mesh_memo_free(void *p)
+static void stats_memo_free(void *p)
 {
-	struct mesh_memo *m = p;
+	struct stats_memo *m = p;
 
-	skate_mesh_data_free(m->md);
+	skate_mesh_stats_free(m->st);
 	diag_free(&m->d);
 	free(m);
 }
 
-static enum rc load_mesh(struct asset *as, uint64_t k, void **data, size_t *bytes,
-			 void (**dtor)(void *))
+static enum rc load_stats(struct asset *as, uint64_t k, void **data, size_t *bytes,
+			  void (**dtor)(void *))
 {
 	enum rc r;
 	const struct scene_memo *s = scene_of(as, &r);
-	struct mesh_memo *m;
+	struct stats_memo *m;
 
 	if (!s)
 		return r;
@@ -145,16 +159,50 @@ static enum rc load_mesh(struct asset *as, uint64_t k, void **data, size_t *byte
 		return RC_NOMEM;
 	diag_init(&m->d);
 	r = k < s->sc->n_meshes
-		? skate_mesh_decode(&as->src, &pm(as)->a, s->sc, (size_t)k, &m->md, &m->d)
+		? skate_mesh_stats_build(&as->src, &pm(as)->a, s->sc, (size_t)k, &m->st, &m->d)
 		: RC_NOENT;
 	if (r != RC_OK) {
-		mesh_memo_free(m);
+		stats_memo_free(m);
 		return r;
 	}
 	*data = m;
-	*bytes = skate_mesh_data_bytes(m->md) + sizeof *m;
-	*dtor = mesh_memo_free;
+	*bytes = sizeof *m + m->d.n * 96 +
+		 (m->st->n_tri_restart + 2 * m->st->n_vert_restart) * sizeof(uint64_t);
+	*dtor = stats_memo_free;
 	return RC_OK;
+}
+
+/* The export plan (slot N_PLAN) or the export with stats (N_EXPORT). */
+static enum rc load_export(struct asset *as, uint64_t with_stats, void **data, size_t *bytes,
+			   void (**dtor)(void *))
+{
+	enum rc r;
+	const struct scene_memo *s = scene_of(as, &r);
+	struct skx_model *m;
+
+	if (!s)
+		return r;
+	r = skx_build(&as->src, &pm(as)->a, s->sc, !as->t->opts.yup, with_stats != 0, &m);
+	if (r != RC_OK)
+		return r;
+	*data = m;
+	*bytes = skx_bytes(m);
+	*dtor = (void (*)(void *))skx_free;
+	return RC_OK;
+}
+
+static enum rc load_plan(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			 void (**dtor)(void *))
+{
+	(void)arg;
+	return load_export(as, 0, data, bytes, dtor);
+}
+
+static enum rc load_export_full(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+				void (**dtor)(void *))
+{
+	(void)arg;
+	return load_export(as, 1, data, bytes, dtor);
 }
 
 struct texnames_memo {
@@ -322,11 +370,16 @@ static enum rc load_sweep(struct asset *as, uint64_t arg, void **data, size_t *b
 	diag_append(d, &m->open_diag);
 	if (m->has_model) {
 		const struct scene_memo *sc = scene_of(as, &r);
+		struct cache_ent *ent;
+		const struct skx_model *plan;
 
 		if (!sc)
 			diag_add(d, "scene: cannot decode: %s", rc_str(r));
 		else
 			diag_append(d, &sc->d);
+		plan = sc ? asset_need(as, N_PLAN, 0, &ent, &r) : NULL;
+		if (plan)
+			diag_append(d, &plan->skipped);
 	}
 	sweep_objects(as, d);
 	*data = d;
@@ -357,8 +410,11 @@ static enum rc load_full(struct asset *as, uint64_t arg, void **data, size_t *by
 	sc = pm(as)->has_model ? scene_of(as, &r) : NULL;
 	for (size_t k = 0; sc && k < sc->sc->n_meshes; k++) {
 		struct cache_ent *me;
-		const struct mesh_memo *mm = asset_need(as, N_MESH, k, &me, &r);
+		const struct stats_memo *mm;
 
+		if (!sc->sc->meshes[k].ok)
+			continue; /* errors.txt says why already */
+		mm = asset_need(as, N_STATS, k, &me, &r);
 		if (!mm) {
 			diag_add(d, "mesh %02zu: cannot decode: %s", k, rc_str(r));
 			continue;
@@ -373,8 +429,14 @@ static enum rc load_full(struct asset *as, uint64_t arg, void **data, size_t *by
 }
 
 static const struct tree_need psg_needs[N_COUNT] = {
-    [N_SCENE] = {load_scene, 0}, [N_TEXNAMES] = {load_texnames, 1}, [N_TOC] = {load_toc, 2},
-    [N_SWEEP] = {load_sweep, 3}, [N_FULL] = {load_full, 4},	    [N_MESH] = {load_mesh, -1},
+    [N_SCENE] = {load_scene, 0},
+    [N_TEXNAMES] = {load_texnames, 1},
+    [N_TOC] = {load_toc, 2},
+    [N_SWEEP] = {load_sweep, 3},
+    [N_FULL] = {load_full, 4},
+    [N_PLAN] = {load_plan, 5},
+    [N_EXPORT] = {load_export_full, 6},
+    [N_STATS] = {load_stats, -1},
     [N_TEX] = {load_tex, -1},
 };
 
@@ -484,15 +546,17 @@ static enum rc list_textures(const struct tctx *c, struct tlist *out)
 	return RC_OK;
 }
 
+/* A plain .psk only when it fits 16-bit faces: one wedge per exported vertex, so the count
+ * is known from the plan; the .pskx (extension chunks, FACE3200 when needed) always. */
 static enum rc list_export(const struct tctx *c, struct tlist *out)
 {
-	const struct scene_memo *s = c->need;
+	const struct skx_model *plan = c->need;
 	char stem[NAME_COMPONENT_MAX + 1];
 
-	/* One point and one wedge per exported vertex, so the extension is known up front. */
 	name_component(c->as->stem, strlen(c->as->stem), stem);
-	tlist_add(out, tn(K_EXPORT_PSK, 0, 0), "%s.%s", stem,
-		  s->sc->total_vertices > 65536 ? "pskx" : "psk");
+	if (plan->n_verts <= 65536)
+		tlist_add(out, tn(K_EXPORT_PSK, 0, 0), "%s.psk", stem);
+	tlist_add(out, tn(K_EXPORT_PSKX, 0, 0), "%s.pskx", stem);
 	return RC_OK;
 }
 
@@ -512,6 +576,26 @@ static enum rc list_export(const struct tctx *c, struct tlist *out)
 			emit_item(e);                                                              \
 		return r;                                                                          \
 	}
+
+static void export_summary(struct asset *as, struct buf *out)
+{
+	struct cache_ent *ent;
+	enum rc r;
+	const struct skx_model *p = asset_need(as, N_PLAN, 0, &ent, &r);
+
+	if (!p) {
+		buf_printf(out, "export: cannot plan: %s\n", rc_str(r));
+		return;
+	}
+	buf_printf(out, "export: %s, %u meshes, %llu vertices, %u bones, %s%s\n",
+		   p->zup ? "Z-up (PSK importers' axes; -o yup for the game's Y-up)"
+			  : "Y-up as stored (-o yup)",
+		   p->n_meshes, (unsigned long long)p->n_verts, p->n_bones,
+		   p->n_verts <= 65536 ? ".psk and .pskx" : ".pskx only (more than 65536 wedges)",
+		   p->all_normals ? ", normals in the .pskx" : "");
+	for (size_t i = 0; i < p->skipped.n; i++)
+		buf_printf(out, "  %s\n", p->skipped.msg[i]);
+}
 
 static enum rc info_text(const struct tctx *c, struct buf *out)
 {
@@ -548,6 +632,8 @@ static enum rc info_text(const struct tctx *c, struct buf *out)
 				buf_printf(out, "%s (unreadable)\n", tn_->names[i]);
 		}
 	}
+	if (m->has_model)
+		export_summary(as, out);
 	sw = asset_need(as, N_SWEEP, 0, &ent, &r);
 	if (!sw)
 		return r;
@@ -584,32 +670,96 @@ WHOLE(render_desc, r = skate_text_descriptor(sc_of(c), c->self.a, out))
 WHOLE(render_palette, r = skate_text_palette(sc_of(c), c->self.a, out))
 WHOLE(render_islands, r = skate_text_islands(sc_of(c), c->self.a, out))
 
-static const struct skate_mesh_data *md_of(const struct tctx *c)
-{
-	return ((const struct mesh_memo *)c->need)->md;
-}
+/* ---- mesh data and exports: streamed ---- */
 
-static enum rc skin_text(const struct tctx *c, struct buf *out)
+static void view_mesh_of(const struct tctx *c, struct view_mesh *vm)
 {
 	enum rc r;
 	const struct scene_memo *s = scene_of(c->as, &r);
 
-	return s ? skate_text_skin(s->sc, md_of(c), out) : r;
+	vm->s = &c->as->src;
+	vm->a = arena_of(c);
+	vm->sc = s ? s->sc : NULL;
+	vm->mesh = c->self.a;
+	vm->st = c->self.kind == K_M_TRIS ? ((const struct stats_memo *)c->need)->st : NULL;
 }
 
-WHOLE(render_verts, r = skate_text_vertices(md_of(c), out))
-WHOLE(render_tris, r = skate_text_triangles(md_of(c), out))
-WHOLE(render_skin, r = skin_text(c, out))
-
-static enum rc export_text(const struct tctx *c, struct buf *out)
+static enum rc mesh_layout(const struct tctx *c, struct layout_build *lb)
 {
-	bool pskx;
+	struct view_mesh vm;
 
-	return skate_export_psk(&c->as->src, arena_of(c), sc_of(c), !c->as->t->opts.yup, out,
-				&pskx);
+	view_mesh_of(c, &vm);
+	if (!vm.sc || vm.mesh >= vm.sc->n_meshes)
+		return RC_NOENT;
+	if (!vm.sc->meshes[vm.mesh].ok)
+		return RC_CORRUPT;
+	layout_var(lb, (vm.st ? vm.st->n_raw_tri : vm.sc->meshes[vm.mesh].vertex_count) + 1);
+	return RC_OK;
 }
 
-WHOLE(render_export, r = export_text(c, out))
+static enum rc mesh_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	struct view_mesh vm;
+
+	(void)part;
+	view_mesh_of(c, &vm);
+	if (!vm.sc || vm.mesh >= vm.sc->n_meshes)
+		return RC_NOENT;
+	switch (c->self.kind) {
+	case K_M_VERTS:
+		return view_vertices(&vm, first, e);
+	case K_M_TRIS:
+		return view_triangles(&vm, first, e);
+	default:
+		return view_skin(&vm, first, e);
+	}
+}
+
+struct export_ctx {
+	const struct tctx *c;
+	const struct skx_model *m;
+	struct ax_plan plan;
+};
+
+static enum rc export_of(const struct tctx *c, struct export_ctx *x)
+{
+	struct psk_counts k;
+
+	x->c = c;
+	x->m = c->need;
+	skx_psk_counts(x->m, c->self.kind == K_EXPORT_PSKX, &k);
+	return psk_plan(&k, &x->plan);
+}
+
+static enum rc export_records(const void *ctx, const struct ax_chunk *ch, uint64_t first,
+			      struct emit *e)
+{
+	const struct export_ctx *x = ctx;
+	enum rc r;
+	const struct scene_memo *s = scene_of(x->c->as, &r);
+
+	if (!s)
+		return r;
+	return skx_psk_records(&x->c->as->src, arena_of(x->c), s->sc, x->m, ch, first, e);
+}
+
+static enum rc export_layout(const struct tctx *c, struct layout_build *lb)
+{
+	struct export_ctx x;
+	enum rc r = export_of(c, &x);
+
+	if (r == RC_OK)
+		ax_layout(&x.plan, lb);
+	return r;
+}
+
+static enum rc export_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	struct export_ctx x;
+	enum rc r = export_of(c, &x);
+
+	return r == RC_OK ? ax_render(&x.plan, part, first, e, export_records, &x) : r;
+}
 
 /* ---- tables ---- */
 
@@ -905,14 +1055,15 @@ static const struct tree_kind psg_kinds[K_COUNT] = {
     [K_M_DESC] = FILE_("descriptor", N_SCENE, NULL, render_desc, false),
     [K_M_PALETTE] = FILE_("palette", N_SCENE, NULL, render_palette, false),
     [K_M_ISLANDS] = FILE_("islands", N_SCENE, NULL, render_islands, false),
-    [K_M_VERTS] = FILE_("vertices", N_MESH, NULL, render_verts, false),
-    [K_M_TRIS] = FILE_("triangles", N_MESH, NULL, render_tris, false),
-    [K_M_SKIN] = FILE_("skin", N_MESH, NULL, render_skin, false),
+    [K_M_VERTS] = FILE_("vertices", N_SCENE, mesh_layout, mesh_render, false),
+    [K_M_TRIS] = FILE_("triangles", N_STATS, mesh_layout, mesh_render, false),
+    [K_M_SKIN] = FILE_("skin", N_SCENE, mesh_layout, mesh_render, false),
     [K_TEXTURES] = DIR_("textures", N_TEXNAMES, list_textures),
     [K_TEX_DDS] = FILE_("dds", N_TEX, dds_layout, dds_render, true),
     [K_TEX_PNG] = FILE_("png", N_TEX, png_layout, png_render, true),
-    [K_EXPORT] = DIR_("export", N_SCENE, list_export),
-    [K_EXPORT_PSK] = FILE_("psk export", N_SCENE, NULL, render_export, false),
+    [K_EXPORT] = DIR_("export", N_PLAN, list_export),
+    [K_EXPORT_PSK] = FILE_("psk export", N_EXPORT, export_layout, export_render, false),
+    [K_EXPORT_PSKX] = FILE_("pskx export", N_EXPORT, export_layout, export_render, false),
 };
 
 const struct tree_format tree_format_psg = {

@@ -169,7 +169,7 @@ struct tree_format {
 
 /* ---- assets ---- */
 
-#define ASSET_PERM_SLOTS 6
+#define ASSET_PERM_SLOTS 8
 
 struct asset_perm {
 	pthread_mutex_t mu; /* held across the load: concurrent first users wait */

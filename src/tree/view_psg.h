@@ -69,13 +69,23 @@ enum rc skate_text_bone(const struct skate_scene *sc, uint32_t bone, struct buf 
 enum rc skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out);
 enum rc skate_text_palette(const struct skate_scene *sc, size_t mesh, struct buf *out);
 enum rc skate_text_islands(const struct skate_scene *sc, size_t mesh, struct buf *out);
-/* From skate_mesh_decode output: vertices.tsv (vertex + one column per component: px py pz,
- * nx ny nz, u0 v0, r g b a, w0.., i0.., tx.., bx.., ...), triangles.tsv (triangle a b c
- * island), skin.tsv (vertex bone name weight). */
-enum rc skate_text_vertices(const struct skate_mesh_data *md, struct buf *out);
-enum rc skate_text_triangles(const struct skate_mesh_data *md, struct buf *out);
-enum rc skate_text_skin(const struct skate_scene *sc, const struct skate_mesh_data *md,
-			struct buf *out);
+/*
+ * A mesh's data files, rendered from any item on: vertices.tsv (vertex + one column per
+ * component: px py pz, nx ny nz, u0 v0, r g b a, w0.., i0.., tx.., bx.., ...; item v+1 is
+ * vertex v), triangles.tsv (triangle a b c island, numbered among the valid ones; item r+1 is
+ * raw triple r, which writes nothing when invalid; needs the mesh's stats), skin.tsv (vertex
+ * bone name weight; item v+1 is vertex v's influences). Item 0 is the header line.
+ */
+struct view_mesh {
+	const struct src *s;
+	const struct arena *a;
+	const struct skate_scene *sc;
+	size_t mesh;
+	const struct skate_mesh_stats *st; /* triangles.tsv only */
+};
+enum rc view_vertices(const struct view_mesh *vm, uint64_t first, struct emit *e);
+enum rc view_triangles(const struct view_mesh *vm, uint64_t first, struct emit *e);
+enum rc view_skin(const struct view_mesh *vm, uint64_t first, struct emit *e);
 /* info.txt lines: bones, hierarchy source, meshes, vertices, triangles, problems. */
 void skate_scene_summary(const struct skate_scene *sc, struct buf *out);
 

@@ -1,5 +1,5 @@
-/* Text views of a Skate scene: skeleton/, meshes/NN/ and the decoded mesh objects. Pure
- * renderers into struct buf; no tree internals. */
+/* Text views of a Skate scene: skeleton/, meshes/NN/ and the decoded mesh objects. Mesh data
+ * (vertices, triangles, skin) render any row range, reading only the vertices they show. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +7,7 @@
 #include "psgfs/bytes.h"
 #include "psgfs/names.h"
 #include "psgfs/skate_mesh.h"
+#include "tree/view_psg.h"
 
 static void name_field(struct buf *b, const char *s)
 {
@@ -225,102 +226,187 @@ enum rc skate_text_islands(const struct skate_scene *sc, size_t mesh, struct buf
 	return done(out);
 }
 
-/* Column names of one decoded attribute. */
-static void attr_header(struct buf *out, const struct skate_attr *a, unsigned k)
+/* Column names of one decoded element (k: its position among the usable ones). */
+static void elem_header(struct buf *out, const struct skate_elem *e, unsigned k)
 {
 	static const char *const xyzw[] = {"x", "y", "z", "w"};
 	static const char *const rgba[] = {"r", "g", "b", "a"};
-	const char *pre;
-	bool idx = false;
+	static const char *const uvst[] = {"u", "v", "s", "t"};
+	static const char *const pre[] = {
+	    [SKATE_USAGE_POSITION] = "p",
+	    [SKATE_USAGE_NORMAL] = "n",
+	    [SKATE_USAGE_TANGENT] = "t",
+	    [SKATE_USAGE_BINORMAL] = "b",
+	};
 
-	for (unsigned c = 0; c < a->n; c++) {
+	for (unsigned c = 0; c < e->n_out && c < 4; c++) {
 		buf_putc(out, '\t');
-		switch (a->type) {
-		case SKATE_ET_XYZ:
-			pre = "p";
+		switch (e->usage) {
+		case SKATE_USAGE_POSITION:
+		case SKATE_USAGE_NORMAL:
+		case SKATE_USAGE_TANGENT:
+		case SKATE_USAGE_BINORMAL:
+			buf_printf(out, "%s%s", pre[e->usage], xyzw[c]);
 			break;
-		case SKATE_ET_NORMAL:
-			pre = "n";
-			break;
-		case SKATE_ET_TANGENT:
-			pre = "t";
-			break;
-		case SKATE_ET_BINORMAL:
-			pre = "b";
-			break;
-		case SKATE_ET_COLOR:
+		case SKATE_USAGE_COLOR:
 			buf_puts(out, rgba[c]);
-			continue;
-		case SKATE_ET_SPECULAR:
+			break;
+		case SKATE_USAGE_SPECULAR:
 			buf_printf(out, "s%s", rgba[c]);
-			continue;
-		case SKATE_ET_WEIGHTS:
-			pre = "w";
-			idx = true;
 			break;
-		case SKATE_ET_INDICES:
-			pre = "i";
-			idx = true;
+		case SKATE_USAGE_BLEND_WEIGHTS:
+			buf_printf(out, "w%u", c);
 			break;
-		default:
-			if (a->type >= SKATE_ET_TEX0 && a->type < SKATE_ET_TEX0 + 6) {
-				static const char *const uvst[] = {"u", "v", "s", "t"};
-
-				buf_printf(out, "%s%u", uvst[c], a->type - SKATE_ET_TEX0);
-				continue;
+		case SKATE_USAGE_BLEND_INDICES:
+			buf_printf(out, "i%u", c);
+			break;
+		case SKATE_USAGE_TEXCOORD:
+			if (e->set < 6) {
+				buf_printf(out, "%s%u", uvst[c], e->set);
+				break;
 			}
+			/* fall through */
+		default:
 			buf_printf(out, "e%u_%u", k, c);
-			continue;
 		}
-		if (idx)
-			buf_printf(out, "%s%u", pre, c);
-		else
-			buf_printf(out, "%s%s", pre, xyzw[c]);
 	}
 }
 
-enum rc skate_text_vertices(const struct skate_mesh_data *md, struct buf *out)
+/* The usable elements of a mesh, in descriptor order (what a vertex batch decodes). */
+static unsigned usable_elems(const struct skate_scene_mesh *m, const struct skate_elem **out)
 {
-	buf_puts(out, "vertex");
-	for (unsigned k = 0; k < md->n_attr; k++)
-		attr_header(out, &md->attr[k], k);
-	buf_putc(out, '\n');
-	for (uint32_t v = 0; v < md->n_verts && !out->oom; v++) {
-		buf_printf(out, "%u", v);
-		for (unsigned k = 0; k < md->n_attr; k++) {
-			buf_putc(out, '\t');
-			f32s(out, md->attr[k].v + (size_t)v * md->attr[k].n, md->attr[k].n, '\t');
-		}
-		buf_putc(out, '\n');
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < m->desc.n_el && i < SKATE_MAX_ELEMS; i++)
+		if (m->desc.elem[i].usable)
+			out[n++] = &m->desc.elem[i];
+	return n;
+}
+
+enum rc view_vertices(const struct view_mesh *vm, uint64_t first, struct emit *e)
+{
+	const struct skate_scene_mesh *m = &vm->sc->meshes[vm->mesh];
+	const struct skate_elem *el[SKATE_MAX_ELEMS];
+	unsigned ne = usable_elems(m, el);
+	struct skate_vbatch b;
+	uint32_t v = first ? (uint32_t)(first - 1) : 0;
+	enum rc r = RC_OK;
+	bool more = true;
+
+	if (first == 0) {
+		buf_puts(&e->b, "vertex");
+		for (unsigned k = 0; k < ne; k++)
+			elem_header(&e->b, el[k], k);
+		buf_putc(&e->b, '\n');
+		if (!emit_item(e))
+			return RC_OK;
 	}
-	return done(out);
-}
-
-enum rc skate_text_triangles(const struct skate_mesh_data *md, struct buf *out)
-{
-	buf_puts(out, "triangle\ta\tb\tc\tisland\n");
-	for (size_t t = 0; t < md->n_tri && !out->oom; t++)
-		buf_printf(out, "%zu\t%u\t%u\t%u\t%u\n", t, md->tri[t][0], md->tri[t][1],
-			   md->tri[t][2], md->tri_island[t]);
-	return done(out);
-}
-
-enum rc skate_text_skin(const struct skate_scene *sc, const struct skate_mesh_data *md,
-			struct buf *out)
-{
-	buf_puts(out, "vertex\tbone\tname\tweight\n");
-	for (uint32_t v = 0; md->n_infl && v < md->n_verts && !out->oom; v++)
-		for (uint8_t j = 0; j < md->n_infl[v]; j++) {
-			uint32_t bone = md->infl[v][j].bone;
-
-			buf_printf(out, "%u\t%u\t", v, bone);
-			if (bone < sc->n_bones)
-				name_field(out, sc->bones[bone].name);
-			buf_putc(out, '\t');
-			buf_f32txt(out, md->infl[v][j].weight);
-			buf_putc(out, '\n');
+	skate_vbatch_init(&b);
+	while (more && v < m->vertex_count && r == RC_OK) {
+		r = skate_mesh_read_vertices(vm->s, vm->a, vm->sc, vm->mesh, v, skate_vbatch_cap(m),
+					     &b);
+		for (uint32_t i = 0; r == RC_OK && i < b.count && more; i++) {
+			buf_printf(&e->b, "%u", v + i);
+			for (unsigned k = 0; k < b.n_elem; k++) {
+				buf_putc(&e->b, '\t');
+				f32s(&e->b, b.v[k] + (size_t)i * b.elem[k].n_out, b.elem[k].n_out,
+				     '\t');
+			}
+			buf_putc(&e->b, '\n');
+			more = emit_item(e);
 		}
-	return done(out);
+		v += b.count;
+	}
+	skate_vbatch_free(&b);
+	return r;
+}
+
+/* Valid triples before raw triple r: the stats' restart table, then the rest counted. */
+static enum rc valid_before(const struct view_mesh *vm, uint64_t r, uint64_t *k,
+			    struct skate_tbatch *b)
+{
+	uint64_t at = r / SKATE_STATS_STEP * SKATE_STATS_STEP;
+	enum rc rc = RC_OK;
+
+	*k = vm->st->tri_valid_before[r / SKATE_STATS_STEP];
+	while (at < r && rc == RC_OK) {
+		uint64_t n = r - at < SKATE_TBATCH_MAX ? r - at : SKATE_TBATCH_MAX;
+
+		rc = skate_mesh_read_triangles(vm->s, vm->a, vm->sc, vm->mesh, at, (uint32_t)n, b);
+		for (uint32_t i = 0; rc == RC_OK && i < b->count; i++)
+			*k += b->tri[i].valid;
+		at += b->count;
+	}
+	return rc;
+}
+
+enum rc view_triangles(const struct view_mesh *vm, uint64_t first, struct emit *e)
+{
+	uint64_t raw = first ? first - 1 : 0, total = vm->st->n_raw_tri, k;
+	struct skate_tbatch b;
+	enum rc r;
+	bool more = true;
+
+	if (first == 0) {
+		buf_puts(&e->b, "triangle\ta\tb\tc\tisland\n");
+		if (!emit_item(e))
+			return RC_OK;
+	}
+	skate_tbatch_init(&b);
+	r = valid_before(vm, raw, &k, &b);
+	while (more && raw < total && r == RC_OK) {
+		uint64_t n = total - raw < SKATE_TBATCH_MAX ? total - raw : SKATE_TBATCH_MAX;
+
+		r = skate_mesh_read_triangles(vm->s, vm->a, vm->sc, vm->mesh, raw, (uint32_t)n, &b);
+		for (uint32_t i = 0; r == RC_OK && i < b.count && more; i++) {
+			const struct skate_tri *t = &b.tri[i];
+
+			if (t->valid)
+				buf_printf(&e->b, "%llu\t%u\t%u\t%u\t%u\n", (unsigned long long)k++,
+					   t->v[0], t->v[1], t->v[2], t->island);
+			more = emit_item(e);
+		}
+		raw += b.count;
+	}
+	skate_tbatch_free(&b);
+	return r;
+}
+
+enum rc view_skin(const struct view_mesh *vm, uint64_t first, struct emit *e)
+{
+	const struct skate_scene *sc = vm->sc;
+	const struct skate_scene_mesh *m = &sc->meshes[vm->mesh];
+	struct skate_vbatch b;
+	uint32_t v = first ? (uint32_t)(first - 1) : 0;
+	enum rc r = RC_OK;
+	bool more = true;
+
+	if (first == 0) {
+		buf_puts(&e->b, "vertex\tbone\tname\tweight\n");
+		if (!emit_item(e))
+			return RC_OK;
+	}
+	skate_vbatch_init(&b);
+	while (more && v < m->vertex_count && r == RC_OK) {
+		r = skate_mesh_read_vertices(vm->s, vm->a, sc, vm->mesh, v, skate_vbatch_cap(m),
+					     &b);
+		for (uint32_t i = 0; r == RC_OK && i < b.count && more; i++) {
+			for (uint8_t j = 0; j < b.n_infl[i]; j++) {
+				uint32_t bone = b.infl[i][j].bone;
+
+				buf_printf(&e->b, "%u\t%u\t", v + i, bone);
+				if (bone < sc->n_bones)
+					name_field(&e->b, sc->bones[bone].name);
+				buf_putc(&e->b, '\t');
+				buf_f32txt(&e->b, b.infl[i][j].weight);
+				buf_putc(&e->b, '\n');
+			}
+			more = emit_item(e);
+		}
+		v += b.count;
+	}
+	skate_vbatch_free(&b);
+	return r;
 }
 
 void skate_scene_summary(const struct skate_scene *sc, struct buf *out)
