@@ -662,13 +662,48 @@ static const struct skate_scene *sc_of(const struct tctx *c)
 	return ((const struct scene_memo *)c->need)->sc;
 }
 
-WHOLE(render_bones_tsv, r = skate_text_bones(sc_of(c), out))
-WHOLE(render_names, r = skate_text_bone_names(sc_of(c), out))
-WHOLE(render_invbind, r = skate_text_inverse_bind(sc_of(c), out))
 WHOLE(render_bone, r = skate_text_bone(sc_of(c), c->self.a, out))
 WHOLE(render_desc, r = skate_text_descriptor(sc_of(c), c->self.a, out))
-WHOLE(render_palette, r = skate_text_palette(sc_of(c), c->self.a, out))
-WHOLE(render_islands, r = skate_text_islands(sc_of(c), c->self.a, out))
+
+static enum view_skel_table skel_table(const struct tctx *c)
+{
+	return c->self.kind == K_BONES_TSV ? VS_BONES
+	       : c->self.kind == K_NAMES   ? VS_NAMES
+					   : VS_INVBIND;
+}
+
+static enum rc skel_layout(const struct tctx *c, struct layout_build *lb)
+{
+	struct rows t = view_skel_rows(sc_of(c), skel_table(c));
+
+	rows_layout(&t, lb);
+	return RC_OK;
+}
+
+static enum rc skel_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	struct rows t = view_skel_rows(sc_of(c), skel_table(c));
+
+	(void)part;
+	return rows_render(&t, first, e);
+}
+
+static enum rc mesh_table_layout(const struct tctx *c, struct layout_build *lb)
+{
+	uint64_t n;
+	enum rc r = view_mesh_table(sc_of(c), c->self.a, c->self.kind == K_M_ISLANDS, 0, NULL, &n);
+
+	if (r == RC_OK)
+		layout_var(lb, n);
+	return r;
+}
+
+static enum rc mesh_table_render(const struct tctx *c, unsigned part, uint64_t first,
+				 struct emit *e)
+{
+	(void)part;
+	return view_mesh_table(sc_of(c), c->self.a, c->self.kind == K_M_ISLANDS, first, e, NULL);
+}
 
 /* ---- mesh data and exports: streamed ---- */
 
@@ -1045,16 +1080,16 @@ static const struct tree_kind psg_kinds[K_COUNT] = {
     [K_OBJ_BIN] = {"object bytes", TT_FILE, 0, true, NULL, NULL, NULL, obj_extent, NULL},
     [K_OBJ_TXT] = FILE_("object view", 0, NULL, render_obj_txt, false),
     [K_SKEL] = DIR_("skeleton", 0, list_skel),
-    [K_BONES_TSV] = FILE_("bones.tsv", N_SCENE, NULL, render_bones_tsv, false),
-    [K_NAMES] = FILE_("names.txt", N_SCENE, NULL, render_names, false),
-    [K_INVBIND] = FILE_("inverse_bind.tsv", N_SCENE, NULL, render_invbind, false),
+    [K_BONES_TSV] = FILE_("bones.tsv", N_SCENE, skel_layout, skel_render, false),
+    [K_NAMES] = FILE_("names.txt", N_SCENE, skel_layout, skel_render, false),
+    [K_INVBIND] = FILE_("inverse_bind.tsv", N_SCENE, skel_layout, skel_render, false),
     [K_BONES] = DIR_("bones", N_SCENE, list_bones),
     [K_BONE] = FILE_("bone", N_SCENE, NULL, render_bone, false),
     [K_MESHES] = DIR_("meshes", N_SCENE, list_meshes),
     [K_MESH] = DIR_("mesh", 0, list_mesh),
     [K_M_DESC] = FILE_("descriptor", N_SCENE, NULL, render_desc, false),
-    [K_M_PALETTE] = FILE_("palette", N_SCENE, NULL, render_palette, false),
-    [K_M_ISLANDS] = FILE_("islands", N_SCENE, NULL, render_islands, false),
+    [K_M_PALETTE] = FILE_("palette", N_SCENE, mesh_table_layout, mesh_table_render, false),
+    [K_M_ISLANDS] = FILE_("islands", N_SCENE, mesh_table_layout, mesh_table_render, false),
     [K_M_VERTS] = FILE_("vertices", N_SCENE, mesh_layout, mesh_render, false),
     [K_M_TRIS] = FILE_("triangles", N_STATS, mesh_layout, mesh_render, false),
     [K_M_SKIN] = FILE_("skin", N_SCENE, mesh_layout, mesh_render, false),

@@ -56,7 +56,15 @@ enum rc texture_info_line(const struct src *s, const struct arena *a, uint32_t i
 /* "NNN.<safe name>.txt" for skeleton/bones/ (3+ digits). out must hold 80 bytes. */
 void skate_bone_file_name(const struct skate_scene *sc, uint32_t bone, char out[80]);
 
-/* skeleton/bones.tsv: index name parent tx ty tz qx qy qz qw (bind pose, model space). */
+/* skeleton/bones.tsv (index name parent tx ty tz qx qy qz qw: bind pose, model space),
+ * names.txt (one name per line), inverse_bind.tsv (index name m00 .. m33, as stored). */
+enum view_skel_table { VS_BONES, VS_NAMES, VS_INVBIND };
+struct rows view_skel_rows(const struct skate_scene *sc, enum view_skel_table which);
+/* meshes/NN/palette.tsv (slot bone name) or islands.tsv (island start count primitive)
+ * from item `first`; items (optional): only count the items (header included). */
+enum rc view_mesh_table(const struct skate_scene *sc, size_t mesh, bool islands, uint64_t first,
+			struct emit *e, uint64_t *items);
+/* The same tables whole. */
 enum rc skate_text_bones(const struct skate_scene *sc, struct buf *out);
 /* skeleton/names.txt: one name per line. */
 enum rc skate_text_bone_names(const struct skate_scene *sc, struct buf *out);

@@ -37,47 +37,84 @@ void skate_bone_file_name(const struct skate_scene *sc, uint32_t bone, char out[
 	snprintf(out, 80, "%03u.%s.txt", bone, comp);
 }
 
+static enum rc print_bone_row(const void *ctx, uint64_t i, const void *rec, struct buf *out)
+{
+	const struct skate_bone *b = &((const struct skate_scene *)ctx)->bones[i];
+
+	(void)rec;
+	buf_printf(out, "%llu\t", (unsigned long long)i);
+	name_field(out, b->name);
+	buf_printf(out, "\t%d\t", b->parent);
+	f32s(out, b->t, 3, '\t');
+	buf_putc(out, '\t');
+	f32s(out, b->q, 4, '\t');
+	buf_putc(out, '\n');
+	return RC_OK;
+}
+
+static enum rc print_name_row(const void *ctx, uint64_t i, const void *rec, struct buf *out)
+{
+	(void)rec;
+	name_field(out, ((const struct skate_scene *)ctx)->bones[i].name);
+	buf_putc(out, '\n');
+	return RC_OK;
+}
+
+static enum rc print_ibp_row(const void *ctx, uint64_t i, const void *rec, struct buf *out)
+{
+	const struct skate_bone *b = &((const struct skate_scene *)ctx)->bones[i];
+
+	(void)rec;
+	buf_printf(out, "%llu\t", (unsigned long long)i);
+	name_field(out, b->name);
+	buf_putc(out, '\t');
+	f32s(out, b->ibp, 16, '\t');
+	buf_putc(out, '\n');
+	return RC_OK;
+}
+
+struct rows view_skel_rows(const struct skate_scene *sc, enum view_skel_table which)
+{
+	static const char ibp_header[] = "index\tname\tm00\tm01\tm02\tm03\tm10\tm11\tm12\tm13"
+					 "\tm20\tm21\tm22\tm23\tm30\tm31\tm32\tm33\n";
+	struct rows t = {NULL, sc->n_bones, 0, NULL, print_name_row, sc};
+
+	if (which == VS_BONES) {
+		t.header = "index\tname\tparent\ttx\tty\ttz\tqx\tqy\tqz\tqw\n";
+		t.print = print_bone_row;
+	} else if (which == VS_INVBIND) {
+		t.header = ibp_header;
+		t.print = print_ibp_row;
+	}
+	return t;
+}
+
+/* A table whole, for tests and tools. */
+static enum rc rows_whole(struct rows t, struct buf *out)
+{
+	struct emit e;
+	enum rc r;
+
+	emit_init_window(&e, 0, SIZE_MAX);
+	r = rows_render(&t, 0, &e);
+	buf_put(out, e.b.data, e.b.len);
+	emit_free(&e);
+	return r == RC_OK ? done(out) : r;
+}
+
 enum rc skate_text_bones(const struct skate_scene *sc, struct buf *out)
 {
-	buf_puts(out, "index\tname\tparent\ttx\tty\ttz\tqx\tqy\tqz\tqw\n");
-	for (uint32_t i = 0; i < sc->n_bones; i++) {
-		const struct skate_bone *b = &sc->bones[i];
-
-		buf_printf(out, "%u\t", i);
-		name_field(out, b->name);
-		buf_printf(out, "\t%d\t", b->parent);
-		f32s(out, b->t, 3, '\t');
-		buf_putc(out, '\t');
-		f32s(out, b->q, 4, '\t');
-		buf_putc(out, '\n');
-	}
-	return done(out);
+	return rows_whole(view_skel_rows(sc, VS_BONES), out);
 }
 
 enum rc skate_text_bone_names(const struct skate_scene *sc, struct buf *out)
 {
-	for (uint32_t i = 0; i < sc->n_bones; i++) {
-		name_field(out, sc->bones[i].name);
-		buf_putc(out, '\n');
-	}
-	return done(out);
+	return rows_whole(view_skel_rows(sc, VS_NAMES), out);
 }
 
 enum rc skate_text_inverse_bind(const struct skate_scene *sc, struct buf *out)
 {
-	buf_puts(out, "index\tname");
-	for (int r = 0; r < 4; r++)
-		for (int c = 0; c < 4; c++)
-			buf_printf(out, "\tm%d%d", r, c);
-	buf_putc(out, '\n');
-	for (uint32_t i = 0; i < sc->n_bones; i++) {
-		buf_printf(out, "%u\t", i);
-		name_field(out, sc->bones[i].name);
-		buf_putc(out, '\t');
-		f32s(out, sc->bones[i].ibp, 16, '\t');
-		buf_putc(out, '\n');
-	}
-	return done(out);
+	return rows_whole(view_skel_rows(sc, VS_INVBIND), out);
 }
 
 static void matrix_rows(struct buf *out, const float m[16])
@@ -194,36 +231,82 @@ enum rc skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct 
 	return done(out);
 }
 
-enum rc skate_text_palette(const struct skate_scene *sc, size_t mesh, struct buf *out)
-{
+struct mesh_rows {
+	const struct skate_scene *sc;
 	const struct skate_scene_mesh *m;
+};
+
+/* Dropped palette slots (-1) print nothing. */
+static enum rc print_palette_row(const void *ctx, uint64_t k, const void *rec, struct buf *out)
+{
+	const struct mesh_rows *mr = ctx;
+	int32_t b = mr->m->palette[k];
+
+	(void)rec;
+	if (b < 0)
+		return RC_OK;
+	buf_printf(out, "%llu\t%d\t", (unsigned long long)k, b);
+	name_field(out, mr->sc->bones[b].name);
+	buf_putc(out, '\n');
+	return RC_OK;
+}
+
+static enum rc print_island_row(const void *ctx, uint64_t i, const void *rec, struct buf *out)
+{
+	const struct skate_island *is = &((const struct mesh_rows *)ctx)->m->islands[i];
+
+	(void)rec;
+	buf_printf(out, "%llu\t%u\t%u\t%u\n", (unsigned long long)i, is->start, is->count,
+		   is->prim);
+	return RC_OK;
+}
+
+enum rc view_mesh_table(const struct skate_scene *sc, size_t mesh, bool islands, uint64_t first,
+			struct emit *e, uint64_t *items)
+{
+	struct mesh_rows mr;
+	struct rows t;
 
 	if (mesh >= sc->n_meshes)
 		return RC_NOENT;
-	m = &sc->meshes[mesh];
-	buf_puts(out, "slot\tbone\tname\n");
-	for (uint32_t k = 0; k < m->n_palette; k++) {
-		if (m->palette[k] < 0)
-			continue;
-		buf_printf(out, "%u\t%d\t", k, m->palette[k]);
-		name_field(out, sc->bones[m->palette[k]].name);
-		buf_putc(out, '\n');
+	mr = (struct mesh_rows){sc, &sc->meshes[mesh]};
+	t = islands ? (struct rows){"island\tstart\tcount\tprimitive\n",
+				    mr.m->n_islands,
+				    0,
+				    NULL,
+				    print_island_row,
+				    &mr}
+		    : (struct rows){
+			  "slot\tbone\tname\n", mr.m->n_palette, 0, NULL, print_palette_row, &mr};
+	if (items) {
+		*items = t.n + 1;
+		return RC_OK;
 	}
-	return done(out);
+	return rows_render(&t, first, e);
+}
+
+enum rc skate_text_palette(const struct skate_scene *sc, size_t mesh, struct buf *out)
+{
+	struct emit e;
+	enum rc r;
+
+	emit_init_window(&e, 0, SIZE_MAX);
+	r = view_mesh_table(sc, mesh, false, 0, &e, NULL);
+	buf_put(out, e.b.data, e.b.len);
+	emit_free(&e);
+	return r == RC_OK ? done(out) : r;
 }
 
 enum rc skate_text_islands(const struct skate_scene *sc, size_t mesh, struct buf *out)
 {
-	const struct skate_scene_mesh *m;
+	struct emit e;
+	enum rc r;
 
-	if (mesh >= sc->n_meshes)
-		return RC_NOENT;
-	m = &sc->meshes[mesh];
-	buf_puts(out, "island\tstart\tcount\tprimitive\n");
-	for (uint32_t i = 0; i < m->n_islands; i++)
-		buf_printf(out, "%u\t%u\t%u\t%u\n", i, m->islands[i].start, m->islands[i].count,
-			   m->islands[i].prim);
-	return done(out);
+	emit_init_window(&e, 0, SIZE_MAX);
+	r = view_mesh_table(sc, mesh, true, 0, &e, NULL);
+	buf_put(out, e.b.data, e.b.len);
+	emit_free(&e);
+	return r == RC_OK ? done(out) : r;
 }
 
 /* Column names of one decoded element (k: its position among the usable ones). */
