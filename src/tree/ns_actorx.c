@@ -298,11 +298,14 @@ static struct rows diag_rows(const struct diag *d)
 	return t;
 }
 
+/* The lines the index found, then (once the source changed) a line saying so. */
 enum rc ax_errors_layout(const struct tctx *c, struct layout_build *lb)
 {
 	struct rows t = diag_rows(&ax_of(c)->d);
 
 	rows_layout(&t, lb);
+	if (asset_source_changed(c->as))
+		layout_var(lb, 1);
 	return RC_OK;
 }
 
@@ -310,6 +313,10 @@ enum rc ax_errors(const struct tctx *c, unsigned part, uint64_t first, struct em
 {
 	struct rows t = diag_rows(&ax_of(c)->d);
 
-	(void)part;
+	if (part == 1) {
+		buf_puts(&e->b, "source: changed since mount; views not yet read fail with EIO\n");
+		emit_item(e);
+		return RC_OK;
+	}
 	return rows_render(&t, first, e);
 }

@@ -314,19 +314,20 @@ static enum tree_open_fail psa_mount(struct asset *as, char *why, size_t whylen)
 
 #define DIR_(w, l)                                                                                 \
 	{                                                                                          \
-		w, TT_DIR, 0, false, l, NULL, NULL, NULL, NULL                                     \
+		w, TT_DIR, 0, false, l, NULL, NULL, NULL, NULL, false                              \
 	}
 #define TEXT(w, l, r, ch)                                                                          \
 	{                                                                                          \
-		w, TT_FILE, 0, ch, NULL, l, r, NULL, NULL                                          \
+		w, TT_FILE, 0, ch, NULL, l, r, NULL, NULL, false                                   \
 	}
 
 static const struct tree_kind psa_kinds[K_COUNT] = {
     [AX_K_ROOT] = DIR_("root", list_root),
-    [AX_K_INFO] = TEXT("info", NULL, render_info, false),
-    [AX_K_ERRORS] = TEXT("errors", ax_errors_layout, ax_errors, false),
+    [AX_K_INFO] = {"info", TT_FILE, 0, false, NULL, NULL, render_info, NULL, NULL, true},
+    [AX_K_ERRORS] = {"errors", TT_FILE, 0, false, NULL, ax_errors_layout, ax_errors, NULL, NULL,
+		     true},
     [AX_K_CHUNKS] = DIR_("chunks", ax_list_chunks),
-    [AX_K_CHUNK] = {"chunk", TT_FILE, 0, true, NULL, NULL, NULL, ax_chunk_extent, NULL},
+    [AX_K_CHUNK] = {"chunk", TT_FILE, 0, true, NULL, NULL, NULL, ax_chunk_extent, NULL, false},
     [AX_K_SKEL] = DIR_("skeleton", ax_list_skel),
     [AX_K_BONES_TSV] = TEXT("bones.tsv", ax_bones_tsv_layout, ax_bones_tsv, false),
     [AX_K_NAMES] = TEXT("names.txt", ax_names_layout, ax_names, false),

@@ -635,14 +635,33 @@ static enum rc info_text(const struct tctx *c, struct buf *out)
 	if (m->has_model)
 		export_summary(as, out);
 	sw = asset_need(as, N_SWEEP, 0, &ent, &r);
-	if (!sw)
+	if (sw)
+		buf_printf(out,
+			   "problems: %zu (errors.txt; errors-full.txt also decodes every mesh)\n",
+			   diag_count(sw));
+	else
+		buf_printf(out, "problems: unknown (%s)\n", rc_str(r));
+	return RC_OK;
+}
+
+/* errors.txt: the structural sweep; once the source changed, what is known and a line that
+ * says so (the sweep may no longer be computable). */
+static enum rc errors_text(const struct tctx *c, struct buf *out)
+{
+	struct cache_ent *ent;
+	enum rc r;
+	const struct diag *sw = asset_need(c->as, N_SWEEP, 0, &ent, &r);
+
+	view_diag_lines(sw ? sw : &pm(c->as)->open_diag, out);
+	if (asset_source_changed(c->as))
+		buf_puts(out, "source: changed since mount; views not yet read fail with EIO\n");
+	else if (!sw)
 		return r;
-	buf_printf(out, "problems: %zu (errors.txt; errors-full.txt also decodes every mesh)\n",
-		   diag_count(sw));
 	return RC_OK;
 }
 
 WHOLE(render_info, r = info_text(c, out))
+WHOLE(render_errors, r = errors_text(c, out))
 WHOLE(render_diag, view_diag_lines(c->need, out); r = RC_OK)
 WHOLE(render_header, r = psg_render_header_txt(arena_of(c), out))
 WHOLE(render_extarenas, r = psg_render_external_arenas_tsv(arena_of(c), out))
@@ -1057,17 +1076,17 @@ static enum tree_open_fail psg_mount(struct asset *as, char *why, size_t whylen)
 
 #define DIR_(w, n, l)                                                                              \
 	{                                                                                          \
-		w, TT_DIR, n, false, l, NULL, NULL, NULL, NULL                                     \
+		w, TT_DIR, n, false, l, NULL, NULL, NULL, NULL, false                              \
 	}
 #define FILE_(w, n, l, r, ch)                                                                      \
 	{                                                                                          \
-		w, TT_FILE, n, ch, NULL, l, r, NULL, NULL                                          \
+		w, TT_FILE, n, ch, NULL, l, r, NULL, NULL, false                                   \
 	}
 
 static const struct tree_kind psg_kinds[K_COUNT] = {
     [K_ROOT] = DIR_("root", 0, list_root),
-    [K_INFO] = FILE_("info", 0, NULL, render_info, false),
-    [K_ERRORS] = FILE_("errors", N_SWEEP, errors_layout, render_diag, false),
+    [K_INFO] = {"info", TT_FILE, 0, false, NULL, NULL, render_info, NULL, NULL, true},
+    [K_ERRORS] = {"errors", TT_FILE, 0, false, NULL, NULL, render_errors, NULL, NULL, true},
     [K_ERRORS_FULL] = FILE_("errors-full", N_FULL, errors_layout, render_diag, false),
     [K_HEADER] = FILE_("header", 0, NULL, render_header, true),
     [K_DICT] = FILE_("dictionary", 0, arena_table_layout, arena_table_render, false),
@@ -1077,7 +1096,7 @@ static const struct tree_kind psg_kinds[K_COUNT] = {
     [K_SUBREFS] = FILE_("subreferences", 0, arena_table_layout, arena_table_render, false),
     [K_EXTARENAS] = FILE_("external arenas", 0, NULL, render_extarenas, true),
     [K_OBJECTS] = DIR_("objects", 0, list_objects),
-    [K_OBJ_BIN] = {"object bytes", TT_FILE, 0, true, NULL, NULL, NULL, obj_extent, NULL},
+    [K_OBJ_BIN] = {"object bytes", TT_FILE, 0, true, NULL, NULL, NULL, obj_extent, NULL, false},
     [K_OBJ_TXT] = FILE_("object view", 0, NULL, render_obj_txt, false),
     [K_SKEL] = DIR_("skeleton", 0, list_skel),
     [K_BONES_TSV] = FILE_("bones.tsv", N_SCENE, skel_layout, skel_render, false),

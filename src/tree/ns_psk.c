@@ -522,23 +522,24 @@ static enum tree_open_fail psk_mount(struct asset *as, char *why, size_t whylen)
 
 #define DIR_(w, l)                                                                                 \
 	{                                                                                          \
-		w, TT_DIR, 0, false, l, NULL, NULL, NULL, NULL                                     \
+		w, TT_DIR, 0, false, l, NULL, NULL, NULL, NULL, false                              \
 	}
 #define TEXT(w, n, l, r)                                                                           \
 	{                                                                                          \
-		w, TT_FILE, n, false, NULL, l, r, NULL, NULL                                       \
+		w, TT_FILE, n, false, NULL, l, r, NULL, NULL, false                                \
 	}
 #define TABLE(w)                                                                                   \
 	{                                                                                          \
-		w, TT_FILE, 0, false, NULL, table_layout, table_render, NULL, NULL                 \
+		w, TT_FILE, 0, false, NULL, table_layout, table_render, NULL, NULL, false          \
 	}
 
 static const struct tree_kind psk_kinds[K_COUNT] = {
     [AX_K_ROOT] = DIR_("root", list_root),
-    [AX_K_INFO] = TEXT("info", 0, NULL, render_info),
-    [AX_K_ERRORS] = TEXT("errors", 0, ax_errors_layout, ax_errors),
+    [AX_K_INFO] = {"info", TT_FILE, 0, false, NULL, NULL, render_info, NULL, NULL, true},
+    [AX_K_ERRORS] = {"errors", TT_FILE, 0, false, NULL, ax_errors_layout, ax_errors, NULL, NULL,
+		     true},
     [AX_K_CHUNKS] = DIR_("chunks", ax_list_chunks),
-    [AX_K_CHUNK] = {"chunk", TT_FILE, 0, true, NULL, NULL, NULL, ax_chunk_extent, NULL},
+    [AX_K_CHUNK] = {"chunk", TT_FILE, 0, true, NULL, NULL, NULL, ax_chunk_extent, NULL, false},
     [AX_K_SKEL] = DIR_("skeleton", ax_list_skel),
     [AX_K_BONES_TSV] = TEXT("bones.tsv", 0, ax_bones_tsv_layout, ax_bones_tsv),
     [AX_K_NAMES] = TEXT("names.txt", 0, ax_names_layout, ax_names),

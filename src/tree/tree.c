@@ -631,6 +631,12 @@ void tree_close(struct tree *t)
 	free(t);
 }
 
+void tree_set_change_hook(struct tree *t, void (*fn)(void *ctx, tree_ino ino), void *ctx)
+{
+	t->on_change_ctx = ctx;
+	t->on_change = fn;
+}
+
 const char *tree_format_name(const struct tree *t)
 {
 	return t->fold ? "folder" : t->single->fmt->name;
