@@ -67,6 +67,8 @@ static void usage(FILE *out)
 	    "textures:\n"
 	    "  --platform P        ps3 (default), x360 (an Xbox 360 .rx2 arena of twins) or\n"
 	    "                      ps3-twin (the PS3 arena those twins match)\n"
+	    "  --short-cube        ps3: also a DXT5 256x256 cube map whose base resource holds\n"
+	    "                      only its first face (as a real tool-made arena does)\n"
 	    "\n"
 	    "exit status: 0 ok, 1 generation or write failed, 2 usage\n");
 }
@@ -98,6 +100,7 @@ enum {
 	O_TRUTH,
 	O_HIER,
 	O_PLATFORM,
+	O_SHORT_CUBE,
 };
 
 static const struct option longopts[] = {
@@ -127,6 +130,7 @@ static const struct option longopts[] = {
     {"truth", required_argument, NULL, O_TRUTH},
     {"hierarchy-out", required_argument, NULL, O_HIER},
     {"platform", required_argument, NULL, O_PLATFORM},
+    {"short-cube", no_argument, NULL, O_SHORT_CUBE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -353,6 +357,7 @@ int main(int argc, char **argv)
 	struct gen_skinned_opts sk = {.layout = -1};
 	struct gen_skinned_truth truth = {0};
 	const char *truth_path = NULL, *hier_path = NULL, *platform = "ps3";
+	bool short_cube = false;
 	uint64_t seed = 1, shuffle = 0, size = 1 << 20;
 	const char *record = NULL, *kind, *out;
 	struct buf b;
@@ -472,6 +477,9 @@ int main(int argc, char **argv)
 			}
 			platform = optarg;
 			break;
+		case O_SHORT_CUBE:
+			short_cube = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -499,7 +507,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(kind, "sized")) {
 		r = gen_psg_sized(size, seed, &b, &rec);
 	} else if (!strcmp(kind, "textures")) {
-		struct gen_tex_opts to = {.shuffle_seed = shuffle};
+		struct gen_tex_opts to = {.shuffle_seed = shuffle, .short_cube = short_cube};
 
 		if (!strcmp(platform, "x360"))
 			r = gen_x360_textures(NULL, &b, &rec, NULL);
