@@ -53,6 +53,8 @@ static void usage(FILE *out)
 	    "  --frames N          most frames a sequence gets, 1 to 16777216 (default 8);\n"
 	    "                      bones x all frames must stay at most 16777216 keys\n"
 	    "  --scale-keys --hostile-names\n"
+	    "  --overlap           every sequence covers every key, all --frames of them\n"
+	    "                      (the amplification worst case: small file, huge views)\n"
 	    "  --match-psk         the skeleton psk --seed/--bones would generate\n"
 	    "skinned:\n"
 	    "  --bones N           3 to 4096 (default 12)\n"
@@ -101,6 +103,7 @@ enum {
 	O_HIER,
 	O_PLATFORM,
 	O_SHORT_CUBE,
+	O_OVERLAP,
 };
 
 static const struct option longopts[] = {
@@ -131,6 +134,7 @@ static const struct option longopts[] = {
     {"hierarchy-out", required_argument, NULL, O_HIER},
     {"platform", required_argument, NULL, O_PLATFORM},
     {"short-cube", no_argument, NULL, O_SHORT_CUBE},
+    {"overlap", no_argument, NULL, O_OVERLAP},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -479,6 +483,9 @@ int main(int argc, char **argv)
 			break;
 		case O_SHORT_CUBE:
 			short_cube = true;
+			break;
+		case O_OVERLAP:
+			pa.overlap = true;
 			break;
 		case 'h':
 			usage(stdout);
