@@ -15,6 +15,11 @@
  *   about X ((x, y, z) -> (x, -z, y)), the space PSK importers expect.
  * - Skin: per vertex at most 4 influences (skate_mesh_read_vertices); a vertex with none
  *   weighs 1 on the root.
+ * - Sizes come from the scene alone, so an export's size costs no pass over mesh data: every
+ *   raw index triple is a face (one naming a vertex past the vertex count becomes a degenerate
+ *   face on the mesh's first vertex, and errors-full.txt lists it); every vertex has as many
+ *   weight records as its mesh has influence slots (1 for a static mesh, else the blend
+ *   indices' components, at most 4), the unused ones with weight 0.
  */
 #ifndef PSGFS_SKATE_EXPORT_H
 #define PSGFS_SKATE_EXPORT_H
@@ -44,7 +49,9 @@ struct skx_mesh {
 	uint32_t material; /* export material index */
 	uint32_t n_verts;
 	uint64_t vert_base;		 /* first export vertex (PSK point and wedge) */
-	uint64_t face_base, weight_base; /* with stats */
+	uint64_t face_base, weight_base; /* first face, first weight record */
+	uint64_t n_faces;		 /* raw index triples */
+	unsigned slots;			 /* weight records per vertex */
 	int pos, normal, color;		 /* usable-element index, -1 absent */
 	int uv[SKX_MAX_UV];		 /* texcoord sets 0.. */
 	struct skate_mesh_stats *st;	 /* with stats: owned */
@@ -60,31 +67,31 @@ struct skx_model {
 	uint32_t n_meshes;
 	char (*materials)[PSK_NAME_LEN];
 	uint32_t n_materials;
-	uint64_t n_verts, n_faces, n_weights; /* faces and weights: with stats */
-	bool all_normals;		      /* every exported mesh has normals */
-	bool any_colors;		      /* some exported mesh has vertex colours */
-	unsigned n_uv_sets;		      /* most texcoord sets of any exported mesh */
-	struct diag skipped;		      /* one line per mesh left out, and why */
+	uint64_t n_verts, n_faces, n_weights;
+	bool all_normals;    /* every exported mesh has normals */
+	bool any_colors;     /* some exported mesh has vertex colours */
+	unsigned n_uv_sets;  /* most texcoord sets of any exported mesh */
+	struct diag skipped; /* one line per mesh left out, and why */
 };
 
 /*
- * Plan the export of a scene. Without stats only the scene is read (names, counts of
- * vertices: enough to name the file); with stats each exported mesh's stats pass runs too
- * (faces and weights counted; a mesh whose data cannot be read is skipped). RC_NOMEM only.
+ * Plan the export of a scene from the scene alone. with_stats also runs each exported mesh's
+ * stats pass (position bounds for glTF; a mesh whose data cannot be read is then skipped).
+ * RC_NOMEM only.
  */
 enum rc skx_build(const struct src *s, const struct arena *a, const struct skate_scene *sc,
 		  bool zup, bool with_stats, struct skx_model **out);
 void skx_free(struct skx_model *m);
 size_t skx_bytes(const struct skx_model *m);
 
-/* The exported mesh holding export vertex / face / weight number i (with stats). */
+/* The exported mesh holding export vertex / face / weight number i. */
 uint32_t skx_mesh_of_vertex(const struct skx_model *m, uint64_t i);
 uint32_t skx_mesh_of_face(const struct skx_model *m, uint64_t i);
 uint32_t skx_mesh_of_weight(const struct skx_model *m, uint64_t i);
 /* A position or direction in the export's axes. */
 void skx_axes(const struct skx_model *m, const float in[3], float out[3]);
 
-/* The PSK counts of the model (with stats); pskx: normals, colours and extra UV sets too. */
+/* The PSK counts of the model; pskx: normals, colours and extra UV sets too. */
 void skx_psk_counts(const struct skx_model *m, bool pskx, struct psk_counts *k);
 
 /*

@@ -402,6 +402,10 @@ struct skate_mesh_data {
 
 /* Decoded vertices [first, first + count) of one mesh. Reuse one across calls. */
 struct skate_vbatch {
+	/* Set by the caller: usages to decode as a mask of 1 << SKATE_USAGE_*; 0 = all. The
+	 * skin is computed only when blend indices or weights are wanted (else no influences);
+	 * elements not wanted keep their place in elem[] but their v[] is not filled. */
+	uint32_t want;
 	uint32_t first, count;
 	unsigned n_elem;			 /* usable elements in descriptor order */
 	struct skate_elem elem[SKATE_MAX_ELEMS]; /* their descriptions */

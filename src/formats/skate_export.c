@@ -301,6 +301,25 @@ static void find_elems(const struct skate_scene_mesh *sm, struct skx_mesh *xm)
 	}
 }
 
+/* Weight records per vertex: as many influences as the skin rules can give it. */
+static unsigned influence_slots(const struct skate_scene_mesh *sm)
+{
+	unsigned idx = 0, wts = 0;
+
+	for (unsigned i = 0; i < sm->desc.n_el && i < SKATE_MAX_ELEMS; i++) {
+		const struct skate_elem *e = &sm->desc.elem[i];
+
+		if (!e->usable)
+			continue;
+		if (e->usage == SKATE_USAGE_BLEND_INDICES && !idx)
+			idx = e->n_out;
+		else if (e->usage == SKATE_USAGE_BLEND_WEIGHTS && !wts)
+			wts = e->n_out;
+	}
+	idx = idx ? idx : wts; /* weights alone: one slot each */
+	return idx == 0 ? 1 : idx > 4 ? 4 : idx;
+}
+
 /* Add scene mesh mi as the next exported mesh; false (with a line) when it is left out. */
 static enum rc add_mesh(const struct src *s, const struct arena *a, const struct skate_scene *sc,
 			struct skx_model *m, uint32_t mi)
@@ -337,11 +356,13 @@ static enum rc add_mesh(const struct src *s, const struct arena *a, const struct
 				 rc_str(r));
 			return RC_OK;
 		}
-		xm->face_base = m->n_faces;
-		xm->weight_base = m->n_weights;
-		m->n_faces += xm->st->n_valid_tri;
-		m->n_weights += xm->st->n_psk_weights;
 	}
+	xm->slots = influence_slots(sm);
+	xm->n_faces = sm->tri_estimate;
+	xm->face_base = m->n_faces;
+	xm->weight_base = m->n_weights;
+	m->n_faces += xm->n_faces;
+	m->n_weights += (uint64_t)xm->n_verts * xm->slots;
 	xm->material = m->n_materials;
 	snprintf(fb, sizeof fb, "material_%02u", mi);
 	psk_name(m->materials[m->n_materials++], sm->material ? sm->material : "", fb);
@@ -563,45 +584,28 @@ static void put_vertex_rec(struct rec_ctx *c, const struct ax_chunk *ch, uint32_
 	}
 }
 
-/* Records with one per exported vertex: points, wedges, normals, colours, extra UVs. */
+/* Records with one per exported vertex: points, wedges, normals, colours, extra UVs; a
+ * batch of vertices at a time. */
 static enum rc vertex_records(struct rec_ctx *c, const struct ax_chunk *ch, uint64_t first,
 			      struct emit *e)
 {
+	uint64_t i = first;
 	enum rc r = RC_OK;
 
-	for (uint64_t i = first; i < ch->n && r == RC_OK; i++) {
+	while (i < ch->n && r == RC_OK) {
 		uint32_t k = skx_mesh_of_vertex(c->m, i), at;
 
 		r = vertex_at(c, k, (uint32_t)(i - c->m->meshes[k].vert_base), &at);
-		if (r != RC_OK)
-			break;
-		put_vertex_rec(c, ch, k, at, i, &e->b);
-		if (!emit_item(e))
-			break;
+		for (; r == RC_OK && at < c->vb.count; at++, i++) {
+			put_vertex_rec(c, ch, k, at, i, &e->b);
+			if (!emit_item(e))
+				return RC_OK;
+		}
 	}
 	return r;
 }
 
-/* Raw triple of the k-th valid triangle of exported mesh mk: restart table, then scanning. */
-static enum rc face_start(struct rec_ctx *c, uint32_t mk, uint64_t k, uint64_t *raw,
-			  uint64_t *valid)
-{
-	const struct skate_mesh_stats *st = c->m->meshes[mk].st;
-	size_t lo = 0, hi = st->n_tri_restart;
-
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (st->tri_valid_before[mid] <= k)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	*raw = (uint64_t)lo * SKATE_STATS_STEP;
-	*valid = st->tri_valid_before[lo];
-	return RC_OK;
-}
-
+/* Every raw triple is a face; one naming a vertex past the count becomes degenerate. */
 static enum rc face_records(struct rec_ctx *c, const struct ax_chunk *ch, uint64_t first,
 			    struct emit *e)
 {
@@ -613,62 +617,44 @@ static enum rc face_records(struct rec_ctx *c, const struct ax_chunk *ch, uint64
 	while (more && i < ch->n && r == RC_OK) {
 		uint32_t mk = skx_mesh_of_face(m, i);
 		const struct skx_mesh *xm = &m->meshes[mk];
-		uint64_t raw, valid, want = i - xm->face_base;
+		uint64_t raw = i - xm->face_base, n = xm->n_faces - raw;
 
-		r = face_start(c, mk, want, &raw, &valid);
-		while (r == RC_OK && more && raw < xm->st->n_raw_tri && i < ch->n &&
-		       skx_mesh_of_face(m, i) == mk) {
-			uint64_t n = xm->st->n_raw_tri - raw;
+		r = skate_mesh_read_triangles(c->s, c->a, c->sc, xm->scene, raw,
+					      n < SKATE_TBATCH_MAX ? (uint32_t)n : SKATE_TBATCH_MAX,
+					      &c->tb);
+		if (r == RC_OK && c->tb.count == 0)
+			r = RC_IO;
+		for (uint32_t t = 0; r == RC_OK && t < c->tb.count && more; t++) {
+			const struct skate_tri *tr = &c->tb.tri[t];
+			struct psk_face f = {.mat = (uint8_t)xm->material, .smoothing = 1};
 
-			r = skate_mesh_read_triangles(
-			    c->s, c->a, c->sc, xm->scene, raw,
-			    n < SKATE_TBATCH_MAX ? (uint32_t)n : SKATE_TBATCH_MAX, &c->tb);
-			for (uint32_t t = 0; r == RC_OK && t < c->tb.count && more; t++) {
-				const struct skate_tri *tr = &c->tb.tri[t];
-				struct psk_face f = {.mat = (uint8_t)xm->material, .smoothing = 1};
-
-				if (!tr->valid || valid++ < want)
-					continue;
-				/* PSK triangles are clockwise: a c b */
-				f.wedge[0] = (uint32_t)(xm->vert_base + tr->v[0]);
-				f.wedge[1] = (uint32_t)(xm->vert_base + tr->v[2]);
-				f.wedge[2] = (uint32_t)(xm->vert_base + tr->v[1]);
-				psk_put_face(&e->b, &f, ch->rec == AX_FACE32);
-				more = emit_item(e);
-				i++;
-				want++;
-				if (i >= ch->n || skx_mesh_of_face(m, i) != mk)
-					break;
-			}
-			raw += c->tb.count;
-			if (c->tb.count == 0)
-				r = RC_IO;
+			/* PSK triangles are clockwise: a c b */
+			f.wedge[0] = (uint32_t)(xm->vert_base + (tr->valid ? tr->v[0] : 0));
+			f.wedge[1] = (uint32_t)(xm->vert_base + (tr->valid ? tr->v[2] : 0));
+			f.wedge[2] = (uint32_t)(xm->vert_base + (tr->valid ? tr->v[1] : 0));
+			psk_put_face(&e->b, &f, ch->rec == AX_FACE32);
+			more = emit_item(e);
+			i++;
 		}
-		if (r == RC_OK && more && i < ch->n && skx_mesh_of_face(m, i) == mk)
-			r = RC_IO; /* fewer valid triangles than the stats counted: data changed */
 	}
 	return r;
 }
 
-/* Weight records of one vertex: its influences, or 1 on the root. */
-static unsigned vertex_weights(const struct rec_ctx *c, uint32_t at, uint64_t point,
-			       struct psk_weight out[4])
+/* Weight record `slot` of a vertex: an influence, 1 on the root for the first slot of a
+ * vertex without any, else weight 0 (on its first bone, so no new bone is named). */
+static struct psk_weight vertex_weight(const struct rec_ctx *c, uint32_t at, uint64_t point,
+				       unsigned slot)
 {
 	const struct skx_model *m = c->m;
 	uint8_t ni = c->vb.n_infl[at];
+	unsigned j = slot < ni ? slot : 0;
+	uint32_t gb = ni ? c->vb.infl[at][j].bone : UINT32_MAX;
+	int32_t bone = m->pos && gb < c->sc->n_bones ? (int32_t)m->pos[gb] : 0;
 
-	if (ni == 0) {
-		out[0] = (struct psk_weight){1.0f, (int32_t)point, 0};
-		return 1;
-	}
-	for (uint8_t j = 0; j < ni; j++) {
-		uint32_t gb = c->vb.infl[at][j].bone;
-
-		out[j] =
-		    (struct psk_weight){c->vb.infl[at][j].weight, (int32_t)point,
-					(int32_t)(m->pos && gb < c->sc->n_bones ? m->pos[gb] : 0)};
-	}
-	return ni;
+	if (ni == 0)
+		return (struct psk_weight){slot == 0 ? 1.0f : 0.0f, (int32_t)point, 0};
+	return (struct psk_weight){slot < ni ? c->vb.infl[at][slot].weight : 0.0f, (int32_t)point,
+				   bone};
 }
 
 static enum rc weight_records(struct rec_ctx *c, const struct ax_chunk *ch, uint64_t first,
@@ -676,39 +662,24 @@ static enum rc weight_records(struct rec_ctx *c, const struct ax_chunk *ch, uint
 {
 	const struct skx_model *m = c->m;
 	uint64_t i = first;
-	bool more = true;
 	enum rc r = RC_OK;
 
-	while (more && i < ch->n && r == RC_OK) {
-		uint32_t mk = skx_mesh_of_weight(m, i), at, v;
+	while (i < ch->n && r == RC_OK) {
+		uint32_t mk = skx_mesh_of_weight(m, i), at;
 		const struct skx_mesh *xm = &m->meshes[mk];
-		uint64_t want = i - xm->weight_base, before;
-		size_t step = 0;
+		uint64_t local = i - xm->weight_base;
+		uint32_t v = (uint32_t)(local / xm->slots);
+		unsigned slot = (unsigned)(local % xm->slots);
 
-		/* the vertex holding weight `want`: restart table, then counting */
-		while (step + 1 < xm->st->n_vert_restart &&
-		       xm->st->psk_weights_before[step + 1] <= want)
-			step++;
-		v = (uint32_t)(step * SKATE_STATS_STEP);
-		before = xm->st->psk_weights_before[step];
-		for (; r == RC_OK && more && v < xm->n_verts && i < ch->n; v++) {
-			struct psk_weight w[4];
-			unsigned n;
+		r = vertex_at(c, mk, v, &at);
+		for (; r == RC_OK && at < c->vb.count; at++, v++, slot = 0) {
+			for (; slot < xm->slots; slot++, i++) {
+				struct psk_weight w = vertex_weight(c, at, xm->vert_base + v, slot);
 
-			r = vertex_at(c, mk, v, &at);
-			if (r != RC_OK)
-				break;
-			n = vertex_weights(c, at, xm->vert_base + v, w);
-			for (unsigned j = 0; j < n && more; j++, before++) {
-				if (before < want)
-					continue;
-				psk_put_weight(&e->b, &w[j]);
-				more = emit_item(e);
-				i++;
-				want++;
+				psk_put_weight(&e->b, &w);
+				if (!emit_item(e))
+					return RC_OK;
 			}
-			if (i < ch->n && skx_mesh_of_weight(m, i) != mk)
-				break;
 		}
 	}
 	return r;
@@ -753,6 +724,23 @@ static enum rc material_records(const struct skx_model *m, const struct ax_chunk
 	return RC_OK;
 }
 
+/* The vertex elements a chunk's records are made of. */
+static uint32_t want_of(enum ax_rec rec)
+{
+	switch (rec) {
+	case AX_PNTS:
+		return 1u << SKATE_USAGE_POSITION;
+	case AX_NORMS:
+		return 1u << SKATE_USAGE_NORMAL;
+	case AX_COLOR:
+		return 1u << SKATE_USAGE_COLOR;
+	case AX_WEIGHTS:
+		return 1u << SKATE_USAGE_BLEND_INDICES | 1u << SKATE_USAGE_BLEND_WEIGHTS;
+	default: /* wedges and extra UV sets */
+		return 1u << SKATE_USAGE_TEXCOORD;
+	}
+}
+
 enum rc skx_psk_records(const struct src *s, const struct arena *a, const struct skate_scene *sc,
 			const struct skx_model *m, const struct ax_chunk *ch, uint64_t first,
 			struct emit *e)
@@ -770,6 +758,7 @@ enum rc skx_psk_records(const struct src *s, const struct arena *a, const struct
 	}
 	skate_vbatch_init(&c.vb);
 	skate_tbatch_init(&c.tb);
+	c.vb.want = want_of(ch->rec);
 	if (ch->rec == AX_FACE16 || ch->rec == AX_FACE32)
 		r = face_records(&c, ch, first, e);
 	else if (ch->rec == AX_WEIGHTS)

@@ -1116,8 +1116,8 @@ static const struct tree_kind psg_kinds[K_COUNT] = {
     [K_TEX_DDS] = FILE_("dds", N_TEX, dds_layout, dds_render, true),
     [K_TEX_PNG] = FILE_("png", N_TEX, png_layout, png_render, true),
     [K_EXPORT] = DIR_("export", N_PLAN, list_export),
-    [K_EXPORT_PSK] = FILE_("psk export", N_EXPORT, export_layout, export_render, false),
-    [K_EXPORT_PSKX] = FILE_("pskx export", N_EXPORT, export_layout, export_render, false),
+    [K_EXPORT_PSK] = FILE_("psk export", N_PLAN, export_layout, export_render, true),
+    [K_EXPORT_PSKX] = FILE_("pskx export", N_PLAN, export_layout, export_render, true),
 };
 
 const struct tree_format tree_format_psg = {
