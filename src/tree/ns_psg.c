@@ -15,6 +15,7 @@
 #include "psgfs/skate_mesh.h"
 #include "psgfs/skate_objects.h"
 #include "psgfs/texture.h"
+#include "tree/psg_materials.h"
 #include "tree/view_psg.h"
 
 enum {
@@ -52,6 +53,10 @@ enum {
 	K_EXPORT,
 	K_EXPORT_PSK,
 	K_EXPORT_PSKX,
+	K_MATERIALS,
+	K_MATERIAL,
+	K_MAT_TXT,
+	K_MAT_LINK, /* b: channel * 2 + (1 for the .png) */
 	K_COUNT
 };
 
@@ -62,8 +67,9 @@ enum {
 	N_TOC,
 	N_SWEEP,
 	N_FULL,
-	N_PLAN,	  /* the export without mesh data: names, vertex counts, skipped meshes */
-	N_EXPORT, /* the export with every mesh's stats: face and weight counts */
+	N_PLAN,	     /* the export without mesh data: names, vertex counts, skipped meshes */
+	N_EXPORT,    /* the export with every mesh's stats: face and weight counts */
+	N_MATERIALS, /* the materials and what they resolve to in the companion */
 	N_STATS,
 	N_TEX,
 	N_COUNT
@@ -75,6 +81,7 @@ struct psg_mount {
 	char *hierarchy; /* text of the -o hierarchy file, or NULL */
 	bool has_model;	 /* a RenderModelData or RenderOptiMeshData exists */
 	bool has_textures;
+	bool has_materials; /* a RenderMaterialData exists */
 };
 
 static struct psg_mount *pm(const struct asset *as)
@@ -428,6 +435,89 @@ static enum rc load_full(struct asset *as, uint64_t arg, void **data, size_t *by
 	return RC_OK;
 }
 
+/* The texture index of a companion arena, from its memoised TOC and texture names. */
+enum rc psg_textures_index_of(struct asset *as, struct psg_textures_index *ix)
+{
+	const struct texnames_memo *names;
+	const struct view_toc *toc;
+	struct cache_ent *ent;
+	enum rc r;
+
+	memset(ix, 0, sizeof *ix);
+	if (as->fmt != &tree_format_psg || !pm(as)->has_textures)
+		return RC_UNSUPPORTED;
+	toc = asset_need(as, N_TOC, 0, &ent, &r); /* permanent: no pin */
+	names = toc ? asset_need(as, N_TEXNAMES, 0, &ent, &r) : NULL;
+	if (!names)
+		return r == RC_NOMEM ? r : RC_UNSUPPORTED;
+	ix->v = xcalloc_n(toc->n ? toc->n : 1, sizeof *ix->v);
+	if (!ix->v)
+		return RC_NOMEM;
+	for (size_t k = 0; k < toc->n; k++) {
+		const struct skate_ref *o = &toc->e[k].object;
+
+		if (o->res == RC_OK && o->obj < names->n && names->names[o->obj])
+			ix->v[ix->n++] =
+			    (struct psg_tex_ref){toc->e[k].guid, names->names[o->obj], k};
+	}
+	return RC_OK;
+}
+
+/* Channels naming the model's own TOC entries (the Name channel names entry 0). */
+static enum rc own_toc_resolve(struct asset *as, struct psg_materials *ms)
+{
+	struct psg_textures_index ix = {0};
+	const struct view_toc *toc;
+	struct cache_ent *ent;
+	enum rc r;
+	char **names;
+
+	toc = asset_need(as, N_TOC, 0, &ent, &r); /* permanent: no pin */
+	if (!toc)
+		return r == RC_NOMEM ? r : RC_OK;
+	ix.v = xcalloc_n(toc->n ? toc->n : 1, sizeof *ix.v);
+	names = xcalloc_n(toc->n ? toc->n : 1, sizeof *names);
+	r = ix.v && names ? RC_OK : RC_NOMEM;
+	for (size_t k = 0; r == RC_OK && k < toc->n; k++) {
+		const struct view_toc_entry *e = &toc->e[k];
+
+		names[k] = e->name ? strndup(e->name, e->name_len) : strdup("");
+		if (!names[k])
+			r = RC_NOMEM;
+		ix.v[ix.n++] = (struct psg_tex_ref){e->guid, names[k], k};
+	}
+	if (r == RC_OK)
+		r = psg_materials_resolve(ms, &ix, true);
+	for (size_t k = 0; names && k < toc->n; k++)
+		free(names[k]);
+	free(names);
+	free(ix.v);
+	return r;
+}
+
+static enum rc load_materials(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			      void (**dtor)(void *))
+{
+	const char *dot = strrchr(as->name, '.');
+	struct psg_materials *ms;
+	enum rc r;
+
+	(void)arg;
+	r = psg_materials_load(&as->src, &pm(as)->a, as->stem, dot ? dot + 1 : NULL, &ms);
+	if (r == RC_OK)
+		r = own_toc_resolve(as, ms);
+	if (r == RC_OK)
+		r = psg_materials_link(as, ms);
+	if (r != RC_OK) {
+		psg_materials_free(ms);
+		return r;
+	}
+	*data = ms;
+	*bytes = sizeof *ms + ms->n * (sizeof *ms->v + 256);
+	*dtor = (void (*)(void *))psg_materials_free;
+	return RC_OK;
+}
+
 static const struct tree_need psg_needs[N_COUNT] = {
     [N_SCENE] = {load_scene, 0},
     [N_TEXNAMES] = {load_texnames, 1},
@@ -436,6 +526,7 @@ static const struct tree_need psg_needs[N_COUNT] = {
     [N_FULL] = {load_full, 4},
     [N_PLAN] = {load_plan, 5},
     [N_EXPORT] = {load_export_full, 6},
+    [N_MATERIALS] = {load_materials, 7},
     [N_STATS] = {load_stats, -1},
     [N_TEX] = {load_tex, -1},
 };
@@ -461,6 +552,8 @@ static enum rc list_root(const struct tctx *c, struct tlist *out)
 	}
 	if (m->has_textures)
 		tlist_add(out, tn(K_TEXTURES, 0, 0), "textures");
+	if (m->has_materials)
+		tlist_add(out, tn(K_MATERIALS, 0, 0), "materials");
 	return RC_OK;
 }
 
@@ -546,6 +639,54 @@ static enum rc list_textures(const struct tctx *c, struct tlist *out)
 	return RC_OK;
 }
 
+static enum rc list_materials(const struct tctx *c, struct tlist *out)
+{
+	const struct psg_materials *ms = c->need;
+
+	for (uint32_t i = 0; i < ms->n && i <= TNODE_A_MAX; i++)
+		tlist_add(out, tn(K_MATERIAL, i, 0), "%02u.%s", i, ms->v[i].label);
+	return RC_OK;
+}
+
+/* material.txt, and in a folder mount a .dds and a .png link per resolved texture channel
+ * (the first 32 channels: the node packs channel * 2 + png in 6 bits). */
+static enum rc list_material(const struct tctx *c, struct tlist *out)
+{
+	const struct psg_materials *ms = c->need;
+	const struct psg_material *m;
+
+	if (c->self.a >= ms->n)
+		return RC_NOENT;
+	m = &ms->v[c->self.a];
+	tlist_add(out, tn(K_MAT_TXT, c->self.a, 0), "material.txt");
+	for (uint32_t k = 0; ms->where == PSG_COMP_FOLDER && k < m->n_ch && k < 32; k++) {
+		if (!m->ch[k].texture)
+			continue;
+		tlist_add(out, tn(K_MAT_LINK, c->self.a, (uint8_t)(k * 2)), "%s.dds",
+			  m->ch[k].file);
+		tlist_add(out, tn(K_MAT_LINK, c->self.a, (uint8_t)(k * 2 + 1)), "%s.png",
+			  m->ch[k].file);
+	}
+	return RC_OK;
+}
+
+/* materials/NN.name/diffuse.dds -> ../../../<companion>/textures/<texture>.dds */
+static enum rc material_link(const struct tctx *c, struct buf *target)
+{
+	const struct psg_materials *ms = c->need;
+	const struct psg_channel *ch;
+	uint32_t k = c->self.b / 2u;
+
+	if (c->self.a >= ms->n || k >= ms->v[c->self.a].n_ch || ms->where != PSG_COMP_FOLDER)
+		return RC_NOENT;
+	ch = &ms->v[c->self.a].ch[k];
+	if (!ch->texture)
+		return RC_NOENT;
+	buf_printf(target, "../../../%s/textures/%s.%s", ms->companion, ch->texture,
+		   c->self.b & 1 ? "png" : "dds");
+	return RC_OK;
+}
+
 /* A plain .psk only when it fits 16-bit faces: one wedge per exported vertex, so the count
  * is known from the plan; the .pskx (extension chunks, FACE3200 when needed) always. */
 static enum rc list_export(const struct tctx *c, struct tlist *out)
@@ -597,6 +738,28 @@ static void export_summary(struct asset *as, struct buf *out)
 		buf_printf(out, "  %s\n", p->skipped.msg[i]);
 }
 
+static void materials_summary(struct asset *as, struct buf *out)
+{
+	static const char *const where[] = {
+	    [PSG_COMP_NONE] = "not found",
+	    [PSG_COMP_FOLDER] = "linked",
+	    [PSG_COMP_BESIDE] = "beside the source; links need a folder mount",
+	    [PSG_COMP_BROKEN] = "not a readable texture arena",
+	};
+	struct cache_ent *ent;
+	enum rc r;
+	const struct psg_materials *ms = asset_need(as, N_MATERIALS, 0, &ent, &r);
+	uint32_t n_tex, n_ok;
+
+	if (!ms) {
+		buf_printf(out, "materials: cannot decode: %s\n", rc_str(r));
+		return;
+	}
+	psg_materials_counts(ms, &n_tex, &n_ok);
+	buf_printf(out, "materials: %u; %u of %u GUID channels name a texture of %s (%s)\n", ms->n,
+		   n_ok, n_tex, ms->companion, where[ms->where]);
+}
+
 static enum rc info_text(const struct tctx *c, struct buf *out)
 {
 	struct asset *as = c->as;
@@ -634,6 +797,8 @@ static enum rc info_text(const struct tctx *c, struct buf *out)
 	}
 	if (m->has_model)
 		export_summary(as, out);
+	if (m->has_materials)
+		materials_summary(as, out);
 	sw = asset_need(as, N_SWEEP, 0, &ent, &r);
 	if (sw)
 		buf_printf(out,
@@ -675,6 +840,17 @@ static enum rc obj_txt_text(const struct tctx *c, struct buf *out)
 }
 
 WHOLE(render_obj_txt, r = obj_txt_text(c, out))
+static enum rc mat_txt_text(const struct tctx *c, struct buf *out)
+{
+	const struct psg_materials *ms = c->need;
+
+	if (c->self.a >= ms->n)
+		return RC_NOENT;
+	psg_material_text(ms, c->self.a, out);
+	return RC_OK;
+}
+
+WHOLE(render_mat_txt, r = mat_txt_text(c, out))
 
 static const struct skate_scene *sc_of(const struct tctx *c)
 {
@@ -1064,6 +1240,7 @@ static enum tree_open_fail psg_mount(struct asset *as, char *why, size_t whylen)
 
 		m->has_model |= type == RW_T_RENDERMODEL || type == RW_T_OPTIMESH;
 		m->has_textures |= type == RW_T_TEXTURE;
+		m->has_materials |= type == RW_T_RENDERMATERIAL;
 	}
 	/* The scene decodes PS3 only: list no skeleton/meshes/export that could not be opened. */
 	if (m->has_model && m->a.h.plat != RW_PS3) {
@@ -1118,6 +1295,11 @@ static const struct tree_kind psg_kinds[K_COUNT] = {
     [K_EXPORT] = DIR_("export", N_PLAN, list_export),
     [K_EXPORT_PSK] = FILE_("psk export", N_PLAN, export_layout, export_render, true),
     [K_EXPORT_PSKX] = FILE_("pskx export", N_PLAN, export_layout, export_render, true),
+    [K_MATERIALS] = DIR_("materials", N_MATERIALS, list_materials),
+    [K_MATERIAL] = DIR_("material", N_MATERIALS, list_material),
+    [K_MAT_TXT] = FILE_("material.txt", N_MATERIALS, NULL, render_mat_txt, false),
+    [K_MAT_LINK] = {"material link", TT_LINK, N_MATERIALS, false, NULL, NULL, NULL, NULL,
+		    material_link, false},
 };
 
 const struct tree_format tree_format_psg = {
