@@ -42,6 +42,7 @@ struct gen_skinned_opts {
 	uint32_t tris;	   /* per island; 0 = 20 */
 	int layout;	   /* -1: mesh i uses preset i % GEN_SK_LAYOUTS; else that preset */
 	uint64_t shuffle_seed;
+	bool baseres_first; /* dictionary rows: base resources first (PSGB_ORDER_BASERES_FIRST) */
 	enum gen_skinned_hostile hostile;
 };
 

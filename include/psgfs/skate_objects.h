@@ -32,12 +32,15 @@ struct skate_str {
 	bool bad;	  /* off != 0 but past the object or unterminated inside it */
 };
 
-/* A stored reference value (spec §5) and what arena_resolve_ref made of it. */
+/* A stored reference value and what arena_ref_to made of it for the kind of object its field
+ * may point at (docs/rw4-arena.md, "References inside objects", "Row 0 as a reference
+ * target"). */
 struct skate_ref {
 	uint32_t raw;
 	enum rc res;	   /* RC_OK, RC_NOENT (null), _BOUNDS (dangling), _UNSUPPORTED */
 	uint32_t obj, off; /* target dictionary index and byte offset inside it (res == OK) */
 	bool sub;	   /* raw >> 22 == 2: a subreference record */
+	bool type_ok;	   /* res == OK and the target is of a type the field may point at */
 };
 
 /* §8.1 VersionData: {version, revision} then extra bytes (8 zero bytes in model PSGs). */
@@ -133,8 +136,10 @@ struct skate_instance_data {
 
 /* Read a string at an object-relative offset (0 = none) bounded by the object. */
 struct skate_str skate_str_at(const uint8_t *p, size_t len, uint32_t off);
-/* Resolve a stored reference against the arena (never fails; see res). */
-struct skate_ref skate_ref_get(const struct arena *a, uint32_t raw);
+/* Resolve a stored reference field that may point at `want` (a type id, ARENA_WANT_BASERES or
+ * ARENA_WANT_UNKNOWN) with arena_ref_to; never fails (see res and type_ok). A target of another
+ * type still resolves (res == RC_OK, type_ok false) so views can show where it points. */
+struct skate_ref skate_ref_get(const struct arena *a, uint32_t raw, uint32_t want);
 
 /*
  * Decoders. a: the open arena (endianness, reference resolution); idx: the object's dictionary

@@ -33,32 +33,31 @@ static enum rc read_obj(const struct src *s, const struct arena *a, uint32_t idx
 }
 
 /*
- * Resolve a reference field of object `owner` that must point at the start of an object of
- * type `type` (0x00010030 = any base resource). SKATE_NONE (+ diag) otherwise.
+ * Resolve reference field `field` of object `owner` (arena_ref_to: the one rule for every
+ * reference field), which must point at the start of a readable object of the kind `want`.
+ * SKATE_NONE otherwise, with a diag line unless the field is optional and null.
  */
-static uint32_t want_ref(const struct arena *a, uint32_t v, uint32_t type, uint32_t owner,
-			 const char *field, struct diag *d)
+static uint32_t want_ref(const struct arena *a, uint32_t v, uint32_t want, bool optional,
+			 uint32_t owner, const char *field, struct diag *d)
 {
 	char b1[16], b2[16];
 	uint32_t obj = 0, off = 0;
-	enum rc r = arena_resolve_ref(a, v, &obj, &off);
-	bool type_ok;
+	enum rc r = arena_ref_to(a, v, want, &obj, &off);
 
 	if (r == RC_NOENT) {
-		diag_add(d, "object %u (%s): %s is null", owner, tlabel(a, owner, b1), field);
+		if (!optional)
+			diag_add(d, "object %u (%s): %s is null", owner, tlabel(a, owner, b1),
+				 field);
 		return SKATE_NONE;
 	}
-	if (r != RC_OK || obj >= a->n_dict) {
+	if (r == RC_CORRUPT) {
+		diag_add(d, "object %u (%s): %s -> %u is %s, not %s", owner, tlabel(a, owner, b1),
+			 field, obj, tlabel(a, obj, b2), arena_want_name(want, b2));
+		return SKATE_NONE;
+	}
+	if (r != RC_OK) {
 		diag_add(d, "object %u (%s): %s 0x%x does not resolve (%u objects)", owner,
 			 tlabel(a, owner, b1), field, v, a->n_dict);
-		return SKATE_NONE;
-	}
-	type_ok = type == RW_T_BASERES_FIRST ? rw_is_base_resource(a->dict[obj].type_id)
-					     : a->dict[obj].type_id == type;
-	if (!type_ok) {
-		diag_add(d, "object %u (%s): %s -> %u is %s, not %s", owner, tlabel(a, owner, b1),
-			 field, obj, tlabel(a, obj, b2),
-			 type == RW_T_BASERES_FIRST ? "BaseResource" : rw_type_label(type, b2));
 		return SKATE_NONE;
 	}
 	if (off != 0) {
@@ -470,17 +469,17 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 
 		for (int k = 0; k < 2 && m->material_obj == SKATE_NONE; k++) {
 			uint32_t obj, off;
+			enum rc rr = arena_ref_to(a, refs[k], RW_T_RENDERMATERIAL, &obj, &off);
 
-			if (refs[k] == 0 || arena_resolve_ref(a, refs[k], &obj, &off) != RC_OK ||
-			    obj >= a->n_dict)
-				continue;
-			if (a->dict[obj].type_id != RW_T_RENDERMATERIAL) {
+			if (rr == RC_CORRUPT) {
 				char b1[16];
 
 				diag_add(d, "mesh %zu: material reference 0x%x -> %u is %s", mi,
 					 refs[k], obj, tlabel(a, obj, b1));
 				continue;
 			}
+			if (rr != RC_OK)
+				continue;
 			m->material_obj = obj;
 			m->material_off = off;
 			m->material = material_name(s, a, obj, off, d);
@@ -489,7 +488,7 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 	}
 
 	/* vertex descriptor */
-	m->vdes = want_ref(a, om.vdes, RW_T_VDES, o, "m_pVertexDescriptor", d);
+	m->vdes = want_ref(a, om.vdes, RW_T_VDES, false, o, "m_pVertexDescriptor", d);
 	if (m->vdes != SKATE_NONE && read_obj(s, a, m->vdes, &p, &n) == RC_OK) {
 		m->has_desc =
 		    sc->platform->vdes_parse(p, n, a->big_endian, m->vdes, &m->desc, d) == RC_OK;
@@ -511,18 +510,16 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 		}
 	}
 
-	if (om.mesh_helper)
-		m->mesh_helper =
-		    want_ref(a, om.mesh_helper, RW_T_MESHHELPER, o, "m_pMeshHelper", d);
+	m->mesh_helper = want_ref(a, om.mesh_helper, RW_T_MESHHELPER, true, o, "m_pMeshHelper", d);
 
 	/* vertex buffer */
-	m->vb = want_ref(a, om.vb, RW_T_VB, o, "m_pVertexBuffer", d);
+	m->vb = want_ref(a, om.vb, RW_T_VB, false, o, "m_pVertexBuffer", d);
 	if (m->vb != SKATE_NONE && read_obj(s, a, m->vb, &p, &n) == RC_OK) {
 		struct skate_vb vb;
 
 		if (sc->platform->vb_parse(p, n, a->big_endian, m->vb, &vb, d) == RC_OK)
 			m->vb_res =
-			    want_ref(a, vb.buffer, RW_T_BASERES_FIRST, m->vb, "m_buffer", d);
+			    want_ref(a, vb.buffer, ARENA_WANT_BASERES, false, m->vb, "m_buffer", d);
 		if (m->vb_res != SKATE_NONE) {
 			const struct arena_dict_entry *br = &a->dict[m->vb_res];
 
@@ -556,13 +553,13 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 	}
 
 	/* index buffer */
-	m->ib = want_ref(a, om.ib, RW_T_IB, o, "m_pIndexBuffer", d);
+	m->ib = want_ref(a, om.ib, RW_T_IB, false, o, "m_pIndexBuffer", d);
 	if (m->ib != SKATE_NONE && read_obj(s, a, m->ib, &p, &n) == RC_OK) {
 		struct skate_ib ib;
 
 		if (sc->platform->ib_parse(p, n, a->big_endian, m->ib, &ib, d) == RC_OK) {
 			m->ib_res =
-			    want_ref(a, ib.buffer, RW_T_BASERES_FIRST, m->ib, "m_buffer", d);
+			    want_ref(a, ib.buffer, ARENA_WANT_BASERES, false, m->ib, "m_buffer", d);
 			m->index_count = ib.num_indices;
 			m->index_width = ib.width;
 		}
@@ -647,6 +644,30 @@ name:
 	return RC_OK;
 }
 
+/* The RenderOptiMeshData that mesh-table row k of model `model` names, SKATE_NONE (+ diag). */
+static uint32_t table_mesh(const struct arena *a, uint32_t model, uint32_t k, uint32_t v,
+			   struct diag *d)
+{
+	uint32_t obj, off;
+	enum rc r = arena_ref_to(a, v, RW_T_OPTIMESH, &obj, &off);
+	char b1[16];
+
+	if (r == RC_OK && off == 0)
+		return obj;
+	if (r == RC_OK)
+		diag_add(d, "object %u (RenderModelData): mesh %u points 0x%x bytes into object %u",
+			 model, k, off, obj);
+	else if (r == RC_CORRUPT)
+		diag_add(d,
+			 "object %u (RenderModelData): mesh %u -> %u is %s, not "
+			 "RenderOptiMeshData",
+			 model, k, obj, tlabel(a, obj, b1));
+	else
+		diag_add(d, "object %u (RenderModelData): mesh %u reference 0x%x does not resolve",
+			 model, k, v);
+	return SKATE_NONE;
+}
+
 struct mesh_src {
 	uint32_t optimesh, model, table_index, material;
 };
@@ -704,7 +725,6 @@ enum rc skate_scene_load(const struct src *s, const struct arena *a, const char 
 				 i, md.n_bones, sc->skeleton_model, sc->n_bones);
 		}
 		for (uint32_t k = 0; r == RC_OK && k < md.n_meshes; k++) {
-			uint32_t obj, off;
 			struct mesh_src e = {SKATE_NONE, i, k, md.meshes[k].material};
 
 			if (n_ms == cap) {
@@ -718,25 +738,9 @@ enum rc skate_scene_load(const struct src *s, const struct arena *a, const char 
 				ms = v;
 				cap = nc;
 			}
-			if (arena_resolve_ref(a, md.meshes[k].mesh, &obj, &off) == RC_OK &&
-			    obj < a->n_dict && off == 0 && a->dict[obj].type_id == RW_T_OPTIMESH) {
-				e.optimesh = obj;
-				listed[obj] = true;
-			} else {
-				char b1[16];
-
-				if (arena_resolve_ref(a, md.meshes[k].mesh, &obj, &off) == RC_OK &&
-				    obj < a->n_dict)
-					diag_add(diag,
-						 "object %u (RenderModelData): mesh %u -> %u is "
-						 "%s, not RenderOptiMeshData",
-						 i, k, obj, tlabel(a, obj, b1));
-				else
-					diag_add(diag,
-						 "object %u (RenderModelData): mesh %u reference "
-						 "0x%x does not resolve",
-						 i, k, md.meshes[k].mesh);
-			}
+			e.optimesh = table_mesh(a, i, k, md.meshes[k].mesh, diag);
+			if (e.optimesh != SKATE_NONE)
+				listed[e.optimesh] = true;
 			ms[n_ms++] = e;
 		}
 		skate_model_free(&md);

@@ -439,6 +439,8 @@ enum rc gen_psg_skinned(const struct gen_skinned_opts *o, struct buf *out,
 	mnames = xcalloc_n(op.n_meshes, sizeof *mnames);
 	bnames = xcalloc_n(op.n_bones, sizeof *bnames);
 	b = psgb_new(PSGB_REG_MODEL64, 0x5C1A0001u);
+	if (b && op.baseres_first)
+		psgb_set_order(b, PSGB_ORDER_BASERES_FIRST);
 	res = RC_NOMEM;
 	if (!t->mesh || !refs || !iaabb || !iarea || !ch || !mats || !mnames || !bnames || !b)
 		goto out;

@@ -119,6 +119,12 @@ static void sky_geometry(float (*pos)[3], float (*uv)[2], uint16_t *idx)
 
 enum rc gen_psg_sky(uint64_t shuffle_seed, struct buf *out, struct psg_gen_record *rec)
 {
+	return gen_psg_sky_order(PSGB_ORDER_LOGICAL, shuffle_seed, out, rec);
+}
+
+enum rc gen_psg_sky_order(enum psgb_order order, uint64_t shuffle_seed, struct buf *out,
+			  struct psg_gen_record *rec)
+{
 	float pos[SKY_VERTS][3], uv[SKY_VERTS][2];
 	uint16_t idx[3 * SKY_TRIS];
 	uint8_t vb[SKY_VERTS * 16], ib[3 * SKY_TRIS * 2];
@@ -153,6 +159,7 @@ enum rc gen_psg_sky(uint64_t shuffle_seed, struct buf *out, struct psg_gen_recor
 	b = psgb_new(PSGB_REG_MODEL64, rw_hash32("skybox_night"));
 	if (!b)
 		return RC_NOMEM;
+	psgb_set_order(b, order);
 	for (int i = 0; i < 12; i++)
 		o[i] = psgb_reserve(b);
 

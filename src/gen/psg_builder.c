@@ -61,6 +61,9 @@ struct psg_builder {
 	size_t n_refs, cap_refs;
 	struct pb_sub *sub;
 	size_t n_sub, cap_sub;
+	enum psgb_order order;
+	uint32_t *rows; /* psgb_set_rows, NULL = none */
+	size_t n_rows;
 	bool bad; /* allocation failure or misuse: finish fails */
 };
 
@@ -123,6 +126,7 @@ void psgb_free(struct psg_builder *b)
 	free(b->obj);
 	free(b->refs);
 	free(b->sub);
+	free(b->rows);
 	free(b);
 }
 
@@ -233,6 +237,23 @@ void psgb_ref(struct psg_builder *b, uint32_t idx, uint32_t offset)
 	b->refs[b->n_refs++] = (struct pb_ref){idx, offset};
 }
 
+void psgb_set_order(struct psg_builder *b, enum psgb_order order)
+{
+	b->order = order;
+}
+
+void psgb_set_rows(struct psg_builder *b, const uint32_t *rows, size_t n)
+{
+	free(b->rows);
+	b->n_rows = n;
+	b->rows = xcalloc_n(n ? n : 1, sizeof *b->rows);
+	if (!b->rows) {
+		b->bad = true;
+		return;
+	}
+	memcpy(b->rows, rows, n * sizeof *rows);
+}
+
 void psgb_set_gpu_align(struct psg_builder *b, uint32_t align)
 {
 	b->gpu_align = align ? align : 1;
@@ -255,58 +276,112 @@ static int pb_type_index(const uint32_t *reg, uint32_t n, uint32_t type_id)
 	return -1;
 }
 
-/* Row order: perm[row] = logical index, *inv_out[logical] = row. Identity when seed is 0. */
-static uint32_t *pb_perm_new(struct psg_builder *b, uint64_t seed, uint32_t **inv_out)
+/* Fisher-Yates shuffle of perm, then swap a row nobody references into row 0: a stored 0
+ * in a reference field must keep reading as null in shuffled arenas. */
+static enum rc pb_shuffle(const struct psg_builder *b, uint64_t seed, uint32_t *perm)
+{
+	uint32_t n = (uint32_t)b->n;
+	bool *target = xcalloc_n(n ? n : 1, sizeof *target);
+	struct prng r;
+
+	if (!target)
+		return RC_NOMEM;
+	prng_seed(&r, seed);
+	for (uint32_t i = n; i > 1; i--) {
+		uint32_t j = prng_below(&r, i), t = perm[i - 1];
+
+		perm[i - 1] = perm[j];
+		perm[j] = t;
+	}
+	for (size_t k = 0; k < b->n_refs; k++) {
+		const struct pb_obj *o = &b->obj[b->refs[k].idx];
+		uint32_t v;
+
+		if (o->base || !o->data || (uint64_t)b->refs[k].off + 4 > o->len)
+			continue;
+		v = ld_u32be(o->data + b->refs[k].off);
+		if (v != 0 && (v >> 22) == 0 && v < n)
+			target[v] = true;
+	}
+	for (uint32_t r0 = 1; n && target[perm[0]] && r0 < n; r0++)
+		if (!target[perm[r0]]) {
+			uint32_t t = perm[0];
+
+			perm[0] = perm[r0];
+			perm[r0] = t;
+		}
+	free(target);
+	return RC_OK;
+}
+
+/* Stable partition of perm: base resources first. */
+static enum rc pb_baseres_first(const struct psg_builder *b, uint32_t *perm)
+{
+	uint32_t n = (uint32_t)b->n, k = 0;
+	uint32_t *tmp = xcalloc_n(n ? n : 1, sizeof *tmp);
+
+	if (!tmp)
+		return RC_NOMEM;
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t i = 0; i < n; i++)
+			if (b->obj[perm[i]].base == (pass == 0))
+				tmp[k++] = perm[i];
+	memcpy(perm, tmp, (size_t)n * sizeof *perm);
+	free(tmp);
+	return RC_OK;
+}
+
+/* The explicit row order, checked to be a permutation of every object. */
+static enum rc pb_rows(const struct psg_builder *b, uint32_t *perm)
+{
+	uint32_t n = (uint32_t)b->n;
+	bool *seen;
+
+	if (b->n_rows != n)
+		return RC_INVAL;
+	seen = xcalloc_n(n ? n : 1, sizeof *seen);
+	if (!seen)
+		return RC_NOMEM;
+	for (uint32_t r = 0; r < n; r++) {
+		if (b->rows[r] >= n || seen[b->rows[r]]) {
+			free(seen);
+			return RC_INVAL;
+		}
+		seen[b->rows[r]] = true;
+		perm[r] = b->rows[r];
+	}
+	free(seen);
+	return RC_OK;
+}
+
+/* Row order: perm[row] = logical index, inv[logical] = row (psgb_set_rows, else the shuffle
+ * and then psgb_set_order). */
+static enum rc pb_perm(const struct psg_builder *b, uint64_t seed, uint32_t **perm_out,
+		       uint32_t **inv_out)
 {
 	uint32_t n = (uint32_t)b->n;
 	uint32_t *perm = xcalloc_n(n ? n : 1, sizeof *perm);
 	uint32_t *inv = xcalloc_n(n ? n : 1, sizeof *inv);
-	bool *target = xcalloc_n(n ? n : 1, sizeof *target);
-	struct prng r;
+	enum rc r = perm && inv ? RC_OK : RC_NOMEM;
 
-	if (!perm || !inv || !target) {
+	for (uint32_t i = 0; r == RC_OK && i < n; i++)
+		perm[i] = i;
+	if (r == RC_OK && b->rows)
+		r = pb_rows(b, perm);
+	else if (r == RC_OK && seed)
+		r = pb_shuffle(b, seed, perm);
+	if (r == RC_OK && !b->rows && b->order == PSGB_ORDER_BASERES_FIRST)
+		r = pb_baseres_first(b, perm);
+	if (r != RC_OK) {
 		free(perm);
 		free(inv);
-		free(target);
-		return NULL;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		perm[i] = i;
-	if (seed) {
-		prng_seed(&r, seed);
-		for (uint32_t i = n; i > 1; i--) {
-			uint32_t j = prng_below(&r, i);
-			uint32_t t = perm[i - 1];
-			perm[i - 1] = perm[j];
-			perm[j] = t;
-		}
-		/* Row 0 reads as null (§5), so it must hold an object nobody references. */
-		for (size_t k = 0; k < b->n_refs; k++) {
-			const struct pb_obj *o = &b->obj[b->refs[k].idx];
-			uint32_t v;
-
-			if (o->base || !o->data || (uint64_t)b->refs[k].off + 4 > o->len)
-				continue;
-			v = ld_u32be(o->data + b->refs[k].off);
-			if (v != 0 && (v >> 22) == 0 && v < n)
-				target[v] = true;
-		}
-		if (n && target[perm[0]]) {
-			for (uint32_t r0 = 1; r0 < n; r0++) {
-				if (!target[perm[r0]]) {
-					uint32_t t = perm[0];
-					perm[0] = perm[r0];
-					perm[r0] = t;
-					break;
-				}
-			}
-		}
+		return r;
 	}
 	for (uint32_t i = 0; i < n; i++)
 		inv[perm[i]] = i;
-	free(target);
+	*perm_out = perm;
 	*inv_out = inv;
-	return perm;
+	return RC_OK;
 }
 
 static void pb_u32(struct buf *o, uint32_t v)
@@ -332,6 +407,7 @@ enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *ou
 	uint64_t *hash;
 	size_t base = out->len;
 	bool have_br = false;
+	enum rc res;
 
 	if (rec) {
 		rec->obj = NULL;
@@ -395,9 +471,9 @@ enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *ou
 		if (b->obj[i].base)
 			b->obj[i].start = rd0 + b->obj[i].ptr;
 
-	perm = pb_perm_new(b, shuffle_seed, &inv);
-	if (!perm)
-		return pb_fail(b, RC_NOMEM);
+	res = pb_perm(b, shuffle_seed, &perm, &inv);
+	if (res != RC_OK)
+		return pb_fail(b, res);
 	hash = xcalloc_n(n ? n : 1, sizeof *hash);
 	if (!hash) {
 		free(perm);

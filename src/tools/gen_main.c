@@ -33,6 +33,7 @@ static void usage(FILE *out)
 	    "  --seed N            random seed (default 1)\n"
 	    "  --shuffle-dict N    PSG: permute dictionary rows with seed N (references follow)\n"
 	    "  --record FILE       PSG: write 'index type_id offset size fnv1a64' rows to FILE\n"
+	    "  --baseres-first     sky, skinned: base resources at the first dictionary rows\n"
 	    "  --size N[KMG]       sized: target bytes (default 1M)\n"
 	    "  --points N --bones N --materials N --morphs N --sockets N --uv-sets N\n"
 	    "  --normals --colors --big --hostile-names            psk options\n"
@@ -205,6 +206,7 @@ int main(int argc, char **argv)
 		O_HOSTILE_SK,
 		O_TRUTH,
 		O_HIER,
+		O_BASERES_FIRST,
 	};
 	static const struct option longopts[] = {
 	    {"seed", required_argument, NULL, O_SEED},
@@ -232,6 +234,7 @@ int main(int argc, char **argv)
 	    {"hostile", required_argument, NULL, O_HOSTILE_SK},
 	    {"truth", required_argument, NULL, O_TRUTH},
 	    {"hierarchy-out", required_argument, NULL, O_HIER},
+	    {"baseres-first", no_argument, NULL, O_BASERES_FIRST},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -346,6 +349,9 @@ int main(int argc, char **argv)
 		case O_HIER:
 			hier_path = optarg;
 			break;
+		case O_BASERES_FIRST:
+			sk.baseres_first = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -365,7 +371,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(kind, "psa")) {
 		r = gen_psa_file(&pa, &b);
 	} else if (!strcmp(kind, "sky")) {
-		r = gen_psg_sky(shuffle, &b, &rec);
+		r = gen_psg_sky_order(sk.baseres_first ? PSGB_ORDER_BASERES_FIRST
+						       : PSGB_ORDER_LOGICAL,
+				      shuffle, &b, &rec);
 	} else if (!strcmp(kind, "sized")) {
 		r = gen_psg_sized(size, seed, &b, &rec);
 	} else if (!strcmp(kind, "textures")) {

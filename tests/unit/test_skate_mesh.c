@@ -722,11 +722,13 @@ static void check_mesh(struct fx *f, const struct skate_scene *sc, size_t mi)
 
 static void test_scene_truth(void **state)
 {
-	static const uint64_t shuffles[] = {0, 0xABCDEF};
+	static const uint64_t shuffles[] = {0, 0xABCDEF, 0, 0xABCDEF};
 
 	(void)state;
-	for (int s = 0; s < 2; s++)
+	for (int s = 0; s < 4; s++)
 		for (int tsv = 0; tsv < 2; tsv++) {
+			/* s >= 2: base resources first, so a VertexBuffer or IndexBuffer names
+			 * row 0 with a stored 0 */
 			struct gen_skinned_opts o = {.seed = 7 + (uint64_t)s,
 						     .n_bones = 20,
 						     .n_meshes = 5,
@@ -734,7 +736,8 @@ static void test_scene_truth(void **state)
 						     .islands = 3,
 						     .tris = 25,
 						     .layout = -1,
-						     .shuffle_seed = shuffles[s]};
+						     .shuffle_seed = shuffles[s],
+						     .baseres_first = s >= 2};
 			struct fx f;
 			struct skate_scene *sc;
 			struct diag d;
@@ -989,6 +992,54 @@ static void test_sky(void **state)
 	free(file);
 }
 
+/* A dictionary with base resources first (as texture arenas have) loses no mesh: the buffers'
+ * m_buffer 0 names row 0, and the decoded sky equals the one in the real row order. */
+static void test_sky_baseres_first(void **state)
+{
+	struct skate_mesh_data *md[2];
+	uint8_t *file[2];
+	struct arena a[2];
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		struct buf b;
+		size_t len;
+		struct src_mem m;
+		struct src s;
+		struct diag d;
+		struct skate_scene *sc;
+
+		buf_init(&b);
+		assert_int_equal(
+		    gen_psg_sky_order(k ? PSGB_ORDER_BASERES_FIRST : PSGB_ORDER_LOGICAL, 0, &b,
+				      NULL),
+		    RC_OK);
+		file[k] = buf_steal(&b, &len);
+		src_init_mem(&s, &m, file[k], len);
+		diag_init(&d);
+		assert_int_equal(arena_open(&s, &a[k], &d), RC_OK);
+		assert_int_equal(a[k].dict[0].type_id, k ? RW_T_PS3_GPU : RW_T_VERSION);
+		assert_int_equal(skate_scene_load(&s, &a[k], NULL, &sc, &d), RC_OK);
+		for (size_t i = 0; i < d.n; i++)
+			print_message("sky %d: %s\n", k, d.msg[i]);
+		assert_int_equal(d.n, 0);
+		assert_true(sc->meshes[0].ok);
+		assert_int_equal(sc->meshes[0].vb_res, k ? 0 : 3);
+		assert_int_equal(skate_mesh_decode(&s, &a[k], sc, 0, &md[k], &d), RC_OK);
+		skate_scene_free(sc);
+		diag_free(&d);
+	}
+	assert_int_equal(md[0]->n_verts, md[1]->n_verts);
+	assert_memory_equal(md[0]->attr[0].v, md[1]->attr[0].v, md[0]->n_verts * 3 * sizeof(float));
+	assert_int_equal(md[0]->n_tri, md[1]->n_tri);
+	assert_memory_equal(md[0]->tri, md[1]->tri, md[0]->n_tri * sizeof *md[0]->tri);
+	for (int k = 0; k < 2; k++) {
+		skate_mesh_data_free(md[k]);
+		arena_free(&a[k]);
+		free(file[k]);
+	}
+}
+
 /* ---- text renderers ---- */
 
 static size_t count_lines(const struct buf *b)
@@ -1150,6 +1201,7 @@ int main(void)
 	    cmocka_unit_test(test_mutations),
 	    cmocka_unit_test(test_text),
 	    cmocka_unit_test(test_sky),
+	    cmocka_unit_test(test_sky_baseres_first),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
