@@ -314,6 +314,10 @@ struct skate_scene_mesh {
 	int32_t *palette;      /* global bone per slot, -1 = out of range (dropped) */
 	uint32_t n_palette;
 	bool skinned;	       /* has INDICES or WEIGHTS elements */
+	int pos_elem;	       /* the position element in desc.elem, -1 */
+	/* How positions are stored and scaled, e.g. "S1x4 as s16/16384 (bone units)" or
+	 * "Fx3 as f32" (skate_elem_encoding); "" without a position element. */
+	char pos_encoding[64];
 	uint64_t tri_estimate; /* raw triples: sum of usable island counts / 3 (= tri_first[n]) */
 	/* tri_first[i] = raw triples before island i, n_islands + 1 entries. An island is usable
 	 * when it is a triangle list starting inside the available indices; it holds

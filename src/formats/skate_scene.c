@@ -419,6 +419,7 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 	uint32_t bad_pal = 0;
 
 	m->vdes = m->vb = m->ib = m->mesh_helper = m->vb_res = m->ib_res = SKATE_NONE;
+	m->pos_elem = -1;
 	m->material_obj = SKATE_NONE;
 	if (o == SKATE_NONE)
 		goto name;
@@ -502,8 +503,10 @@ static enum rc load_mesh(const struct src *s, const struct arena *a, struct skat
 
 			if (!e->usable)
 				continue;
-			if (e->usage == SKATE_USAGE_POSITION && pos < 0)
-				pos = (int)i;
+			if (e->usage == SKATE_USAGE_POSITION && pos < 0) {
+				pos = m->pos_elem = (int)i;
+				skate_elem_encoding(e, m->pos_encoding);
+			}
 			if (e->usage == SKATE_USAGE_BLEND_INDICES ||
 			    e->usage == SKATE_USAGE_BLEND_WEIGHTS)
 				m->skinned = true;

@@ -41,7 +41,13 @@ static void usage(FILE *out)
 	    "  --match-psk         psa: the skeleton psk --seed/--bones would generate\n"
 	    "  --bones N --meshes N --verts N --islands N --tris N     skinned options\n"
 	    "  --hostile KIND      skinned: palette|index|stride|bones (a broken variant)\n"
-	    "  --truth FILE        skinned: bones, hierarchy and per-mesh counts as TSV\n"
+	    "  --skater            skinned: the skater encoding (positions S1x4 / 16384, weights "
+	    "and\n"
+	    "                      indices UB256) on every mesh\n"
+	    "  --truth FILE        skinned: bones, hierarchy, per-mesh counts and position "
+	    "encoding\n"
+	    "                      as TSV; --skater adds each vertex's position and bone-local "
+	    "one\n"
 	    "  --hierarchy-out F   skinned: the 'bone<TAB>parent' file for psgfs -o hierarchy=\n");
 }
 
@@ -111,7 +117,9 @@ static int write_record(const char *path, const struct psg_gen_record *rec)
 	return fclose(f) == 0 ? 0 : 1;
 }
 
-/* The ground truth of a skinned arena, for integration tests: bones, then one row per mesh. */
+/* The ground truth of a skinned arena, for integration tests: bones, then per mesh a "mesh"
+ * row, an "encoding" row (how positions are stored) and, for skater meshes, one "position"
+ * row per vertex: mesh, vertex, bone it was placed at, x y z, and x y z seen from that bone. */
 static int write_truth(const char *path, const struct gen_skinned_truth *t)
 {
 	FILE *f;
@@ -130,6 +138,12 @@ static int write_truth(const char *path, const struct gen_skinned_truth *t)
 		for (uint32_t k = 0; k < mt->n_palette; k++)
 			fprintf(f, "%s%u", k ? "," : "", mt->palette[k]);
 		fputc('\n', f);
+		fprintf(f, "encoding\t%u\tpositions %s\t-\t-\t-\t-\n", m, mt->pos_encoding);
+		for (uint32_t v = 0; mt->local && v < mt->n_verts; v++)
+			fprintf(f, "position\t%u\t%u\t%u\t%.9g %.9g %.9g\t%.9g %.9g %.9g\t-\n", m,
+				v, mt->main_bone[v], (double)mt->pos[v][0], (double)mt->pos[v][1],
+				(double)mt->pos[v][2], (double)mt->local[v][0],
+				(double)mt->local[v][1], (double)mt->local[v][2]);
 	}
 	return fclose(f) == 0 ? 0 : 1;
 }
@@ -207,6 +221,7 @@ int main(int argc, char **argv)
 		O_TRUTH,
 		O_HIER,
 		O_BASERES_FIRST,
+		O_SKATER,
 	};
 	static const struct option longopts[] = {
 	    {"seed", required_argument, NULL, O_SEED},
@@ -235,6 +250,7 @@ int main(int argc, char **argv)
 	    {"truth", required_argument, NULL, O_TRUTH},
 	    {"hierarchy-out", required_argument, NULL, O_HIER},
 	    {"baseres-first", no_argument, NULL, O_BASERES_FIRST},
+	    {"skater", no_argument, NULL, O_SKATER},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -351,6 +367,9 @@ int main(int argc, char **argv)
 			break;
 		case O_BASERES_FIRST:
 			sk.baseres_first = true;
+			break;
+		case O_SKATER:
+			sk.layout = GEN_SK_SKATER;
 			break;
 		case 'h':
 			usage(stdout);

@@ -992,6 +992,101 @@ static void test_sky(void **state)
 	free(file);
 }
 
+/* Real skater encodings: S1x4 positions are s16 / 16384 model units (they line up with the
+ * inverse bind matrices), UB256 weights are byte / 255, UB256 indices raw bytes. */
+static void test_skater_encoding(void **state)
+{
+	struct gen_skinned_opts o = {
+	    .seed = 41, .n_bones = 16, .n_meshes = 3, .verts = 200, .layout = GEN_SK_SKATER};
+	struct fx f;
+	struct skate_scene *sc;
+	struct diag d;
+
+	(void)state;
+	fx_gen(&f, &o);
+	diag_init(&d);
+	assert_int_equal(skate_scene_load(&f.s, &f.a, NULL, &sc, &d), RC_OK);
+	assert_int_equal(d.n, 0);
+	for (size_t mi = 0; mi < sc->n_meshes; mi++) {
+		const struct gen_skinned_mesh_truth *tm = &f.t.mesh[mi];
+		const struct skate_scene_mesh *m = &sc->meshes[mi];
+		const struct skate_elem *pe = &m->desc.elem[m->pos_elem];
+		struct skate_mesh_data *md;
+		const struct skate_attr *pa, *wa, *ia;
+		uint32_t off_scale = 0;
+
+		assert_true(m->ok);
+		assert_string_equal(m->pos_encoding, "S1x4 as s16/16384 (bone units)");
+		assert_string_equal(m->pos_encoding, tm->pos_encoding);
+		assert_true(pe->divisor == 16384.0f && !pe->normalized);
+		assert_string_equal(pe->scale_note, "bone units");
+		assert_int_equal(skate_mesh_decode(&f.s, &f.a, sc, mi, &md, &d), RC_OK);
+		assert_int_equal(d.n, 0);
+		pa = &md->attr[md->pos];
+		wa = &md->attr[md->weights];
+		ia = &md->attr[md->indices];
+		assert_int_equal(pa->n, 4);
+		assert_true(wa->e.divisor == 255.0f);
+		assert_true(ia->e.divisor == 1.0f);
+		for (uint32_t v = 0; v < md->n_verts; v++) {
+			const float *p = pa->v + 4 * (size_t)v;
+			const float *ibp = sc->bones[tm->main_bone[v]].ibp;
+			float sk[3] = {0, 0, 0}, l2[3], mis[3];
+
+			for (int c = 0; c < 3; c++)
+				assert_true(p[c] == tm->pos[v][c]);
+			assert_true(p[3] == 1.0f);
+			/* the raw s16 behind it is in the vertex base resource */
+			assert_int_equal((int16_t)ld_u16be(f.file + f.a.dict[m->vb_res].start +
+							   (size_t)v * m->stride),
+					 (int16_t)lrintf(tm->pos[v][0] * 16384.0f));
+			/* UB256 weights are byte / 255 before normalising */
+			assert_true(
+			    wa->v[4 * (size_t)v] ==
+			    (float)f.file[f.a.dict[m->vb_res].start + (size_t)v * m->stride + 20] /
+				255.0f);
+			assert_int_equal(md->n_infl[v], tm->n_infl[v]);
+			for (int j = 0; j < tm->n_infl[v]; j++) {
+				assert_int_equal(md->infl[v][j].bone, tm->bone[v][j]);
+				assert_true(fabsf(md->infl[v][j].weight - tm->weight[v][j]) <
+					    1e-6f);
+			}
+			/* seen from its bone, the vertex is where the generator put it: close */
+			for (int j = 0; j < 3; j++) {
+				l2[j] = p[0] * ibp[j] + p[1] * ibp[4 + j] + p[2] * ibp[8 + j] +
+					ibp[12 + j];
+				mis[j] = (p[0] * ibp[j] + p[1] * ibp[4 + j] + p[2] * ibp[8 + j]) *
+					     (16384.0f / 32767.0f) +
+					 ibp[12 + j];
+				assert_true(fabsf(l2[j] - tm->local[v][j]) < 1e-5f);
+				assert_true(fabsf(l2[j]) < 0.101f);
+			}
+			/* read as GCM's s16 / 32767 it would not line up */
+			off_scale += fabsf(mis[0]) > 0.101f || fabsf(mis[1]) > 0.101f ||
+				     fabsf(mis[2]) > 0.101f;
+			/* skinning the bind pose reproduces the position */
+			for (int j = 0; j < md->n_infl[v]; j++) {
+				const struct skate_bone *b = &sc->bones[md->infl[v][j].bone];
+				float w = md->infl[v][j].weight, lp[3];
+
+				for (int c = 0; c < 3; c++)
+					lp[c] = p[0] * b->ibp[c] + p[1] * b->ibp[4 + c] +
+						p[2] * b->ibp[8 + c] + b->ibp[12 + c];
+				for (int c = 0; c < 3; c++)
+					sk[c] += w * (lp[0] * b->bind[c] + lp[1] * b->bind[4 + c] +
+						      lp[2] * b->bind[8 + c] + b->bind[12 + c]);
+			}
+			for (int c = 0; c < 3; c++)
+				assert_true(fabsf(sk[c] - p[c]) < 1e-4f);
+		}
+		assert_true(off_scale > md->n_verts / 2);
+		skate_mesh_data_free(md);
+	}
+	skate_scene_free(sc);
+	diag_free(&d);
+	fx_free(&f);
+}
+
 /* A dictionary with base resources first (as texture arenas have) loses no mesh: the buffers'
  * m_buffer 0 names row 0, and the decoded sky equals the one in the real row order. */
 static void test_sky_baseres_first(void **state)
@@ -1202,6 +1297,7 @@ int main(void)
 	    cmocka_unit_test(test_text),
 	    cmocka_unit_test(test_sky),
 	    cmocka_unit_test(test_sky_baseres_first),
+	    cmocka_unit_test(test_skater_encoding),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -312,6 +312,35 @@ static void test_stats(void **state)
 	fx_free(&f);
 }
 
+/* Skater meshes: bounds in model units (the s16 / 16384 scale applied once at the end). */
+static void test_stats_skater(void **state)
+{
+	struct gen_skinned_opts o = {
+	    .seed = 34, .n_bones = 12, .n_meshes = 2, .verts = 3000, .layout = GEN_SK_SKATER};
+	struct fx f;
+
+	(void)state;
+	fx_gen(&f, &o);
+	for (size_t mi = 0; mi < f.sc->n_meshes; mi++) {
+		const struct gen_skinned_mesh_truth *tm = &f.t.mesh[mi];
+		struct skate_mesh_stats *st;
+		float lo[3] = {INFINITY, INFINITY, INFINITY},
+		      hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+
+		check_stats(&f, mi);
+		assert_int_equal(skate_mesh_stats_build(&f.s, &f.a, f.sc, mi, &st, NULL), RC_OK);
+		for (uint32_t v = 0; v < tm->n_verts; v++)
+			for (int c = 0; c < 3; c++) {
+				lo[c] = fminf(lo[c], tm->pos[v][c]);
+				hi[c] = fmaxf(hi[c], tm->pos[v][c]);
+			}
+		assert_memory_equal(st->pos_min, lo, sizeof lo);
+		assert_memory_equal(st->pos_max, hi, sizeof hi);
+		skate_mesh_stats_free(st);
+	}
+	fx_free(&f);
+}
+
 /* Hostile meshes: the statistics pass writes exactly the lines the full decode writes. */
 static void test_stats_hostile(void **state)
 {
@@ -567,7 +596,7 @@ int main(void)
 	    cmocka_unit_test(test_vertex_ranges),     cmocka_unit_test(test_triangle_ranges),
 	    cmocka_unit_test(test_triangle_invalid),  cmocka_unit_test(test_stats),
 	    cmocka_unit_test(test_stats_hostile),     cmocka_unit_test(test_no_vertex_limit),
-	    cmocka_unit_test(test_stats_adversarial),
+	    cmocka_unit_test(test_stats_adversarial), cmocka_unit_test(test_stats_skater),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
