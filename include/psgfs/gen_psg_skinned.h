@@ -49,6 +49,11 @@ struct gen_skinned_opts {
 	int layout;	   /* -1: mesh i uses preset i % GEN_SK_LAYOUTS; else that preset (0..4) */
 	uint64_t shuffle_seed;
 	bool baseres_first; /* dictionary rows: base resources first (PSGB_ORDER_BASERES_FIRST) */
+	/* Bone names from the built-in skater rig (a random subset in mixed case, plus two
+	 * "Prop_NN" bones that are not rig bones when there are 8 or more), parented as the rig
+	 * says: each to its nearest chosen rig ancestor, the props to the first root. At most
+	 * 131 + 64 bones. */
+	bool rig_names;
 	enum gen_skinned_hostile hostile;
 };
 
@@ -83,7 +88,7 @@ struct gen_skinned_mesh_truth {
 struct gen_skinned_truth {
 	uint32_t n_bones;
 	char (*names)[32];
-	int32_t *parent; /* -1 = root; parents precede children */
+	int32_t *parent; /* -1 = root; parents precede children (random tree, or the rig's) */
 	float (*ibp)[16];
 	float (*t)[3];	     /* bind translation (model space) */
 	float (*q)[4];	     /* bind rotation x y z w, w >= 0 */

@@ -313,8 +313,8 @@ struct skate_scene_mesh {
 	uint16_t *palette_raw; /* remap table as stored */
 	int32_t *palette;      /* global bone per slot, -1 = out of range (dropped) */
 	uint32_t n_palette;
-	bool skinned;	       /* has INDICES or WEIGHTS elements */
-	int pos_elem;	       /* the position element in desc.elem, -1 */
+	bool skinned; /* has INDICES or WEIGHTS elements */
+	int pos_elem; /* the position element in desc.elem, -1 */
 	/* How positions are stored and scaled, e.g. "S1x4 as s16/16384 (bone units)" or
 	 * "Fx3 as f32" (skate_elem_encoding); "" without a position element. */
 	char pos_encoding[64];
@@ -325,7 +325,27 @@ struct skate_scene_mesh {
 	uint64_t *tri_first;
 };
 
-enum skate_hierarchy { SKATE_HIER_DEFAULT, SKATE_HIER_TSV };
+/* ---- the built-in Skate skater rig (skate_rig.c; docs/skate-objects.md, "Skeleton and
+ * hierarchy") ---- */
+
+#define SKATE_RIG_BONES 131
+struct skate_rig_bone {
+	const char *name; /* upper case as in the source table */
+	int16_t parent;	  /* index into skate_rig (always smaller), -1 = root */
+};
+extern const struct skate_rig_bone skate_rig[SKATE_RIG_BONES];
+/* Index of a rig bone by name, compared case-insensitively; -1 when it is none. */
+int32_t skate_rig_find(const char *name);
+
+/*
+ * Where the bone parents come from. TSV: the hierarchy file. RIG: no file, and the bone names
+ * match the skater rig well enough: at least SKATE_RIG_MIN_MATCH bones and at least half of
+ * them are rig bones; each matched bone hangs from its nearest rig ancestor present in the
+ * model (a root when none is), every other bone from the first root. DEFAULT: every bone but
+ * 0 hangs from bone 0. Whatever the source, the parents are checked to be acyclic.
+ */
+enum skate_hierarchy { SKATE_HIER_DEFAULT, SKATE_HIER_TSV, SKATE_HIER_RIG };
+#define SKATE_RIG_MIN_MATCH 3
 
 struct skate_scene {
 	const struct skate_platform *platform; /* decoders of the arena's platform */
@@ -333,6 +353,7 @@ struct skate_scene {
 	uint32_t n_bones;
 	uint32_t skeleton_model; /* dict index of the first RenderModelData, SKATE_NONE if none */
 	enum skate_hierarchy hierarchy; /* DEFAULT: every bone but 0 hangs from bone 0 */
+	uint32_t hier_matched;		/* RIG: bones named as rig bones; TSV: bones listed */
 	uint32_t n_models;
 	uint32_t n_nonrigid;
 	struct skate_scene_mesh *meshes;
@@ -346,12 +367,17 @@ struct skate_scene {
  * dictionary order, meshes from every model's mesh table (model order, table order), then every
  * RenderOptiMeshData no model lists. hierarchy_tsv: NULL or the text of "bone<TAB>parent" rows
  * by name (header line optional; empty parent, "-", "-1" or "none" = root); unknown names and
- * cycles are reported and fall back to bone 0. RC_UNSUPPORTED for non-PS3 arenas,
- * RC_NOMEM; broken pieces are diag lines, never failures.
+ * cycles are reported and fall back to bone 0. Without it, the built-in skater rig when the
+ * names match it (enum skate_hierarchy). RC_UNSUPPORTED for arenas of a platform without a
+ * table, RC_NOMEM; broken pieces are diag lines, never failures.
  */
 enum rc skate_scene_load(const struct src *s, const struct arena *a, const char *hierarchy_tsv,
 			 struct skate_scene **out, struct diag *diag);
 void skate_scene_free(struct skate_scene *sc);
+/* Where the hierarchy came from, one line without newline: "built-in Skate skater rig: 57 of
+ * 60 bones matched", "hierarchy file: 14 of 14 bones listed" or "none in the PSG: every bone
+ * but 0 hangs from bone 0". */
+void skate_hierarchy_text(const struct skate_scene *sc, char out[96]);
 size_t skate_scene_bytes(const struct skate_scene *sc);
 static inline uint32_t skate_scene_bone_count(const struct skate_scene *sc)
 {

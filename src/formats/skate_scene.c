@@ -12,6 +12,7 @@
 #include "psgfs/skate_mesh.h"
 #include "psgfs/skate_objects.h"
 #include "psgfs/skate_platform.h"
+#include "skate_int.h"
 
 #define MATERIAL_NAME_MAX 255
 
@@ -152,184 +153,6 @@ static char *material_name(const struct src *s, const struct arena *a, uint32_t 
 			      best.len < MATERIAL_NAME_MAX ? best.len : MATERIAL_NAME_MAX);
 	free(p);
 	return out;
-}
-
-/* ---- hierarchy ---- */
-
-struct name_ix {
-	const char *name;
-	uint32_t idx;
-};
-
-static int name_ix_cmp(const void *x, const void *y)
-{
-	const struct name_ix *a = x, *b = y;
-	int c = strcmp(a->name, b->name);
-
-	return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
-}
-
-static int64_t find_bone(const struct name_ix *ix, uint32_t n, const char *name)
-{
-	uint32_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(ix[mid].name, name);
-
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && !strcmp(ix[lo].name, name) ? (int64_t)ix[lo].idx : -1;
-}
-
-static bool is_root_word(const char *s)
-{
-	return !*s || !strcmp(s, "-") || !strcmp(s, "-1") || !strcasecmp(s, "none") ||
-	       !strcasecmp(s, "null") || !strcasecmp(s, "root:");
-}
-
-/* Apply "bone<TAB>parent" rows; returns RC_NOMEM or RC_OK. */
-static enum rc apply_hierarchy(struct skate_scene *sc, const char *tsv, struct diag *d)
-{
-	uint32_t n = sc->n_bones, unlisted = 0;
-	struct name_ix *ix = xcalloc_n(n, sizeof *ix);
-	bool *seen = xcalloc_n(n, sizeof *seen);
-	const char *line = tsv;
-	size_t lineno = 0;
-
-	if (!ix || !seen) {
-		free(ix);
-		free(seen);
-		return RC_NOMEM;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		ix[i].name = sc->bones[i].name;
-		ix[i].idx = i;
-	}
-	qsort(ix, n, sizeof *ix, name_ix_cmp);
-	for (uint32_t i = 0; i + 1 < n; i++)
-		if (!strcmp(ix[i].name, ix[i + 1].name))
-			diag_add(d,
-				 "skeleton: bones %u and %u share the name \"%.64s\"; the "
-				 "hierarchy uses %u",
-				 ix[i].idx, ix[i + 1].idx, ix[i].name, ix[i].idx);
-	for (uint32_t i = 0; i < n; i++)
-		sc->bones[i].parent = -2; /* unset */
-	while (*line) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		char buf[512], *tab, *child, *parent;
-		int64_t c, p;
-
-		lineno++;
-		if (len >= sizeof buf) {
-			diag_add(d, "hierarchy line %zu: longer than %zu bytes, ignored", lineno,
-				 sizeof buf - 1);
-			goto next;
-		}
-		memcpy(buf, line, len);
-		buf[len] = 0;
-		if (len && buf[len - 1] == '\r')
-			buf[--len] = 0;
-		if (!len || buf[0] == '#')
-			goto next;
-		child = buf;
-		tab = strchr(buf, '\t');
-		parent = tab ? tab + 1 : buf + len;
-		if (tab)
-			*tab = 0;
-		if ((tab = strchr(parent, '\t')) != NULL)
-			*tab = 0;
-		c = find_bone(ix, n, child);
-		if (c < 0) {
-			if (lineno == 1)
-				goto next; /* header line */
-			diag_add(d, "hierarchy line %zu: unknown bone \"%.64s\"", lineno, child);
-			goto next;
-		}
-		if (seen[c]) {
-			diag_add(d, "hierarchy line %zu: bone \"%.64s\" listed again, ignored",
-				 lineno, child);
-			goto next;
-		}
-		seen[c] = true;
-		if (is_root_word(parent)) {
-			sc->bones[c].parent = -1;
-		} else if ((p = find_bone(ix, n, parent)) < 0) {
-			diag_add(d,
-				 "hierarchy line %zu: bone \"%.64s\" has unknown parent \"%.64s\"; "
-				 "hung from bone 0",
-				 lineno, child, parent);
-			sc->bones[c].parent = c == 0 ? -1 : 0;
-		} else {
-			sc->bones[c].parent = (int32_t)p;
-		}
-	next:
-		line = end ? end + 1 : line + len;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		if (sc->bones[i].parent == -2) {
-			sc->bones[i].parent = i == 0 ? -1 : 0;
-			unlisted++;
-		}
-	if (unlisted)
-		diag_add(d, "hierarchy: %u of %u bones not listed; hung from bone 0", unlisted, n);
-	free(ix);
-	free(seen);
-	return RC_OK;
-}
-
-/* Break parent cycles iteratively (no recursion): bone 0 first, then the rest in order. */
-static enum rc fix_cycles(struct skate_scene *sc, struct diag *d)
-{
-	uint32_t n = sc->n_bones;
-	uint8_t *st = xcalloc_n(n, 1);
-	uint32_t *path = xcalloc_n(n, sizeof *path);
-
-	if (!st || !path) {
-		free(st);
-		free(path);
-		return RC_NOMEM;
-	}
-	for (uint32_t s0 = 0; s0 < n; s0++) {
-		uint32_t len = 0, x = s0;
-
-		if (st[s0] == 2)
-			continue;
-		for (;;) {
-			int32_t p = sc->bones[x].parent;
-
-			st[x] = 1;
-			path[len++] = x;
-			if (p < 0 || (uint32_t)p >= n || st[p] == 2)
-				break;
-			if (st[p] == 1) {
-				if (s0 == 0 || x == 0) {
-					diag_add(d,
-						 "hierarchy: parent cycle through bone %u "
-						 "(\"%.64s\"); made it a root",
-						 x, sc->bones[x].name);
-					sc->bones[x].parent = -1;
-				} else {
-					diag_add(d,
-						 "hierarchy: parent cycle through bone %u "
-						 "(\"%.64s\"); hung from bone 0",
-						 x, sc->bones[x].name);
-					sc->bones[x].parent = 0;
-				}
-				break;
-			}
-			x = (uint32_t)p;
-		}
-		for (uint32_t i = 0; i < len; i++)
-			st[path[i]] = 2;
-	}
-	free(st);
-	free(path);
-	return RC_OK;
 }
 
 /* ---- scene ---- */
@@ -767,14 +590,9 @@ enum rc skate_scene_load(const struct src *s, const struct arena *a, const char 
 		ms[n_ms++] = (struct mesh_src){i, SKATE_NONE, 0, 0};
 	}
 
-	if (hierarchy_tsv && sc->n_bones) {
-		sc->hierarchy = SKATE_HIER_TSV;
-		r = apply_hierarchy(sc, hierarchy_tsv, diag);
-		if (r == RC_OK)
-			r = fix_cycles(sc, diag);
-		if (r != RC_OK)
-			goto fail;
-	}
+	r = skate_hierarchy_build(sc, hierarchy_tsv, diag);
+	if (r != RC_OK)
+		goto fail;
 	for (uint32_t i = 0; i < sc->n_bones; i++)
 		if (!sc->bones[i].rigid)
 			diag_add(diag, "bone %u (\"%.64s\"): inverse bind matrix %s (deviation %g)",

@@ -11,6 +11,7 @@
 #include "psgfs/gen_psg_objects.h"
 #include "psgfs/gen_psg_skinned.h"
 #include "psgfs/prng.h"
+#include "psgfs/skate_mesh.h"
 
 #define SKATER_REACH 1.5  /* skater skeletons fit in +-1.5 so s16 / 16384 holds every vertex */
 #define SKATER_LOCAL 0.1f /* skater vertices lie within 0.1 of their first bone, per axis */
@@ -290,7 +291,56 @@ static void plain_names(struct gen_skinned_truth *t)
 	}
 }
 
-static enum rc make_bones(struct prng *r, struct gen_skinned_truth *t, bool skater)
+/* A rig name in one of three spellings: as in the table, lower case, or capitalised. */
+static void mixed_case(struct prng *r, const char *rig, char out[32])
+{
+	unsigned style = prng_below(r, 3);
+	size_t i;
+
+	for (i = 0; rig[i] && i < 31; i++) {
+		char c = rig[i];
+
+		if (style == 1 || (style == 2 && i > 0))
+			c = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+		out[i] = c;
+	}
+	out[i] = 0;
+}
+
+/*
+ * Rig names: a random subset of the skater rig in table order (so parents come first),
+ * spelled in mixed case, each hanging from its nearest chosen rig ancestor (a root when none
+ * is chosen); then `extras` bones that are no rig bones ("Prop_NN"), hanging from the first
+ * root. This is the truth the decoder's rig hierarchy must find.
+ */
+static void rig_names(struct prng *r, struct gen_skinned_truth *t, uint32_t extras)
+{
+	int32_t model_of[SKATE_RIG_BONES];
+	uint32_t want = t->n_bones - extras, n = 0;
+	int32_t first_root = -1;
+
+	for (uint32_t k = 0; k < SKATE_RIG_BONES; k++) {
+		int32_t p = skate_rig[k].parent;
+
+		model_of[k] = -1;
+		if (n == want || prng_below(r, SKATE_RIG_BONES - k) >= want - n)
+			continue; /* selection sampling: exactly `want` of the table */
+		while (p >= 0 && model_of[p] < 0)
+			p = skate_rig[p].parent;
+		model_of[k] = (int32_t)n;
+		mixed_case(r, skate_rig[k].name, t->names[n]);
+		t->parent[n] = p >= 0 ? model_of[p] : -1;
+		if (p < 0 && first_root < 0)
+			first_root = (int32_t)n;
+		n++;
+	}
+	for (; n < t->n_bones; n++) {
+		snprintf(t->names[n], sizeof t->names[n], "Prop_%02u", n - want);
+		t->parent[n] = first_root;
+	}
+}
+
+static enum rc make_bones(struct prng *r, struct gen_skinned_truth *t, bool skater, bool rig)
 {
 	uint32_t n = t->n_bones;
 	double(*gq)[4] = xcalloc_n(n, sizeof *gq), (*gt)[3] = xcalloc_n(n, sizeof *gt);
@@ -302,8 +352,14 @@ static enum rc make_bones(struct prng *r, struct gen_skinned_truth *t, bool skat
 	t->t = xcalloc_n(n, sizeof *t->t);
 	t->q = xcalloc_n(n, sizeof *t->q);
 	if (gq && gt && t->names && t->parent && t->ibp && t->t && t->q) {
-		plain_names(t);
-		bone_poses(r, t, false, gq, gt);
+		if (rig)
+			rig_names(r, t,
+				  t->n_bones > SKATE_RIG_BONES ? t->n_bones - SKATE_RIG_BONES
+				  : t->n_bones >= 8	       ? 2
+							       : 0);
+		else
+			plain_names(t);
+		bone_poses(r, t, rig, gq, gt);
 		if (skater)
 			fit_reach(gt, n, SKATER_REACH);
 		for (uint32_t i = 0; i < n; i++)
@@ -622,8 +678,8 @@ static enum rc opts_check(struct gen_skinned_opts *op)
 	if (!op->tris)
 		op->tris = 20;
 	if (op->n_bones < 3 || op->n_bones > 4096 || op->n_meshes > 256 ||
-	    op->layout >= GEN_SK_PRESETS || op->verts > (1u << 22) || op->islands > 64 ||
-	    op->tris > (1u << 20))
+	    (op->rig_names && op->n_bones > SKATE_RIG_BONES + 64) || op->layout >= GEN_SK_PRESETS ||
+	    op->verts > (1u << 22) || op->islands > 64 || op->tris > (1u << 20))
 		return RC_INVAL;
 	return RC_OK;
 }
@@ -878,7 +934,7 @@ enum rc gen_psg_skinned(const struct gen_skinned_opts *o, struct buf *out,
 	prng_seed(&g.r, g.op.seed ? g.op.seed : 0x5EED5EED);
 	res = gen_alloc(&g);
 	if (res == RC_OK)
-		res = make_bones(&g.r, g.t, g.op.layout == GEN_SK_SKATER);
+		res = make_bones(&g.r, g.t, g.op.layout == GEN_SK_SKATER, g.op.rig_names);
 	if (res == RC_OK) {
 		gen_header_objects(&g);
 		for (uint32_t mi = 0; res == RC_OK && mi < g.op.n_meshes; mi++)

@@ -44,6 +44,8 @@ static void usage(FILE *out)
 	    "  --skater            skinned: the skater encoding (positions S1x4 / 16384, weights "
 	    "and\n"
 	    "                      indices UB256) on every mesh\n"
+	    "  --rig-names         skinned: bone names from the skater rig (mixed case), parented\n"
+	    "                      as the rig says (the truth's parents)\n"
 	    "  --truth FILE        skinned: bones, hierarchy, per-mesh counts and position "
 	    "encoding\n"
 	    "                      as TSV; --skater adds each vertex's position and bone-local "
@@ -222,6 +224,7 @@ int main(int argc, char **argv)
 		O_HIER,
 		O_BASERES_FIRST,
 		O_SKATER,
+		O_RIG,
 	};
 	static const struct option longopts[] = {
 	    {"seed", required_argument, NULL, O_SEED},
@@ -251,6 +254,7 @@ int main(int argc, char **argv)
 	    {"hierarchy-out", required_argument, NULL, O_HIER},
 	    {"baseres-first", no_argument, NULL, O_BASERES_FIRST},
 	    {"skater", no_argument, NULL, O_SKATER},
+	    {"rig-names", no_argument, NULL, O_RIG},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -370,6 +374,9 @@ int main(int argc, char **argv)
 			break;
 		case O_SKATER:
 			sk.layout = GEN_SK_SKATER;
+			break;
+		case O_RIG:
+			sk.rig_names = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -17,6 +17,7 @@
 #include "psgfs/bytes.h"
 #include "psgfs/diag.h"
 #include "psgfs/gen_psg.h"
+#include "psgfs/gen_psg_objects.h"
 #include "psgfs/gen_psg_skinned.h"
 #include "psgfs/skate_mesh.h"
 #include "psgfs/skate_platform.h"
@@ -1135,6 +1136,165 @@ static void test_sky_baseres_first(void **state)
 	}
 }
 
+/* ---- the built-in skater rig ---- */
+
+static void assert_acyclic(const struct skate_scene *sc)
+{
+	for (uint32_t i = 0; i < sc->n_bones; i++) {
+		int32_t x = (int32_t)i;
+		uint32_t steps = 0;
+
+		while (x >= 0 && steps <= sc->n_bones) {
+			assert_true(x < (int32_t)sc->n_bones);
+			x = sc->bones[x].parent;
+			steps++;
+		}
+		assert_true(x < 0);
+	}
+}
+
+/* The table: 131 bones, parents before children (so it is a forest), the documented roots. */
+static void test_rig_table(void **state)
+{
+	static const char *const roots[] = {"TRAJECTORY",
+					    "HIPS",
+					    "SKATEBOARD_ROOT",
+					    "RIGHTTOEBASE_REPARENTED",
+					    "LEFTTOEBASE_REPARENTED",
+					    "RIGHTHAND_REPARENTED",
+					    "LEFTHAND_REPARENTED"};
+	unsigned n_roots = 0;
+
+	(void)state;
+	for (int32_t i = 0; i < SKATE_RIG_BONES; i++) {
+		assert_true(skate_rig[i].parent < i);
+		assert_int_equal(skate_rig_find(skate_rig[i].name), i);
+		if (skate_rig[i].parent < 0)
+			assert_string_equal(skate_rig[i].name, roots[n_roots++]);
+	}
+	assert_int_equal(n_roots, 7);
+	assert_int_equal(skate_rig_find("lEfTuPlEg"), skate_rig_find("LEFTUPLEG"));
+	assert_string_equal(skate_rig[skate_rig[skate_rig_find("Jaw")].parent].name, "OFFSET_JAW");
+	assert_int_equal(skate_rig_find("skyboxSphere"), -1);
+	assert_int_equal(skate_rig_find(""), -1);
+}
+
+/* A model with just these bone names (identity matrices, no meshes). */
+static void names_arena(struct fx *f, const char *const *names, uint16_t n)
+{
+	struct psg_builder *b = psgb_new(PSGB_REG_MODEL64, 9);
+	struct psgo_model m = {.n_bones = n, .names = names};
+	struct buf out;
+	struct diag d;
+
+	memset(f, 0, sizeof *f);
+	psgo_version(b, PSGO_NEW, true);
+	psgo_model(b, PSGO_NEW, &m);
+	buf_init(&out);
+	assert_int_equal(psgb_finish(b, 0, &out, NULL), RC_OK);
+	f->file = buf_steal(&out, &f->len);
+	src_init_mem(&f->s, &f->m, f->file, f->len);
+	diag_init(&d);
+	assert_int_equal(arena_open(&f->s, &f->a, &d), RC_OK);
+	diag_free(&d);
+}
+
+/* Generated rig-named models: the parents are the truth's, with no hierarchy file. */
+static void test_rig_hierarchy(void **state)
+{
+	static const uint32_t bones[] = {3, 7, 20, 60, 131, 140};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof bones / sizeof bones[0]; k++) {
+		struct gen_skinned_opts o = {.seed = 50 + k,
+					     .n_bones = bones[k],
+					     .n_meshes = 2,
+					     .rig_names = true,
+					     .layout = GEN_SK_SKATER};
+		uint32_t extras = bones[k] > 131 ? bones[k] - 131 : bones[k] >= 8 ? 2 : 0;
+		struct fx f;
+		struct skate_scene *sc;
+		struct diag d;
+		char line[96], want[96];
+
+		fx_gen(&f, &o);
+		diag_init(&d);
+		assert_int_equal(skate_scene_load(&f.s, &f.a, NULL, &sc, &d), RC_OK);
+		assert_int_equal(d.n, 0);
+		assert_int_equal(sc->hierarchy, SKATE_HIER_RIG);
+		assert_int_equal(sc->hier_matched, bones[k] - extras);
+		for (uint32_t i = 0; i < sc->n_bones; i++)
+			assert_int_equal(sc->bones[i].parent, f.t.parent[i]);
+		assert_acyclic(sc);
+		skate_hierarchy_text(sc, line);
+		snprintf(want, sizeof want, "built-in Skate skater rig: %u of %u bones matched",
+			 bones[k] - extras, bones[k]);
+		assert_string_equal(line, want);
+		skate_scene_free(sc);
+		/* a hierarchy file still wins */
+		assert_int_equal(skate_scene_load(&f.s, &f.a, "x\t-\n", &sc, NULL), RC_OK);
+		assert_int_equal(sc->hierarchy, SKATE_HIER_TSV);
+		for (uint32_t i = 1; i < sc->n_bones; i++)
+			assert_int_equal(sc->bones[i].parent, 0);
+		skate_scene_free(sc);
+		diag_free(&d);
+		fx_free(&f);
+	}
+}
+
+/* Children before parents, gaps in the rig, a bone that is no rig bone, a duplicate name:
+ * nearest present ancestor, the others under the first root, never a cycle. */
+static void test_rig_nearest_ancestor(void **state)
+{
+	static const char *const names[] = {"Jaw",	"head",	  "Hips",  "FACE",
+					    "lefthand", "Spine3", "Extra", "HIPS"};
+	static const int32_t want[] = {3, 5, -1, 1, 5, 2, 2, -1};
+	struct fx f;
+	struct skate_scene *sc;
+	char line[96];
+
+	(void)state;
+	names_arena(&f, names, 8);
+	assert_int_equal(skate_scene_load(&f.s, &f.a, NULL, &sc, NULL), RC_OK);
+	assert_int_equal(sc->hierarchy, SKATE_HIER_RIG);
+	assert_int_equal(sc->hier_matched, 7);
+	for (uint32_t i = 0; i < 8; i++)
+		assert_int_equal(sc->bones[i].parent, want[i]);
+	assert_acyclic(sc);
+	skate_hierarchy_text(sc, line);
+	assert_string_equal(line, "built-in Skate skater rig: 7 of 8 bones matched");
+	skate_scene_free(sc);
+	arena_free(&f.a);
+	free(f.file);
+}
+
+/* Too few rig names: the default hierarchy, and info says so. */
+static void test_rig_threshold(void **state)
+{
+	static const char *const few[] = {"root", "Hips", "Spine", "a", "b", "c", "d", "e"};
+	static const char *const two[] = {"Hips", "Spine"};
+	struct fx f;
+	struct skate_scene *sc;
+	char line[96];
+
+	(void)state;
+	names_arena(&f, few, 8); /* 2 of 8 */
+	assert_int_equal(skate_scene_load(&f.s, &f.a, NULL, &sc, NULL), RC_OK);
+	assert_int_equal(sc->hierarchy, SKATE_HIER_DEFAULT);
+	assert_int_equal(sc->bones[2].parent, 0);
+	skate_hierarchy_text(sc, line);
+	assert_string_equal(line, "none in the PSG: every bone but 0 hangs from bone 0");
+	skate_scene_free(sc);
+	arena_free(&f.a);
+	free(f.file);
+	names_arena(&f, two, 2); /* all match, but fewer than SKATE_RIG_MIN_MATCH */
+	assert_int_equal(skate_scene_load(&f.s, &f.a, NULL, &sc, NULL), RC_OK);
+	assert_int_equal(sc->hierarchy, SKATE_HIER_DEFAULT);
+	skate_scene_free(sc);
+	arena_free(&f.a);
+	free(f.file);
+}
+
 /* ---- text renderers ---- */
 
 static size_t count_lines(const struct buf *b)
@@ -1298,6 +1458,10 @@ int main(void)
 	    cmocka_unit_test(test_sky),
 	    cmocka_unit_test(test_sky_baseres_first),
 	    cmocka_unit_test(test_skater_encoding),
+	    cmocka_unit_test(test_rig_table),
+	    cmocka_unit_test(test_rig_hierarchy),
+	    cmocka_unit_test(test_rig_nearest_ancestor),
+	    cmocka_unit_test(test_rig_threshold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
