@@ -1,5 +1,5 @@
 /*
- * EA RenderWare 4 arena container (Skate 3 .psg) per ../shared/spec/rw4-arena.md §1-§6, §10.
+ * EA RenderWare 4 arena container (Skate 3 .psg; docs/rw4-arena.md).
  * arena_open reads only the header, sections, subreference records and dictionary through a
  * positioned-read source; objects are read later with arena_read_object. PS3 is big-endian;
  * xb2 (5 descriptors), rev (4) and w32 (4, little-endian) are parsed to the dictionary.
@@ -20,7 +20,7 @@
 
 enum rw_platform { RW_PS3, RW_XB2, RW_REV, RW_W32 };
 
-/* Type IDs the decoders care about (spec §6). */
+/* Type IDs the decoders care about (docs/rw4-arena.md, "Type IDs"). */
 #define RW_T_NULL	    0x00000000u
 #define RW_T_BASERES_FIRST  0x00010030u
 #define RW_T_BASERES_LAST   0x0001003Fu
@@ -151,7 +151,8 @@ enum rc arena_ref_to(const struct arena *a, uint32_t v, uint32_t want, uint32_t 
 /* First dictionary index with this type id, or UINT32_MAX. */
 uint32_t arena_find_type(const struct arena *a, uint32_t type_id);
 
-/* Spec §6 name ("RenderModelData", "BaseResource", ...) or NULL when unknown. */
+/* Name from docs/rw4-arena.md, "Type IDs" ("RenderModelData", "BaseResource", ...) or NULL when
+ * unknown. */
 const char *rw_type_name(uint32_t type_id);
 /* Name for file names: rw_type_name or "Type_0xXXXXXXXX" written into buf (>= 16 bytes). */
 const char *rw_type_label(uint32_t type_id, char buf[16]);

@@ -1,5 +1,6 @@
 /*
- * Deterministic synthetic RW4 arenas (PS3) following ../shared/spec/rw4-arena.md §11 and §16.
+ * Deterministic synthetic RW4 arenas (PS3) laid out as real ones are (docs/rw4-arena.md,
+ * "File layout").
  * Low level: an arena builder (objects, base resources, subreferences, reference fix-ups,
  * optional dictionary shuffle). High level: ready-made arenas (static sky model, skinned
  * models, texture arenas, sized arenas for benchmarks).
@@ -14,7 +15,7 @@
 #include "psgfs/buf.h"
 #include "psgfs/result.h"
 
-/* Which type registry the arena declares (spec §3.2). */
+/* Which type registry the arena declares (docs/rw4-arena.md, "Type registries"). */
 enum psgb_registry { PSGB_REG_MODEL64, PSGB_REG_TEXTURE10 };
 
 struct psg_builder;

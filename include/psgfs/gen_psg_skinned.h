@@ -1,6 +1,6 @@
 /*
  * Deterministic skinned model arenas (PS3) with ground truth, for the Skate mesh decoders and
- * the PSK export (spec rw4-arena.md §7.1-§7.4, §8.5, §8.6). N bones with rigid inverse bind
+ * the PSK export (docs/skate-objects.md). N bones with rigid inverse bind
  * matrices from a random tree of bind poses, M meshes of several islands, each mesh with its
  * own palette (a proper subset of the skeleton) and a vertex layout preset so that all seven
  * GCM formats are used across meshes, u16 and u32 index buffers.

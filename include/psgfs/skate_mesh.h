@@ -363,7 +363,7 @@ struct skate_scene {
 };
 
 /*
- * Build the scene (spec §10 steps 10-11): skeleton from the first RenderModelData in
+ * Build the scene: skeleton from the first RenderModelData in
  * dictionary order, meshes from every model's mesh table (model order, table order), then every
  * RenderOptiMeshData no model lists. hierarchy_tsv: NULL or the text of "bone<TAB>parent" rows
  * by name (header line optional; empty parent, "-", "-1" or "none" = root); unknown names and
@@ -585,9 +585,9 @@ enum rc skate_mesh_object_text(const struct src *s, const struct arena *a, uint3
 /* ---- export ---- */
 
 /*
- * The scene as one PSK (psk-psa.md §12 profile via psk_write): every ok mesh, one material per
- * exported mesh (its name, else "material_NN"), one point and one wedge per vertex (UV set 0),
- * faces (a c b) with material = exported mesh ordinal, bones in a parents-first order
+ * The scene as one PSK (the writer profile of docs/psk-psa.md, via psk_write): every ok mesh, one
+ * material per exported mesh (its name, else "material_NN"), one point and one wedge per vertex (UV
+ * set 0), faces (a c b) with material = exported mesh ordinal, bones in a parents-first order
  * (smallest index first; extra roots hang from the first root), positions parent-relative,
  * quaternions root plain / children conjugated, RAWWEIGHTS from the skin (>= 1 per point,
  * normalised, sorted by point). A scene without bones gets one identity bone "root".

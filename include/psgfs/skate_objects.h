@@ -1,5 +1,6 @@
 /*
- * Skate 3 Pegasus objects inside an RW4 arena (spec rw4-arena.md §8.1-§8.4, §16.7-§16.10):
+ * Skate 3 Pegasus objects inside an RW4 arena (docs/skate-objects.md, "VersionData",
+ * "TableOfContents", "RenderMaterialData", "InstanceData"):
  * VersionData, TableOfContents, RenderMaterialData, InstanceData, plus the text renderers for
  * the arena-level files of a mounted PSG (header.txt, dictionary.tsv, sections/, toc.tsv, the
  * decoded objects/NNNN.TypeName.txt views and the PSG lines of info.txt).
@@ -43,14 +44,14 @@ struct skate_ref {
 	bool type_ok;	   /* res == OK and the target is of a type the field may point at */
 };
 
-/* §8.1 VersionData: {version, revision} then extra bytes (8 zero bytes in model PSGs). */
+/* VersionData: {version, revision} then extra bytes (8 zero bytes in model PSGs). */
 struct skate_version {
 	uint32_t version, revision;
 	const uint8_t *extra;
 	size_t n_extra;
 };
 
-/* §8.2 TableOfContents. Entries are decoded linearly; the type map is read, never trusted. */
+/* TableOfContents. Entries are decoded linearly; the type map is read, never trusted. */
 struct skate_toc_entry {
 	struct skate_str name; /* m_Name, TOC-object-relative */
 	uint32_t pad;	       /* garbage word after m_Name */
@@ -69,7 +70,7 @@ struct skate_toc {
 	uint32_t n_map;
 };
 
-/* §8.3 RenderMaterialData, Pegasus v25. */
+/* RenderMaterialData, Pegasus v25. */
 struct skate_rmd_material {
 	uint32_t at; /* object-relative offset of this tRMaterial */
 	uint32_t num_channels, flags, p_channels;
@@ -89,7 +90,7 @@ struct skate_rmd_channel {
 	 * string list (or the channel array end, when the string list offset is bad) naming a
 	 * NUL-terminated string inside the object; SKATE_UNION_GUID when m_StreamName and
 	 * m_pStream are both 0 and the guid is not (real texture channels: a GUID of the
-	 * companion texture arena's TOC, §16.9); otherwise SKATE_UNION_CONSTANTS.
+	 * companion texture arena's TOC); otherwise SKATE_UNION_CONSTANTS.
 	 * m_pStream is resolved as a reference only for SKATE_UNION_STREAM / _GUID.
 	 */
 	enum skate_union { SKATE_UNION_CONSTANTS, SKATE_UNION_STREAM, SKATE_UNION_GUID } kind;
@@ -110,7 +111,7 @@ struct skate_rmd {
 };
 
 /*
- * §8.4 InstanceData. tInstance is 0x9C bytes; the real single-instance file has its strings
+ * InstanceData. tInstance is 0x9C bytes; the real single-instance file has its strings
  * right at 0x20 + 0x9C, so instances are taken 0x9C apart, unless the string list sits exactly
  * at m_Instances + 0xA0 * n (a 16-byte padded array), then 0xA0.
  */

@@ -1,5 +1,5 @@
 /*
- * RW4 arena parser (spec §2-§5, §10). Reads header, sections, subreference records and
+ * RW4 arena parser (docs/rw4-arena.md). Reads header, sections, subreference records and
  * dictionary through a bounded source; every count, offset and index is checked against the
  * file before use, and allocations never exceed what the file could hold.
  */

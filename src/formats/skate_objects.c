@@ -1,4 +1,5 @@
-/* Pegasus object decoders (spec rw4-arena.md §8.1-§8.4, §16.7-§16.10). */
+/* Pegasus object decoders (docs/skate-objects.md, "VersionData", "TableOfContents",
+ * "RenderMaterialData", "InstanceData"). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* The whole-arena view of a Skate 3 model PSG: skeleton of the first RenderModelData, every
  * mesh resolved down to its base resources, and the on-demand vertex/skin/triangle decode
- * (spec rw4-arena.md §10 steps 10-11). */
+ * (docs/skate-objects.md, "RenderModelData", "RenderOptiMeshData"). */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>

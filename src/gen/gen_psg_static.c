@@ -1,5 +1,5 @@
 /*
- * Ready-made static model arenas: the night-sky shape of spec §11/§12 and size-targeted
+ * Ready-made static model arenas: the shape of the real night-sky model and size-targeted
  * arenas of many grid meshes for benchmarks (GPU data produced while the arena is written).
  */
 #include <math.h>

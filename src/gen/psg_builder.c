@@ -1,7 +1,8 @@
 /*
- * PS3 RW4 arena builder (spec §11): header 0xC0, sections with the 64- or 10-type registry,
- * main objects aligned in logical order, dictionary, subreference records and scratch, then
- * base resources in region 5. An optional seeded shuffle permutes dictionary rows only.
+ * PS3 RW4 arena builder (docs/rw4-arena.md, "File layout"): header 0xC0, sections with the 64- or
+ * 10-type registry, main objects aligned in logical order, dictionary, subreference records and
+ * scratch, then base resources in region 5. An optional seeded shuffle permutes dictionary rows
+ * only.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -23,7 +23,7 @@ static void usage(FILE *out)
 	    "kinds:\n"
 	    "  psk       Unreal skeletal mesh (PSK; PSKX layout with --big)\n"
 	    "  psa       Unreal animation set (PSA)\n"
-	    "  sky       Skate 3 static model arena shaped like the real night sky (spec s11/s12)\n"
+	    "  sky       Skate 3 static model arena shaped like the real night sky\n"
 	    "  sized     model arena of about --size bytes (many static meshes), for benchmarks\n"
 	    "  textures  texture arena with every supported format, mips, a cube map, NPOT sizes\n"
 	    "  skinned   Skate 3 skinned multi-mesh model arena (every GCM vertex format)\n"

@@ -1,4 +1,4 @@
-/* Arena parser (spec §10) against the builder/generators (§11), platform variants, hostile
+/* Arena parser against the builder/generators, platform variants, hostile
  * patches and the reference resolver. */
 #include <math.h>
 #include <setjmp.h>

@@ -133,7 +133,7 @@ static void test_formats(void **state)
 
 /* ---- parsers on hand-built buffers ---- */
 
-/* The real sky descriptor (spec §7.1). */
+/* The real sky descriptor (docs/skate-objects.md, "Vertex descriptor"). */
 static const uint8_t sky_vdes[] = {0, 0,    0, 0, 0,	0, 1,	 1,    0, 1, 0, 2, 0, 3,
 				   0, 0,    2, 3, 0,	0, 0,	 0x10, 0, 1, 1, 2, 0, 0x0C,
 				   0, 0x10, 8, 1, 0xFF, 0, 0xFF, 0,    0, 0, 0, 0};
@@ -938,7 +938,7 @@ static void test_mutations(void **state)
 	fx_free(&f);
 }
 
-/* The static sky model of spec §11/§12 (built by the arena generator). */
+/* The static sky model shaped like the real one (built by the arena generator). */
 static void test_sky(void **state)
 {
 	struct buf b;
