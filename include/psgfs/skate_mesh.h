@@ -520,8 +520,9 @@ struct skate_mesh_stats {
 	size_t n_tri_restart, n_vert_restart;
 };
 /*
- * One pass over the mesh's vertex and index bytes in large reads, memory bounded by batch
- * buffers plus 24 bytes per 1024 vertices and 8 per 1024 triples. Appends the same diag lines
+ * One pass over the mesh's vertex and index bytes in 128 KiB reads; memory: that buffer, a
+ * 64 KiB cache, and the restart tables (16 bytes per 1024 vertices, 8 per 1024 triples; the
+ * only part that grows with the mesh). Appends the same diag lines
  * skate_mesh_decode does (blend indices outside the palette, unweighted vertices, triangles
  * past the vertex count). Errors as skate_mesh_read_vertices.
  */
