@@ -1,7 +1,8 @@
 /*
  * psgfs: mount a Skate 3 PSG arena or an Unreal PSK/PSKX/PSA file read-only.
- * Options and validation happen before anything is mounted; each failure class has its own
- * exit code (see usage() and man/psgfs.1).
+ * Every option is checked, and the file validated, before anything is mounted; each failure
+ * class has its own exit code (see usage() and man/psgfs.1) and prints one line.
+ * main runs the phases in order: parse, validate options, open the file, mount, run.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "fuse/ll.h"
+#include "psgfs/cliopt.h"
 #include "psgfs/tree.h"
 
 enum exit_code {
@@ -25,8 +27,10 @@ enum exit_code {
 	EXIT_FORMAT = 4,   /* not a PSG, PSK or PSA file */
 	EXIT_DAMAGED = 5,  /* recognised, but too damaged to mount */
 	EXIT_MOUNT = 6,	   /* mount failed (mount point missing or not a directory, /dev/fuse) */
+	EXIT_CONTINUE = -1 /* not an exit: the phase succeeded */
 };
 
+/* Our own options as given (fuse_opt fills them); validate_opts turns them into tree_opts. */
 struct opts {
 	char *file;
 	char *mnt;
@@ -34,9 +38,23 @@ struct opts {
 	char *hierarchy;
 	char *stats;
 	int zup;
+	int yup;
+	char *umask;
 	int show_help;
 	int show_version;
 	int nonopts;
+};
+
+/* Everything a run holds, so each phase is a short function and teardown is one place. */
+struct daemon {
+	struct fuse_args args;
+	struct opts o;
+	struct tree_opts topts;
+	char *hierarchy_text;
+	struct tree *tree;
+	struct fuse_cmdline_opts cl;
+	struct fuse_session *se;
+	bool signals, mounted;
 };
 
 #define OPT(t, p)                                                                                  \
@@ -48,6 +66,8 @@ static const struct fuse_opt opt_spec[] = {
     OPT("hierarchy=%s", hierarchy),
     OPT("stats=%s", stats),
     OPT("zup", zup),
+    OPT("yup", yup),
+    OPT("umask=%s", umask),
     OPT("-h", show_help),
     OPT("--help", show_help),
     OPT("-V", show_version),
@@ -59,10 +79,11 @@ static void usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: psgfs [options] FILE MOUNTPOINT\n"
+	    "usage: psgfs [options] FILE|FOLDER MOUNTPOINT\n"
 	    "\n"
-	    "Mount a Skate 3 PS3 arena (.psg) or an Unreal PSK/PSKX mesh or PSA animation\n"
-	    "read-only as a directory tree. Unmount with: fusermount3 -u MOUNTPOINT\n"
+	    "Mount a Skate 3 arena (.psg PS3, .rx2 Xbox 360), an Unreal PSK/PSKX mesh or PSA\n"
+	    "animation, or a whole folder of them, read-only as a directory tree.\n"
+	    "Unmount with: fusermount3 -u MOUNTPOINT\n"
 	    "\n"
 	    "options:\n"
 	    "  -h, --help             show this help and exit\n"
@@ -70,11 +91,16 @@ static void usage(FILE *out)
 	    "  -f                     stay in the foreground\n"
 	    "  -d                     debug output (implies -f)\n"
 	    "  -s                     single-threaded\n"
-	    "  -o cache_size=SIZE     bytes of decoded data kept in memory (K, M, G suffixes;\n"
-	    "                         default 64M, minimum 1M)\n"
+	    "  -o cache_size=SIZE     bytes of decoded data kept in memory: digits with an\n"
+	    "                         optional K, M or G suffix (default 64M, minimum 1M)\n"
 	    "  -o hierarchy=FILE      PSG: TSV of 'bone<TAB>parent' names for the skeleton\n"
-	    "  -o zup                 PSG: export the .psk Z-up instead of Y-up\n"
-	    "  -o stats=FILE          write request/cache counters to FILE on SIGUSR1 and at exit\n"
+	    "                         (a regular file of at most 16M, read before mounting)\n"
+	    "  -o yup                 PSG: export the .psk/.pskx in the game's Y-up (default:\n"
+	    "                         Z-up, as PSK importers expect; -o zup is accepted)\n"
+	    "  -o umask=MASK          octal bits removed from every permission (the bits\n"
+	    "                         otherwise follow the source file's)\n"
+	    "  -o stats=FILE          write request/cache counters to FILE on SIGUSR1 and at\n"
+	    "                         exit (FILE is replaced as a whole; links are not followed)\n"
 	    "  -o OPT[,OPT...]        other FUSE mount options (allow_other, ...)\n"
 	    "\n"
 	    "exit status:\n"
@@ -105,58 +131,26 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 	return 1; /* keep: the mount point and FUSE's own options */
 }
 
-/* "64M" -> bytes; false when malformed or out of range. */
-static bool parse_size(const char *s, size_t *out)
-{
-	char *end;
-	unsigned long long v;
-	unsigned long long mul = 1;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return false;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		mul = 1ull << 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		mul = 1ull << 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		mul = 1ull << 30;
-		end++;
-		break;
-	default:
-		break;
-	}
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || v > SIZE_MAX / mul)
-		return false;
-	*out = (size_t)(v * mul);
-	return true;
-}
+/* ---- stats ---- */
 
 static struct psgfs_ll g_ll;
 static const char *g_stats_path;
+static pthread_mutex_t g_stats_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static void fill_stats(FILE *f, void *ctx)
+{
+	psgfs_ll_write_stats(ctx, f);
+}
+
+/* From the stats thread and at exit; the lock keeps the two from interleaving. Failures are
+ * silent: the daemon has no terminal, and the path was checked before mounting. */
 static void write_stats(void)
 {
-	FILE *f;
-
 	if (!g_stats_path)
 		return;
-	f = fopen(g_stats_path, "w");
-	if (!f)
-		return;
-	psgfs_ll_write_stats(&g_ll, f);
-	fclose(f);
+	pthread_mutex_lock(&g_stats_lock);
+	cliopt_replace_file(g_stats_path, fill_stats, &g_ll);
+	pthread_mutex_unlock(&g_stats_lock);
 }
 
 /* SIGUSR1 is blocked in every thread and taken here, so writing stats is not in a handler. */
@@ -170,6 +164,112 @@ static void *stats_thread(void *arg)
 			write_stats();
 	}
 	return NULL;
+}
+
+/* ---- phases: each returns EXIT_CONTINUE or the exit code ---- */
+
+static int parse_args(struct daemon *d)
+{
+	if (fuse_opt_parse(&d->args, &d->o, opt_spec, opt_proc) != 0)
+		return EXIT_USAGE;
+	if (d->o.show_help) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (d->o.show_version) {
+		printf("psgfs %s (libfuse %s)\n", PSGFS_VERSION, fuse_pkgversion());
+		return EXIT_OK;
+	}
+	if (!d->o.file || !d->o.mnt) {
+		fprintf(stderr, "psgfs: missing %s (usage: psgfs [options] FILE MOUNTPOINT)\n",
+			d->o.file ? "MOUNTPOINT" : "FILE");
+		return EXIT_USAGE;
+	}
+	return EXIT_CONTINUE;
+}
+
+static int check_cache_size(struct daemon *d)
+{
+	char why[160];
+
+	if (!d->o.cache_size)
+		return EXIT_CONTINUE;
+	if (cliopt_cache_size(d->o.cache_size, &d->topts.cache_bytes, why, sizeof why) != RC_OK) {
+		fprintf(stderr, "psgfs: bad cache_size '%s': %s\n", d->o.cache_size, why);
+		return EXIT_USAGE;
+	}
+	return EXIT_CONTINUE;
+}
+
+/* Read now, before mounting: a FIFO would block, a device or directory is no hierarchy. */
+static int check_hierarchy(struct daemon *d)
+{
+	char why[160];
+	enum rc r;
+
+	if (!d->o.hierarchy)
+		return EXIT_CONTINUE;
+	r = cliopt_read_text(d->o.hierarchy, CLIOPT_HIERARCHY_MAX, &d->hierarchy_text, why,
+			     sizeof why);
+	if (r != RC_OK) {
+		fprintf(stderr, "psgfs: hierarchy file %s: %s\n", d->o.hierarchy, why);
+		return r == RC_NOMEM ? EXIT_INTERNAL : EXIT_USAGE;
+	}
+	d->topts.hierarchy_path = d->o.hierarchy;
+	d->topts.hierarchy_text = d->hierarchy_text;
+	return EXIT_CONTINUE;
+}
+
+/* The daemon works from "/": a relative path is resolved against the caller's directory now,
+ * and must be writable now rather than silently unwritten later. */
+static int check_stats(struct daemon *d)
+{
+	char why[256];
+
+	if (!d->o.stats)
+		return EXIT_CONTINUE;
+	if (d->o.stats[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+		char *abs = NULL;
+
+		if (!cwd || asprintf(&abs, "%s/%s", cwd, d->o.stats) < 0) {
+			free(cwd);
+			fprintf(stderr, "psgfs: stats file %s: %s\n", d->o.stats, strerror(errno));
+			return EXIT_INTERNAL;
+		}
+		free(cwd);
+		free(d->o.stats);
+		d->o.stats = abs;
+	}
+	if (cliopt_replace_check(d->o.stats, why, sizeof why) != RC_OK) {
+		fprintf(stderr, "psgfs: stats file %s: %s\n", d->o.stats, why);
+		return EXIT_USAGE;
+	}
+	g_stats_path = d->o.stats;
+	return EXIT_CONTINUE;
+}
+
+static int validate_opts(struct daemon *d)
+{
+	int rc;
+
+	if ((rc = check_cache_size(d)) != EXIT_CONTINUE ||
+	    (rc = check_hierarchy(d)) != EXIT_CONTINUE || (rc = check_stats(d)) != EXIT_CONTINUE)
+		return rc;
+	d->topts.yup = d->o.yup;
+	if (d->o.umask) {
+		char *end;
+		unsigned long m = strtoul(d->o.umask, &end, 8);
+
+		if (!d->o.umask[0] || *end || m > 07777 || d->o.umask[0] == '-' ||
+		    d->o.umask[0] == '+') {
+			fprintf(stderr, "psgfs: bad umask '%s' (want octal, e.g. 022)\n",
+				d->o.umask);
+			return EXIT_USAGE;
+		}
+		g_ll.umask = (mode_t)m;
+	}
+	return EXIT_CONTINUE;
 }
 
 static int fail_code(enum tree_open_fail f)
@@ -186,170 +286,149 @@ static int fail_code(enum tree_open_fail f)
 	}
 }
 
+/* Validate the container, then the mount point: FILE errors come first. */
+static int open_file(struct daemon *d)
+{
+	char why[512];
+	struct stat mst;
+	enum tree_open_fail f;
+	int serr;
+
+	f = tree_open(d->o.file, &d->topts, &d->tree, why, sizeof why);
+	if (f != TREE_FAIL_NONE) {
+		fprintf(stderr, "psgfs: %s: %s\n", d->o.file, why);
+		return fail_code(f);
+	}
+	/* libfuse calls a missing mount point a usage error and mounts over a regular file (a
+	 * mount whose root then fails every stat): both are mount failures here. */
+	serr = stat(d->o.mnt, &mst) != 0 ? errno : S_ISDIR(mst.st_mode) ? 0 : ENOTDIR;
+	if (serr) {
+		fprintf(stderr, "psgfs: %s: cannot mount on %s: %s\n", d->o.file, d->o.mnt,
+			strerror(serr));
+		return EXIT_MOUNT;
+	}
+	return EXIT_CONTINUE;
+}
+
+static int new_session(struct daemon *d)
+{
+	char fsname[PATH_MAX + 16];
+
+	if (fuse_parse_cmdline(&d->args, &d->cl) != 0 || !d->cl.mountpoint)
+		return EXIT_USAGE;
+	g_ll.tree = d->tree;
+	g_ll.timeout = 86400.0 * 365;
+	/* Read-only at the kernel level: writes fail with EROFS before reaching us. */
+	snprintf(fsname, sizeof fsname, "-ofsname=%s", d->o.file);
+	if (fuse_opt_add_arg(&d->args, "-oro") != 0 || fuse_opt_add_arg(&d->args, fsname) != 0 ||
+	    fuse_opt_add_arg(&d->args, "-odefault_permissions") != 0)
+		return EXIT_INTERNAL;
+	d->se = fuse_session_new(&d->args, &psgfs_ll_ops, sizeof psgfs_ll_ops, &g_ll);
+	if (!d->se) {
+		/* libfuse has named the option it rejected; that is a usage error. */
+		fprintf(stderr, "psgfs: %s: bad FUSE options (see psgfs --help)\n", d->o.file);
+		return EXIT_USAGE;
+	}
+	return EXIT_CONTINUE;
+}
+
+static int mount_fs(struct daemon *d, sigset_t *usr1)
+{
+	if (fuse_set_signal_handlers(d->se) != 0) {
+		fprintf(stderr, "psgfs: cannot install signal handlers\n");
+		return EXIT_MOUNT;
+	}
+	d->signals = true;
+	/* Blocked before the mount is visible, so an early SIGUSR1 waits for the stats thread
+	 * instead of killing the daemon; every thread inherits the mask. */
+	sigemptyset(usr1);
+	sigaddset(usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, usr1, NULL);
+	if (fuse_session_mount(d->se, d->cl.mountpoint) != 0) {
+		fprintf(stderr, "psgfs: %s: cannot mount on %s\n", d->o.file, d->cl.mountpoint);
+		return EXIT_MOUNT;
+	}
+	d->mounted = true;
+	if (fuse_daemonize(d->cl.foreground) != 0) {
+		fprintf(stderr, "psgfs: cannot daemonize\n");
+		return EXIT_MOUNT;
+	}
+	return EXIT_CONTINUE;
+}
+
+static int run_loop(struct daemon *d)
+{
+	struct fuse_loop_config *cfg;
+	int rc;
+
+	if (d->cl.singlethread) {
+		rc = fuse_session_loop(d->se);
+	} else {
+		cfg = fuse_loop_cfg_create();
+		if (!cfg)
+			return EXIT_INTERNAL;
+		fuse_loop_cfg_set_clone_fd(cfg, (unsigned)d->cl.clone_fd);
+		/* UINT_MAX means unset; libfuse 3.14 logs an error for it instead of ignoring it.
+		 */
+		if (d->cl.max_idle_threads <= 100000)
+			fuse_loop_cfg_set_idle_threads(cfg, d->cl.max_idle_threads);
+		if (d->cl.max_threads > 0 && d->cl.max_threads <= 100000)
+			fuse_loop_cfg_set_max_threads(cfg, d->cl.max_threads);
+		rc = fuse_session_loop_mt(d->se, cfg);
+		fuse_loop_cfg_destroy(cfg);
+	}
+	/* The loop returns 0 after an unmount, the signal number after SIGTERM/SIGINT/SIGHUP (both
+	 * clean) and -errno on failure; it has already reset fuse_session_exited() by then. */
+	write_stats();
+	return rc >= 0 ? EXIT_OK : EXIT_INTERNAL;
+}
+
+static void teardown(struct daemon *d)
+{
+	if (d->mounted)
+		fuse_session_unmount(d->se);
+	if (d->signals)
+		fuse_remove_signal_handlers(d->se);
+	if (d->se)
+		fuse_session_destroy(d->se);
+	tree_close(d->tree);
+	free(d->hierarchy_text);
+	free(d->cl.mountpoint);
+	free(d->o.file);
+	free(d->o.mnt);
+	free(d->o.cache_size);
+	free(d->o.hierarchy);
+	free(d->o.stats);
+	free(d->o.umask);
+	fuse_opt_free_args(&d->args);
+}
+
 int main(int argc, char **argv)
 {
-	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-	struct fuse_cmdline_opts cl = {0};
-	struct fuse_loop_config *loop_cfg = NULL;
-	struct fuse_session *se = NULL;
-	struct tree_opts topts = {0};
-	struct opts o = {0};
-	struct tree *tree = NULL;
-	struct stat mst;
-	int serr;
+	static struct daemon d;
 	static sigset_t usr1;
 	pthread_t stats_tid;
-	enum tree_open_fail f;
-	char why[512];
-	char fsname[PATH_MAX + 16];
-	int rc = EXIT_USAGE;
+	int rc;
 
 	/* Before any thread exists: glibc would give each worker its own malloc arena, and pages
 	 * freed by cache evictions in one arena are not reused by another, so RSS would drift far
 	 * above the cache budget (64M cache, whole-tree cat: 99 MB peak RssAnon -> 86 MB). */
 	mallopt(M_ARENA_MAX, 2);
 
-	if (fuse_opt_parse(&args, &o, opt_spec, opt_proc) != 0)
-		goto out;
-	if (o.show_help) {
-		usage(stdout);
-		rc = EXIT_OK;
-		goto out;
+	d.args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
+	if ((rc = parse_args(&d)) == EXIT_CONTINUE && (rc = validate_opts(&d)) == EXIT_CONTINUE &&
+	    (rc = open_file(&d)) == EXIT_CONTINUE && (rc = new_session(&d)) == EXIT_CONTINUE &&
+	    (rc = mount_fs(&d, &usr1)) == EXIT_CONTINUE) {
+		if (pthread_create(&stats_tid, NULL, stats_thread, &usr1) == 0)
+			pthread_detach(stats_tid);
+		/* After daemonising: the invalidation thread must live in the daemon. */
+		g_ll.se = d.se;
+		if (psgfs_ll_start(&g_ll) != 0)
+			fprintf(stderr,
+				"psgfs: status files will not refresh in the kernel cache\n");
+		rc = run_loop(&d);
+		psgfs_ll_stop(&g_ll);
 	}
-	if (o.show_version) {
-		printf("psgfs %s (libfuse %s)\n", PSGFS_VERSION, fuse_pkgversion());
-		rc = EXIT_OK;
-		goto out;
-	}
-	if (!o.file || !o.mnt) {
-		fprintf(stderr, "psgfs: missing %s (usage: psgfs [options] FILE MOUNTPOINT)\n",
-			o.file ? "MOUNTPOINT" : "FILE");
-		goto out;
-	}
-	if (o.cache_size &&
-	    (!parse_size(o.cache_size, &topts.cache_bytes) || topts.cache_bytes < (1u << 20))) {
-		fprintf(stderr, "psgfs: bad cache_size '%s' (want e.g. 64M, at least 1M)\n",
-			o.cache_size);
-		goto out;
-	}
-	if (o.hierarchy && access(o.hierarchy, R_OK) != 0) {
-		fprintf(stderr, "psgfs: %s: cannot read hierarchy file: %s\n", o.hierarchy,
-			strerror(errno));
-		goto out;
-	}
-	topts.hierarchy_path = o.hierarchy;
-	topts.zup = o.zup;
-
-	/* Validate the container before anything is mounted. */
-	f = tree_open(o.file, &topts, &tree, why, sizeof why);
-	if (f != TREE_FAIL_NONE) {
-		fprintf(stderr, "psgfs: %s: %s\n", o.file, why);
-		rc = fail_code(f);
-		goto out;
-	}
-
-	/* libfuse calls a missing mount point a usage error and mounts over a regular file (a
-	 * mount whose root then fails every stat): both are mount failures here. */
-	serr = stat(o.mnt, &mst) != 0 ? errno : S_ISDIR(mst.st_mode) ? 0 : ENOTDIR;
-	if (serr) {
-		fprintf(stderr, "psgfs: %s: cannot mount on %s: %s\n", o.file, o.mnt,
-			strerror(serr));
-		rc = EXIT_MOUNT;
-		goto out;
-	}
-	if (fuse_parse_cmdline(&args, &cl) != 0 || !cl.mountpoint)
-		goto out;
-
-	g_ll.tree = tree;
-	g_ll.timeout = 86400.0 * 365;
-	g_ll.uid = getuid();
-	g_ll.gid = getgid();
-	/* The daemon works from "/": a relative stats path is resolved here, now. */
-	if (o.stats && o.stats[0] != '/') {
-		char *cwd = getcwd(NULL, 0);
-		char *abs = NULL;
-
-		if (!cwd || asprintf(&abs, "%s/%s", cwd, o.stats) < 0) {
-			free(cwd);
-			rc = EXIT_INTERNAL;
-			goto out;
-		}
-		free(cwd);
-		free(o.stats);
-		o.stats = abs;
-	}
-	g_stats_path = o.stats;
-
-	/* Read-only at the kernel level: writes fail with EROFS before reaching us. */
-	snprintf(fsname, sizeof fsname, "-ofsname=%s", o.file);
-	if (fuse_opt_add_arg(&args, "-oro") != 0 || fuse_opt_add_arg(&args, fsname) != 0 ||
-	    fuse_opt_add_arg(&args, "-odefault_permissions") != 0) {
-		rc = EXIT_INTERNAL;
-		goto out;
-	}
-	se = fuse_session_new(&args, &psgfs_ll_ops, sizeof psgfs_ll_ops, &g_ll);
-	if (!se) {
-		/* libfuse has named the option it rejected; that is a usage error. */
-		fprintf(stderr, "psgfs: %s: bad FUSE options (see psgfs --help)\n", o.file);
-		goto out;
-	}
-	rc = EXIT_MOUNT;
-	if (fuse_set_signal_handlers(se) != 0) {
-		fprintf(stderr, "psgfs: cannot install signal handlers\n");
-		goto out_session;
-	}
-	/* Blocked before the mount is visible, so an early SIGUSR1 waits for the stats thread
-	 * instead of killing the daemon; every thread inherits the mask. */
-	sigemptyset(&usr1);
-	sigaddset(&usr1, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
-	if (fuse_session_mount(se, cl.mountpoint) != 0) {
-		fprintf(stderr, "psgfs: %s: cannot mount on %s\n", o.file, cl.mountpoint);
-		goto out_signals;
-	}
-	if (fuse_daemonize(cl.foreground) != 0) {
-		fprintf(stderr, "psgfs: cannot daemonize\n");
-		goto out_unmount;
-	}
-	if (pthread_create(&stats_tid, NULL, stats_thread, &usr1) == 0)
-		pthread_detach(stats_tid);
-
-	if (cl.singlethread) {
-		rc = fuse_session_loop(se);
-	} else {
-		loop_cfg = fuse_loop_cfg_create();
-		if (!loop_cfg) {
-			rc = EXIT_INTERNAL;
-			goto out_unmount;
-		}
-		fuse_loop_cfg_set_clone_fd(loop_cfg, (unsigned)cl.clone_fd);
-		/* UINT_MAX means unset; libfuse 3.14 logs an error for it instead of ignoring it.
-		 */
-		if (cl.max_idle_threads <= 100000)
-			fuse_loop_cfg_set_idle_threads(loop_cfg, cl.max_idle_threads);
-		if (cl.max_threads > 0 && cl.max_threads <= 100000)
-			fuse_loop_cfg_set_max_threads(loop_cfg, cl.max_threads);
-		rc = fuse_session_loop_mt(se, loop_cfg);
-	}
-	/* The loop returns 0 after an unmount, the signal number after SIGTERM/SIGINT/SIGHUP (both
-	 * clean) and -errno on failure; it has already reset fuse_session_exited() by then. */
-	rc = rc >= 0 ? EXIT_OK : EXIT_INTERNAL;
-	write_stats();
-out_unmount:
-	fuse_session_unmount(se);
-out_signals:
-	fuse_remove_signal_handlers(se);
-out_session:
-	fuse_session_destroy(se);
-out:
-	fuse_loop_cfg_destroy(loop_cfg);
-	tree_close(tree);
-	free(cl.mountpoint);
-	free(o.file);
-	free(o.mnt);
-	free(o.cache_size);
-	free(o.hierarchy);
-	free(o.stats);
-	fuse_opt_free_args(&args);
+	teardown(&d);
 	return rc;
 }

@@ -13,6 +13,18 @@
 struct cache;
 struct cache_ent;
 
+/* Keys are two words: the owner (an inode number, an asset) and what of it is cached. */
+struct cache_key {
+	uint64_t owner, what;
+};
+
+static inline struct cache_key cache_key(uint64_t owner, uint64_t what)
+{
+	struct cache_key k = {owner, what};
+
+	return k;
+}
+
 struct cache_stats {
 	uint64_t hits, misses, inserts, evictions;
 	uint64_t bytes, entries, budget, peak_bytes;
@@ -22,15 +34,22 @@ struct cache *cache_new(size_t budget_bytes);
 void cache_free(struct cache *c);
 
 /* Pinned data for key, or NULL. *ent receives the pin for cache_unpin. */
-void *cache_get(struct cache *c, uint64_t key, struct cache_ent **ent);
+void *cache_get(struct cache *c, struct cache_key key, struct cache_ent **ent);
 /*
  * Insert data (ownership moves to the cache; dtor may be NULL for plain free()) and return it
  * pinned. If the key is already present (another thread won a race), data is destroyed and the
  * existing entry is returned instead. Returns NULL only on allocation failure (data destroyed).
  */
-void *cache_put(struct cache *c, uint64_t key, void *data, size_t bytes, void (*dtor)(void *),
-		struct cache_ent **ent);
+void *cache_put(struct cache *c, struct cache_key key, void *data, size_t bytes,
+		void (*dtor)(void *), struct cache_ent **ent);
 void cache_unpin(struct cache *c, struct cache_ent *ent);
+/* Wrap data in an entry that is never kept: it lives while pinned (one pin returned). */
+void *cache_put_detached(struct cache *c, void *data, size_t bytes, void (*dtor)(void *),
+			 struct cache_ent **ent);
+/* Forget key now (freed when its last pin goes); a no-op when absent. */
+void cache_drop(struct cache *c, struct cache_key key);
+/* The entry now accounts for `bytes` (it grew or shrank); may evict others. */
+void cache_resize(struct cache *c, struct cache_ent *ent, size_t bytes);
 /* One more pin on an entry the caller already holds pinned. */
 void cache_pin(struct cache *c, struct cache_ent *ent);
 /* True when the entry was too large to keep and lives only while pinned. */

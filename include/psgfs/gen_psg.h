@@ -23,6 +23,13 @@ struct psg_builder;
 struct psg_builder *psgb_new(enum psgb_registry reg, uint32_t arena_id);
 void psgb_free(struct psg_builder *b);
 
+/* Target platform. PSGB_XB2: header magic "xb2", 0xAC bytes, five resource descriptors, base
+ * resources of type 0x00010031 in descriptor 2 (PHYSICAL), and the texture registry without
+ * 0x00010034 (9 types). Set right after psgb_new, before any base resource is added.
+ * Default PSGB_PS3. */
+enum psgb_platform { PSGB_PS3, PSGB_XB2 };
+void psgb_set_platform(struct psg_builder *b, enum psgb_platform plat);
+
 /*
  * Dictionary indices are assigned in the order objects are added or reserved (logical order).
  * psgb_reserve takes an index now and psgb_set fills it later, for forward references.

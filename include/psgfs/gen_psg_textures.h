@@ -21,8 +21,10 @@ struct gen_tex_spec {
 	uint16_t width, height;
 	uint8_t mips; /* 0 = full chain down to 1x1 */
 	bool cube;
-	uint32_t pitch;	    /* LN uncompressed: row pitch of every level; 0 = width*bpp */
-	bool punch_through; /* alpha formats: mixed 0/255 alpha blocks (DXT1 3-colour mode) */
+	uint32_t pitch;	     /* LN uncompressed: row pitch of every level; 0 = width*bpp */
+	bool punch_through;  /* alpha formats: mixed 0/255 alpha blocks (DXT1 3-colour mode) */
+	uint32_t keep_bytes; /* non-zero: the base resource is cut to this many bytes, as in a
+				tool-made arena whose data is shorter than its layout */
 };
 
 struct gen_tex_opts {
@@ -32,6 +34,8 @@ struct gen_tex_opts {
 	uint64_t shuffle_seed; /* psgb_finish dictionary shuffle; 0 = none (when set,
 				  VersionData is logically first so no ref is 0) */
 	bool unnamed;	       /* TOC entries with m_Name = 0 (files become NNNN.Texture) */
+	bool short_cube;       /* add the real tool-made shape: a DXT5 256x256 cube map whose
+				  base resource holds one face (65,536 bytes of 393,216) */
 };
 
 struct gen_tex_truth_item {
@@ -47,7 +51,8 @@ struct gen_tex_truth_item {
 	 * For DXT1 punch-through, src RGB is meaningless where src alpha is 0.
 	 */
 	uint8_t *src_rgba, *expect_rgba;
-	/* Canonical DDS payload texture_load must produce: faces x mips, DDS byte order. */
+	/* Canonical DDS payload texture_load must produce: faces x mips, DDS byte order (of a
+	 * cut base resource: the whole faces, else the whole levels of face 0, that remain). */
 	uint8_t *dds_payload;
 	size_t dds_payload_len;
 	uint32_t tex_index, buf_index; /* logical dictionary indices (== final when unshuffled) */

@@ -432,6 +432,10 @@ struct skate_mesh_data {
 
 /* Decoded vertices [first, first + count) of one mesh. Reuse one across calls. */
 struct skate_vbatch {
+	/* Set by the caller: usages to decode as a mask of 1 << SKATE_USAGE_*; 0 = all. The
+	 * skin is computed only when blend indices or weights are wanted (else no influences);
+	 * elements not wanted keep their place in elem[] but their v[] is not filled. */
+	uint32_t want;
 	uint32_t first, count;
 	unsigned n_elem;			 /* usable elements in descriptor order */
 	struct skate_elem elem[SKATE_MAX_ELEMS]; /* their descriptions */
@@ -543,45 +547,6 @@ enum rc skate_mesh_decode(const struct src *s, const struct arena *a, const stru
 			  size_t mesh, struct skate_mesh_data **out, struct diag *diag);
 void skate_mesh_data_free(struct skate_mesh_data *md);
 size_t skate_mesh_data_bytes(const struct skate_mesh_data *md);
-
-/* ---- text renderers (src/tree/psg_text_mesh.c); TSV with a header line ---- */
-
-/* "NNN.<safe name>.txt" for skeleton/bones/ (3+ digits). out must hold 80 bytes. */
-void skate_bone_file_name(const struct skate_scene *sc, uint32_t bone, char out[80]);
-
-/* skeleton/bones.tsv: index name parent tx ty tz qx qy qz qw (bind pose, model space). */
-enum rc skate_text_bones(const struct skate_scene *sc, struct buf *out);
-/* skeleton/names.txt: one name per line. */
-enum rc skate_text_bone_names(const struct skate_scene *sc, struct buf *out);
-/* skeleton/inverse_bind.tsv: index name m00 .. m33 (row-major as stored). */
-enum rc skate_text_inverse_bind(const struct skate_scene *sc, struct buf *out);
-/* skeleton/bones/NNN.name.txt. RC_NOENT for a bad index. */
-enum rc skate_text_bone(const struct skate_scene *sc, uint32_t bone, struct buf *out);
-/* meshes/NN/descriptor.txt, palette.tsv (slot bone name), islands.tsv
- * (island start count primitive). RC_NOENT for a bad mesh index. */
-enum rc skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out);
-enum rc skate_text_palette(const struct skate_scene *sc, size_t mesh, struct buf *out);
-enum rc skate_text_islands(const struct skate_scene *sc, size_t mesh, struct buf *out);
-/* From skate_mesh_decode output: vertices.tsv (vertex + one column per component: px py pz,
- * nx ny nz, u0 v0, r g b a, w0.., i0.., tx.., bx.., ...), triangles.tsv (triangle a b c
- * island), skin.tsv (vertex bone name weight). */
-enum rc skate_text_vertices(const struct skate_mesh_data *md, struct buf *out);
-enum rc skate_text_triangles(const struct skate_mesh_data *md, struct buf *out);
-enum rc skate_text_skin(const struct skate_scene *sc, const struct skate_mesh_data *md,
-			struct buf *out);
-/* info.txt lines: bones, hierarchy source, meshes, vertices, triangles, problems. */
-void skate_scene_summary(const struct skate_scene *sc, struct buf *out);
-
-/* True for the types skate_mesh_object_text decodes. */
-bool skate_mesh_object_has_text(uint32_t type_id);
-/*
- * Decoded view of one RenderModelData, RenderOptiMeshData, VertexDescriptor, VertexBuffer,
- * IndexBuffer or MeshHelper: every field by name, references as "-> NNNN.TypeName" (+0xOFF for
- * subreferences). RC_UNSUPPORTED for other types, RC_BOUNDS for a bad index or an
- * unreadable object, RC_CORRUPT when the object is broken.
- */
-enum rc skate_mesh_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-			       struct buf *out);
 
 /* ---- export ---- */
 

@@ -177,33 +177,4 @@ enum rc skate_toc_entries(const struct src *s, const struct arena *a, struct ska
 			  size_t *n, struct diag *d);
 void skate_toc_items_free(struct skate_toc_item *v, size_t n);
 
-/* --- text renderers (src/tree/psg_text_arena.c); output is deterministic --- */
-
-/* "NNNN.TypeName" for dictionary index i (4 digits, more when >= 10000). */
-void psg_obj_label(const struct arena *a, uint32_t i, struct buf *out);
-/* Name of descriptor k for the arena's platform ("MAINMEMORY", ...), "RD<k>" when unknown. */
-const char *psg_rd_name(enum rw_platform plat, unsigned k);
-
-enum rc psg_render_header_txt(const struct src *s, const struct arena *a, struct buf *out);
-enum rc psg_render_dictionary_tsv(const struct src *s, const struct arena *a, struct buf *out);
-enum rc psg_render_types_tsv(const struct src *s, const struct arena *a, struct buf *out);
-enum rc psg_render_subrefs_tsv(const struct src *s, const struct arena *a, struct buf *out);
-enum rc psg_render_external_arenas_tsv(const struct src *s, const struct arena *a, struct buf *out);
-enum rc psg_render_toc_tsv(const struct src *s, const struct arena *a, struct buf *out,
-			   struct diag *d);
-/* PSG lines of info.txt (no trailing summary of problems; the lead adds those). */
-enum rc psg_render_info_summary(const struct src *s, const struct arena *a, struct buf *out);
-
-/* True when skate_object_text decodes objects of this type. */
-bool skate_object_has_text(uint32_t type_id);
-/*
- * Decoded view of object idx (VersionData, TableOfContents, RenderMaterialData, InstanceData,
- * BaseResource). RC_UNSUPPORTED for other types, RC_BOUNDS for a bad index or an
- * unreadable object, RC_CORRUPT when it cannot be decoded at all (out gets nothing useful;
- * the caller should fail that file). Problems found are listed at the end of the text under
- * "problems:" and also appended to d (optional).
- */
-enum rc skate_object_text(const struct src *s, const struct arena *a, uint32_t idx, struct buf *out,
-			  struct diag *d);
-
 #endif

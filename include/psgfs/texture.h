@@ -1,7 +1,7 @@
 /*
- * PS3 (GCM) textures of a Skate 3 texture arena (../shared/spec/rw4-arena.md §7.5, §16.4-§16.6):
- * header decode, texel layout, loading into a canonical DDS-order image, DDS and PNG writers,
- * DXT decoding and the RSX swizzle.
+ * Textures of a Skate 3 texture arena (docs/skate-objects.md, "Texture object", "Texel
+ * layout", "Cube maps"; docs/xbox360.md for the Xbox 360 layout): header decode, texel
+ * layout, canonical rows read on demand, DDS headers, pictures, DXT decoding, the RSX swizzle.
  *
  * Layout rules (documented decisions, see texture.c for the reasons):
  * - DXT1/3/5 are block-linear and tightly packed per level (§16.5); the LN flag and the pitch
@@ -17,8 +17,7 @@
  * - Texels are big-endian words on PS3; the canonical image holds them in the little-endian
  *   DDS layout. Formats most DDS readers cannot take are widened losslessly: G8B8, R6G5B5 and
  *   D8R8G8B8 become X8R8G8B8, R5G5B5A1 and D1R5G5B5 become A1R5G5B5.
- * - A base resource smaller than the layout is an error (RC_CORRUPT); a larger one is a
- *   problem line and the extra bytes are ignored.
+ * - Short and long base resources: see struct tex_desc.
  */
 #ifndef PSGFS_TEXTURE_H
 #define PSGFS_TEXTURE_H
@@ -32,6 +31,8 @@
 #include "psgfs/diag.h"
 #include "psgfs/result.h"
 #include "psgfs/source.h"
+#include "psgfs/tex_kind.h"
+#include "psgfs/tex_x360.h"
 
 #define PS3_TEXTURE_SIZE 40u
 #define GCM_TEX_LN	 0x20u /* linear (pitch) layout */
@@ -83,30 +84,7 @@ const char *gcm_format_name(uint8_t base_format);
 /* True when texture_load converts this base format. */
 bool gcm_format_supported(uint8_t base_format);
 
-/* Pixel layout of the canonical image / DDS payload. */
-enum tex_kind {
-	TEXK_DXT1,
-	TEXK_DXT3,
-	TEXK_DXT5,
-	TEXK_BGRA8,  /* A8R8G8B8, bytes B G R A */
-	TEXK_BGRX8,  /* X8R8G8B8, bytes B G R X (X = 0xFF) */
-	TEXK_R5G6B5, /* little-endian u16 */
-	TEXK_A1R5G5B5,
-	TEXK_A4R4G4B4,
-	TEXK_L8,
-};
-
-/* Decoded texture: all faces x all mips, tightly packed in DDS order (face-major). */
-struct texture_image {
-	struct ps3_texture hdr;
-	uint32_t index; /* dictionary index of the Texture */
-	enum tex_kind kind;
-	uint32_t width, height, mips, faces;
-	uint8_t *data;
-	size_t size;
-};
-
-/* Source texel layout of a texture, checked for overflow. */
+/* Source texel layout of a PS3 texture, checked for overflow. */
 struct tex_layout {
 	uint32_t mips, faces;
 	bool compressed, swizzled;
@@ -124,49 +102,90 @@ struct tex_layout {
  * why (optional) receives one line explaining a failure or a non-fatal oddity ("" if none).
  */
 enum rc tex_layout_get(const struct ps3_texture *t, struct tex_layout *l, char *why, size_t whylen);
+/* The canonical kind of a GCM format and whether it carries alpha; false if unconverted. */
+bool gcm_kind(uint8_t base_format, enum tex_kind *kind, bool *alpha);
+/* Offset (from the texels' start) just past level `level` of face `face`, as stored. */
+uint64_t ps3_level_src_end(const struct ps3_texture *t, const struct tex_layout *l, uint32_t face,
+			   uint32_t level);
+/* Canonical unit rows [row0, row0+n) of a PS3 level; base = absolute offset of the texels. */
+enum rc ps3_read_rows(const struct src *s, uint64_t base, const struct ps3_texture *t,
+		      const struct tex_layout *l, enum tex_kind kind, uint32_t face, uint32_t level,
+		      uint32_t row0, uint32_t n, uint8_t *out);
 
 /*
- * Load Texture object tex_idx: resolve m_buffer to its base resource, check the size, read and
- * convert to the canonical form. Problems go to diag as "object N (Texture): ...".
+ * A texture as the tree shows it, whatever the platform: canonical (DDS-order, little-endian)
+ * levels, read row by row from the file on demand. Rows are "unit rows": 4-texel block rows
+ * for compressed kinds, texel rows otherwise.
+ *
+ * Short data (docs/skate-objects.md, "Texture sizes"): when the base resource ends before the
+ * layout does, only what is complete is served: whole faces (each with all its levels), or, when
+ * not even the first face is whole, the levels of face 0 that are. The problem is a diag line;
+ * RC_CORRUPT only when not even level 0 of face 0 is there. A larger base resource than the
+ * layout needs is RC_CORRUPT unless the texture sits at an offset inside a shared resource.
  */
+enum tex_plat { TEX_PS3, TEX_X360 };
+struct tex_desc {
+	uint32_t index; /* dictionary row of the Texture object */
+	enum tex_plat plat;
+	enum tex_kind kind;
+	const char *format_name;
+	bool alpha;
+	uint32_t width, height;
+	uint32_t mips, faces;		/* as declared */
+	uint32_t have_mips, have_faces; /* served: complete in the data */
+	uint64_t base;			/* absolute file offset of the first texel */
+	struct ps3_texture ps3;
+	struct tex_layout ps3l;
+	struct x360tex_layout x360;
+};
+
+enum rc tex_describe(const struct src *s, const struct arena *a, uint32_t tex_idx,
+		     struct tex_desc *d, struct diag *diag);
+uint32_t tex_level_rows(const struct tex_desc *d, uint32_t level);
+uint64_t tex_row_bytes(const struct tex_desc *d, uint32_t level);
+uint64_t tex_level_bytes(const struct tex_desc *d, uint32_t level);
+/* Canonical unit rows [row0, row0+n) of (face, level) into out, reading only what they need. */
+enum rc tex_read_rows(const struct src *s, const struct tex_desc *d, uint32_t face, uint32_t level,
+		      uint32_t row0, uint32_t n, uint8_t *out);
+
+/* DDS file: a 128-byte header describing the faces and levels served, then the levels. */
+#define DDS_HEADER_BYTES 128u
+void tex_dds_header(const struct tex_desc *d, struct buf *out);
+uint64_t tex_dds_size(const struct tex_desc *d);
+
+/*
+ * The picture: level 0 as RGBA (or RGB without alpha); a cube map's faces side by side, left
+ * to right in DDS order (+X, -X, +Y, -Y, +Z, -Z), each face's width apart.
+ */
+uint32_t tex_picture_width(const struct tex_desc *d);
+/* Pixel rows [y0, y0+n) of the picture (channels: 4 with alpha, else 3). */
+enum rc tex_picture_rows(const struct src *s, const struct tex_desc *d, uint32_t y0, uint32_t n,
+			 uint8_t *px);
+/* RGBA8 of n canonical unit rows of a level of width w (compressed: 4 pixel rows each). */
+void tex_canon_rgba(enum tex_kind k, const uint8_t *canon, uint32_t w, uint32_t n, uint8_t *rgba);
+
+/* Whole images in memory (tests and tools): every served face and level, face-major. */
+struct texture_image {
+	struct tex_desc d;
+	uint8_t *data;
+	size_t size;
+};
 enum rc texture_load(const struct src *s, const struct arena *a, uint32_t tex_idx,
 		     struct texture_image **out, struct diag *diag);
 void texture_image_free(struct texture_image *t);
-/*
- * Every check texture_load makes (same result, same diag lines) without reading or converting
- * texels; *dds_size (optional) = exact size of the .dds texture_dds would write.
- */
-enum rc texture_check(const struct src *s, const struct arena *a, uint32_t tex_idx,
-		      uint64_t *dds_size, struct diag *diag);
-/* Byte size of the canonical payload (the DDS file minus its 128-byte header). */
-size_t texture_image_bytes(const struct texture_image *t);
-
 /* Offset and size inside t->data of (face, level); false when out of range. */
 bool texture_level(const struct texture_image *t, uint32_t face, uint32_t level, size_t *off,
 		   size_t *len, uint32_t *w, uint32_t *h);
-
-/* DDS file: 128-byte header + payload. */
-#define DDS_HEADER_BYTES 128u
 enum rc texture_dds(const struct texture_image *t, struct buf *out);
-uint64_t texture_dds_size(const struct texture_image *t);
-
-/* RGBA8 pixels of (face 0, level 0), w*h*4 bytes, malloc'd. */
-enum rc texture_rgba(const struct texture_image *t, uint8_t **rgba, uint32_t *w, uint32_t *h);
-/* True when the format can carry alpha (PNG is RGBA then, RGB otherwise). */
-bool texture_has_alpha(const struct texture_image *t);
-/* PNG of face 0, level 0; deterministic bytes. */
-enum rc texture_png(const struct texture_image *t, struct buf *out);
-
-/* RGBA8 (alpha true) or RGB8 (the alpha bytes are dropped) to PNG via libpng, compression 6,
- * no time or text chunks. rgba is w*h*4 bytes either way. */
-enum rc pngw_encode_rgba(const uint8_t *rgba, uint32_t w, uint32_t h, bool alpha, struct buf *out);
+enum rc texture_png(const struct src *s, const struct texture_image *t, struct buf *out);
 
 /* DXT block decoders: 16 pixels RGBA8, row-major, into out[64]. dxt1_block: a colour block;
  * four_colour forces the 4-colour mode (DXT3/5 colour blocks). */
 void dxt1_block(const uint8_t blk[8], bool four_colour, uint8_t out[64]);
 void dxt3_block(const uint8_t blk[16], uint8_t out[64]);
 void dxt5_block(const uint8_t blk[16], uint8_t out[64]);
-/* Decode a w x h DXT image (kind TEXK_DXT1/3/5) from packed blocks into w*h*4 RGBA. */
+void ati2_block(const uint8_t blk[16], uint8_t out[64]);
+/* Decode a w x h block-compressed image (DXT1/3/5, ATI2) into w*h*4 RGBA. */
 void dxt_decode_image(enum tex_kind kind, const uint8_t *blocks, uint32_t w, uint32_t h,
 		      uint8_t *rgba);
 
@@ -185,19 +204,5 @@ void gcm_swizzle(const uint8_t *src, uint8_t *dst, unsigned lw, unsigned lh, uin
  */
 enum rc texture_names(const struct src *s, const struct arena *a, char ***names, struct diag *diag);
 void texture_names_free(char **names, uint32_t n);
-
-/* --- text renderers (src/tree/psg_text_texture.c) --- */
-
-/*
- * Decoded view of Texture object idx: every field by name, the format name, the m_buffer
- * reference as "-> NNNN.BaseResource", expected vs actual base resource size and problems.
- * RC_UNSUPPORTED for non-Texture rows, RC_BOUNDS for a bad index or unreadable
- * object, RC_CORRUPT when shorter than 40 bytes.
- */
-enum rc texture_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-			    struct buf *out);
-/* One info.txt line "name format WxH mips cube|2d\n", e.g. "0x2c7f... DXT5 512x512 10 2d". */
-enum rc texture_info_line(const struct src *s, const struct arena *a, uint32_t idx,
-			  const char *name, struct buf *out);
 
 #endif

@@ -45,6 +45,19 @@ uint8_t *buf_steal(struct buf *b, size_t *len)
 	return p;
 }
 
+void buf_prealloc(struct buf *b, size_t cap)
+{
+	uint8_t *p;
+
+	if (b->count_only || b->oom || cap <= b->cap)
+		return;
+	p = realloc(b->data, cap);
+	if (!p)
+		return; /* only speed is lost: the buffer still grows on demand */
+	b->data = p;
+	b->cap = cap;
+}
+
 /* Make room for n more bytes; false (and oom) when that cannot be done. */
 static bool buf_reserve(struct buf *b, size_t n)
 {

@@ -1,27 +1,26 @@
 /*
- * DDS writer for the canonical texture image: the classic 124-byte DDS_HEADER (no DX10
+ * DDS headers for the canonical texture levels: the classic 124-byte DDS_HEADER (no DX10
  * extension), so every DDS reader (ImageMagick, GIMP, paint.net, mod tools) opens it.
  * Compressed: DDPF_FOURCC DXT1/DXT3/DXT5 and a linear size; uncompressed: DDPF_RGB (with
  * ALPHAPIXELS) or DDPF_LUMINANCE bit masks and a pitch.
  */
 #include "psgfs/texture.h"
 
-#define DDSD_CAPS		  0x1u
-#define DDSD_HEIGHT		  0x2u
-#define DDSD_WIDTH		  0x4u
-#define DDSD_PITCH		  0x8u
-#define DDSD_PIXELFORMAT	  0x1000u
-#define DDSD_MIPMAPCOUNT	  0x20000u
-#define DDSD_LINEARSIZE		  0x80000u
-#define DDPF_ALPHAPIXELS	  0x1u
-#define DDPF_FOURCC		  0x4u
-#define DDPF_RGB		  0x40u
-#define DDPF_LUMINANCE		  0x20000u
-#define DDSCAPS_COMPLEX		  0x8u
-#define DDSCAPS_TEXTURE		  0x1000u
-#define DDSCAPS_MIPMAP		  0x400000u
-#define DDSCAPS2_CUBEMAP	  0x200u
-#define DDSCAPS2_CUBEMAP_ALLFACES 0xFC00u
+#define DDSD_CAPS	 0x1u
+#define DDSD_HEIGHT	 0x2u
+#define DDSD_WIDTH	 0x4u
+#define DDSD_PITCH	 0x8u
+#define DDSD_PIXELFORMAT 0x1000u
+#define DDSD_MIPMAPCOUNT 0x20000u
+#define DDSD_LINEARSIZE	 0x80000u
+#define DDPF_ALPHAPIXELS 0x1u
+#define DDPF_FOURCC	 0x4u
+#define DDPF_RGB	 0x40u
+#define DDPF_LUMINANCE	 0x20000u
+#define DDSCAPS_COMPLEX	 0x8u
+#define DDSCAPS_TEXTURE	 0x1000u
+#define DDSCAPS_MIPMAP	 0x400000u
+#define DDSCAPS2_CUBEMAP 0x200u
 
 struct dds_pf {
 	uint32_t flags, fourcc, bits, r, g, b, a;
@@ -36,6 +35,8 @@ static struct dds_pf dds_pixel_format(enum tex_kind k)
 		return (struct dds_pf){DDPF_FOURCC, 0x33545844u, 0, 0, 0, 0, 0};
 	case TEXK_DXT5:
 		return (struct dds_pf){DDPF_FOURCC, 0x35545844u, 0, 0, 0, 0, 0};
+	case TEXK_ATI2:
+		return (struct dds_pf){DDPF_FOURCC, 0x32495441u /* "ATI2" */, 0, 0, 0, 0, 0};
 	case TEXK_BGRA8:
 		return (struct dds_pf){DDPF_RGB | DDPF_ALPHAPIXELS,
 				       0,
@@ -60,46 +61,51 @@ static struct dds_pf dds_pixel_format(enum tex_kind k)
 	}
 }
 
-uint64_t texture_dds_size(const struct texture_image *t)
+uint64_t tex_dds_size(const struct tex_desc *d)
 {
-	return t ? DDS_HEADER_BYTES + (uint64_t)t->size : 0;
+	uint64_t face = 0;
+
+	for (uint32_t m = 0; m < d->have_mips; m++)
+		face += tex_level_bytes(d, m);
+	return DDS_HEADER_BYTES + face * d->have_faces;
 }
 
-enum rc texture_dds(const struct texture_image *t, struct buf *out)
+/* Cube faces present, in DDS order: +X -X +Y -Y +Z -Z are bits 0x400 << i. */
+static uint32_t cube_caps2(uint32_t faces)
 {
-	struct dds_pf pf;
-	bool comp;
+	uint32_t c = DDSCAPS2_CUBEMAP;
+
+	for (uint32_t i = 0; i < faces && i < 6; i++)
+		c |= 0x400u << i;
+	return c;
+}
+
+void tex_dds_header(const struct tex_desc *d, struct buf *out)
+{
+	struct dds_pf pf = dds_pixel_format(d->kind);
+	bool comp = (pf.flags & DDPF_FOURCC) != 0, cube = d->faces == 6 && d->have_faces > 1;
 	uint32_t flags, caps, caps2 = 0, pitch;
 
-	if (!t || !t->data || t->mips == 0 || (t->faces != 1 && t->faces != 6))
-		return RC_INVAL;
-	pf = dds_pixel_format(t->kind);
-	comp = (pf.flags & DDPF_FOURCC) != 0;
 	flags = DDSD_CAPS | DDSD_HEIGHT | DDSD_WIDTH | DDSD_PIXELFORMAT |
 		(comp ? DDSD_LINEARSIZE : DDSD_PITCH);
 	caps = DDSCAPS_TEXTURE;
-	if (t->mips > 1) {
+	if (d->have_mips > 1) {
 		flags |= DDSD_MIPMAPCOUNT;
 		caps |= DDSCAPS_COMPLEX | DDSCAPS_MIPMAP;
 	}
-	if (t->faces == 6) {
+	if (cube) {
 		caps |= DDSCAPS_COMPLEX;
-		caps2 = DDSCAPS2_CUBEMAP | DDSCAPS2_CUBEMAP_ALLFACES;
+		caps2 = cube_caps2(d->have_faces);
 	}
-	if (comp)
-		pitch = ((t->width + 3) / 4) * ((t->height + 3) / 4) *
-			(t->kind == TEXK_DXT1 ? 8u : 16u);
-	else
-		pitch = t->width * (pf.bits / 8);
-
+	pitch = comp ? (uint32_t)tex_level_bytes(d, 0) : (uint32_t)tex_row_bytes(d, 0);
 	buf_put(out, "DDS ", 4);
 	buf_u32le(out, 124);
 	buf_u32le(out, flags);
-	buf_u32le(out, t->height);
-	buf_u32le(out, t->width);
+	buf_u32le(out, d->height);
+	buf_u32le(out, d->width);
 	buf_u32le(out, pitch);
 	buf_u32le(out, 0); /* depth */
-	buf_u32le(out, t->mips);
+	buf_u32le(out, d->have_mips);
 	buf_zero(out, 11 * 4);
 	buf_u32le(out, 32);
 	buf_u32le(out, pf.flags);
@@ -112,8 +118,4 @@ enum rc texture_dds(const struct texture_image *t, struct buf *out)
 	buf_u32le(out, caps);
 	buf_u32le(out, caps2);
 	buf_zero(out, 3 * 4); /* caps3, caps4, reserved2 */
-	buf_put(out, t->data, t->size);
-	if (out->oom)
-		return RC_NOMEM;
-	return RC_OK;
 }

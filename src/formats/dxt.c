@@ -48,12 +48,12 @@ void dxt3_block(const uint8_t blk[16], uint8_t out[64])
 	}
 }
 
-void dxt5_block(const uint8_t blk[16], uint8_t out[64])
+/* A BC4 / DXT5-alpha block: 8 bytes of two endpoints and 3-bit indices, into out[4*i+c]. */
+static void bc4_block(const uint8_t blk[8], uint8_t *out, int c)
 {
 	uint8_t a[8];
 	uint64_t bits = 0;
 
-	dxt1_block(blk + 8, true, out);
 	a[0] = blk[0];
 	a[1] = blk[1];
 	if (a[0] > a[1]) {
@@ -68,7 +68,24 @@ void dxt5_block(const uint8_t blk[16], uint8_t out[64])
 	for (int i = 0; i < 6; i++)
 		bits |= (uint64_t)blk[2 + i] << (8 * i);
 	for (int i = 0; i < 16; i++)
-		out[4 * i + 3] = a[bits >> (3 * i) & 7];
+		out[4 * i + c] = a[bits >> (3 * i) & 7];
+}
+
+void dxt5_block(const uint8_t blk[16], uint8_t out[64])
+{
+	dxt1_block(blk + 8, true, out);
+	bc4_block(blk, out, 3);
+}
+
+/* ATI2 / BC5 (DXN): red then green BC4 blocks; shown with blue 0 and opaque alpha. */
+void ati2_block(const uint8_t blk[16], uint8_t out[64])
+{
+	for (int i = 0; i < 16; i++) {
+		out[4 * i + 2] = 0;
+		out[4 * i + 3] = 255;
+	}
+	bc4_block(blk, out, 0);
+	bc4_block(blk + 8, out, 1);
 }
 
 void dxt_decode_image(enum tex_kind kind, const uint8_t *blocks, uint32_t w, uint32_t h,
@@ -86,6 +103,8 @@ void dxt_decode_image(enum tex_kind kind, const uint8_t *blocks, uint32_t w, uin
 				dxt1_block(blk, false, px);
 			else if (kind == TEXK_DXT3)
 				dxt3_block(blk, px);
+			else if (kind == TEXK_ATI2)
+				ati2_block(blk, px);
 			else
 				dxt5_block(blk, px);
 			for (uint32_t y = 0; y < 4; y++) {

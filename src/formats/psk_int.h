@@ -53,9 +53,6 @@ void psk_rep_add(struct psk_rep *r, const char *fmt, ...) __attribute__((format(
 void psk_rep_end(struct psk_rep *r);
 
 void psk_get_bone(const uint8_t *p, struct psk_bone *b);
-void psk_put_bone(struct buf *b, const struct psk_bone *bone);
-/* Chunk header with a zero-filled 20-byte ID. */
-void psk_put_header(struct buf *b, const char *id, int32_t flag, uint32_t size, uint32_t count);
 
 /* Parent indices: bone 0 may point at 0 or -1, others must point before themselves. */
 void psk_check_bones(const struct psk_bone *b, size_t n, const char *chunk, struct diag *d);

@@ -239,11 +239,14 @@ uint32_t skate_vbatch_cap(const struct skate_scene_mesh *m)
 /* Buffers for SKATE_VBATCH_MAX vertices and raw_bytes of vertex data. */
 static enum rc vbatch_room(struct skate_vbatch *b, size_t raw_bytes)
 {
+	/* Not zeroed: every byte is written before it is read, and zeroing 1 MiB per batch
+	 * cost more than decoding a 128 KiB piece of export. */
 	if (!b->cap) {
-		b->n_infl = xcalloc_n(SKATE_VBATCH_MAX, sizeof *b->n_infl);
-		b->infl = xcalloc_n(SKATE_VBATCH_MAX, sizeof *b->infl);
-		b->unweighted = xcalloc_n(SKATE_VBATCH_MAX, sizeof *b->unweighted);
-		b->vals = xcalloc_n((size_t)SKATE_MAX_ELEMS * VALS_PER_ELEM, sizeof *b->vals);
+		b->n_infl = xrealloc_n(NULL, SKATE_VBATCH_MAX, sizeof *b->n_infl);
+		b->infl = xrealloc_n(NULL, SKATE_VBATCH_MAX, sizeof *b->infl);
+		b->unweighted = xrealloc_n(NULL, SKATE_VBATCH_MAX, sizeof *b->unweighted);
+		b->vals =
+		    xrealloc_n(NULL, (size_t)SKATE_MAX_ELEMS * VALS_PER_ELEM, sizeof *b->vals);
 		if (!b->n_infl || !b->infl || !b->unweighted || !b->vals) {
 			skate_vbatch_free(b);
 			return RC_NOMEM;
@@ -303,6 +306,15 @@ static void vbatch_skin(struct skate_vbatch *b, const struct skin_rules *k)
 	}
 }
 
+static bool wanted(const struct skate_vbatch *b, unsigned usage)
+{
+	/* the skin needs both blend elements whichever one was asked for */
+	uint32_t blend = 1u << SKATE_USAGE_BLEND_INDICES | 1u << SKATE_USAGE_BLEND_WEIGHTS;
+	uint32_t w = b->want & blend ? b->want | blend : b->want;
+
+	return b->want == 0 || (w >> usage & 1);
+}
+
 /* Read and decode b->count vertices from b->first. */
 static enum rc vbatch_fill(const struct src *s, const struct arena *a, const struct skate_scene *sc,
 			   const struct skate_scene_mesh *m, struct skate_vbatch *b)
@@ -318,9 +330,13 @@ static enum rc vbatch_fill(const struct src *s, const struct arena *a, const str
 	vbatch_layout(b, m);
 	skin_rules_init(&k, sc, m, b->elem, b->n_elem);
 	for (unsigned i = 0; i < b->n_elem; i++)
-		decode_column(&b->elem[i], b->raw, m->stride, b->count, a->big_endian, b->v[i],
-			      b->elem[i].n_out);
-	vbatch_skin(b, &k);
+		if (wanted(b, b->elem[i].usage))
+			decode_column(&b->elem[i], b->raw, m->stride, b->count, a->big_endian,
+				      b->v[i], b->elem[i].n_out);
+	if (wanted(b, SKATE_USAGE_BLEND_INDICES) || wanted(b, SKATE_USAGE_BLEND_WEIGHTS))
+		vbatch_skin(b, &k);
+	else
+		memset(b->n_infl, 0, b->count);
 	return RC_OK;
 }
 

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +26,12 @@ enum {
 	OP_RELEASEDIR,
 	OP_STATFS,
 	OP_FORGET,
+	OP_READLINK,
 	OP_COUNT
 };
 static const char *const op_names[OP_COUNT] = {
     "lookup",  "getattr",     "open",	    "read",   "release", "opendir",
-    "readdir", "readdirplus", "releasedir", "statfs", "forget",
+    "readdir", "readdirplus", "releasedir", "statfs", "forget",	 "readlink",
 };
 static atomic_uint_fast64_t op_count[OP_COUNT];
 
@@ -58,22 +60,29 @@ static int to_errno(enum rc r)
 	}
 }
 
+static mode_t type_bits(enum tree_type t)
+{
+	return t == TT_DIR ? S_IFDIR : t == TT_LINK ? S_IFLNK : S_IFREG;
+}
+
+/* Permission bits follow the source (files never executable, directories searchable where
+ * readable), less -o umask; owner and group are the source's. */
 static void fill_stat(const struct psgfs_ll *ll, const struct tree_stat *ts, struct stat *st)
 {
-	const struct stat *src = tree_source_stat(ll->tree);
+	bool dir = ts->type == TT_DIR;
 
 	memset(st, 0, sizeof *st);
 	st->st_ino = ts->ino;
-	st->st_mode = ts->is_dir ? S_IFDIR | 0555 : S_IFREG | 0444;
+	st->st_mode = type_bits(ts->type) | (ts->perm & ~ll->umask & 07777);
 	st->st_nlink = ts->nlink;
-	st->st_uid = ll->uid;
-	st->st_gid = ll->gid;
-	st->st_size = ts->is_dir ? 0 : (off_t)ts->size;
+	st->st_uid = ts->uid;
+	st->st_gid = ts->gid;
+	st->st_size = dir ? 0 : (off_t)ts->size;
 	st->st_blksize = 4096;
-	st->st_blocks = ts->is_dir ? 0 : (blkcnt_t)((ts->size + 511) / 512);
-	st->st_atim = src->st_atim;
-	st->st_mtim = src->st_mtim;
-	st->st_ctim = src->st_mtim;
+	st->st_blocks = dir ? 0 : (blkcnt_t)((ts->size + 511) / 512);
+	st->st_atim = ts->atime;
+	st->st_mtim = ts->mtime;
+	st->st_ctim = ts->mtime;
 }
 
 static void fill_entry(const struct psgfs_ll *ll, const struct tree_stat *ts,
@@ -189,9 +198,9 @@ static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct psgfs_ll *ll = ll_of(req);
+	struct iovec iov[TREE_RDV_MAX];
+	struct tree_rdv v;
 	enum rc r;
-	size_t got;
-	char *buf;
 
 	(void)fi;
 	atomic_fetch_add(&op_count[OP_READ], 1);
@@ -199,17 +208,34 @@ static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	buf = malloc(size ? size : 1);
-	if (!buf) {
-		fuse_reply_err(req, ENOMEM);
+	r = tree_read_begin(ll->tree, ino, (uint64_t)off, size, &v);
+	if (r != RC_OK) {
+		fuse_reply_err(req, to_errno(r));
 		return;
 	}
-	r = tree_read(ll->tree, ino, (uint64_t)off, size, buf, &got);
-	if (r != RC_OK)
+	/* The cached pieces go to the kernel as they are: one copy, the kernel's. */
+	for (unsigned i = 0; i < v.n; i++) {
+		iov[i].iov_base = (void *)v.base[i];
+		iov[i].iov_len = v.len[i];
+	}
+	fuse_reply_iov(req, iov, (int)v.n);
+	tree_read_end(&v);
+}
+
+static void ll_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	struct psgfs_ll *ll = ll_of(req);
+	char *target;
+	enum rc r;
+
+	atomic_fetch_add(&op_count[OP_READLINK], 1);
+	r = tree_readlink(ll->tree, ino, &target);
+	if (r != RC_OK) {
 		fuse_reply_err(req, to_errno(r));
-	else
-		fuse_reply_buf(req, buf, got);
-	free(buf);
+		return;
+	}
+	fuse_reply_readlink(req, target);
+	free(target);
 }
 
 static void ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -232,7 +258,7 @@ static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		return;
 	}
 	r = tree_getattr(ll->tree, ino, &ts);
-	if (r == RC_OK && !ts.is_dir)
+	if (r == RC_OK && ts.type != TT_DIR)
 		r = RC_NOTDIR;
 	if (r != RC_OK) {
 		fuse_reply_err(req, to_errno(r));
@@ -281,7 +307,7 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, b
 
 			name = tree_dir_name(d, i);
 			e.attr.st_ino = tree_dir_ino(d, i);
-			e.attr.st_mode = tree_dir_is_dir(d, i) ? S_IFDIR : S_IFREG;
+			e.attr.st_mode = type_bits(tree_dir_type(d, i));
 			/* Attributes only when they cost no render: a file whose size is not yet
 			 * known gets ino 0, which the kernel takes as "no entry data" and looks up
 			 * when something stats it, so find and plain ls render nothing. A node
@@ -343,6 +369,68 @@ static void ll_statfs(fuse_req_t req, fuse_ino_t ino)
 	fuse_reply_statfs(req, &sv);
 }
 
+/* ---- kernel cache invalidation of status files ---- */
+
+static void inval_queue(void *ctx, tree_ino ino)
+{
+	struct psgfs_ll_inval *iv = &((struct psgfs_ll *)ctx)->inval;
+
+	pthread_mutex_lock(&iv->mu);
+	if (iv->n < PSGFS_LL_INVAL_MAX)
+		iv->q[iv->n++] = ino;
+	pthread_cond_signal(&iv->cv);
+	pthread_mutex_unlock(&iv->mu);
+}
+
+static void *inval_thread(void *arg)
+{
+	struct psgfs_ll *ll = arg;
+	struct psgfs_ll_inval *iv = &ll->inval;
+
+	pthread_mutex_lock(&iv->mu);
+	while (!iv->stop) {
+		while (iv->n) {
+			fuse_ino_t ino = iv->q[--iv->n];
+
+			pthread_mutex_unlock(&iv->mu);
+			/* -ENOENT when the kernel has no inode for it: nothing cached, fine. */
+			fuse_lowlevel_notify_inval_inode(ll->se, ino, 0, 0);
+			pthread_mutex_lock(&iv->mu);
+		}
+		pthread_cond_wait(&iv->cv, &iv->mu);
+	}
+	pthread_mutex_unlock(&iv->mu);
+	return NULL;
+}
+
+int psgfs_ll_start(struct psgfs_ll *ll)
+{
+	struct psgfs_ll_inval *iv = &ll->inval;
+
+	pthread_mutex_init(&iv->mu, NULL);
+	pthread_cond_init(&iv->cv, NULL);
+	if (pthread_create(&iv->tid, NULL, inval_thread, ll) != 0)
+		return -1;
+	iv->started = true;
+	tree_set_change_hook(ll->tree, inval_queue, ll);
+	return 0;
+}
+
+void psgfs_ll_stop(struct psgfs_ll *ll)
+{
+	struct psgfs_ll_inval *iv = &ll->inval;
+
+	if (!iv->started)
+		return;
+	tree_set_change_hook(ll->tree, NULL, NULL);
+	pthread_mutex_lock(&iv->mu);
+	iv->stop = true;
+	pthread_cond_signal(&iv->cv);
+	pthread_mutex_unlock(&iv->mu);
+	pthread_join(iv->tid, NULL);
+	iv->started = false;
+}
+
 void psgfs_ll_write_stats(struct psgfs_ll *ll, FILE *out)
 {
 	struct cache_stats cs;
@@ -375,6 +463,7 @@ const struct fuse_lowlevel_ops psgfs_ll_ops = {
     .getattr = ll_getattr,
     .open = ll_open,
     .read = ll_read,
+    .readlink = ll_readlink,
     .release = ll_release,
     .opendir = ll_opendir,
     .readdir = ll_readdir,

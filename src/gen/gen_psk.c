@@ -372,8 +372,8 @@ static enum rc build_anim(const struct gen_psa_opts *o, struct psa_anim *a)
 	if (!(frames = xcalloc_n(ns, sizeof *frames)))
 		return RC_NOMEM;
 	for (uint32_t i = 0; i < ns; i++) {
-		frames[i] = 1 + prng_below(&r, maxf);
-		total += frames[i];
+		frames[i] = o->overlap ? maxf : 1 + prng_below(&r, maxf);
+		total += o->overlap && i ? 0 : frames[i];
 	}
 	if (total * nb > GEN_MAX_RECORDS) {
 		free(frames);
@@ -400,10 +400,10 @@ static enum rc build_anim(const struct gen_psa_opts *o, struct psa_anim *a)
 		s->key_reduction = 1.0f;
 		s->track_time = (float)frames[i];
 		s->anim_rate = rates[prng_below(&r, 4)];
-		s->first_raw_frame = (int32_t)total;
+		s->first_raw_frame = o->overlap ? 0 : (int32_t)total;
 		s->num_raw_frames = (int32_t)frames[i];
 		s->keys_ok = true;
-		total += frames[i];
+		total += o->overlap && i ? 0 : frames[i];
 	}
 	free(frames);
 	a->n_keys = total * nb;

@@ -1,8 +1,10 @@
 /*
- * PS3 RW4 arena builder (docs/rw4-arena.md, "File layout"): header 0xC0, sections with the 64- or
- * 10-type registry, main objects aligned in logical order, dictionary, subreference records and
- * scratch, then base resources in region 5. An optional seeded shuffle permutes dictionary rows
- * only.
+ * RW4 arena builder (docs/rw4-arena.md, "File layout"): header, sections with the 64- or
+ * 10-type registry, main objects aligned in logical order, dictionary, subreference records
+ * and scratch, then base resources in the graphics region. PS3 arenas have a 0xC0 header and
+ * the region 5; an xb2 (Xbox 360) arena differs only in the header (0xAC, five descriptors),
+ * puts base resources (type 0x00010031) in region 2 and registers 9 texture types. Row order:
+ * logical, seeded shuffle, base resources first or explicit (psgb_set_order, psgb_set_rows).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +14,6 @@
 #include "psgfs/gen_psg.h"
 #include "psgfs/prng.h"
 
-#define PB_HEADER      0xC0u
 #define PB_FILL_CHUNK  (1u << 20)
 #define PB_MAX_OBJECTS (1u << 22) /* a dictionary index must stay below the >>22 kind bits */
 
@@ -30,6 +31,12 @@ static const uint32_t pb_reg_model[64] = {
 static const uint32_t pb_reg_texture[10] = {
     0x00000000, 0x00010030, 0x00010031, 0x00010032, 0x00010033,
     0x00010034, 0x00010010, 0x000200E8, 0x00EB0008, 0x00EB000B,
+};
+
+/* xb2 texture arenas register no 0x00010034 (their GPU data is 0x00010031). */
+static const uint32_t pb_reg_texture_xb2[9] = {
+    0x00000000, 0x00010030, 0x00010031, 0x00010032, 0x00010033,
+    0x00010010, 0x000200E8, 0x00EB0008, 0x00EB000B,
 };
 
 struct pb_obj {
@@ -55,6 +62,7 @@ struct pb_sub {
 
 struct psg_builder {
 	enum psgb_registry reg;
+	enum psgb_platform plat;
 	uint32_t id, gpu_align;
 	struct pb_obj *obj;
 	size_t n, cap;
@@ -166,6 +174,17 @@ static void pb_store(struct psg_builder *b, struct pb_obj *o, uint32_t type_id, 
 		memcpy(o->data, data, len);
 }
 
+void psgb_set_platform(struct psg_builder *b, enum psgb_platform plat)
+{
+	b->plat = plat;
+}
+
+/* BaseResource type of the graphics region: 0x00010030 + (k - 1) for descriptor k. */
+static uint32_t pb_gpu_type(const struct psg_builder *b)
+{
+	return b->plat == PSGB_XB2 ? 0x00010031u : RW_T_PS3_GPU;
+}
+
 void psgb_set(struct psg_builder *b, uint32_t idx, uint32_t type_id, uint32_t align,
 	      const void *data, size_t len)
 {
@@ -190,12 +209,12 @@ uint32_t psgb_add(struct psg_builder *b, uint32_t type_id, uint32_t align, const
 void psgb_set_base_resource(struct psg_builder *b, uint32_t idx, uint32_t align, const void *data,
 			    size_t len)
 {
-	psgb_set(b, idx, RW_T_PS3_GPU, align, data, len);
+	psgb_set(b, idx, pb_gpu_type(b), align, data, len);
 }
 
 uint32_t psgb_add_base_resource(struct psg_builder *b, uint32_t align, const void *data, size_t len)
 {
-	return psgb_add(b, RW_T_PS3_GPU, align, data, len);
+	return psgb_add(b, pb_gpu_type(b), align, data, len);
 }
 
 uint32_t psgb_add_base_resource_fn(struct psg_builder *b, uint32_t align, uint64_t len,
@@ -207,7 +226,7 @@ uint32_t psgb_add_base_resource_fn(struct psg_builder *b, uint32_t align, uint64
 	if (b->bad)
 		return i;
 	o = &b->obj[i];
-	o->type_id = RW_T_PS3_GPU;
+	o->type_id = pb_gpu_type(b);
 	o->align = align ? align : 1;
 	o->len = len;
 	o->fill = fill;
@@ -401,6 +420,7 @@ static enum rc pb_consume(struct psg_builder *b, enum rc r)
 struct pb_layout {
 	const uint32_t *reg;
 	uint32_t n_types, n, n_sub;
+	uint32_t n_rd, gpu_k, hdr; /* descriptors, the graphics one, header bytes (0x48 + 20 n) */
 	uint32_t t_off, e_off, s_off, a_off; /* section offsets relative to the manifest */
 	uint64_t sections_end, dict_start, records, sub_dict, rd0, region, total;
 	bool have_br;
@@ -444,7 +464,7 @@ static enum rc pb_layout(struct psg_builder *b, struct pb_layout *L)
 	L->e_off = L->t_off + 0x0C + 4 * L->n_types;
 	L->s_off = L->e_off + 0x24;
 	L->a_off = L->s_off + 0x1C;
-	L->sections_end = PB_HEADER + L->a_off + 0x0C;
+	L->sections_end = L->hdr + L->a_off + 0x0C;
 	pos = L->sections_end;
 	for (uint32_t i = 0; i < L->n; i++) {
 		struct pb_obj *o = &b->obj[i];
@@ -495,13 +515,15 @@ static void pb_renumber(struct psg_builder *b, const uint32_t *inv)
 	}
 }
 
-/* The 0xC0-byte header (docs/rw4-arena.md, "Header"). */
+/* The header (docs/rw4-arena.md, "Header"): 0xC0 bytes on PS3, 0xAC on xb2. */
 static void pb_write_header(const struct psg_builder *b, const struct pb_layout *L, struct buf *out)
 {
 	static const uint8_t magic[12] = {0x89, 'R', 'W',  '4',	 'p',  's',
 					  '3',	0,   0x0D, 0x0A, 0x1A, 0x0A};
 
-	buf_put(out, magic, sizeof magic);
+	buf_put(out, magic, 4);
+	buf_put(out, b->plat == PSGB_XB2 ? "xb2" : "ps3", 4);
+	buf_put(out, magic + 8, 4);
 	buf_u8(out, 1);
 	buf_u8(out, 32);
 	buf_u8(out, 4);
@@ -517,25 +539,23 @@ static void pb_write_header(const struct psg_builder *b, const struct pb_layout 
 	pb_u32(out, 0x10);  /* alignment */
 	pb_u32(out, 0);	    /* virt */
 	pb_u32(out, (uint32_t)L->dict_start);
-	pb_u32(out, PB_HEADER); /* sections */
+	pb_u32(out, L->hdr); /* sections */
 	pb_u32(out, 0);
 	pb_u32(out, 0);
 	pb_u32(out, 0);
 	pb_u32(out, (uint32_t)L->rd0);
 	pb_u32(out, 0x10);
-	for (int k = 1; k < 5; k++) {
-		pb_u32(out, 0);
-		pb_u32(out, 1);
+	for (uint32_t k = 1; k < L->n_rd; k++) {
+		pb_u32(out, k == L->gpu_k && L->have_br ? (uint32_t)L->region : 0);
+		pb_u32(out, k == L->gpu_k && L->have_br ? b->gpu_align : 1);
 	}
-	pb_u32(out, L->have_br ? (uint32_t)L->region : 0);
-	pb_u32(out, L->have_br ? b->gpu_align : 1);
-	pb_u32(out, PB_HEADER); /* RU[0] */
+	pb_u32(out, L->hdr); /* RU[0] */
 	pb_u32(out, 4);
-	for (int k = 1; k < 6; k++) {
+	for (uint32_t k = 1; k < L->n_rd; k++) {
 		pb_u32(out, 0);
 		pb_u32(out, 1);
 	}
-	for (int k = 0; k < 7; k++) /* TargetResource[6], arenaGroup */
+	for (uint32_t k = 0; k <= L->n_rd; k++) /* TargetResource[n_rd], arenaGroup */
 		pb_u32(out, 0);
 }
 
@@ -625,7 +645,7 @@ static uint64_t pb_write_lazy(const struct pb_obj *o, struct buf *out)
 	return out->count_only ? 0 : h;
 }
 
-/* Region 5: the base resources at their aligned offsets. */
+/* The graphics region (5 on ps3, 2 on xb2): the base resources at their aligned offsets. */
 static void pb_write_region(const struct psg_builder *b, const struct pb_layout *L, size_t base,
 			    uint64_t *hash, struct buf *out)
 {
@@ -685,14 +705,22 @@ static enum rc pb_write(const struct psg_builder *b, const struct pb_layout *L,
 enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *out,
 		    struct psg_gen_record *rec)
 {
-	struct pb_layout L = {.reg = b->reg == PSGB_REG_TEXTURE10 ? pb_reg_texture : pb_reg_model,
-			      .n_types = b->reg == PSGB_REG_TEXTURE10 ? 10 : 64,
+	bool xb2 = b->plat == PSGB_XB2, tex = b->reg == PSGB_REG_TEXTURE10;
+	struct pb_layout L = {.reg = !tex  ? pb_reg_model
+				     : xb2 ? pb_reg_texture_xb2
+					   : pb_reg_texture,
+			      .n_types = !tex  ? 64
+					 : xb2 ? 9
+					       : 10,
 			      .n = (uint32_t)b->n,
-			      .n_sub = (uint32_t)b->n_sub};
+			      .n_sub = (uint32_t)b->n_sub,
+			      .n_rd = xb2 ? 5 : 6,
+			      .gpu_k = xb2 ? 2 : 5};
 	uint32_t *perm = NULL, *inv = NULL;
 	uint64_t *hash = NULL;
 	enum rc r = b->bad ? RC_NOMEM : pb_check(b, &L);
 
+	L.hdr = 0x48 + 20 * L.n_rd;
 	if (rec) {
 		rec->obj = NULL;
 		rec->n = 0;

@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "psgfs/cliopt.h"
 #include "psgfs/gen_psg.h"
 #include "psgfs/gen_psg_skinned.h"
 #include "psgfs/gen_psg_textures.h"
 #include "psgfs/gen_psk.h"
+#include "psgfs/gen_x360_textures.h"
 
 static void usage(FILE *out)
 {
@@ -29,58 +31,238 @@ static void usage(FILE *out)
 	    "  skinned   Skate 3 skinned multi-mesh model arena (every GCM vertex format)\n"
 	    "  hash      print the FNV-1a 64 hash of each FILE argument (as --record writes)\n"
 	    "\n"
-	    "options:\n"
+	    "N is decimal digits with an optional K, M or G suffix (powers of 1024).\n"
+	    "\n"
+	    "options for every kind:\n"
 	    "  --seed N            random seed (default 1)\n"
 	    "  --shuffle-dict N    PSG: permute dictionary rows with seed N (references follow)\n"
 	    "  --record FILE       PSG: write 'index type_id offset size fnv1a64' rows to FILE\n"
-	    "  --baseres-first     sky, skinned: base resources at the first dictionary rows\n"
-	    "  --size N[KMG]       sized: target bytes (default 1M)\n"
-	    "  --points N --bones N --materials N --morphs N --sockets N --uv-sets N\n"
-	    "  --normals --colors --big --hostile-names            psk options\n"
-	    "  --sequences N --frames N --scale-keys               psa options (--bones too)\n"
-	    "  --match-psk         psa: the skeleton psk --seed/--bones would generate\n"
-	    "  --bones N --meshes N --verts N --islands N --tris N     skinned options\n"
-	    "  --hostile KIND      skinned: palette|index|stride|bones (a broken variant)\n"
-	    "  --skater            skinned: the skater encoding (positions S1x4 / 16384, weights "
-	    "and\n"
-	    "                      indices UB256) on every mesh\n"
-	    "  --rig-names         skinned: bone names from the skater rig (mixed case), parented\n"
-	    "                      as the rig says (the truth's parents)\n"
-	    "  --truth FILE        skinned: bones, hierarchy, per-mesh counts and position "
-	    "encoding\n"
-	    "                      as TSV; --skater adds each vertex's position and bone-local "
-	    "one\n"
-	    "  --hierarchy-out F   skinned: the 'bone<TAB>parent' file for psgfs -o hierarchy=\n");
+	    "  --baseres-first     sky, skinned: base resources at the first dictionary rows (a\n"
+	    "                      reference to row 0 is then stored as 0)\n"
+	    "sized:\n"
+	    "  --size N            target bytes, 64K to 3G (default 1M)\n"
+	    "psk:\n"
+	    "  --points N          1 to 11184811 (default 32; wedges are 1.5 x points)\n"
+	    "  --bones N           0 to 65536 (default 4; 0: no skeleton)\n"
+	    "  --materials N       1 to 256 (default 1)\n"
+	    "  --morphs N          0 to 4096 (default 0)\n"
+	    "  --sockets N         0 to 4096 (default 0)\n"
+	    "  --uv-sets N         extra UV sets, 0 to 8 (default 0)\n"
+	    "  --normals --colors --big --hostile-names\n"
+	    "psa:\n"
+	    "  --bones N           1 to 65536 (default 3)\n"
+	    "  --sequences N       1 to 65536 (default 1)\n"
+	    "  --frames N          most frames a sequence gets, 1 to 16777216 (default 8);\n"
+	    "                      bones x all frames must stay at most 16777216 keys\n"
+	    "  --scale-keys --hostile-names\n"
+	    "  --overlap           every sequence covers every key, all --frames of them\n"
+	    "                      (the amplification worst case: small file, huge views)\n"
+	    "  --match-psk         the skeleton psk --seed/--bones would generate\n"
+	    "skinned:\n"
+	    "  --bones N           3 to 4096 (default 12)\n"
+	    "  --meshes N          1 to 256 (default 4)\n"
+	    "  --verts N           vertices per mesh, 1 to 4194304 (default 60)\n"
+	    "  --islands N         islands per mesh, 1 to 64 (default 3)\n"
+	    "  --tris N            triangles per island (a mesh has islands x tris),\n"
+	    "                      1 to 1048576 (default 20)\n"
+	    "  --hostile KIND      palette|index|stride|bones (a broken variant)\n"
+	    "  --skater            the skater encoding on every mesh: positions S1x4 as s16 / "
+	    "16384,\n"
+	    "                      weights and indices UB256\n"
+	    "  --rig-names         bone names from the skater rig (mixed case), parented as the\n"
+	    "                      rig says (the truth's parents)\n"
+	    "  --truth FILE        bones, hierarchy, per-mesh counts and position encoding as "
+	    "TSV;\n"
+	    "                      --skater adds each vertex's position and bone-local position\n"
+	    "  --hierarchy-out F   the 'bone<TAB>parent' file for psgfs -o hierarchy=\n"
+	    "textures:\n"
+	    "  --platform P        ps3 (default), x360 (an Xbox 360 .rx2 arena of twins) or\n"
+	    "                      ps3-twin (the PS3 arena those twins match)\n"
+	    "  --short-cube        ps3: also a DXT5 256x256 cube map whose base resource holds\n"
+	    "                      only its first face (as a real tool-made arena does)\n"
+	    "\n"
+	    "exit status: 0 ok, 1 generation or write failed, 2 usage\n");
 }
 
-static uint64_t parse_u64(const char *s)
-{
-	char *end;
-	unsigned long long v;
+enum {
+	O_SEED = 256,
+	O_SHUFFLE,
+	O_RECORD,
+	O_SIZE,
+	O_POINTS,
+	O_BONES,
+	O_MATERIALS,
+	O_MORPHS,
+	O_SOCKETS,
+	O_UVSETS,
+	O_NORMALS,
+	O_COLORS,
+	O_BIG,
+	O_HOSTILE,
+	O_SEQS,
+	O_FRAMES,
+	O_SCALE,
+	O_MATCH,
+	O_MESHES,
+	O_VERTS,
+	O_ISLANDS,
+	O_TRIS,
+	O_HOSTILE_SK,
+	O_TRUTH,
+	O_HIER,
+	O_PLATFORM,
+	O_SHORT_CUBE,
+	O_OVERLAP,
+	O_BASERES_FIRST,
+	O_SKATER,
+	O_RIG,
+};
 
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s) {
-		fprintf(stderr, "psgfs-gen: bad number '%s'\n", s);
+static const struct option longopts[] = {
+    {"seed", required_argument, NULL, O_SEED},
+    {"shuffle-dict", required_argument, NULL, O_SHUFFLE},
+    {"record", required_argument, NULL, O_RECORD},
+    {"size", required_argument, NULL, O_SIZE},
+    {"points", required_argument, NULL, O_POINTS},
+    {"bones", required_argument, NULL, O_BONES},
+    {"materials", required_argument, NULL, O_MATERIALS},
+    {"morphs", required_argument, NULL, O_MORPHS},
+    {"sockets", required_argument, NULL, O_SOCKETS},
+    {"uv-sets", required_argument, NULL, O_UVSETS},
+    {"normals", no_argument, NULL, O_NORMALS},
+    {"colors", no_argument, NULL, O_COLORS},
+    {"big", no_argument, NULL, O_BIG},
+    {"hostile-names", no_argument, NULL, O_HOSTILE},
+    {"sequences", required_argument, NULL, O_SEQS},
+    {"frames", required_argument, NULL, O_FRAMES},
+    {"scale-keys", no_argument, NULL, O_SCALE},
+    {"match-psk", no_argument, NULL, O_MATCH},
+    {"meshes", required_argument, NULL, O_MESHES},
+    {"verts", required_argument, NULL, O_VERTS},
+    {"islands", required_argument, NULL, O_ISLANDS},
+    {"tris", required_argument, NULL, O_TRIS},
+    {"hostile", required_argument, NULL, O_HOSTILE_SK},
+    {"truth", required_argument, NULL, O_TRUTH},
+    {"hierarchy-out", required_argument, NULL, O_HIER},
+    {"platform", required_argument, NULL, O_PLATFORM},
+    {"short-cube", no_argument, NULL, O_SHORT_CUBE},
+    {"overlap", no_argument, NULL, O_OVERLAP},
+    {"baseres-first", no_argument, NULL, O_BASERES_FIRST},
+    {"skater", no_argument, NULL, O_SKATER},
+    {"rig-names", no_argument, NULL, O_RIG},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/*
+ * What each kind accepts, so a bad value is refused here with its range instead of failing
+ * later as "invalid argument". These mirror the limits the generators enforce (src/gen);
+ * 0, which the generators read as "default", is refused where it is not a real count.
+ */
+static const struct {
+	const char *kind;
+	int opt;
+	uint64_t min, max;
+} ranges[] = {
+    {"sized", O_SIZE, 64u << 10, 3ull << 30},
+    {"psk", O_POINTS, 1, 11184811}, /* wedges = 1.5 x points stay within 1 << 24 */
+    {"psk", O_BONES, 0, 65536},
+    {"psk", O_MATERIALS, 1, 256},
+    {"psk", O_MORPHS, 0, 4096},
+    {"psk", O_SOCKETS, 0, 4096},
+    {"psk", O_UVSETS, 0, 8},
+    {"psa", O_BONES, 1, 65536},
+    {"psa", O_SEQS, 1, 65536},
+    {"psa", O_FRAMES, 1, 1u << 24},
+    {"skinned", O_BONES, 3, 4096},
+    {"skinned", O_MESHES, 1, 256},
+    {"skinned", O_VERTS, 1, 1u << 22},
+    {"skinned", O_ISLANDS, 1, 64},
+    {"skinned", O_TRIS, 1, 1u << 20},
+};
+
+static const char *opt_name(int opt)
+{
+	for (size_t i = 0; longopts[i].name; i++)
+		if (longopts[i].val == opt)
+			return longopts[i].name;
+	return "?";
+}
+
+/* Any N (seeds); one line naming the option and the value on failure, exit 2. */
+static uint64_t parse_u64(int opt, const char *s)
+{
+	char why[160];
+	uint64_t v;
+
+	enum rc r = cliopt_size(s, &v, why, sizeof why);
+
+	if (r != RC_OK) {
+		fprintf(stderr, "psgfs-gen: bad --%s '%s': %s\n", opt_name(opt), s,
+			r == RC_BOUNDS ? why
+				       : "not a number (digits with an optional K, M or G suffix)");
 		exit(2);
 	}
-	switch (*end) {
-	case 'k':
-	case 'K':
-		v <<= 10;
-		break;
-	case 'm':
-	case 'M':
-		v <<= 20;
-		break;
-	case 'g':
-	case 'G':
-		v <<= 30;
-		break;
-	default:
-		break;
+	return v;
+}
+
+/* N within the range this kind allows for opt (see ranges). */
+static uint64_t parse_in_range(const char *kind, int opt, const char *s)
+{
+	uint64_t v = parse_u64(opt, s);
+	bool other_kind = false;
+
+	for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+		if (ranges[i].opt != opt)
+			continue;
+		if (strcmp(ranges[i].kind, kind)) {
+			other_kind = true;
+			continue;
+		}
+		if (v >= ranges[i].min && v <= ranges[i].max)
+			return v;
+		fprintf(stderr, "psgfs-gen: bad --%s '%s': %s allows %" PRIu64 " to %" PRIu64 "\n",
+			opt_name(opt), s, kind, ranges[i].min, ranges[i].max);
+		exit(2);
+	}
+	if (other_kind) {
+		fprintf(stderr, "psgfs-gen: --%s does not apply to %s\n", opt_name(opt), kind);
+		exit(2);
 	}
 	return v;
+}
+
+static uint32_t parse_count(const char *kind, int opt, const char *s)
+{
+	return (uint32_t)parse_in_range(kind, opt, s);
+}
+
+static bool known_kind(const char *kind)
+{
+	static const char *const kinds[] = {"psk", "psa", "sky", "sized", "textures", "skinned"};
+
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (!strcmp(kind, kinds[i]))
+			return true;
+	return false;
+}
+
+/* Options each within range can still be too much together (psa: keys = bones x frames). */
+static int report_failure(const char *kind, enum rc r)
+{
+	if (r != RC_INVAL) {
+		fprintf(stderr, "psgfs-gen: %s: %s\n", kind, rc_str(r));
+		return 1;
+	}
+	if (!strcmp(kind, "psa"))
+		fprintf(stderr, "psgfs-gen: psa: more than 16777216 keys (--bones x the frames of "
+				"all --sequences); lower --bones, --sequences or --frames\n");
+	else
+		fprintf(stderr,
+			"psgfs-gen: %s: these options together are out of range (see "
+			"psgfs-gen --help)\n",
+			kind);
+	return 2;
 }
 
 static int write_out(const char *path, const struct buf *b)
@@ -196,74 +378,13 @@ static int hash_files(int n, char **paths)
 
 int main(int argc, char **argv)
 {
-	enum {
-		O_SEED = 256,
-		O_SHUFFLE,
-		O_RECORD,
-		O_SIZE,
-		O_POINTS,
-		O_BONES,
-		O_MATERIALS,
-		O_MORPHS,
-		O_SOCKETS,
-		O_UVSETS,
-		O_NORMALS,
-		O_COLORS,
-		O_BIG,
-		O_HOSTILE,
-		O_SEQS,
-		O_FRAMES,
-		O_SCALE,
-		O_MATCH,
-		O_MESHES,
-		O_VERTS,
-		O_ISLANDS,
-		O_TRIS,
-		O_HOSTILE_SK,
-		O_TRUTH,
-		O_HIER,
-		O_BASERES_FIRST,
-		O_SKATER,
-		O_RIG,
-	};
-	static const struct option longopts[] = {
-	    {"seed", required_argument, NULL, O_SEED},
-	    {"shuffle-dict", required_argument, NULL, O_SHUFFLE},
-	    {"record", required_argument, NULL, O_RECORD},
-	    {"size", required_argument, NULL, O_SIZE},
-	    {"points", required_argument, NULL, O_POINTS},
-	    {"bones", required_argument, NULL, O_BONES},
-	    {"materials", required_argument, NULL, O_MATERIALS},
-	    {"morphs", required_argument, NULL, O_MORPHS},
-	    {"sockets", required_argument, NULL, O_SOCKETS},
-	    {"uv-sets", required_argument, NULL, O_UVSETS},
-	    {"normals", no_argument, NULL, O_NORMALS},
-	    {"colors", no_argument, NULL, O_COLORS},
-	    {"big", no_argument, NULL, O_BIG},
-	    {"hostile-names", no_argument, NULL, O_HOSTILE},
-	    {"sequences", required_argument, NULL, O_SEQS},
-	    {"frames", required_argument, NULL, O_FRAMES},
-	    {"scale-keys", no_argument, NULL, O_SCALE},
-	    {"match-psk", no_argument, NULL, O_MATCH},
-	    {"meshes", required_argument, NULL, O_MESHES},
-	    {"verts", required_argument, NULL, O_VERTS},
-	    {"islands", required_argument, NULL, O_ISLANDS},
-	    {"tris", required_argument, NULL, O_TRIS},
-	    {"hostile", required_argument, NULL, O_HOSTILE_SK},
-	    {"truth", required_argument, NULL, O_TRUTH},
-	    {"hierarchy-out", required_argument, NULL, O_HIER},
-	    {"baseres-first", no_argument, NULL, O_BASERES_FIRST},
-	    {"skater", no_argument, NULL, O_SKATER},
-	    {"rig-names", no_argument, NULL, O_RIG},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	struct gen_psk_opts pk;
 	struct gen_psa_opts pa;
 	struct psg_gen_record rec = {0};
 	struct gen_skinned_opts sk = {.layout = -1};
 	struct gen_skinned_truth truth = {0};
-	const char *truth_path = NULL, *hier_path = NULL;
+	const char *truth_path = NULL, *hier_path = NULL, *platform = "ps3";
+	bool short_cube = false;
 	uint64_t seed = 1, shuffle = 0, size = 1 << 20;
 	const char *record = NULL, *kind, *out;
 	struct buf b;
@@ -277,41 +398,45 @@ int main(int argc, char **argv)
 	kind = argv[1];
 	if (!strcmp(kind, "hash"))
 		return hash_files(argc - 2, argv + 2);
+	if (!known_kind(kind)) {
+		fprintf(stderr, "psgfs-gen: unknown kind '%s'\n", kind);
+		return 2;
+	}
 	gen_psk_opts_default(&pk, 1);
 	gen_psa_opts_default(&pa, 1);
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_SEED:
-			seed = parse_u64(optarg);
+			seed = parse_u64(c, optarg);
 			pk.seed = pa.seed = sk.seed = seed;
 			break;
 		case O_SHUFFLE:
-			shuffle = sk.shuffle_seed = parse_u64(optarg);
+			shuffle = sk.shuffle_seed = parse_u64(c, optarg);
 			break;
 		case O_RECORD:
 			record = optarg;
 			break;
 		case O_SIZE:
-			size = parse_u64(optarg);
+			size = parse_in_range(kind, c, optarg);
 			break;
 		case O_POINTS:
-			pk.points = (uint32_t)parse_u64(optarg);
+			pk.points = parse_count(kind, c, optarg);
 			break;
 		case O_BONES:
-			pk.bones = pa.bones = sk.n_bones = (uint32_t)parse_u64(optarg);
+			pk.bones = pa.bones = sk.n_bones = parse_count(kind, c, optarg);
 			break;
 		case O_MATERIALS:
-			pk.materials = (uint32_t)parse_u64(optarg);
+			pk.materials = parse_count(kind, c, optarg);
 			break;
 		case O_MORPHS:
-			pk.morphs = (uint32_t)parse_u64(optarg);
+			pk.morphs = parse_count(kind, c, optarg);
 			break;
 		case O_SOCKETS:
-			pk.sockets = (uint32_t)parse_u64(optarg);
+			pk.sockets = parse_count(kind, c, optarg);
 			break;
 		case O_UVSETS:
-			pk.extra_uv_sets = (uint32_t)parse_u64(optarg);
+			pk.extra_uv_sets = parse_count(kind, c, optarg);
 			break;
 		case O_NORMALS:
 			pk.normals = true;
@@ -326,10 +451,10 @@ int main(int argc, char **argv)
 			pk.hostile_names = pa.hostile_names = true;
 			break;
 		case O_SEQS:
-			pa.sequences = (uint32_t)parse_u64(optarg);
+			pa.sequences = parse_count(kind, c, optarg);
 			break;
 		case O_FRAMES:
-			pa.max_frames = (uint32_t)parse_u64(optarg);
+			pa.max_frames = parse_count(kind, c, optarg);
 			break;
 		case O_SCALE:
 			pa.scale_keys = true;
@@ -338,16 +463,16 @@ int main(int argc, char **argv)
 			pa.match_psk = true;
 			break;
 		case O_MESHES:
-			sk.n_meshes = (uint32_t)parse_u64(optarg);
+			sk.n_meshes = parse_count(kind, c, optarg);
 			break;
 		case O_VERTS:
-			sk.verts = (uint32_t)parse_u64(optarg);
+			sk.verts = parse_count(kind, c, optarg);
 			break;
 		case O_ISLANDS:
-			sk.islands = (uint32_t)parse_u64(optarg);
+			sk.islands = parse_count(kind, c, optarg);
 			break;
 		case O_TRIS:
-			sk.tris = (uint32_t)parse_u64(optarg);
+			sk.tris = parse_count(kind, c, optarg);
 			break;
 		case O_HOSTILE_SK:
 			if (!strcmp(optarg, "palette"))
@@ -368,6 +493,22 @@ int main(int argc, char **argv)
 			break;
 		case O_HIER:
 			hier_path = optarg;
+			break;
+		case O_PLATFORM:
+			if (strcmp(optarg, "ps3") && strcmp(optarg, "x360") &&
+			    strcmp(optarg, "ps3-twin")) {
+				fprintf(stderr,
+					"psgfs-gen: bad --platform '%s': ps3, x360 or ps3-twin\n",
+					optarg);
+				return 2;
+			}
+			platform = optarg;
+			break;
+		case O_SHORT_CUBE:
+			short_cube = true;
+			break;
+		case O_OVERLAP:
+			pa.overlap = true;
 			break;
 		case O_BASERES_FIRST:
 			sk.baseres_first = true;
@@ -390,6 +531,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (strcmp(platform, "ps3") && strcmp(kind, "textures")) {
+		fprintf(stderr, "psgfs-gen: --platform does not apply to %s\n", kind);
+		return 2;
+	}
 	out = argv[optind];
 	buf_init(&b);
 	if (!strcmp(kind, "psk")) {
@@ -403,9 +548,14 @@ int main(int argc, char **argv)
 	} else if (!strcmp(kind, "sized")) {
 		r = gen_psg_sized(size, seed, &b, &rec);
 	} else if (!strcmp(kind, "textures")) {
-		struct gen_tex_opts to = {.shuffle_seed = shuffle};
+		struct gen_tex_opts to = {.shuffle_seed = shuffle, .short_cube = short_cube};
 
-		r = gen_psg_textures(&to, &b, &rec, NULL);
+		if (!strcmp(platform, "x360"))
+			r = gen_x360_textures(NULL, &b, &rec, NULL);
+		else if (!strcmp(platform, "ps3-twin"))
+			r = gen_x360_ps3_twins(NULL, &b, &rec, NULL);
+		else
+			r = gen_psg_textures(&to, &b, &rec, NULL);
 	} else if (!strcmp(kind, "skinned")) {
 		r = gen_psg_skinned(&sk, &b, &truth);
 		if (r == RC_OK &&
@@ -417,10 +567,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (r != RC_OK || b.oom) {
-		fprintf(stderr, "psgfs-gen: %s: %s\n", kind, rc_str(b.oom ? RC_NOMEM : r));
+		rc = report_failure(kind, b.oom ? RC_NOMEM : r);
 		buf_free(&b);
 		psg_gen_record_free(&rec);
-		return 1;
+		return rc;
 	}
 	rc = write_out(out, &b) | write_record(record, &rec);
 	buf_free(&b);

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "psgfs/cliopt.h"
 #include "psgfs/tree.h"
 
 static void usage(FILE *out)
@@ -25,9 +27,13 @@ static void usage(FILE *out)
 	    "  walk FILE           render every file; print counts; list files that fail\n"
 	    "\n"
 	    "options:\n"
-	    "  --hierarchy FILE    PSG: bone hierarchy TSV (as -o hierarchy= of psgfs)\n"
-	    "  --zup               PSG: Z-up export\n"
-	    "  --cache-size BYTES  cache budget (default 64M)\n"
+	    "  --hierarchy FILE    PSG: bone hierarchy TSV (as -o hierarchy= of psgfs: a regular\n"
+	    "                      file of at most 16M)\n"
+	    "  --yup               PSG: export in the game's Y-up (default: Z-up)\n"
+	    "  --cache-size SIZE   cache budget as -o cache_size= of psgfs: digits with an\n"
+	    "                      optional K, M or G suffix (default 64M, minimum 1M)\n"
+	    "\n"
+	    "walk also prints the cache budget and how many entries were evicted.\n"
 	    "\n"
 	    "exit status: 0 ok, 1 some files failed to read (walk, extract) or internal error,\n"
 	    "2 usage, 3 cannot open FILE, 4 not a PSG/PSK/PSA file, 5 too damaged to mount\n");
@@ -88,7 +94,27 @@ static void walk_dir(struct walk *w, tree_ino ino, const char *path)
 			w->failed++;
 			continue;
 		}
-		if (st.is_dir) {
+		if (st.type == TT_LINK) {
+			char *target = NULL;
+
+			w->files++;
+			if (tree_readlink(w->t, cino, &target) != RC_OK) {
+				w->failed++;
+			} else {
+				if (w->list)
+					fprintf(w->list, "%s -> %s\n", child + 1, target);
+				if (w->dest) {
+					char p[8192];
+
+					snprintf(p, sizeof p, "%s%s", w->dest, child);
+					if (symlink(target, p) != 0)
+						w->failed++;
+				}
+			}
+			free(target);
+			continue;
+		}
+		if (st.type == TT_DIR) {
 			w->dirs++;
 			if (w->list)
 				fprintf(w->list, "%s/\n", child + 1);
@@ -129,111 +155,197 @@ static void walk_dir(struct walk *w, tree_ino ino, const char *path)
 	tree_closedir(w->t, d);
 }
 
-int main(int argc, char **argv)
+struct args {
+	struct tree_opts o;
+	char *hierarchy_text;
+	const char *cmd, *file, *arg; /* arg: PATH of ls/cat, DIR of extract, or NULL */
+};
+
+static int set_cache_size(struct args *a, const char *s)
+{
+	char why[160];
+
+	if (cliopt_cache_size(s, &a->o.cache_bytes, why, sizeof why) != RC_OK) {
+		fprintf(stderr, "psgfs-tool: bad --cache-size '%s': %s\n", s, why);
+		return 2;
+	}
+	return 0;
+}
+
+/* Read and checked here, as psgfs does, so both refuse the same files the same way. */
+static int set_hierarchy(struct args *a, const char *path)
+{
+	char why[160];
+	enum rc r;
+
+	free(a->hierarchy_text);
+	a->hierarchy_text = NULL;
+	r = cliopt_read_text(path, CLIOPT_HIERARCHY_MAX, &a->hierarchy_text, why, sizeof why);
+	if (r != RC_OK) {
+		fprintf(stderr, "psgfs-tool: hierarchy file %s: %s\n", path, why);
+		return r == RC_NOMEM ? 1 : 2;
+	}
+	a->o.hierarchy_path = path;
+	a->o.hierarchy_text = a->hierarchy_text;
+	return 0;
+}
+
+static bool known_command(const char *cmd)
+{
+	static const char *const cmds[] = {"ls", "find", "cat", "extract", "walk"};
+
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		if (!strcmp(cmd, cmds[i]))
+			return true;
+	return false;
+}
+
+/* Returns -1 to go on, or the exit code (help, usage errors). */
+static int parse_args(struct args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"hierarchy", required_argument, NULL, 'H'},
 	    {"zup", no_argument, NULL, 'z'},
+	    {"yup", no_argument, NULL, 'y'},
 	    {"cache-size", required_argument, NULL, 'c'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct tree_opts o = {0};
-	struct tree *t;
-	struct tree_stat st;
-	enum tree_open_fail f;
-	const char *cmd, *file;
-	char why[512];
 	int c, rc = 0;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'H':
-			o.hierarchy_path = optarg;
-			break;
-		case 'z':
-			o.zup = true;
-			break;
-		case 'c':
-			o.cache_bytes = strtoull(optarg, NULL, 10);
-			break;
-		case 'h':
+	while (rc == 0 && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (c == 'H') {
+			rc = set_hierarchy(a, optarg);
+		} else if (c == 'z') {
+			/* Z-up is the default: accepted for old scripts */
+		} else if (c == 'y') {
+			a->o.yup = true;
+		} else if (c == 'c') {
+			rc = set_cache_size(a, optarg);
+		} else if (c == 'h') {
 			usage(stdout);
 			return 0;
-		default:
+		} else {
 			usage(stderr);
 			return 2;
 		}
 	}
+	if (rc)
+		return rc;
 	if (argc - optind < 2) {
 		usage(stderr);
 		return 2;
 	}
-	cmd = argv[optind];
-	file = argv[optind + 1];
-	if (strcmp(cmd, "ls") && strcmp(cmd, "find") && strcmp(cmd, "cat") &&
-	    strcmp(cmd, "extract") && strcmp(cmd, "walk")) {
-		fprintf(stderr, "psgfs-tool: unknown command '%s'\n", cmd);
+	a->cmd = argv[optind];
+	a->file = argv[optind + 1];
+	a->arg = argc - optind > 2 ? argv[optind + 2] : NULL;
+	if (!known_command(a->cmd)) {
+		fprintf(stderr, "psgfs-tool: unknown command '%s'\n", a->cmd);
 		return 2;
 	}
-	if ((!strcmp(cmd, "cat") || !strcmp(cmd, "extract")) && argc - optind < 3) {
+	if ((!strcmp(a->cmd, "cat") || !strcmp(a->cmd, "extract")) && !a->arg) {
 		usage(stderr);
 		return 2;
 	}
-	f = tree_open(file, &o, &t, why, sizeof why);
+	return -1;
+}
+
+static int cmd_ls(struct tree *t, const char *path)
+{
+	struct tree_stat st;
+	struct tree_dir *d;
+
+	if (tree_resolve(t, path ? path : "", &st) != RC_OK ||
+	    tree_opendir(t, st.ino, &d) != RC_OK) {
+		fprintf(stderr, "psgfs-tool: no such directory\n");
+		return 1;
+	}
+	for (size_t i = 0; i < tree_dir_count(d); i++) {
+		struct tree_stat cs;
+
+		if (tree_getattr(t, tree_dir_ino(d, i), &cs) != RC_OK)
+			printf("?\t?\t%llu\t%s\n", (unsigned long long)tree_dir_ino(d, i),
+			       tree_dir_name(d, i));
+		else
+			printf("%c\t%llu\t%llu\t%s\n",
+			       cs.type == TT_DIR    ? 'd'
+			       : cs.type == TT_LINK ? 'l'
+						    : 'f',
+			       (unsigned long long)cs.size, (unsigned long long)cs.ino,
+			       tree_dir_name(d, i));
+	}
+	tree_closedir(t, d);
+	return 0;
+}
+
+static int cmd_cat(struct tree *t, const char *path)
+{
+	struct tree_stat st;
+
+	if (tree_resolve(t, path, &st) != RC_OK || st.type != TT_FILE) {
+		fprintf(stderr, "psgfs-tool: %s: no such file\n", path);
+		return 1;
+	}
+	if (copy_file(t, st.ino, stdout, NULL) != 0) {
+		fprintf(stderr, "psgfs-tool: %s: input/output error\n", path);
+		return 1;
+	}
+	return 0;
+}
+
+/* find, extract and walk: one depth-first walk with different outputs. */
+static int cmd_walk(struct tree *t, const char *cmd, const char *dest)
+{
+	struct walk w = {.t = t};
+
+	if (!strcmp(cmd, "find"))
+		w.list = stdout;
+	if (!strcmp(cmd, "extract")) {
+		w.dest = dest;
+		if (mkdir(w.dest, 0755) != 0) {
+			fprintf(stderr, "psgfs-tool: %s: %s\n", w.dest, strerror(errno));
+			return 1;
+		}
+	}
+	walk_dir(&w, TREE_ROOT_INO, "");
+	if (!strcmp(cmd, "walk")) {
+		struct cache_stats cs;
+		struct tree_counters tc;
+
+		tree_get_stats(t, &cs, &tc);
+		printf("dirs %lu\nfiles %lu\nbytes %llu\nfailed %lu\n", w.dirs, w.files, w.bytes,
+		       w.failed);
+		printf("cache_budget %llu\ncache_evictions %llu\n", (unsigned long long)cs.budget,
+		       (unsigned long long)cs.evictions);
+	}
+	return w.failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = {0};
+	struct tree *t;
+	enum tree_open_fail f;
+	char why[512];
+	int rc = parse_args(&a, argc, argv);
+
+	if (rc >= 0) {
+		free(a.hierarchy_text);
+		return rc;
+	}
+	f = tree_open(a.file, &a.o, &t, why, sizeof why);
 	if (f != TREE_FAIL_NONE) {
-		fprintf(stderr, "psgfs-tool: %s: %s\n", file, why);
+		fprintf(stderr, "psgfs-tool: %s: %s\n", a.file, why);
+		free(a.hierarchy_text);
 		return fail_code(f);
 	}
-	if (!strcmp(cmd, "ls")) {
-		struct tree_dir *d;
-
-		if (tree_resolve(t, argc - optind > 2 ? argv[optind + 2] : "", &st) != RC_OK ||
-		    tree_opendir(t, st.ino, &d) != RC_OK) {
-			fprintf(stderr, "psgfs-tool: no such directory\n");
-			rc = 1;
-		} else {
-			for (size_t i = 0; i < tree_dir_count(d); i++) {
-				struct tree_stat cs;
-
-				if (tree_getattr(t, tree_dir_ino(d, i), &cs) != RC_OK)
-					printf("?\t?\t%llu\t%s\n",
-					       (unsigned long long)tree_dir_ino(d, i),
-					       tree_dir_name(d, i));
-				else
-					printf("%c\t%llu\t%llu\t%s\n", cs.is_dir ? 'd' : 'f',
-					       (unsigned long long)cs.size,
-					       (unsigned long long)cs.ino, tree_dir_name(d, i));
-			}
-			tree_closedir(t, d);
-		}
-	} else if (!strcmp(cmd, "cat")) {
-		if (tree_resolve(t, argv[optind + 2], &st) != RC_OK || st.is_dir) {
-			fprintf(stderr, "psgfs-tool: %s: no such file\n", argv[optind + 2]);
-			rc = 1;
-		} else if (copy_file(t, st.ino, stdout, NULL) != 0) {
-			fprintf(stderr, "psgfs-tool: %s: input/output error\n", argv[optind + 2]);
-			rc = 1;
-		}
-	} else {
-		struct walk w = {.t = t};
-
-		if (!strcmp(cmd, "find"))
-			w.list = stdout;
-		if (!strcmp(cmd, "extract")) {
-			w.dest = argv[optind + 2];
-			if (mkdir(w.dest, 0755) != 0) {
-				fprintf(stderr, "psgfs-tool: %s: %s\n", w.dest, strerror(errno));
-				tree_close(t);
-				return 1;
-			}
-		}
-		walk_dir(&w, TREE_ROOT_INO, "");
-		if (!strcmp(cmd, "walk"))
-			printf("dirs %lu\nfiles %lu\nbytes %llu\nfailed %lu\n", w.dirs, w.files,
-			       w.bytes, w.failed);
-		rc = w.failed ? 1 : 0;
-	}
+	if (!strcmp(a.cmd, "ls"))
+		rc = cmd_ls(t, a.arg);
+	else if (!strcmp(a.cmd, "cat"))
+		rc = cmd_cat(t, a.arg);
+	else
+		rc = cmd_walk(t, a.cmd, a.arg);
 	tree_close(t);
+	free(a.hierarchy_text);
 	return rc;
 }

@@ -6,7 +6,7 @@
 #include "psgfs/cache.h"
 
 struct cache_ent {
-	uint64_t key;
+	struct cache_key key;
 	void *data;
 	size_t bytes;
 	void (*dtor)(void *);
@@ -28,8 +28,15 @@ struct cache {
 /* Per-entry bookkeeping charged to the budget, so many tiny entries stay bounded too. */
 #define CACHE_OVERHEAD (sizeof(struct cache_ent) + 16)
 
-static size_t bucket(const struct cache *c, uint64_t key)
+static bool key_eq(struct cache_key a, struct cache_key b)
 {
+	return a.owner == b.owner && a.what == b.what;
+}
+
+static size_t bucket(const struct cache *c, struct cache_key k)
+{
+	uint64_t key = k.owner * 0x9e3779b97f4a7c15ull ^ k.what;
+
 	key ^= key >> 33;
 	key *= 0xff51afd7ed558ccdull;
 	key ^= key >> 33;
@@ -115,11 +122,11 @@ static void map_remove(struct cache *c, struct cache_ent *e)
 	e->hnext = NULL;
 }
 
-static struct cache_ent *map_find(struct cache *c, uint64_t key)
+static struct cache_ent *map_find(struct cache *c, struct cache_key key)
 {
 	struct cache_ent *e = c->tab[bucket(c, key)];
 
-	while (e && e->key != key)
+	while (e && !key_eq(e->key, key))
 		e = e->hnext;
 	return e;
 }
@@ -174,7 +181,7 @@ static void shrink_to(struct cache *c, size_t budget)
 	}
 }
 
-void *cache_get(struct cache *c, uint64_t key, struct cache_ent **ent)
+void *cache_get(struct cache *c, struct cache_key key, struct cache_ent **ent)
 {
 	struct cache_ent *e;
 	void *data = NULL;
@@ -195,8 +202,8 @@ void *cache_get(struct cache *c, uint64_t key, struct cache_ent **ent)
 	return data;
 }
 
-void *cache_put(struct cache *c, uint64_t key, void *data, size_t bytes, void (*dtor)(void *),
-		struct cache_ent **ent)
+void *cache_put(struct cache *c, struct cache_key key, void *data, size_t bytes,
+		void (*dtor)(void *), struct cache_ent **ent)
 {
 	struct cache_ent *e = calloc(1, sizeof *e), *old;
 
@@ -278,4 +285,56 @@ bool cache_detached(struct cache *c, struct cache_ent *e)
 	d = !e->linked;
 	pthread_mutex_unlock(&c->mu);
 	return d;
+}
+
+void cache_drop(struct cache *c, struct cache_key key)
+{
+	struct cache_ent *e;
+
+	pthread_mutex_lock(&c->mu);
+	e = map_find(c, key);
+	if (e)
+		evict(c, e); /* frees e now when unpinned, else at the last unpin */
+	pthread_mutex_unlock(&c->mu);
+}
+
+void cache_resize(struct cache *c, struct cache_ent *e, size_t bytes)
+{
+	if (!e)
+		return;
+	pthread_mutex_lock(&c->mu);
+	if (e->linked) {
+		c->st.bytes = c->st.bytes - e->bytes + bytes;
+		if (c->st.bytes > c->st.peak_bytes)
+			c->st.peak_bytes = c->st.bytes;
+	}
+	e->bytes = bytes;
+	if (e->linked && c->st.bytes > c->budget) {
+		/* Keep e itself: move it to the front so the tail goes first. */
+		lru_unlink(c, e);
+		lru_push_front(c, e);
+		shrink_to(c, c->budget);
+	}
+	pthread_mutex_unlock(&c->mu);
+}
+
+void *cache_put_detached(struct cache *c, void *data, size_t bytes, void (*dtor)(void *),
+			 struct cache_ent **ent)
+{
+	struct cache_ent *e = calloc(1, sizeof *e);
+
+	(void)c;
+	*ent = e;
+	if (!e) {
+		if (dtor)
+			dtor(data);
+		else
+			free(data);
+		return NULL;
+	}
+	e->data = data;
+	e->bytes = bytes;
+	e->dtor = dtor;
+	e->pins = 1;
+	return data;
 }

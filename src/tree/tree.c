@@ -1,7 +1,9 @@
-/* Tree core: open/detect, structural inodes, sorted cached listings, lazy rendering. */
+/*
+ * Tree core: opening a mount, sorted cached listings, and the dispatch of every request to the
+ * folder layer (folder.c) or to the asset a node belongs to (its format's kind table).
+ */
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,21 +15,10 @@
 
 /* ---- listings ---- */
 
-void tlist_add(struct tlist *l, struct tnode node, const char *fmt, ...)
+static void tlist_push(struct tlist *l, tree_ino ino, uint8_t type, const char *name)
 {
-	char name[256];
-	va_list ap;
-	int n;
-
 	if (l->oom)
 		return;
-	va_start(ap, fmt);
-	n = vsnprintf(name, sizeof name, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		l->oom = true;
-		return;
-	}
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 16;
 		struct tlist_ent *v = xrealloc_n(l->v, cap, sizeof *v);
@@ -44,10 +35,34 @@ void tlist_add(struct tlist *l, struct tnode node, const char *fmt, ...)
 		l->oom = true;
 		return;
 	}
-	l->v[l->n].node = node;
-	l->v[l->n].is_dir = node.kind < l->t->fmt->n_kinds && l->t->fmt->kinds[node.kind].is_dir;
+	l->v[l->n].ino = ino;
+	l->v[l->n].type = type;
 	l->bytes += sizeof(struct tlist_ent) + strlen(name) + 1;
 	l->n++;
+}
+
+void tlist_add(struct tlist *l, struct tnode node, const char *fmt, ...)
+{
+	const struct tree_format *f = l->as->fmt;
+	char name[256];
+	va_list ap;
+	int n;
+
+	if (node.a > TNODE_A_MAX || node.b > TNODE_B_MAX || node.kind >= f->n_kinds)
+		return; /* past what an inode number can carry (documented limits) */
+	va_start(ap, fmt);
+	n = vsnprintf(name, sizeof name, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		l->oom = true;
+		return;
+	}
+	tlist_push(l, ino_make(l->as->slot, node), f->kinds[node.kind].type, name);
+}
+
+void tlist_add_ino(struct tlist *l, tree_ino ino, uint8_t type, const char *name)
+{
+	tlist_push(l, ino, type, name);
 }
 
 struct tree_dir {
@@ -74,8 +89,7 @@ static int ent_cmp(const void *x, const void *y)
 
 	if (c)
 		return c;
-	return tnode_ino(a->node) < tnode_ino(b->node) ? -1
-						       : tnode_ino(a->node) > tnode_ino(b->node);
+	return a->ino < b->ino ? -1 : a->ino > b->ino;
 }
 
 /* Names from files can collide after sanitising; later ones get "~N" until unique. */
@@ -107,51 +121,239 @@ static bool dedupe(struct tlist_ent *v, size_t n)
 	return changed;
 }
 
-static enum rc load_dir(struct tree *t, uint64_t ino, void **data, size_t *bytes,
-			void (**dtor)(void *))
+static void tlist_discard(struct tlist *l)
 {
-	struct tnode self = ino_tnode(ino);
-	struct tlist l = {.t = t};
-	struct tree_dir *d;
-	enum rc r;
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].name);
+	free(l->v);
+}
 
-	if (self.kind >= t->fmt->n_kinds || !t->fmt->kinds[self.kind].is_dir)
-		return RC_NOTDIR;
-	r = t->fmt->kinds[self.kind].list(t, self, &l);
-	d = calloc(1, sizeof *d);
-	if (r == RC_OK && (l.oom || !d))
+/* Sorted, deduplicated listing from what list() emitted. */
+static enum rc dir_finish(struct tlist *l, enum rc r, void **data, size_t *bytes,
+			  void (**dtor)(void *))
+{
+	struct tree_dir *d = calloc(1, sizeof *d);
+
+	if (r == RC_OK && (l->oom || !d))
 		r = RC_NOMEM;
 	if (r != RC_OK) {
-		struct tree_dir tmp = {.v = l.v, .n = l.n};
-
-		for (size_t i = 0; i < tmp.n; i++)
-			free(tmp.v[i].name);
-		free(tmp.v);
+		tlist_discard(l);
 		free(d);
 		return r;
 	}
-	if (l.n) /* an empty listing has l.v == NULL, which qsort must not get */
-		qsort(l.v, l.n, sizeof *l.v, ent_cmp);
-	for (int pass = 0; pass < 4 && dedupe(l.v, l.n); pass++)
-		qsort(l.v, l.n, sizeof *l.v, ent_cmp);
-	d->v = l.v;
-	d->n = l.n;
-	for (size_t i = 0; i < l.n; i++)
-		d->subdirs += l.v[i].is_dir;
+	if (l->n) /* an empty listing has v == NULL, which qsort must not get */
+		qsort(l->v, l->n, sizeof *l->v, ent_cmp);
+	for (int pass = 0; pass < 4 && dedupe(l->v, l->n); pass++)
+		qsort(l->v, l->n, sizeof *l->v, ent_cmp);
+	d->v = l->v;
+	d->n = l->n;
+	for (size_t i = 0; i < l->n; i++)
+		d->subdirs += l->v[i].type == TT_DIR;
 	*data = d;
-	*bytes = l.bytes + sizeof *d;
+	*bytes = l->bytes + sizeof *d;
 	*dtor = dir_free;
 	return RC_OK;
+}
+
+/* ---- which layer a node belongs to ---- */
+
+struct where {
+	struct asset *as; /* pinned; NULL: a folder-layer node */
+	struct cache_ent *pin;
+	struct tnode n;
+	const struct tree_kind *k;
+};
+
+static enum rc where_get(struct tree *t, tree_ino ino, struct where *w)
+{
+	uint32_t slot = ino_slot(ino), node = (uint32_t)ino;
+	enum rc r;
+
+	memset(w, 0, sizeof *w);
+	if (node == 0)
+		return RC_NOENT;
+	if (t->fold && node == 1 && (slot == 0 || !folder_slot_is_file(t, slot)))
+		return RC_OK; /* the mounted folder, a folder in it, a link */
+	w->as = tree_asset_get(t, slot, &w->pin, &r);
+	if (!w->as)
+		return r;
+	w->n = tnode_unpack(node);
+	if (w->n.kind >= w->as->fmt->n_kinds) {
+		tree_asset_put(t, w->pin);
+		w->as = NULL;
+		return RC_NOENT;
+	}
+	w->k = &w->as->fmt->kinds[w->n.kind];
+	return RC_OK;
+}
+
+static void where_put(struct tree *t, struct where *w)
+{
+	tree_asset_put(t, w->pin);
+}
+
+struct list_arg {
+	struct tree *t;
+	struct where *w;
+	tree_ino ino;
+};
+
+static enum rc load_dir(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			void (**dtor)(void *))
+{
+	const struct list_arg *la = (const struct list_arg *)(uintptr_t)arg;
+	struct tlist l = {.as = as};
+	struct cache_ent *nent = NULL;
+	struct tctx c = {as, la->w->n, la->ino, NULL};
+	enum rc r = RC_OK;
+
+	if (!as)
+		return dir_finish(&l, folder_list(la->t, la->ino, &l), data, bytes, dtor);
+	if (la->w->k->need)
+		c.need = asset_need(as, la->w->k->need, la->w->n.a, &nent, &r);
+	if (r == RC_OK)
+		r = la->w->k->list(&c, &l);
+	asset_unpin(as, nent);
+	return dir_finish(&l, r, data, bytes, dtor);
+}
+
+static struct tree_dir *dir_get(struct tree *t, tree_ino ino, struct where *w,
+				struct cache_ent **ent, enum rc *r)
+{
+	struct list_arg la = {t, w, ino};
+	struct cache_key key = cache_key(ino, KEY_WHAT(KEY_DIR, 0));
+
+	if (w->as)
+		return asset_memo_key(w->as, key, load_dir, (uint64_t)(uintptr_t)&la, ent, r);
+	/* Folder listings: the folder layer keeps its own snapshot; this is the sorted view. */
+	struct tree_memo *m = cache_get(t->cache, key, ent);
+	void (*dtor)(void *);
+	size_t bytes;
+	void *data;
+
+	if (m)
+		return m->data;
+	*r = load_dir(NULL, (uint64_t)(uintptr_t)&la, &data, &bytes, &dtor);
+	if (*r != RC_OK)
+		return NULL;
+	m = calloc(1, sizeof *m);
+	if (!m) {
+		dtor(data);
+		*r = RC_NOMEM;
+		return NULL;
+	}
+	*m = (struct tree_memo){RC_OK, data, dtor};
+	m = cache_put(t->cache, key, m, bytes + sizeof *m, tree_memo_free, ent);
+	if (!m)
+		*r = RC_NOMEM;
+	return m ? m->data : NULL;
+}
+
+/* ---- requests ---- */
+
+static mode_t perm_of(mode_t m, bool dir)
+{
+	mode_t r = m & 0444;
+
+	return dir ? r | r >> 2 : r; /* directories: x wherever r */
+}
+
+static void stat_from_source(struct tree_stat *out, const struct stat *st)
+{
+	out->perm = perm_of(st->st_mode, out->type == TT_DIR);
+	out->uid = st->st_uid;
+	out->gid = st->st_gid;
+	out->atime = st->st_atim;
+	out->mtime = st->st_mtim;
+}
+
+static enum rc asset_getattr(struct tree *t, tree_ino ino, struct where *w, bool known_only,
+			     struct tree_stat *out)
+{
+	const struct tree_kind *k = w->k;
+	enum rc r = RC_OK;
+
+	out->type = k->type;
+	out->nlink = 1;
+	stat_from_source(out, &w->as->st);
+	if (k->type == TT_DIR) {
+		struct cache_ent *ent;
+		struct tree_dir *d;
+
+		d = dir_get(t, ino, w, &ent, &r);
+		if (!d)
+			return r;
+		out->size = d->n;
+		out->nlink = (uint32_t)(2 + d->subdirs);
+		cache_unpin(t->cache, ent);
+		return RC_OK;
+	}
+	if (k->extent) {
+		struct tctx c = {w->as, w->n, ino, NULL};
+		uint64_t off;
+
+		return k->extent(&c, &off, &out->size);
+	}
+	if (k->type == TT_LINK) {
+		char *target;
+
+		r = tree_readlink(t, ino, &target);
+		if (r == RC_OK)
+			out->size = strlen(target);
+		free(target);
+		return r;
+	}
+	if (known_only)
+		return render_size_known(w->as, ino, w->n, &out->size) ? RC_OK : RC_INVAL;
+	return render_size(w->as, ino, w->n, &out->size);
+}
+
+static enum rc getattr_impl(struct tree *t, tree_ino ino, bool known_only, struct tree_stat *out)
+{
+	struct where w;
+	enum rc r;
+
+	memset(out, 0, sizeof *out);
+	out->ino = ino;
+	/* Every entry of a mounted folder is answered from its listing: stat opens no file. */
+	if (t->fold && (uint32_t)ino == 1)
+		return folder_getattr(t, ino, out);
+	r = where_get(t, ino, &w);
+	if (r != RC_OK)
+		return r;
+	r = asset_getattr(t, ino, &w, known_only, out);
+	where_put(t, &w);
+	return r;
+}
+
+enum rc tree_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
+{
+	return getattr_impl(t, ino, false, out);
+}
+
+bool tree_getattr_known(struct tree *t, tree_ino ino, struct tree_stat *out)
+{
+	return getattr_impl(t, ino, true, out) == RC_OK;
 }
 
 enum rc tree_opendir(struct tree *t, tree_ino ino, struct tree_dir **out)
 {
 	struct cache_ent *ent;
-	enum rc r;
-	struct tree_dir *d = tree_memo(t, TREE_KEY(KEY_DIR, ino), load_dir, ino, &ent, &r);
-	struct tree_dir *h;
+	struct tree_dir *d, *h;
+	struct where w;
+	enum rc r = where_get(t, ino, &w);
 
 	*out = NULL;
+	if (r != RC_OK)
+		return r;
+	if (w.as && w.k->type != TT_DIR) {
+		where_put(t, &w);
+		return RC_NOTDIR;
+	}
+	if (!w.as && !folder_slot_is_dir(t, ino_slot(ino)))
+		return RC_NOTDIR;
+	d = dir_get(t, ino, &w, &ent, &r);
+	where_put(t, &w);
 	if (!d)
 		return r;
 	/* A small handle carries the pin so several opens of one listing can coexist. */
@@ -186,336 +388,12 @@ const char *tree_dir_name(const struct tree_dir *d, size_t i)
 
 tree_ino tree_dir_ino(const struct tree_dir *d, size_t i)
 {
-	return tnode_ino(d->v[i].node);
+	return d->v[i].ino;
 }
 
-bool tree_dir_is_dir(const struct tree_dir *d, size_t i)
+enum tree_type tree_dir_type(const struct tree_dir *d, size_t i)
 {
-	return d->v[i].is_dir;
-}
-
-/* ---- memo ---- */
-
-struct memo {
-	enum rc r;
-	void *data;
-	void (*dtor)(void *);
-};
-
-static void memo_free(void *p)
-{
-	struct memo *m = p;
-
-	if (m->data) {
-		if (m->dtor)
-			m->dtor(m->data);
-		else
-			free(m->data);
-	}
-	free(m);
-}
-
-/*
- * The mount serves a snapshot of the file as it was at open. Once its size or mtime differ
- * (truncated, written in place) nothing new is derived from it: loads that read it and raw
- * reads fail with EIO, while cached views and what was parsed at mount keep serving. Checked
- * after reading, which also catches a write racing the read: writes stamp mtime before they
- * change data. An unlinked source is unchanged (the fd keeps it).
- */
-static bool source_changed(struct tree *t)
-{
-	struct stat st;
-
-	if (fstat(t->fd, &st) != 0)
-		return true;
-	return st.st_size != t->st.st_size || st.st_mtim.tv_sec != t->st.st_mtim.tv_sec ||
-	       st.st_mtim.tv_nsec != t->st.st_mtim.tv_nsec;
-}
-
-/* Source reads made by this thread: a load that made none cannot be stale. */
-static _Thread_local uint64_t tl_src_reads;
-
-static enum rc snap_read(void *ctx, uint64_t off, void *dst, size_t n)
-{
-	struct tree *t = ctx;
-	struct src fd_src;
-
-	src_init_fd(&fd_src, &t->fd, t->src.size);
-	tl_src_reads++;
-	return fd_src.read(fd_src.ctx, off, dst, n);
-}
-
-void *tree_memo(struct tree *t, uint64_t key, tree_load_fn fn, uint64_t arg, struct cache_ent **ent,
-		enum rc *r)
-{
-	struct memo *m = cache_get(t->cache, key, ent);
-	uint64_t reads = tl_src_reads;
-	size_t bytes = 0;
-
-	if (!m) {
-		m = calloc(1, sizeof *m);
-		if (!m) {
-			*r = RC_NOMEM;
-			return NULL;
-		}
-		m->r = fn(t, arg, &m->data, &bytes, &m->dtor);
-		if (tl_src_reads != reads && source_changed(t))
-			m->r = RC_IO;
-		if (m->r != RC_OK && m->data) {
-			if (m->dtor)
-				m->dtor(m->data);
-			else
-				free(m->data);
-			m->data = NULL;
-		}
-		m = cache_put(t->cache, key, m, bytes + sizeof *m, memo_free, ent);
-		if (!m) {
-			*r = RC_NOMEM;
-			return NULL;
-		}
-	}
-	*r = m->r;
-	if (m->r != RC_OK) {
-		cache_unpin(t->cache, *ent);
-		*ent = NULL;
-		return NULL;
-	}
-	return m->data;
-}
-
-void *tree_memo_perm(struct tree *t, unsigned slot, tree_load_fn fn, enum rc *r)
-{
-	struct tree_perm *p;
-	size_t bytes;
-
-	if (slot >= TREE_PERM_SLOTS) {
-		*r = RC_INVAL;
-		return NULL;
-	}
-	p = &t->perm[slot];
-	/* Held across the load: concurrent first users wait rather than decode twice. */
-	pthread_mutex_lock(&p->mu);
-	if (!p->done) {
-		p->r = fn(t, slot, &p->data, &bytes, &p->dtor);
-		if (p->r != RC_OK && p->data) {
-			if (p->dtor)
-				p->dtor(p->data);
-			else
-				free(p->data);
-			p->data = NULL;
-		}
-		p->done = true;
-	}
-	pthread_mutex_unlock(&p->mu);
-	*r = p->r;
-	return p->r == RC_OK ? p->data : NULL;
-}
-
-/* ---- rendering ---- */
-
-#define TREE_TRIM_SHIFT 24 /* malloc_trim after every 16 MiB rendered */
-
-struct content {
-	uint8_t *p;
-	size_t len;
-};
-
-static void content_free(void *p)
-{
-	struct content *c = p;
-
-	free(c->p);
-	free(c);
-}
-
-static enum rc load_content(struct tree *t, uint64_t ino, void **data, size_t *bytes,
-			    void (**dtor)(void *))
-{
-	struct tnode self = ino_tnode(ino);
-	const struct tree_kind *k = &t->fmt->kinds[self.kind];
-	struct content *c;
-	struct buf b;
-	enum rc r;
-	uint64_t before;
-
-	buf_init(&b);
-	r = k->render(t, self, &b);
-	if (r == RC_OK && b.oom)
-		r = RC_NOMEM;
-	atomic_fetch_add(&t->renders, 1);
-	if (r != RC_OK) {
-		atomic_fetch_add(&t->render_failures, 1);
-		buf_free(&b);
-		return r;
-	}
-	c = calloc(1, sizeof *c);
-	if (!c) {
-		buf_free(&b);
-		return RC_NOMEM;
-	}
-	c->p = buf_steal(&b, &c->len);
-	/* Renders evict older ones; freed pages stay with malloc's per-thread arenas until
-	 * trimmed, which would let RSS grow well past the cache budget. */
-	before = atomic_fetch_add(&t->render_bytes, c->len);
-	if ((before ^ (before + c->len)) >> TREE_TRIM_SHIFT)
-		malloc_trim(0);
-	*data = c;
-	*bytes = c->len;
-	*dtor = content_free;
-	return RC_OK;
-}
-
-/* An oversize render kept in a big slot, pinned for the caller; NULL when none. */
-static struct content *big_get(struct tree *t, tree_ino ino, struct cache_ent **ent)
-{
-	struct content *c = NULL;
-
-	pthread_mutex_lock(&t->big_mu);
-	for (unsigned i = 0; i < TREE_BIG_SLOTS; i++) {
-		if (t->big[i].ent && t->big[i].ino == ino) {
-			cache_pin(t->cache, t->big[i].ent);
-			*ent = t->big[i].ent;
-			c = t->big[i].content;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&t->big_mu);
-	return c;
-}
-
-static void big_keep(struct tree *t, tree_ino ino, struct cache_ent *ent, struct content *c)
-{
-	struct cache_ent *old;
-
-	cache_pin(t->cache, ent);
-	pthread_mutex_lock(&t->big_mu);
-	for (unsigned i = 0; i < TREE_BIG_SLOTS; i++) {
-		if (t->big[i].ent && t->big[i].ino == ino) {
-			pthread_mutex_unlock(&t->big_mu); /* another thread kept it first */
-			cache_unpin(t->cache, ent);
-			return;
-		}
-	}
-	old = t->big[t->big_next].ent;
-	t->big[t->big_next] = (struct tree_big){ino, ent, c};
-	t->big_next = (t->big_next + 1) % TREE_BIG_SLOTS;
-	pthread_mutex_unlock(&t->big_mu);
-	cache_unpin(t->cache, old);
-}
-
-static void big_drop(struct tree *t, tree_ino ino)
-{
-	struct cache_ent *old = NULL;
-
-	pthread_mutex_lock(&t->big_mu);
-	for (unsigned i = 0; i < TREE_BIG_SLOTS; i++) {
-		if (t->big[i].ent && t->big[i].ino == ino) {
-			old = t->big[i].ent;
-			t->big[i].ent = NULL;
-		}
-	}
-	pthread_mutex_unlock(&t->big_mu);
-	cache_unpin(t->cache, old);
-}
-
-/* The rendered bytes of a file node, pinned. */
-static struct content *content_get(struct tree *t, tree_ino ino, struct cache_ent **ent, enum rc *r)
-{
-	struct content *c = big_get(t, ino, ent);
-
-	if (c)
-		return c;
-	c = tree_memo(t, TREE_KEY(KEY_CONTENT, ino), load_content, ino, ent, r);
-	if (c && cache_detached(t->cache, *ent))
-		big_keep(t, ino, *ent, c);
-	return c;
-}
-
-static enum rc load_size(struct tree *t, uint64_t ino, void **data, size_t *bytes,
-			 void (**dtor)(void *))
-{
-	struct cache_ent *ent;
-	enum rc r;
-	struct content *c = content_get(t, ino, &ent, &r);
-	uint64_t *sz;
-
-	if (!c)
-		return r;
-	sz = malloc(sizeof *sz);
-	if (!sz) {
-		cache_unpin(t->cache, ent);
-		return RC_NOMEM;
-	}
-	*sz = c->len;
-	cache_unpin(t->cache, ent);
-	*data = sz;
-	*bytes = sizeof *sz;
-	*dtor = NULL;
-	return RC_OK;
-}
-
-static bool node_valid(const struct tree *t, struct tnode n)
-{
-	return n.kind < t->fmt->n_kinds;
-}
-
-enum rc tree_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
-{
-	struct tnode n = ino_tnode(ino);
-	const struct tree_kind *k;
-	struct cache_ent *ent;
-	enum rc r;
-
-	if (ino == 0 || !node_valid(t, n))
-		return RC_NOENT;
-	k = &t->fmt->kinds[n.kind];
-	memset(out, 0, sizeof *out);
-	out->ino = ino;
-	out->is_dir = k->is_dir;
-	if (k->is_dir) {
-		struct tree_dir *d;
-
-		r = tree_opendir(t, ino, &d);
-		if (r != RC_OK)
-			return r;
-		out->size = d->n;
-		out->nlink = (uint32_t)(2 + d->subdirs);
-		tree_closedir(t, d);
-		return RC_OK;
-	}
-	out->nlink = 1;
-	if (k->extent) {
-		uint64_t off;
-
-		return k->extent(t, n, &off, &out->size);
-	}
-	uint64_t *sz = tree_memo(t, TREE_KEY(KEY_SIZE, ino), load_size, ino, &ent, &r);
-	if (!sz)
-		return r;
-	out->size = *sz;
-	cache_unpin(t->cache, ent);
-	return RC_OK;
-}
-
-bool tree_getattr_known(struct tree *t, tree_ino ino, struct tree_stat *out)
-{
-	struct tnode n = ino_tnode(ino);
-	const struct tree_kind *k;
-	struct cache_ent *ent;
-	struct memo *m;
-	bool known;
-
-	if (ino == 0 || !node_valid(t, n))
-		return false;
-	k = &t->fmt->kinds[n.kind];
-	if (k->is_dir || k->extent)
-		return tree_getattr(t, ino, out) == RC_OK;
-	m = cache_get(t->cache, TREE_KEY(KEY_SIZE, ino), &ent);
-	if (!m)
-		return false;
-	known = m->r == RC_OK;
-	cache_unpin(t->cache, ent);
-	return known && tree_getattr(t, ino, out) == RC_OK;
+	return (enum tree_type)d->v[i].type;
 }
 
 enum rc tree_lookup(struct tree *t, tree_ino parent, const char *name, struct tree_stat *out)
@@ -533,7 +411,7 @@ enum rc tree_lookup(struct tree *t, tree_ino parent, const char *name, struct tr
 		int c = strcmp(name, d->v[mid].name);
 
 		if (c == 0) {
-			child = tnode_ino(d->v[mid].node);
+			child = d->v[mid].ino;
 			break;
 		}
 		if (c < 0)
@@ -547,50 +425,117 @@ enum rc tree_lookup(struct tree *t, tree_ino parent, const char *name, struct tr
 	return tree_getattr(t, child, out);
 }
 
+enum rc tree_readlink(struct tree *t, tree_ino ino, char **target)
+{
+	struct where w;
+	struct buf b;
+	size_t len;
+	enum rc r = where_get(t, ino, &w);
+
+	*target = NULL;
+	if (r != RC_OK)
+		return r;
+	buf_init(&b);
+	if (!w.as) {
+		r = folder_readlink(t, ino, &b);
+	} else if (w.k->type != TT_LINK || !w.k->link) {
+		r = RC_INVAL;
+	} else {
+		struct tctx c = {w.as, w.n, ino, NULL};
+
+		r = w.k->link(&c, &b);
+	}
+	where_put(t, &w);
+	buf_putc(&b, '\0');
+	if (r == RC_OK && b.oom)
+		r = RC_NOMEM;
+	if (r != RC_OK) {
+		buf_free(&b);
+		return r;
+	}
+	*target = (char *)buf_steal(&b, &len);
+	return *target ? RC_OK : RC_NOMEM;
+}
+
+static enum rc read_raw(struct tree *t, const struct where *w, tree_ino ino, uint64_t off,
+			size_t len, struct tree_rdv *v)
+{
+	struct tctx c = {w->as, w->n, ino, NULL};
+	uint64_t start, size;
+	enum rc r = w->k->extent(&c, &start, &size);
+
+	if (r != RC_OK)
+		return r;
+	if (off >= size)
+		return RC_OK;
+	if (len > size - off)
+		len = (size_t)(size - off);
+	v->own = malloc(len ? len : 1);
+	if (!v->own)
+		return RC_NOMEM;
+	r = src_read(&w->as->src, start + off, v->own, len);
+	if (r != RC_OK || asset_source_changed(w->as))
+		return RC_IO;
+	atomic_fetch_add(&t->raw_reads, 1);
+	atomic_fetch_add(&t->raw_bytes, len);
+	v->base[0] = v->own;
+	v->len[0] = len;
+	v->n = 1;
+	v->total = len;
+	return RC_OK;
+}
+
+enum rc tree_read_begin(struct tree *t, tree_ino ino, uint64_t off, size_t len, struct tree_rdv *v)
+{
+	struct where w;
+	enum rc r = where_get(t, ino, &w);
+
+	memset(v, 0, sizeof *v);
+	v->t = t;
+	if (r != RC_OK)
+		return r;
+	if (!w.as)
+		return folder_slot_is_dir(t, ino_slot(ino)) ? RC_ISDIR : RC_INVAL;
+	v->pin_as = w.pin; /* released by tree_read_end */
+	if (w.k->type == TT_DIR)
+		r = RC_ISDIR;
+	else if (w.k->type == TT_LINK)
+		r = RC_INVAL;
+	else if (w.k->extent)
+		r = read_raw(t, &w, ino, off, len, v);
+	else
+		r = render_read(w.as, ino, w.n, off, len, v);
+	if (r != RC_OK)
+		tree_read_end(v);
+	return r;
+}
+
+void tree_read_end(struct tree_rdv *v)
+{
+	if (!v->t)
+		return;
+	for (unsigned i = 0; i < v->n_pin; i++)
+		cache_unpin(v->t->cache, v->pin[i]);
+	free(v->own);
+	tree_asset_put(v->t, v->pin_as);
+	memset(v, 0, sizeof *v);
+}
+
 enum rc tree_read(struct tree *t, tree_ino ino, uint64_t off, size_t len, void *dst, size_t *got)
 {
-	struct tnode n = ino_tnode(ino);
-	const struct tree_kind *k;
-	struct cache_ent *ent;
-	struct content *c;
-	enum rc r;
+	struct tree_rdv v;
+	enum rc r = tree_read_begin(t, ino, off, len, &v);
+	size_t at = 0;
 
 	*got = 0;
-	if (ino == 0 || !node_valid(t, n))
-		return RC_NOENT;
-	k = &t->fmt->kinds[n.kind];
-	if (k->is_dir)
-		return RC_ISDIR;
-	if (k->extent) {
-		uint64_t start, size;
-
-		r = k->extent(t, n, &start, &size);
-		if (r != RC_OK)
-			return r;
-		if (off >= size)
-			return RC_OK;
-		if (len > size - off)
-			len = (size_t)(size - off);
-		r = src_read(&t->src, start + off, dst, len);
-		if (r != RC_OK || source_changed(t))
-			return RC_IO;
-		atomic_fetch_add(&t->raw_reads, 1);
-		atomic_fetch_add(&t->raw_bytes, len);
-		*got = len;
-		return RC_OK;
-	}
-	c = content_get(t, ino, &ent, &r);
-	if (!c)
+	if (r != RC_OK)
 		return r;
-	if (off < c->len) {
-		if (len > c->len - off)
-			len = (size_t)(c->len - off);
-		memcpy(dst, c->p + off, len);
-		*got = len;
+	for (unsigned i = 0; i < v.n; i++) {
+		memcpy((uint8_t *)dst + at, v.base[i], v.len[i]);
+		at += v.len[i];
 	}
-	if (off + *got >= c->len)
-		big_drop(t, ino); /* a reader reached the end: an oversize render has served */
-	cache_unpin(t->cache, ent);
+	*got = at;
+	tree_read_end(&v);
 	return RC_OK;
 }
 
@@ -612,147 +557,94 @@ enum rc tree_resolve(struct tree *t, const char *path, struct tree_stat *out)
 		memcpy(comp, path, n);
 		comp[n] = '\0';
 		path += n;
-		if (!out->is_dir)
+		if (out->type != TT_DIR)
 			return RC_NOTDIR;
 		r = tree_lookup(t, out->ino, comp, out);
 	}
 	return r;
 }
 
-/* ---- open/close ---- */
+/* ---- assets of the mount ---- */
 
-static const struct tree_format *detect(const uint8_t *h, size_t n)
+struct asset *tree_asset_get(struct tree *t, uint32_t slot, struct cache_ent **pin, enum rc *r)
 {
-	if (n >= 4 && memcmp(h, "\x89RW4", 4) == 0)
-		return &tree_format_psg;
-	if (n >= 20 && strncmp((const char *)h, "ACTRHEAD", 9) == 0)
-		return &tree_format_psk;
-	if (n >= 20 && strncmp((const char *)h, "ANIMHEAD", 9) == 0)
-		return &tree_format_psa;
-	return NULL;
+	*pin = NULL;
+	if (!t->fold) {
+		if (slot != 0) {
+			*r = RC_NOENT;
+			return NULL;
+		}
+		return t->single;
+	}
+	return folder_asset_get(t, slot, pin, r);
 }
 
-static char *make_stem(const char *path)
+void tree_asset_put(struct tree *t, struct cache_ent *pin)
 {
-	const char *base = strrchr(path, '/');
-	char *s, *dot;
-
-	s = strdup(base ? base + 1 : path);
-	if (!s)
-		return NULL;
-	dot = strrchr(s, '.');
-	if (dot && dot != s)
-		*dot = '\0';
-	return s;
+	cache_unpin(t->cache, pin);
 }
+
+/* ---- open and close ---- */
 
 enum tree_open_fail tree_open(const char *path, const struct tree_opts *o, struct tree **out,
 			      char *why, size_t whylen)
 {
-	uint8_t head[32];
-	struct tree *t;
+	struct tree *t = calloc(1, sizeof *t);
 	enum tree_open_fail f;
-	ssize_t got;
+	struct stat st;
 
 	*out = NULL;
-	t = calloc(1, sizeof *t);
 	if (!t) {
 		snprintf(why, whylen, "out of memory");
 		return TREE_FAIL_OTHER;
-	}
-	pthread_mutex_init(&t->big_mu, NULL);
-	for (unsigned i = 0; i < TREE_PERM_SLOTS; i++)
-		pthread_mutex_init(&t->perm[i].mu, NULL);
-	/* Non-blocking: opening a FIFO must not wait for a writer (it is refused below). */
-	t->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (t->fd < 0 || fstat(t->fd, &t->st) != 0) {
-		snprintf(why, whylen, "cannot open: %s", strerror(errno));
-		f = TREE_FAIL_OPEN;
-		goto fail;
-	}
-	if (!S_ISREG(t->st.st_mode)) {
-		snprintf(why, whylen, "not a regular file");
-		f = TREE_FAIL_OPEN;
-		goto fail;
-	}
-	got = pread(t->fd, head, sizeof head, 0);
-	if (got < 0) {
-		snprintf(why, whylen, "cannot read: %s", strerror(errno));
-		f = TREE_FAIL_OPEN;
-		goto fail;
-	}
-	t->fmt = detect(head, (size_t)got);
-	if (!t->fmt) {
-		snprintf(why, whylen,
-			 got == 0 ? "empty file"
-				  : "not a PSG arena, PSK or PSA file (unknown magic)");
-		f = TREE_FAIL_FORMAT;
-		goto fail;
 	}
 	if (o)
 		t->opts = *o;
 	if (!t->opts.cache_bytes)
 		t->opts.cache_bytes = TREE_DEFAULT_CACHE;
-	t->path = strdup(path);
-	t->stem = make_stem(path);
 	t->cache = cache_new(t->opts.cache_bytes);
-	if (!t->path || !t->stem || !t->cache) {
+	if (!t->cache) {
+		free(t);
 		snprintf(why, whylen, "out of memory");
-		f = TREE_FAIL_OTHER;
-		goto fail;
+		return TREE_FAIL_OTHER;
 	}
-	src_init_fd(&t->src, &t->fd, (uint64_t)t->st.st_size);
-	t->src.read = snap_read; /* counts reads for the staleness check */
-	t->src.ctx = t;
-	f = t->fmt->mount(t, why, whylen);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		f = folder_open(t, path, why, whylen);
+	else
+		f = asset_open(t, 0, AT_FDCWD, path, NULL, ASSET_STRICT, &t->single, why, whylen);
 	if (f != TREE_FAIL_NONE) {
-		t->fmt = NULL; /* nothing to unmount */
-		goto fail;
+		tree_close(t);
+		return f;
 	}
 	*out = t;
 	return TREE_FAIL_NONE;
-fail:
-	tree_close(t);
-	return f;
 }
 
 void tree_close(struct tree *t)
 {
 	if (!t)
 		return;
-	for (unsigned i = 0; i < TREE_BIG_SLOTS; i++)
-		if (t->big[i].ent)
-			cache_unpin(t->cache, t->big[i].ent);
-	pthread_mutex_destroy(&t->big_mu);
+	/* Cached views may point into format state: the cache goes first. */
 	cache_free(t->cache);
-	for (unsigned i = 0; i < TREE_PERM_SLOTS; i++) {
-		if (t->perm[i].data) {
-			if (t->perm[i].dtor)
-				t->perm[i].dtor(t->perm[i].data);
-			else
-				free(t->perm[i].data);
-		}
-	}
-	for (unsigned i = 0; i < TREE_PERM_SLOTS; i++)
-		pthread_mutex_destroy(
-		    &t->perm[i].mu); /* before unmount: cached views may point into format state */
-	if (t->fmt && t->fmt->unmount)
-		t->fmt->unmount(t);
-	if (t->fd >= 0)
-		close(t->fd);
-	free(t->path);
-	free(t->stem);
+	asset_close(t->single);
+	folder_close(t->fold);
 	free(t);
+}
+
+void tree_set_change_hook(struct tree *t, void (*fn)(void *ctx, tree_ino ino), void *ctx)
+{
+	t->on_change_ctx = ctx;
+	t->on_change = fn;
 }
 
 const char *tree_format_name(const struct tree *t)
 {
-	return t->fmt->name;
+	return t->fold ? "folder" : t->single->fmt->name;
 }
 
 const struct stat *tree_source_stat(const struct tree *t)
 {
-	return &t->st;
+	return t->fold ? folder_root_stat(t->fold) : &t->single->st;
 }
 
 void tree_get_stats(struct tree *t, struct cache_stats *cache, struct tree_counters *ctr)
@@ -765,5 +657,6 @@ void tree_get_stats(struct tree *t, struct cache_stats *cache, struct tree_count
 		ctr->render_failures = atomic_load(&t->render_failures);
 		ctr->raw_reads = atomic_load(&t->raw_reads);
 		ctr->raw_bytes = atomic_load(&t->raw_bytes);
+		ctr->asset_opens = atomic_load(&t->asset_opens);
 	}
 }

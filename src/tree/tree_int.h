@@ -1,8 +1,13 @@
 /*
- * Internals shared by the tree core and the per-format namespaces (fmt_*.c).
- * A node is (kind, a, b): kind indexes the format's kind table, a and b are indices the kind
- * interprets (chunk number, bone, mesh, sequence...). The inode number is that triple packed,
- * so it is the same on every mount of the same file.
+ * Internals shared by the tree core and the namespaces of each format (ns_*.c).
+ *
+ * Inode numbers are structural: ino = slot << 32 | node. The slot names an asset (a container
+ * file) or, in a folder mount, a folder entry; slot 0 is the mount's root (the single file, or
+ * the mounted folder). Inside an asset a node is (kind, a, b): kind indexes the format's kind
+ * table, a and b are indices the kind interprets (object, bone, mesh, sequence...), packed into
+ * 32 bits as kind:6 a:20 b:6, plus one so that 0 is never a node. The same file therefore shows
+ * the same numbers on every mount, and any node can be served from its number alone.
+ * Limits that follow: 62 kinds per format, indices below 2^20 (a), 2^6 (b).
  */
 #ifndef PSGFS_TREE_INT_H
 #define PSGFS_TREE_INT_H
@@ -15,135 +20,288 @@
 
 #include "psgfs/buf.h"
 #include "psgfs/cache.h"
+#include "psgfs/diag.h"
+#include "psgfs/emit.h"
 #include "psgfs/source.h"
 #include "psgfs/tree.h"
 
+#define TNODE_KIND_MAX 62u
+#define TNODE_A_MAX    ((1u << 20) - 1)
+#define TNODE_B_MAX    ((1u << 6) - 1)
+
 struct tnode {
-	uint16_t kind;
+	uint8_t kind;
 	uint32_t a;
-	uint16_t b;
+	uint8_t b;
 };
 
-static inline tree_ino tnode_ino(struct tnode n)
-{
-	return (((uint64_t)n.kind << 48) | ((uint64_t)n.a << 16) | n.b) + 1;
-}
-
-static inline struct tnode ino_tnode(tree_ino ino)
-{
-	struct tnode n;
-
-	ino -= 1;
-	n.kind = (uint16_t)(ino >> 48);
-	n.a = (uint32_t)(ino >> 16);
-	n.b = (uint16_t)ino;
-	return n;
-}
-
-static inline struct tnode tn(uint16_t kind, uint32_t a, uint16_t b)
+static inline struct tnode tn(uint8_t kind, uint32_t a, uint8_t b)
 {
 	struct tnode n = {kind, a, b};
 
 	return n;
 }
 
+static inline uint32_t tnode_pack(struct tnode n)
+{
+	return ((uint32_t)n.kind << 26 | (n.a & TNODE_A_MAX) << 6 | (n.b & TNODE_B_MAX)) + 1;
+}
+
+static inline struct tnode tnode_unpack(uint32_t v)
+{
+	v -= 1;
+	return tn((uint8_t)(v >> 26), (v >> 6) & TNODE_A_MAX, (uint8_t)(v & TNODE_B_MAX));
+}
+
+static inline tree_ino ino_make(uint32_t slot, struct tnode n)
+{
+	return (uint64_t)slot << 32 | tnode_pack(n);
+}
+
+static inline uint32_t ino_slot(tree_ino ino)
+{
+	return (uint32_t)(ino >> 32);
+}
+
+/* ---- listings ---- */
+
 struct tlist_ent {
 	char *name;
-	struct tnode node;
-	bool is_dir;
+	tree_ino ino;
+	uint8_t type; /* enum tree_type */
 };
 
-/* Children of a directory as a kind's list() emits them (any order; the core sorts). */
+/* Children of a directory as a list() emits them, in any order: the core sorts them. */
 struct tlist {
-	struct tree *t;
+	struct asset *as; /* NULL for folder listings (they add full inode numbers) */
 	struct tlist_ent *v;
 	size_t n, cap;
 	size_t bytes;
 	bool oom;
 };
 
+/* Add a child node of the listing's asset; the name is printf-formatted (untrusted parts must
+ * already be safe path components). Nodes with an index past the packing limits are skipped. */
 void tlist_add(struct tlist *l, struct tnode node, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+void tlist_add_ino(struct tlist *l, tree_ino ino, uint8_t type, const char *name);
+
+/* ---- what a file is made of: parts of items (see include/psgfs/emit.h) ---- */
+
+struct layout_part {
+	uint64_t off;  /* in the file */
+	uint64_t size; /* bytes */
+	uint64_t n_items;
+	uint32_t item_size; /* fixed-size items; 0 = variable (checkpoints below) */
+	uint32_t n_cp;
+	struct emit_cp *cp; /* variable parts: where items start, ascending */
+};
+
+struct layout {
+	uint64_t size;
+	unsigned n_parts;
+	struct layout_part *parts;
+};
+
+/* What a kind's layout() adds to, in file order. */
+struct layout_build {
+	struct layout_part *parts;
+	unsigned n, cap;
+	bool oom;
+};
+/* n fixed-size items; their bytes are known from the count alone. */
+void layout_fixed(struct layout_build *lb, uint64_t n_items, uint32_t item_size);
+/* n items of varying size: the core counts them once (one pass, nothing stored). */
+void layout_var(struct layout_build *lb, uint64_t n_items);
+
+/* ---- kinds: one row per kind of node a format shows ---- */
+
+struct asset;
+
+/* What a kind's handlers see: the asset, the node, and the decoded data its `need` names,
+ * pinned by the core for the duration of the call. */
+struct tctx {
+	struct asset *as;
+	struct tnode self;
+	tree_ino ino;
+	const void *need;
+};
 
 struct tree_kind {
 	const char *what;
-	bool is_dir;
-	enum rc (*list)(struct tree *t, struct tnode self, struct tlist *out);
-	enum rc (*render)(struct tree *t, struct tnode self, struct buf *out);
-	/* Raw files: a slice of the source file served as is. */
-	enum rc (*extent)(struct tree *t, struct tnode self, uint64_t *off, uint64_t *len);
+	uint8_t type; /* enum tree_type */
+	uint8_t need; /* index into the format's needs; 0 = none */
+	bool cheap;   /* layout() costs no decode beyond `need`: sizes can go out in listings */
+	enum rc (*list)(const struct tctx *c, struct tlist *out);
+	/* Files. layout NULL: one variable item, i.e. render() writes the whole file. */
+	enum rc (*layout)(const struct tctx *c, struct layout_build *lb);
+	enum rc (*render)(const struct tctx *c, unsigned part, uint64_t first, struct emit *e);
+	/* Raw files: a slice of the source file served as it is. */
+	enum rc (*extent)(const struct tctx *c, uint64_t *off, uint64_t *len);
+	/* Symbolic links: the target text. */
+	enum rc (*link)(const struct tctx *c, struct buf *target);
+	/* A status file (info.txt, errors.txt): rendered afresh on every read, never cached,
+	 * and still served once the source changed (it then says so). */
+	bool status;
 };
+
+/*
+ * Decoded structures kinds need. Loaded on first use, success and failure alike remembered.
+ * perm: kept as long as the asset is open (structural data bounded by the file's directory,
+ * which almost every file of the tree needs); else an evictable cache entry keyed by
+ * (asset, need, node.a).
+ */
+typedef enum rc (*tree_load_fn)(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+				void (**dtor)(void *));
+struct tree_need {
+	tree_load_fn load;
+	int perm_slot; /* >= 0: permanent slot; -1: evictable */
+};
+
+enum tree_open_fail;
 
 struct tree_format {
 	const char *name;
 	const struct tree_kind *kinds;
-	size_t n_kinds;
-	enum tree_open_fail (*mount)(struct tree *t, char *why, size_t whylen);
-	void (*unmount)(struct tree *t);
+	unsigned n_kinds;
+	const struct tree_need *needs;
+	unsigned n_needs;
+	enum tree_open_fail (*mount)(struct asset *as, char *why, size_t whylen);
+	void (*unmount)(struct asset *as);
 };
 
-/*
- * Rendered files larger than the cache budget cannot stay in the cache; without a place to live
- * every read chunk would render them again. A few such files are kept pinned here from their
- * first render until a read reaches their end (cp, cat) or a newer one displaces them.
- */
-#define TREE_BIG_SLOTS 2
-struct tree_big {
-	tree_ino ino;
-	struct cache_ent *ent;
-	void *content;
-};
+/* ---- assets ---- */
 
-/* Structural decodes (a mesh's whole parse, an arena's scene) live as long as the mount: they
- * are bounded by the file's directory, and every file of the tree needs them. */
-#define TREE_PERM_SLOTS 4
-struct tree_perm {
-	pthread_mutex_t mu; /* per slot: one decode may need another (the sweep needs the scene) */
+#define ASSET_PERM_SLOTS 8
+
+struct asset_perm {
+	pthread_mutex_t mu; /* held across the load: concurrent first users wait */
 	bool done;
 	enum rc r;
 	void *data;
 	void (*dtor)(void *);
 };
 
-struct tree {
+struct asset {
+	struct tree *t;
+	uint32_t slot;
+	uint32_t gen; /* which opening of the slot: memos of an earlier one are never reused */
 	const struct tree_format *fmt;
 	void *priv;
 	int fd;
-	struct src src;
-	struct stat st;
-	struct tree_opts opts;
-	char *path;
-	char *stem; /* file name without directory and extension */
-	struct cache *cache;
-	struct tree_perm perm[TREE_PERM_SLOTS];
-	pthread_mutex_t big_mu;
-	struct tree_big big[TREE_BIG_SLOTS];
-	unsigned big_next;
-	atomic_uint_fast64_t renders, render_bytes, render_failures, raw_reads, raw_bytes;
+	struct src src; /* reads of the snapshot: fail once the source changed */
+	struct stat st; /* the source at first open: the snapshot's identity */
+	char *path;	/* as opened */
+	char *name;	/* last path component */
+	char *stem;	/* name without its extension */
+	char *why;	/* broken assets: why the format refused it */
+	struct asset_perm perm[ASSET_PERM_SLOTS];
+	atomic_bool changed;   /* the source no longer matches st */
+	atomic_size_t bytes;   /* permanent decodes, charged to the cache */
+	struct cache_ent *ent; /* folder mounts: the asset's own cache entry */
 };
 
-/* Cache key spaces; formats use KEY_FMT and up for their parsed structures. */
-enum { KEY_CONTENT = 1, KEY_SIZE, KEY_DIR, KEY_FMT };
-#define TREE_KEY(space, id) (((uint64_t)(space) << 56) | ((id) & ((1ull << 56) - 1)))
+/* Memo keys: owner = asset key or inode, what = space | id. */
+enum { KEY_LAYOUT = 1, KEY_PIECE, KEY_DIR, KEY_NEED, KEY_ASSET, KEY_FMT };
+#define KEY_WHAT(space, id) ((uint64_t)(space) << 56 | ((uint64_t)(id) & ((1ull << 56) - 1)))
+static inline uint64_t asset_key(const struct asset *as)
+{
+	return (uint64_t)as->slot << 32 | as->gen;
+}
+
+/* The decoded data of need `need` for node arg, pinned (*ent; NULL for permanent ones). */
+const void *asset_need(struct asset *as, unsigned need, uint64_t arg, struct cache_ent **ent,
+		       enum rc *r);
+/* A permanent decode built by fn in slot `slot` (outside the need table). */
+void *asset_perm(struct asset *as, unsigned slot, tree_load_fn fn, enum rc *r);
+/* A memoised load as the cache holds it. */
+struct tree_memo {
+	enum rc r;
+	void *data;
+	void (*dtor)(void *);
+};
+
+void tree_memo_free(void *memo);
+
+/* An evictable memo under any key; success and failure alike are remembered. */
+void *asset_memo_key(struct asset *as, struct cache_key key, tree_load_fn fn, uint64_t arg,
+		     struct cache_ent **ent, enum rc *r);
+/* The data of a memo already loaded successfully, pinned; NULL otherwise (nothing loads). */
+void *asset_memo_peek(struct asset *as, struct cache_key key, struct cache_ent **ent);
+/* An evictable memo keyed (asset, KEY_FMT | id); pinned in *ent. */
+void *asset_memo(struct asset *as, uint64_t id, tree_load_fn fn, uint64_t arg,
+		 struct cache_ent **ent, enum rc *r);
+void asset_unpin(struct asset *as, struct cache_ent *ent);
+/* True when the source changed since the snapshot was taken (checks it now). The first time
+ * it finds a change, the mount's on_change hook hears of every status file of the asset. */
+bool asset_source_changed(struct asset *as);
+
+/* ---- the mount ---- */
+
+struct folder;
+
+struct tree {
+	struct tree_opts opts;
+	void (*on_change)(void *ctx, tree_ino ino); /* a status file's content changed */
+	void *on_change_ctx;
+	struct cache *cache;
+	struct asset *single; /* single-file mounts: the asset in slot 0, always open */
+	struct folder *fold;  /* folder mounts */
+	atomic_uint_fast64_t renders, render_bytes, render_failures, raw_reads, raw_bytes;
+	atomic_uint_fast64_t asset_opens;
+};
+
+/* The open asset of a slot, pinned in *pin (NULL when nothing needs releasing). NULL with *r
+ * for a folder, a link, or a failure. */
+struct asset *tree_asset_get(struct tree *t, uint32_t slot, struct cache_ent **pin, enum rc *r);
+void tree_asset_put(struct tree *t, struct cache_ent *pin);
 
 /*
- * Memoised load of a parsed structure. fn builds it (data, approximate bytes, destructor);
- * success and failure are both remembered, so a broken object is decoded once. Returns the
- * pinned data (release with cache_unpin(t->cache, *ent)) or NULL with *r set.
+ * Open a file as an asset of the mount, relative to dirfd. STRICT: the format comes from the
+ * first bytes and any failure is returned (single-file mounts). LENIENT: a file that fails to
+ * open as a container opens as a "broken" asset that explains itself (folder mounts). PLAIN:
+ * the bytes are served as they are. expect: the snapshot identity to hold the file to (NULL:
+ * take it now; otherwise links are not followed).
  */
-typedef enum rc (*tree_load_fn)(struct tree *t, uint64_t arg, void **data, size_t *bytes,
-				void (**dtor)(void *));
-void *tree_memo(struct tree *t, uint64_t key, tree_load_fn fn, uint64_t arg, struct cache_ent **ent,
-		enum rc *r);
+enum asset_mode { ASSET_STRICT, ASSET_LENIENT, ASSET_PLAIN };
+enum tree_open_fail asset_open(struct tree *t, uint32_t slot, int dirfd, const char *path,
+			       const struct stat *expect, enum asset_mode mode, struct asset **out,
+			       char *why, size_t whylen);
+/* A broken asset that only explains why it could not be opened. */
+enum tree_open_fail asset_open_broken(struct tree *t, uint32_t slot, const char *name,
+				      const struct stat *st, const char *why, struct asset **out);
+void asset_close(struct asset *as);
+const struct tree_format *asset_detect(const uint8_t *head, size_t n);
 
-/*
- * Like tree_memo, but built once per mount and never evicted (slot < TREE_PERM_SLOTS). The data
- * needs no pin. A failure is remembered too.
- */
-void *tree_memo_perm(struct tree *t, unsigned slot, tree_load_fn fn, enum rc *r);
+/* ---- rendering (render.c) ---- */
+
+enum rc render_size(struct asset *as, tree_ino ino, struct tnode n, uint64_t *size);
+bool render_size_known(struct asset *as, tree_ino ino, struct tnode n, uint64_t *size);
+enum rc render_read(struct asset *as, tree_ino ino, struct tnode n, uint64_t off, size_t len,
+		    struct tree_rdv *v);
+
+/* ---- folder mounts (folder.c) ---- */
+
+enum tree_open_fail folder_open(struct tree *t, const char *path, char *why, size_t whylen);
+void folder_close(struct folder *f);
+const struct stat *folder_root_stat(const struct folder *f);
+/* Slot kinds: a regular file (asset or plain, served by an asset), a folder (0 = the root). */
+bool folder_slot_is_file(struct tree *t, uint32_t slot);
+bool folder_slot_is_dir(struct tree *t, uint32_t slot);
+/* The open asset of a file slot, opening it when needed, pinned in *pin. */
+struct asset *folder_asset_get(struct tree *t, uint32_t slot, struct cache_ent **pin, enum rc *r);
+enum rc folder_getattr(struct tree *t, tree_ino ino, struct tree_stat *out);
+enum rc folder_list(struct tree *t, tree_ino ino, struct tlist *out);
+enum rc folder_readlink(struct tree *t, tree_ino ino, struct buf *out);
+/* Where the folder entry of a slot sits: its parent slot and name (for links between files). */
+bool folder_entry_name(struct tree *t, uint32_t slot, uint32_t *parent, const char **name);
+/* The sibling of slot `slot` named `name` (exact, else ignoring case), as a slot; 0 if none. */
+uint32_t folder_sibling(struct tree *t, uint32_t slot, const char *name);
 
 extern const struct tree_format tree_format_psk;
 extern const struct tree_format tree_format_psa;
 extern const struct tree_format tree_format_psg;
+extern const struct tree_format tree_format_plain;
+extern const struct tree_format tree_format_broken;
 
 #endif

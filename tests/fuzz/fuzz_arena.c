@@ -6,14 +6,14 @@
 #include "psgfs/arena.h"
 #include "psgfs/bytes.h"
 #include "psgfs/skate_objects.h"
+#include "tree/view_psg.h"
 
-typedef enum rc (*render_fn)(const struct src *, const struct arena *, struct buf *);
+typedef enum rc (*render_fn)(const struct arena *, struct buf *);
 
 int fuzz_one_arena(const uint8_t *p, size_t n)
 {
-	static const render_fn renders[] = {
-	    psg_render_header_txt,  psg_render_dictionary_tsv,	    psg_render_types_tsv,
-	    psg_render_subrefs_tsv, psg_render_external_arenas_tsv, psg_render_info_summary};
+	static const render_fn renders[] = {psg_render_header_txt, psg_render_external_arenas_tsv,
+					    psg_render_info_summary};
 	struct src s;
 	struct src_mem m;
 	struct arena a;
@@ -52,8 +52,16 @@ int fuzz_one_arena(const uint8_t *p, size_t n)
 		struct buf b;
 
 		buf_init(&b);
-		(void)renders[k](&s, &a, &b);
+		(void)renders[k](&a, &b);
 		buf_free(&b);
+	}
+	for (int w = VA_DICT; w <= VA_SUBREFS; w++) {
+		struct rows t = view_arena_rows(&a, (enum view_arena_table)w);
+		struct emit e;
+
+		emit_init_count(&e, 4096);
+		(void)rows_render(&t, 0, &e);
+		emit_free(&e);
 	}
 	arena_free(&a);
 	diag_free(&d);

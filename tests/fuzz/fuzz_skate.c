@@ -12,6 +12,7 @@
 #include "psgfs/skate_mesh.h"
 #include "psgfs/skate_objects.h"
 #include "psgfs/texture.h"
+#include "tree/view_psg.h"
 
 /* Decoders only hold pointers into p; every one gets the same bytes. */
 static void decode_all(const struct arena *a, uint32_t i, const uint8_t *p, size_t len,
@@ -57,19 +58,26 @@ static void mesh_views(const struct src *s, const struct arena *a, struct skate_
 	struct buf b;
 
 	for (size_t k = 0; k < sc->n_meshes; k++) {
-		struct skate_mesh_data *md = NULL;
+		struct skate_mesh_stats *st = NULL;
+		struct view_mesh vm = {s, a, sc, k, NULL};
+		struct emit e;
 
 		buf_init(&b);
 		(void)skate_text_descriptor(sc, k, &b);
 		(void)skate_text_palette(sc, k, &b);
 		(void)skate_text_islands(sc, k, &b);
-		if (skate_mesh_decode(s, a, sc, k, &md, d) == RC_OK) {
-			(void)skate_text_vertices(md, &b);
-			(void)skate_text_triangles(md, &b);
-			(void)skate_text_skin(sc, md, &b);
-			skate_mesh_data_free(md);
-		}
 		buf_free(&b);
+		if (!sc->meshes[k].ok)
+			continue;
+		emit_init_count(&e, 4096);
+		(void)view_vertices(&vm, 0, &e);
+		(void)view_skin(&vm, 0, &e);
+		if (skate_mesh_stats_build(s, a, sc, k, &st, d) == RC_OK) {
+			vm.st = st;
+			(void)view_triangles(&vm, 0, &e);
+			skate_mesh_stats_free(st);
+		}
+		emit_free(&e);
 	}
 	buf_init(&b);
 	(void)skate_text_bones(sc, &b);
@@ -100,17 +108,17 @@ static void textures(const struct src *s, const struct arena *a, struct diag *d)
 		texture_names_free(names, a->n_dict);
 	for (uint32_t i = 0; i < a->n_dict; i++) {
 		struct texture_image *img = NULL;
-		uint64_t dds;
+		struct tex_desc td;
 		struct buf b;
 
 		if (a->dict[i].type_id != RW_T_TEXTURE)
 			continue;
-		(void)texture_check(s, a, i, &dds, d);
+		(void)tex_describe(s, a, i, &td, d);
 		if (texture_load(s, a, i, &img, d) != RC_OK)
 			continue;
 		buf_init(&b);
 		(void)texture_dds(img, &b);
-		(void)texture_png(img, &b);
+		(void)texture_png(s, img, &b);
 		(void)texture_info_line(s, a, i, "t", &b);
 		buf_free(&b);
 		texture_image_free(img);
@@ -150,9 +158,18 @@ int fuzz_one_skate(const uint8_t *p, size_t n)
 	}
 	if (skate_toc_entries(&s, &a, &items, &n_items, &d) == RC_OK)
 		skate_toc_items_free(items, n_items);
-	buf_init(&b);
-	(void)psg_render_toc_tsv(&s, &a, &b, &d);
-	buf_free(&b);
+	{
+		struct view_toc *toc;
+
+		if (view_toc_load(&s, &a, &toc) == RC_OK) {
+			struct emit e;
+
+			emit_init_count(&e, 4096);
+			(void)view_toc_render(&a, toc, 0, &e);
+			emit_free(&e);
+			view_toc_free(toc);
+		}
+	}
 	buf_init(&b);
 	buf_puts(&b, "bone\tparent\nzz\t-\n");
 	if (skate_scene_load(&s, &a, NULL, &sc, &d) == RC_OK) {

@@ -43,6 +43,71 @@ check "2: cache_size=abc" expect 2 "cache_size 'abc'" "$sky" "$mp" -o cache_size
 check "2: cache_size below 1M" expect 2 "cache_size '100K'" "$sky" "$mp" -o cache_size=100K
 check "2: cache_size=12Q" expect 2 "cache_size '12Q'" "$sky" "$mp" -o cache_size=12Q
 check "2: unreadable hierarchy file" expect 2 "$WORK/nope.tsv" "$sky" "$mp" -o hierarchy="$WORK/nope.tsv"
+
+# Sizes: digits with an optional K/M/G suffix; no sign, no blanks, nothing that overflows.
+for v in -1 -5M -0 +64M ' 64M' '64M ' 0x10 18446744073709551616 17179869184G 18014398509481984K; do
+	check "2: cache_size='$v'" expect 2 "bad cache_size '$v'" "$sky" "$mp" -o "cache_size=$v"
+done
+check "2: cache_size=-1 says what a size is" expect 2 "cache_size '-1': not a size (digits" "$sky" "$mp" -o cache_size=-1
+check "2: cache_size=17179869184G is too large" expect 2 "cache_size '17179869184G': too large" "$sky" "$mp" -o cache_size=17179869184G
+check "2: cache_size below 1M names the minimum" expect 2 "below the minimum 1M" "$sky" "$mp" -o cache_size=1048575
+
+# Hierarchy: a regular file (links to one are fine) of at most 16M, read before mounting;
+# anything else is refused at once, naming the file and the reason.
+"$PSGFS_GEN" skinned --seed 9 --bones 14 --hierarchy-out "$WORK/hier.tsv" "$WORK/sk.psg"
+mkfifo "$WORK/hier.fifo"
+check "2: hierarchy is a FIFO (refused, not waited on)" expect 2 "$WORK/hier.fifo: not a regular file (a FIFO)" "$sky" "$mp" -o hierarchy="$WORK/hier.fifo"
+check "2: umask not octal" expect 2 "bad umask '9'" "$sky" "$mp" -o umask=9
+check "2: umask too large" expect 2 "bad umask '17777'" "$sky" "$mp" -o umask=17777
+check "2: hierarchy is a directory" expect 2 "$WORK: not a regular file (a directory)" "$sky" "$mp" -o hierarchy="$WORK"
+check "2: hierarchy is /dev/zero" expect 2 "/dev/zero: not a regular file (a character device)" "$sky" "$mp" -o hierarchy=/dev/zero
+ln -s hier.fifo "$WORK/fifo.link"
+check "2: hierarchy is a link to a FIFO" expect 2 "$WORK/fifo.link: not a regular file" "$sky" "$mp" -o hierarchy="$WORK/fifo.link"
+truncate -s $((16 * 1024 * 1024 + 1)) "$WORK/huge.tsv"
+check "2: hierarchy larger than 16M" expect 2 "$WORK/huge.tsv: larger than 16777216 bytes" "$sky" "$mp" -o hierarchy="$WORK/huge.tsv"
+printf 'bone\tparent\n\0\n' > "$WORK/nul.tsv"
+check "2: hierarchy with a NUL byte" expect 2 "$WORK/nul.tsv: contains a NUL byte" "$sky" "$mp" -o hierarchy="$WORK/nul.tsv"
+ln -s hier.tsv "$WORK/hier.link"
+for h in hier.tsv hier.link; do
+	check "0: a good hierarchy ($h) mounts" mount_psgfs "$WORK/sk.psg" "$mp" -o hierarchy="$WORK/$h"
+	check "   ... and is used" grep -q 'hierarchy: from the hierarchy file' "$mp/info.txt"
+	check "   ... unmounts" unmount_psgfs "$mp"
+done
+
+# Stats: checked before mounting; written whole through a temporary file and a rename, so a
+# symbolic link at FILE is replaced and its target left alone.
+mkdir "$WORK/statsdir"
+check "2: stats is a directory" expect 2 "stats file $WORK/statsdir: is a directory" "$sky" "$mp" -o stats="$WORK/statsdir"
+check "2: stats in a missing directory" expect 2 "stats file $WORK/nodir/s.txt: cannot create a file in its directory: No such file" "$sky" "$mp" -o stats="$WORK/nodir/s.txt"
+check "2: stats is a device" expect 2 "stats file /dev/null: not a regular file" "$sky" "$mp" -o stats=/dev/null
+if [ "$(id -u)" != 0 ]; then
+	mkdir "$WORK/ro"
+	chmod 555 "$WORK/ro"
+	check "2: stats in an unwritable directory" expect 2 "stats file $WORK/ro/s.txt: cannot create a file in its directory: Permission denied" "$sky" "$mp" -o stats="$WORK/ro/s.txt"
+else
+	echo "# running as root: /sys stands in for a directory that cannot be written"
+	check "2: stats in an unwritable directory" expect 2 "stats file /sys/psgfs-stats.txt: cannot create a file in its directory: Permission denied" "$sky" "$mp" -o stats=/sys/psgfs-stats.txt
+fi
+check "2: a failed stats check leaves no temporary file" bash -c "[ -z \"\$(ls -A '$WORK/statsdir')\" ]"
+printf 'precious\n' > "$WORK/target.txt"
+ln -s target.txt "$WORK/stats.link"
+stats_written() {
+	for _ in $(seq 100); do
+		[ -f "$1" ] && [ ! -L "$1" ] && grep -q '^cache_budget 1048576$' "$1" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+check "0: mounts with stats at a symbolic link" mount_psgfs "$sky" "$mp" -o stats="$WORK/stats.link",cache_size=1M
+kill -USR1 "$(pgrep -n -f -x "$PSGFS $sky $mp -o stats=$WORK/stats.link,cache_size=1M")"
+check "   ... SIGUSR1 replaced the link by a regular file with the counters" stats_written "$WORK/stats.link"
+check "   ... the link's target is unchanged" bash -c "[ \"\$(cat '$WORK/target.txt')\" = precious ]"
+rm "$WORK/stats.link"
+ln -s target.txt "$WORK/stats.link"
+check "   ... unmounts (stats written again at exit)" unmount_psgfs "$mp"
+check "   ... exit replaced the new link too" stats_written "$WORK/stats.link"
+check "   ... the target is still unchanged" bash -c "[ \"\$(cat '$WORK/target.txt')\" = precious ]"
+check "   ... no temporary file left beside it" bash -c "[ \"\$(ls '$WORK' | grep -c '^stats.link')\" = 1 ]"
 # libfuse names a rejected option on a line of its own, then psgfs says what it means.
 bad_fuse() {
 	local st=0
@@ -53,7 +118,9 @@ check "2: an option libfuse rejects" bad_fuse
 
 # 3: cannot open or read
 check "3: missing file" expect 3 "$WORK/missing.psg: cannot open: No such file" "$WORK/missing.psg" "$mp"
-check "3: a directory" expect 3 "$WORK: not a regular file" "$WORK" "$mp"
+mkdir -p "$WORK/folder"
+check "0: a folder mounts (a folder mount)" mount_psgfs "$WORK/folder" "$mp"
+check "0: and unmounts" unmount_psgfs "$mp"
 mkfifo "$WORK/fifo"
 check "3: a FIFO (refused, not waited on)" expect 3 "$WORK/fifo: not a regular file" "$WORK/fifo" "$mp"
 check "3: a device" expect 3 "/dev/null: not a regular file" /dev/null "$mp"

@@ -21,7 +21,7 @@ sky=$WORK/sky.psg
 m=$WORK/sky
 mount_psgfs "$sky" "$m"
 check "sky: root layout" test "$(ls "$m" | tr '\n' ' ')" = \
-	"dictionary.tsv errors.txt export header.txt info.txt meshes objects sections skeleton toc.tsv "
+	"dictionary.tsv errors-full.txt errors.txt export header.txt info.txt meshes objects sections skeleton toc.tsv "
 check "sky: sections/ has types, subreferences, external arenas" \
 	test "$(ls "$m/sections" | tr '\n' ' ')" = "external_arenas.tsv subreferences.tsv types.tsv "
 check "sky: 12 raw objects" test "$(ls "$m/objects" | grep -c '\.bin$')" -eq 12

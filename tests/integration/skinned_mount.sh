@@ -95,7 +95,7 @@ for h in palette index stride bones; do
 	"$PSGFS_GEN" skinned --seed 9 --hostile "$h" "$f"
 	hm=$WORK/h-$h
 	mount_psgfs "$f" "$hm"
-	check "hostile $h: errors.txt lists the problem" test -s "$hm/errors.txt"
+	check "hostile $h: errors-full.txt lists the problem" test -s "$hm/errors-full.txt"
 	check "hostile $h: every .bin reads" bash -c "cat '$hm'/objects/*.bin > /dev/null"
 	check "hostile $h: every file reads or fails with EIO" bash -c \
 		"for x in \$(find '$hm' -type f); do cat \$x > /dev/null 2> '$WORK/err' || grep -q 'Input/output error' '$WORK/err' || exit 1; done"

@@ -26,9 +26,14 @@ if command -v identify > /dev/null && identify -version 2>/dev/null | grep -q Im
 		for ext in dds png; do
 			f=$m/textures/$name.$ext
 			got=$(identify -format '%wx%h\n' "$f" 2>/dev/null | head -1)
+			want=$dims
+			# a cube map's picture holds its six faces side by side
+			if [ "$ext" = png ] && [ "$kind" = cube ]; then
+				want="$((${dims%x*} * 6))x${dims#*x}"
+			fi
 			frames=$(identify -format '%p\n' "$f" 2>/dev/null | wc -l)
-			if [ "$got" != "$dims" ]; then
-				echo "$name.$ext ($fmt): ImageMagick says '$got', info.txt says $dims"
+			if [ "$got" != "$want" ]; then
+				echo "$name.$ext ($fmt): ImageMagick says '$got', expected $want"
 				bad=1
 			fi
 			if [ "$ext" = dds ] && [ "$kind" = cube ] && [ "$frames" -lt 6 ]; then
@@ -55,4 +60,23 @@ check "short base resource: errors.txt names the texture" grep -qi 'texture' "$b
 check "short base resource: its .dds/.png return EIO" bash -c \
 	"! cat '$bm/textures/${first%.*}.dds' > /dev/null 2> '$WORK/e1' && grep -q 'Input/output error' '$WORK/e1'"
 check "short base resource: raw objects still read" bash -c "cat '$bm'/objects/*.bin > /dev/null"
+
+# The real tool-made shape: a DXT5 256x256 cube map whose base resource holds one face. What
+# is whole is served (a 2D DDS of that face, its picture); errors.txt says what is missing.
+short=$WORK/short.psg
+"$PSGFS_GEN" textures --short-cube "$short"
+sm=$WORK/s
+mount_psgfs "$short" "$sm"
+cube=$(grep 'DXT5 256x256 1 cube' "$sm/info.txt" | awk '{print $1}')
+check "short cube: listed in info.txt" test -n "$cube"
+check "short cube: errors.txt says one face of the cube is served" \
+	grep -q "holds 65536 bytes.*needs 393216; serving 1 face with 1 mip level" "$sm/errors.txt"
+check "short cube: the .dds is the one whole face (128 + 65536 bytes)" \
+	test "$(stat -c %s "$sm/textures/$cube.dds")" = 65664
+if command -v identify > /dev/null; then
+	check "short cube: ImageMagick reads the .dds as one 256x256 image" \
+		test "$(identify -format '%wx%h\n' "$sm/textures/$cube.dds" | tr '\n' ' ')" = "256x256 "
+	check "short cube: and the .png as 256x256" \
+		test "$(identify -format '%wx%h' "$sm/textures/$cube.png")" = 256x256
+fi
 finish

@@ -21,6 +21,7 @@
 #include "psgfs/gen_psg_skinned.h"
 #include "psgfs/skate_mesh.h"
 #include "psgfs/skate_platform.h"
+#include "tree/view_psg.h"
 #include "psgfs/source.h"
 
 /* Byte order the put helpers write (the decoders take it from the arena). */
@@ -834,6 +835,19 @@ static void test_hierarchy_cycles(void **state)
 	fx_free(&f);
 }
 
+/* A whole streamed mesh view into b (fresh). */
+static void render_view(enum rc (*fn)(const struct view_mesh *, uint64_t, struct emit *),
+			const struct view_mesh *vm, struct buf *b)
+{
+	struct emit e;
+
+	emit_init_window(&e, 0, SIZE_MAX);
+	assert_int_equal(fn(vm, 0, &e), RC_OK);
+	buf_init(b);
+	buf_put(b, e.b.data, e.b.len);
+	emit_free(&e);
+}
+
 static void run_hostile(enum gen_skinned_hostile h, const char *needle, int layout)
 {
 	struct gen_skinned_opts o = {
@@ -851,11 +865,19 @@ static void run_hostile(enum gen_skinned_hostile h, const char *needle, int layo
 		enum rc r = skate_mesh_decode(&f.s, &f.a, sc, mi, &md, &d);
 
 		if (r == RC_OK) {
-			buf_init(&b);
-			assert_int_equal(skate_text_vertices(md, &b), RC_OK);
-			assert_int_equal(skate_text_skin(sc, md, &b), RC_OK);
-			assert_int_equal(skate_text_triangles(md, &b), RC_OK);
-			buf_free(&b);
+			struct skate_mesh_stats *st;
+			struct view_mesh vm = {&f.s, &f.a, sc, mi, NULL};
+			struct emit e;
+
+			assert_int_equal(skate_mesh_stats_build(&f.s, &f.a, sc, mi, &st, NULL),
+					 RC_OK);
+			vm.st = st;
+			emit_init_count(&e, 4096);
+			assert_int_equal(view_vertices(&vm, 0, &e), RC_OK);
+			assert_int_equal(view_skin(&vm, 0, &e), RC_OK);
+			assert_int_equal(view_triangles(&vm, 0, &e), RC_OK);
+			emit_free(&e);
+			skate_mesh_stats_free(st);
 			skate_mesh_data_free(md);
 		}
 	}
@@ -1373,21 +1395,26 @@ static void test_text(void **state)
 	buf_free(&b);
 
 	assert_int_equal(skate_mesh_decode(&f.s, &f.a, sc, 0, &md, NULL), RC_OK);
-	buf_init(&b);
-	assert_int_equal(skate_text_vertices(md, &b), RC_OK);
-	assert_true(
-	    starts(&b, "vertex\tpx\tpy\tpz\tnx\tny\tnz\tu0\tv0\tr\tg\tb\ta\ti0\ti1\ti2\ti3\tw0"));
-	assert_int_equal(count_lines(&b), 11);
-	buf_free(&b);
-	buf_init(&b);
-	assert_int_equal(skate_text_triangles(md, &b), RC_OK);
-	assert_true(starts(&b, "triangle\ta\tb\tc\tisland\n"));
-	assert_int_equal(count_lines(&b), 9);
-	buf_free(&b);
-	buf_init(&b);
-	assert_int_equal(skate_text_skin(sc, md, &b), RC_OK);
-	assert_true(starts(&b, "vertex\tbone\tname\tweight\n"));
-	buf_free(&b);
+	{
+		struct skate_mesh_stats *st;
+		struct view_mesh vm = {&f.s, &f.a, sc, 0, NULL};
+
+		assert_int_equal(skate_mesh_stats_build(&f.s, &f.a, sc, 0, &st, NULL), RC_OK);
+		vm.st = st;
+		render_view(view_vertices, &vm, &b);
+		assert_true(starts(
+		    &b, "vertex\tpx\tpy\tpz\tnx\tny\tnz\tu0\tv0\tr\tg\tb\ta\ti0\ti1\ti2\ti3\tw0"));
+		assert_int_equal(count_lines(&b), 11);
+		buf_free(&b);
+		render_view(view_triangles, &vm, &b);
+		assert_true(starts(&b, "triangle\ta\tb\tc\tisland\n"));
+		assert_int_equal(count_lines(&b), 9);
+		buf_free(&b);
+		render_view(view_skin, &vm, &b);
+		assert_true(starts(&b, "vertex\tbone\tname\tweight\n"));
+		buf_free(&b);
+		skate_mesh_stats_free(st);
+	}
 	skate_mesh_data_free(md);
 
 	buf_init(&b);

@@ -15,7 +15,9 @@
 #include "psgfs/bytes.h"
 #include "psgfs/gen_psg.h"
 #include "psgfs/gen_psg_textures.h"
+#include "psgfs/png.h"
 #include "psgfs/texture.h"
+#include "tree/view_psg.h"
 
 static void px_eq(const uint8_t *px, int i, int r, int g, int b, int a)
 {
@@ -169,25 +171,26 @@ static void test_dds_headers(void **st)
 
 	(void)st;
 	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
-		for (int variant = 0; variant < 3; variant++) {
-			/* 0: 1 mip 2D, 1: 3 mips, 2: cube 2 mips */
-			struct texture_image t = {0};
+		for (int variant = 0; variant < 4; variant++) {
+			/* 0: 1 mip 2D, 1: 3 mips, 2: cube 2 mips, 3: cube with 3 faces served */
+			struct tex_desc t = {0};
 			struct buf b;
 			bool comp = ex[i].fourcc != 0;
-			uint8_t payload[8192] = {0};
+			uint64_t payload = 0;
 			const uint8_t *h;
 
 			t.kind = ex[i].kind;
 			t.width = 20;
 			t.height = 12;
-			t.mips = variant == 0 ? 1 : variant == 1 ? 3 : 2;
-			t.faces = variant == 2 ? 6 : 1;
-			t.data = payload;
-			t.size = 100 + i; /* content is copied as is */
+			t.mips = t.have_mips = variant == 0 ? 1 : variant == 1 ? 3 : 2;
+			t.faces = variant >= 2 ? 6 : 1;
+			t.have_faces = variant == 3 ? 3 : t.faces;
+			for (uint32_t m = 0; m < t.have_mips; m++)
+				payload += tex_level_bytes(&t, m);
 			buf_init(&b);
-			assert_int_equal(texture_dds(&t, &b), RC_OK);
-			assert_int_equal(b.len, 128 + t.size);
-			assert_int_equal(texture_dds_size(&t), b.len);
+			tex_dds_header(&t, &b);
+			assert_int_equal(b.len, 128);
+			assert_int_equal(tex_dds_size(&t), 128 + payload * t.have_faces);
 			h = b.data;
 			assert_memory_equal(h, "DDS ", 4);
 			assert_int_equal(le32(h + 4), 124);
@@ -210,7 +213,10 @@ static void test_dds_headers(void **st)
 			assert_int_equal(le32(h + 104), ex[i].a);
 			assert_int_equal(le32(h + 108), 0x1000 | (t.mips > 1 ? 0x400008 : 0) |
 							    (t.faces == 6 ? 0x8 : 0));
-			assert_int_equal(le32(h + 112), t.faces == 6 ? 0xFE00 : 0);
+			/* cube: DDSCAPS2_CUBEMAP and one bit per face served, +X first */
+			assert_int_equal(le32(h + 112), variant == 2   ? 0xFE00
+							: variant == 3 ? 0x1E00
+								       : 0);
 			assert_int_equal(le32(h + 116), 0);
 			assert_int_equal(le32(h + 120), 0);
 			assert_int_equal(le32(h + 124), 0);
@@ -241,39 +247,85 @@ static uint8_t *png_decode(const uint8_t *p, size_t n, uint32_t *w, uint32_t *h)
 	return px;
 }
 
+struct rgba_src {
+	const uint8_t *rgba;
+	uint32_t w;
+	bool alpha;
+};
+
+static enum rc rgba_rows(const void *ctx, uint32_t y0, uint32_t n, uint8_t *px)
+{
+	const struct rgba_src *r = ctx;
+	unsigned ch = r->alpha ? 4 : 3;
+
+	for (size_t i = 0; i < (size_t)n * r->w; i++)
+		memcpy(px + i * ch, r->rgba + ((size_t)y0 * r->w + i) * 4, ch);
+	return RC_OK;
+}
+
+/* The whole PNG, part by part, item by item from `first` (0: everything). */
+static void png_whole(const struct pngs *p, struct buf *out)
+{
+	for (unsigned part = 0; part < PNGS_PARTS; part++) {
+		uint64_t n;
+		uint32_t size;
+		struct emit e;
+
+		pngs_part(p, part, &n, &size);
+		if (n == 0)
+			continue;
+		emit_init_window(&e, 0, SIZE_MAX);
+		assert_int_equal(pngs_render(p, part, 0, &e), RC_OK);
+		assert_int_equal(e.b.len, n * size);
+		buf_put(out, e.b.data, e.b.len);
+		emit_free(&e);
+	}
+}
+
 static void test_png_round_trip(void **st)
 {
-	uint32_t w = 13, h = 7, dw, dh;
-	uint8_t *rgba = malloc((size_t)w * h * 4), *back;
+	/* 13x7: one block; 300x80 RGBA: 96,080 bytes of rows, two blocks */
+	static const uint32_t dims[][2] = {{13, 7}, {300, 80}, {1, 1}};
 	struct buf a, b;
 
 	(void)st;
-	for (size_t i = 0; i < (size_t)w * h * 4; i++)
-		rgba[i] = (uint8_t)(i * 37 + 11);
-	for (int alpha = 0; alpha < 2; alpha++) {
-		buf_init(&a);
-		buf_init(&b);
-		assert_int_equal(pngw_encode_rgba(rgba, w, h, alpha, &a), RC_OK);
-		assert_int_equal(pngw_encode_rgba(rgba, w, h, alpha, &b), RC_OK);
-		assert_int_equal(a.len, b.len); /* deterministic */
-		assert_memory_equal(a.data, b.data, a.len);
-		assert_memory_equal(a.data, "\x89PNG", 4);
-		back = png_decode(a.data, a.len, &dw, &dh);
-		assert_non_null(back);
-		assert_int_equal(dw, w);
-		assert_int_equal(dh, h);
-		for (size_t i = 0; i < (size_t)w * h; i++) {
-			assert_memory_equal(back + 4 * i, rgba + 4 * i, 3);
-			assert_int_equal(back[4 * i + 3], alpha ? rgba[4 * i + 3] : 255);
+	for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+		uint32_t w = dims[d][0], h = dims[d][1], dw, dh;
+		uint8_t *rgba = malloc((size_t)w * h * 4), *back;
+
+		for (size_t i = 0; i < (size_t)w * h * 4; i++)
+			rgba[i] = (uint8_t)(i * 37 + 11);
+		for (int alpha = 0; alpha < 2; alpha++) {
+			struct rgba_src rs = {rgba, w, alpha};
+			struct pngs p;
+
+			assert_int_equal(pngs_init(&p, w, h, alpha, rgba_rows, &rs), RC_OK);
+			buf_init(&a);
+			buf_init(&b);
+			png_whole(&p, &a);
+			png_whole(&p, &b);
+			assert_int_equal(a.len, pngs_size(&p)); /* size known up front */
+			assert_memory_equal(a.data, b.data, a.len);
+			assert_memory_equal(a.data, "\x89PNG", 4);
+			back = png_decode(a.data, a.len, &dw, &dh);
+			assert_non_null(back);
+			assert_int_equal(dw, w);
+			assert_int_equal(dh, h);
+			for (size_t i = 0; i < (size_t)w * h; i++) {
+				assert_memory_equal(back + 4 * i, rgba + 4 * i, 3);
+				assert_int_equal(back[4 * i + 3], alpha ? rgba[4 * i + 3] : 255);
+			}
+			free(back);
+			buf_free(&a);
+			buf_free(&b);
 		}
-		free(back);
-		buf_free(&a);
-		buf_free(&b);
+		free(rgba);
 	}
-	buf_init(&a);
-	assert_int_equal(pngw_encode_rgba(rgba, 0, h, true, &a), RC_INVAL);
-	buf_free(&a);
-	free(rgba);
+	{
+		struct pngs p;
+
+		assert_int_equal(pngs_init(&p, 0, 5, true, rgba_rows, NULL), RC_INVAL);
+	}
 }
 
 /* --- generated arenas --- */
@@ -342,31 +394,42 @@ static void check_generated(struct genarena *g)
 		assert_non_null(ti);
 		seen++;
 		assert_int_equal(texture_load(&g->s, &g->a, i, &img, &g->d), RC_OK);
-		assert_int_equal(img->width, ti->width);
-		assert_int_equal(img->height, ti->height);
-		assert_int_equal(img->mips, ti->mips);
-		assert_int_equal(img->faces, ti->cube ? 6 : 1);
-		assert_int_equal(texture_image_bytes(img), ti->dds_payload_len);
+		assert_int_equal(img->d.width, ti->width);
+		assert_int_equal(img->d.height, ti->height);
+		assert_int_equal(img->d.have_mips, ti->mips);
+		assert_int_equal(img->d.have_faces, ti->cube ? 6 : 1);
+		assert_int_equal(img->size, ti->dds_payload_len);
 		assert_memory_equal(img->data, ti->dds_payload, ti->dds_payload_len);
 
 		buf_init(&dds);
 		assert_int_equal(texture_dds(img, &dds), RC_OK);
-		assert_int_equal(dds.len, texture_dds_size(img));
+		assert_int_equal(dds.len, tex_dds_size(&img->d));
 		{
-			uint64_t ds = 0;
+			struct tex_desc td;
 
-			assert_int_equal(texture_check(&g->s, &g->a, i, &ds, NULL), RC_OK);
-			assert_int_equal(ds, dds.len);
+			assert_int_equal(tex_describe(&g->s, &g->a, i, &td, NULL), RC_OK);
+			assert_int_equal(tex_dds_size(&td), dds.len);
 		}
 		assert_memory_equal(dds.data + 128, ti->dds_payload, ti->dds_payload_len);
 		buf_free(&dds);
 
 		buf_init(&png);
-		assert_int_equal(texture_png(img, &png), RC_OK);
+		assert_int_equal(texture_png(&g->s, img, &png), RC_OK);
 		px = png_decode(png.data, png.len, &w, &h);
 		assert_non_null(px);
-		assert_int_equal(w, ti->width);
+		/* a cube map's picture holds its six faces side by side */
+		assert_int_equal(w, ti->width * (ti->cube ? 6 : 1));
 		assert_int_equal(h, ti->height);
+		if (ti->cube) {
+			uint8_t *face0 = malloc((size_t)ti->width * h * 4);
+
+			for (uint32_t y = 0; y < h; y++)
+				memcpy(face0 + (size_t)y * ti->width * 4, px + (size_t)y * w * 4,
+				       (size_t)ti->width * 4);
+			free(px);
+			px = face0;
+			w = ti->width;
+		}
 		assert_memory_equal(px, ti->expect_rgba, (size_t)w * h * 4);
 		if (is_dxt_fmt(ti->format)) {
 			for (size_t k = 0; k < (size_t)w * h; k++) {
@@ -426,6 +489,57 @@ static void test_generated_default(void **st)
 	assert_int_equal(g.a.n_types, 10);
 	assert_int_equal(g.a.n_subrefs, 0);
 	ga_close(&g);
+}
+
+/* A base resource shorter than the layout serves what is whole: faces, else levels of face 0. */
+static void check_short(const struct gen_tex_spec *spec, enum rc want, uint32_t faces,
+			uint32_t mips, uint32_t caps2)
+{
+	struct gen_tex_opts o = {.specs = spec, .n_specs = 1};
+	struct genarena g;
+	struct texture_image *img = NULL;
+	struct tex_desc td;
+	struct buf dds;
+
+	ga_open(&g, &o);
+	assert_int_equal(tex_describe(&g.s, &g.a, g.truth.items[0].tex_index, &td, &g.d), want);
+	assert_int_equal(diag_count(&g.d), 1); /* the shortfall is one problem line either way */
+	if (want != RC_OK) {
+		ga_close(&g);
+		return;
+	}
+	assert_non_null(strstr(g.d.msg[0], "serving"));
+	assert_int_equal(td.have_faces, faces);
+	assert_int_equal(td.have_mips, mips);
+	assert_int_equal(texture_load(&g.s, &g.a, g.truth.items[0].tex_index, &img, NULL), RC_OK);
+	assert_int_equal(img->size, g.truth.items[0].dds_payload_len);
+	assert_memory_equal(img->data, g.truth.items[0].dds_payload, img->size);
+	buf_init(&dds);
+	assert_int_equal(texture_dds(img, &dds), RC_OK);
+	assert_int_equal(dds.len, 128 + img->size);
+	assert_int_equal(le32(dds.data + 28), mips);
+	assert_int_equal(le32(dds.data + 112), caps2);
+	buf_free(&dds);
+	texture_image_free(img);
+	ga_close(&g);
+}
+
+static void test_short_base_resource(void **st)
+{
+	/* the real tool-made shape: a DXT5 256x256 cube holding one face of six */
+	struct gen_tex_spec one = {GCM_TEX_DXT5, 256, 256, 1, true, 0, false, 65536};
+	/* three whole faces (stride 65536) and part of a fourth: a partial cube */
+	struct gen_tex_spec three = {GCM_TEX_DXT5, 256, 256, 1, true, 0, false, 3 * 65536 + 100};
+	/* a 64x64 DXT1 2D with 7 levels cut inside level 2: levels 0 and 1 remain */
+	struct gen_tex_spec levels = {GCM_TEX_DXT1, 64, 64, 0, false, 0, false, 2048 + 512 + 10};
+	/* not even level 0 of face 0: EIO */
+	struct gen_tex_spec none = {GCM_TEX_DXT1, 64, 64, 0, false, 0, false, 1000};
+
+	(void)st;
+	check_short(&one, RC_OK, 1, 1, 0);
+	check_short(&three, RC_OK, 3, 1, 0x1E00);
+	check_short(&levels, RC_OK, 1, 2, 0);
+	check_short(&none, RC_CORRUPT, 0, 0, 0);
 }
 
 static void test_generated_shuffled_unnamed(void **st)
@@ -518,7 +632,11 @@ static enum rc hostile_load(const struct hostile *hx, struct diag *d, bool text)
 	assert_int_equal(arena_open(&s, &a, NULL), RC_OK);
 	r = texture_load(&s, &a, 1, &img, d);
 	assert_true(r != RC_OK || img != NULL);
-	assert_int_equal(texture_check(&s, &a, 1, NULL, NULL), r);
+	{
+		struct tex_desc td;
+
+		assert_int_equal(tex_describe(&s, &a, 1, &td, NULL), r);
+	}
 	texture_image_free(img);
 	if (text) {
 		struct buf t;
@@ -538,7 +656,7 @@ static enum rc hostile_load(const struct hostile *hx, struct diag *d, bool text)
 
 static void hostile_base(struct hostile *hx, uint8_t fmt, uint16_t w, uint16_t h, uint8_t mips)
 {
-	struct gen_tex_spec s = {fmt, w, h, mips, false, 0, false};
+	struct gen_tex_spec s = {fmt, w, h, mips, false, 0, false, 0};
 
 	memset(hx, 0, sizeof *hx);
 	gen_tex_object(&s, 0, hx->obj);
@@ -652,7 +770,8 @@ static void test_dump(void **st)
 		assert_int_equal(texture_load(&g.s, &g.a, i, &img, NULL), RC_OK);
 		for (int k = 0; k < 2; k++) {
 			buf_init(&b);
-			assert_int_equal(k ? texture_png(img, &b) : texture_dds(img, &b), RC_OK);
+			assert_int_equal(k ? texture_png(&g.s, img, &b) : texture_dds(img, &b),
+					 RC_OK);
 			snprintf(path, sizeof path, "%s/%s.%s", dir, names[i], k ? "png" : "dds");
 			f = fopen(path, "wb");
 			assert_non_null(f);
@@ -678,6 +797,7 @@ int main(void)
 	    cmocka_unit_test(test_dds_headers),
 	    cmocka_unit_test(test_png_round_trip),
 	    cmocka_unit_test(test_generated_default),
+	    cmocka_unit_test(test_short_base_resource),
 	    cmocka_unit_test(test_generated_shuffled_unnamed),
 	    cmocka_unit_test(test_info_and_text),
 	    cmocka_unit_test(test_hostile),

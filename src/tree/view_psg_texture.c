@@ -3,6 +3,7 @@
 
 #include "psgfs/bytes.h"
 #include "psgfs/texture.h"
+#include "tree/view_psg.h"
 
 static const char *store_type_name(uint32_t v)
 {
@@ -39,6 +40,80 @@ static enum rc read_header(const struct src *s, const struct arena *a, uint32_t 
 	return r == RC_OK ? RC_OK : RC_CORRUPT;
 }
 
+/* Problems tex_describe finds (the same checks the pictures make), as an indented list. */
+static void describe_problems(const struct src *s, const struct arena *a, uint32_t idx,
+			      struct diag *d, struct buf *out)
+{
+	struct tex_desc td;
+
+	tex_describe(s, a, idx, &td, d);
+	if (d->n) {
+		buf_puts(out, "problems:\n");
+		for (size_t i = 0; i < d->n; i++)
+			buf_printf(out, "  %s\n", d->msg[i]);
+	}
+}
+
+static enum rc x360_header(const struct src *s, const struct arena *a, uint32_t idx,
+			   struct x360tex_object *o)
+{
+	uint8_t *p = NULL;
+	size_t len = 0;
+	enum rc r;
+
+	if (idx >= a->n_dict)
+		return RC_BOUNDS;
+	if (a->dict[idx].type_id != RW_T_TEXTURE)
+		return RC_UNSUPPORTED;
+	r = arena_read_object(s, a, idx, &p, &len);
+	if (r != RC_OK)
+		return RC_BOUNDS;
+	r = x360tex_object_decode(p, len, o);
+	free(p);
+	return r == RC_OK ? RC_OK : RC_CORRUPT;
+}
+
+static const char *const x360_dims[] = {"1D", "2D", "3D", "cube"};
+
+/* objects/NNNN.Texture.txt of an Xbox 360 arena: the object words, the fetch constant. */
+static enum rc x360_object_text(const struct src *s, const struct arena *a, uint32_t idx,
+				struct buf *out)
+{
+	struct x360tex_object o;
+	const struct x360tex_fetch *f = &o.fetch;
+	const char *fname;
+	struct diag d;
+	enum rc r = x360_header(s, a, idx, &o);
+
+	if (r != RC_OK)
+		return r;
+	fname = x360tex_format_name(f->format);
+	buf_printf(out, "object: %04u.Texture\n", idx);
+	buf_printf(out, "common: 0x%08X\nref_count: %u\nfence: 0x%08X\nread_fence: 0x%08X\n",
+		   o.common, o.ref_count, o.fence, o.read_fence);
+	buf_printf(out, "identifier: 0x%08X\nbase_flush: 0x%08X\nmip_flush: 0x%08X\n", o.identifier,
+		   o.base_flush, o.mip_flush);
+	buf_printf(out, "fetch_constant: %08X %08X %08X %08X %08X %08X\n", f->dw[0], f->dw[1],
+		   f->dw[2], f->dw[3], f->dw[4], f->dw[5]);
+	buf_printf(out, "format: 0x%02X %s\nendian: %u\ntiled: %s\n", f->format,
+		   fname ? fname : "unknown", f->endian, f->tiled ? "yes" : "no");
+	buf_printf(out, "dimension: %s\nwidth: %u\nheight: %u\ndepth: %u\n",
+		   x360_dims[f->dimension & 3], f->width, f->height, f->depth);
+	buf_printf(out, "pitch: %u\nbase_address: 0x%08X\nmip_address: 0x%08X\n",
+		   (unsigned)f->pitch << 5, f->base_address << 12, f->mip_address << 12);
+	buf_printf(out, "mip_min_level: %u\nmip_max_level: %u\npacked_mips: %s\n", f->mip_min_level,
+		   f->mip_max_level, f->packed_mips ? "yes" : "no");
+	buf_printf(out, "swizzle: 0x%03X\nnum_format: %u\n", f->swizzle, f->num_format);
+	if (idx > 0)
+		buf_printf(out, "texels: %04u.%s (the row before)\n", idx - 1,
+			   a->dict[idx - 1].base_resource ? "BaseResource"
+							  : "(not a BaseResource)");
+	diag_init(&d);
+	describe_problems(s, a, idx, &d, out);
+	diag_free(&d);
+	return out->oom ? RC_NOMEM : RC_OK;
+}
+
 enum rc texture_object_text(const struct src *s, const struct arena *a, uint32_t idx,
 			    struct buf *out)
 {
@@ -47,8 +122,11 @@ enum rc texture_object_text(const struct src *s, const struct arena *a, uint32_t
 	struct diag d;
 	char why[256], tmp[16];
 	const char *fname;
-	enum rc r = read_header(s, a, idx, &t), lr;
+	enum rc r, lr;
 
+	if (a->h.plat == RW_XB2)
+		return x360_object_text(s, a, idx, out);
+	r = read_header(s, a, idx, &t);
 	if (r != RC_OK)
 		return r;
 	fname = gcm_format_name(t.base_format);
@@ -93,11 +171,13 @@ enum rc texture_object_text(const struct src *s, const struct arena *a, uint32_t
 	if (t.m_buffer >> 22 == 0 && t.m_buffer < a->n_dict)
 		buf_printf(out, "actual_bytes: %u\n", a->dict[t.m_buffer].size);
 
-	/* the same checks texture_load makes, as problem lines */
+	/* the same checks tex_describe makes, as problem lines */
 	diag_init(&d);
-	if (lr == RC_OK)
-		texture_check(s, a, idx, NULL, &d);
-	else
+	if (lr == RC_OK) {
+		struct tex_desc td;
+
+		tex_describe(s, a, idx, &td, &d);
+	} else
 		diag_add(&d, "object %u (Texture): %s", idx, why);
 	if (t.format_copy != t.format)
 		diag_add(&d, "object %u (Texture): format copy 0x%02X differs from format 0x%02X",
@@ -117,8 +197,23 @@ enum rc texture_info_line(const struct src *s, const struct arena *a, uint32_t i
 	struct ps3_texture t;
 	const char *fname;
 	bool cube;
-	enum rc r = read_header(s, a, idx, &t);
+	enum rc r;
 
+	if (a->h.plat == RW_XB2) {
+		struct x360tex_object o;
+		struct x360tex_layout l;
+
+		r = x360_header(s, a, idx, &o);
+		if (r != RC_OK)
+			return r;
+		fname = x360tex_format_name(o.fetch.format);
+		buf_printf(out, "%s %s %ux%u %u %s\n", name, fname ? fname : "unknown",
+			   o.fetch.width, o.fetch.height,
+			   x360tex_layout_get(&o.fetch, &l, NULL, 0) == RC_OK ? l.levels : 0,
+			   o.fetch.dimension == 3 ? "cube" : "2d");
+		return out->oom ? RC_NOMEM : RC_OK;
+	}
+	r = read_header(s, a, idx, &t);
 	if (r != RC_OK)
 		return r;
 	fname = gcm_format_name(t.base_format);

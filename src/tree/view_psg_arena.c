@@ -1,7 +1,7 @@
 /*
  * Text views of an open RW4 arena: header.txt, dictionary.tsv, sections/ TSVs, toc.tsv, the
- * PSG lines of info.txt and the decoded objects/NNNN.TypeName.txt files. Pure renderers into a
- * struct buf (counting mode gives the same length); no tree internals.
+ * PSG lines of info.txt and the decoded objects/NNNN.TypeName.txt files. Tables render row by
+ * row (tree/views.h); the rest are small whole texts.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 
 #include "psgfs/bytes.h"
 #include "psgfs/skate_objects.h"
+#include "tree/view_psg.h"
 
 /*
  * Buffer objects (VB/IB/Texture) checked for back-references from a base resource, nearest
@@ -91,12 +92,11 @@ static void put_hexdec(struct buf *b, const char *key, uint64_t v)
 	buf_printf(b, "%s: 0x%08" PRIX64 " (%" PRIu64 ")\n", key, v, v);
 }
 
-enum rc psg_render_header_txt(const struct src *s, const struct arena *a, struct buf *out)
+enum rc psg_render_header_txt(const struct arena *a, struct buf *out)
 {
 	const struct arena_header *h = &a->h;
 	uint64_t sum = 0;
 
-	(void)s;
 	buf_puts(out, "magic: ");
 	put_hex_bytes(out, h->magic, sizeof h->magic);
 	buf_puts(out, "\nplatform: ");
@@ -190,67 +190,83 @@ enum rc psg_render_header_txt(const struct src *s, const struct arena *a, struct
 
 /* ---- dictionary.tsv and sections ---- */
 
-enum rc psg_render_dictionary_tsv(const struct src *s, const struct arena *a, struct buf *out)
+static enum rc print_dict_row(const void *ctx, uint64_t i, const void *rec, struct buf *out)
 {
-	(void)s;
-	buf_puts(out, "index\ttype_id\ttype_name\ttype_index\toffset\tsize\talign\tptr\treloc\t"
-		      "base_resource\treadable\n");
-	for (uint32_t i = 0; i < a->n_dict; i++) {
-		const struct arena_dict_entry *e = &a->dict[i];
-		char lb[16];
+	const struct arena *a = ctx;
+	const struct arena_dict_entry *e = &a->dict[i];
+	char lb[16];
 
-		buf_printf(out,
-			   "%" PRIu32 "\t0x%08" PRIX32 "\t%s\t%" PRIu32 "\t0x%08" PRIX64
-			   "\t%" PRIu32 "\t%" PRIu32 "\t0x%08" PRIX32 "\t0x%08" PRIX32 "\t%s\t%s\n",
-			   i, e->type_id, rw_type_label(e->type_id, lb), e->type_index, e->start,
-			   e->size, e->align, e->ptr, e->reloc, e->base_resource ? "yes" : "no",
-			   e->readable ? "yes" : "no");
-	}
-	return out->oom ? RC_NOMEM : RC_OK;
+	(void)rec;
+	buf_printf(out,
+		   "%" PRIu64 "\t0x%08" PRIX32 "\t%s\t%" PRIu32 "\t0x%08" PRIX64 "\t%" PRIu32
+		   "\t%" PRIu32 "\t0x%08" PRIX32 "\t0x%08" PRIX32 "\t%s\t%s\n",
+		   i, e->type_id, rw_type_label(e->type_id, lb), e->type_index, e->start, e->size,
+		   e->align, e->ptr, e->reloc, e->base_resource ? "yes" : "no",
+		   e->readable ? "yes" : "no");
+	return RC_OK;
 }
 
-enum rc psg_render_types_tsv(const struct src *s, const struct arena *a, struct buf *out)
+static enum rc print_type_row(const void *ctx, uint64_t i, const void *rec, struct buf *out)
 {
-	(void)s;
-	buf_puts(out, "index\ttype_id\ttype_name\n");
-	for (uint32_t i = 0; i < a->n_types; i++) {
-		char lb[16];
+	const struct arena *a = ctx;
+	char lb[16];
 
-		buf_printf(out, "%" PRIu32 "\t0x%08" PRIX32 "\t%s\n", i, a->types[i],
-			   rw_type_label(a->types[i], lb));
-	}
-	return out->oom ? RC_NOMEM : RC_OK;
+	(void)rec;
+	buf_printf(out, "%" PRIu64 "\t0x%08" PRIX32 "\t%s\n", i, a->types[i],
+		   rw_type_label(a->types[i], lb));
+	return RC_OK;
 }
 
-enum rc psg_render_subrefs_tsv(const struct src *s, const struct arena *a, struct buf *out)
+static enum rc print_subref_row(const void *ctx, uint64_t i, const void *rec, struct buf *out)
 {
-	(void)s;
-	buf_puts(out, "index\tobject\tobject_type\toffset\ttarget\n");
-	for (uint32_t i = 0; i < a->n_subrefs; i++) {
-		const struct arena_subref *r = &a->subrefs[i];
-		char lb[16];
+	const struct arena *a = ctx;
+	const struct arena_subref *r = &a->subrefs[i];
+	char lb[16];
 
-		buf_printf(out, "%" PRIu32 "\t%" PRIu32 "\t%s\t0x%08" PRIX32 "\t", i, r->object,
-			   r->object < a->n_dict ? rw_type_label(a->dict[r->object].type_id, lb)
-						 : "-",
-			   r->offset);
-		if (r->valid && r->object < a->n_dict) {
-			psg_obj_label(a, r->object, out);
-			buf_printf(out, "+0x%" PRIX32 "\n", r->offset);
-		} else if (r->object >= a->n_dict) {
-			buf_printf(out, "invalid (object %" PRIu32 " of %" PRIu32 ")\n", r->object,
-				   a->n_dict);
-		} else {
-			buf_printf(out, "invalid (offset past %" PRIu32 " bytes)\n",
-				   a->dict[r->object].size);
-		}
+	(void)rec;
+	buf_printf(out, "%" PRIu64 "\t%" PRIu32 "\t%s\t0x%08" PRIX32 "\t", i, r->object,
+		   r->object < a->n_dict ? rw_type_label(a->dict[r->object].type_id, lb) : "-",
+		   r->offset);
+	if (r->valid && r->object < a->n_dict) {
+		psg_obj_label(a, r->object, out);
+		buf_printf(out, "+0x%" PRIX32 "\n", r->offset);
+	} else if (r->object >= a->n_dict) {
+		buf_printf(out, "invalid (object %" PRIu32 " of %" PRIu32 ")\n", r->object,
+			   a->n_dict);
+	} else {
+		buf_printf(out, "invalid (offset past %" PRIu32 " bytes)\n",
+			   a->dict[r->object].size);
 	}
-	return out->oom ? RC_NOMEM : RC_OK;
+	return RC_OK;
 }
 
-enum rc psg_render_external_arenas_tsv(const struct src *s, const struct arena *a, struct buf *out)
+struct rows view_arena_rows(const struct arena *a, enum view_arena_table which)
 {
-	(void)s;
+	struct rows t = {NULL, 0, 0, NULL, NULL, a};
+
+	switch (which) {
+	case VA_DICT:
+		t.header = "index\ttype_id\ttype_name\ttype_index\toffset\tsize\talign\tptr\t"
+			   "reloc\tbase_resource\treadable\n";
+		t.n = a->n_dict;
+		t.print = print_dict_row;
+		break;
+	case VA_TYPES:
+		t.header = "index\ttype_id\ttype_name\n";
+		t.n = a->n_types;
+		t.print = print_type_row;
+		break;
+	case VA_SUBREFS:
+		t.header = "index\tobject\tobject_type\toffset\ttarget\n";
+		t.n = a->n_subrefs;
+		t.print = print_subref_row;
+		break;
+	}
+	return t;
+}
+
+enum rc psg_render_external_arenas_tsv(const struct arena *a, struct buf *out)
+{
 	buf_puts(out, "index\trecord\tpointer\tmeaning\n");
 	for (int i = 0; i < 3; i++) {
 		const char *m = "";
@@ -274,56 +290,116 @@ static const char *toc_type_name(uint32_t type, char lb[16])
 	return rw_type_label(type, lb);
 }
 
-enum rc psg_render_toc_tsv(const struct src *s, const struct arena *a, struct buf *out,
-			   struct diag *d)
+void view_toc_free(struct view_toc *v)
 {
-	uint32_t row = 0;
+	for (size_t i = 0; i < v->n; i++)
+		free(v->e[i].name);
+	free(v->e);
+	free(v);
+}
 
-	buf_puts(out, "index\tname\tguid\ttype\ttype_name\ttarget\n");
-	for (uint32_t i = 0; i < a->n_dict; i++) {
+static bool toc_push(struct view_toc *v, size_t *cap, const struct skate_toc_entry *e)
+{
+	struct view_toc_entry *x;
+
+	if (v->n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		struct view_toc_entry *ne = xrealloc_n(v->e, nc, sizeof *ne);
+
+		if (!ne)
+			return false;
+		v->e = ne;
+		*cap = nc;
+	}
+	x = &v->e[v->n];
+	memset(x, 0, sizeof *x);
+	x->guid = e->guid;
+	x->type = e->type;
+	x->object = e->object;
+	if (e->name.p) {
+		x->name = malloc(e->name.len + 1);
+		if (!x->name)
+			return false;
+		memcpy(x->name, e->name.p, e->name.len);
+		x->name[e->name.len] = 0;
+		x->name_len = e->name.len;
+	}
+	v->n++;
+	return true;
+}
+
+enum rc view_toc_load(const struct src *s, const struct arena *a, struct view_toc **out)
+{
+	struct view_toc *v = calloc(1, sizeof *v);
+	size_t cap = 0;
+	enum rc r = v ? RC_OK : RC_NOMEM;
+
+	for (uint32_t i = 0; r == RC_OK && i < a->n_dict; i++) {
 		struct skate_toc t;
 		uint8_t *p = NULL;
 		size_t len = 0;
-		enum rc r;
 
-		if (a->dict[i].type_id != RW_T_TOC)
-			continue;
-		r = arena_read_object(s, a, i, &p, &len);
-		if (r != RC_OK) {
-			diag_add(d, "object %" PRIu32 " (TableOfContents): unreadable (%s)", i,
-				 rc_str(r));
-			continue;
+		if (a->dict[i].type_id != RW_T_TOC || arena_read_object(s, a, i, &p, &len) != RC_OK)
+			continue; /* an unreadable TOC is a line in errors.txt already */
+		r = skate_toc_decode(a, i, p, len, &t, NULL);
+		if (r == RC_OK) {
+			for (uint32_t k = 0; k < t.n_entries && r == RC_OK; k++)
+				if (!toc_push(v, &cap, &t.entries[k]))
+					r = RC_NOMEM;
+			skate_toc_free(&t);
+		} else if (r != RC_NOMEM) {
+			r = RC_OK;
 		}
-		r = skate_toc_decode(a, i, p, len, &t, d);
-		if (r == RC_NOMEM) {
-			free(p);
-			return r;
-		}
-		for (uint32_t k = 0; r == RC_OK && k < t.n_entries; k++) {
-			const struct skate_toc_entry *e = &t.entries[k];
-			char lb[16];
-
-			buf_printf(out, "%" PRIu32 "\t", row++);
-			if (e->name.p)
-				buf_tsv_name(out, e->name.p, e->name.len);
-			buf_printf(out, "\t0x%016" PRIX64 "\t0x%08" PRIX32 "\t%s\t", e->guid,
-				   e->type, toc_type_name(e->type, lb));
-			if (e->object.res == RC_OK) {
-				buf_puts(out, "-> ");
-				psg_obj_label(a, e->object.obj, out);
-				if (e->object.sub || e->object.off)
-					buf_printf(out, "+0x%" PRIX32, e->object.off);
-			} else if (e->object.res == RC_NOENT) {
-				buf_puts(out, "null");
-			} else {
-				buf_printf(out, "invalid (0x%08" PRIX32 ")", e->object.raw);
-			}
-			buf_putc(out, '\n');
-		}
-		skate_toc_free(&t);
 		free(p);
 	}
-	return out->oom ? RC_NOMEM : RC_OK;
+	if (r != RC_OK) {
+		if (v)
+			view_toc_free(v);
+		return r;
+	}
+	*out = v;
+	return RC_OK;
+}
+
+struct toc_ctx {
+	const struct arena *a;
+	const struct view_toc *v;
+};
+
+static enum rc print_toc_row(const void *ctx, uint64_t i, const void *rec, struct buf *out)
+{
+	const struct toc_ctx *c = ctx;
+	const struct view_toc_entry *e = &c->v->e[i];
+	char lb[16];
+
+	(void)rec;
+	buf_printf(out, "%" PRIu64 "\t", i);
+	if (e->name)
+		buf_tsv_name(out, e->name, e->name_len);
+	buf_printf(out, "\t0x%016" PRIX64 "\t0x%08" PRIX32 "\t%s\t", e->guid, e->type,
+		   toc_type_name(e->type, lb));
+	if (e->object.res == RC_OK) {
+		buf_puts(out, "-> ");
+		psg_obj_label(c->a, e->object.obj, out);
+		if (e->object.sub || e->object.off)
+			buf_printf(out, "+0x%" PRIX32, e->object.off);
+	} else if (e->object.res == RC_NOENT) {
+		buf_puts(out, "null");
+	} else {
+		buf_printf(out, "invalid (0x%08" PRIX32 ")", e->object.raw);
+	}
+	buf_putc(out, '\n');
+	return RC_OK;
+}
+
+enum rc view_toc_render(const struct arena *a, const struct view_toc *v, uint64_t first,
+			struct emit *e)
+{
+	struct toc_ctx c = {a, v};
+	struct rows t = {"index\tname\tguid\ttype\ttype_name\ttarget\n", v->n, 0, NULL,
+			 print_toc_row, &c};
+
+	return rows_render(&t, first, e);
 }
 
 /* ---- info.txt lines ---- */
@@ -335,12 +411,11 @@ static int cmp_u32(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-enum rc psg_render_info_summary(const struct src *s, const struct arena *a, struct buf *out)
+enum rc psg_render_info_summary(const struct arena *a, struct buf *out)
 {
 	uint32_t *ids = NULL, bad_sub = 0;
 
-	(void)s;
-	buf_puts(out, "format: RenderWare 4 arena (PSG)\nplatform: ");
+	buf_puts(out, "container: RenderWare 4 arena\nplatform: ");
 	buf_tsv_name(out, a->h.platform, sizeof a->h.platform);
 	buf_printf(out, " (%s-endian)\nversion: ", a->big_endian ? "big" : "little");
 	buf_tsv_name(out, a->h.major, 4);
@@ -372,7 +447,6 @@ enum rc psg_render_info_summary(const struct src *s, const struct arena *a, stru
 	buf_printf(out, "subreferences: %" PRIu32 " (%" PRIu32 " invalid)\n", a->n_subrefs,
 		   bad_sub);
 	buf_printf(out, "types: %" PRIu32 "\n", a->n_types);
-	buf_printf(out, "file_size: %" PRIu64 "\n", a->file_size);
 	return out->oom ? RC_NOMEM : RC_OK;
 }
 

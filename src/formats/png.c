@@ -1,0 +1,229 @@
+/* Uncompressed PNG, rendered item by item (see include/psgfs/png.h). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/buf.h"
+#include "psgfs/bytes.h"
+#include "psgfs/png.h"
+
+#define HEAD_BYTES     (8 + 25 + 14) /* signature, IHDR, IDAT with the 2-byte zlib header */
+#define TAIL_BYTES     (16 + 12)     /* IDAT with the Adler-32, IEND */
+#define BLOCK_CHUNK(n) (12 + 5 + (uint64_t)(n))
+
+static uint32_t crc_table[256];
+
+static void crc_init(void)
+{
+	for (uint32_t n = 0; n < 256; n++) {
+		uint32_t c = n;
+
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+		crc_table[n] = c;
+	}
+}
+
+uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, crc_init);
+	crc = ~crc;
+	for (size_t i = 0; i < n; i++)
+		crc = crc_table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
+	return ~crc;
+}
+
+uint32_t adler32_update(uint32_t adler, const uint8_t *p, size_t n)
+{
+	uint32_t a = adler & 0xFFFF, b = adler >> 16;
+
+	while (n) {
+		size_t k = n < 5552 ? n : 5552; /* largest run without overflow before mod */
+
+		n -= k;
+		while (k--) {
+			a += *p++;
+			b += a;
+		}
+		a %= 65521;
+		b %= 65521;
+	}
+	return b << 16 | a;
+}
+
+enum rc pngs_init(struct pngs *p, uint32_t w, uint32_t h, bool alpha, pngs_rows_fn rows,
+		  const void *ctx)
+{
+	memset(p, 0, sizeof *p);
+	if (w == 0 || h == 0 || w > 0x7FFFFFFF / 4 || h > 0x7FFFFFFF)
+		return RC_INVAL;
+	p->w = w;
+	p->h = h;
+	p->channels = alpha ? 4 : 3;
+	p->row_bytes = 1 + (uint64_t)w * p->channels;
+	p->raw = p->row_bytes * h;
+	p->n_full = (p->raw - 1) / PNGS_BLOCK;
+	p->last = (uint32_t)(p->raw - p->n_full * PNGS_BLOCK);
+	p->rows = rows;
+	p->ctx = ctx;
+	return RC_OK;
+}
+
+void pngs_part(const struct pngs *p, unsigned part, uint64_t *n_items, uint32_t *item_size)
+{
+	static const uint32_t fixed[PNGS_PARTS] = {HEAD_BYTES, 0, 0, TAIL_BYTES};
+
+	*n_items = part == 1 ? p->n_full : 1;
+	*item_size = part == 1	 ? (uint32_t)BLOCK_CHUNK(PNGS_BLOCK)
+		     : part == 2 ? (uint32_t)BLOCK_CHUNK(p->last)
+				 : fixed[part];
+}
+
+uint64_t pngs_size(const struct pngs *p)
+{
+	return HEAD_BYTES + p->n_full * BLOCK_CHUNK(PNGS_BLOCK) + BLOCK_CHUNK(p->last) + TAIL_BYTES;
+}
+
+/* A chunk: length, type, data, CRC of type and data. */
+static void put_chunk(struct buf *b, const char *type, const uint8_t *data, uint32_t n)
+{
+	uint32_t crc = crc32_update(0, (const uint8_t *)type, 4);
+
+	buf_u32be(b, n);
+	buf_put(b, type, 4);
+	buf_put(b, data, n);
+	buf_u32be(b, crc32_update(crc, data, n));
+}
+
+static void put_head(const struct pngs *p, struct buf *b)
+{
+	static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+	static const uint8_t zhdr[2] = {0x78, 0x01}; /* deflate, 32K window, no dictionary */
+	uint8_t ihdr[13];
+
+	buf_put(b, sig, sizeof sig);
+	ihdr[0] = (uint8_t)(p->w >> 24);
+	ihdr[1] = (uint8_t)(p->w >> 16);
+	ihdr[2] = (uint8_t)(p->w >> 8);
+	ihdr[3] = (uint8_t)p->w;
+	ihdr[4] = (uint8_t)(p->h >> 24);
+	ihdr[5] = (uint8_t)(p->h >> 16);
+	ihdr[6] = (uint8_t)(p->h >> 8);
+	ihdr[7] = (uint8_t)p->h;
+	ihdr[8] = 8;			    /* bit depth */
+	ihdr[9] = p->channels == 4 ? 6 : 2; /* RGBA or RGB */
+	ihdr[10] = ihdr[11] = ihdr[12] = 0; /* deflate, adaptive filters, no interlace */
+	put_chunk(b, "IHDR", ihdr, sizeof ihdr);
+	put_chunk(b, "IDAT", zhdr, sizeof zhdr);
+}
+
+/* Bytes [at, at+n) of the filtered-row stream (each row: filter byte 0, then pixels). */
+static enum rc stream_bytes(const struct pngs *p, uint64_t at, uint32_t n, uint8_t *out)
+{
+	uint32_t y0 = (uint32_t)(at / p->row_bytes), y1 = (uint32_t)((at + n - 1) / p->row_bytes);
+	uint64_t rb = p->row_bytes;
+	uint8_t *rows = malloc((size_t)(rb * (y1 - y0 + 1)));
+	enum rc r;
+
+	if (!rows)
+		return RC_NOMEM;
+	/* Pixels land after each row's filter byte: render into the tail, then spread. */
+	r = p->rows(p->ctx, y0, y1 - y0 + 1, rows + (y1 - y0 + 1));
+	if (r == RC_OK) {
+		uint64_t pix = rb - 1;
+
+		for (uint32_t i = 0; i <= y1 - y0; i++) {
+			rows[i * rb] = 0;
+			memmove(rows + i * rb + 1, rows + (y1 - y0 + 1) + i * pix, (size_t)pix);
+		}
+		memcpy(out, rows + (at - (uint64_t)y0 * rb), n);
+	}
+	free(rows);
+	return r;
+}
+
+/* IDAT chunk of stored block k. */
+static enum rc put_block(const struct pngs *p, uint64_t k, struct buf *b)
+{
+	uint32_t n = k < p->n_full ? PNGS_BLOCK : p->last;
+	uint8_t *data = malloc(5 + (size_t)n);
+	enum rc r;
+
+	if (!data)
+		return RC_NOMEM;
+	data[0] = k == p->n_full; /* BFINAL on the last block, BTYPE 00 (stored) */
+	data[1] = (uint8_t)n;
+	data[2] = (uint8_t)(n >> 8);
+	data[3] = (uint8_t)~n;
+	data[4] = (uint8_t)(~n >> 8);
+	r = stream_bytes(p, k * PNGS_BLOCK, n, data + 5);
+	if (r == RC_OK)
+		put_chunk(b, "IDAT", data, 5 + n);
+	free(data);
+	return r;
+}
+
+/* The Adler-32 covers every row: one pass, a band of rows at a time. */
+static enum rc put_tail(const struct pngs *p, struct buf *b)
+{
+	uint32_t band = (uint32_t)(p->row_bytes > (1u << 20) ? 1 : (1u << 20) / p->row_bytes);
+	uint32_t adler = 1;
+	uint8_t be[4], *px;
+	enum rc r = RC_OK;
+
+	px = malloc((size_t)((p->row_bytes - 1) * band));
+	if (!px)
+		return RC_NOMEM;
+	for (uint32_t y = 0; y < p->h && r == RC_OK; y += band) {
+		uint32_t n = p->h - y < band ? p->h - y : band;
+		static const uint8_t filter = 0;
+
+		r = p->rows(p->ctx, y, n, px);
+		for (uint32_t i = 0; r == RC_OK && i < n; i++) {
+			adler = adler32_update(adler, &filter, 1);
+			adler = adler32_update(adler, px + (size_t)i * (p->row_bytes - 1),
+					       (size_t)(p->row_bytes - 1));
+		}
+	}
+	free(px);
+	if (r != RC_OK)
+		return r;
+	be[0] = (uint8_t)(adler >> 24);
+	be[1] = (uint8_t)(adler >> 16);
+	be[2] = (uint8_t)(adler >> 8);
+	be[3] = (uint8_t)adler;
+	put_chunk(b, "IDAT", be, 4);
+	put_chunk(b, "IEND", NULL, 0);
+	return RC_OK;
+}
+
+enum rc pngs_render(const struct pngs *p, unsigned part, uint64_t first, struct emit *e)
+{
+	enum rc r = RC_OK;
+
+	switch (part) {
+	case 0:
+		put_head(p, &e->b);
+		break;
+	case 1:
+		for (uint64_t k = first; k < p->n_full && r == RC_OK; k++) {
+			r = put_block(p, k, &e->b);
+			if (r == RC_OK && !emit_item(e))
+				return RC_OK;
+		}
+		return r;
+	case 2:
+		r = put_block(p, p->n_full, &e->b);
+		break;
+	case 3:
+		r = put_tail(p, &e->b);
+		break;
+	default:
+		return RC_INVAL;
+	}
+	if (r == RC_OK)
+		emit_item(e);
+	return r;
+}

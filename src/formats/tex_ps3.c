@@ -1,0 +1,488 @@
+/*
+ * PS3 GCM textures (docs/skate-objects.md, "Texture object", "Texel layout", "Cube maps"):
+ * the Texture object, GCM formats, the source layout, the RSX swizzle, and canonical rows.
+ *
+ * Why these layout rules (texture.h lists them): DXT data on RSX is always block-linear and
+ * the real files pack each level tightly (§16.5), so the pitch field is informational there.
+ * Uncompressed textures are swizzled unless LN is set; the RSX only swizzles power-of-two
+ * sizes, so an NPOT texture without LN is malformed and the most useful reading is linear.
+ * For LN textures RSX addresses every mip level with the one pitch register.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/bytes.h"
+#include "psgfs/names.h"
+#include "psgfs/texture.h"
+
+struct gcm_fmt {
+	uint8_t base;
+	const char *name;
+	uint8_t bpp; /* bytes per texel, or per block when compressed; 0 = unknown */
+	bool compressed, supported, alpha;
+	enum tex_kind kind;
+};
+
+static const struct gcm_fmt gcm_fmts[] = {
+    {GCM_TEX_B8, "B8", 1, false, true, false, TEXK_L8},
+    {GCM_TEX_A1R5G5B5, "A1R5G5B5", 2, false, true, true, TEXK_A1R5G5B5},
+    {GCM_TEX_A4R4G4B4, "A4R4G4B4", 2, false, true, true, TEXK_A4R4G4B4},
+    {GCM_TEX_R5G6B5, "R5G6B5", 2, false, true, false, TEXK_R5G6B5},
+    {GCM_TEX_A8R8G8B8, "A8R8G8B8", 4, false, true, true, TEXK_BGRA8},
+    {GCM_TEX_DXT1, "DXT1", 8, true, true, true, TEXK_DXT1},
+    {GCM_TEX_DXT3, "DXT3", 16, true, true, true, TEXK_DXT3},
+    {GCM_TEX_DXT5, "DXT5", 16, true, true, true, TEXK_DXT5},
+    {GCM_TEX_G8B8, "G8B8", 2, false, true, false, TEXK_BGRX8},
+    {0x8D, "COMPRESSED_B8R8_G8R8", 0, false, false, false, TEXK_BGRX8},
+    {0x8E, "COMPRESSED_R8B8_R8G8", 0, false, false, false, TEXK_BGRX8},
+    {GCM_TEX_R6G5B5, "R6G5B5", 2, false, true, false, TEXK_BGRX8},
+    {0x90, "DEPTH24_D8", 4, false, false, false, TEXK_BGRX8},
+    {0x91, "DEPTH24_D8_FLOAT", 4, false, false, false, TEXK_BGRX8},
+    {0x92, "DEPTH16", 2, false, false, false, TEXK_BGRX8},
+    {0x93, "DEPTH16_FLOAT", 2, false, false, false, TEXK_BGRX8},
+    {0x94, "X16", 2, false, false, false, TEXK_BGRX8},
+    {0x95, "Y16_X16", 4, false, false, false, TEXK_BGRX8},
+    {GCM_TEX_R5G5B5A1, "R5G5B5A1", 2, false, true, true, TEXK_A1R5G5B5},
+    {0x98, "COMPRESSED_HILO8", 2, false, false, false, TEXK_BGRX8},
+    {0x99, "COMPRESSED_HILO_S8", 2, false, false, false, TEXK_BGRX8},
+    {0x9A, "W16_Z16_Y16_X16_FLOAT", 8, false, false, false, TEXK_BGRX8},
+    {0x9B, "W32_Z32_Y32_X32_FLOAT", 16, false, false, false, TEXK_BGRX8},
+    {0x9C, "X32_FLOAT", 4, false, false, false, TEXK_BGRX8},
+    {GCM_TEX_D1R5G5B5, "D1R5G5B5", 2, false, true, false, TEXK_A1R5G5B5},
+    {GCM_TEX_D8R8G8B8, "D8R8G8B8", 4, false, true, false, TEXK_BGRX8},
+    {0x9F, "Y16_X16_FLOAT", 4, false, false, false, TEXK_BGRX8},
+};
+
+static const struct gcm_fmt *fmt_find(uint8_t base)
+{
+	for (size_t i = 0; i < sizeof gcm_fmts / sizeof gcm_fmts[0]; i++)
+		if (gcm_fmts[i].base == base)
+			return &gcm_fmts[i];
+	return NULL;
+}
+
+const char *gcm_format_name(uint8_t base_format)
+{
+	const struct gcm_fmt *f = fmt_find(base_format);
+
+	return f ? f->name : NULL;
+}
+
+bool gcm_format_supported(uint8_t base_format)
+{
+	const struct gcm_fmt *f = fmt_find(base_format);
+
+	return f && f->supported;
+}
+
+uint32_t tex_kind_bpp(enum tex_kind k)
+{
+	switch (k) {
+	case TEXK_BGRA8:
+	case TEXK_BGRX8:
+		return 4;
+	case TEXK_R5G6B5:
+	case TEXK_A1R5G5B5:
+	case TEXK_A4R4G4B4:
+		return 2;
+	case TEXK_L8:
+		return 1;
+	case TEXK_DXT1:
+		return 8;
+	default:
+		return 16;
+	}
+}
+
+bool tex_kind_compressed(enum tex_kind k)
+{
+	return k == TEXK_DXT1 || k == TEXK_DXT3 || k == TEXK_DXT5 || k == TEXK_ATI2;
+}
+
+enum rc ps3_texture_decode(const uint8_t *obj, size_t len, bool big_endian, struct ps3_texture *out)
+{
+	struct br r;
+
+	memset(out, 0, sizeof *out);
+	if (!obj || len < PS3_TEXTURE_SIZE)
+		return RC_TRUNCATED;
+	br_init(&r, obj, len, big_endian);
+	out->format = br_u8(&r);
+	out->base_format = (uint8_t)(out->format & ~(GCM_TEX_LN | GCM_TEX_UN));
+	out->linear = (out->format & GCM_TEX_LN) != 0;
+	out->unnormalized = (out->format & GCM_TEX_UN) != 0;
+	out->mipmap = br_u8(&r);
+	out->dimension = br_u8(&r);
+	out->cubemap = br_u8(&r);
+	out->remap = br_u32(&r);
+	out->width = br_u16(&r);
+	out->height = br_u16(&r);
+	out->depth = br_u16(&r);
+	out->location = br_u8(&r);
+	out->padding = br_u8(&r);
+	out->pitch = br_u32(&r);
+	out->offset = br_u32(&r);
+	out->m_buffer = br_u32(&r);
+	out->store_type = br_u32(&r);
+	out->store_flags = br_u32(&r);
+	out->unknown_24 = br_u16(&r);
+	out->unknown_26 = br_u8(&r);
+	out->format_copy = br_u8(&r);
+	return r.err ? RC_TRUNCATED : RC_OK;
+}
+
+/* log2 when x is a power of two, else -1. */
+static int pow2_log(uint32_t x)
+{
+	int l = 0;
+
+	if (x == 0 || (x & (x - 1)))
+		return -1;
+	while ((1u << l) < x)
+		l++;
+	return l;
+}
+
+uint32_t tex_dim(uint32_t x, uint32_t level)
+{
+	x >>= level;
+	return x ? x : 1;
+}
+
+static void note(char *why, size_t whylen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void note(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+	size_t used;
+
+	if (!why || whylen == 0)
+		return;
+	used = strlen(why);
+	if (used + 3 >= whylen)
+		return;
+	if (used) {
+		memcpy(why + used, "; ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(why + used, whylen - used, fmt, ap);
+	va_end(ap);
+}
+
+/* Source bytes of one level as stored. */
+static bool level_src_bytes(const struct tex_layout *l, uint32_t w, uint32_t h, uint64_t *out)
+{
+	uint64_t stride;
+
+	if (l->compressed)
+		return mul_ok((uint64_t)((w + 3) / 4) * ((h + 3) / 4), l->bpp, out);
+	if (l->swizzled || l->row_pitch == 0)
+		stride = (uint64_t)w * l->bpp;
+	else
+		stride = l->row_pitch;
+	return mul_ok(stride, h, out);
+}
+
+static bool level_out_bytes(enum tex_kind k, uint32_t w, uint32_t h, uint64_t *out)
+{
+	if (tex_kind_compressed(k))
+		return mul_ok((uint64_t)((w + 3) / 4) * ((h + 3) / 4), tex_kind_bpp(k), out);
+	return mul_ok((uint64_t)w * h, tex_kind_bpp(k), out);
+}
+
+enum rc tex_layout_get(const struct ps3_texture *t, struct tex_layout *l, char *why, size_t whylen)
+{
+	const struct gcm_fmt *f = fmt_find(t->base_format);
+	uint32_t maxm = 0, m;
+	uint64_t face = 0, out = 0, v;
+	bool cube;
+
+	memset(l, 0, sizeof *l);
+	if (why && whylen)
+		why[0] = 0;
+	if (!f) {
+		note(why, whylen, "unknown format byte 0x%02X", t->format);
+		return RC_UNSUPPORTED;
+	}
+	if (!f->supported) {
+		note(why, whylen, "format %s (0x%02X) is not converted", f->name, t->format);
+		return RC_UNSUPPORTED;
+	}
+	if (t->dimension == 3 || t->depth > 1) {
+		note(why, whylen, "3D texture (dimension %u, depth %u) is not converted",
+		     t->dimension, t->depth);
+		return RC_UNSUPPORTED;
+	}
+	if (t->dimension != 1 && t->dimension != 2) {
+		note(why, whylen, "dimension %u is not 1, 2 or 3", t->dimension);
+		return RC_CORRUPT;
+	}
+	if (t->width == 0 || t->height == 0) {
+		note(why, whylen, "size %ux%u is empty", t->width, t->height);
+		return RC_CORRUPT;
+	}
+	for (uint32_t s = t->width > t->height ? t->width : t->height; s; s >>= 1)
+		maxm++;
+	if (t->mipmap == 0 || t->mipmap > maxm) {
+		note(why, whylen, "mipmap count %u outside 1..%u for %ux%u", t->mipmap, maxm,
+		     t->width, t->height);
+		return RC_CORRUPT;
+	}
+	cube = t->cubemap != 0 || t->store_type == TEX_STORE_CUBE;
+	if ((t->cubemap != 0) != (t->store_type == TEX_STORE_CUBE))
+		note(why, whylen, "cubemap byte %u disagrees with storeType 0x%X; read as %s",
+		     t->cubemap, t->store_type, cube ? "cube map" : "2D");
+	m = t->mipmap;
+	l->mips = m;
+	l->faces = cube ? 6 : 1;
+	l->compressed = f->compressed;
+	l->bpp = f->bpp;
+	if (f->compressed) {
+		uint64_t packed = (uint64_t)((t->width + 3) / 4) * f->bpp;
+
+		if (t->pitch != packed)
+			note(why, whylen, "pitch %u is not the packed row of %llu bytes (ignored)",
+			     t->pitch, (unsigned long long)packed);
+	} else if (!t->linear) {
+		if (pow2_log(t->width) < 0 || pow2_log(t->height) < 0)
+			note(why, whylen,
+			     "non-power-of-two %ux%u texture is not linear (LN); read as packed "
+			     "linear rows",
+			     t->width, t->height);
+		else
+			l->swizzled = true;
+	} else if (t->pitch != 0) {
+		if ((uint64_t)t->width * f->bpp > t->pitch) {
+			note(why, whylen, "pitch %u is smaller than a row of %llu bytes", t->pitch,
+			     (unsigned long long)t->width * f->bpp);
+			return RC_CORRUPT;
+		}
+		l->row_pitch = t->pitch;
+	}
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t w = tex_dim(t->width, i), h = tex_dim(t->height, i);
+
+		if (!level_src_bytes(l, w, h, &v) || !add_ok(face, v, &face))
+			return RC_CORRUPT;
+		if (!level_out_bytes(f->kind, w, h, &v) || !add_ok(out, v, &out))
+			return RC_CORRUPT;
+	}
+	l->face_bytes = face;
+	l->face_stride = cube ? align_up(face, 0x80) : face;
+	if (!mul_ok(l->face_stride, l->faces - 1, &v) || !add_ok(v, face, &l->total) ||
+	    !mul_ok(out, l->faces, &l->out_bytes))
+		return RC_CORRUPT;
+	return RC_OK;
+}
+
+uint32_t gcm_swizzle_index(uint32_t x, uint32_t y, unsigned lw, unsigned lh)
+{
+	uint32_t idx = 0;
+	unsigned shift = 0, top = lw > lh ? lw : lh;
+
+	for (unsigned b = 0; b < top; b++) {
+		if (b < lw)
+			idx |= (x >> b & 1u) << shift++;
+		if (b < lh)
+			idx |= (y >> b & 1u) << shift++;
+	}
+	return idx;
+}
+
+void gcm_unswizzle(const uint8_t *src, uint8_t *dst, unsigned lw, unsigned lh, uint32_t bpp)
+{
+	uint32_t w = 1u << lw, h = 1u << lh;
+
+	for (uint32_t y = 0; y < h; y++)
+		for (uint32_t x = 0; x < w; x++)
+			memcpy(dst + ((size_t)y * w + x) * bpp,
+			       src + (size_t)gcm_swizzle_index(x, y, lw, lh) * bpp, bpp);
+}
+
+void gcm_swizzle(const uint8_t *src, uint8_t *dst, unsigned lw, unsigned lh, uint32_t bpp)
+{
+	uint32_t w = 1u << lw, h = 1u << lh;
+
+	for (uint32_t y = 0; y < h; y++)
+		for (uint32_t x = 0; x < w; x++)
+			memcpy(dst + (size_t)gcm_swizzle_index(x, y, lw, lh) * bpp,
+			       src + ((size_t)y * w + x) * bpp, bpp);
+}
+
+uint8_t tex_x5(uint32_t v)
+{
+	return (uint8_t)(v << 3 | v >> 2);
+}
+uint8_t tex_x6(uint32_t v)
+{
+	return (uint8_t)(v << 2 | v >> 4);
+}
+
+/* One big-endian GCM texel to the canonical little-endian layout. */
+static void conv_texel(uint8_t base, const uint8_t *s, uint8_t *d)
+{
+	uint16_t v;
+
+	switch (base) {
+	case GCM_TEX_B8:
+		d[0] = s[0];
+		return;
+	case GCM_TEX_A8R8G8B8:
+		d[0] = s[3];
+		d[1] = s[2];
+		d[2] = s[1];
+		d[3] = s[0];
+		return;
+	case GCM_TEX_D8R8G8B8:
+		d[0] = s[3];
+		d[1] = s[2];
+		d[2] = s[1];
+		d[3] = 0xFF;
+		return;
+	case GCM_TEX_G8B8:
+		d[0] = s[1];
+		d[1] = s[0];
+		d[2] = 0;
+		d[3] = 0xFF;
+		return;
+	case GCM_TEX_R6G5B5:
+		v = ld_u16be(s);
+		d[0] = tex_x5(v & 31);
+		d[1] = tex_x5(v >> 5 & 31);
+		d[2] = tex_x6(v >> 10);
+		d[3] = 0xFF;
+		return;
+	case GCM_TEX_R5G5B5A1:
+		v = ld_u16be(s);
+		v = (uint16_t)((v & 1) << 15 | v >> 1);
+		break;
+	case GCM_TEX_D1R5G5B5:
+		v = (uint16_t)(ld_u16be(s) | 0x8000);
+		break;
+	default: /* A1R5G5B5, A4R4G4B4, R5G6B5 */
+		v = ld_u16be(s);
+		break;
+	}
+	d[0] = (uint8_t)v;
+	d[1] = (uint8_t)(v >> 8);
+}
+
+bool gcm_kind(uint8_t base_format, enum tex_kind *kind, bool *alpha)
+{
+	const struct gcm_fmt *f = fmt_find(base_format);
+
+	if (!f || !f->supported)
+		return false;
+	*kind = f->kind;
+	*alpha = f->alpha;
+	return true;
+}
+
+/* Where level `level` starts inside one face, as stored. */
+static uint64_t level_src_off(const struct ps3_texture *t, const struct tex_layout *l,
+			      uint32_t level)
+{
+	uint64_t off = 0, v = 0;
+
+	for (uint32_t i = 0; i < level; i++) {
+		level_src_bytes(l, tex_dim(t->width, i), tex_dim(t->height, i), &v);
+		off += v;
+	}
+	return off;
+}
+
+uint64_t ps3_level_src_end(const struct ps3_texture *t, const struct tex_layout *l, uint32_t face,
+			   uint32_t level)
+{
+	uint64_t v = 0;
+
+	level_src_bytes(l, tex_dim(t->width, level), tex_dim(t->height, level), &v);
+	return face * l->face_stride + level_src_off(t, l, level) + v;
+}
+
+/*
+ * A band of rows of a swizzled level, unswizzled: rows [y0, y0+B) with B a power of two that
+ * divides y0 hold, for every column of B-wide tiles, one contiguous run of B*B texels (the low
+ * 2k bits of the Morton index are the tile's own), so a band is read run by run.
+ */
+static enum rc swizzled_band(const struct src *s, uint64_t at, const struct ps3_texture *t,
+			     const struct tex_layout *l, uint32_t w, uint32_t h, uint32_t y0,
+			     uint32_t band, uint8_t *texels)
+{
+	unsigned lw = (unsigned)pow2_log(w), lh = (unsigned)pow2_log(h);
+	uint32_t tiles = w / band, run = band * band;
+	uint8_t *tmp = malloc((size_t)run * l->bpp);
+	enum rc r = RC_OK;
+
+	(void)t;
+	if (!tmp)
+		return RC_NOMEM;
+	for (uint32_t tx = 0; tx < tiles && r == RC_OK; tx++) {
+		uint64_t idx = gcm_swizzle_index(tx * band, y0, lw, lh);
+
+		r = src_read(s, at + idx * l->bpp, tmp, (size_t)run * l->bpp);
+		for (uint32_t y = 0; y < band && r == RC_OK; y++)
+			for (uint32_t x = 0; x < band; x++) {
+				uint32_t i =
+				    gcm_swizzle_index(x, y, lw < lh ? lw : lh, lw < lh ? lw : lh);
+
+				memcpy(texels + ((size_t)y * w + tx * band + x) * l->bpp,
+				       tmp + (size_t)i * l->bpp, l->bpp);
+			}
+	}
+	free(tmp);
+	return r;
+}
+
+enum rc ps3_read_rows(const struct src *s, uint64_t base, const struct ps3_texture *t,
+		      const struct tex_layout *l, enum tex_kind kind, uint32_t face, uint32_t level,
+		      uint32_t row0, uint32_t n, uint8_t *out)
+{
+	uint32_t w = tex_dim(t->width, level), h = tex_dim(t->height, level);
+	uint64_t at = base + face * l->face_stride + level_src_off(t, l, level);
+	uint32_t ob = tex_kind_bpp(kind);
+	uint8_t *src;
+	enum rc r;
+
+	if (l->compressed) /* block-linear, already in DDS block order */
+		return src_read(s, at + (uint64_t)row0 * ((w + 3) / 4) * l->bpp, out,
+				(size_t)n * ((w + 3) / 4) * l->bpp);
+	if (l->swizzled) {
+		uint32_t side = w < h ? w : h, band = side < 32 ? side : 32;
+		uint32_t b0 = row0 / band * band, b1 = (row0 + n + band - 1) / band * band;
+
+		src = malloc((size_t)(b1 - b0) * w * l->bpp);
+		if (!src)
+			return RC_NOMEM;
+		r = RC_OK;
+		for (uint32_t y = b0; y < b1 && r == RC_OK; y += band)
+			r = swizzled_band(s, at, t, l, w, h, y, band,
+					  src + (size_t)(y - b0) * w * l->bpp);
+		for (uint32_t y = 0; y < n && r == RC_OK; y++)
+			for (uint32_t x = 0; x < w; x++)
+				conv_texel(t->base_format,
+					   src + ((size_t)(row0 - b0 + y) * w + x) * l->bpp,
+					   out + ((size_t)y * w + x) * ob);
+		free(src);
+		return r;
+	}
+	{
+		size_t stride = l->row_pitch ? l->row_pitch : (size_t)w * l->bpp;
+		size_t span = (size_t)(n - 1) * stride + (size_t)w * l->bpp;
+
+		src = malloc(span);
+		if (!src)
+			return RC_NOMEM;
+		r = src_read(s, at + (uint64_t)row0 * stride, src, span);
+		for (uint32_t y = 0; y < n && r == RC_OK; y++)
+			for (uint32_t x = 0; x < w; x++)
+				conv_texel(t->base_format,
+					   src + (size_t)y * stride + (size_t)x * l->bpp,
+					   out + ((size_t)y * w + x) * ob);
+		free(src);
+		return r;
+	}
+}

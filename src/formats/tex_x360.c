@@ -1,0 +1,875 @@
+/*
+ * Xbox 360 textures: fetch constant, layout, untiling and tiling (tex_x360.h states the rules;
+ * docs/xbox360.md, "Tiling" and "Mip levels in memory", describes them).
+ *
+ * Addressing follows Xenia (xenia-project/xenia): the tiled 2D address is the one of
+ * texture_address.h Tiled2D (equal to the XDK's XGAddress2DTiledOffset), subresource sizes
+ * and alignments follow GetGuestTextureLayout in texture_util.cc, the mip tail follows
+ * GetPackedMipLevel / GetPackedMipOffset there. The code is our own.
+ *
+ * Memory: a read touches one 32-unit-row band of macro tiles at a time. A band's macro tiles
+ * m0..m1 occupy the byte range [align_down(m0 * T, 4 KiB), align_up((m1 + 1) * T, 4 KiB))
+ * of the storage (T = 32 x 32 units = 1 KiB << log2(unit bytes)): the address bits above
+ * bit 12 are the macro tile index scaled by T, the pipe/bank bits stay inside a 4 KiB page.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/bytes.h"
+#include "psgfs/tex_x360.h"
+
+#define PAGE	      4096u
+#define BAND	      32u  /* unit rows per macro tile */
+#define LINEAR_ROW    256u /* mip row alignment of linear textures */
+#define FETCH_TEXTURE 2u
+
+/* Xenos TextureFormat names, xenos.h order. */
+static const char *const fmt_names[64] = {
+    "1_REVERSE",
+    "1",
+    "8",
+    "1_5_5_5",
+    "5_6_5",
+    "6_5_5",
+    "8_8_8_8",
+    "2_10_10_10",
+    "8_A",
+    "8_B",
+    "8_8",
+    "Cr_Y1_Cb_Y0_REP",
+    "Y1_Cr_Y0_Cb_REP",
+    "16_16_EDRAM",
+    "8_8_8_8_A",
+    "4_4_4_4",
+    "10_11_11",
+    "11_11_10",
+    "DXT1",
+    "DXT2_3",
+    "DXT4_5",
+    "16_16_16_16_EDRAM",
+    "24_8",
+    "24_8_FLOAT",
+    "16",
+    "16_16",
+    "16_16_16_16",
+    "16_EXPAND",
+    "16_16_EXPAND",
+    "16_16_16_16_EXPAND",
+    "16_FLOAT",
+    "16_16_FLOAT",
+    "16_16_16_16_FLOAT",
+    "32",
+    "32_32",
+    "32_32_32_32",
+    "32_FLOAT",
+    "32_32_FLOAT",
+    "32_32_32_32_FLOAT",
+    "32_AS_8",
+    "32_AS_8_8",
+    "16_MPEG",
+    "16_16_MPEG",
+    "8_INTERLACED",
+    "32_AS_8_INTERLACED",
+    "32_AS_8_8_INTERLACED",
+    "16_INTERLACED",
+    "16_MPEG_INTERLACED",
+    "16_16_MPEG_INTERLACED",
+    "DXN",
+    "8_8_8_8_AS_16_16_16_16",
+    "DXT1_AS_16_16_16_16",
+    "DXT2_3_AS_16_16_16_16",
+    "DXT4_5_AS_16_16_16_16",
+    "2_10_10_10_AS_16_16_16_16",
+    "10_11_11_AS_16_16_16_16",
+    "11_11_10_AS_16_16_16_16",
+    "32_32_32_FLOAT",
+    "DXT3A",
+    "DXT5A",
+    "CTX1",
+    "DXT3A_AS_1_1_1_1",
+    "8_8_8_8_GAMMA_EDRAM",
+    "2_10_10_10_FLOAT_EDRAM",
+};
+
+struct x360_fmt {
+	uint8_t fmt;
+	uint8_t unit_bytes, block;
+	enum x360tex_canon canon;
+};
+
+static const struct x360_fmt x360_fmts[] = {
+    {X360TEX_FMT_8, 1, 1, X360TEX_C_L8},	  {X360TEX_FMT_5_6_5, 2, 1, X360TEX_C_R5G6B5},
+    {X360TEX_FMT_8_8_8_8, 4, 1, X360TEX_C_BGRA8}, {X360TEX_FMT_DXT1, 8, 4, X360TEX_C_DXT1},
+    {X360TEX_FMT_DXT2_3, 16, 4, X360TEX_C_DXT3},  {X360TEX_FMT_DXT4_5, 16, 4, X360TEX_C_DXT5},
+    {X360TEX_FMT_DXN, 16, 4, X360TEX_C_DXN},
+};
+
+static const struct x360_fmt *fmt_find(uint8_t fmt)
+{
+	for (size_t i = 0; i < sizeof x360_fmts / sizeof x360_fmts[0]; i++)
+		if (x360_fmts[i].fmt == fmt)
+			return &x360_fmts[i];
+	return NULL;
+}
+
+const char *x360tex_format_name(uint8_t fmt)
+{
+	return fmt < 64 ? fmt_names[fmt] : NULL;
+}
+
+bool x360tex_format_supported(uint8_t fmt)
+{
+	return fmt_find(fmt) != NULL;
+}
+
+bool x360tex_canon_kind(enum x360tex_canon c, enum tex_kind *k)
+{
+	static const struct {
+		enum x360tex_canon c;
+		enum tex_kind k;
+	} map[] = {
+	    {X360TEX_C_DXT1, TEXK_DXT1},   {X360TEX_C_DXT3, TEXK_DXT3},
+	    {X360TEX_C_DXT5, TEXK_DXT5},   {X360TEX_C_BGRA8, TEXK_BGRA8},
+	    {X360TEX_C_BGRX8, TEXK_BGRX8}, {X360TEX_C_R5G6B5, TEXK_R5G6B5},
+	    {X360TEX_C_L8, TEXK_L8},	   {X360TEX_C_DXN, TEXK_ATI2},
+	};
+
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+		if (map[i].c == c) {
+			*k = map[i].k;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* --- fetch constant --- */
+
+static uint32_t bits(uint32_t v, unsigned at, unsigned n)
+{
+	return v >> at & ((1u << n) - 1);
+}
+
+static int32_t sbits(uint32_t v, unsigned at, unsigned n)
+{
+	uint32_t u = bits(v, at, n);
+
+	return (u & 1u << (n - 1)) ? (int32_t)u - (int32_t)(1u << n) : (int32_t)u;
+}
+
+static void fetch_size_decode(uint32_t d2, struct x360tex_fetch *f)
+{
+	f->width = f->height = f->depth = 1;
+	f->stack_depth = 0;
+	switch (f->dimension) {
+	case X360TEX_DIM_1D:
+		f->width = bits(d2, 0, 24) + 1;
+		break;
+	case X360TEX_DIM_3D:
+		f->width = bits(d2, 0, 11) + 1;
+		f->height = bits(d2, 11, 11) + 1;
+		f->depth = bits(d2, 22, 10) + 1;
+		break;
+	default: /* 2D, stacked 2D, cube */
+		f->width = bits(d2, 0, 13) + 1;
+		f->height = bits(d2, 13, 13) + 1;
+		f->stack_depth = (uint8_t)bits(d2, 26, 6);
+		if (f->stacked && f->dimension == X360TEX_DIM_2D)
+			f->depth = f->stack_depth + 1u;
+		break;
+	}
+}
+
+void x360tex_fetch_decode(const uint32_t dw[6], struct x360tex_fetch *f)
+{
+	memset(f, 0, sizeof *f);
+	memcpy(f->dw, dw, sizeof f->dw);
+	f->type = (uint8_t)bits(dw[0], 0, 2);
+	for (unsigned i = 0; i < 4; i++)
+		f->sign[i] = (uint8_t)bits(dw[0], 2 + 2 * i, 2);
+	for (unsigned i = 0; i < 3; i++)
+		f->clamp[i] = (uint8_t)bits(dw[0], 10 + 3 * i, 3);
+	f->pitch = (uint16_t)bits(dw[0], 22, 9);
+	f->tiled = bits(dw[0], 31, 1);
+	f->format = (uint8_t)bits(dw[1], 0, 6);
+	f->endian = (uint8_t)bits(dw[1], 6, 2);
+	f->request_size = (uint8_t)bits(dw[1], 8, 2);
+	f->stacked = bits(dw[1], 10, 1);
+	f->nearest_clamp_policy = bits(dw[1], 11, 1);
+	f->base_address = bits(dw[1], 12, 20);
+	f->num_format = (uint8_t)bits(dw[3], 0, 1);
+	f->swizzle = (uint16_t)bits(dw[3], 1, 12);
+	f->exp_adjust = (int8_t)sbits(dw[3], 13, 6);
+	f->mag_filter = (uint8_t)bits(dw[3], 19, 2);
+	f->min_filter = (uint8_t)bits(dw[3], 21, 2);
+	f->mip_filter = (uint8_t)bits(dw[3], 23, 2);
+	f->aniso_filter = (uint8_t)bits(dw[3], 25, 3);
+	f->arbitrary_filter = (uint8_t)bits(dw[3], 28, 3);
+	f->border_size = (uint8_t)bits(dw[3], 31, 1);
+	f->vol_mag_filter = (uint8_t)bits(dw[4], 0, 1);
+	f->vol_min_filter = (uint8_t)bits(dw[4], 1, 1);
+	f->mip_min_level = (uint8_t)bits(dw[4], 2, 4);
+	f->mip_max_level = (uint8_t)bits(dw[4], 6, 4);
+	f->mag_aniso_walk = (uint8_t)bits(dw[4], 10, 1);
+	f->min_aniso_walk = (uint8_t)bits(dw[4], 11, 1);
+	f->lod_bias = (int16_t)sbits(dw[4], 12, 10);
+	f->grad_exp_adjust_h = (int8_t)sbits(dw[4], 22, 5);
+	f->grad_exp_adjust_v = (int8_t)sbits(dw[4], 27, 5);
+	f->border_color = (uint8_t)bits(dw[5], 0, 2);
+	f->force_bc_w_to_max = (uint8_t)bits(dw[5], 2, 1);
+	f->tri_clamp = (uint8_t)bits(dw[5], 3, 2);
+	f->aniso_bias = (int8_t)sbits(dw[5], 5, 4);
+	f->dimension = (uint8_t)bits(dw[5], 9, 2);
+	f->packed_mips = bits(dw[5], 11, 1);
+	f->mip_address = bits(dw[5], 12, 20);
+	fetch_size_decode(dw[2], f); /* needs dimension and stacked */
+}
+
+/* v (possibly negative) into an n-bit field at `at`. */
+static uint32_t put(int64_t v, unsigned at, unsigned n)
+{
+	uint32_t mask = n >= 32 ? 0xFFFFFFFFu : (1u << n) - 1;
+
+	return ((uint32_t)v & mask) << at;
+}
+
+static uint32_t fetch_size_encode(const struct x360tex_fetch *f)
+{
+	switch (f->dimension) {
+	case X360TEX_DIM_1D:
+		return put(f->width - 1, 0, 24);
+	case X360TEX_DIM_3D:
+		return put(f->width - 1, 0, 11) | put(f->height - 1, 11, 11) |
+		       put(f->depth - 1, 22, 10);
+	default:
+		return put(f->width - 1, 0, 13) | put(f->height - 1, 13, 13) |
+		       put(f->stack_depth, 26, 6);
+	}
+}
+
+void x360tex_fetch_encode(const struct x360tex_fetch *f, uint32_t dw[6])
+{
+	dw[0] = put(f->type, 0, 2) | put(f->pitch, 22, 9) | put(f->tiled, 31, 1);
+	for (unsigned i = 0; i < 4; i++)
+		dw[0] |= put(f->sign[i], 2 + 2 * i, 2);
+	for (unsigned i = 0; i < 3; i++)
+		dw[0] |= put(f->clamp[i], 10 + 3 * i, 3);
+	dw[1] = put(f->format, 0, 6) | put(f->endian, 6, 2) | put(f->request_size, 8, 2) |
+		put(f->stacked, 10, 1) | put(f->nearest_clamp_policy, 11, 1) |
+		put(f->base_address, 12, 20);
+	dw[2] = fetch_size_encode(f);
+	dw[3] = put(f->num_format, 0, 1) | put(f->swizzle, 1, 12) | put(f->exp_adjust, 13, 6) |
+		put(f->mag_filter, 19, 2) | put(f->min_filter, 21, 2) | put(f->mip_filter, 23, 2) |
+		put(f->aniso_filter, 25, 3) | put(f->arbitrary_filter, 28, 3) |
+		put(f->border_size, 31, 1);
+	dw[4] = put(f->vol_mag_filter, 0, 1) | put(f->vol_min_filter, 1, 1) |
+		put(f->mip_min_level, 2, 4) | put(f->mip_max_level, 6, 4) |
+		put(f->mag_aniso_walk, 10, 1) | put(f->min_aniso_walk, 11, 1) |
+		put(f->lod_bias, 12, 10) | put(f->grad_exp_adjust_h, 22, 5) |
+		put(f->grad_exp_adjust_v, 27, 5);
+	dw[5] = put(f->border_color, 0, 2) | put(f->force_bc_w_to_max, 2, 1) |
+		put(f->tri_clamp, 3, 2) | put(f->aniso_bias, 5, 4) | put(f->dimension, 9, 2) |
+		put(f->packed_mips, 11, 1) | put(f->mip_address, 12, 20);
+}
+
+enum rc x360tex_object_decode(const uint8_t *obj, size_t len, struct x360tex_object *out)
+{
+	uint32_t dw[6];
+
+	memset(out, 0, sizeof *out);
+	if (!obj || len < X360TEX_OBJECT_SIZE)
+		return RC_TRUNCATED;
+	out->common = ld_u32be(obj);
+	out->ref_count = ld_u32be(obj + 4);
+	out->fence = ld_u32be(obj + 8);
+	out->read_fence = ld_u32be(obj + 12);
+	out->identifier = ld_u32be(obj + 16);
+	out->base_flush = ld_u32be(obj + 20);
+	out->mip_flush = ld_u32be(obj + 24);
+	for (unsigned i = 0; i < 6; i++)
+		dw[i] = ld_u32be(obj + X360TEX_FETCH_OFFSET + 4 * i);
+	x360tex_fetch_decode(dw, &out->fetch);
+	return RC_OK;
+}
+
+static void st_u32be(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+void x360tex_object_encode(const struct x360tex_object *o, uint8_t out[X360TEX_OBJECT_SIZE])
+{
+	uint32_t dw[6];
+	const uint32_t head[7] = {o->common,	 o->ref_count,	o->fence,    o->read_fence,
+				  o->identifier, o->base_flush, o->mip_flush};
+
+	for (unsigned i = 0; i < 7; i++)
+		st_u32be(out + 4 * i, head[i]);
+	x360tex_fetch_encode(&o->fetch, dw);
+	for (unsigned i = 0; i < 6; i++)
+		st_u32be(out + X360TEX_FETCH_OFFSET + 4 * i, dw[i]);
+}
+
+/* --- addressing --- */
+
+static uint32_t ceil_log2(uint32_t v)
+{
+	uint32_t l = 0;
+
+	while (l < 31 && (1u << l) < v)
+		l++;
+	return l;
+}
+
+static uint32_t floor_log2(uint32_t v)
+{
+	uint32_t l = 0;
+
+	while (v > 1) {
+		v >>= 1;
+		l++;
+	}
+	return l;
+}
+
+static uint32_t div_up(uint32_t v, uint32_t d)
+{
+	return (v + d - 1) / d;
+}
+
+static uint32_t align32(uint32_t v)
+{
+	return (v + 31) & ~31u;
+}
+
+static uint32_t lvl(uint32_t v, uint32_t level)
+{
+	v >>= level;
+	return v ? v : 1;
+}
+
+uint32_t x360tex_tiled_offset(uint32_t x, uint32_t y, uint32_t pitch_units, uint32_t bpb_log2)
+{
+	/* Macro tile index, then the unit inside its 8x16 micro tile (y's lowest bit apart). */
+	uint64_t macro = ((uint64_t)(y >> 5) * (pitch_units >> 5) + (x >> 5)) << 6;
+	uint64_t oi = (macro | ((y >> 1) & 7) << 3 | (x & 7)) << bpb_log2;
+	uint32_t bank = (y >> 4) & 1;
+	uint32_t pipe = ((x >> 3) & 3) ^ (((y >> 3) & 1) << 1);
+
+	return (uint32_t)((oi >> 8) << 12 | ((oi >> 5) & 7) << 8 | ((oi >> 4) & 1) << 5 |
+			  (oi & 15)) |
+	       bank << 11 | pipe << 6 | (y & 1) << 4;
+}
+
+uint32_t x360tex_packed_level(uint32_t w, uint32_t h)
+{
+	uint32_t l = ceil_log2(w < h ? w : h);
+
+	return l > 4 ? l - 4 : 0;
+}
+
+bool x360tex_packed_offset(uint32_t w, uint32_t h, uint32_t level, uint32_t *x, uint32_t *y)
+{
+	uint32_t lw = ceil_log2(w), lh = ceil_log2(h), ls = lw < lh ? lw : lh;
+	uint32_t base, pm;
+
+	*x = *y = 0;
+	if (ls > 4 + level || level > 31)
+		return false;
+	base = ls > 4 ? ls - 4 : 0;
+	pm = level - base;
+	if (pm < 3) {
+		/* The first three tail levels step along the shorter side's neighbour edge. */
+		if (lw > lh)
+			*y = 16u >> pm;
+		else
+			*x = 16u >> pm;
+	} else if (pm - 2 < 32) {
+		/* Smaller ones go along the longer side at a power-of-two fraction of it. */
+		if (lw > lh)
+			*x = (1u << (lw - base)) >> (pm - 2);
+		else
+			*y = (1u << (lh - base)) >> (pm - 2);
+	}
+	return true;
+}
+
+/* Byte-swap mask of an endian mode: byte a of memory holds byte a ^ mask of the value. */
+static uint32_t endian_mask(uint8_t e)
+{
+	static const uint32_t m[4] = {0, 1, 3, 2};
+
+	return m[e & 3];
+}
+
+/* --- layout --- */
+
+static void note(char *why, size_t whylen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void note(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+	size_t used;
+
+	if (!why || whylen == 0)
+		return;
+	used = strlen(why);
+	if (used + 3 >= whylen)
+		return;
+	if (used) {
+		memcpy(why + used, "; ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(why + used, whylen - used, fmt, ap);
+	va_end(ap);
+}
+
+/* Canonical form of an uncompressed format from its swizzle; RC_UNSUPPORTED if it has none. */
+static enum rc layout_swizzle(const struct x360tex_fetch *f, struct x360tex_layout *l, char *why,
+			      size_t whylen)
+{
+	const uint8_t *s = l->swz;
+
+	for (unsigned i = 0; i < 4; i++) {
+		l->swz[i] = (uint8_t)(f->swizzle >> (3 * i) & 7);
+		if (l->swz[i] > X360TEX_SWZ_1) {
+			note(why, whylen, "swizzle 0x%03X has reserved selector %u", f->swizzle,
+			     l->swz[i]);
+			return RC_UNSUPPORTED;
+		}
+	}
+	switch (l->format) {
+	case X360TEX_FMT_8_8_8_8:
+		l->canon = s[3] == X360TEX_SWZ_1 ? X360TEX_C_BGRX8 : X360TEX_C_BGRA8;
+		return RC_OK;
+	case X360TEX_FMT_5_6_5:
+		/* R5G6B5 holds either order of the 5-bit ends; anything else is not R5G6B5. */
+		if (s[1] == X360TEX_SWZ_Y && ((s[0] == X360TEX_SWZ_Z && s[2] == X360TEX_SWZ_X) ||
+					      (s[0] == X360TEX_SWZ_X && s[2] == X360TEX_SWZ_Z)))
+			return RC_OK;
+		break;
+	case X360TEX_FMT_8:
+		/* Single-component data is replicated into every component before the swizzle. */
+		if (s[0] <= X360TEX_SWZ_W && s[1] <= X360TEX_SWZ_W && s[2] <= X360TEX_SWZ_W)
+			return RC_OK;
+		break;
+	default:
+		return RC_OK;
+	}
+	note(why, whylen, "%s swizzle 0x%03X (r%u g%u b%u a%u) has no canonical form",
+	     x360tex_format_name(l->format), f->swizzle, s[0], s[1], s[2], s[3]);
+	return RC_UNSUPPORTED;
+}
+
+static enum rc layout_head(const struct x360tex_fetch *f, struct x360tex_layout *l, char *why,
+			   size_t whylen)
+{
+	const struct x360_fmt *xf = fmt_find(f->format);
+
+	if (!xf) {
+		note(why, whylen, "format %s (0x%02X) is not converted",
+		     x360tex_format_name(f->format), f->format);
+		return RC_UNSUPPORTED;
+	}
+	if (f->dimension == X360TEX_DIM_1D || f->dimension == X360TEX_DIM_3D) {
+		note(why, whylen, "%s texture is not converted",
+		     f->dimension == X360TEX_DIM_1D ? "1D" : "3D");
+		return RC_UNSUPPORTED;
+	}
+	if (f->stacked) {
+		note(why, whylen, "stacked (array) texture of %u slices is not converted",
+		     f->depth);
+		return RC_UNSUPPORTED;
+	}
+	if (f->type != FETCH_TEXTURE)
+		note(why, whylen, "fetch constant type %u is not 2 (texture)", f->type);
+	l->format = f->format;
+	l->canon = xf->canon;
+	l->unit_bytes = xf->unit_bytes;
+	l->block = xf->block;
+	l->width = f->width;
+	l->height = f->height;
+	l->faces = f->dimension == X360TEX_DIM_CUBE ? 6 : 1;
+	l->tiled = f->tiled;
+	l->endian = f->endian;
+	l->levels = f->mip_max_level + 1u;
+	if (l->levels > floor_log2(l->width > l->height ? l->width : l->height) + 1 ||
+	    l->levels > X360TEX_MAX_LEVELS) {
+		note(why, whylen, "mip max level %u is past the %ux%u chain (%u levels)",
+		     f->mip_max_level, l->width, l->height,
+		     floor_log2(l->width > l->height ? l->width : l->height) + 1);
+		return RC_CORRUPT;
+	}
+	if (f->mip_min_level > f->mip_max_level)
+		note(why, whylen, "mip min level %u is above the max level %u (ignored)",
+		     f->mip_min_level, f->mip_max_level);
+	if (xf->block == 1)
+		return layout_swizzle(f, l, why, whylen);
+	for (unsigned i = 0; i < 4; i++)
+		l->swz[i] = (uint8_t)(f->swizzle >> (3 * i) & 7);
+	return RC_OK;
+}
+
+/* Storage of (level-like) dims w x h texels, row pitch `pitch_units`; fills stride fields. */
+static void storage_dims(const struct x360tex_layout *l, uint32_t pitch_units, uint32_t h_texels,
+			 bool base, struct x360tex_level *v, uint64_t *stride)
+{
+	v->pitch_units = align32(pitch_units);
+	v->height_units = align32(div_up(h_texels, l->block));
+	v->row_bytes = v->pitch_units * l->unit_bytes;
+	if (!l->tiled && !base)
+		v->row_bytes = (uint32_t)align_up(v->row_bytes, LINEAR_ROW);
+	*stride = align_up((uint64_t)v->row_bytes * v->height_units, PAGE);
+}
+
+/* End (exclusive) of the bytes a read of the whole level touches, in face 0's storage. */
+static uint64_t level_end(const struct x360tex_layout *l, const struct x360tex_level *v)
+{
+	uint32_t y1 = v->y_off + v->units_h - 1, x1 = v->x_off + v->units_w - 1;
+
+	if (l->tiled) {
+		uint64_t mt = (uint64_t)BAND * BAND * l->unit_bytes;
+		uint64_t m = (uint64_t)(y1 / BAND) * (v->pitch_units / BAND) + x1 / BAND;
+
+		return v->storage + align_up((m + 1) * mt, PAGE);
+	}
+	return v->storage +
+	       align_up((uint64_t)y1 * v->row_bytes + (uint64_t)(x1 + 1) * l->unit_bytes, 4);
+}
+
+/* Place every level; RC_CORRUPT when a level does not fit its storage. */
+static enum rc layout_levels(const struct x360tex_fetch *f, struct x360tex_layout *l, char *why,
+			     size_t whylen)
+{
+	struct x360tex_level base = {0}, tail = {0};
+	uint64_t stride, pos, face_off = 0;
+	uint32_t pw = 1u << ceil_log2(l->width), ph = 1u << ceil_log2(l->height);
+
+	l->packed_level = f->packed_mips ? x360tex_packed_level(l->width, l->height) : UINT32_MAX;
+	l->base_packed = l->packed_level == 0;
+	/* A packed base is stored in power-of-two rounded dimensions (the tail's own shape). */
+	storage_dims(l, div_up((uint32_t)f->pitch << 5, l->block), l->base_packed ? ph : l->height,
+		     true, &base, &stride);
+	base.face_stride = stride;
+	l->mip_offset = pos = stride * l->faces;
+	for (uint32_t i = 0; i < l->levels && i < X360TEX_MAX_LEVELS; i++) {
+		struct x360tex_level *v = &l->lv[i];
+		uint64_t s;
+
+		if (i == 0 || l->base_packed) {
+			*v = base;
+		} else if (i <= l->packed_level) {
+			storage_dims(l, div_up(lvl(pw, i), l->block), lvl(ph, i), false, v, &s);
+			v->storage = pos;
+			v->face_stride = s;
+			pos += s * l->faces;
+			if (i == l->packed_level)
+				tail = *v;
+		} else {
+			*v = tail;
+		}
+		v->width = lvl(l->width, i);
+		v->height = lvl(l->height, i);
+		v->units_w = div_up(v->width, l->block);
+		v->units_h = div_up(v->height, l->block);
+		v->packed = i >= l->packed_level;
+		v->x_off = v->y_off = 0;
+		if (v->packed) {
+			x360tex_packed_offset(l->width, l->height, i, &v->x_off, &v->y_off);
+			v->x_off /= l->block;
+			v->y_off /= l->block;
+		}
+		if (v->x_off + v->units_w > v->pitch_units ||
+		    v->y_off + v->units_h > v->height_units) {
+			note(why, whylen,
+			     "level %u (%ux%u%s) does not fit its storage of %ux%u units (pitch "
+			     "field %u)",
+			     i, v->width, v->height, v->packed ? " in the mip tail" : "",
+			     v->pitch_units, v->height_units, f->pitch);
+			return RC_CORRUPT;
+		}
+		v->canon_bytes = (uint64_t)v->units_w * v->units_h * l->unit_bytes;
+		v->canon_offset = face_off;
+		face_off += v->canon_bytes;
+		s = level_end(l, v) + (uint64_t)(l->faces - 1) * v->face_stride;
+		l->need = s > l->need ? s : l->need;
+	}
+	l->full = l->base_packed || l->levels == 1 ? l->mip_offset : pos;
+	l->face_bytes = face_off;
+	l->canon_bytes = face_off * l->faces;
+	return RC_OK;
+}
+
+enum rc x360tex_layout_get(const struct x360tex_fetch *f, struct x360tex_layout *l, char *why,
+			   size_t whylen)
+{
+	enum rc r;
+
+	memset(l, 0, sizeof *l);
+	if (why && whylen)
+		why[0] = 0;
+	r = layout_head(f, l, why, whylen);
+	if (r != RC_OK)
+		return r;
+	return layout_levels(f, l, why, whylen);
+}
+
+enum rc x360tex_prepare(const uint8_t *obj, size_t len, uint64_t res_size, uint32_t index,
+			struct x360tex_object *o, struct x360tex_layout *l, struct diag *diag)
+{
+	char why[320];
+	enum rc r;
+
+	memset(l, 0, sizeof *l);
+	if (x360tex_object_decode(obj, len, o) != RC_OK) {
+		diag_add(diag, "object %u (Texture): %zu bytes, shorter than %u", index, len,
+			 X360TEX_OBJECT_SIZE);
+		return RC_CORRUPT;
+	}
+	r = x360tex_layout_get(&o->fetch, l, why, sizeof why);
+	if (r == RC_OK && (o->common & 0xF) != X360TEX_COMMON_TEXTURE)
+		note(why, sizeof why, "D3D common word 0x%08X is not a texture (3)", o->common);
+	if (r == RC_OK && o->fetch.mip_address == 0 && l->levels > 1 && !l->base_packed)
+		note(why, sizeof why, "mip address 0 with %u levels (mips read at 0x%llX)",
+		     l->levels, (unsigned long long)l->mip_offset);
+	if (r == RC_OK && o->fetch.base_address == 0 && o->fetch.mip_address != 0 &&
+	    (uint64_t)o->fetch.mip_address << 12 != l->mip_offset)
+		note(why, sizeof why, "mip address 0x%llX is not the layout's 0x%llX (layout used)",
+		     (unsigned long long)o->fetch.mip_address << 12,
+		     (unsigned long long)l->mip_offset);
+	if (why[0])
+		diag_add(diag, "object %u (Texture): %s", index, why);
+	if (r != RC_OK)
+		return r;
+	if (res_size < l->need) {
+		diag_add(diag,
+			 "object %u (Texture): base resource holds %llu bytes, %s %ux%u %u mips%s "
+			 "needs %llu",
+			 index, (unsigned long long)res_size, x360tex_format_name(l->format),
+			 l->width, l->height, l->levels, l->faces == 6 ? " cube" : "",
+			 (unsigned long long)l->need);
+		return RC_CORRUPT;
+	}
+	if (res_size > l->full)
+		diag_add(diag,
+			 "object %u (Texture): base resource holds %llu bytes, %llu more than the "
+			 "padded layout (ignored)",
+			 index, (unsigned long long)res_size,
+			 (unsigned long long)(res_size - l->full));
+	return RC_OK;
+}
+
+/* --- texel conversion --- */
+
+static uint8_t swz_pick(const uint8_t c[4], uint8_t sel)
+{
+	return sel <= X360TEX_SWZ_W ? c[sel] : sel == X360TEX_SWZ_0 ? 0 : 0xFF;
+}
+
+/* One unit, already unswapped, to its canonical bytes. */
+static void unit_to_canon(const struct x360tex_layout *l, const uint8_t *s, uint8_t *d)
+{
+	uint16_t v;
+
+	switch (l->format) {
+	case X360TEX_FMT_8_8_8_8:
+		d[0] = swz_pick(s, l->swz[2]);
+		d[1] = swz_pick(s, l->swz[1]);
+		d[2] = swz_pick(s, l->swz[0]);
+		d[3] = l->canon == X360TEX_C_BGRX8 ? 0xFF : swz_pick(s, l->swz[3]);
+		return;
+	case X360TEX_FMT_5_6_5:
+		v = ld_u16le(s);
+		if (l->swz[0] == X360TEX_SWZ_X) /* red from the low bits: swap the 5-bit ends */
+			v = (uint16_t)((v & 31) << 11 | (v & 0x07E0) | v >> 11);
+		d[0] = (uint8_t)v;
+		d[1] = (uint8_t)(v >> 8);
+		return;
+	default:
+		memcpy(d, s, l->unit_bytes);
+		return;
+	}
+}
+
+/* Inverse of unit_to_canon (writers); components nobody selects are 0. */
+static void canon_to_unit(const struct x360tex_layout *l, const uint8_t *d, uint8_t *s)
+{
+	switch (l->format) {
+	case X360TEX_FMT_8_8_8_8: {
+		const uint8_t ch[4] = {d[2], d[1], d[0], d[3]}; /* r g b a */
+
+		memset(s, 0, 4);
+		for (unsigned i = 0; i < 4; i++)
+			if (l->swz[i] <= X360TEX_SWZ_W)
+				s[l->swz[i]] = ch[i];
+		return;
+	}
+	case X360TEX_FMT_5_6_5:
+		unit_to_canon(l, d, s); /* the swap is its own inverse */
+		return;
+	default:
+		memcpy(s, d, l->unit_bytes);
+		return;
+	}
+}
+
+static void unswap(uint8_t *p, size_t n, uint32_t mask)
+{
+	uint8_t t[4];
+
+	if (!mask)
+		return;
+	for (size_t i = 0; i + 4 <= n; i += 4) {
+		for (unsigned k = 0; k < 4; k++)
+			t[k] = p[i + (k ^ mask)];
+		memcpy(p + i, t, 4);
+	}
+}
+
+/* --- reading --- */
+
+/* Byte offset of unit (x, y) inside its storage. */
+static uint64_t unit_addr(const struct x360tex_layout *l, const struct x360tex_level *v, uint32_t x,
+			  uint32_t y)
+{
+	if (l->tiled)
+		return x360tex_tiled_offset(x, y, v->pitch_units, floor_log2(l->unit_bytes));
+	return (uint64_t)y * v->row_bytes + (uint64_t)x * l->unit_bytes;
+}
+
+/* Storage byte range holding storage rows [y0, y1) of the level's columns. */
+static void band_range(const struct x360tex_layout *l, const struct x360tex_level *v, uint32_t y0,
+		       uint32_t y1, uint64_t *lo, uint64_t *hi)
+{
+	uint32_t x0 = v->x_off, x1 = v->x_off + v->units_w - 1;
+
+	if (l->tiled) {
+		uint64_t mt = (uint64_t)BAND * BAND * l->unit_bytes, p = v->pitch_units / BAND;
+		uint64_t m0 = (uint64_t)(y0 / BAND) * p + x0 / BAND;
+		uint64_t m1 = (uint64_t)((y1 - 1) / BAND) * p + x1 / BAND;
+
+		*lo = m0 * mt / PAGE * PAGE;
+		*hi = align_up((m1 + 1) * mt, PAGE);
+		return;
+	}
+	*lo = ((uint64_t)y0 * v->row_bytes + (uint64_t)x0 * l->unit_bytes) / 4 * 4;
+	*hi = align_up((uint64_t)(y1 - 1) * v->row_bytes + (uint64_t)(x1 + 1) * l->unit_bytes, 4);
+}
+
+struct band_ctx {
+	const struct x360tex_layout *l;
+	const struct x360tex_level *v;
+	uint64_t at; /* storage start of this face */
+	x360tex_read_fn read;
+	void *rctx;
+	uint8_t *buf;
+	size_t cap;
+};
+
+/* Convert storage rows [y0, y1) (inside one band) into dst. */
+static enum rc band_rows(struct band_ctx *c, uint32_t y0, uint32_t y1, uint8_t *dst)
+{
+	const struct x360tex_layout *l = c->l;
+	const struct x360tex_level *v = c->v;
+	uint64_t lo, hi;
+	uint8_t *p;
+	enum rc r;
+
+	band_range(l, v, y0, y1, &lo, &hi);
+	if (hi - lo > c->cap) {
+		p = realloc(c->buf, (size_t)(hi - lo));
+		if (!p)
+			return RC_NOMEM;
+		c->buf = p;
+		c->cap = (size_t)(hi - lo);
+	}
+	r = c->read(c->rctx, c->at + lo, c->buf, (size_t)(hi - lo));
+	if (r != RC_OK)
+		return r;
+	unswap(c->buf, (size_t)(hi - lo), endian_mask(l->endian));
+	for (uint32_t y = y0; y < y1; y++) {
+		for (uint32_t x = v->x_off; x < v->x_off + v->units_w; x++) {
+			uint64_t a = unit_addr(l, v, x, y);
+
+			if (a < lo || a + l->unit_bytes > hi)
+				return RC_CORRUPT; /* cannot happen: band_range covers the band */
+			unit_to_canon(l, c->buf + (a - lo), dst);
+			dst += l->unit_bytes;
+		}
+	}
+	return RC_OK;
+}
+
+enum rc x360tex_read_rows(const struct x360tex_layout *l, uint32_t face, uint32_t level,
+			  uint32_t row0, uint32_t n, x360tex_read_fn read, void *ctx, uint8_t *dst)
+{
+	struct band_ctx c = {0};
+	uint32_t y, end, band;
+	enum rc r = RC_OK;
+
+	if (!l || !read || face >= l->faces || level >= l->levels)
+		return RC_INVAL;
+	c.l = l;
+	c.v = &l->lv[level];
+	if (row0 > c.v->units_h || n > c.v->units_h - row0 || (n && !dst))
+		return RC_INVAL;
+	c.at = c.v->storage + (uint64_t)face * c.v->face_stride;
+	c.read = read;
+	c.rctx = ctx;
+	y = c.v->y_off + row0;
+	end = y + n;
+	/* Linear rows much longer than the level (a big pitch) are read one at a time. */
+	band = !l->tiled && c.v->row_bytes > 2 * c.v->units_w * l->unit_bytes ? 1 : BAND;
+	while (y < end && r == RC_OK) {
+		uint32_t stop = (y / band + 1) * band;
+
+		stop = stop < end ? stop : end;
+		r = band_rows(&c, y, stop, dst);
+		dst += (size_t)(stop - y) * c.v->units_w * l->unit_bytes;
+		y = stop;
+	}
+	free(c.buf);
+	return r;
+}
+
+enum rc x360tex_read_level(const struct x360tex_layout *l, uint32_t face, uint32_t level,
+			   x360tex_read_fn read, void *ctx, uint8_t *dst)
+{
+	if (!l || level >= l->levels)
+		return RC_INVAL;
+	return x360tex_read_rows(l, face, level, 0, l->lv[level].units_h, read, ctx, dst);
+}
+
+enum rc x360tex_write_level(const struct x360tex_layout *l, uint32_t face, uint32_t level,
+			    const uint8_t *canon, uint8_t *res, size_t res_len)
+{
+	const struct x360tex_level *v;
+	uint32_t mask;
+	uint64_t at;
+	uint8_t unit[16];
+
+	if (!l || !canon || !res || face >= l->faces || level >= l->levels || res_len < l->full)
+		return RC_INVAL;
+	v = &l->lv[level];
+	at = v->storage + (uint64_t)face * v->face_stride;
+	mask = endian_mask(l->endian);
+	for (uint32_t y = 0; y < v->units_h; y++) {
+		for (uint32_t x = 0; x < v->units_w; x++) {
+			uint64_t a = at + unit_addr(l, v, v->x_off + x, v->y_off + y);
+
+			if (a + l->unit_bytes > res_len)
+				return RC_INVAL;
+			canon_to_unit(l, canon, unit);
+			for (uint32_t k = 0; k < l->unit_bytes; k++)
+				res[(a + k) ^ mask] = unit[k];
+			canon += l->unit_bytes;
+		}
+	}
+	return RC_OK;
+}

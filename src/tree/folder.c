@@ -1,0 +1,599 @@
+/*
+ * Folder mounts: a directory of assets shown as one tree. Mounting reads the folder itself and
+ * nothing below it. A folder is read when first listed, and that listing is kept as the
+ * mount's snapshot of it (later changes in the source folder are not shown). Each regular file
+ * is sniffed then (its first bytes): containers become directories holding the asset's own
+ * tree, other files pass through. Symbolic links stay links (never followed); FIFOs, sockets
+ * and devices are left out. Assets are opened only when something inside them is used, and
+ * live in the shared cache like everything else, at most max_assets at a time: file
+ * descriptors and memory stay bounded however many are visited.
+ *
+ * Slots: an entry's slot is its source inode number when that is below 2^31 and on the
+ * mounted folder's device (stable across remounts of an unchanged folder); otherwise, and for a
+ * second path to an already-seen inode, the next number from 2^31 up (stable only while the
+ * folders are first visited in the same order).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "psgfs/bytes.h"
+#include "tree/tree_int.h"
+
+#define SEQ_SLOT_FIRST	   0x80000000u
+#define DEFAULT_MAX_ASSETS 128u
+#define MAX_DEPTH	   256
+
+enum fe_type { FE_DIR = 1, FE_FILE, FE_LINK };
+
+struct fentry {
+	uint32_t slot, parent;
+	uint8_t type;
+	bool asset;  /* a container: shown as a directory */
+	bool listed; /* directories: children read */
+	struct stat st;
+	char *name;
+	char *link;	/* links: the target as stored */
+	uint32_t *kids; /* directories: children slots, as read */
+	size_t n_kids;
+	uint32_t lru_prev, lru_next; /* open assets, most recent first; 0 = none */
+	bool in_lru;
+	struct fentry *hnext;
+};
+
+struct folder {
+	int root_fd;
+	pthread_mutex_t mu; /* entries and listings */
+	struct fentry root;
+	struct fentry **tab;
+	size_t n_buckets, n;
+	uint32_t next_seq;
+	pthread_mutex_t amu; /* opening assets, and the LRU of open ones */
+	uint32_t lru_head, lru_tail;
+	atomic_uint open_assets;
+	unsigned max_assets;
+};
+
+/* ---- the entry table (permanent: entries are what inode numbers resolve to) ---- */
+
+static size_t bucket_of(const struct folder *f, uint32_t slot)
+{
+	return (size_t)((slot * 0x9e3779b1u) >> 7) & (f->n_buckets - 1);
+}
+
+static struct fentry *entry_find(struct folder *f, uint32_t slot)
+{
+	struct fentry *e;
+
+	if (slot == 0)
+		return &f->root;
+	for (e = f->tab[bucket_of(f, slot)]; e; e = e->hnext)
+		if (e->slot == slot)
+			return e;
+	return NULL;
+}
+
+static bool table_grow(struct folder *f)
+{
+	size_t nb = f->n_buckets * 2;
+	struct fentry **tab = calloc(nb, sizeof *tab);
+
+	if (!tab)
+		return false;
+	for (size_t i = 0; i < f->n_buckets; i++) {
+		struct fentry *e = f->tab[i], *next;
+
+		for (; e; e = next) {
+			size_t b = (size_t)((e->slot * 0x9e3779b1u) >> 7) & (nb - 1);
+
+			next = e->hnext;
+			e->hnext = tab[b];
+			tab[b] = e;
+		}
+	}
+	free(f->tab);
+	f->tab = tab;
+	f->n_buckets = nb;
+	return true;
+}
+
+static bool entry_insert(struct folder *f, struct fentry *e)
+{
+	size_t b;
+
+	if (f->n >= f->n_buckets * 2 && !table_grow(f) && f->n >= f->n_buckets * 8)
+		return false;
+	b = bucket_of(f, e->slot);
+	e->hnext = f->tab[b];
+	f->tab[b] = e;
+	f->n++;
+	return true;
+}
+
+static void entry_free(struct fentry *e)
+{
+	free(e->name);
+	free(e->link);
+	free(e->kids);
+	free(e);
+}
+
+/* A stable slot for a new entry (see the comment at the top). */
+static uint32_t slot_for(struct folder *f, const struct stat *st)
+{
+	if (st->st_dev == f->root.st.st_dev && st->st_ino > 0 && st->st_ino < SEQ_SLOT_FIRST &&
+	    !entry_find(f, (uint32_t)st->st_ino))
+		return (uint32_t)st->st_ino;
+	if (f->next_seq == UINT32_MAX)
+		return 0;
+	return f->next_seq++;
+}
+
+/* ---- paths ---- */
+
+/* Open the folder of entry e (a directory) by walking from the root without following links. */
+static int open_dir_of(struct folder *f, const struct fentry *e)
+{
+	const struct fentry *chain[MAX_DEPTH];
+	unsigned depth = 0;
+	int fd = dup(f->root_fd);
+
+	while (e && e->slot != 0 && depth < MAX_DEPTH) {
+		chain[depth++] = e;
+		e = entry_find(f, e->parent);
+	}
+	if (e && e->slot != 0) {
+		if (fd >= 0)
+			close(fd);
+		errno = ELOOP;
+		return -1;
+	}
+	while (fd >= 0 && depth--) {
+		int next =
+		    openat(fd, chain[depth]->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		close(fd);
+		fd = next;
+	}
+	return fd;
+}
+
+/* ---- listing a source folder ---- */
+
+static bool name_is_asset_ext(const char *name)
+{
+	static const char *const ext[] = {".psg", ".rx2", ".psk", ".pskx", ".psa"};
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
+		size_t m = strlen(ext[i]);
+
+		if (n > m && strcasecmp(name + n - m, ext[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Is this regular file a container? By content; by extension when it cannot be read. */
+static bool sniff(int dirfd, const char *name)
+{
+	uint8_t head[32];
+	ssize_t got;
+	int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return name_is_asset_ext(name);
+	got = pread(fd, head, sizeof head, 0);
+	close(fd);
+	if (got < 0)
+		return name_is_asset_ext(name);
+	return asset_detect(head, (size_t)got) != NULL;
+}
+
+static struct fentry *entry_from(int dirfd, uint32_t parent, const char *name)
+{
+	struct fentry *e;
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return NULL;
+	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return NULL; /* FIFOs, sockets, devices: left out */
+	e = calloc(1, sizeof *e);
+	if (!e)
+		return NULL;
+	e->parent = parent;
+	e->st = st;
+	e->name = strdup(name);
+	e->type = S_ISDIR(st.st_mode) ? FE_DIR : S_ISLNK(st.st_mode) ? FE_LINK : FE_FILE;
+	if (e->type == FE_LINK) {
+		char target[4096];
+		ssize_t n = readlinkat(dirfd, name, target, sizeof target - 1);
+
+		target[n > 0 ? n : 0] = '\0';
+		e->link = strdup(target);
+	}
+	if (e->type == FE_FILE)
+		e->asset = sniff(dirfd, name);
+	if (!e->name || (e->type == FE_LINK && !e->link)) {
+		entry_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+static enum rc add_kid(struct fentry *dir, uint32_t slot, size_t *cap)
+{
+	if (dir->n_kids == *cap) {
+		size_t nc = *cap ? *cap * 2 : 32;
+		uint32_t *v = xrealloc_n(dir->kids, nc, sizeof *v);
+
+		if (!v)
+			return RC_NOMEM;
+		dir->kids = v;
+		*cap = nc;
+	}
+	dir->kids[dir->n_kids++] = slot;
+	return RC_OK;
+}
+
+/* Read a source folder once (under f->mu): its entries join the table. */
+static enum rc read_folder(struct folder *f, struct fentry *dir)
+{
+	struct dirent *de;
+	size_t cap = 0;
+	enum rc r = RC_OK;
+	DIR *d;
+	int fd = open_dir_of(f, dir);
+
+	if (fd < 0)
+		return RC_IO;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return RC_IO;
+	}
+	while (r == RC_OK && (de = readdir(d))) {
+		struct fentry *e;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		e = entry_from(dirfd(d), dir->slot, de->d_name);
+		if (!e)
+			continue; /* vanished, unreadable or not shown */
+		e->slot = slot_for(f, &e->st);
+		if (e->slot == 0 || !entry_insert(f, e)) {
+			entry_free(e);
+			r = RC_NOMEM;
+			break;
+		}
+		r = add_kid(dir, e->slot, &cap);
+	}
+	closedir(d);
+	dir->listed = true; /* even a partial read is the snapshot from now on */
+	return r;
+}
+
+/* ---- requests from the tree core ---- */
+
+static struct fentry *entry_get(struct tree *t, uint32_t slot)
+{
+	struct folder *f = t->fold;
+	struct fentry *e;
+
+	pthread_mutex_lock(&f->mu);
+	e = entry_find(f, slot);
+	pthread_mutex_unlock(&f->mu);
+	return e; /* entries are never freed before the mount ends */
+}
+
+bool folder_slot_is_file(struct tree *t, uint32_t slot)
+{
+	struct fentry *e = entry_get(t, slot);
+
+	return e && e->type == FE_FILE;
+}
+
+bool folder_slot_is_dir(struct tree *t, uint32_t slot)
+{
+	struct fentry *e = entry_get(t, slot);
+
+	return e && e->type == FE_DIR;
+}
+
+static mode_t dir_perm(mode_t m)
+{
+	mode_t r = m & 0444;
+
+	return r | r >> 2;
+}
+
+enum rc folder_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
+{
+	struct fentry *e = entry_get(t, ino_slot(ino));
+
+	if (!e)
+		return RC_NOENT;
+	/* Folders and assets report nlink 1 ("unknown"): counting subdirectories would mean
+	 * reading below what was visited. */
+	out->nlink = 1;
+	out->uid = e->st.st_uid;
+	out->gid = e->st.st_gid;
+	out->atime = e->st.st_atim;
+	out->mtime = e->st.st_mtim;
+	if (e->type == FE_DIR || (e->type == FE_FILE && e->asset)) {
+		out->type = TT_DIR;
+		out->perm = dir_perm(e->st.st_mode);
+	} else if (e->type == FE_LINK) {
+		out->type = TT_LINK;
+		out->perm = 0777;
+		out->size = strlen(e->link);
+	} else {
+		out->type = TT_FILE;
+		out->perm = e->st.st_mode & 0444;
+		out->size = (uint64_t)e->st.st_size;
+	}
+	return RC_OK;
+}
+
+enum rc folder_list(struct tree *t, tree_ino ino, struct tlist *out)
+{
+	struct folder *f = t->fold;
+	struct fentry *dir;
+	enum rc r = RC_OK;
+
+	pthread_mutex_lock(&f->mu);
+	dir = entry_find(f, ino_slot(ino));
+	if (!dir || dir->type != FE_DIR)
+		r = dir ? RC_NOTDIR : RC_NOENT;
+	else if (!dir->listed)
+		r = read_folder(f, dir);
+	for (size_t i = 0; r == RC_OK && i < dir->n_kids; i++) {
+		struct fentry *e = entry_find(f, dir->kids[i]);
+		uint8_t type = e->type == FE_LINK	       ? TT_LINK
+			       : e->type == FE_DIR || e->asset ? TT_DIR
+							       : TT_FILE;
+
+		tlist_add_ino(out, (tree_ino)e->slot << 32 | 1, type, e->name);
+	}
+	pthread_mutex_unlock(&f->mu);
+	return r;
+}
+
+enum rc folder_readlink(struct tree *t, tree_ino ino, struct buf *out)
+{
+	struct fentry *e = entry_get(t, ino_slot(ino));
+
+	if (!e)
+		return RC_NOENT;
+	if (e->type != FE_LINK)
+		return RC_INVAL;
+	buf_puts(out, e->link);
+	return RC_OK;
+}
+
+bool folder_entry_name(struct tree *t, uint32_t slot, uint32_t *parent, const char **name)
+{
+	struct fentry *e = entry_get(t, slot);
+
+	if (!e || slot == 0)
+		return false;
+	*parent = e->parent;
+	*name = e->name;
+	return true;
+}
+
+uint32_t folder_sibling(struct tree *t, uint32_t slot, const char *name)
+{
+	struct folder *f = t->fold;
+	struct fentry *e, *dir;
+	uint32_t found = 0;
+
+	pthread_mutex_lock(&f->mu);
+	e = entry_find(f, slot);
+	dir = e ? entry_find(f, e->parent) : NULL;
+	for (int pass = 0; dir && pass < 2 && !found; pass++) {
+		for (size_t i = 0; i < dir->n_kids && !found; i++) {
+			struct fentry *k = entry_find(f, dir->kids[i]);
+
+			if (k->type == FE_FILE &&
+			    (pass ? strcasecmp(k->name, name) == 0 : strcmp(k->name, name) == 0))
+				found = k->slot;
+		}
+	}
+	pthread_mutex_unlock(&f->mu);
+	return found;
+}
+
+/* ---- open assets ---- */
+
+static struct cache_key asset_ckey(uint32_t slot)
+{
+	return cache_key((uint64_t)slot << 32, KEY_WHAT(KEY_ASSET, 0));
+}
+
+static void lru_unlink(struct folder *f, struct fentry *e)
+{
+	struct fentry *p = e->lru_prev ? entry_find(f, e->lru_prev) : NULL;
+	struct fentry *n = e->lru_next ? entry_find(f, e->lru_next) : NULL;
+
+	if (p)
+		p->lru_next = e->lru_next;
+	else
+		f->lru_head = e->lru_next;
+	if (n)
+		n->lru_prev = e->lru_prev;
+	else
+		f->lru_tail = e->lru_prev;
+	e->lru_prev = e->lru_next = 0;
+	e->in_lru = false;
+}
+
+static void lru_touch(struct folder *f, struct fentry *e)
+{
+	struct fentry *h;
+
+	if (e->in_lru)
+		lru_unlink(f, e);
+	h = f->lru_head ? entry_find(f, f->lru_head) : NULL;
+	e->lru_next = f->lru_head;
+	e->lru_prev = 0;
+	if (h)
+		h->lru_prev = e->slot;
+	f->lru_head = e->slot;
+	if (!f->lru_tail)
+		f->lru_tail = e->slot;
+	e->in_lru = true;
+}
+
+/* Close the least recently used assets beyond max_assets (each as soon as it is unpinned). */
+static void lru_trim(struct tree *t)
+{
+	struct folder *f = t->fold;
+
+	while (atomic_load(&f->open_assets) > f->max_assets && f->lru_tail) {
+		struct fentry *e = entry_find(f, f->lru_tail);
+
+		lru_unlink(f, e);
+		cache_drop(t->cache, asset_ckey(e->slot));
+		if (atomic_load(&f->open_assets) > f->max_assets && !f->lru_tail)
+			break;
+	}
+}
+
+struct asset_box {
+	struct asset *as;
+	struct folder *f;
+};
+
+static void asset_box_free(void *p)
+{
+	struct asset_box *b = p;
+
+	atomic_fetch_sub(&b->f->open_assets, 1);
+	asset_close(b->as);
+	free(b);
+}
+
+static enum rc open_asset(struct tree *t, struct fentry *e, struct asset **out)
+{
+	struct fentry *dir = entry_get(t, e->parent);
+	int dfd = dir ? open_dir_of(t->fold, dir) : -1;
+	enum tree_open_fail fl;
+	char why[256];
+
+	if (dfd < 0) {
+		if (!e->asset)
+			return RC_IO;
+		snprintf(why, sizeof why, "cannot open its folder: %s", strerror(errno));
+		fl = asset_open_broken(t, e->slot, e->name, &e->st, why, out);
+	} else {
+		fl = asset_open(t, e->slot, dfd, e->name, &e->st,
+				e->asset ? ASSET_LENIENT : ASSET_PLAIN, out, why, sizeof why);
+		close(dfd);
+	}
+	if (fl != TREE_FAIL_NONE)
+		return fl == TREE_FAIL_OTHER ? RC_NOMEM : RC_IO;
+	return RC_OK;
+}
+
+struct asset *folder_asset_get(struct tree *t, uint32_t slot, struct cache_ent **pin, enum rc *r)
+{
+	struct folder *f = t->fold;
+	struct fentry *e = entry_get(t, slot);
+	struct asset_box *b;
+
+	*pin = NULL;
+	if (!e || e->type != FE_FILE) {
+		*r = e ? RC_ISDIR : RC_NOENT;
+		return NULL;
+	}
+	pthread_mutex_lock(&f->amu);
+	b = cache_get(t->cache, asset_ckey(slot), pin);
+	if (!b) {
+		b = calloc(1, sizeof *b);
+		*r = b ? open_asset(t, e, &b->as) : RC_NOMEM;
+		if (*r != RC_OK) {
+			free(b);
+			pthread_mutex_unlock(&f->amu);
+			return NULL;
+		}
+		b->f = f;
+		atomic_fetch_add(&f->open_assets, 1);
+		b = cache_put(t->cache, asset_ckey(slot), b, atomic_load(&b->as->bytes),
+			      asset_box_free, pin);
+		if (!b) {
+			pthread_mutex_unlock(&f->amu);
+			*r = RC_NOMEM;
+			return NULL;
+		}
+		b->as->ent = *pin;
+	}
+	pthread_mutex_lock(&f->mu);
+	lru_touch(f, e);
+	lru_trim(t);
+	pthread_mutex_unlock(&f->mu);
+	pthread_mutex_unlock(&f->amu);
+	return b->as;
+}
+
+/* ---- open and close ---- */
+
+enum tree_open_fail folder_open(struct tree *t, const char *path, char *why, size_t whylen)
+{
+	struct folder *f = calloc(1, sizeof *f);
+
+	if (!f) {
+		snprintf(why, whylen, "out of memory");
+		return TREE_FAIL_OTHER;
+	}
+	pthread_mutex_init(&f->mu, NULL);
+	pthread_mutex_init(&f->amu, NULL);
+	f->n_buckets = 1024;
+	f->tab = calloc(f->n_buckets, sizeof *f->tab);
+	f->next_seq = SEQ_SLOT_FIRST;
+	f->max_assets = t->opts.max_assets ? t->opts.max_assets : DEFAULT_MAX_ASSETS;
+	f->root.type = FE_DIR;
+	f->root_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	t->fold = f;
+	if (!f->tab) {
+		snprintf(why, whylen, "out of memory");
+		return TREE_FAIL_OTHER;
+	}
+	if (f->root_fd < 0 || fstat(f->root_fd, &f->root.st) != 0) {
+		snprintf(why, whylen, "cannot open: %s", strerror(errno));
+		return TREE_FAIL_OPEN;
+	}
+	return TREE_FAIL_NONE;
+}
+
+void folder_close(struct folder *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; f->tab && i < f->n_buckets; i++) {
+		struct fentry *e = f->tab[i], *next;
+
+		for (; e; e = next) {
+			next = e->hnext;
+			entry_free(e);
+		}
+	}
+	free(f->root.kids);
+	free(f->tab);
+	if (f->root_fd >= 0)
+		close(f->root_fd);
+	pthread_mutex_destroy(&f->mu);
+	pthread_mutex_destroy(&f->amu);
+	free(f);
+}
+
+const struct stat *folder_root_stat(const struct folder *f)
+{
+	return &f->root.st;
+}

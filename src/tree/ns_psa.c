@@ -1,0 +1,350 @@
+/*
+ * The namespace of a mounted PSA animation set. The mount keeps the index (bones, sequences,
+ * where the keys are); keys are read on demand for keys.tsv and each sequence's own .psa.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/bytes.h"
+#include "psgfs/names.h"
+#include "tree/ns_actorx.h"
+
+enum { K_SEQS = AX_K_FIRST_OWN, K_SEQ, K_SEQ_INFO, K_SEQ_KEYS, K_SEQ_SCALE, K_SEQ_PSA, K_COUNT };
+
+static const struct psa_index *ix_of(const struct tctx *c)
+{
+	return &ax_of(c)->psa;
+}
+
+/* Scale keys exist for every key of sequence s. */
+static bool seq_has_scale(const struct psa_index *a, size_t s)
+{
+	uint64_t first, n;
+
+	if (!a->scale_keys.n || a->n_bones == 0 || !psa_seq_keys(a, s, &first, &n) || n == 0)
+		return false;
+	return first + n <= a->scale_keys.n;
+}
+
+static enum rc list_root(const struct tctx *c, struct tlist *out)
+{
+	(void)c;
+	tlist_add(out, tn(AX_K_INFO, 0, 0), "info.txt");
+	tlist_add(out, tn(AX_K_ERRORS, 0, 0), "errors.txt");
+	tlist_add(out, tn(AX_K_CHUNKS, 0, 0), "chunks");
+	tlist_add(out, tn(AX_K_SKEL, 0, 0), "skeleton");
+	tlist_add(out, tn(K_SEQS, 0, 0), "sequences");
+	return RC_OK;
+}
+
+static void seq_component(const struct psa_index *a, size_t s, char *out)
+{
+	name_component(a->seqs[s].name, PSK_NAME_LEN, out);
+}
+
+static enum rc list_seqs(const struct tctx *c, struct tlist *out)
+{
+	const struct psa_index *a = ix_of(c);
+
+	for (size_t i = 0; i < a->n_seqs && i <= TNODE_A_MAX; i++) {
+		char nm[NAME_COMPONENT_MAX + 1];
+
+		seq_component(a, i, nm);
+		tlist_add(out, tn(K_SEQ, (uint32_t)i, 0), "%02zu.%s", i, nm);
+	}
+	return RC_OK;
+}
+
+static enum rc list_seq(const struct tctx *c, struct tlist *out)
+{
+	const struct psa_index *a = ix_of(c);
+	char nm[NAME_COMPONENT_MAX + 1];
+	uint32_t s = c->self.a;
+
+	if (s >= a->n_seqs)
+		return RC_NOENT;
+	seq_component(a, s, nm);
+	tlist_add(out, tn(K_SEQ_INFO, s, 0), "info.txt");
+	tlist_add(out, tn(K_SEQ_KEYS, s, 0), "keys.tsv");
+	if (seq_has_scale(a, s))
+		tlist_add(out, tn(K_SEQ_SCALE, s, 0), "scale_keys.tsv");
+	tlist_add(out, tn(K_SEQ_PSA, s, 0), "%02u.%s.psa", s, nm);
+	return RC_OK;
+}
+
+static enum rc render_info(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	const struct psa_index *a = ix_of(c);
+	struct buf *out = &e->b;
+	size_t frames = 0;
+
+	(void)part;
+	(void)first;
+	for (size_t i = 0; i < a->n_seqs; i++)
+		frames += a->seqs[i].num_raw_frames > 0 ? (size_t)a->seqs[i].num_raw_frames : 0;
+	ax_info_head(c, "psa", out);
+	buf_printf(out,
+		   "bones: %zu\nsequences: %zu\nframes: %zu\nkeys: %zu\nscale_keys: %zu\n"
+		   "scale_chunk: %s\nfirst_raw_frame_repaired: %s\nproblems: %zu\n",
+		   a->n_bones, a->n_seqs, frames, a->keys.n, a->scale_keys.n,
+		   a->has_scale_chunk ? "yes" : "no", a->repaired_first_frames ? "yes" : "no",
+		   diag_count(&ax_of(c)->d));
+	emit_item(e);
+	return RC_OK;
+}
+
+static enum rc render_bone(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	(void)part;
+	(void)first;
+	return ax_bone_txt(c, NULL, e);
+}
+
+static enum rc render_seq_info(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	const struct psa_index *a = ix_of(c);
+	const struct psa_sequence *q;
+	struct buf *out = &e->b;
+
+	(void)part;
+	(void)first;
+	if (c->self.a >= a->n_seqs)
+		return RC_NOENT;
+	q = &a->seqs[c->self.a];
+	buf_printf(out, "index: %u\nname: ", c->self.a);
+	buf_tsv_name(out, q->name, PSK_NAME_LEN);
+	buf_puts(out, "\ngroup: ");
+	buf_tsv_name(out, q->group, PSK_NAME_LEN);
+	buf_printf(out,
+		   "\ntotal_bones: %d\nroot_include: %d\nkey_compression_style: %d\n"
+		   "key_quotum: %d\nkey_reduction: ",
+		   q->total_bones, q->root_include, q->key_compression_style, q->key_quotum);
+	buf_f32txt(out, q->key_reduction);
+	buf_puts(out, "\ntrack_time: ");
+	buf_f32txt(out, q->track_time);
+	buf_puts(out, "\nanim_rate: ");
+	buf_f32txt(out, q->anim_rate);
+	buf_printf(out, "\nstart_bone: %d\nfirst_raw_frame: %d\nnum_raw_frames: %d\n",
+		   q->start_bone, q->first_raw_frame, q->num_raw_frames);
+	if (q->anim_rate > 0)
+		buf_printf(out, "duration_seconds: %.6g\n",
+			   (double)q->num_raw_frames / (double)q->anim_rate);
+	buf_printf(out, "keys_complete: %s\nscale_keys: %s\n", q->keys_ok ? "yes" : "no",
+		   seq_has_scale(a, c->self.a) ? "yes" : "no");
+	emit_item(e);
+	return RC_OK;
+}
+
+/* ---- keys.tsv and scale_keys.tsv: frame-major, every bone of every frame ---- */
+
+struct keys_ctx {
+	const struct src *s;
+	const struct psa_index *a;
+	uint64_t first; /* the sequence's first key in ANIMKEYS */
+	bool scale;
+};
+
+static enum rc load_keys(const void *ctx, uint64_t first, size_t n, void *out)
+{
+	const struct keys_ctx *k = ctx;
+
+	if (k->scale)
+		return psa_get_scale_keys(k->s, &k->a->scale_keys, k->first + first, n, out);
+	return psa_get_keys(k->s, &k->a->keys, k->first + first, n, out);
+}
+
+static enum rc print_key(const void *ctx, uint64_t i, const void *rec, struct buf *b)
+{
+	const struct keys_ctx *k = ctx;
+	uint64_t nb = k->a->n_bones;
+
+	buf_printf(b, "%llu\t%llu\t", (unsigned long long)(i / nb), (unsigned long long)(i % nb));
+	buf_tsv_name(b, k->a->bones[i % nb].name, PSK_NAME_LEN);
+	if (k->scale) {
+		const struct psa_scale_key *x = rec;
+
+		ax_vec(b, x->scale, 3);
+		ax_vec(b, &x->time, 1);
+	} else {
+		const struct psa_key *x = rec;
+
+		ax_vec(b, x->pos, 3);
+		ax_vec(b, x->rot, 4);
+		ax_vec(b, &x->time, 1);
+	}
+	buf_putc(b, '\n');
+	return RC_OK;
+}
+
+static enum rc keys_of(const struct tctx *c, struct keys_ctx *k, struct rows *t)
+{
+	const struct psa_index *a = ix_of(c);
+	bool scale = c->self.kind == K_SEQ_SCALE;
+	uint64_t n;
+
+	if (c->self.a >= a->n_seqs)
+		return RC_NOENT;
+	if (!a->seqs[c->self.a].keys_ok || (scale && !seq_has_scale(a, c->self.a)) ||
+	    !psa_seq_keys(a, c->self.a, &k->first, &n))
+		return RC_CORRUPT;
+	k->s = &c->as->src;
+	k->a = a;
+	k->scale = scale;
+	/* No bones, no rows: a huge frame count must not spin through empty frames. */
+	*t = (struct rows){scale ? "frame\tbone\tname\tsx\tsy\tsz\ttime\n"
+				 : "frame\tbone\tname\tpx\tpy\tpz\tqx\tqy\tqz\tqw\ttime\n",
+			   a->n_bones ? n : 0,
+			   scale ? sizeof(struct psa_scale_key) : sizeof(struct psa_key),
+			   load_keys,
+			   print_key,
+			   k};
+	return RC_OK;
+}
+
+static enum rc keys_layout(const struct tctx *c, struct layout_build *lb)
+{
+	struct keys_ctx k;
+	struct rows t;
+	enum rc r = keys_of(c, &k, &t);
+
+	if (r == RC_OK)
+		rows_layout(&t, lb);
+	return r;
+}
+
+static enum rc keys_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	struct keys_ctx k;
+	struct rows t;
+	enum rc r = keys_of(c, &k, &t);
+
+	(void)part;
+	return r == RC_OK ? rows_render(&t, first, e) : r;
+}
+
+/* ---- one sequence as its own .psa ---- */
+
+struct seq_psa {
+	const struct src *s;
+	const struct psa_index *a;
+	struct psa_sequence seq;
+	struct ax_plan plan;
+	uint64_t first;
+};
+
+static enum rc seq_psa_of(const struct tctx *c, struct seq_psa *sp)
+{
+	const struct psa_index *a = ix_of(c);
+
+	if (c->self.a >= a->n_seqs)
+		return RC_NOENT;
+	sp->s = &c->as->src;
+	sp->a = a;
+	return psa_sequence_export(&a->seqs[c->self.a], a->n_bones, a->keys.n, a->scale_keys.n,
+				   a->head_type_flag, &sp->seq, &sp->plan, &sp->first);
+}
+
+static enum rc seq_records(const void *ctx, const struct ax_chunk *ch, uint64_t first,
+			   struct emit *e)
+{
+	const struct seq_psa *sp = ctx;
+	union {
+		struct psa_key k[ROWS_BATCH];
+		struct psa_scale_key s[ROWS_BATCH];
+	} *batch = NULL;
+	enum rc r = RC_OK;
+	bool more = true;
+
+	if (ch->rec == AX_BONENAMES) {
+		for (uint64_t i = first; i < ch->n && more; i++) {
+			psk_put_bone(&e->b, &sp->a->bones[i]);
+			more = emit_item(e);
+		}
+		return RC_OK;
+	}
+	if (ch->rec == AX_ANIMINFO) {
+		psa_put_sequence(&e->b, &sp->seq);
+		emit_item(e);
+		return RC_OK;
+	}
+	batch = malloc(sizeof *batch);
+	if (!batch)
+		return RC_NOMEM;
+	for (uint64_t at = first; at < ch->n && more && r == RC_OK; at += ROWS_BATCH) {
+		size_t n = ch->n - at < ROWS_BATCH ? (size_t)(ch->n - at) : ROWS_BATCH;
+		bool scale = ch->rec == AX_SCALEKEYS;
+
+		r = scale
+			? psa_get_scale_keys(sp->s, &sp->a->scale_keys, sp->first + at, n, batch->s)
+			: psa_get_keys(sp->s, &sp->a->keys, sp->first + at, n, batch->k);
+		for (size_t i = 0; i < n && more && r == RC_OK; i++) {
+			if (scale)
+				psa_put_scale_key(&e->b, &batch->s[i]);
+			else
+				psa_put_key(&e->b, &batch->k[i]);
+			more = emit_item(e);
+		}
+	}
+	free(batch);
+	return r;
+}
+
+static enum rc seq_psa_layout(const struct tctx *c, struct layout_build *lb)
+{
+	struct seq_psa sp;
+	enum rc r = seq_psa_of(c, &sp);
+
+	if (r == RC_OK)
+		ax_layout(&sp.plan, lb);
+	return r;
+}
+
+static enum rc seq_psa_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	struct seq_psa sp;
+	enum rc r = seq_psa_of(c, &sp);
+
+	return r == RC_OK ? ax_render(&sp.plan, part, first, e, seq_records, &sp) : r;
+}
+
+static enum tree_open_fail psa_mount(struct asset *as, char *why, size_t whylen)
+{
+	return ax_mount(as, true, why, whylen);
+}
+
+#define DIR_(w, l)                                                                                 \
+	{                                                                                          \
+		w, TT_DIR, 0, false, l, NULL, NULL, NULL, NULL, false                              \
+	}
+#define TEXT(w, l, r, ch)                                                                          \
+	{                                                                                          \
+		w, TT_FILE, 0, ch, NULL, l, r, NULL, NULL, false                                   \
+	}
+
+static const struct tree_kind psa_kinds[K_COUNT] = {
+    [AX_K_ROOT] = DIR_("root", list_root),
+    [AX_K_INFO] = {"info", TT_FILE, 0, false, NULL, NULL, render_info, NULL, NULL, true},
+    [AX_K_ERRORS] = {"errors", TT_FILE, 0, false, NULL, ax_errors_layout, ax_errors, NULL, NULL,
+		     true},
+    [AX_K_CHUNKS] = DIR_("chunks", ax_list_chunks),
+    [AX_K_CHUNK] = {"chunk", TT_FILE, 0, true, NULL, NULL, NULL, ax_chunk_extent, NULL, false},
+    [AX_K_SKEL] = DIR_("skeleton", ax_list_skel),
+    [AX_K_BONES_TSV] = TEXT("bones.tsv", ax_bones_tsv_layout, ax_bones_tsv, false),
+    [AX_K_NAMES] = TEXT("names.txt", ax_names_layout, ax_names, false),
+    [AX_K_BONES] = DIR_("bones", ax_list_bones),
+    [AX_K_BONE] = TEXT("bone", NULL, render_bone, false),
+    [K_SEQS] = DIR_("sequences", list_seqs),
+    [K_SEQ] = DIR_("sequence", list_seq),
+    [K_SEQ_INFO] = TEXT("sequence info", NULL, render_seq_info, false),
+    [K_SEQ_KEYS] = TEXT("keys", keys_layout, keys_render, false),
+    [K_SEQ_SCALE] = TEXT("scale keys", keys_layout, keys_render, false),
+    [K_SEQ_PSA] = TEXT("sequence psa", seq_psa_layout, seq_psa_render, true),
+};
+
+const struct tree_format tree_format_psa = {
+    .name = "psa",
+    .kinds = psa_kinds,
+    .n_kinds = K_COUNT,
+    .mount = psa_mount,
+    .unmount = ax_unmount,
+};

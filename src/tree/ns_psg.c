@@ -1,0 +1,1131 @@
+/*
+ * The namespace of a mounted RW4 arena (.psg). Mounting parses only the header, sections and
+ * dictionary (arena_open); the scene (skeleton, mesh structure), the texture names, each mesh's
+ * data and each texture are decoded on first use.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/arena.h"
+#include "psgfs/bytes.h"
+#include "psgfs/names.h"
+#include "psgfs/png.h"
+#include "psgfs/skate_export.h"
+#include "psgfs/skate_mesh.h"
+#include "psgfs/skate_objects.h"
+#include "psgfs/texture.h"
+#include "tree/view_psg.h"
+
+enum {
+	K_ROOT,
+	K_INFO,
+	K_ERRORS,
+	K_ERRORS_FULL,
+	K_HEADER,
+	K_DICT,
+	K_TOC,
+	K_SECTIONS,
+	K_TYPES,
+	K_SUBREFS,
+	K_EXTARENAS,
+	K_OBJECTS,
+	K_OBJ_BIN,
+	K_OBJ_TXT,
+	K_SKEL,
+	K_BONES_TSV,
+	K_NAMES,
+	K_INVBIND,
+	K_BONES,
+	K_BONE,
+	K_MESHES,
+	K_MESH,
+	K_M_DESC,
+	K_M_PALETTE,
+	K_M_ISLANDS,
+	K_M_VERTS,
+	K_M_TRIS,
+	K_M_SKIN,
+	K_TEXTURES,
+	K_TEX_DDS,
+	K_TEX_PNG,
+	K_EXPORT,
+	K_EXPORT_PSK,
+	K_EXPORT_PSKX,
+	K_COUNT
+};
+
+enum {
+	N_NONE,
+	N_SCENE,
+	N_TEXNAMES,
+	N_TOC,
+	N_SWEEP,
+	N_FULL,
+	N_PLAN,	  /* the export without mesh data: names, vertex counts, skipped meshes */
+	N_EXPORT, /* the export with every mesh's stats: face and weight counts */
+	N_STATS,
+	N_TEX,
+	N_COUNT
+};
+
+struct psg_mount {
+	struct arena a;
+	struct diag open_diag;
+	char *hierarchy; /* text of the -o hierarchy file, or NULL */
+	bool has_model;	 /* a RenderModelData or RenderOptiMeshData exists */
+	bool has_textures;
+};
+
+static struct psg_mount *pm(const struct asset *as)
+{
+	return as->priv;
+}
+
+static const struct arena *arena_of(const struct tctx *c)
+{
+	return &pm(c->as)->a;
+}
+
+/* ---- decodes ---- */
+
+struct scene_memo {
+	struct skate_scene *sc;
+	struct diag d;
+};
+
+static void scene_memo_free(void *p)
+{
+	struct scene_memo *m = p;
+
+	skate_scene_free(m->sc);
+	diag_free(&m->d);
+	free(m);
+}
+
+static enum rc load_scene(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			  void (**dtor)(void *))
+{
+	struct scene_memo *m = calloc(1, sizeof *m);
+	enum rc r;
+
+	(void)arg;
+	if (!m)
+		return RC_NOMEM;
+	diag_init(&m->d);
+	r = skate_scene_load(&as->src, &pm(as)->a, pm(as)->hierarchy, &m->sc, &m->d);
+	if (r != RC_OK) {
+		scene_memo_free(m);
+		return r;
+	}
+	*data = m;
+	*bytes = skate_scene_bytes(m->sc) + sizeof *m;
+	*dtor = scene_memo_free;
+	return RC_OK;
+}
+
+static const struct scene_memo *scene_of(struct asset *as, enum rc *r)
+{
+	struct cache_ent *ent;
+
+	return asset_need(as, N_SCENE, 0, &ent, r); /* permanent: no pin */
+}
+
+struct stats_memo {
+	struct skate_mesh_stats *st;
+	struct diag d;
+};
+
+static void stats_memo_free(void *p)
+{
+	struct stats_memo *m = p;
+
+	skate_mesh_stats_free(m->st);
+	diag_free(&m->d);
+	free(m);
+}
+
+static enum rc load_stats(struct asset *as, uint64_t k, void **data, size_t *bytes,
+			  void (**dtor)(void *))
+{
+	enum rc r;
+	const struct scene_memo *s = scene_of(as, &r);
+	struct stats_memo *m;
+
+	if (!s)
+		return r;
+	m = calloc(1, sizeof *m);
+	if (!m)
+		return RC_NOMEM;
+	diag_init(&m->d);
+	r = k < s->sc->n_meshes
+		? skate_mesh_stats_build(&as->src, &pm(as)->a, s->sc, (size_t)k, &m->st, &m->d)
+		: RC_NOENT;
+	if (r != RC_OK) {
+		stats_memo_free(m);
+		return r;
+	}
+	*data = m;
+	*bytes = sizeof *m + m->d.n * 96 +
+		 (m->st->n_tri_restart + 2 * m->st->n_vert_restart) * sizeof(uint64_t);
+	*dtor = stats_memo_free;
+	return RC_OK;
+}
+
+/* The export plan (slot N_PLAN) or the export with stats (N_EXPORT). */
+static enum rc load_export(struct asset *as, uint64_t with_stats, void **data, size_t *bytes,
+			   void (**dtor)(void *))
+{
+	enum rc r;
+	const struct scene_memo *s = scene_of(as, &r);
+	struct skx_model *m;
+
+	if (!s)
+		return r;
+	r = skx_build(&as->src, &pm(as)->a, s->sc, !as->t->opts.yup, with_stats != 0, &m);
+	if (r != RC_OK)
+		return r;
+	*data = m;
+	*bytes = skx_bytes(m);
+	*dtor = (void (*)(void *))skx_free;
+	return RC_OK;
+}
+
+static enum rc load_plan(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			 void (**dtor)(void *))
+{
+	(void)arg;
+	return load_export(as, 0, data, bytes, dtor);
+}
+
+static enum rc load_export_full(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+				void (**dtor)(void *))
+{
+	(void)arg;
+	return load_export(as, 1, data, bytes, dtor);
+}
+
+struct texnames_memo {
+	char **names;
+	uint32_t n;
+};
+
+static void texnames_free(void *p)
+{
+	struct texnames_memo *m = p;
+
+	texture_names_free(m->names, m->n);
+	free(m);
+}
+
+static enum rc load_texnames(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			     void (**dtor)(void *))
+{
+	struct texnames_memo *m = calloc(1, sizeof *m);
+	enum rc r;
+
+	(void)arg;
+	if (!m)
+		return RC_NOMEM;
+	m->n = pm(as)->a.n_dict;
+	r = texture_names(&as->src, &pm(as)->a, &m->names, NULL);
+	if (r != RC_OK) {
+		free(m);
+		return r;
+	}
+	*data = m;
+	*bytes = (size_t)m->n * (sizeof(char *) + 32) + sizeof *m;
+	*dtor = texnames_free;
+	return RC_OK;
+}
+
+static enum rc load_toc(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			void (**dtor)(void *))
+{
+	struct view_toc *v;
+	enum rc r = view_toc_load(&as->src, &pm(as)->a, &v);
+
+	(void)arg;
+	if (r != RC_OK)
+		return r;
+	*data = v;
+	*bytes = sizeof *v + v->n * (sizeof *v->e + 32);
+	*dtor = (void (*)(void *))view_toc_free;
+	return RC_OK;
+}
+
+static enum rc load_tex(struct asset *as, uint64_t i, void **data, size_t *bytes,
+			void (**dtor)(void *))
+{
+	struct tex_desc *d = malloc(sizeof *d);
+	enum rc r;
+
+	if (!d)
+		return RC_NOMEM;
+	r = tex_describe(&as->src, &pm(as)->a, (uint32_t)i, d, NULL);
+	if (r != RC_OK) {
+		free(d);
+		return r;
+	}
+	*data = d;
+	*bytes = sizeof *d;
+	*dtor = NULL;
+	return RC_OK;
+}
+
+/* ---- what errors.txt lists: checks that read no vertex data and no texels ---- */
+
+static bool type_has_text(uint32_t type_id)
+{
+	return skate_object_has_text(type_id) || skate_mesh_object_has_text(type_id) ||
+	       type_id == RW_T_TEXTURE;
+}
+
+static enum rc object_text(struct asset *as, uint32_t i, struct buf *out, struct diag *d)
+{
+	const struct arena *a = &pm(as)->a;
+	uint32_t type;
+
+	if (i >= a->n_dict)
+		return RC_NOENT;
+	type = a->dict[i].type_id;
+	if (skate_object_has_text(type))
+		return skate_object_text(&as->src, a, i, out, d);
+	if (skate_mesh_object_has_text(type))
+		return skate_mesh_object_text(&as->src, a, i, out);
+	if (type == RW_T_TEXTURE)
+		return texture_object_text(&as->src, a, i, out);
+	return RC_NOENT;
+}
+
+static void obj_label(const struct arena *a, uint32_t i, char *out, size_t n)
+{
+	struct buf b;
+
+	buf_init(&b);
+	psg_obj_label(a, i, &b);
+	buf_putc(&b, 0);
+	snprintf(out, n, "%s", b.oom || !b.data ? "object" : (char *)b.data);
+	buf_free(&b);
+}
+
+static void diag_append(struct diag *to, const struct diag *from)
+{
+	for (size_t i = 0; i < from->n; i++)
+		diag_add(to, "%s", from->msg[i]);
+	to->dropped += from->dropped;
+}
+
+static void diag_box_free(void *p)
+{
+	diag_free(p);
+	free(p);
+}
+
+/* Textures and decoded object views, in dictionary order. */
+static void sweep_objects(struct asset *as, struct diag *d)
+{
+	const struct arena *a = &pm(as)->a;
+
+	for (uint32_t i = 0; i < a->n_dict; i++) {
+		uint32_t type = a->dict[i].type_id;
+		char label[64];
+		struct buf b;
+		enum rc r;
+
+		if (type == RW_T_TEXTURE) {
+			struct tex_desc td;
+			struct diag td_d;
+
+			diag_init(&td_d);
+			r = tex_describe(&as->src, a, i, &td, &td_d);
+			diag_append(d, &td_d);
+			if (r != RC_OK && td_d.n == 0)
+				diag_add(d, "object %u (Texture): cannot decode: %s", i, rc_str(r));
+			diag_free(&td_d);
+		}
+		if (!type_has_text(type) || !a->dict[i].readable)
+			continue;
+		buf_init_count(&b);
+		r = object_text(as, i, &b, NULL);
+		if (r != RC_OK) {
+			obj_label(a, i, label, sizeof label);
+			diag_add(d, "objects/%s.txt: cannot decode: %s", label, rc_str(r));
+		}
+	}
+}
+
+/* Structural problems in a fixed order: open, scene, textures and objects. */
+static enum rc load_sweep(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			  void (**dtor)(void *))
+{
+	struct psg_mount *m = pm(as);
+	struct diag *d = calloc(1, sizeof *d);
+	enum rc r;
+
+	(void)arg;
+	if (!d)
+		return RC_NOMEM;
+	diag_init(d);
+	diag_append(d, &m->open_diag);
+	if (m->has_model) {
+		const struct scene_memo *sc = scene_of(as, &r);
+		struct cache_ent *ent;
+		const struct skx_model *plan;
+
+		if (!sc)
+			diag_add(d, "scene: cannot decode: %s", rc_str(r));
+		else
+			diag_append(d, &sc->d);
+		plan = sc ? asset_need(as, N_PLAN, 0, &ent, &r) : NULL;
+		if (plan)
+			diag_append(d, &plan->skipped);
+	}
+	sweep_objects(as, d);
+	*data = d;
+	*bytes = sizeof *d + d->n * 96;
+	*dtor = diag_box_free;
+	return RC_OK;
+}
+
+/* errors-full.txt: errors.txt, then what decoding every mesh's data finds. */
+static enum rc load_full(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			 void (**dtor)(void *))
+{
+	struct cache_ent *ent;
+	const struct diag *sw;
+	const struct scene_memo *sc;
+	struct diag *d;
+	enum rc r;
+
+	(void)arg;
+	sw = asset_need(as, N_SWEEP, 0, &ent, &r);
+	if (!sw)
+		return r;
+	d = calloc(1, sizeof *d);
+	if (!d)
+		return RC_NOMEM;
+	diag_init(d);
+	diag_append(d, sw);
+	sc = pm(as)->has_model ? scene_of(as, &r) : NULL;
+	for (size_t k = 0; sc && k < sc->sc->n_meshes; k++) {
+		struct cache_ent *me;
+		const struct stats_memo *mm;
+
+		if (!sc->sc->meshes[k].ok)
+			continue; /* errors.txt says why already */
+		mm = asset_need(as, N_STATS, k, &me, &r);
+		if (!mm) {
+			diag_add(d, "mesh %02zu: cannot decode: %s", k, rc_str(r));
+			continue;
+		}
+		diag_append(d, &mm->d);
+		asset_unpin(as, me);
+	}
+	*data = d;
+	*bytes = sizeof *d + d->n * 96;
+	*dtor = diag_box_free;
+	return RC_OK;
+}
+
+static const struct tree_need psg_needs[N_COUNT] = {
+    [N_SCENE] = {load_scene, 0},
+    [N_TEXNAMES] = {load_texnames, 1},
+    [N_TOC] = {load_toc, 2},
+    [N_SWEEP] = {load_sweep, 3},
+    [N_FULL] = {load_full, 4},
+    [N_PLAN] = {load_plan, 5},
+    [N_EXPORT] = {load_export_full, 6},
+    [N_STATS] = {load_stats, -1},
+    [N_TEX] = {load_tex, -1},
+};
+
+/* ---- listings ---- */
+
+static enum rc list_root(const struct tctx *c, struct tlist *out)
+{
+	const struct psg_mount *m = pm(c->as);
+
+	tlist_add(out, tn(K_INFO, 0, 0), "info.txt");
+	tlist_add(out, tn(K_ERRORS, 0, 0), "errors.txt");
+	tlist_add(out, tn(K_ERRORS_FULL, 0, 0), "errors-full.txt");
+	tlist_add(out, tn(K_HEADER, 0, 0), "header.txt");
+	tlist_add(out, tn(K_DICT, 0, 0), "dictionary.tsv");
+	tlist_add(out, tn(K_TOC, 0, 0), "toc.tsv");
+	tlist_add(out, tn(K_SECTIONS, 0, 0), "sections");
+	tlist_add(out, tn(K_OBJECTS, 0, 0), "objects");
+	if (m->has_model) {
+		tlist_add(out, tn(K_SKEL, 0, 0), "skeleton");
+		tlist_add(out, tn(K_MESHES, 0, 0), "meshes");
+		tlist_add(out, tn(K_EXPORT, 0, 0), "export");
+	}
+	if (m->has_textures)
+		tlist_add(out, tn(K_TEXTURES, 0, 0), "textures");
+	return RC_OK;
+}
+
+static enum rc list_sections(const struct tctx *c, struct tlist *out)
+{
+	(void)c;
+	tlist_add(out, tn(K_TYPES, 0, 0), "types.tsv");
+	tlist_add(out, tn(K_SUBREFS, 0, 0), "subreferences.tsv");
+	tlist_add(out, tn(K_EXTARENAS, 0, 0), "external_arenas.tsv");
+	return RC_OK;
+}
+
+static enum rc list_objects(const struct tctx *c, struct tlist *out)
+{
+	const struct arena *a = arena_of(c);
+
+	for (uint32_t i = 0; i < a->n_dict && i <= TNODE_A_MAX; i++) {
+		char label[64];
+
+		obj_label(a, i, label, sizeof label);
+		tlist_add(out, tn(K_OBJ_BIN, i, 0), "%s.bin", label);
+		if (type_has_text(a->dict[i].type_id))
+			tlist_add(out, tn(K_OBJ_TXT, i, 0), "%s.txt", label);
+	}
+	return RC_OK;
+}
+
+static enum rc list_skel(const struct tctx *c, struct tlist *out)
+{
+	(void)c;
+	tlist_add(out, tn(K_BONES_TSV, 0, 0), "bones.tsv");
+	tlist_add(out, tn(K_NAMES, 0, 0), "names.txt");
+	tlist_add(out, tn(K_INVBIND, 0, 0), "inverse_bind.tsv");
+	tlist_add(out, tn(K_BONES, 0, 0), "bones");
+	return RC_OK;
+}
+
+static enum rc list_bones(const struct tctx *c, struct tlist *out)
+{
+	const struct scene_memo *s = c->need;
+
+	for (uint32_t i = 0; i < s->sc->n_bones && i <= TNODE_A_MAX; i++) {
+		char nm[80];
+
+		skate_bone_file_name(s->sc, i, nm);
+		tlist_add(out, tn(K_BONE, i, 0), "%s", nm);
+	}
+	return RC_OK;
+}
+
+static enum rc list_meshes(const struct tctx *c, struct tlist *out)
+{
+	const struct scene_memo *s = c->need;
+
+	for (size_t k = 0; k < s->sc->n_meshes && k <= TNODE_A_MAX; k++)
+		tlist_add(out, tn(K_MESH, (uint32_t)k, 0), "%02zu", k);
+	return RC_OK;
+}
+
+static enum rc list_mesh(const struct tctx *c, struct tlist *out)
+{
+	uint32_t k = c->self.a;
+
+	tlist_add(out, tn(K_M_DESC, k, 0), "descriptor.txt");
+	tlist_add(out, tn(K_M_PALETTE, k, 0), "palette.tsv");
+	tlist_add(out, tn(K_M_ISLANDS, k, 0), "islands.tsv");
+	tlist_add(out, tn(K_M_VERTS, k, 0), "vertices.tsv");
+	tlist_add(out, tn(K_M_TRIS, k, 0), "triangles.tsv");
+	tlist_add(out, tn(K_M_SKIN, k, 0), "skin.tsv");
+	return RC_OK;
+}
+
+static enum rc list_textures(const struct tctx *c, struct tlist *out)
+{
+	const struct texnames_memo *m = c->need;
+
+	for (uint32_t i = 0; i < m->n && i <= TNODE_A_MAX; i++) {
+		if (!m->names[i])
+			continue;
+		tlist_add(out, tn(K_TEX_DDS, i, 0), "%s.dds", m->names[i]);
+		tlist_add(out, tn(K_TEX_PNG, i, 0), "%s.png", m->names[i]);
+	}
+	return RC_OK;
+}
+
+/* A plain .psk only when it fits 16-bit faces: one wedge per exported vertex, so the count
+ * is known from the plan; the .pskx (extension chunks, FACE3200 when needed) always. */
+static enum rc list_export(const struct tctx *c, struct tlist *out)
+{
+	const struct skx_model *plan = c->need;
+	char stem[NAME_COMPONENT_MAX + 1];
+
+	name_component(c->as->stem, strlen(c->as->stem), stem);
+	if (plan->n_verts <= 65536)
+		tlist_add(out, tn(K_EXPORT_PSK, 0, 0), "%s.psk", stem);
+	tlist_add(out, tn(K_EXPORT_PSKX, 0, 0), "%s.pskx", stem);
+	return RC_OK;
+}
+
+/* ---- whole small texts ---- */
+
+/* One-item files: render() writes everything, then ends the item. */
+#define WHOLE(name, body)                                                                          \
+	static enum rc name(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)   \
+	{                                                                                          \
+		struct buf *out = &e->b;                                                           \
+		enum rc r;                                                                         \
+                                                                                                   \
+		(void)part;                                                                        \
+		(void)first;                                                                       \
+		body;                                                                              \
+		if (r == RC_OK)                                                                    \
+			emit_item(e);                                                              \
+		return r;                                                                          \
+	}
+
+static void export_summary(struct asset *as, struct buf *out)
+{
+	struct cache_ent *ent;
+	enum rc r;
+	const struct skx_model *p = asset_need(as, N_PLAN, 0, &ent, &r);
+
+	if (!p) {
+		buf_printf(out, "export: cannot plan: %s\n", rc_str(r));
+		return;
+	}
+	buf_printf(out, "export: %s, %u meshes, %llu vertices, %u bones, %s%s\n",
+		   p->zup ? "Z-up (PSK importers' axes; -o yup for the game's Y-up)"
+			  : "Y-up as stored (-o yup)",
+		   p->n_meshes, (unsigned long long)p->n_verts, p->n_bones,
+		   p->n_verts <= 65536 ? ".psk and .pskx" : ".pskx only (more than 65536 wedges)",
+		   p->all_normals ? ", normals in the .pskx" : "");
+	for (size_t i = 0; i < p->skipped.n; i++)
+		buf_printf(out, "  %s\n", p->skipped.msg[i]);
+}
+
+static enum rc info_text(const struct tctx *c, struct buf *out)
+{
+	struct asset *as = c->as;
+	struct psg_mount *m = pm(as);
+	struct cache_ent *ent;
+	const struct diag *sw;
+	enum rc r;
+
+	buf_printf(out, "format: psg\nfile: %s\nsize: %llu\n", as->stem,
+		   (unsigned long long)as->src.size);
+	if (asset_source_changed(as))
+		buf_puts(out, "source: changed since mount (views not yet read fail with EIO)\n");
+	r = psg_render_info_summary(&m->a, out);
+	if (r != RC_OK)
+		return r;
+	if (m->has_model) {
+		const struct scene_memo *s = scene_of(as, &r);
+
+		if (s)
+			skate_scene_summary(s->sc, out);
+		else
+			buf_printf(out, "scene: cannot decode: %s\n", rc_str(r));
+	}
+	if (m->has_textures) {
+		const struct texnames_memo *tn_ = asset_need(as, N_TEXNAMES, 0, &ent, &r);
+
+		buf_puts(out, "textures:\n");
+		for (uint32_t i = 0; tn_ && i < tn_->n; i++) {
+			if (!tn_->names[i])
+				continue;
+			buf_puts(out, "  ");
+			if (texture_info_line(&as->src, &m->a, i, tn_->names[i], out) != RC_OK)
+				buf_printf(out, "%s (unreadable)\n", tn_->names[i]);
+		}
+	}
+	if (m->has_model)
+		export_summary(as, out);
+	sw = asset_need(as, N_SWEEP, 0, &ent, &r);
+	if (sw)
+		buf_printf(out,
+			   "problems: %zu (errors.txt; errors-full.txt also decodes every mesh)\n",
+			   diag_count(sw));
+	else
+		buf_printf(out, "problems: unknown (%s)\n", rc_str(r));
+	return RC_OK;
+}
+
+/* errors.txt: the structural sweep; once the source changed, what is known and a line that
+ * says so (the sweep may no longer be computable). */
+static enum rc errors_text(const struct tctx *c, struct buf *out)
+{
+	struct cache_ent *ent;
+	enum rc r;
+	const struct diag *sw = asset_need(c->as, N_SWEEP, 0, &ent, &r);
+
+	view_diag_lines(sw ? sw : &pm(c->as)->open_diag, out);
+	if (asset_source_changed(c->as))
+		buf_puts(out, "source: changed since mount; views not yet read fail with EIO\n");
+	else if (!sw)
+		return r;
+	return RC_OK;
+}
+
+WHOLE(render_info, r = info_text(c, out))
+WHOLE(render_errors, r = errors_text(c, out))
+WHOLE(render_diag, view_diag_lines(c->need, out); r = RC_OK)
+WHOLE(render_header, r = psg_render_header_txt(arena_of(c), out))
+WHOLE(render_extarenas, r = psg_render_external_arenas_tsv(arena_of(c), out))
+
+static enum rc obj_txt_text(const struct tctx *c, struct buf *out)
+{
+	enum rc r = object_text(c->as, c->self.a, out, NULL);
+
+	/* Anything short of a full decode is EIO for the view; the .bin stays readable. */
+	return r == RC_OK || r == RC_NOENT || r == RC_NOMEM ? r : RC_CORRUPT;
+}
+
+WHOLE(render_obj_txt, r = obj_txt_text(c, out))
+
+static const struct skate_scene *sc_of(const struct tctx *c)
+{
+	return ((const struct scene_memo *)c->need)->sc;
+}
+
+WHOLE(render_bone, r = skate_text_bone(sc_of(c), c->self.a, out))
+WHOLE(render_desc, r = skate_text_descriptor(sc_of(c), c->self.a, out))
+
+static enum view_skel_table skel_table(const struct tctx *c)
+{
+	return c->self.kind == K_BONES_TSV ? VS_BONES
+	       : c->self.kind == K_NAMES   ? VS_NAMES
+					   : VS_INVBIND;
+}
+
+static enum rc skel_layout(const struct tctx *c, struct layout_build *lb)
+{
+	struct rows t = view_skel_rows(sc_of(c), skel_table(c));
+
+	rows_layout(&t, lb);
+	return RC_OK;
+}
+
+static enum rc skel_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	struct rows t = view_skel_rows(sc_of(c), skel_table(c));
+
+	(void)part;
+	return rows_render(&t, first, e);
+}
+
+static enum rc mesh_table_layout(const struct tctx *c, struct layout_build *lb)
+{
+	uint64_t n;
+	enum rc r = view_mesh_table(sc_of(c), c->self.a, c->self.kind == K_M_ISLANDS, 0, NULL, &n);
+
+	if (r == RC_OK)
+		layout_var(lb, n);
+	return r;
+}
+
+static enum rc mesh_table_render(const struct tctx *c, unsigned part, uint64_t first,
+				 struct emit *e)
+{
+	(void)part;
+	return view_mesh_table(sc_of(c), c->self.a, c->self.kind == K_M_ISLANDS, first, e, NULL);
+}
+
+/* ---- mesh data and exports: streamed ---- */
+
+static void view_mesh_of(const struct tctx *c, struct view_mesh *vm)
+{
+	enum rc r;
+	const struct scene_memo *s = scene_of(c->as, &r);
+
+	vm->s = &c->as->src;
+	vm->a = arena_of(c);
+	vm->sc = s ? s->sc : NULL;
+	vm->mesh = c->self.a;
+	vm->st = c->self.kind == K_M_TRIS ? ((const struct stats_memo *)c->need)->st : NULL;
+}
+
+static enum rc mesh_layout(const struct tctx *c, struct layout_build *lb)
+{
+	struct view_mesh vm;
+
+	view_mesh_of(c, &vm);
+	if (!vm.sc || vm.mesh >= vm.sc->n_meshes)
+		return RC_NOENT;
+	if (!vm.sc->meshes[vm.mesh].ok)
+		return RC_CORRUPT;
+	layout_var(lb, (vm.st ? vm.st->n_raw_tri : vm.sc->meshes[vm.mesh].vertex_count) + 1);
+	return RC_OK;
+}
+
+static enum rc mesh_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	struct view_mesh vm;
+
+	(void)part;
+	view_mesh_of(c, &vm);
+	if (!vm.sc || vm.mesh >= vm.sc->n_meshes)
+		return RC_NOENT;
+	switch (c->self.kind) {
+	case K_M_VERTS:
+		return view_vertices(&vm, first, e);
+	case K_M_TRIS:
+		return view_triangles(&vm, first, e);
+	default:
+		return view_skin(&vm, first, e);
+	}
+}
+
+struct export_ctx {
+	const struct tctx *c;
+	const struct skx_model *m;
+	struct ax_plan plan;
+};
+
+static enum rc export_of(const struct tctx *c, struct export_ctx *x)
+{
+	struct psk_counts k;
+
+	x->c = c;
+	x->m = c->need;
+	skx_psk_counts(x->m, c->self.kind == K_EXPORT_PSKX, &k);
+	return psk_plan(&k, &x->plan);
+}
+
+static enum rc export_records(const void *ctx, const struct ax_chunk *ch, uint64_t first,
+			      struct emit *e)
+{
+	const struct export_ctx *x = ctx;
+	enum rc r;
+	const struct scene_memo *s = scene_of(x->c->as, &r);
+
+	if (!s)
+		return r;
+	return skx_psk_records(&x->c->as->src, arena_of(x->c), s->sc, x->m, ch, first, e);
+}
+
+static enum rc export_layout(const struct tctx *c, struct layout_build *lb)
+{
+	struct export_ctx x;
+	enum rc r = export_of(c, &x);
+
+	if (r == RC_OK)
+		ax_layout(&x.plan, lb);
+	return r;
+}
+
+static enum rc export_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	struct export_ctx x;
+	enum rc r = export_of(c, &x);
+
+	return r == RC_OK ? ax_render(&x.plan, part, first, e, export_records, &x) : r;
+}
+
+/* ---- tables ---- */
+
+static enum rc arena_table(const struct tctx *c, enum view_arena_table *w)
+{
+	switch (c->self.kind) {
+	case K_DICT:
+		*w = VA_DICT;
+		return RC_OK;
+	case K_TYPES:
+		*w = VA_TYPES;
+		return RC_OK;
+	case K_SUBREFS:
+		*w = VA_SUBREFS;
+		return RC_OK;
+	default:
+		return RC_NOENT;
+	}
+}
+
+static enum rc arena_table_layout(const struct tctx *c, struct layout_build *lb)
+{
+	enum view_arena_table w;
+	enum rc r = arena_table(c, &w);
+	struct rows t;
+
+	if (r != RC_OK)
+		return r;
+	t = view_arena_rows(arena_of(c), w);
+	rows_layout(&t, lb);
+	return RC_OK;
+}
+
+static enum rc arena_table_render(const struct tctx *c, unsigned part, uint64_t first,
+				  struct emit *e)
+{
+	enum view_arena_table w;
+	enum rc r = arena_table(c, &w);
+	struct rows t;
+
+	(void)part;
+	if (r != RC_OK)
+		return r;
+	t = view_arena_rows(arena_of(c), w);
+	return rows_render(&t, first, e);
+}
+
+static enum rc toc_layout(const struct tctx *c, struct layout_build *lb)
+{
+	const struct view_toc *v = c->need;
+
+	layout_var(lb, v->n + 1);
+	return RC_OK;
+}
+
+static enum rc toc_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	(void)part;
+	return view_toc_render(arena_of(c), c->need, first, e);
+}
+
+static enum rc errors_layout(const struct tctx *c, struct layout_build *lb)
+{
+	(void)c;
+	layout_var(lb, 1);
+	return RC_OK;
+}
+
+/* ---- textures: DDS and PNG rendered from the file's texels on demand ---- */
+
+/* DDS parts: the header, then one part per (face, level) with unit rows as items. */
+static enum rc dds_layout(const struct tctx *c, struct layout_build *lb)
+{
+	const struct tex_desc *d = c->need;
+
+	layout_fixed(lb, 1, DDS_HEADER_BYTES);
+	for (uint32_t f = 0; f < d->have_faces; f++)
+		for (uint32_t m = 0; m < d->have_mips; m++)
+			layout_fixed(lb, tex_level_rows(d, m), (uint32_t)tex_row_bytes(d, m));
+	return RC_OK;
+}
+
+#define DDS_READ_BYTES (64u << 10)
+
+static enum rc dds_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	const struct tex_desc *d = c->need;
+	uint32_t f, m, rows;
+	uint64_t rb;
+	uint8_t *tmp;
+	enum rc r = RC_OK;
+
+	if (part == 0) {
+		tex_dds_header(d, &e->b);
+		emit_item(e);
+		return RC_OK;
+	}
+	f = (part - 1) / d->have_mips;
+	m = (part - 1) % d->have_mips;
+	rows = tex_level_rows(d, m);
+	rb = tex_row_bytes(d, m);
+	uint32_t batch = rb >= DDS_READ_BYTES ? 1 : (uint32_t)(DDS_READ_BYTES / rb);
+	tmp = malloc((size_t)(rb * batch));
+	if (!tmp)
+		return RC_NOMEM;
+	for (uint32_t y = (uint32_t)first; y < rows && r == RC_OK; y += batch) {
+		uint32_t n = rows - y < batch ? rows - y : batch;
+		bool more = true;
+
+		r = tex_read_rows(&c->as->src, d, f, m, y, n, tmp);
+		for (uint32_t i = 0; i < n && r == RC_OK && more; i++) {
+			buf_put(&e->b, tmp + i * rb, (size_t)rb);
+			more = emit_item(e);
+		}
+		if (!more)
+			break;
+	}
+	free(tmp);
+	return r;
+}
+
+struct pic_ctx {
+	const struct src *s;
+	const struct tex_desc *d;
+};
+
+static enum rc pic_rows(const void *ctx, uint32_t y0, uint32_t n, uint8_t *px)
+{
+	const struct pic_ctx *p = ctx;
+
+	return tex_picture_rows(p->s, p->d, y0, n, px);
+}
+
+static enum rc png_layout(const struct tctx *c, struct layout_build *lb)
+{
+	const struct tex_desc *d = c->need;
+	struct pngs p;
+	enum rc r = pngs_init(&p, tex_picture_width(d), d->height, d->alpha, NULL, NULL);
+
+	for (unsigned i = 0; i < PNGS_PARTS && r == RC_OK; i++) {
+		uint64_t n;
+		uint32_t size;
+
+		pngs_part(&p, i, &n, &size);
+		layout_fixed(lb, n, size);
+	}
+	return r;
+}
+
+static enum rc png_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	const struct tex_desc *d = c->need;
+	struct pic_ctx pc = {&c->as->src, d};
+	struct pngs p;
+	enum rc r = pngs_init(&p, tex_picture_width(d), d->height, d->alpha, pic_rows, &pc);
+
+	return r == RC_OK ? pngs_render(&p, part, first, e) : r;
+}
+
+/* ---- raw objects ---- */
+
+static enum rc obj_extent(const struct tctx *c, uint64_t *off, uint64_t *len)
+{
+	const struct arena *a = arena_of(c);
+
+	if (c->self.a >= a->n_dict)
+		return RC_NOENT;
+	if (!a->dict[c->self.a].readable)
+		return RC_BOUNDS; /* listed in errors.txt; the file answers EIO */
+	*off = a->dict[c->self.a].start;
+	*len = a->dict[c->self.a].size;
+	return RC_OK;
+}
+
+/* ---- mount ---- */
+
+static char *read_text_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	struct buf b;
+	char chunk[4096];
+	size_t n;
+	size_t len;
+
+	if (!f)
+		return NULL;
+	buf_init(&b);
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < (16u << 20))
+		buf_put(&b, chunk, n);
+	fclose(f);
+	buf_putc(&b, 0);
+	return (char *)buf_steal(&b, &len);
+}
+
+static void psg_unmount(struct asset *as)
+{
+	struct psg_mount *m = as->priv;
+
+	if (!m)
+		return;
+	arena_free(&m->a);
+	diag_free(&m->open_diag);
+	free(m->hierarchy);
+	free(m);
+	as->priv = NULL;
+}
+
+static enum tree_open_fail mount_fail(struct asset *as, enum rc r)
+{
+	psg_unmount(as);
+	if (r == RC_NOMEM)
+		return TREE_FAIL_OTHER;
+	if (r == RC_IO)
+		return TREE_FAIL_OPEN;
+	return r == RC_FORMAT ? TREE_FAIL_FORMAT : TREE_FAIL_DAMAGED;
+}
+
+static enum tree_open_fail psg_mount(struct asset *as, char *why, size_t whylen)
+{
+	const struct tree_opts *o = &as->t->opts;
+	struct psg_mount *m = calloc(1, sizeof *m);
+	enum rc r;
+
+	if (!m) {
+		snprintf(why, whylen, "out of memory");
+		return TREE_FAIL_OTHER;
+	}
+	as->priv = m;
+	diag_init(&m->open_diag);
+	r = arena_open(&as->src, &m->a, &m->open_diag);
+	if (r != RC_OK) {
+		snprintf(why, whylen, "PSG arena: %s",
+			 m->open_diag.n ? m->open_diag.msg[m->open_diag.n - 1] : rc_str(r));
+		return mount_fail(as, r);
+	}
+	if (o->hierarchy_text)
+		m->hierarchy = strdup(o->hierarchy_text);
+	else if (o->hierarchy_path)
+		m->hierarchy = read_text_file(o->hierarchy_path);
+	if ((o->hierarchy_text || o->hierarchy_path) && !m->hierarchy) {
+		snprintf(why, whylen, "cannot read hierarchy file %s",
+			 o->hierarchy_path ? o->hierarchy_path : "(text)");
+		psg_unmount(as);
+		return TREE_FAIL_OTHER;
+	}
+	for (uint32_t i = 0; i < m->a.n_dict; i++) {
+		uint32_t type = m->a.dict[i].type_id;
+
+		m->has_model |= type == RW_T_RENDERMODEL || type == RW_T_OPTIMESH;
+		m->has_textures |= type == RW_T_TEXTURE;
+	}
+	/* The scene decodes PS3 only: list no skeleton/meshes/export that could not be opened. */
+	if (m->has_model && m->a.h.plat != RW_PS3) {
+		diag_add(&m->open_diag, "platform %s: meshes are decoded for ps3 only",
+			 m->a.h.platform);
+		m->has_model = false;
+	}
+	return TREE_FAIL_NONE;
+}
+
+#define DIR_(w, n, l)                                                                              \
+	{                                                                                          \
+		w, TT_DIR, n, false, l, NULL, NULL, NULL, NULL, false                              \
+	}
+#define FILE_(w, n, l, r, ch)                                                                      \
+	{                                                                                          \
+		w, TT_FILE, n, ch, NULL, l, r, NULL, NULL, false                                   \
+	}
+
+static const struct tree_kind psg_kinds[K_COUNT] = {
+    [K_ROOT] = DIR_("root", 0, list_root),
+    [K_INFO] = {"info", TT_FILE, 0, false, NULL, NULL, render_info, NULL, NULL, true},
+    [K_ERRORS] = {"errors", TT_FILE, 0, false, NULL, NULL, render_errors, NULL, NULL, true},
+    [K_ERRORS_FULL] = FILE_("errors-full", N_FULL, errors_layout, render_diag, false),
+    [K_HEADER] = FILE_("header", 0, NULL, render_header, true),
+    [K_DICT] = FILE_("dictionary", 0, arena_table_layout, arena_table_render, false),
+    [K_TOC] = FILE_("toc", N_TOC, toc_layout, toc_render, false),
+    [K_SECTIONS] = DIR_("sections", 0, list_sections),
+    [K_TYPES] = FILE_("types", 0, arena_table_layout, arena_table_render, false),
+    [K_SUBREFS] = FILE_("subreferences", 0, arena_table_layout, arena_table_render, false),
+    [K_EXTARENAS] = FILE_("external arenas", 0, NULL, render_extarenas, true),
+    [K_OBJECTS] = DIR_("objects", 0, list_objects),
+    [K_OBJ_BIN] = {"object bytes", TT_FILE, 0, true, NULL, NULL, NULL, obj_extent, NULL, false},
+    [K_OBJ_TXT] = FILE_("object view", 0, NULL, render_obj_txt, false),
+    [K_SKEL] = DIR_("skeleton", 0, list_skel),
+    [K_BONES_TSV] = FILE_("bones.tsv", N_SCENE, skel_layout, skel_render, false),
+    [K_NAMES] = FILE_("names.txt", N_SCENE, skel_layout, skel_render, false),
+    [K_INVBIND] = FILE_("inverse_bind.tsv", N_SCENE, skel_layout, skel_render, false),
+    [K_BONES] = DIR_("bones", N_SCENE, list_bones),
+    [K_BONE] = FILE_("bone", N_SCENE, NULL, render_bone, false),
+    [K_MESHES] = DIR_("meshes", N_SCENE, list_meshes),
+    [K_MESH] = DIR_("mesh", 0, list_mesh),
+    [K_M_DESC] = FILE_("descriptor", N_SCENE, NULL, render_desc, false),
+    [K_M_PALETTE] = FILE_("palette", N_SCENE, mesh_table_layout, mesh_table_render, false),
+    [K_M_ISLANDS] = FILE_("islands", N_SCENE, mesh_table_layout, mesh_table_render, false),
+    [K_M_VERTS] = FILE_("vertices", N_SCENE, mesh_layout, mesh_render, false),
+    [K_M_TRIS] = FILE_("triangles", N_STATS, mesh_layout, mesh_render, false),
+    [K_M_SKIN] = FILE_("skin", N_SCENE, mesh_layout, mesh_render, false),
+    [K_TEXTURES] = DIR_("textures", N_TEXNAMES, list_textures),
+    [K_TEX_DDS] = FILE_("dds", N_TEX, dds_layout, dds_render, true),
+    [K_TEX_PNG] = FILE_("png", N_TEX, png_layout, png_render, true),
+    [K_EXPORT] = DIR_("export", N_PLAN, list_export),
+    [K_EXPORT_PSK] = FILE_("psk export", N_PLAN, export_layout, export_render, true),
+    [K_EXPORT_PSKX] = FILE_("pskx export", N_PLAN, export_layout, export_render, true),
+};
+
+const struct tree_format tree_format_psg = {
+    .name = "psg",
+    .kinds = psg_kinds,
+    .n_kinds = K_COUNT,
+    .needs = psg_needs,
+    .n_needs = N_COUNT,
+    .mount = psg_mount,
+    .unmount = psg_unmount,
+};

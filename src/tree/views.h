@@ -1,0 +1,36 @@
+/*
+ * Building blocks of the files a tree shows: tables rendered row by row, and ActorX files
+ * rendered chunk by chunk from a plan. Both render any item range (include/psgfs/emit.h).
+ */
+#ifndef PSGFS_TREE_VIEWS_H
+#define PSGFS_TREE_VIEWS_H
+
+#include "psgfs/psk.h"
+#include "tree/tree_int.h"
+
+/* A table: item 0 is the header line (when there is one), item i+1 is row i. Rows are loaded
+ * in batches (load may be NULL when print needs nothing loaded). */
+#define ROWS_BATCH 512
+struct rows {
+	const char *header;
+	uint64_t n;
+	size_t rec_size; /* bytes of one loaded row */
+	enum rc (*load)(const void *ctx, uint64_t first, size_t n, void *out);
+	/* Print row i (rec: the loaded row, or NULL). Non-OK stops the render. */
+	enum rc (*print)(const void *ctx, uint64_t i, const void *rec, struct buf *b);
+	const void *ctx;
+};
+void rows_layout(const struct rows *t, struct layout_build *lb);
+enum rc rows_render(const struct rows *t, uint64_t first, struct emit *e);
+
+/* An ActorX file: two parts per chunk, its 32-byte header and its records. */
+typedef enum rc (*ax_records_fn)(const void *ctx, const struct ax_chunk *c, uint64_t first,
+				 struct emit *e);
+void ax_layout(const struct ax_plan *p, struct layout_build *lb);
+enum rc ax_render(const struct ax_plan *p, unsigned part, uint64_t first, struct emit *e,
+		  ax_records_fn fn, const void *ctx);
+
+/* errors.txt from a diag: one line each, then a count of those not kept. */
+void view_diag_lines(const struct diag *d, struct buf *out);
+
+#endif
