@@ -18,7 +18,7 @@
  *   GLB converters) copy glTF (Y-up, right-handed, counter-clockwise front faces)
  *   positions and index order into PSGs unchanged; no real skinned file was available.
  * - Triangles are shown as stored (a b c); they are taken as counter-clockwise front faces.
- *   The PSK gets (a c b): PSK triangles are clockwise (docs/psk-psa.md, "Faces").
+ *   The PSK gets (a c b): PSK triangles are clockwise (docs/psk-psa.md, "Coordinates and winding").
  * - PSK space is right-handed, so no mirroring. zup = true rotates everything +90 degrees
  *   about X ((x, y, z) -> (x, -z, y)): points, bone positions and rotations alike.
  */
@@ -325,8 +325,8 @@ struct skate_scene_mesh {
 	uint64_t *tri_first;
 };
 
-/* ---- the built-in Skate skater rig (skate_rig.c; docs/skate-objects.md, "Skeleton and
- * hierarchy") ---- */
+/* ---- the built-in Skate skater rig (skate_rig.c; docs/skate-objects.md, "Skater rig",
+ * "Skeleton and hierarchy") ---- */
 
 #define SKATE_RIG_BONES 131
 struct skate_rig_bone {

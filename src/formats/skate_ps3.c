@@ -88,7 +88,7 @@ static void ps3_usage(uint8_t type, struct skate_elem *e)
 
 /*
  * Where Skate's own encodings differ from the GCM definitions (docs/skate-objects.md, "Skater
- * vertex encodings"): blend indices are palette slots (byte or short values in memory order,
+ * vertex encoding"): blend indices are palette slots (byte or short values in memory order,
  * never fractions); weights stored UB256 are byte / 255; positions stored S1 or S32K with four
  * components are s16 / 16384 model units ("bone units": the scale that lines the mesh up with
  * the inverse bind matrices).

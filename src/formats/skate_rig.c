@@ -1,6 +1,6 @@
 /*
  * The Skate skater rig: 131 bone names and their parents, the hierarchy a RenderModelData
- * does not store (docs/skate-objects.md, "Skeleton and hierarchy"). Source: the hard-coded
+ * does not store (docs/skate-objects.md, "Skater rig"). Source: the hard-coded
  * name -> parent table of AASkate-Blender-Addon (Skate Modding Team),
  * documentation/rw4_import_skeleton.py @05e5635 (bone_hierarchy). Parents are indices into
  * this table and always precede their children; roots have -1 (TRAJECTORY, HIPS,
