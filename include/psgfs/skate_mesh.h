@@ -18,7 +18,7 @@
  *   GLB converters) copy glTF (Y-up, right-handed, counter-clockwise front faces)
  *   positions and index order into PSGs unchanged; no real skinned file was available.
  * - Triangles are shown as stored (a b c); they are taken as counter-clockwise front faces.
- *   The PSK gets (a c b): PSK triangles are clockwise (docs/psk-psa.md, "Faces").
+ *   The PSK gets (a c b): PSK triangles are clockwise (docs/psk-psa.md, "Coordinates and winding").
  * - PSK space is right-handed, so no mirroring. zup = true rotates everything +90 degrees
  *   about X ((x, y, z) -> (x, -z, y)): points, bone positions and rotations alike.
  */
@@ -313,7 +313,11 @@ struct skate_scene_mesh {
 	uint16_t *palette_raw; /* remap table as stored */
 	int32_t *palette;      /* global bone per slot, -1 = out of range (dropped) */
 	uint32_t n_palette;
-	bool skinned;	       /* has INDICES or WEIGHTS elements */
+	bool skinned; /* has INDICES or WEIGHTS elements */
+	int pos_elem; /* the position element in desc.elem, -1 */
+	/* How positions are stored and scaled, e.g. "S1x4 as s16/16384 (bone units)" or
+	 * "Fx3 as f32" (skate_elem_encoding); "" without a position element. */
+	char pos_encoding[64];
 	uint64_t tri_estimate; /* raw triples: sum of usable island counts / 3 (= tri_first[n]) */
 	/* tri_first[i] = raw triples before island i, n_islands + 1 entries. An island is usable
 	 * when it is a triangle list starting inside the available indices; it holds
@@ -321,7 +325,27 @@ struct skate_scene_mesh {
 	uint64_t *tri_first;
 };
 
-enum skate_hierarchy { SKATE_HIER_DEFAULT, SKATE_HIER_TSV };
+/* ---- the built-in Skate skater rig (skate_rig.c; docs/skate-objects.md, "Skater rig",
+ * "Skeleton and hierarchy") ---- */
+
+#define SKATE_RIG_BONES 131
+struct skate_rig_bone {
+	const char *name; /* upper case as in the source table */
+	int16_t parent;	  /* index into skate_rig (always smaller), -1 = root */
+};
+extern const struct skate_rig_bone skate_rig[SKATE_RIG_BONES];
+/* Index of a rig bone by name, compared case-insensitively; -1 when it is none. */
+int32_t skate_rig_find(const char *name);
+
+/*
+ * Where the bone parents come from. TSV: the hierarchy file. RIG: no file, and the bone names
+ * match the skater rig well enough: at least SKATE_RIG_MIN_MATCH bones and at least half of
+ * them are rig bones; each matched bone hangs from its nearest rig ancestor present in the
+ * model (a root when none is), every other bone from the first root. DEFAULT: every bone but
+ * 0 hangs from bone 0. Whatever the source, the parents are checked to be acyclic.
+ */
+enum skate_hierarchy { SKATE_HIER_DEFAULT, SKATE_HIER_TSV, SKATE_HIER_RIG };
+#define SKATE_RIG_MIN_MATCH 3
 
 struct skate_scene {
 	const struct skate_platform *platform; /* decoders of the arena's platform */
@@ -329,6 +353,7 @@ struct skate_scene {
 	uint32_t n_bones;
 	uint32_t skeleton_model; /* dict index of the first RenderModelData, SKATE_NONE if none */
 	enum skate_hierarchy hierarchy; /* DEFAULT: every bone but 0 hangs from bone 0 */
+	uint32_t hier_matched;		/* RIG: bones named as rig bones; TSV: bones listed */
 	uint32_t n_models;
 	uint32_t n_nonrigid;
 	struct skate_scene_mesh *meshes;
@@ -338,16 +363,21 @@ struct skate_scene {
 };
 
 /*
- * Build the scene (spec §10 steps 10-11): skeleton from the first RenderModelData in
+ * Build the scene: skeleton from the first RenderModelData in
  * dictionary order, meshes from every model's mesh table (model order, table order), then every
  * RenderOptiMeshData no model lists. hierarchy_tsv: NULL or the text of "bone<TAB>parent" rows
  * by name (header line optional; empty parent, "-", "-1" or "none" = root); unknown names and
- * cycles are reported and fall back to bone 0. RC_UNSUPPORTED for non-PS3 arenas,
- * RC_NOMEM; broken pieces are diag lines, never failures.
+ * cycles are reported and fall back to bone 0. Without it, the built-in skater rig when the
+ * names match it (enum skate_hierarchy). RC_UNSUPPORTED for arenas of a platform without a
+ * table, RC_NOMEM; broken pieces are diag lines, never failures.
  */
 enum rc skate_scene_load(const struct src *s, const struct arena *a, const char *hierarchy_tsv,
 			 struct skate_scene **out, struct diag *diag);
 void skate_scene_free(struct skate_scene *sc);
+/* Where the hierarchy came from, one line without newline: "built-in Skate skater rig: 57 of
+ * 60 bones matched", "hierarchy file: 14 of 14 bones listed" or "none in the PSG: every bone
+ * but 0 hangs from bone 0". */
+void skate_hierarchy_text(const struct skate_scene *sc, char out[96]);
 size_t skate_scene_bytes(const struct skate_scene *sc);
 static inline uint32_t skate_scene_bone_count(const struct skate_scene *sc)
 {
@@ -494,8 +524,9 @@ struct skate_mesh_stats {
 	size_t n_tri_restart, n_vert_restart;
 };
 /*
- * One pass over the mesh's vertex and index bytes in large reads, memory bounded by batch
- * buffers plus 24 bytes per 1024 vertices and 8 per 1024 triples. Appends the same diag lines
+ * One pass over the mesh's vertex and index bytes in 128 KiB reads; memory: that buffer, a
+ * 64 KiB cache, and the restart tables (16 bytes per 1024 vertices, 8 per 1024 triples; the
+ * only part that grows with the mesh). Appends the same diag lines
  * skate_mesh_decode does (blend indices outside the palette, unweighted vertices, triangles
  * past the vertex count). Errors as skate_mesh_read_vertices.
  */
@@ -520,9 +551,9 @@ size_t skate_mesh_data_bytes(const struct skate_mesh_data *md);
 /* ---- export ---- */
 
 /*
- * The scene as one PSK (psk-psa.md §12 profile via psk_write): every ok mesh, one material per
- * exported mesh (its name, else "material_NN"), one point and one wedge per vertex (UV set 0),
- * faces (a c b) with material = exported mesh ordinal, bones in a parents-first order
+ * The scene as one PSK (the writer profile of docs/psk-psa.md, via psk_write): every ok mesh, one
+ * material per exported mesh (its name, else "material_NN"), one point and one wedge per vertex (UV
+ * set 0), faces (a c b) with material = exported mesh ordinal, bones in a parents-first order
  * (smallest index first; extra roots hang from the first root), positions parent-relative,
  * quaternions root plain / children conjugated, RAWWEIGHTS from the skin (>= 1 per point,
  * normalised, sorted by point). A scene without bones gets one identity bone "root".

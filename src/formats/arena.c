@@ -1,5 +1,5 @@
 /*
- * RW4 arena parser (spec §2-§5, §10). Reads header, sections, subreference records and
+ * RW4 arena parser (docs/rw4-arena.md). Reads header, sections, subreference records and
  * dictionary through a bounded source; every count, offset and index is checked against the
  * file before use, and allocations never exceed what the file could hold.
  */
@@ -471,6 +471,44 @@ enum rc arena_resolve_ref(const struct arena *a, uint32_t v, uint32_t *obj, uint
 	default:
 		return RC_UNSUPPORTED;
 	}
+}
+
+bool arena_type_fits(uint32_t type_id, uint32_t want)
+{
+	switch (want) {
+	case ARENA_WANT_BASERES:
+		return rw_is_base_resource(type_id);
+	case ARENA_WANT_UNKNOWN:
+		return true;
+	default:
+		return type_id == want;
+	}
+}
+
+const char *arena_want_name(uint32_t want, char buf[16])
+{
+	if (want == ARENA_WANT_BASERES)
+		return "BaseResource";
+	if (want == ARENA_WANT_UNKNOWN)
+		return "anything";
+	return rw_type_label(want, buf);
+}
+
+enum rc arena_ref_to(const struct arena *a, uint32_t v, uint32_t want, uint32_t *obj, uint32_t *off)
+{
+	enum rc r;
+
+	if (v == 0) { /* row 0 first; null only when it cannot be what the field wants */
+		*obj = *off = 0;
+		if (want == ARENA_WANT_UNKNOWN || !a->n_dict ||
+		    !arena_type_fits(a->dict[0].type_id, want))
+			return RC_NOENT;
+		return RC_OK;
+	}
+	r = arena_resolve_ref(a, v, obj, off);
+	if (r != RC_OK)
+		return r;
+	return arena_type_fits(a->dict[*obj].type_id, want) ? RC_OK : RC_CORRUPT;
 }
 
 uint32_t arena_find_type(const struct arena *a, uint32_t type_id)

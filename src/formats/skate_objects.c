@@ -1,4 +1,5 @@
-/* Pegasus object decoders (spec rw4-arena.md §8.1-§8.4, §16.7-§16.10). */
+/* Pegasus object decoders (docs/skate-objects.md, "VersionData", "TableOfContents",
+ * "RenderMaterialData", "InstanceData"). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,11 +51,14 @@ struct skate_str skate_str_at(const uint8_t *p, size_t len, uint32_t off)
 	return s;
 }
 
-struct skate_ref skate_ref_get(const struct arena *a, uint32_t raw)
+struct skate_ref skate_ref_get(const struct arena *a, uint32_t raw, uint32_t want)
 {
 	struct skate_ref r = {.raw = raw, .sub = (raw >> 22) == 2};
 
-	r.res = arena_resolve_ref(a, raw, &r.obj, &r.off);
+	r.res = arena_ref_to(a, raw, want, &r.obj, &r.off);
+	r.type_ok = r.res == RC_OK;
+	if (r.res == RC_CORRUPT) /* resolves, to an object of another type */
+		r.res = RC_OK;
 	if (r.res != RC_OK)
 		r.obj = r.off = 0;
 	return r;
@@ -73,21 +77,22 @@ static void check_str(struct diag *d, uint32_t idx, const char *tn, const char *
 		      s->off);
 }
 
+/* Report a reference field that does not resolve, or resolves to a type it may not point at
+ * (null is the caller's business). */
 static void check_ref(const struct arena *a, struct diag *d, uint32_t idx, const char *tn,
-		      const char *field, const struct skate_ref *r, uint32_t want_type)
+		      const char *field, const struct skate_ref *r, uint32_t want)
 {
+	char lb[16], wb[16];
+
 	if (r->res == RC_NOENT)
 		return;
 	if (r->res != RC_OK) {
 		odiag(d, idx, tn, "%s 0x%08X does not resolve (%s)", field, r->raw, rc_str(r->res));
 		return;
 	}
-	if (want_type && r->obj < a->n_dict && a->dict[r->obj].type_id != want_type) {
-		char lb[16], wb[16];
-
+	if (!r->type_ok)
 		odiag(d, idx, tn, "%s -> %u is %s, expected %s", field, r->obj,
-		      rw_type_label(a->dict[r->obj].type_id, lb), rw_type_label(want_type, wb));
-	}
+		      rw_type_label(a->dict[r->obj].type_id, lb), arena_want_name(want, wb));
 }
 
 /* ---- VersionData ---- */
@@ -110,6 +115,20 @@ enum rc skate_version_decode(const struct arena *a, uint32_t idx, const uint8_t 
 }
 
 /* ---- TableOfContents ---- */
+
+/* What a TOC entry of m_Type `type` points at: its type, the Texture for the texture hash,
+ * the object holding the records of the two subreference types seen in real files, else
+ * unknown (docs/skate-objects.md, "TableOfContents"). */
+static uint32_t toc_want(uint32_t type)
+{
+	if (type == RW_T_TEXTURE_HASH)
+		return RW_T_TEXTURE;
+	if (type == RW_T_SUBREF_RENDERMATERIAL)
+		return RW_T_RENDERMATERIAL;
+	if (type == RW_T_SUBREF_INSTANCE)
+		return RW_T_INSTANCE;
+	return rw_type_name(type) && type != RW_T_NULL ? type : ARENA_WANT_UNKNOWN;
+}
 
 void skate_toc_free(struct skate_toc *t)
 {
@@ -178,11 +197,11 @@ enum rc skate_toc_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 		t->pad = br_u32(&r);
 		t->guid = br_u64(&r);
 		t->type = br_u32(&r);
-		t->object = skate_ref_get(a, br_u32(&r));
+		t->object = skate_ref_get(a, br_u32(&r), toc_want(t->type));
 		snprintf(field, sizeof field, "entry %u name", i);
 		check_str(d, idx, tn, field, &t->name, len);
 		snprintf(field, sizeof field, "entry %u m_pObject", i);
-		check_ref(a, d, idx, tn, field, &t->object, 0);
+		check_ref(a, d, idx, tn, field, &t->object, toc_want(t->type));
 		if (t->object.res == RC_NOENT)
 			odiag(d, idx, tn, "entry %u m_pObject is null", i);
 	}
@@ -417,9 +436,9 @@ enum rc skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 			ch->kind = SKATE_UNION_GUID;
 		}
 		if (ch->kind != SKATE_UNION_CONSTANTS) {
-			ch->stream = skate_ref_get(a, ch->raw[3]);
+			ch->stream = skate_ref_get(a, ch->raw[3], ARENA_WANT_UNKNOWN);
 			snprintf(field, sizeof field, "channel %u m_pStream", i);
-			check_ref(a, d, idx, tn, field, &ch->stream, 0);
+			check_ref(a, d, idx, tn, field, &ch->stream, ARENA_WANT_UNKNOWN);
 		}
 	}
 
@@ -539,15 +558,15 @@ enum rc skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t
 		in->guid_local = br_u64(&q);
 		in->class_key = br_u64(&q);
 		in->instance_key = br_u64(&q);
-		in->rmodel = skate_ref_get(a, br_u32(&q));
-		in->cmodel = skate_ref_get(a, br_u32(&q));
-		in->embedded = skate_ref_get(a, br_u32(&q));
+		in->rmodel = skate_ref_get(a, br_u32(&q), RW_T_RENDERMODEL);
+		in->cmodel = skate_ref_get(a, br_u32(&q), RW_T_COLLISIONMODEL);
+		in->embedded = skate_ref_get(a, br_u32(&q), RW_T_EMBEDDED);
 		snprintf(field, sizeof field, "instance %u m_pRModel", i);
 		check_ref(a, d, idx, tn, field, &in->rmodel, RW_T_RENDERMODEL);
 		snprintf(field, sizeof field, "instance %u m_pCModel", i);
-		check_ref(a, d, idx, tn, field, &in->cmodel, 0x00EB000Au);
+		check_ref(a, d, idx, tn, field, &in->cmodel, RW_T_COLLISIONMODEL);
 		snprintf(field, sizeof field, "instance %u m_pEmbedded", i);
-		check_ref(a, d, idx, tn, field, &in->embedded, 0x00EB001Bu);
+		check_ref(a, d, idx, tn, field, &in->embedded, RW_T_EMBEDDED);
 		for (int k = 0; k < 4; k++) {
 			*strs[k] = skate_str_at(p, len, br_u32(&q));
 			snprintf(field, sizeof field, "instance %u %s", i, sname[k]);

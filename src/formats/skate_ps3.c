@@ -86,6 +86,29 @@ static void ps3_usage(uint8_t type, struct skate_elem *e)
 	e->set = e->usage == SKATE_USAGE_TEXCOORD ? (uint8_t)(type - SKATE_ET_TEX0) : 0;
 }
 
+/*
+ * Where Skate's own encodings differ from the GCM definitions (docs/skate-objects.md, "Skater
+ * vertex encoding"): blend indices are palette slots (byte or short values in memory order,
+ * never fractions); weights stored UB256 are byte / 255; positions stored S1 or S32K with four
+ * components are s16 / 16384 model units ("bone units": the scale that lines the mesh up with
+ * the inverse bind matrices).
+ */
+static void ps3_skater_rules(const struct skate_velem *el, struct skate_elem *e)
+{
+	if (e->usage == SKATE_USAGE_BLEND_INDICES) {
+		e->normalized = false;
+		e->divisor = 1.0f;
+	} else if (e->usage == SKATE_USAGE_BLEND_WEIGHTS && el->vertex_type == SKATE_VF_UB256) {
+		e->normalized = true;
+		e->divisor = 255.0f;
+	} else if (e->usage == SKATE_USAGE_POSITION && el->num_components == 4 &&
+		   (el->vertex_type == SKATE_VF_S1 || el->vertex_type == SKATE_VF_S32K)) {
+		e->normalized = false;
+		e->divisor = 16384.0f;
+		e->scale_note = "bone units";
+	}
+}
+
 static void ps3_elem_describe(const struct skate_velem *el, struct skate_elem *e)
 {
 	const struct gcm_fmt *f = gcm_lookup(el->vertex_type);
@@ -106,11 +129,7 @@ static void ps3_elem_describe(const struct skate_velem *el, struct skate_elem *e
 	e->n_out = f->ctype == SKATE_CT_S11_11_10 ? 3 : el->num_components;
 	e->size = (uint8_t)(f->ctype == SKATE_CT_S11_11_10 ? f->comp_size
 							   : f->comp_size * el->num_components);
-	if (e->usage == SKATE_USAGE_BLEND_INDICES) {
-		/* palette slots: byte or short values, never fractions */
-		e->normalized = false;
-		e->divisor = 1.0f;
-	}
+	ps3_skater_rules(el, e);
 }
 
 unsigned skate_velem_decode(uint8_t vt, unsigned ncomp, const uint8_t *p, bool as_int, float out[4])

@@ -772,7 +772,9 @@ static unsigned stats_vertex(struct stats_run *run, const uint8_t *q, uint64_t *
 static void stats_bounds(struct stats_run *run, const uint8_t *raw, size_t stride, uint32_t count)
 {
 	const struct skate_elem *e = &run->el[run->pos];
-	bool f32be = e->ctype == SKATE_CT_F32 && run->be && e->n_out >= 3; /* the usual layout */
+	/* the usual layouts, read directly: F32x3 and (skater) S16x4, big-endian */
+	bool f32be = e->ctype == SKATE_CT_F32 && run->be && e->n_out >= 3;
+	bool s16be = e->ctype == SKATE_CT_S16 && run->be && e->n_out >= 3;
 	float x0 = run->lo[0], y0 = run->lo[1], z0 = run->lo[2];
 	float x1 = run->hi[0], y1 = run->hi[1], z1 = run->hi[2];
 
@@ -785,6 +787,11 @@ static void stats_bounds(struct stats_run *run, const uint8_t *raw, size_t strid
 			p[0] = f32_from_bits(ld_u32be(q));
 			p[1] = f32_from_bits(ld_u32be(q + 4));
 			p[2] = f32_from_bits(ld_u32be(q + 8));
+		} else if (s16be) {
+			q += e->offset;
+			p[0] = (float)(int16_t)ld_u16be(q);
+			p[1] = (float)(int16_t)ld_u16be(q + 2);
+			p[2] = (float)(int16_t)ld_u16be(q + 4);
 		} else {
 			load_raw(e, q, run->be, p);
 			if (e->n_out < 3) /* load_raw may fill more than n_out */
@@ -807,28 +814,35 @@ static void stats_chunk(struct stats_run *run, const uint8_t *raw, size_t stride
 			uint32_t count)
 {
 	struct skate_mesh_stats *st = run->st;
+	uint64_t infl = st->n_influences, psk = st->n_psk_weights, bad = st->n_bad_slots;
+	uint32_t unweighted = st->n_unweighted;
+	bool rigid = run->k.rigid;
 
 	if (run->pos >= 0)
 		stats_bounds(run, raw, stride, count);
-	for (uint32_t v = 0; v < count; v++) {
+	for (uint32_t v = 0; v < count; v++) { /* counts in locals: this loop is the pass */
 		uint32_t at = first + v;
-		uint64_t bad = st->n_bad_slots;
+		uint64_t bad0 = bad;
 		float slot = 0;
 		unsigned n;
 
 		if (at % SKATE_STATS_STEP == 0) {
-			st->infl_before[at / SKATE_STATS_STEP] = st->n_influences;
-			st->psk_weights_before[at / SKATE_STATS_STEP] = st->n_psk_weights;
+			st->infl_before[at / SKATE_STATS_STEP] = infl;
+			st->psk_weights_before[at / SKATE_STATS_STEP] = psk;
 		}
-		n = stats_vertex(run, raw + (size_t)v * stride, &st->n_bad_slots, &slot);
-		if (!bad && st->n_bad_slots) {
+		n = stats_vertex(run, raw + (size_t)v * stride, &bad, &slot);
+		if (!bad0 && bad) {
 			run->first_bad_vertex = at;
 			run->first_bad_slot = slot;
 		}
-		st->n_influences += n;
-		st->n_psk_weights += n ? n : 1;
-		st->n_unweighted += !run->k.rigid && n == 0;
+		infl += n;
+		psk += n ? n : 1;
+		unweighted += !rigid && n == 0;
 	}
+	st->n_influences = infl;
+	st->n_psk_weights = psk;
+	st->n_bad_slots = bad;
+	st->n_unweighted = unweighted;
 }
 
 /* The usable elements, the skin rules and the position element of the mesh. */

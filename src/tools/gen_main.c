@@ -37,6 +37,8 @@ static void usage(FILE *out)
 	    "  --seed N            random seed (default 1)\n"
 	    "  --shuffle-dict N    PSG: permute dictionary rows with seed N (references follow)\n"
 	    "  --record FILE       PSG: write 'index type_id offset size fnv1a64' rows to FILE\n"
+	    "  --baseres-first     sky, skinned: base resources at the first dictionary rows (a\n"
+	    "                      reference to row 0 is then stored as 0)\n"
 	    "sized:\n"
 	    "  --size N            target bytes, 64K to 3G (default 1M)\n"
 	    "psk:\n"
@@ -64,7 +66,14 @@ static void usage(FILE *out)
 	    "  --tris N            triangles per island (a mesh has islands x tris),\n"
 	    "                      1 to 1048576 (default 20)\n"
 	    "  --hostile KIND      palette|index|stride|bones (a broken variant)\n"
-	    "  --truth FILE        bones, hierarchy and per-mesh counts as TSV\n"
+	    "  --skater            the skater encoding on every mesh: positions S1x4 as s16 / "
+	    "16384,\n"
+	    "                      weights and indices UB256\n"
+	    "  --rig-names         bone names from the skater rig (mixed case), parented as the\n"
+	    "                      rig says (the truth's parents)\n"
+	    "  --truth FILE        bones, hierarchy, per-mesh counts and position encoding as "
+	    "TSV;\n"
+	    "                      --skater adds each vertex's position and bone-local position\n"
 	    "  --hierarchy-out F   the 'bone<TAB>parent' file for psgfs -o hierarchy=\n"
 	    "textures:\n"
 	    "  --platform P        ps3 (default), x360 (an Xbox 360 .rx2 arena of twins) or\n"
@@ -104,6 +113,9 @@ enum {
 	O_PLATFORM,
 	O_SHORT_CUBE,
 	O_OVERLAP,
+	O_BASERES_FIRST,
+	O_SKATER,
+	O_RIG,
 };
 
 static const struct option longopts[] = {
@@ -135,6 +147,9 @@ static const struct option longopts[] = {
     {"platform", required_argument, NULL, O_PLATFORM},
     {"short-cube", no_argument, NULL, O_SHORT_CUBE},
     {"overlap", no_argument, NULL, O_OVERLAP},
+    {"baseres-first", no_argument, NULL, O_BASERES_FIRST},
+    {"skater", no_argument, NULL, O_SKATER},
+    {"rig-names", no_argument, NULL, O_RIG},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -286,7 +301,9 @@ static int write_record(const char *path, const struct psg_gen_record *rec)
 	return fclose(f) == 0 ? 0 : 1;
 }
 
-/* The ground truth of a skinned arena, for integration tests: bones, then one row per mesh. */
+/* The ground truth of a skinned arena, for integration tests: bones, then per mesh a "mesh"
+ * row, an "encoding" row (how positions are stored) and, for skater meshes, one "position"
+ * row per vertex: mesh, vertex, bone it was placed at, x y z, and x y z seen from that bone. */
 static int write_truth(const char *path, const struct gen_skinned_truth *t)
 {
 	FILE *f;
@@ -305,6 +322,12 @@ static int write_truth(const char *path, const struct gen_skinned_truth *t)
 		for (uint32_t k = 0; k < mt->n_palette; k++)
 			fprintf(f, "%s%u", k ? "," : "", mt->palette[k]);
 		fputc('\n', f);
+		fprintf(f, "encoding\t%u\tpositions %s\t-\t-\t-\t-\n", m, mt->pos_encoding);
+		for (uint32_t v = 0; mt->local && v < mt->n_verts; v++)
+			fprintf(f, "position\t%u\t%u\t%u\t%.9g %.9g %.9g\t%.9g %.9g %.9g\t-\n", m,
+				v, mt->main_bone[v], (double)mt->pos[v][0], (double)mt->pos[v][1],
+				(double)mt->pos[v][2], (double)mt->local[v][0],
+				(double)mt->local[v][1], (double)mt->local[v][2]);
 	}
 	return fclose(f) == 0 ? 0 : 1;
 }
@@ -487,6 +510,15 @@ int main(int argc, char **argv)
 		case O_OVERLAP:
 			pa.overlap = true;
 			break;
+		case O_BASERES_FIRST:
+			sk.baseres_first = true;
+			break;
+		case O_SKATER:
+			sk.layout = GEN_SK_SKATER;
+			break;
+		case O_RIG:
+			sk.rig_names = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -510,7 +542,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(kind, "psa")) {
 		r = gen_psa_file(&pa, &b);
 	} else if (!strcmp(kind, "sky")) {
-		r = gen_psg_sky(shuffle, &b, &rec);
+		r = gen_psg_sky_order(sk.baseres_first ? PSGB_ORDER_BASERES_FIRST
+						       : PSGB_ORDER_LOGICAL,
+				      shuffle, &b, &rec);
 	} else if (!strcmp(kind, "sized")) {
 		r = gen_psg_sized(size, seed, &b, &rec);
 	} else if (!strcmp(kind, "textures")) {

@@ -17,6 +17,7 @@
 #include "psgfs/bytes.h"
 #include "psgfs/diag.h"
 #include "psgfs/gen_psg.h"
+#include "psgfs/gen_psg_objects.h"
 #include "psgfs/gen_psg_skinned.h"
 #include "psgfs/skate_mesh.h"
 #include "psgfs/skate_platform.h"
@@ -133,7 +134,7 @@ static void test_formats(void **state)
 
 /* ---- parsers on hand-built buffers ---- */
 
-/* The real sky descriptor (spec §7.1). */
+/* The real sky descriptor (docs/skate-objects.md, "Vertex descriptor"). */
 static const uint8_t sky_vdes[] = {0, 0,    0, 0, 0,	0, 1,	 1,    0, 1, 0, 2, 0, 3,
 				   0, 0,    2, 3, 0,	0, 0,	 0x10, 0, 1, 1, 2, 0, 0x0C,
 				   0, 0x10, 8, 1, 0xFF, 0, 0xFF, 0,    0, 0, 0, 0};
@@ -723,11 +724,13 @@ static void check_mesh(struct fx *f, const struct skate_scene *sc, size_t mi)
 
 static void test_scene_truth(void **state)
 {
-	static const uint64_t shuffles[] = {0, 0xABCDEF};
+	static const uint64_t shuffles[] = {0, 0xABCDEF, 0, 0xABCDEF};
 
 	(void)state;
-	for (int s = 0; s < 2; s++)
+	for (int s = 0; s < 4; s++)
 		for (int tsv = 0; tsv < 2; tsv++) {
+			/* s >= 2: base resources first, so a VertexBuffer or IndexBuffer names
+			 * row 0 with a stored 0 */
 			struct gen_skinned_opts o = {.seed = 7 + (uint64_t)s,
 						     .n_bones = 20,
 						     .n_meshes = 5,
@@ -735,7 +738,8 @@ static void test_scene_truth(void **state)
 						     .islands = 3,
 						     .tris = 25,
 						     .layout = -1,
-						     .shuffle_seed = shuffles[s]};
+						     .shuffle_seed = shuffles[s],
+						     .baseres_first = s >= 2};
 			struct fx f;
 			struct skate_scene *sc;
 			struct diag d;
@@ -956,7 +960,7 @@ static void test_mutations(void **state)
 	fx_free(&f);
 }
 
-/* The static sky model of spec §11/§12 (built by the arena generator). */
+/* The static sky model shaped like the real one (built by the arena generator). */
 static void test_sky(void **state)
 {
 	struct buf b;
@@ -1009,6 +1013,308 @@ static void test_sky(void **state)
 	arena_free(&a);
 	diag_free(&d);
 	free(file);
+}
+
+/* Real skater encodings: S1x4 positions are s16 / 16384 model units (they line up with the
+ * inverse bind matrices), UB256 weights are byte / 255, UB256 indices raw bytes. */
+static void test_skater_encoding(void **state)
+{
+	struct gen_skinned_opts o = {
+	    .seed = 41, .n_bones = 16, .n_meshes = 3, .verts = 200, .layout = GEN_SK_SKATER};
+	struct fx f;
+	struct skate_scene *sc;
+	struct diag d;
+
+	(void)state;
+	fx_gen(&f, &o);
+	diag_init(&d);
+	assert_int_equal(skate_scene_load(&f.s, &f.a, NULL, &sc, &d), RC_OK);
+	assert_int_equal(d.n, 0);
+	for (size_t mi = 0; mi < sc->n_meshes; mi++) {
+		const struct gen_skinned_mesh_truth *tm = &f.t.mesh[mi];
+		const struct skate_scene_mesh *m = &sc->meshes[mi];
+		const struct skate_elem *pe = &m->desc.elem[m->pos_elem];
+		struct skate_mesh_data *md;
+		const struct skate_attr *pa, *wa, *ia;
+		uint32_t off_scale = 0;
+
+		assert_true(m->ok);
+		assert_string_equal(m->pos_encoding, "S1x4 as s16/16384 (bone units)");
+		assert_string_equal(m->pos_encoding, tm->pos_encoding);
+		assert_true(pe->divisor == 16384.0f && !pe->normalized);
+		assert_string_equal(pe->scale_note, "bone units");
+		assert_int_equal(skate_mesh_decode(&f.s, &f.a, sc, mi, &md, &d), RC_OK);
+		assert_int_equal(d.n, 0);
+		pa = &md->attr[md->pos];
+		wa = &md->attr[md->weights];
+		ia = &md->attr[md->indices];
+		assert_int_equal(pa->n, 4);
+		assert_true(wa->e.divisor == 255.0f);
+		assert_true(ia->e.divisor == 1.0f);
+		for (uint32_t v = 0; v < md->n_verts; v++) {
+			const float *p = pa->v + 4 * (size_t)v;
+			const float *ibp = sc->bones[tm->main_bone[v]].ibp;
+			float sk[3] = {0, 0, 0}, l2[3], mis[3];
+
+			for (int c = 0; c < 3; c++)
+				assert_true(p[c] == tm->pos[v][c]);
+			assert_true(p[3] == 1.0f);
+			/* the raw s16 behind it is in the vertex base resource */
+			assert_int_equal((int16_t)ld_u16be(f.file + f.a.dict[m->vb_res].start +
+							   (size_t)v * m->stride),
+					 (int16_t)lrintf(tm->pos[v][0] * 16384.0f));
+			/* UB256 weights are byte / 255 before normalising */
+			assert_true(
+			    wa->v[4 * (size_t)v] ==
+			    (float)f.file[f.a.dict[m->vb_res].start + (size_t)v * m->stride + 20] /
+				255.0f);
+			assert_int_equal(md->n_infl[v], tm->n_infl[v]);
+			for (int j = 0; j < tm->n_infl[v]; j++) {
+				assert_int_equal(md->infl[v][j].bone, tm->bone[v][j]);
+				assert_true(fabsf(md->infl[v][j].weight - tm->weight[v][j]) <
+					    1e-6f);
+			}
+			/* seen from its bone, the vertex is where the generator put it: close */
+			for (int j = 0; j < 3; j++) {
+				l2[j] = p[0] * ibp[j] + p[1] * ibp[4 + j] + p[2] * ibp[8 + j] +
+					ibp[12 + j];
+				mis[j] = (p[0] * ibp[j] + p[1] * ibp[4 + j] + p[2] * ibp[8 + j]) *
+					     (16384.0f / 32767.0f) +
+					 ibp[12 + j];
+				assert_true(fabsf(l2[j] - tm->local[v][j]) < 1e-5f);
+				assert_true(fabsf(l2[j]) < 0.101f);
+			}
+			/* read as GCM's s16 / 32767 it would not line up */
+			off_scale += fabsf(mis[0]) > 0.101f || fabsf(mis[1]) > 0.101f ||
+				     fabsf(mis[2]) > 0.101f;
+			/* skinning the bind pose reproduces the position */
+			for (int j = 0; j < md->n_infl[v]; j++) {
+				const struct skate_bone *b = &sc->bones[md->infl[v][j].bone];
+				float w = md->infl[v][j].weight, lp[3];
+
+				for (int c = 0; c < 3; c++)
+					lp[c] = p[0] * b->ibp[c] + p[1] * b->ibp[4 + c] +
+						p[2] * b->ibp[8 + c] + b->ibp[12 + c];
+				for (int c = 0; c < 3; c++)
+					sk[c] += w * (lp[0] * b->bind[c] + lp[1] * b->bind[4 + c] +
+						      lp[2] * b->bind[8 + c] + b->bind[12 + c]);
+			}
+			for (int c = 0; c < 3; c++)
+				assert_true(fabsf(sk[c] - p[c]) < 1e-4f);
+		}
+		assert_true(off_scale > md->n_verts / 2);
+		skate_mesh_data_free(md);
+	}
+	skate_scene_free(sc);
+	diag_free(&d);
+	fx_free(&f);
+}
+
+/* A dictionary with base resources first (as texture arenas have) loses no mesh: the buffers'
+ * m_buffer 0 names row 0, and the decoded sky equals the one in the real row order. */
+static void test_sky_baseres_first(void **state)
+{
+	struct skate_mesh_data *md[2];
+	uint8_t *file[2];
+	struct arena a[2];
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		struct buf b;
+		size_t len;
+		struct src_mem m;
+		struct src s;
+		struct diag d;
+		struct skate_scene *sc;
+
+		buf_init(&b);
+		assert_int_equal(
+		    gen_psg_sky_order(k ? PSGB_ORDER_BASERES_FIRST : PSGB_ORDER_LOGICAL, 0, &b,
+				      NULL),
+		    RC_OK);
+		file[k] = buf_steal(&b, &len);
+		src_init_mem(&s, &m, file[k], len);
+		diag_init(&d);
+		assert_int_equal(arena_open(&s, &a[k], &d), RC_OK);
+		assert_int_equal(a[k].dict[0].type_id, k ? RW_T_PS3_GPU : RW_T_VERSION);
+		assert_int_equal(skate_scene_load(&s, &a[k], NULL, &sc, &d), RC_OK);
+		for (size_t i = 0; i < d.n; i++)
+			print_message("sky %d: %s\n", k, d.msg[i]);
+		assert_int_equal(d.n, 0);
+		assert_true(sc->meshes[0].ok);
+		assert_int_equal(sc->meshes[0].vb_res, k ? 0 : 3);
+		assert_int_equal(skate_mesh_decode(&s, &a[k], sc, 0, &md[k], &d), RC_OK);
+		skate_scene_free(sc);
+		diag_free(&d);
+	}
+	assert_int_equal(md[0]->n_verts, md[1]->n_verts);
+	assert_memory_equal(md[0]->attr[0].v, md[1]->attr[0].v, md[0]->n_verts * 3 * sizeof(float));
+	assert_int_equal(md[0]->n_tri, md[1]->n_tri);
+	assert_memory_equal(md[0]->tri, md[1]->tri, md[0]->n_tri * sizeof *md[0]->tri);
+	for (int k = 0; k < 2; k++) {
+		skate_mesh_data_free(md[k]);
+		arena_free(&a[k]);
+		free(file[k]);
+	}
+}
+
+/* ---- the built-in skater rig ---- */
+
+static void assert_acyclic(const struct skate_scene *sc)
+{
+	for (uint32_t i = 0; i < sc->n_bones; i++) {
+		int32_t x = (int32_t)i;
+		uint32_t steps = 0;
+
+		while (x >= 0 && steps <= sc->n_bones) {
+			assert_true(x < (int32_t)sc->n_bones);
+			x = sc->bones[x].parent;
+			steps++;
+		}
+		assert_true(x < 0);
+	}
+}
+
+/* The table: 131 bones, parents before children (so it is a forest), the documented roots. */
+static void test_rig_table(void **state)
+{
+	static const char *const roots[] = {"TRAJECTORY",
+					    "HIPS",
+					    "SKATEBOARD_ROOT",
+					    "RIGHTTOEBASE_REPARENTED",
+					    "LEFTTOEBASE_REPARENTED",
+					    "RIGHTHAND_REPARENTED",
+					    "LEFTHAND_REPARENTED"};
+	unsigned n_roots = 0;
+
+	(void)state;
+	for (int32_t i = 0; i < SKATE_RIG_BONES; i++) {
+		assert_true(skate_rig[i].parent < i);
+		assert_int_equal(skate_rig_find(skate_rig[i].name), i);
+		if (skate_rig[i].parent < 0)
+			assert_string_equal(skate_rig[i].name, roots[n_roots++]);
+	}
+	assert_int_equal(n_roots, 7);
+	assert_int_equal(skate_rig_find("lEfTuPlEg"), skate_rig_find("LEFTUPLEG"));
+	assert_string_equal(skate_rig[skate_rig[skate_rig_find("Jaw")].parent].name, "OFFSET_JAW");
+	assert_int_equal(skate_rig_find("skyboxSphere"), -1);
+	assert_int_equal(skate_rig_find(""), -1);
+}
+
+/* A model with just these bone names (identity matrices, no meshes). */
+static void names_arena(struct fx *f, const char *const *names, uint16_t n)
+{
+	struct psg_builder *b = psgb_new(PSGB_REG_MODEL64, 9);
+	struct psgo_model m = {.n_bones = n, .names = names};
+	struct buf out;
+	struct diag d;
+
+	memset(f, 0, sizeof *f);
+	psgo_version(b, PSGO_NEW, true);
+	psgo_model(b, PSGO_NEW, &m);
+	buf_init(&out);
+	assert_int_equal(psgb_finish(b, 0, &out, NULL), RC_OK);
+	f->file = buf_steal(&out, &f->len);
+	src_init_mem(&f->s, &f->m, f->file, f->len);
+	diag_init(&d);
+	assert_int_equal(arena_open(&f->s, &f->a, &d), RC_OK);
+	diag_free(&d);
+}
+
+/* Generated rig-named models: the parents are the truth's, with no hierarchy file. */
+static void test_rig_hierarchy(void **state)
+{
+	static const uint32_t bones[] = {3, 7, 20, 60, 131, 140};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof bones / sizeof bones[0]; k++) {
+		struct gen_skinned_opts o = {.seed = 50 + k,
+					     .n_bones = bones[k],
+					     .n_meshes = 2,
+					     .rig_names = true,
+					     .layout = GEN_SK_SKATER};
+		uint32_t extras = bones[k] > 131 ? bones[k] - 131 : bones[k] >= 8 ? 2 : 0;
+		struct fx f;
+		struct skate_scene *sc;
+		struct diag d;
+		char line[96], want[96];
+
+		fx_gen(&f, &o);
+		diag_init(&d);
+		assert_int_equal(skate_scene_load(&f.s, &f.a, NULL, &sc, &d), RC_OK);
+		assert_int_equal(d.n, 0);
+		assert_int_equal(sc->hierarchy, SKATE_HIER_RIG);
+		assert_int_equal(sc->hier_matched, bones[k] - extras);
+		for (uint32_t i = 0; i < sc->n_bones; i++)
+			assert_int_equal(sc->bones[i].parent, f.t.parent[i]);
+		assert_acyclic(sc);
+		skate_hierarchy_text(sc, line);
+		snprintf(want, sizeof want, "built-in Skate skater rig: %u of %u bones matched",
+			 bones[k] - extras, bones[k]);
+		assert_string_equal(line, want);
+		skate_scene_free(sc);
+		/* a hierarchy file still wins */
+		assert_int_equal(skate_scene_load(&f.s, &f.a, "x\t-\n", &sc, NULL), RC_OK);
+		assert_int_equal(sc->hierarchy, SKATE_HIER_TSV);
+		for (uint32_t i = 1; i < sc->n_bones; i++)
+			assert_int_equal(sc->bones[i].parent, 0);
+		skate_scene_free(sc);
+		diag_free(&d);
+		fx_free(&f);
+	}
+}
+
+/* Children before parents, gaps in the rig, a bone that is no rig bone, a duplicate name:
+ * nearest present ancestor, the others under the first root, never a cycle. */
+static void test_rig_nearest_ancestor(void **state)
+{
+	static const char *const names[] = {"Jaw",	"head",	  "Hips",  "FACE",
+					    "lefthand", "Spine3", "Extra", "HIPS"};
+	static const int32_t want[] = {3, 5, -1, 1, 5, 2, 2, -1};
+	struct fx f;
+	struct skate_scene *sc;
+	char line[96];
+
+	(void)state;
+	names_arena(&f, names, 8);
+	assert_int_equal(skate_scene_load(&f.s, &f.a, NULL, &sc, NULL), RC_OK);
+	assert_int_equal(sc->hierarchy, SKATE_HIER_RIG);
+	assert_int_equal(sc->hier_matched, 7);
+	for (uint32_t i = 0; i < 8; i++)
+		assert_int_equal(sc->bones[i].parent, want[i]);
+	assert_acyclic(sc);
+	skate_hierarchy_text(sc, line);
+	assert_string_equal(line, "built-in Skate skater rig: 7 of 8 bones matched");
+	skate_scene_free(sc);
+	arena_free(&f.a);
+	free(f.file);
+}
+
+/* Too few rig names: the default hierarchy, and info says so. */
+static void test_rig_threshold(void **state)
+{
+	static const char *const few[] = {"root", "Hips", "Spine", "a", "b", "c", "d", "e"};
+	static const char *const two[] = {"Hips", "Spine"};
+	struct fx f;
+	struct skate_scene *sc;
+	char line[96];
+
+	(void)state;
+	names_arena(&f, few, 8); /* 2 of 8 */
+	assert_int_equal(skate_scene_load(&f.s, &f.a, NULL, &sc, NULL), RC_OK);
+	assert_int_equal(sc->hierarchy, SKATE_HIER_DEFAULT);
+	assert_int_equal(sc->bones[2].parent, 0);
+	skate_hierarchy_text(sc, line);
+	assert_string_equal(line, "none in the PSG: every bone but 0 hangs from bone 0");
+	skate_scene_free(sc);
+	arena_free(&f.a);
+	free(f.file);
+	names_arena(&f, two, 2); /* all match, but fewer than SKATE_RIG_MIN_MATCH */
+	assert_int_equal(skate_scene_load(&f.s, &f.a, NULL, &sc, NULL), RC_OK);
+	assert_int_equal(sc->hierarchy, SKATE_HIER_DEFAULT);
+	skate_scene_free(sc);
+	arena_free(&f.a);
+	free(f.file);
 }
 
 /* ---- text renderers ---- */
@@ -1177,6 +1483,12 @@ int main(void)
 	    cmocka_unit_test(test_mutations),
 	    cmocka_unit_test(test_text),
 	    cmocka_unit_test(test_sky),
+	    cmocka_unit_test(test_sky_baseres_first),
+	    cmocka_unit_test(test_skater_encoding),
+	    cmocka_unit_test(test_rig_table),
+	    cmocka_unit_test(test_rig_hierarchy),
+	    cmocka_unit_test(test_rig_nearest_ancestor),
+	    cmocka_unit_test(test_rig_threshold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

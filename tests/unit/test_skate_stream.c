@@ -312,6 +312,35 @@ static void test_stats(void **state)
 	fx_free(&f);
 }
 
+/* Skater meshes: bounds in model units (the s16 / 16384 scale applied once at the end). */
+static void test_stats_skater(void **state)
+{
+	struct gen_skinned_opts o = {
+	    .seed = 34, .n_bones = 12, .n_meshes = 2, .verts = 3000, .layout = GEN_SK_SKATER};
+	struct fx f;
+
+	(void)state;
+	fx_gen(&f, &o);
+	for (size_t mi = 0; mi < f.sc->n_meshes; mi++) {
+		const struct gen_skinned_mesh_truth *tm = &f.t.mesh[mi];
+		struct skate_mesh_stats *st;
+		float lo[3] = {INFINITY, INFINITY, INFINITY},
+		      hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+
+		check_stats(&f, mi);
+		assert_int_equal(skate_mesh_stats_build(&f.s, &f.a, f.sc, mi, &st, NULL), RC_OK);
+		for (uint32_t v = 0; v < tm->n_verts; v++)
+			for (int c = 0; c < 3; c++) {
+				lo[c] = fminf(lo[c], tm->pos[v][c]);
+				hi[c] = fmaxf(hi[c], tm->pos[v][c]);
+			}
+		assert_memory_equal(st->pos_min, lo, sizeof lo);
+		assert_memory_equal(st->pos_max, hi, sizeof hi);
+		skate_mesh_stats_free(st);
+	}
+	fx_free(&f);
+}
+
 /* Hostile meshes: the statistics pass writes exactly the lines the full decode writes. */
 static void test_stats_hostile(void **state)
 {
@@ -561,13 +590,72 @@ static void test_stats_adversarial(void **state)
 				adv_case(&L[l], pals[p], dups, 1000 * l + 10 * p + (unsigned)dups);
 }
 
+/* Every byte of every main object of a small arena set to hostile values: the streaming calls
+ * never crash, never read outside the file and agree with each other (run under ASan). */
+static void test_mutations(void **state)
+{
+	struct gen_skinned_opts o = {
+	    .seed = 9, .n_bones = 5, .n_meshes = 4, .verts = 12, .islands = 2, .tris = 3};
+	struct skate_vbatch vb;
+	struct skate_tbatch tb;
+	struct fx f;
+
+	(void)state;
+	fx_gen(&f, &o);
+	skate_vbatch_init(&vb);
+	skate_tbatch_init(&tb);
+	for (uint32_t i = 0; i < f.a.n_dict; i++) {
+		const struct arena_dict_entry *e = &f.a.dict[i];
+
+		if (e->base_resource)
+			continue;
+		for (uint32_t k = 0; k < e->size; k++) {
+			static const uint8_t vals[] = {0xFF, 0x00, 0x80, 0x01};
+			uint8_t keep = f.file[e->start + k];
+
+			for (size_t vi = 0; vi < sizeof vals; vi++) {
+				struct skate_scene *sc;
+
+				f.file[e->start + k] = vals[vi];
+				if (skate_scene_load(&f.s, &f.a, NULL, &sc, NULL) != RC_OK)
+					continue;
+				for (size_t mi = 0; mi < sc->n_meshes; mi++) {
+					struct skate_mesh_stats *st;
+					uint64_t valid = 0;
+
+					if (skate_mesh_stats_build(&f.s, &f.a, sc, mi, &st, NULL) !=
+					    RC_OK)
+						continue;
+					assert_int_equal(skate_mesh_read_vertices(&f.s, &f.a, sc,
+										  mi, 0, 99, &vb),
+							 RC_OK);
+					assert_int_equal(skate_mesh_read_triangles(&f.s, &f.a, sc,
+										   mi, 0, 999, &tb),
+							 RC_OK);
+					for (uint32_t t = 0; t < tb.count; t++)
+						valid += tb.tri[t].valid;
+					if (st->n_raw_tri <= SKATE_TBATCH_MAX)
+						assert_int_equal(valid, st->n_valid_tri);
+					skate_mesh_stats_free(st);
+				}
+				skate_scene_free(sc);
+			}
+			f.file[e->start + k] = keep;
+		}
+	}
+	skate_vbatch_free(&vb);
+	skate_tbatch_free(&tb);
+	fx_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_vertex_ranges),     cmocka_unit_test(test_triangle_ranges),
 	    cmocka_unit_test(test_triangle_invalid),  cmocka_unit_test(test_stats),
 	    cmocka_unit_test(test_stats_hostile),     cmocka_unit_test(test_no_vertex_limit),
-	    cmocka_unit_test(test_stats_adversarial),
+	    cmocka_unit_test(test_stats_adversarial), cmocka_unit_test(test_stats_skater),
+	    cmocka_unit_test(test_mutations),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
