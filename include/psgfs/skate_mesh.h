@@ -375,7 +375,7 @@ enum rc skate_scene_load(const struct src *s, const struct arena *a, const char 
 			 struct skate_scene **out, struct diag *diag);
 void skate_scene_free(struct skate_scene *sc);
 /* Where the hierarchy came from, one line without newline: "built-in Skate skater rig: 57 of
- * 60 bones matched", "hierarchy file: 14 of 14 bones listed" or "none in the PSG: every bone
+ * 60 bones matched", "from the hierarchy file: 14 of 14 bones listed" or "not in the PSG: every bone
  * but 0 hangs from bone 0". */
 void skate_hierarchy_text(const struct skate_scene *sc, char out[96]);
 size_t skate_scene_bytes(const struct skate_scene *sc);

@@ -289,7 +289,7 @@ void skate_hierarchy_text(const struct skate_scene *sc, char out[96])
 {
 	switch (sc->hierarchy) {
 	case SKATE_HIER_TSV:
-		snprintf(out, 96, "hierarchy file: %u of %u bones listed", sc->hier_matched,
+		snprintf(out, 96, "from the hierarchy file: %u of %u bones listed", sc->hier_matched,
 			 sc->n_bones);
 		break;
 	case SKATE_HIER_RIG:
@@ -297,7 +297,7 @@ void skate_hierarchy_text(const struct skate_scene *sc, char out[96])
 			 sc->hier_matched, sc->n_bones);
 		break;
 	default:
-		snprintf(out, 96, "none in the PSG: every bone but 0 hangs from bone 0");
+		snprintf(out, 96, "not in the PSG: every bone but 0 hangs from bone 0");
 		break;
 	}
 }

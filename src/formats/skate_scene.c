@@ -41,7 +41,7 @@ static enum rc read_obj(const struct src *s, const struct arena *a, uint32_t idx
 static uint32_t want_ref(const struct arena *a, uint32_t v, uint32_t want, bool optional,
 			 uint32_t owner, const char *field, struct diag *d)
 {
-	char b1[16], b2[16];
+	char b1[16], b2[16], b3[16];
 	uint32_t obj = 0, off = 0;
 	enum rc r = arena_ref_to(a, v, want, &obj, &off);
 
@@ -53,7 +53,7 @@ static uint32_t want_ref(const struct arena *a, uint32_t v, uint32_t want, bool 
 	}
 	if (r == RC_CORRUPT) {
 		diag_add(d, "object %u (%s): %s -> %u is %s, not %s", owner, tlabel(a, owner, b1),
-			 field, obj, tlabel(a, obj, b2), arena_want_name(want, b2));
+			 field, obj, tlabel(a, obj, b2), arena_want_name(want, b3));
 		return SKATE_NONE;
 	}
 	if (r != RC_OK) {

@@ -126,6 +126,15 @@ static void matrix_rows(struct buf *out, const float m[16])
 	}
 }
 
+/* Where the parents came from: the PSG stores none (docs/skate-objects.md, "Skater rig"). */
+static void hierarchy_line(const struct skate_scene *sc, struct buf *out)
+{
+	char h[96];
+
+	skate_hierarchy_text(sc, h);
+	buf_printf(out, "hierarchy: %s\n", h);
+}
+
 enum rc skate_text_bone(const struct skate_scene *sc, uint32_t bone, struct buf *out)
 {
 	const struct skate_bone *b;
@@ -145,10 +154,7 @@ enum rc skate_text_bone(const struct skate_scene *sc, uint32_t bone, struct buf 
 	} else {
 		buf_puts(out, "parent: none (root)\n");
 	}
-	buf_printf(out, "hierarchy: %s\n",
-		   sc->hierarchy == SKATE_HIER_TSV
-		       ? "from the hierarchy file"
-		       : "default (not in the PSG): every bone except 0 hangs from bone 0");
+	hierarchy_line(sc, out);
 	buf_puts(out, "children:");
 	for (uint32_t i = 0; i < sc->n_bones; i++)
 		if (sc->bones[i].parent == (int32_t)bone) {
@@ -191,11 +197,42 @@ static const char *class_name(uint8_t c)
 	return c == 1 ? "PERVERTEX" : c == 2 ? "PERINSTANCE" : c == 0 ? "NA" : "?";
 }
 
+/* info.txt: how the meshes' positions are stored and scaled, one line per distinct encoding
+ * (docs/skate-objects.md, "Skater vertex encoding"). */
+static void positions_summary(const struct skate_scene *sc, struct buf *out)
+{
+	enum { SHOWN = 8 };
+	const char *enc[SHOWN];
+	size_t count[SHOWN], n = 0, other = 0;
+
+	for (size_t i = 0; i < sc->n_meshes; i++) {
+		const char *e = sc->meshes[i].pos_encoding[0] ? sc->meshes[i].pos_encoding : "none";
+		size_t k = 0;
+
+		while (k < n && strcmp(enc[k], e) != 0)
+			k++;
+		if (k == n && n == SHOWN) {
+			other++;
+			continue;
+		}
+		if (k == n) {
+			enc[n] = e;
+			count[n++] = 0;
+		}
+		count[k]++;
+	}
+	for (size_t k = 0; k < n; k++)
+		buf_printf(out, "positions: %zu mesh%s %s\n", count[k], count[k] == 1 ? "" : "es",
+			   enc[k]);
+	if (other)
+		buf_printf(out, "positions: %zu meshes in other encodings\n", other);
+}
+
 enum rc skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out)
 {
 	const struct skate_scene_mesh *m;
 	const struct skate_vdes *v;
-	char tb[16];
+	char tb[16], enc[64];
 
 	if (mesh >= sc->n_meshes)
 		return RC_NOENT;
@@ -210,11 +247,11 @@ enum rc skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct 
 		return done(out);
 	buf_printf(out,
 		   "stride: %u\nvertex count: %u\ntypes flags: 0x%08X\nstreams: %u\nelements: %u\n"
-		   "frequency divider operation: 0x%04X\n",
+		   "frequency divider operation: 0x%04X\nposition encoding: %s\n",
 		   m->stride, m->vertex_count, v->types_flags, v->num_streams, v->num_elements,
-		   v->freq_div);
-	buf_puts(out,
-		 "\nelement\ttype\tformat\tcomponents\toffset\tstride\tstream\tclass\tusable\n");
+		   v->freq_div, m->pos_encoding[0] ? m->pos_encoding : "none");
+	buf_puts(out, "\nelement\ttype\tformat\tcomponents\toffset\tstride\tstream\tclass\tusable"
+		      "\tdecoded as\n");
 	for (unsigned i = 0; i < v->n_el; i++) {
 		const struct skate_velem *e = &v->el[i];
 		const char *fn = skate_vfmt_name(e->vertex_type);
@@ -224,9 +261,16 @@ enum rc skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct 
 			buf_puts(out, fn);
 		else
 			buf_printf(out, "0x%02X", e->vertex_type);
-		buf_printf(out, "\t%u\t%u\t%u\t%u\t%s\t%s\n", e->num_components, e->offset,
+		buf_printf(out, "\t%u\t%u\t%u\t%u\t%s\t%s\t", e->num_components, e->offset,
 			   e->stride, e->stream, class_name(e->elem_class),
 			   e->usable ? "yes" : "no");
+		if (e->usable) {
+			skate_elem_encoding(&v->elem[i], enc);
+			buf_puts(out, enc);
+		} else {
+			buf_putc(out, '-');
+		}
+		buf_putc(out, '\n');
 	}
 	return done(out);
 }
@@ -503,16 +547,14 @@ void skate_scene_summary(const struct skate_scene *sc, struct buf *out)
 			   sc->n_bones, sc->skeleton_model);
 	else
 		buf_puts(out, "skeleton: none (no readable RenderModelData)\n");
-	buf_printf(out, "hierarchy: %s\n",
-		   sc->hierarchy == SKATE_HIER_TSV
-		       ? "from the hierarchy file"
-		       : "not in the PSG; every bone except 0 hangs from bone 0");
+	hierarchy_line(sc, out);
 	if (sc->n_nonrigid)
 		buf_printf(out, "non-rigid bind matrices: %u\n", sc->n_nonrigid);
 	buf_printf(out,
 		   "models: %u\nmeshes: %zu (%zu decodable)\nvertices: %llu\ntriangles: %llu\n",
 		   sc->n_models, sc->n_meshes, ok, (unsigned long long)sc->total_vertices,
 		   (unsigned long long)sc->total_triangles);
+	positions_summary(sc, out);
 	buf_printf(out, "mesh problems: %zu\n", sc->n_problems);
 }
 
@@ -524,22 +566,29 @@ bool skate_mesh_object_has_text(uint32_t t)
 	       t == RW_T_IB || t == RW_T_MESHHELPER;
 }
 
-static void ref_text(struct buf *out, const struct arena *a, const char *field, uint32_t v)
+/* A reference field by the one rule (arena_ref_to): what it names, or why it names nothing. */
+static void ref_text(struct buf *out, const struct arena *a, const char *field, uint32_t v,
+		     uint32_t want)
 {
-	uint32_t obj, off;
-	enum rc r = arena_resolve_ref(a, v, &obj, &off);
-	char tb[16];
+	uint32_t obj = 0, off = 0;
+	enum rc r = arena_ref_to(a, v, want, &obj, &off);
+	char tb[16], wb[16];
 
 	buf_printf(out, "%s: 0x%08X", field, v);
-	if (r == RC_NOENT)
+	if (r == RC_NOENT) {
 		buf_puts(out, " (null)\n");
-	else if (r != RC_OK || obj >= a->n_dict)
+		return;
+	}
+	if ((r != RC_OK && r != RC_CORRUPT) || obj >= a->n_dict) {
 		buf_printf(out, " (does not resolve: %s)\n", rc_str(r));
-	else if (v >> 22)
-		buf_printf(out, " -> %04u.%s+0x%X\n", obj, rw_type_label(a->dict[obj].type_id, tb),
-			   off);
-	else
-		buf_printf(out, " -> %04u.%s\n", obj, rw_type_label(a->dict[obj].type_id, tb));
+		return;
+	}
+	buf_printf(out, " -> %04u.%s", obj, rw_type_label(a->dict[obj].type_id, tb));
+	if (v >> 22)
+		buf_printf(out, "+0x%X", off);
+	if (r == RC_CORRUPT)
+		buf_printf(out, " (not a %s)", arena_want_name(want, wb));
+	buf_putc(out, '\n');
 }
 
 static void aabb_text(struct buf *out, const char *field, const float *v)
@@ -573,9 +622,9 @@ static void text_model(struct buf *out, const struct arena *a, const struct skat
 		char f[48];
 
 		snprintf(f, sizeof f, "mesh %u", k);
-		ref_text(out, a, f, m->meshes[k].mesh);
+		ref_text(out, a, f, m->meshes[k].mesh, RW_T_OPTIMESH);
 		snprintf(f, sizeof f, "mesh %u material", k);
-		ref_text(out, a, f, m->meshes[k].material);
+		ref_text(out, a, f, m->meshes[k].material, RW_T_RENDERMATERIAL);
 	}
 	buf_printf(out, "\nisland AABBs (%u):\n", m->n_aabbs);
 	for (uint32_t i = 0; i < m->n_aabbs; i++) {
@@ -596,14 +645,14 @@ static void text_optimesh(struct buf *out, const struct arena *a, const struct s
 {
 	aabb_text(out, "m_BBox", m->bbox);
 	buf_printf(out, "m_uiNumVerts: %u\n", m->num_verts);
-	ref_text(out, a, "m_pMaterial", m->material);
-	ref_text(out, a, "m_pVertexDescriptor", m->vdes);
-	ref_text(out, a, "m_pMeshHelper", m->mesh_helper);
-	ref_text(out, a, "m_pIndexBuffer", m->ib);
-	ref_text(out, a, "m_pVertexBuffer", m->vb);
+	ref_text(out, a, "m_pMaterial", m->material, RW_T_RENDERMATERIAL);
+	ref_text(out, a, "m_pVertexDescriptor", m->vdes, RW_T_VDES);
+	ref_text(out, a, "m_pMeshHelper", m->mesh_helper, RW_T_MESHHELPER);
+	ref_text(out, a, "m_pIndexBuffer", m->ib, RW_T_IB);
+	ref_text(out, a, "m_pVertexBuffer", m->vb, RW_T_VB);
 	buf_printf(out, "m_uiNumIslands: %u\n", m->num_islands);
-	ref_text(out, a, "m_pIslandAreas", m->island_areas);
-	ref_text(out, a, "m_pIslandAABBs", m->island_aabbs);
+	ref_text(out, a, "m_pIslandAreas", m->island_areas, ARENA_WANT_UNKNOWN);
+	ref_text(out, a, "m_pIslandAABBs", m->island_aabbs, ARENA_WANT_UNKNOWN);
 	buf_printf(out,
 		   "m_pIslandDrawParams: 0x%X\nm_uiNumRemapIndices: %u\nm_pRemapTable: 0x%X\n"
 		   "m_uiNumBlendShapes: %u\nm_pBlendShapeTable: 0x%X\nm_szBlendShapeNames: 0x%X\n"
@@ -698,7 +747,7 @@ enum rc skate_mesh_object_text(const struct src *s, const struct arena *a, uint3
 
 		r = skate_vb_parse(p, n, &v);
 		if (r == RC_OK) {
-			ref_text(out, a, "m_buffer", v.buffer);
+			ref_text(out, a, "m_buffer", v.buffer, ARENA_WANT_BASERES);
 			buf_printf(
 			    out,
 			    "m_offset: %u\nm_bufferSize: %u\nm_location: %u\nm_lockFlags: %u\n"
@@ -710,7 +759,7 @@ enum rc skate_mesh_object_text(const struct src *s, const struct arena *a, uint3
 
 		r = skate_ib_parse(p, n, &v);
 		if (r == RC_OK) {
-			ref_text(out, a, "m_buffer", v.buffer);
+			ref_text(out, a, "m_buffer", v.buffer, ARENA_WANT_BASERES);
 			buf_printf(
 			    out,
 			    "m_offset: %u\nm_numIndices: %u\nm_stride: %u\nm_indexType: %u (%s)\n"
@@ -734,7 +783,7 @@ enum rc skate_mesh_object_text(const struct src *s, const struct arena *a, uint3
 				snprintf(f, sizeof f, "%s %u",
 					 i < m.n_ib ? "index buffer" : "vertex buffer",
 					 i < m.n_ib ? i : i - m.n_ib);
-				ref_text(out, a, f, m.refs[i]);
+				ref_text(out, a, f, m.refs[i], i < m.n_ib ? RW_T_IB : RW_T_VB);
 			}
 			skate_mesh_helper_free(&m);
 		}

@@ -1305,7 +1305,7 @@ static void test_rig_threshold(void **state)
 	assert_int_equal(sc->hierarchy, SKATE_HIER_DEFAULT);
 	assert_int_equal(sc->bones[2].parent, 0);
 	skate_hierarchy_text(sc, line);
-	assert_string_equal(line, "none in the PSG: every bone but 0 hangs from bone 0");
+	assert_string_equal(line, "not in the PSG: every bone but 0 hangs from bone 0");
 	skate_scene_free(sc);
 	arena_free(&f.a);
 	free(f.file);
