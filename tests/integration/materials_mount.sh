@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13: a model's materials link into its companion texture arena. In a folder mount,
+# A model's materials link into its companion texture arena. In a folder mount,
 # materials/NN.name/ holds material.txt and relative links diffuse.dds|png ... that resolve to
 # byte-identical files of <stem>_Textures.psg/textures/; a single-file mount names the
 # companion it would use; missing, broken or wrong companions are listed, never fatal.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 2: a PSA mounted for real; per-sequence PSAs read back through psgfs itself and, when
+# A PSA mounted for real; per-sequence PSAs read back through psgfs itself and, when
 # darkplaces-server is installed, load in DarkPlaces with a PSK of the same skeleton.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 3: generated arenas mounted for real (normal, shuffled dictionary, textures, several
+# Generated arenas mounted for real (normal, shuffled dictionary, textures, several
 # hundred objects). Every objects/*.bin must hash to what the generator recorded it wrote.
 . "$(dirname "$0")/lib.sh"
 

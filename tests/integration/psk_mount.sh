@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 2: a PSK mounted for real. Tree layout, exact sizes, bytes equal to the source chunks,
+# A PSK mounted for real. Tree layout, exact sizes, bytes equal to the source chunks,
 # stable inodes across remounts, sorted listings, mtime, EROFS, repeatable reads.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 4: a generated skinned arena mounted for real. Bones, hierarchy, palettes, vertex and
+# A generated skinned arena mounted for real. Bones, hierarchy, palettes, vertex and
 # triangle counts equal the generator's truth; skin weights sum to 1 per vertex; the exported
 # .psk reads back through psgfs itself and loads in DarkPlaces; hostile variants report.
 . "$(dirname "$0")/lib.sh"
@@ -89,7 +89,7 @@ check "more than 65536 wedges: export/big.pskx" test -f "$b/export/big.pskx"
 cp "$b/export/big.pskx" "$WORK/big.pskx"
 check "pskx uses FACE3200" bash -c "'$PSGFS_TOOL' ls '$WORK/big.pskx' chunks | grep -q FACE3200"
 
-# Issue 10: skater encodings (S1x4 positions in 1/16384 model units, UB256 weights / 255) and
+# Skater encodings (S1x4 positions in 1/16384 model units, UB256 weights / 255) and
 # the built-in skater rig as the hierarchy when bone names match it.
 sk=$WORK/sk.psg
 "$PSGFS_GEN" skinned --skater --rig-names --truth "$WORK/sk.truth" "$sk"

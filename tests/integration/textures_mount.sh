@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5: a generated texture arena mounted for real. Every texture has a .dds and a .png that
+# A generated texture arena mounted for real. Every texture has a .dds and a .png that
 # ImageMagick decodes to the dimensions info.txt lists (cube maps: six frames); sizes exact.
 . "$(dirname "$0")/lib.sh"
 

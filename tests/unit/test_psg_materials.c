@@ -1,5 +1,5 @@
 /*
- * Issue 13: a model's materials and their resolution to textures (src/tree/psg_materials.c),
+ * A model's materials and their resolution to textures (src/tree/psg_materials.c),
  * over builder-made arenas: labels, own-TOC and companion GUIDs, the first of equal GUIDs,
  * what material.txt says when nothing resolves.
  */
