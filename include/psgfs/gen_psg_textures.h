@@ -66,6 +66,8 @@ struct gen_tex_truth {
 const struct gen_tex_spec *gen_tex_default_specs(size_t *n);
 
 /* Build the arena into out. rec and truth are optional. */
+/* The default set (every format); a set shaped like a real 19-texture arena (benchmarks). */
+const struct gen_tex_spec *gen_tex_real_specs(size_t *n);
 enum rc gen_psg_textures(const struct gen_tex_opts *o, struct buf *out, struct psg_gen_record *rec,
 			 struct gen_tex_truth *truth);
 void gen_tex_truth_free(struct gen_tex_truth *t);

@@ -47,6 +47,36 @@ const struct gen_tex_spec *gen_tex_default_specs(size_t *n)
 	return default_specs;
 }
 
+/* Shaped like a real 2 MB Skate 3 texture arena (19 textures, 38 files): DXT1/DXT5 with full
+ * mip chains up to 1024x1024, one cube map. For benchmarks of listings and first reads. */
+static const struct gen_tex_spec real_specs[] = {
+    {GCM_TEX_DXT1, 1024, 1024, 0, false, 0, false, 0},
+    {GCM_TEX_DXT5, 512, 512, 0, false, 0, false, 0},
+    {GCM_TEX_DXT5, 512, 512, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 512, 512, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 256, 256, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 256, 256, 0, false, 0, true, 0},
+    {GCM_TEX_DXT5, 256, 256, 0, false, 0, false, 0},
+    {GCM_TEX_DXT5, 256, 256, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 256, 128, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 128, 128, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 128, 128, 0, false, 0, false, 0},
+    {GCM_TEX_DXT5, 128, 128, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 64, 64, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 64, 64, 0, false, 0, false, 0},
+    {GCM_TEX_DXT5, 64, 64, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 32, 32, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 128, 128, 0, true, 0, false, 0},
+    {GCM_TEX_DXT5, 128, 64, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 16, 16, 0, false, 0, false, 0},
+};
+
+const struct gen_tex_spec *gen_tex_real_specs(size_t *n)
+{
+	*n = sizeof real_specs / sizeof real_specs[0];
+	return real_specs;
+}
+
 static uint8_t base_of(uint8_t f)
 {
 	return (uint8_t)(f & ~(LN | UN));

@@ -78,6 +78,8 @@ static void usage(FILE *out)
 	    "textures:\n"
 	    "  --platform P        ps3 (default), x360 (an Xbox 360 .rx2 arena of twins) or\n"
 	    "                      ps3-twin (the PS3 arena those twins match)\n"
+	    "  --real-shape        ps3: 19 DXT1/DXT5 textures up to 1024x1024 with full mip\n"
+	    "                      chains and one cube map, shaped like a real 2 MB arena\n"
 	    "  --short-cube        ps3: also a DXT5 256x256 cube map whose base resource holds\n"
 	    "                      only its first face (as a real tool-made arena does)\n"
 	    "\n"
@@ -112,6 +114,7 @@ enum {
 	O_HIER,
 	O_PLATFORM,
 	O_SHORT_CUBE,
+	O_REAL_SHAPE,
 	O_OVERLAP,
 	O_BASERES_FIRST,
 	O_SKATER,
@@ -146,6 +149,7 @@ static const struct option longopts[] = {
     {"hierarchy-out", required_argument, NULL, O_HIER},
     {"platform", required_argument, NULL, O_PLATFORM},
     {"short-cube", no_argument, NULL, O_SHORT_CUBE},
+    {"real-shape", no_argument, NULL, O_REAL_SHAPE},
     {"overlap", no_argument, NULL, O_OVERLAP},
     {"baseres-first", no_argument, NULL, O_BASERES_FIRST},
     {"skater", no_argument, NULL, O_SKATER},
@@ -384,7 +388,7 @@ int main(int argc, char **argv)
 	struct gen_skinned_opts sk = {.layout = -1};
 	struct gen_skinned_truth truth = {0};
 	const char *truth_path = NULL, *hier_path = NULL, *platform = "ps3";
-	bool short_cube = false;
+	bool short_cube = false, real_shape = false;
 	uint64_t seed = 1, shuffle = 0, size = 1 << 20;
 	const char *record = NULL, *kind, *out;
 	struct buf b;
@@ -507,6 +511,9 @@ int main(int argc, char **argv)
 		case O_SHORT_CUBE:
 			short_cube = true;
 			break;
+		case O_REAL_SHAPE:
+			real_shape = true;
+			break;
 		case O_OVERLAP:
 			pa.overlap = true;
 			break;
@@ -549,6 +556,9 @@ int main(int argc, char **argv)
 		r = gen_psg_sized(size, seed, &b, &rec);
 	} else if (!strcmp(kind, "textures")) {
 		struct gen_tex_opts to = {.shuffle_seed = shuffle, .short_cube = short_cube};
+
+		if (real_shape)
+			to.specs = gen_tex_real_specs(&to.n_specs);
 
 		if (!strcmp(platform, "x360"))
 			r = gen_x360_textures(NULL, &b, &rec, NULL);

@@ -79,4 +79,14 @@ if command -v identify > /dev/null; then
 	check "short cube: and the .png as 256x256" \
 		test "$(identify -format '%wx%h' "$sm/textures/$cube.png")" = 256x256
 fi
+# The benchmark shape: 19 DXT1/DXT5 textures up to 1024x1024 with full chains, one cube map.
+real=$WORK/real.psg
+"$PSGFS_GEN" textures --real-shape "$real"
+rm=$WORK/r
+mount_psgfs "$real" "$rm"
+check "real shape: 38 files in textures/" test "$(ls "$rm/textures" | wc -l)" = 38
+check "real shape: one cube map, the largest 1024x1024 with 11 levels" bash -c "
+	[ \$(grep -c ' cube\$' '$rm/info.txt') = 1 ] && grep -q ' DXT1 1024x1024 11 2d\$' '$rm/info.txt'"
+check "real shape: no problems" test ! -s "$rm/errors.txt"
+
 finish
