@@ -1,9 +1,10 @@
 /*
- * Deterministic PS3 texture arenas (spec rw4-arena.md §11 texture recipe, §16.4-§16.7):
- * dictionary [BaseResource (align 0x80), Texture (align 4)] x k, TableOfContents (names after
- * the entries, "0x%016llx.Texture", type RwHash32("Texture")), VersionData (8 bytes) last;
- * 10-type registry, RD[5].alignment 0x80, no subreferences. Pixel content is gradients plus
- * an 8-pixel checker, different per face and mip level, so layout mistakes show.
+ * Deterministic PS3 texture arenas (docs/skate-objects.md, "Texel layout", "Cube maps",
+ * "Texture sizes", "Texture names"): dictionary [BaseResource (align 0x80), Texture (align 4)] x k,
+ * TableOfContents (names after the entries, "0x%016llx.Texture", type RwHash32("Texture")),
+ * VersionData (8 bytes) last; 10-type registry, RD[5].alignment 0x80, no subreferences. Pixel
+ * content is gradients plus an 8-pixel checker, different per face and mip level, so layout
+ * mistakes show.
  */
 #ifndef PSGFS_GEN_PSG_TEXTURES_H
 #define PSGFS_GEN_PSG_TEXTURES_H

@@ -289,8 +289,8 @@ void skate_hierarchy_text(const struct skate_scene *sc, char out[96])
 {
 	switch (sc->hierarchy) {
 	case SKATE_HIER_TSV:
-		snprintf(out, 96, "from the hierarchy file: %u of %u bones listed", sc->hier_matched,
-			 sc->n_bones);
+		snprintf(out, 96, "from the hierarchy file: %u of %u bones listed",
+			 sc->hier_matched, sc->n_bones);
 		break;
 	case SKATE_HIER_RIG:
 		snprintf(out, 96, "built-in Skate skater rig: %u of %u bones matched",

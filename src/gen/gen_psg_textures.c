@@ -1,7 +1,8 @@
 /*
- * Texture arena generator (spec §11 texture recipe, §16.4-§16.7). The texel encoders here are
- * written independently of the loader's converters (only the swizzle order and the DXT block
- * decoder, each unit-tested on their own, are shared), so a generated arena checks the loader.
+ * Texture arena generator (docs/rw4-arena.md, "Writing an arena"; docs/skate-objects.md, "Texel
+ * layout", "Cube maps", "Texture sizes", "Texture names"). The texel encoders here are written
+ * independently of the loader's converters (only the swizzle order and the DXT block decoder, each
+ * unit-tested on their own, are shared), so a generated arena checks the loader.
  */
 #include <stdio.h>
 #include <stdlib.h>
