@@ -30,20 +30,37 @@ static int name_ix_cmp(const void *x, const void *y)
 	return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
 }
 
-static int64_t find_bone(const struct name_ix *ix, uint32_t n, const char *name)
+static int name_ix_casecmp(const void *x, const void *y)
+{
+	const struct name_ix *a = x, *b = y;
+	int c = strcasecmp(a->name, b->name);
+
+	return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static int64_t find_in(const struct name_ix *ix, uint32_t n, const char *name,
+		       int (*cmp)(const char *, const char *))
 {
 	uint32_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(ix[mid].name, name);
 
-		if (c < 0)
+		if (cmp(ix[mid].name, name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < n && !strcmp(ix[lo].name, name) ? (int64_t)ix[lo].idx : -1;
+	return lo < n && !cmp(ix[lo].name, name) ? (int64_t)ix[lo].idx : -1;
+}
+
+/* The bone of that name: spelled exactly, else ignoring case (files and tools disagree on
+ * case: "Hips", "HIPS"), the lowest index first. ix holds n exact-sorted then n case-sorted. */
+static int64_t find_bone(const struct name_ix *ix, uint32_t n, const char *name)
+{
+	int64_t b = find_in(ix, n, name, strcmp);
+
+	return b >= 0 ? b : find_in(ix + n, n, name, strcasecmp);
 }
 
 static bool is_root_word(const char *s)
@@ -52,11 +69,12 @@ static bool is_root_word(const char *s)
 	       !strcasecmp(s, "null") || !strcasecmp(s, "root:");
 }
 
-/* Bones sorted by name (exact), with a diag line for each duplicate name. */
+/* Bones sorted by name, exactly and ignoring case (2n entries), with a diag line for each
+ * duplicate name. */
 static struct name_ix *name_index(const struct skate_scene *sc, struct diag *d)
 {
 	uint32_t n = sc->n_bones;
-	struct name_ix *ix = xcalloc_n(n, sizeof *ix);
+	struct name_ix *ix = xcalloc_n(2 * (size_t)n, sizeof *ix);
 
 	if (!ix)
 		return NULL;
@@ -65,6 +83,8 @@ static struct name_ix *name_index(const struct skate_scene *sc, struct diag *d)
 		ix[i].idx = i;
 	}
 	qsort(ix, n, sizeof *ix, name_ix_cmp);
+	memcpy(ix + n, ix, n * sizeof *ix);
+	qsort(ix + n, n, sizeof *ix, name_ix_casecmp);
 	for (uint32_t i = 0; i + 1 < n; i++)
 		if (!strcmp(ix[i].name, ix[i + 1].name))
 			diag_add(d,

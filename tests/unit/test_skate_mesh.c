@@ -835,6 +835,31 @@ static void test_hierarchy_cycles(void **state)
 	fx_free(&f);
 }
 
+/* Hierarchy files match bone names exactly first, else ignoring case. */
+static void test_hierarchy_case(void **state)
+{
+	struct gen_skinned_opts o = {.seed = 11, .n_bones = 4, .n_meshes = 1};
+	struct fx f;
+	struct skate_scene *sc;
+	struct diag d;
+	const char *tsv = "BONE_001\troot\n"
+			  "bone_002\tbone_001\n"
+			  "Bone_003\tBONE_002\n";
+
+	(void)state;
+	fx_gen(&f, &o);
+	diag_init(&d);
+	assert_int_equal(skate_scene_load(&f.s, &f.a, tsv, &sc, &d), RC_OK);
+	assert_false(diag_has(&d, "unknown"));
+	assert_int_equal(sc->bones[1].parent, 0);
+	assert_int_equal(sc->bones[2].parent, 1);
+	assert_int_equal(sc->bones[3].parent, 2);
+	assert_int_equal(sc->hier_matched, 3);
+	skate_scene_free(sc);
+	diag_free(&d);
+	fx_free(&f);
+}
+
 /* A whole streamed mesh view into b (fresh). */
 static void render_view(enum rc (*fn)(const struct view_mesh *, uint64_t, struct emit *),
 			const struct view_mesh *vm, struct buf *b)
@@ -1479,6 +1504,7 @@ int main(void)
 	    cmocka_unit_test(test_scene_truth),
 	    cmocka_unit_test(test_formats_covered),
 	    cmocka_unit_test(test_hierarchy_cycles),
+	    cmocka_unit_test(test_hierarchy_case),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_mutations),
 	    cmocka_unit_test(test_text),
