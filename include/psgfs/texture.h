@@ -4,9 +4,9 @@
  * layout, canonical rows read on demand, DDS headers, pictures, DXT decoding, the RSX swizzle.
  *
  * Layout rules (documented decisions, see texture.c for the reasons):
- * - DXT1/3/5 are block-linear and tightly packed per level (docs/skate-objects.md, "Texel layout");
- * the LN flag and the pitch field do not change that (a pitch that disagrees is reported in the
- * text view only).
+ * - DXT1/3/5 are block-linear and tightly packed per level (docs/skate-objects.md, "Texel
+ *   layout"); the LN flag and the pitch field do not change that (a pitch that disagrees is a
+ *   problem line, and the texture still reads).
  * - Uncompressed without LN (0x20) are swizzled per level (RSX Z-order: x bit, then y bit,
  *   from bit 0 up; the larger dimension's extra bits on top). Swizzling needs power-of-two
  *   sizes: a non-power-of-two texture without LN is a problem line and is read as linear,
