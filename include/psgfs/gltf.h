@@ -41,7 +41,11 @@
 #include "psgfs/result.h"
 
 /* An untrusted name: at most len bytes, ending early at a NUL. Written as a JSON string with
- * control bytes, quotes and backslashes escaped and invalid UTF-8 replaced by U+FFFD. */
+ * control bytes, quotes and backslashes escaped and invalid UTF-8 replaced by U+FFFD, cut at a
+ * character boundary to GLTF_NAME_MAX bytes of UTF-8 (Blender keeps 63 and its 3.4 importer
+ * fails on a name it has to cut inside a character). An empty name is written as
+ * "<kind>_<index>" (node_3, target_0...). */
+#define GLTF_NAME_MAX 63
 struct gltf_name {
 	const void *p;
 	size_t len;

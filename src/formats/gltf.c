@@ -822,7 +822,7 @@ static enum rc render_data(const struct gltf_plan *p, void *ctx, const struct gl
 
 		/* A window needs only the elements up to its end. */
 		if (!e->counting && e->stop_at > e->b.len) {
-			size_t want = (e->stop_at - e->b.len + v->elem - 1) / v->elem;
+			size_t want = (e->stop_at - e->b.len) / v->elem + 1;
 
 			n = want < n ? want : n;
 		}

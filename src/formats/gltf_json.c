@@ -36,40 +36,50 @@ static size_t utf8_seq(const unsigned char *p, size_t n)
 void gltf_json_string(struct buf *b, const struct gltf_name *nm)
 {
 	const unsigned char *p = nm->p;
-	size_t n = 0;
+	size_t n = 0, out = 0; /* out: UTF-8 bytes the name has so far */
 
 	while (p && n < nm->len && p[n])
 		n++;
 	buf_putc(b, '"');
 	for (size_t i = 0; i < n;) {
 		unsigned c = p[i];
-		size_t k;
+		size_t k = c < 0x80 ? 1 : utf8_seq(p + i, n - i);
+		size_t cost = k ? k : 3; /* U+FFFD takes 3 bytes */
 
+		if (out + cost > GLTF_NAME_MAX)
+			break;
+		out += cost;
 		if (c == '"' || c == '\\') {
 			buf_putc(b, '\\');
 			buf_putc(b, (char)c);
-			i++;
 		} else if (c < 0x20 || c == 0x7F) {
 			buf_printf(b, "\\u%04x", c);
-			i++;
-		} else if (c < 0x80) {
-			buf_putc(b, (char)c);
-			i++;
-		} else if ((k = utf8_seq(p + i, n - i)) != 0) {
+		} else if (k) {
 			buf_put(b, p + i, k);
-			i += k;
 		} else {
 			buf_puts(b, "\\ufffd");
-			i++;
 		}
+		i += k ? k : 1;
 	}
 	buf_putc(b, '"');
 }
 
-static void put_name(struct buf *b, const struct gltf_name *nm)
+/* A name, or "<kind>_<index>" when it is empty (importers rename empty names, and Blender's
+ * then cannot find its own shape keys). */
+static void name_or(struct buf *b, const struct gltf_name *nm, const char *kind, uint32_t i)
+{
+	const unsigned char *p = nm->p;
+
+	if (p && nm->len && p[0])
+		gltf_json_string(b, nm);
+	else
+		buf_printf(b, "\"%s_%u\"", kind, i);
+}
+
+static void put_name(struct buf *b, const struct gltf_name *nm, const char *kind, uint32_t i)
 {
 	buf_puts(b, "\"name\":");
-	gltf_json_string(b, nm);
+	name_or(b, nm, kind, i);
 }
 
 static void put_f32(struct buf *b, float f)
@@ -107,7 +117,7 @@ static void node_item(const struct gltf_plan *p, uint32_t i, struct buf *b)
 	if (i < m->n_nodes) {
 		float t[3], r[4], s[3];
 
-		put_name(b, &m->nodes[i].name);
+		put_name(b, &m->nodes[i].name, "node", i);
 		gltf_node_trs(&m->nodes[i], t, r, s);
 		if (t[0] != 0 || t[1] != 0 || t[2] != 0)
 			put_vec(b, "translation", t, 3);
@@ -116,11 +126,11 @@ static void node_item(const struct gltf_plan *p, uint32_t i, struct buf *b)
 		if (s[0] != 1 || s[1] != 1 || s[2] != 1)
 			put_vec(b, "scale", s, 3);
 	} else if (p->synth_root && i == m->n_nodes) {
-		put_name(b, &root);
+		put_name(b, &root, "node", i);
 	} else {
 		uint32_t mi = i - m->n_nodes - p->synth_root;
 
-		put_name(b, &m->meshes[mi].name);
+		put_name(b, &m->meshes[mi].name, "mesh", mi);
 		buf_printf(b, ",\"mesh\":%u", mi);
 		if (m->meshes[mi].skinned)
 			buf_puts(b, ",\"skin\":0");
@@ -194,7 +204,7 @@ static void mesh_item(const struct gltf_plan *p, uint32_t mi, struct buf *b)
 	struct mesh_accs a = mesh_accs(p, mi);
 
 	buf_putc(b, '{');
-	put_name(b, &me->name);
+	put_name(b, &me->name, "mesh", mi);
 	buf_puts(b, ",\"primitives\":[");
 	for (uint32_t k = 0; k < me->n_prims; k++) {
 		buf_puts(b, k ? ",{" : "{");
@@ -213,7 +223,7 @@ static void mesh_item(const struct gltf_plan *p, uint32_t mi, struct buf *b)
 		for (uint32_t t = 0; t < me->n_targets; t++) {
 			if (t)
 				buf_putc(b, ',');
-			gltf_json_string(b, &me->targets[t].name);
+			name_or(b, &me->targets[t].name, "target", t);
 		}
 		buf_puts(b, "]}");
 	}
@@ -235,7 +245,7 @@ static void material_item(const struct gltf_plan *p, uint32_t i, struct buf *b)
 	const struct gltf_material *mt = &p->m->materials[i];
 
 	buf_putc(b, '{');
-	put_name(b, &mt->name);
+	put_name(b, &mt->name, "material", i);
 	/* glTF's default is fully metallic, which renders dark without an environment. */
 	buf_puts(b, ",\"pbrMetallicRoughness\":{\"metallicFactor\":0");
 	if (mt->image >= 0)
@@ -249,7 +259,7 @@ static void image_item(const struct gltf_plan *p, uint32_t i, struct buf *b)
 	struct gltf_name mime = {im->mime, strlen(im->mime)};
 
 	buf_putc(b, '{');
-	put_name(b, &im->name);
+	put_name(b, &im->name, "image", i);
 	buf_printf(b, ",\"bufferView\":%u,\"mimeType\":", p->image_view[i]);
 	gltf_json_string(b, &mime);
 	buf_putc(b, '}');
@@ -264,7 +274,7 @@ static void anim_item(const struct gltf_plan *p, uint32_t ai, struct buf *b)
 	uint32_t np = anim_paths(an), base = p->anim_acc[ai];
 
 	buf_putc(b, '{');
-	put_name(b, &an->name);
+	put_name(b, &an->name, "animation", ai);
 	buf_puts(b, ",\"channels\":[");
 	for (uint32_t k = 0; k < an->n_channels; k++)
 		for (uint32_t q = 0; q < np; q++)
