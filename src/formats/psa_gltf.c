@@ -1,6 +1,6 @@
 /*
- * PSA sequences as glTF animations (docs/gltf.md): the bones as a skinless-mesh skin's joints
- * (so importers build an armature), each sequence one animation sampled at its own rate with
+ * PSA sequences as glTF animations (docs/gltf.md): the bones as the joints of a skin no mesh
+ * uses (so importers build an armature), each sequence one animation sampled at its own rate with
  * LINEAR translation and rotation samplers for every bone, and scale samplers when the
  * sequence has scale keys. Keys are read from ANIMKEYS/SCALEKEYS while rendering.
  */

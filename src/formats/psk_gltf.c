@@ -234,6 +234,8 @@ static enum rc fill_vertices(const struct pg_ctx *c, const struct gltf_req *q, u
 
 /* ---- faces: primitive p's triangles in file order, from the nearest checkpoint ---- */
 
+#define FACE_READ 256 /* faces read at once: a batch of indices rarely needs many more */
+
 static enum rc fill_indices(const struct pg_ctx *c, uint32_t prim, uint64_t first, size_t n,
 			    uint32_t *out)
 {
@@ -241,7 +243,7 @@ static enum rc fill_indices(const struct pg_ctx *c, uint32_t prim, uint64_t firs
 	const struct psk_index *ix = g->ix;
 	const struct pg_cps *cp = &g->face_cp[prim];
 	uint64_t tri0 = first / 3, j = tri0 / PG_CP_EVERY, t, face, end = first + n;
-	struct psk_face *f = xcalloc_n(GLTF_BATCH, sizeof *f);
+	struct psk_face *f = xcalloc_n(FACE_READ, sizeof *f);
 	size_t got = 0;
 	enum rc r = f ? RC_OK : RC_NOMEM;
 
@@ -250,7 +252,7 @@ static enum rc fill_indices(const struct pg_ctx *c, uint32_t prim, uint64_t firs
 	t = j * PG_CP_EVERY;
 	face = r == RC_OK ? cp->v[j] : 0;
 	while (r == RC_OK && got < n && face < ix->faces.n) {
-		size_t k = ix->faces.n - face < GLTF_BATCH ? ix->faces.n - face : GLTF_BATCH;
+		size_t k = ix->faces.n - face < FACE_READ ? ix->faces.n - face : FACE_READ;
 
 		r = psk_get_faces(c->s, ix, (size_t)face, k, f);
 		for (size_t i = 0; r == RC_OK && i < k && got < n; i++) {

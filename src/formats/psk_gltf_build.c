@@ -364,7 +364,7 @@ static int32_t bone_named(const struct psk_index *ix, const uint8_t *name)
 }
 
 /*
- * Sockets as children of their bone. SKELSOCK holds UE's own values (docs/psk-psa.md,
+ * Sockets as children of their bone. SKELSOCK holds UE's own values (docs/gltf.md,
  * "Sockets"): mirrored into PSK space like the rest (Y negated, the rotation reflected).
  */
 static enum rc socket_nodes(struct psk_gltf *g, const struct src *s)

@@ -4,8 +4,8 @@
 
 #include "psgfs/psk_gltf.h"
 
-#define PG_CP_EVERY 1024u /* faces / morph vertices between checkpoints */
-#define PG_NONE_KEY 256	  /* faces whose material is out of range: glTF's default material */
+#define PG_CP_EVERY 256u /* triangles / morph vertices between checkpoints */
+#define PG_NONE_KEY 256	 /* faces whose material is out of range: glTF's default material */
 #define PG_N_KEYS   257
 
 /* A growable list of 64-bit checkpoints. */

@@ -345,6 +345,31 @@ static void check_unit(const struct glb_doc *d, size_t acc)
 	free(v);
 }
 
+/* The struct tm's influences after repair: duplicates merged, out-of-range joints, NaN and
+ * negative weights dropped, the rest renormalised; nothing left: joint 0. */
+static void check_tm_influences(const struct glb_doc *d, const struct jv *attrs)
+{
+	static const double want[NV][4][2] = {
+	    {{0, 0.75}, {1, 0.25}},
+	    {{0, 1}},
+	    {{2, 1}},
+	    {{1, 1}},
+	    {{0, 1.0 / 6}, {1, 2.0 / 6}, {2, 3.0 / 6}},
+	    {{1, 1.0 / 3}, {2, 2.0 / 3}},
+	};
+	static const int count[NV] = {2, 1, 1, 1, 3, 2};
+
+	for (size_t k = 0; k < NV; k++) {
+		double got[4][2];
+
+		assert_int_equal(influences_of(d, attrs, k, got), count[k]);
+		for (int i = 0; i < count[k]; i++) {
+			assert_true(got[i][0] == want[k][i][0]);
+			assert_true(fabs(got[i][1] - want[k][i][1]) < 1e-6);
+		}
+	}
+}
+
 /* The JSON part item by item, each rendered alone, is the JSON part. */
 static void check_json_items(const struct gltf_plan *p, void *ctx, const uint8_t *whole)
 {
@@ -396,29 +421,7 @@ static void test_model(void **state)
 	const struct jv *attrs = jget(prim, "attributes");
 
 	check_influences(&d, attrs, 3);
-	{
-		/* Duplicates merged, out-of-range joints, NaN and negative weights dropped,
-		 * the rest renormalised; nothing left: joint 0. */
-		static const double want[NV][4][2] = {
-		    {{0, 0.75}, {1, 0.25}},
-		    {{0, 1}},
-		    {{2, 1}},
-		    {{1, 1}},
-		    {{0, 1.0 / 6}, {1, 2.0 / 6}, {2, 3.0 / 6}},
-		    {{1, 1.0 / 3}, {2, 2.0 / 3}},
-		};
-		static const int count[NV] = {2, 1, 1, 1, 3, 2};
-
-		for (size_t k = 0; k < NV; k++) {
-			double got[4][2];
-
-			assert_int_equal(influences_of(&d, attrs, k, got), count[k]);
-			for (int i = 0; i < count[k]; i++) {
-				assert_true(got[i][0] == want[k][i][0]);
-				assert_true(fabs(got[i][1] - want[k][i][1]) < 1e-6);
-			}
-		}
-	}
+	check_tm_influences(&d, attrs);
 	check_unit(&d, (size_t)jnum(attrs, "NORMAL", -1));
 	v = glb_acc(&d, (size_t)jnum(attrs, "POSITION", -1), &cnt, &nc);
 	assert_true(cnt == NV && v[2 * 3 + 1] == 0 && v[4 * 3 + 2] == 0 && v[0] == -7.5);
