@@ -88,7 +88,7 @@ void psk_gltf_free(struct psk_gltf *g)
 	gltf_plan_free(&g->plan);
 	for (uint32_t i = 0; g->face_cp && i < g->mesh.n_prims; i++)
 		free(g->face_cp[i].v);
-	for (uint32_t i = 0; g->target_cp && i < g->mesh.n_targets; i++)
+	for (uint32_t i = 0; g->target_cp && i < g->n_target_cp; i++)
 		free(g->target_cp[i].v);
 	free(g->face_cp);
 	free(g->target_cp);

@@ -268,6 +268,30 @@ static enum rc target_wedges(struct psk_gltf *g, const struct src *s, uint32_t n
 	return oom ? RC_NOMEM : r;
 }
 
+/*
+ * A target lists every wedge of every point it moves, so one point shared by many wedges and
+ * moved by many morphs would multiply the file. Real meshes have a few wedges per point:
+ * targets are kept while their vertices stay within 16 per delta plus the wedge count.
+ */
+static void cap_targets(struct psk_gltf *g, struct diag *notes)
+{
+	uint64_t budget = 16 * (uint64_t)g->delta_off[g->mesh.n_targets] + g->ix->wedges.n,
+		 used = 0;
+
+	for (uint32_t t = 0; t < g->mesh.n_targets; t++) {
+		used += g->targets[t].n_sparse;
+		if (used <= budget)
+			continue;
+		diag_add(notes,
+			 "glb: morph targets %u to %u left out: they would move %llu vertices "
+			 "for %zu deltas",
+			 t, g->mesh.n_targets - 1, (unsigned long long)used,
+			 g->delta_off[g->mesh.n_targets]);
+		g->mesh.n_targets = t;
+		return;
+	}
+}
+
 static enum rc build_morphs(struct psk_gltf *g, const struct src *s, struct diag *notes)
 {
 	const struct psk_index *ix = g->ix;
@@ -287,6 +311,7 @@ static enum rc build_morphs(struct psk_gltf *g, const struct src *s, struct diag
 	g->target_cp = xcalloc_n(nt ? nt : 1, sizeof *g->target_cp);
 	if (!g->deltas || !g->delta_off || !g->targets || !g->target_cp)
 		return RC_NOMEM;
+	g->n_target_cp = (uint32_t)nt;
 	for (uint32_t t = 0; r == RC_OK && t < nt; t++) {
 		g->delta_off[t] = at;
 		r = load_morph(g, s, t, &at, &bad);
@@ -297,6 +322,8 @@ static enum rc build_morphs(struct psk_gltf *g, const struct src *s, struct diag
 	g->mesh.n_targets = (uint32_t)nt;
 	if (r == RC_OK)
 		r = target_wedges(g, s, (uint32_t)nt);
+	if (r == RC_OK)
+		cap_targets(g, notes);
 	for (uint32_t t = 0; t < nt; t++)
 		g->bytes += g->target_cp[t].cap * sizeof(uint64_t);
 	g->bytes += total * sizeof *g->deltas + nt * (sizeof *g->targets + 2 * sizeof(size_t));

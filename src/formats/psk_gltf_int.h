@@ -52,6 +52,7 @@ struct psk_gltf {
 	struct pg_delta *deltas;  /* every target's, target after target */
 	size_t *delta_off;	  /* per target + 1 */
 	struct pg_cps *target_cp; /* per target: wedge of every PG_CP_EVERY-th sparse vertex */
+	uint32_t n_target_cp;	  /* targets built (the mesh may keep fewer) */
 	/* PSA */
 	struct gltf_anim *anims;
 	struct pg_anim *pa;

@@ -983,6 +983,29 @@ static void test_psk_hostile(void **state)
 	px_free(&x);
 }
 
+/* Morphs that would list one point's many wedges over and over are capped, with a note. */
+static void test_psk_morph_budget(void **state)
+{
+	struct gen_psk_opts o;
+	struct px x;
+
+	(void)state;
+	gen_psk_opts_default(&o, 7);
+	o.points = 40;
+	o.morphs = 64;
+	px_gen(&x, &o);
+	for (size_t w = 0; w < x.mesh.n_wedges; w++)
+		x.mesh.wedges[w].point = 0;
+	for (size_t d = 0; d < x.mesh.n_deltas; d++)
+		x.mesh.deltas[d].point = 0;
+	px_export(&x);
+	assert_true(has_note(&x.notes, "left out: they would move"));
+	/* 16 per delta (one per morph once deduplicated) plus the wedges, n_wedges per target */
+	assert_int_equal(jget(jget(jat(jget(&x.d.j, "meshes"), 0), "extras"), "targetNames")->n,
+			 (16 * 64 + x.mesh.n_wedges) / x.mesh.n_wedges);
+	px_free(&x);
+}
+
 /* ---- PSA exports ---- */
 
 struct pa {
@@ -1188,6 +1211,7 @@ int main(void)
 	    cmocka_unit_test(test_psk_shapes),
 	    cmocka_unit_test(test_psk_wide),
 	    cmocka_unit_test(test_psk_hostile),
+	    cmocka_unit_test(test_psk_morph_budget),
 	    cmocka_unit_test(test_psa),
 	    cmocka_unit_test(test_psa_missing_keys),
 	};
