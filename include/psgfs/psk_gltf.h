@@ -30,11 +30,29 @@ enum rc psa_gltf_open(const struct src *s, const struct psa_index *ix, const cha
 		      int64_t seq, struct psk_gltf **out);
 void psa_gltf_notes(const struct psa_index *ix, struct diag *notes);
 
+/*
+ * Optional cache for what rendering derives from the source. PSA keys are frame-major and glTF
+ * wants them per bone: they are converted in blocks of 64 bones x 256 frames, and a cache that
+ * keeps blocks between renders lets every key be read about once. get: the data `load` makes
+ * for `key`, cached under key, pinned in *pin until put; NULL (and *r) on failure.
+ */
+typedef enum rc (*psk_gltf_load_fn)(const void *arg, void **data, size_t *bytes,
+				    void (**dtor)(void *));
+struct psk_gltf_cache {
+	void *(*get)(void *ctx, uint64_t key, psk_gltf_load_fn load, const void *arg, void **pin,
+		     enum rc *r);
+	void (*put)(void *ctx, void *pin);
+	void *ctx;
+};
+#define PSK_GLTF_KEY_BITS 56 /* cache keys are below 2^56 */
+
 const struct gltf_plan *psk_gltf_plan(const struct psk_gltf *g);
 /* Memory the export holds (for cache accounting). */
 size_t psk_gltf_bytes(const struct psk_gltf *g);
-enum rc psk_gltf_render(const struct psk_gltf *g, const struct src *s, unsigned part,
-			uint64_t first, struct emit *e);
+/* Items of part `part` from `first` on (include/psgfs/gltf.h); cache may be NULL. */
+enum rc psk_gltf_render(const struct psk_gltf *g, const struct src *s,
+			const struct psk_gltf_cache *cache, unsigned part, uint64_t first,
+			struct emit *e);
 void psk_gltf_free(struct psk_gltf *g);
 
 #endif

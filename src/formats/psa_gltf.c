@@ -14,7 +14,6 @@
 #define MAX_FRAMES   (1u << 22) /* times f / rate stay distinct floats below this */
 #define DEFAULT_RATE 30.0f
 #define KEY_SLACK    4096 /* keys an export may use beyond ANIMKEYS (overlapping sequences) */
-#define ROW_KEYS     4096 /* keys read at once */
 
 /* ---- which sequences an export holds ---- */
 
@@ -92,72 +91,164 @@ void psa_gltf_notes(const struct psa_index *ix, struct diag *notes)
 	select_seqs(ix, -1, NULL, NULL, notes);
 }
 
-/* ---- keys ---- */
+/* ---- keys, converted in blocks of bones x frames ---- */
 
-/* Bones [k0, k1] of frame f of animation a, as keys (or scale keys). */
-static enum rc read_keys(const struct pg_ctx *c, const struct pg_anim *pa, bool scale, uint64_t key,
-			 size_t n, void *out)
+#define BLK_BONES  64
+#define BLK_KEYS   16384 /* bones x frames of one block */
+#define BLK_FLOATS 10	 /* per key: translation, rotation, scale */
+#define BLK_TAG	   (1ull << (PSK_GLTF_KEY_BITS - 1))
+
+/* One block: bones [c0, c0+nc) x frames [f0, f0+nf) of a sequence, bone-major, each key as
+ * 10 floats (translation, rotation, scale) converted as docs/gltf.md says. */
+struct pg_block {
+	uint32_t c0, nc, f0, nf;
+	float v[];
+};
+
+struct block_req {
+	const struct pg_ctx *c;
+	uint32_t anim, c0, nc, f0, nf;
+};
+
+/* The block holding (bone k, frame f) of animation a. */
+static void block_of(const struct psk_gltf *g, uint32_t a, uint64_t k, uint64_t f,
+		     struct block_req *q)
+{
+	uint32_t nb = g->anims[a].n_channels, bw = nb < BLK_BONES ? nb : BLK_BONES;
+	uint32_t fh = BLK_KEYS / bw, F = g->anims[a].n_frames;
+
+	q->anim = a;
+	q->c0 = (uint32_t)(k / bw * bw);
+	q->nc = nb - q->c0 < bw ? nb - q->c0 : bw;
+	q->f0 = (uint32_t)(f / fh * fh);
+	q->nf = F - q->f0 < fh ? F - q->f0 : fh;
+}
+
+static uint64_t block_key(const struct psk_gltf *g, const struct block_req *q)
+{
+	uint32_t nb = g->anims[q->anim].n_channels, bw = nb < BLK_BONES ? nb : BLK_BONES;
+	uint64_t fblocks = (g->anims[q->anim].n_frames + BLK_KEYS / bw - 1) / (BLK_KEYS / bw);
+
+	/* By sequence, not animation: the one-sequence and all-sequence files share blocks. */
+	return BLK_TAG | (uint64_t)g->pa[q->anim].seq << 32 |
+	       (q->c0 / bw * fblocks + q->f0 / (BLK_KEYS / bw));
+}
+
+/* Keys of frame rows [f, f+nf), bones [c0, c0+nc), into out[(bone - c0) * rows + row]. */
+static enum rc read_rows(const struct pg_ctx *c, const struct pg_anim *pa, bool scale,
+			 const struct block_req *q, void *buf, void *out)
 {
 	const struct psa_index *ax = c->g->ax;
+	uint64_t nb = ax->n_bones;
+	bool whole = 2 * (uint64_t)q->nc >= nb; /* most of each row: read rows whole */
+	size_t ksz = scale ? sizeof(struct psa_scale_key) : sizeof(struct psa_key);
+	uint64_t per = whole ? BLK_KEYS / nb + 1 : 1;
+	enum rc r = RC_OK;
 
-	if (scale)
-		return psa_get_scale_keys(c->s, &ax->scale_keys, pa->first_key + key, n, out);
-	return psa_get_keys(c->s, &ax->keys, pa->first_key + key, n, out);
-}
+	for (uint64_t f = 0; r == RC_OK && f < q->nf; f += per) {
+		uint64_t nf = q->nf - f < per ? q->nf - f : per;
+		uint64_t key = (q->f0 + f) * nb + (whole ? 0 : q->c0);
+		size_t n = (size_t)(whole ? nf * nb : q->nc);
 
-static void put_value(enum gltf_data what, size_t bone, const void *key, float *o)
-{
-	float t[3], r[4];
-
-	if (what == GLTF_D_SCALE) {
-		memcpy(o, ((const struct psa_scale_key *)key)->scale, 3 * sizeof *o);
-		return;
+		r = scale ? psa_get_scale_keys(c->s, &ax->scale_keys, pa->first_key + key, n, buf)
+			  : psa_get_keys(c->s, &ax->keys, pa->first_key + key, n, buf);
+		for (uint64_t i = 0; r == RC_OK && i < nf; i++)
+			for (uint32_t b = 0; b < q->nc; b++)
+				memcpy((uint8_t *)out + ((size_t)b * q->nf + f + i) * ksz,
+				       (uint8_t *)buf + ((whole ? i * nb + q->c0 : 0) + b) * ksz,
+				       ksz);
 	}
-	pg_key_trs(bone, ((const struct psa_key *)key)->pos, ((const struct psa_key *)key)->rot, t,
-		   r);
-	if (what == GLTF_D_ROTATION)
-		memcpy(o, r, sizeof r);
-	else
-		memcpy(o, t, sizeof t);
+	return r;
 }
 
-/*
- * Elements [first, first+n) are channel-major (bone k, frame f) but the file is frame-major:
- * for each frame touched, read the bones the batch wants from that frame's row (whole rows at
- * once when most of each row is wanted).
- */
+static enum rc load_block(const void *arg, void **data, size_t *bytes, void (**dtor)(void *))
+{
+	const struct block_req *q = arg;
+	const struct psk_gltf *g = q->c->g;
+	const struct pg_anim *pa = &g->pa[q->anim];
+	size_t n = (size_t)q->nc * q->nf, nb = g->ax->n_bones;
+	struct pg_block *blk = malloc(sizeof *blk + n * BLK_FLOATS * sizeof(float));
+	struct psa_key *keys = xcalloc_n(n, sizeof *keys);
+	struct psa_scale_key *sk = g->anims[q->anim].scale ? xcalloc_n(n, sizeof *sk) : NULL;
+	void *buf = xcalloc_n(BLK_KEYS + nb, sizeof(struct psa_key));
+	enum rc r = blk && keys && buf && (sk || !g->anims[q->anim].scale) ? RC_OK : RC_NOMEM;
+
+	if (r == RC_OK)
+		r = read_rows(q->c, pa, false, q, buf, keys);
+	if (r == RC_OK && sk)
+		r = read_rows(q->c, pa, true, q, buf, sk);
+	for (size_t i = 0; r == RC_OK && i < n; i++) {
+		float *v = blk->v + i * BLK_FLOATS;
+
+		pg_key_trs(q->c0 + i / q->nf, keys[i].pos, keys[i].rot, v, v + 3);
+		for (int k = 0; k < 3; k++)
+			v[7 + k] = sk ? sk[i].scale[k] : 1.0f;
+	}
+	free(keys);
+	free(sk);
+	free(buf);
+	if (r != RC_OK) {
+		free(blk);
+		return r;
+	}
+	*blk = (struct pg_block){q->c0, q->nc, q->f0, q->nf};
+	*data = blk;
+	*bytes = sizeof *blk + n * BLK_FLOATS * sizeof(float);
+	*dtor = free;
+	return RC_OK;
+}
+
+/* Block q, from the cache when there is one (pinned in *pin), else loaded for this call. */
+static const struct pg_block *get_block(const struct pg_ctx *c, const struct block_req *q,
+					void **pin, enum rc *r)
+{
+	void *data;
+	size_t bytes;
+	void (*dtor)(void *);
+
+	*pin = NULL;
+	if (c->cache)
+		return c->cache->get(c->cache->ctx, block_key(c->g, q), load_block, q, pin, r);
+	*r = load_block(q, &data, &bytes, &dtor);
+	return *r == RC_OK ? data : NULL;
+}
+
+static void put_block(const struct pg_ctx *c, const struct pg_block *b, void *pin)
+{
+	if (c->cache)
+		c->cache->put(c->cache->ctx, pin);
+	else
+		free((void *)b);
+}
+
+/* Elements [first, first+n) are bone-major (bone k, frame f): copied block by block. */
 static enum rc fill_keys(const struct pg_ctx *c, const struct gltf_req *q, uint64_t first, size_t n,
 			 float *out)
 {
-	const struct gltf_anim *an = &c->g->anims[q->set];
-	const struct pg_anim *pa = &c->g->pa[q->set];
-	uint64_t nb = c->g->ax->n_bones, F = an->n_frames, k0 = first / F, k1 = (first + n - 1) / F,
-		 f0 = k0 == k1 ? first % F : 0, f1 = k0 == k1 ? (first + n - 1) % F : F - 1,
-		 want = k1 - k0 + 1;
-	bool scale = q->what == GLTF_D_SCALE, rows = 2 * want >= nb;
-	size_t ksz = scale ? sizeof(struct psa_scale_key) : sizeof(struct psa_key);
-	size_t comp = q->what == GLTF_D_ROTATION ? 4 : 3;
-	uint64_t per = rows ? ROW_KEYS / nb + 1 : 1; /* frames per read */
-	uint8_t *buf = malloc((size_t)((rows ? per * nb : want) * ksz));
-	enum rc r = buf ? RC_OK : RC_NOMEM;
+	uint64_t F = c->g->anims[q->set].n_frames;
+	unsigned comp = q->what == GLTF_D_ROTATION ? 4 : 3;
+	unsigned at = q->what == GLTF_D_TRANSLATION ? 0 : q->what == GLTF_D_ROTATION ? 3 : 7;
+	struct block_req bq = {.c = c};
+	const struct pg_block *b = NULL;
+	void *pin = NULL;
+	enum rc r = RC_OK;
 
-	for (uint64_t f = f0; r == RC_OK && f <= f1; f += per) {
-		uint64_t nf = f1 - f + 1 < per ? f1 - f + 1 : per;
+	for (size_t i = 0; i < n && r == RC_OK; i++) {
+		uint64_t k = (first + i) / F, f = (first + i) % F;
 
-		r = rows ? read_keys(c, pa, scale, f * nb, (size_t)(nf * nb), buf)
-			 : read_keys(c, pa, scale, f * nb + k0, (size_t)want, buf);
-		for (uint64_t i = 0; r == RC_OK && i < nf; i++)
-			for (uint64_t k = k0; k <= k1; k++) {
-				uint64_t e = k * F + f + i;
-				const uint8_t *key =
-				    rows ? buf + ((i * nb) + k) * ksz : buf + (k - k0) * ksz;
-
-				if (e >= first && e < first + n)
-					put_value(q->what, (size_t)k, key,
-						  out + comp * (e - first));
-			}
+		if (!b || k < b->c0 || k >= b->c0 + b->nc || f < b->f0 || f >= b->f0 + b->nf) {
+			if (b)
+				put_block(c, b, pin);
+			block_of(c->g, q->set, k, f, &bq);
+			b = get_block(c, &bq, &pin, &r);
+			if (!b)
+				break;
+		}
+		memcpy(out + comp * i, b->v + ((k - b->c0) * b->nf + (f - b->f0)) * BLK_FLOATS + at,
+		       comp * sizeof(float));
 	}
-	free(buf);
+	if (b)
+		put_block(c, b, pin);
 	return r;
 }
 
@@ -212,7 +303,7 @@ enum rc psa_gltf_open(const struct src *s, const struct psa_index *ax, const cha
 		      int64_t seq, struct psk_gltf **out)
 {
 	struct psk_gltf *g = calloc(1, sizeof *g);
-	struct pg_ctx c = {g, s};
+	struct pg_ctx c = {g, s, NULL};
 	enum rc r = RC_OK;
 
 	if (!g || !(g->name = strdup(name)) || ax->n_bones > UINT32_MAX / 2) {

@@ -351,10 +351,11 @@ enum rc pg_psk_fill(void *ctx, const struct gltf_req *q, uint64_t first, size_t 
 	}
 }
 
-enum rc psk_gltf_render(const struct psk_gltf *g, const struct src *s, unsigned part,
-			uint64_t first, struct emit *e)
+enum rc psk_gltf_render(const struct psk_gltf *g, const struct src *s,
+			const struct psk_gltf_cache *cache, unsigned part, uint64_t first,
+			struct emit *e)
 {
-	struct pg_ctx c = {g, s};
+	struct pg_ctx c = {g, s, cache};
 
 	return gltf_render(&g->plan, &c, part, first, e);
 }

@@ -491,7 +491,7 @@ enum rc psk_gltf_open(const struct src *s, const struct psk_index *ix, const cha
 		      struct psk_gltf **out, struct diag *notes)
 {
 	struct psk_gltf *g = calloc(1, sizeof *g);
-	struct pg_ctx c = {g, s};
+	struct pg_ctx c = {g, s, NULL};
 	enum rc r;
 
 	if (!g || !(g->name = strdup(name))) {

@@ -62,6 +62,7 @@ struct psk_gltf {
 struct pg_ctx {
 	const struct psk_gltf *g;
 	const struct src *s;
+	const struct psk_gltf_cache *cache; /* or NULL */
 };
 
 /* Faces the export keeps (all three wedges exist), and the primitive key of one. */

@@ -379,9 +379,42 @@ static enum rc glb_layout(const struct tctx *c, struct layout_build *lb)
 	return RC_OK;
 }
 
+/* Key blocks converted for rendering live in the tree's cache, keyed by the asset. */
+struct block_load {
+	psk_gltf_load_fn load;
+	const void *arg;
+};
+
+static enum rc load_block(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			  void (**dtor)(void *))
+{
+	const struct block_load *bl = (const struct block_load *)(uintptr_t)arg;
+
+	(void)as;
+	return bl->load(bl->arg, data, bytes, dtor);
+}
+
+static void *block_get(void *ctx, uint64_t key, psk_gltf_load_fn load, const void *arg, void **pin,
+		       enum rc *r)
+{
+	struct block_load bl = {load, arg};
+	struct cache_ent *ent = NULL;
+	void *d = asset_memo(ctx, key, load_block, (uint64_t)(uintptr_t)&bl, &ent, r);
+
+	*pin = ent;
+	return d;
+}
+
+static void block_put(void *ctx, void *pin)
+{
+	asset_unpin(ctx, pin);
+}
+
 static enum rc glb_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
 {
-	return psk_gltf_render(c->need, &c->as->src, part, first, e);
+	struct psk_gltf_cache cache = {block_get, block_put, c->as};
+
+	return psk_gltf_render(c->need, &c->as->src, &cache, part, first, e);
 }
 
 static const struct tree_need psa_needs[N_COUNT] = {

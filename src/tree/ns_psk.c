@@ -568,7 +568,7 @@ static enum rc glb_layout(const struct tctx *c, struct layout_build *lb)
 
 static enum rc glb_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
 {
-	return psk_gltf_render(c->need, &c->as->src, part, first, e);
+	return psk_gltf_render(c->need, &c->as->src, NULL, part, first, e);
 }
 
 static enum tree_open_fail psk_mount(struct asset *as, char *why, size_t whylen)

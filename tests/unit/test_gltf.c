@@ -624,7 +624,7 @@ static enum rc px_render(void *ctx, unsigned part, uint64_t first, struct emit *
 {
 	struct px *x = ctx;
 
-	return psk_gltf_render(x->g, &x->s, part, first, e);
+	return psk_gltf_render(x->g, &x->s, NULL, part, first, e);
 }
 
 /* Write the mesh, index it, export it, render the GLB and parse it. */
@@ -1024,7 +1024,80 @@ static enum rc pa_render(void *ctx, unsigned part, uint64_t first, struct emit *
 {
 	struct pa *x = ctx;
 
-	return psk_gltf_render(x->g, &x->s, part, first, e);
+	return psk_gltf_render(x->g, &x->s, NULL, part, first, e);
+}
+
+/* A cache for key blocks that keeps everything (tests only): entries by key. */
+struct tcache {
+	uint64_t key[256];
+	void *data[256];
+	void (*dtor[256])(void *);
+	size_t n, loads, hits;
+};
+
+static void *tcache_get(void *ctx, uint64_t key, psk_gltf_load_fn load, const void *arg, void **pin,
+			enum rc *r)
+{
+	struct tcache *t = ctx;
+	size_t bytes;
+
+	*pin = NULL;
+	assert_true(key < (1ull << PSK_GLTF_KEY_BITS));
+	for (size_t i = 0; i < t->n; i++)
+		if (t->key[i] == key) {
+			t->hits++;
+			return t->data[i];
+		}
+	assert_true(t->n < 256);
+	*r = load(arg, &t->data[t->n], &bytes, &t->dtor[t->n]);
+	if (*r != RC_OK)
+		return NULL;
+	t->loads++;
+	t->key[t->n] = key;
+	return t->data[t->n++];
+}
+
+static void tcache_put(void *ctx, void *pin)
+{
+	(void)ctx;
+	(void)pin;
+}
+
+static void tcache_free(struct tcache *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		t->dtor[i](t->data[i]);
+	memset(t, 0, sizeof *t);
+}
+
+struct pa_cached {
+	struct pa *x;
+	struct psk_gltf_cache cache;
+};
+
+static enum rc pa_render_cached(void *ctx, unsigned part, uint64_t first, struct emit *e)
+{
+	struct pa_cached *pc = ctx;
+
+	return psk_gltf_render(pc->x->g, &pc->x->s, &pc->cache, part, first, e);
+}
+
+/* Rendered through a cache of key blocks, by ranges: the same bytes, each block loaded once. */
+static void check_cached(struct pa *x)
+{
+	struct tcache t = {0};
+	struct pa_cached pc = {x, {tcache_get, tcache_put, &t}};
+	size_t n;
+	enum rc r;
+	uint8_t *g = glb_whole(psk_gltf_plan(x->g), pa_render_cached, &pc, &n, &r);
+
+	assert_int_equal(r, RC_OK);
+	assert_int_equal(n, x->n);
+	assert_memory_equal(g, x->glb, n);
+	glb_check_ranges(psk_gltf_plan(x->g), pa_render_cached, &pc, x->glb, x->n);
+	assert_true(t.loads > 0 && t.hits > 0);
+	free(g);
+	tcache_free(&t);
 }
 
 static void pa_export(struct pa *x, int64_t seq)
@@ -1129,6 +1202,7 @@ static void psa_case(const struct gen_psa_opts *o)
 	assert_int_equal(psa_index_open(&x.s, &x.ix, &d), RC_OK);
 	diag_free(&d);
 	pa_export(&x, -1);
+	check_cached(&x);
 	assert_int_equal(jget(&x.d.j, "animations")->n, x.anim.n_seqs);
 	assert_int_equal(jget(jat(jget(&x.d.j, "skins"), 0), "joints")->n, x.anim.n_bones);
 	for (size_t s = 0; s < x.anim.n_seqs; s++)
@@ -1161,6 +1235,12 @@ static void test_psa(void **state)
 	o.max_frames = 70;
 	o.scale_keys = true;
 	o.hostile_names = true;
+	psa_case(&o);
+	gen_psa_opts_default(&o, 14);
+	o.bones = 70; /* two blocks of bones */
+	o.sequences = 2;
+	o.max_frames = 600; /* and several of frames */
+	o.scale_keys = true;
 	psa_case(&o);
 }
 
