@@ -23,6 +23,11 @@ enum tree_open_fail ax_mount(struct asset *as, bool anim, char *why, size_t whyl
 	if (r != RC_OK) {
 		snprintf(why, whylen, "%s: %s", anim ? "PSA" : "PSK",
 			 x->d.n ? x->d.msg[0] : rc_str(r));
+		/* RC_CORRUPT leaves the chunk table for callers that show it; this one does not. */
+		if (r == RC_CORRUPT && anim)
+			psa_index_free(&x->psa);
+		else if (r == RC_CORRUPT)
+			psk_index_free(&x->psk);
 		diag_free(&x->d);
 		free(x);
 		if (r == RC_NOMEM)
