@@ -88,6 +88,10 @@ size_t skx_bytes(const struct skx_model *m);
 uint32_t skx_mesh_of_vertex(const struct skx_model *m, uint64_t i);
 uint32_t skx_mesh_of_face(const struct skx_model *m, uint64_t i);
 uint32_t skx_mesh_of_weight(const struct skx_model *m, uint64_t i);
+/* Export bone k's bind pose relative to its parent in the PSG's model space (Y-up), whatever
+ * axes the model was built for (glTF wants model space; the .psk may not). */
+void skx_bone_model_local(const struct skate_scene *sc, const struct skx_model *m, uint32_t k,
+			  float t[3], float q[4]);
 /* A position or direction in the export's axes. */
 void skx_axes(const struct skx_model *m, const float in[3], float out[3]);
 

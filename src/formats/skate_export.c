@@ -196,6 +196,24 @@ static void world_poses(const struct skate_scene *sc, bool zup, float (*gt)[3], 
 	}
 }
 
+/* A transform (t, q) relative to its parent's (pt, pq; NULL for a root). */
+static void local_of(const float t[3], const float q[4], const float *pt, const float *pq,
+		     float lt[3], float lq[4])
+{
+	float iq[4], d[3];
+
+	if (!pt) {
+		memcpy(lt, t, 3 * sizeof *lt);
+		memcpy(lq, q, 4 * sizeof *lq);
+		return;
+	}
+	qconj(pq, iq);
+	for (int i = 0; i < 3; i++)
+		d[i] = t[i] - pt[i];
+	skate_quat_rotate(iq, d, lt);
+	skate_quat_mul(iq, q, lq);
+}
+
 /* Export bone k from scene bone b, hanging from export bone p (or none). */
 static void set_bone(struct skx_bone *xb, const struct skate_scene *sc, uint32_t b,
 		     const float t[3], const float q[4], const struct skx_bone *parent, int32_t p)
@@ -208,18 +226,25 @@ static void set_bone(struct skx_bone *xb, const struct skate_scene *sc, uint32_t
 	xb->parent = p;
 	memcpy(xb->world_t, t, sizeof xb->world_t);
 	memcpy(xb->world_q, q, sizeof xb->world_q);
-	if (!parent) {
-		memcpy(xb->local_t, t, sizeof xb->local_t);
-		memcpy(xb->local_q, q, sizeof xb->local_q);
-	} else {
-		float iq[4], d[3];
+	local_of(t, q, parent ? parent->world_t : NULL, parent ? parent->world_q : NULL,
+		 xb->local_t, xb->local_q);
+}
 
-		qconj(parent->world_q, iq);
-		for (int i = 0; i < 3; i++)
-			d[i] = t[i] - parent->world_t[i];
-		skate_quat_rotate(iq, d, xb->local_t);
-		skate_quat_mul(iq, q, xb->local_q);
+void skx_bone_model_local(const struct skate_scene *sc, const struct skx_model *m, uint32_t k,
+			  float t[3], float q[4])
+{
+	const struct skx_bone *b = &m->bones[k];
+	const struct skate_bone *sb, *pb = NULL;
+
+	if (b->scene >= sc->n_bones) { /* the synthesized root */
+		memset(t, 0, 3 * sizeof *t);
+		memcpy(q, (const float[4]){0, 0, 0, 1}, 4 * sizeof *q);
+		return;
 	}
+	sb = &sc->bones[b->scene];
+	if (b->parent >= 0 && m->bones[b->parent].scene < sc->n_bones)
+		pb = &sc->bones[m->bones[b->parent].scene];
+	local_of(sb->t, sb->q, pb ? pb->t : NULL, pb ? pb->q : NULL, t, q);
 }
 
 static enum rc build_bones(const struct skate_scene *sc, struct skx_model *m)

@@ -16,6 +16,7 @@
 
 #include "psgfs/bytes.h"
 #include "psgfs/names.h"
+#include "tree/ns_psg.h"
 #include "tree/psg_materials.h"
 
 /* ---- the model's materials ---- */
@@ -204,6 +205,8 @@ enum rc psg_materials_resolve(struct psg_materials *ms, struct psg_textures_inde
 				return RC_NOMEM;
 			if (own)
 				ch->own_entry = (int64_t)hit->order;
+			else
+				ch->tex_row = hit->row;
 		}
 		if (own)
 			material_label(&ms->v[i]);
@@ -241,41 +244,7 @@ static enum rc link_through(struct asset *comp, struct psg_materials *ms, enum p
 	return r;
 }
 
-static enum rc set_companion_name(struct psg_materials *ms, const char *name)
-{
-	char *dup = strdup(name);
-
-	if (!dup)
-		return RC_NOMEM;
-	free(ms->companion);
-	ms->companion = dup;
-	return RC_OK;
-}
-
-/* Folder mounts: the sibling entry of that name (exact, else ignoring case), as the folder
- * layer holds it open: the links then point at the very tree the mount shows. */
-static enum rc link_folder(struct asset *as, struct psg_materials *ms)
-{
-	struct tree *t = as->t;
-	uint32_t slot = folder_sibling(t, as->slot, ms->companion), parent;
-	struct cache_ent *pin;
-	struct asset *comp;
-	const char *name;
-	enum rc r;
-
-	if (!slot)
-		return RC_OK;
-	if (folder_entry_name(t, slot, &parent, &name) && set_companion_name(ms, name) != RC_OK)
-		return RC_NOMEM;
-	comp = tree_asset_get(t, slot, &pin, &r);
-	if (!comp) {
-		ms->where = PSG_COMP_BROKEN;
-		return r == RC_NOMEM ? r : RC_OK;
-	}
-	r = link_through(comp, ms, PSG_COMP_FOLDER);
-	tree_asset_put(t, pin);
-	return r;
-}
+/* ---- the companion arena ---- */
 
 /* The entry of dir named `name`, exact or else ignoring case (game folders mix cases). */
 static char *find_beside(const char *dir, const char *name)
@@ -299,42 +268,130 @@ static char *find_beside(const char *dir, const char *name)
 	return found;
 }
 
-/* Single-file mounts: the file beside the source, opened for the lookup and closed again
- * (material.txt names it and what resolved; links need a folder mount). */
-static enum rc link_beside(struct asset *as, struct psg_materials *ms)
+/* Folder mounts: the sibling entry of that name, as the folder layer holds it, so links point
+ * at the very tree the mount shows. */
+static void locate_in_folder(struct asset *as, struct psg_mount *m)
+{
+	uint32_t parent, slot = folder_sibling(as->t, as->slot, m->comp_name);
+	const char *name;
+	char *dup;
+
+	if (!slot)
+		return;
+	m->comp_found = true;
+	m->comp_slot = slot;
+	if (folder_entry_name(as->t, slot, &parent, &name) && (dup = strdup(name))) {
+		free(m->comp_name);
+		m->comp_name = dup;
+	}
+}
+
+/* Single-file mounts: the file beside the source, opened once and kept for the mount. */
+static void locate_beside(struct asset *as, struct psg_mount *m)
 {
 	const char *slash = strrchr(as->path, '/');
-	char *dir = slash ? strndup(as->path, (size_t)(slash - as->path) + 1) : strdup(".");
-	char *found = dir ? find_beside(dir, ms->companion) : NULL;
+	char *dir = slash ? strndup(as->path, (size_t)(slash - as->path) + 1) : strdup("./");
+	char *found = dir ? find_beside(dir, m->comp_name) : NULL;
 	char *path = NULL, why[256];
-	struct asset *comp = NULL;
-	enum rc r = RC_OK;
 
-	if (!dir)
-		return RC_NOMEM;
-	if (found && asprintf(&path, "%s/%s", dir, found) < 0)
-		r = RC_NOMEM;
-	if (path && set_companion_name(ms, found) != RC_OK)
-		r = RC_NOMEM;
-	if (r == RC_OK && path) {
+	if (found && asprintf(&path, "%s%s", dir, found) >= 0) {
+		m->comp_found = true;
+		free(m->comp_name);
+		m->comp_name = found;
+		found = NULL;
 		/* Outside every slot: nothing of the mount is keyed by it. */
-		if (asset_open(as->t, UINT32_MAX, AT_FDCWD, path, NULL, ASSET_STRICT, &comp, why,
-			       sizeof why) == TREE_FAIL_NONE)
-			r = link_through(comp, ms, PSG_COMP_BESIDE);
-		else
-			ms->where = PSG_COMP_BROKEN;
-		asset_close(comp);
+		if (asset_open(as->t, UINT32_MAX, AT_FDCWD, path, NULL, ASSET_STRICT, &m->comp, why,
+			       sizeof why) != TREE_FAIL_NONE)
+			m->comp = NULL;
 	}
 	free(path);
 	free(found);
 	free(dir);
-	return r;
+}
+
+static void companion_locate(struct asset *as)
+{
+	struct psg_mount *m = pm(as);
+	const char *dot = strrchr(as->name, '.');
+
+	pthread_mutex_lock(&m->comp_mu);
+	if (!m->comp_looked &&
+	    asprintf(&m->comp_name, "%s_Textures%s", as->stem, dot ? dot : "") >= 0) {
+		m->comp_looked = true;
+		if (as->t->fold)
+			locate_in_folder(as, m);
+		else
+			locate_beside(as, m);
+	}
+	pthread_mutex_unlock(&m->comp_mu);
+}
+
+struct asset *psg_companion_get(struct asset *as, struct cache_ent **pin, enum rc *r)
+{
+	struct psg_mount *m = pm(as);
+
+	*pin = NULL;
+	companion_locate(as);
+	if (!m->comp_looked) {
+		*r = RC_NOMEM;
+		return NULL;
+	}
+	if (!m->comp_found) {
+		*r = RC_NOENT;
+		return NULL;
+	}
+	if (as->t->fold)
+		return tree_asset_get(as->t, m->comp_slot, pin, r);
+	if (!m->comp)
+		*r = RC_FORMAT;
+	return m->comp;
+}
+
+void psg_companion_put(struct asset *as, struct cache_ent *pin)
+{
+	tree_asset_put(as->t, pin);
+}
+
+const char *psg_companion_name(struct asset *as)
+{
+	return pm(as)->comp_looked ? pm(as)->comp_name : NULL;
+}
+
+void psg_companion_close(struct psg_mount *m)
+{
+	asset_close(m->comp);
+	free(m->comp_name);
+	m->comp = NULL;
+	m->comp_name = NULL;
 }
 
 enum rc psg_materials_link(struct asset *as, struct psg_materials *ms)
 {
+	struct cache_ent *pin;
+	enum rc r;
+	struct asset *comp = psg_companion_get(as, &pin, &r);
+	const char *name = psg_companion_name(as);
+
 	ms->where = PSG_COMP_NONE;
-	return as->t->fold ? link_folder(as, ms) : link_beside(as, ms);
+	if (name) {
+		char *dup = strdup(name);
+
+		if (!dup) {
+			psg_companion_put(as, pin);
+			return RC_NOMEM;
+		}
+		free(ms->companion);
+		ms->companion = dup;
+	}
+	if (!comp) {
+		if (r == RC_NOMEM)
+			return r;
+		ms->where = r == RC_NOENT ? PSG_COMP_NONE : PSG_COMP_BROKEN;
+		return RC_OK;
+	}
+	r = link_through(comp, ms, as->t->fold ? PSG_COMP_FOLDER : PSG_COMP_BESIDE);
+	psg_companion_put(as, pin);
+	return r;
 }
 
 /* ---- material.txt ---- */

@@ -24,6 +24,7 @@ struct psg_channel {
 	char *stream;
 	float constants[4];
 	char *texture;	   /* guid channels: the companion's texture file stem, NULL if none */
+	uint32_t tex_row;  /* and that texture's dictionary row in the companion */
 	char *own;	   /* guid channels naming an entry of the model's own TOC: its name */
 	int64_t own_entry; /* that entry's index, -1 if none */
 };
@@ -46,6 +47,7 @@ struct psg_materials {
 struct psg_tex_ref {
 	uint64_t guid;
 	const char *name;
+	uint32_t row; /* the object the entry names */
 	size_t order; /* TOC position: the first of equal GUIDs wins */
 };
 struct psg_textures_index {

@@ -396,8 +396,8 @@ enum rc view_toc_render(const struct arena *a, const struct view_toc *v, uint64_
 			struct emit *e)
 {
 	struct toc_ctx c = {a, v};
-	struct rows t = {"index\tname\tguid\ttype\ttype_name\ttarget\n", v->n, 0, NULL,
-			 print_toc_row, &c};
+	struct rows t = {
+	    "index\tname\tguid\ttype\ttype_name\ttarget\n", v->n, 0, NULL, print_toc_row, &c};
 
 	return rows_render(&t, first, e);
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The glTF exports (docs/gltf.md) read through real mounts and checked by third parties: the
 # Khronos glTF-Validator reports no error for any .glb of generated PSKs of many shapes,
-# generated PSAs with and without scale keys, the hostile PSK/PSA set that still mounts and
-# the corpus; Blender's own importer builds each model with the file's triangles, bones,
+# generated PSAs with and without scale keys, generated PSG models (every vertex format, 1 and
+# 200 bones, the skater rig, u32 indices, many meshes, hostile variants, a textured model with
+# its companion arena), the hostile PSK/PSA set that still mounts and the corpus; Blender's own importer builds each model with the file's triangles, bones,
 # weighted vertices and shape keys, and each PSA's animations as actions. Both tools come from
 # scripts/deps test; without either the test is skipped.
 . "$(dirname "$0")/lib.sh"
@@ -85,6 +86,52 @@ if [ -d "$corpus" ]; then
 else
 	echo "# corpus $corpus absent: corpus files skipped"
 fi
+
+# ---- PSG models, with a companion texture arena: one folder mount, one single-file mount ----
+psg=$WORK/psg
+mkdir -p "$psg/sky"
+"$PSGFS_GEN" sky "$psg/sky/sky.psg"
+"$PSGFS_GEN" textures "$psg/sky/sky_Textures.psg"
+"$PSGFS_GEN" skinned --seed 3 --meshes 5 "$psg/formats.psg"
+"$PSGFS_GEN" skinned --seed 5 --bones 200 --meshes 2 "$psg/bones200.psg"
+"$PSGFS_GEN" skinned --skater --rig-names "$psg/skater.psg"
+"$PSGFS_GEN" skinned --seed 7 --meshes 1 --verts 70000 --islands 2 --tris 100 "$psg/wide.psg"
+"$PSGFS_GEN" sized --size 1M "$psg/sized.psg"
+for h in palette index stride bones; do
+	"$PSGFS_GEN" skinned --seed 9 --hostile $h "$psg/h_$h.psg"
+done
+p=$WORK/p
+mount_psgfs "$psg" "$p"
+find "$p" -name '*.glb' | sort > "$WORK/psg.txt"
+check "PSG: every model has export/<stem>.glb" test "$(wc -l < "$WORK/psg.txt")" -eq 10
+same=1
+while IFS= read -r f; do
+	d=${f%/export/*}
+	stem=${f##*/}
+	stem=${stem%.glb}
+	cp "$d/export/$stem.pskx" "$WORK/x.pskx"
+	want=$("$PSGFS_TOOL" cat "$WORK/x.pskx" info.txt |
+		awk '$1 == "wedges:" {v = $2} $1 == "faces:" {t = $2} $1 == "bones:" {b = $2}
+		     END {print "vertices " v " triangles " t " joints " b}')
+	got=$(python3 "$here/glb_info.py" "$f" | cut -d' ' -f1-6)
+	[ "$got" = "$want" ] || { echo "# $f: $got; the .pskx: $want"; same=0; }
+done < "$WORK/psg.txt"
+check "PSG: each .glb has the .pskx's vertices, triangles and bones" test $same = 1
+sky_glb=$p/sky/sky.psg/export/sky.glb
+diffuse=$(readlink "$p/sky/sky.psg/materials/00.material/diffuse.png")
+check "PSG: sky.glb embeds one picture, the diffuse texture" \
+	test "$(python3 "$here/glb_info.py" "$sky_glb" | awk '{print $8}')" = 1
+python3 "$here/glb_info.py" "$sky_glb" 0 "$WORK/embedded.png" > /dev/null
+check "PSG: the embedded picture is the companion's textures/<diffuse>.png, byte for byte" \
+	cmp -s "$WORK/embedded.png" "$p/sky/sky.psg/materials/00.material/$diffuse"
+check "PSG: the hostile models' .glb read whole" bash -c \
+	"for f in '$p'/h_*/export/*.glb; do [ \$(cat \"\$f\" | wc -c) = \$(stat -c %s \"\$f\") ] || exit 1; done"
+s1=$WORK/s1
+mount_psgfs "$psg/sky/sky.psg" "$s1"
+check "PSG: a single-file mount finds the companion beside it: the same .glb" \
+	cmp -s "$s1/export/sky.glb" "$sky_glb"
+unmount_psgfs "$s1"
+cat "$WORK/psg.txt" >> "$WORK/generated.txt"
 
 cat "$WORK/generated.txt" "$WORK/corpus.txt" "$WORK/hostile.txt" > "$WORK/all.txt"
 if [ $have_validator = 1 ]; then

@@ -6,6 +6,7 @@
 #ifndef PSGFS_TEST_GLB_TESTUTIL_H
 #define PSGFS_TEST_GLB_TESTUTIL_H
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -262,6 +263,139 @@ static void glb_check_ranges(const struct gltf_plan *p, glb_render_fn fn, void *
 			assert_memory_equal(buf, whole + off, len);
 		}
 	free(buf);
+}
+
+/* ---- skins ---- */
+
+/* Column-major T x R x S of a JSON node, in double. */
+static void node_local(const struct jv *nd, double m[16])
+{
+	const struct jv *t = jget(nd, "translation"), *r = jget(nd, "rotation"),
+			*s = jget(nd, "scale");
+	double x = r ? jat(r, 0)->num : 0, y = r ? jat(r, 1)->num : 0, z = r ? jat(r, 2)->num : 0,
+	       w = r ? jat(r, 3)->num : 1;
+	double R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * w),	 2 * (x * z - y * w),
+		       2 * (x * y - z * w),	1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
+		       2 * (x * z + y * w),	2 * (y * z - x * w),	 1 - 2 * (x * x + y * y)};
+
+	for (int c = 0; c < 3; c++) {
+		double sc = s ? jat(s, (size_t)c)->num : 1;
+
+		for (int k = 0; k < 3; k++)
+			m[c * 4 + k] = R[c * 3 + k] * sc;
+		m[c * 4 + 3] = 0;
+		m[12 + c] = t ? jat(t, (size_t)c)->num : 0;
+	}
+	m[15] = 1;
+}
+
+static void mat_mul(const double a[16], const double b[16], double o[16])
+{
+	double t[16];
+
+	for (int c = 0; c < 4; c++)
+		for (int r = 0; r < 4; r++) {
+			t[c * 4 + r] = 0;
+			for (int k = 0; k < 4; k++)
+				t[c * 4 + r] += a[k * 4 + r] * b[c * 4 + k];
+		}
+	memcpy(o, t, sizeof t);
+}
+
+/* World matrices of every node, from the JSON's TRS and children lists alone. */
+static double *node_worlds(const struct glb_doc *d)
+{
+	const struct jv *nodes = jget(&d->j, "nodes");
+	size_t n = nodes->n;
+	long *parent = malloc(n * sizeof *parent);
+	double *w = calloc(n * 16, sizeof *w);
+	bool *done = calloc(n, 1);
+	bool more = true;
+
+	for (size_t i = 0; i < n; i++)
+		parent[i] = -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct jv *ch = jget(&nodes->items[i], "children");
+
+		for (size_t k = 0; ch && k < ch->n; k++) {
+			assert_int_equal(parent[(size_t)ch->items[k].num], -1); /* a tree */
+			parent[(size_t)ch->items[k].num] = (long)i;
+		}
+	}
+	while (more) { /* any order: a node is done once its parent is */
+		more = false;
+		for (size_t i = 0; i < n; i++) {
+			double l[16];
+
+			if (done[i] || (parent[i] >= 0 && !done[parent[i]])) {
+				more |= !done[i];
+				continue;
+			}
+			node_local(&nodes->items[i], l);
+			if (parent[i] >= 0)
+				mat_mul(&w[parent[i] * 16], l, &w[i * 16]);
+			else
+				memcpy(&w[i * 16], l, sizeof l);
+			done[i] = true;
+		}
+	}
+	free(parent);
+	free(done);
+	return w;
+}
+
+/*
+ * The numeric proof that skin and hierarchy agree: every vertex of a mesh skinned in the bind
+ * pose (sum of weight x joint world x inverse bind x position) is the vertex itself.
+ */
+static void check_bind_pose_mesh(const struct glb_doc *d, size_t mesh)
+{
+	const struct jv *skin = jat(jget(&d->j, "skins"), 0), *joints = jget(skin, "joints");
+	const struct jv *attrs =
+	    jget(jat(jget(jat(jget(&d->j, "meshes"), mesh), "primitives"), 0), "attributes");
+	size_t nv, n2, nj;
+	unsigned c;
+	double *W = node_worlds(d), worst = 0, scale = 1;
+	double *ibm = glb_acc(d, (size_t)jnum(skin, "inverseBindMatrices", -1), &nj, &c);
+	double *P = glb_acc(d, (size_t)jnum(attrs, "POSITION", -1), &nv, &c);
+	double *J = glb_acc(d, (size_t)jnum(attrs, "JOINTS_0", -1), &n2, &c);
+	double *Wt = glb_acc(d, (size_t)jnum(attrs, "WEIGHTS_0", -1), &n2, &c);
+
+	assert_int_equal(nj, joints->n);
+	for (size_t v = 0; v < nv * 3; v++)
+		scale = fmax(scale, fabs(P[v]));
+	for (size_t v = 0; v < nv; v++) {
+		double out[3] = {0, 0, 0};
+
+		for (int k = 0; k < 4; k++) {
+			size_t j = (size_t)J[v * 4 + k];
+			double m[16];
+
+			mat_mul(&W[(size_t)joints->items[j].num * 16], &ibm[j * 16], m);
+			for (int r = 0; r < 3; r++)
+				out[r] +=
+				    Wt[v * 4 + k] * (m[r] * P[v * 3] + m[4 + r] * P[v * 3 + 1] +
+						     m[8 + r] * P[v * 3 + 2] + m[12 + r]);
+		}
+		for (int r = 0; r < 3; r++)
+			worst = fmax(worst, fabs(out[r] - P[v * 3 + r]));
+	}
+	/* Float precision: inverse binds are rounded once, weights sum to 1 within 2^-23. */
+	assert_true(worst <= 4e-6 * scale);
+	free(W);
+	free(ibm);
+	free(P);
+	free(J);
+	free(Wt);
+}
+
+/* check_bind_pose_mesh for every mesh of the file. */
+static void check_bind_pose(const struct glb_doc *d)
+{
+	const struct jv *meshes = jget(&d->j, "meshes");
+
+	for (size_t k = 0; meshes && k < meshes->n; k++)
+		check_bind_pose_mesh(d, k);
 }
 
 #endif

@@ -135,7 +135,7 @@ static void test_load(void **state)
 /* The Name GUID names the model's own TOC entry: it labels the material and is no texture. */
 static void test_own_toc(void **state)
 {
-	const struct psg_tex_ref own[] = {{G_SELF, "grip", 0}};
+	const struct psg_tex_ref own[] = {{G_SELF, "grip", 0, 0}};
 	uint32_t n_tex, n_ok;
 	struct fx f;
 	char *t;
@@ -161,10 +161,10 @@ static void test_own_toc(void **state)
  * and a channel the own TOC already named is left alone. */
 static void test_companion(void **state)
 {
-	const struct psg_tex_ref own[] = {{G_SELF, "", 0}};
+	const struct psg_tex_ref own[] = {{G_SELF, "", 0, 0}};
 	const struct psg_tex_ref comp[] = {
-	    {G_SPEC, "spec_b", 7}, {G_DIFF, "diff_a", 2}, {G_SPEC, "spec_a", 3},
-	    {G_SELF, "not_me", 9}, {1, "other", 1},
+	    {G_SPEC, "spec_b", 70, 7}, {G_DIFF, "diff_a", 20, 2}, {G_SPEC, "spec_a", 30, 3},
+	    {G_SELF, "not_me", 90, 9}, {1, "other", 10, 1},
 	};
 	uint32_t n_tex, n_ok;
 	struct fx f;
@@ -177,6 +177,8 @@ static void test_companion(void **state)
 	resolve(f.ms, comp, sizeof comp / sizeof *comp, false);
 	assert_string_equal(f.ms->v[0].ch[1].texture, "diff_a");
 	assert_string_equal(f.ms->v[0].ch[2].texture, "spec_a");
+	assert_int_equal(f.ms->v[0].ch[2].tex_row, 30);
+	assert_int_equal(f.ms->v[0].ch[1].tex_row, 20);
 	assert_null(f.ms->v[0].ch[0].texture);
 	assert_null(f.ms->v[0].ch[4].texture);
 	assert_string_equal(f.ms->v[0].label, "material"); /* the own entry has no name */
