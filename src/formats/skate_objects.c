@@ -367,33 +367,59 @@ void skate_rmd_free(struct skate_rmd *m)
 	memset(m, 0, sizeof *m);
 }
 
-enum rc skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
-			 struct skate_rmd *out, struct diag *d)
+/* One channel: the shader input, then the 16-byte union read both ways. A stream name must
+ * lie in the string list (offsets from str_min on); a GUID fills the first 8 bytes alone. */
+static void rmd_channel(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			uint32_t i, uint32_t str_min, struct br *c, struct skate_rmd_channel *ch,
+			struct diag *d)
 {
 	static const char tn[] = "RenderMaterialData";
-	bool be = a->big_endian;
-	uint32_t n, str_min;
+	struct br u;
+	char field[48];
+
+	ch->shader_input = skate_str_at(p, len, br_u32(c));
+	ch->flags = br_u16(c);
+	ch->image_channel = br_u16(c);
+	ch->pad[0] = br_u32(c);
+	ch->pad[1] = br_u32(c);
+	u = *c;
+	ch->guid = br_u64(&u);
+	for (int k = 0; k < 4; k++) {
+		ch->raw[k] = br_u32(c);
+		ch->constants[k] = f32_from_bits(ch->raw[k]);
+	}
+	snprintf(field, sizeof field, "channel %u m_ShaderInput", i);
+	check_str(d, idx, tn, field, &ch->shader_input, len);
+	ch->stream_name.off = ch->raw[2];
+	ch->stream.raw = ch->raw[3];
+	ch->stream.res = RC_NOENT;
+	if (ch->raw[2] >= str_min) {
+		struct skate_str sn = skate_str_at(p, len, ch->raw[2]);
+
+		if (sn.p) {
+			ch->kind = SKATE_UNION_STREAM;
+			ch->stream_name = sn;
+		}
+	} else if (ch->raw[2] == 0 && ch->raw[3] == 0 && ch->guid != 0) {
+		ch->kind = SKATE_UNION_GUID;
+	}
+	if (ch->kind != SKATE_UNION_CONSTANTS) {
+		ch->stream = skate_ref_get(a, ch->raw[3], ARENA_WANT_UNKNOWN);
+		snprintf(field, sizeof field, "channel %u m_pStream", i);
+		check_ref(a, d, idx, tn, field, &ch->stream, ARENA_WANT_UNKNOWN);
+	}
+}
+
+static enum rc rmd_channels(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			    struct skate_rmd *out, struct diag *d)
+{
+	uint32_t n = fit_count(d, idx, "RenderMaterialData", "channels", len, out->p_channels,
+			       out->num_channels, RMD_CHAN);
+	uint32_t str_min;
 	struct br c;
-	enum rc r;
 
-	memset(out, 0, sizeof *out);
-	if (!p || len < RMD_HDR) {
-		odiag(d, idx, tn, "%zu bytes, header needs %u", len, RMD_HDR);
-		return RC_CORRUPT;
-	}
-	c = br_at(p, len, be, 0);
-	out->num_materials = br_u32(&c);
-	out->num_channels = br_u32(&c);
-	out->p_materials = br_u32(&c);
-	out->p_channels = br_u32(&c);
-	out->p_string_list = br_u32(&c);
-
-	n = fit_count(d, idx, tn, "channels", len, out->p_channels, out->num_channels, RMD_CHAN);
-	if (n) {
-		out->channels = xcalloc_n(n, sizeof *out->channels);
-		if (!out->channels)
-			return RC_NOMEM;
-	}
+	if (n && !(out->channels = xcalloc_n(n, sizeof *out->channels)))
+		return RC_NOMEM;
 	out->n_channels = n;
 	/* Stream names live in the string list; anything before it is not a string. */
 	if (out->p_string_list >= RMD_HDR && out->p_string_list < len)
@@ -401,63 +427,31 @@ enum rc skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 	else
 		str_min = (uint32_t)(out->p_channels <= len ? out->p_channels + (size_t)n * RMD_CHAN
 							    : RMD_HDR);
-	c = br_at(p, len, be, out->p_channels);
+	c = br_at(p, len, a->big_endian, out->p_channels);
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t at = out->p_channels + i * RMD_CHAN;
-		struct skate_rmd_channel *ch = &out->channels[i];
-		struct br u;
-		char field[48];
-
-		ch->at = at;
-		ch->shader_input = skate_str_at(p, len, br_u32(&c));
-		ch->flags = br_u16(&c);
-		ch->image_channel = br_u16(&c);
-		ch->pad[0] = br_u32(&c);
-		ch->pad[1] = br_u32(&c);
-		u = c; /* the 16-byte union, read both ways */
-		ch->guid = br_u64(&u);
-		for (int k = 0; k < 4; k++) {
-			ch->raw[k] = br_u32(&c);
-			ch->constants[k] = f32_from_bits(ch->raw[k]);
-		}
-		snprintf(field, sizeof field, "channel %u m_ShaderInput", i);
-		check_str(d, idx, tn, field, &ch->shader_input, len);
-		ch->stream_name.off = ch->raw[2];
-		ch->stream.raw = ch->raw[3];
-		ch->stream.res = RC_NOENT;
-		if (ch->raw[2] >= str_min) {
-			struct skate_str sn = skate_str_at(p, len, ch->raw[2]);
-
-			if (sn.p) {
-				ch->kind = SKATE_UNION_STREAM;
-				ch->stream_name = sn;
-			}
-		} else if (ch->raw[2] == 0 && ch->raw[3] == 0 && ch->guid != 0) {
-			ch->kind = SKATE_UNION_GUID;
-		}
-		if (ch->kind != SKATE_UNION_CONSTANTS) {
-			ch->stream = skate_ref_get(a, ch->raw[3], ARENA_WANT_UNKNOWN);
-			snprintf(field, sizeof field, "channel %u m_pStream", i);
-			check_ref(a, d, idx, tn, field, &ch->stream, ARENA_WANT_UNKNOWN);
-		}
+		out->channels[i].at = out->p_channels + i * RMD_CHAN;
+		rmd_channel(a, idx, p, len, i, str_min, &c, &out->channels[i], d);
 	}
+	return RC_OK;
+}
 
-	n = fit_count(d, idx, tn, "materials", len, out->p_materials, out->num_materials, RMD_MAT);
-	if (n) {
-		out->materials = xcalloc_n(n, sizeof *out->materials);
-		if (!out->materials) {
-			skate_rmd_free(out);
-			return RC_NOMEM;
-		}
-	}
+/* Materials, each a run of the channel array (checked to lie inside it). */
+static enum rc rmd_materials(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			     struct skate_rmd *out, struct diag *d)
+{
+	uint32_t n = fit_count(d, idx, "RenderMaterialData", "materials", len, out->p_materials,
+			       out->num_materials, RMD_MAT);
+	struct br c;
+
+	if (n && !(out->materials = xcalloc_n(n, sizeof *out->materials)))
+		return RC_NOMEM;
 	out->n_materials = n;
-	c = br_at(p, len, be, out->p_materials);
+	c = br_at(p, len, a->big_endian, out->p_materials);
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t at = out->p_materials + i * RMD_MAT;
 		struct skate_rmd_material *m = &out->materials[i];
 		uint64_t rel;
 
-		m->at = at;
+		m->at = out->p_materials + i * RMD_MAT;
 		m->num_channels = br_u32(&c);
 		m->flags = br_u32(&c);
 		m->p_channels = br_u32(&c);
@@ -470,20 +464,42 @@ enum rc skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 			m->first_channel = (uint32_t)(rel / RMD_CHAN);
 			m->channels_ok = true;
 		} else {
-			odiag(d, idx, tn,
+			odiag(d, idx, "RenderMaterialData",
 			      "material %u: %u channels at 0x%X are not inside the channel array "
 			      "(%u channels at 0x%X)",
 			      i, m->num_channels, m->p_channels, out->n_channels, out->p_channels);
 		}
 	}
-
-	r = read_str_list(d, idx, tn, p, len, out->p_string_list, len, true, &out->strings,
-			  &out->n_strings);
-	if (r != RC_OK) {
-		skate_rmd_free(out);
-		return r;
-	}
 	return RC_OK;
+}
+
+enum rc skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			 struct skate_rmd *out, struct diag *d)
+{
+	static const char tn[] = "RenderMaterialData";
+	struct br c;
+	enum rc r;
+
+	memset(out, 0, sizeof *out);
+	if (!p || len < RMD_HDR) {
+		odiag(d, idx, tn, "%zu bytes, header needs %u", len, RMD_HDR);
+		return RC_CORRUPT;
+	}
+	c = br_at(p, len, a->big_endian, 0);
+	out->num_materials = br_u32(&c);
+	out->num_channels = br_u32(&c);
+	out->p_materials = br_u32(&c);
+	out->p_channels = br_u32(&c);
+	out->p_string_list = br_u32(&c);
+	r = rmd_channels(a, idx, p, len, out, d);
+	if (r == RC_OK)
+		r = rmd_materials(a, idx, p, len, out, d);
+	if (r == RC_OK)
+		r = read_str_list(d, idx, tn, p, len, out->p_string_list, len, true, &out->strings,
+				  &out->n_strings);
+	if (r != RC_OK)
+		skate_rmd_free(out);
+	return r;
 }
 
 /* ---- InstanceData ---- */
@@ -495,14 +511,67 @@ void skate_instance_free(struct skate_instance_data *m)
 	memset(m, 0, sizeof *m);
 }
 
-enum rc skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
-			      struct skate_instance_data *out, struct diag *d)
+/* Instance i at `at`: transform, bounds, GUIDs, the three references and four strings. */
+static void instance_at(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			uint32_t i, uint32_t at, struct skate_instance *in, struct diag *d)
 {
 	static const char tn[] = "InstanceData";
 	static const char *const sname[4] = {"m_Name", "m_Description", "m_Component",
 					     "m_Category"};
-	bool be = a->big_endian;
-	uint32_t n = 0;
+	struct skate_str *strs[4] = {&in->name, &in->description, &in->component, &in->category};
+	struct br q = br_at(p, len, a->big_endian, at);
+	char field[48];
+
+	in->at = at;
+	for (int k = 0; k < 16; k++)
+		in->matrix[k] = br_f32(&q);
+	for (int k = 0; k < 4; k++)
+		in->aabb_min[k] = br_f32(&q);
+	for (int k = 0; k < 4; k++)
+		in->aabb_max[k] = br_f32(&q);
+	in->guid = br_u64(&q);
+	in->guid_local = br_u64(&q);
+	in->class_key = br_u64(&q);
+	in->instance_key = br_u64(&q);
+	in->rmodel = skate_ref_get(a, br_u32(&q), RW_T_RENDERMODEL);
+	in->cmodel = skate_ref_get(a, br_u32(&q), RW_T_COLLISIONMODEL);
+	in->embedded = skate_ref_get(a, br_u32(&q), RW_T_EMBEDDED);
+	snprintf(field, sizeof field, "instance %u m_pRModel", i);
+	check_ref(a, d, idx, tn, field, &in->rmodel, RW_T_RENDERMODEL);
+	snprintf(field, sizeof field, "instance %u m_pCModel", i);
+	check_ref(a, d, idx, tn, field, &in->cmodel, RW_T_COLLISIONMODEL);
+	snprintf(field, sizeof field, "instance %u m_pEmbedded", i);
+	check_ref(a, d, idx, tn, field, &in->embedded, RW_T_EMBEDDED);
+	for (int k = 0; k < 4; k++) {
+		*strs[k] = skate_str_at(p, len, br_u32(&q));
+		snprintf(field, sizeof field, "instance %u %s", i, sname[k]);
+		check_str(d, idx, tn, field, strs[k], len);
+	}
+}
+
+/* How many instances the object holds: the stride is 0xA0 when the string list says the
+ * records are padded, and the last instance needs only its 0x9C bytes. */
+static uint32_t instance_count(struct skate_instance_data *out, size_t len)
+{
+	out->stride = SKATE_INSTANCE_SIZE;
+	if (out->num_instances && out->p_string_list >= out->p_instances &&
+	    out->p_string_list - out->p_instances ==
+		(uint64_t)SKATE_INSTANCE_PADDED * out->num_instances)
+		out->stride = SKATE_INSTANCE_PADDED;
+	if (out->num_instances && out->p_instances <= len &&
+	    len - out->p_instances >= SKATE_INSTANCE_SIZE) {
+		uint64_t room = (len - out->p_instances - SKATE_INSTANCE_SIZE) / out->stride + 1;
+
+		return out->num_instances <= room ? out->num_instances : (uint32_t)room;
+	}
+	return 0;
+}
+
+enum rc skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			      struct skate_instance_data *out, struct diag *d)
+{
+	static const char tn[] = "InstanceData";
+	uint32_t n;
 	struct br q;
 	enum rc r;
 
@@ -511,69 +580,22 @@ enum rc skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t
 		odiag(d, idx, tn, "%zu bytes, header needs %u", len, INST_HDR);
 		return RC_CORRUPT;
 	}
-	q = br_at(p, len, be, 0);
+	q = br_at(p, len, a->big_endian, 0);
 	out->type_id = br_u32(&q);
 	out->num_instances = br_u32(&q);
 	out->num_strings = br_u32(&q);
 	out->p_instances = br_u32(&q);
 	out->p_string_list = br_u32(&q);
-
-	out->stride = SKATE_INSTANCE_SIZE;
-	if (out->num_instances && out->p_string_list >= out->p_instances &&
-	    out->p_string_list - out->p_instances ==
-		(uint64_t)SKATE_INSTANCE_PADDED * out->num_instances)
-		out->stride = SKATE_INSTANCE_PADDED;
-	/* The last instance needs only its 0x9C bytes, not the full stride. */
-	if (out->num_instances && out->p_instances <= len &&
-	    len - out->p_instances >= SKATE_INSTANCE_SIZE) {
-		uint64_t room = (len - out->p_instances - SKATE_INSTANCE_SIZE) / out->stride + 1;
-
-		n = out->num_instances <= room ? out->num_instances : (uint32_t)room;
-	}
+	n = instance_count(out, len);
 	if (n < out->num_instances)
 		odiag(d, idx, tn, "%u instances at 0x%X do not fit in %zu bytes, decoding %u",
 		      out->num_instances, out->p_instances, len, n);
-	if (n) {
-		out->inst = xcalloc_n(n, sizeof *out->inst);
-		if (!out->inst)
-			return RC_NOMEM;
-	}
+	if (n && !(out->inst = xcalloc_n(n, sizeof *out->inst)))
+		return RC_NOMEM;
 	out->n_inst = n;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t at = out->p_instances + i * out->stride;
-		struct skate_instance *in = &out->inst[i];
-		struct skate_str *strs[4] = {&in->name, &in->description, &in->component,
-					     &in->category};
-		char field[48];
-
-		in->at = at;
-		q = br_at(p, len, be, at);
-		for (int k = 0; k < 16; k++)
-			in->matrix[k] = br_f32(&q);
-		for (int k = 0; k < 4; k++)
-			in->aabb_min[k] = br_f32(&q);
-		for (int k = 0; k < 4; k++)
-			in->aabb_max[k] = br_f32(&q);
-		in->guid = br_u64(&q);
-		in->guid_local = br_u64(&q);
-		in->class_key = br_u64(&q);
-		in->instance_key = br_u64(&q);
-		in->rmodel = skate_ref_get(a, br_u32(&q), RW_T_RENDERMODEL);
-		in->cmodel = skate_ref_get(a, br_u32(&q), RW_T_COLLISIONMODEL);
-		in->embedded = skate_ref_get(a, br_u32(&q), RW_T_EMBEDDED);
-		snprintf(field, sizeof field, "instance %u m_pRModel", i);
-		check_ref(a, d, idx, tn, field, &in->rmodel, RW_T_RENDERMODEL);
-		snprintf(field, sizeof field, "instance %u m_pCModel", i);
-		check_ref(a, d, idx, tn, field, &in->cmodel, RW_T_COLLISIONMODEL);
-		snprintf(field, sizeof field, "instance %u m_pEmbedded", i);
-		check_ref(a, d, idx, tn, field, &in->embedded, RW_T_EMBEDDED);
-		for (int k = 0; k < 4; k++) {
-			*strs[k] = skate_str_at(p, len, br_u32(&q));
-			snprintf(field, sizeof field, "instance %u %s", i, sname[k]);
-			check_str(d, idx, tn, field, strs[k], len);
-		}
-	}
-
+	for (uint32_t i = 0; i < n; i++)
+		instance_at(a, idx, p, len, i, out->p_instances + i * out->stride, &out->inst[i],
+			    d);
 	r = read_str_list(d, idx, tn, p, len, out->p_string_list, out->num_strings, false,
 			  &out->strings, &out->n_strings);
 	if (r != RC_OK) {
