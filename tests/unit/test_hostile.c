@@ -27,7 +27,14 @@
 #include "mutate.h"
 
 #define HOSTILE_MAX_ALLOC(n) ((size_t)4 * 1024 * 1024 + 64 * (size_t)(n))
-#define HOSTILE_MAX_PEAK(n)  ((size_t)16 * 1024 * 1024 + 64 * (size_t)(n))
+/* Under AddressSanitizer every render costs several times more: a fixed quarter of the set
+ * (every fourth mutant) keeps that run within its time; the plain build tries them all. */
+#ifdef __SANITIZE_ADDRESS__
+#define HOSTILE_STRIDE 4
+#else
+#define HOSTILE_STRIDE 1
+#endif
+#define HOSTILE_MAX_PEAK(n) ((size_t)16 * 1024 * 1024 + 64 * (size_t)(n))
 
 /* ---- allocation accounting ---- */
 
@@ -114,6 +121,7 @@ char *__wrap_strdup(const char *s)
 
 struct tally {
 	const char *base;
+	size_t seen; /* mutants made */
 	size_t inputs, mounted, refused[5], files, failed_files, mutants_with_failures;
 	size_t bad;		/* broken invariants */
 	size_t max_alloc;	/* largest single allocation seen */
@@ -128,6 +136,8 @@ static void one(void *ctx, const char *what, const uint8_t *p, size_t n)
 	long long live0 = live;
 	int rc;
 
+	if (t->seen++ % HOSTILE_STRIDE)
+		return;
 	max_req = 0;
 	peak = live;
 	/* Every fourth mutant is read twice through fresh renders; every other one exports Z-up. */
@@ -180,8 +190,8 @@ static void test_hostile_set(void **state)
 			;
 		assert_true(i < n);
 		size_t made = fuzz_mutants(v[i].data, v[i].len, 0x5eed + b, one, &t);
-		assert_int_equal(made, t.inputs);
-		assert_true(made > 100);
+		assert_int_equal(made, t.seen);
+		assert_true(t.inputs > 100);
 		print_message("%-18s %6zu inputs: %zu mounted (%zu with failing files, %zu of %zu "
 			      "files failed), refused %zu format %zu damaged %zu open; largest "
 			      "allocation %zu (input %zu), heap growth %lld\n",
