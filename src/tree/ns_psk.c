@@ -449,93 +449,68 @@ static enum rc print_socket(const void *ctx, uint64_t i, const void *rec, struct
 	return RC_OK;
 }
 
+/* The tables, by kind: header, loaded record size, the index span the rows come from (UV
+ * sets: the first of the array, indexed by the node), loader and printer. */
+#define SPAN(f) offsetof(struct psk_index, f)
+#define NO_SPAN SIZE_MAX
+static const struct tab_spec {
+	const char *header;
+	size_t rec_size;
+	size_t span;
+	enum rc (*load)(const void *ctx, uint64_t first, size_t n, void *out);
+	enum rc (*print)(const void *ctx, uint64_t i, const void *rec, struct buf *b);
+} tab_specs[] = {
+    [K_POINTS] = {"index\tx\ty\tz\n", sizeof(struct psk_point), SPAN(points), load_points,
+		  print_point},
+    [K_NORMALS] = {"index\tx\ty\tz\n", sizeof(struct psk_point), SPAN(normals), load_points,
+		   print_point},
+    [K_WEDGES] = {"index\tpoint\tu\tv\tmaterial\n", sizeof(struct psk_wedge), SPAN(wedges),
+		  load_wedges, print_wedge},
+    [K_FACES] = {"index\tw0\tw1\tw2\tmaterial\taux_material\tsmoothing\n", sizeof(struct psk_face),
+		 SPAN(faces), load_faces, print_face},
+    [K_MATERIALS] = {"index\tname\ttexture_index\tpoly_flags\taux_material\taux_flags\t"
+		     "lod_bias\tlod_style\n",
+		     0, NO_SPAN, NULL, print_material},
+    [K_WEIGHTS] = {"point\tbone\tname\tweight\n", sizeof(struct psk_weight), SPAN(weights),
+		   load_weights, print_weight},
+    [K_COLORS] = {"wedge\tr\tg\tb\ta\n", sizeof(struct psk_color), SPAN(colors), load_colors,
+		  print_color},
+    [K_UV] = {"wedge\tu\tv\n", sizeof(struct psk_uv), SPAN(uvs), load_uvs, print_uv},
+    [K_MORPH] = {"delta\tpoint\tdx\tdy\tdz\ttx\tty\ttz\n", sizeof(struct psk_morph_delta),
+		 SPAN(deltas), load_deltas, print_delta},
+    [K_SOCKETS] = {"index\tname\tbone\tx\ty\tz\tpitch\tyaw\troll\tsx\tsy\tsz\n",
+		   sizeof(struct psk_socket), SPAN(sockets), load_sockets, print_socket},
+};
+
+/* How many rows the table of node (kind, a) has; UINT64_MAX when there is no such table. */
+static uint64_t table_rows(const struct psk_index *ix, const struct tab_spec *sp, uint8_t kind,
+			   uint32_t a, const struct psk_span **span)
+{
+	*span = sp->span == NO_SPAN ? NULL : (const struct psk_span *)((const char *)ix + sp->span);
+	if (kind == K_UV) {
+		if (a >= PSK_MAX_EXTRA_UVS || !ix->uvs[a].n)
+			return UINT64_MAX;
+		*span = &ix->uvs[a];
+	}
+	if (kind == K_MORPH)
+		return a < ix->n_morphs ? ix->morphs[a].n_deltas : UINT64_MAX;
+	return *span ? (*span)->n : ix->n_materials;
+}
+
 /* Which table a kind shows: its rows, and the context they read from. */
 static enum rc table_of(const struct tctx *c, struct tab_ctx *tc, struct rows *t)
 {
-	const struct psk_index *ix = ix_of(c);
+	const struct tab_spec *sp =
+	    c->self.kind < sizeof tab_specs / sizeof tab_specs[0] ? &tab_specs[c->self.kind] : NULL;
+	uint64_t n;
 
-	tc->s = &c->as->src;
-	tc->ix = ix;
-	tc->sp = NULL;
-	tc->set = c->self.a;
-	memset(t, 0, sizeof *t);
-	t->ctx = tc;
-	switch (c->self.kind) {
-	case K_POINTS:
-	case K_NORMALS:
-		tc->sp = c->self.kind == K_POINTS ? &ix->points : &ix->normals;
-		*t = (struct rows){"index\tx\ty\tz\n", tc->sp->n,   sizeof(struct psk_point),
-				   load_points,	       print_point, tc};
-		break;
-	case K_WEDGES:
-		*t = (struct rows){"index\tpoint\tu\tv\tmaterial\n",
-				   ix->wedges.n,
-				   sizeof(struct psk_wedge),
-				   load_wedges,
-				   print_wedge,
-				   tc};
-		break;
-	case K_FACES:
-		*t = (struct rows){"index\tw0\tw1\tw2\tmaterial\taux_material\tsmoothing\n",
-				   ix->faces.n,
-				   sizeof(struct psk_face),
-				   load_faces,
-				   print_face,
-				   tc};
-		break;
-	case K_MATERIALS:
-		*t = (struct rows){"index\tname\ttexture_index\tpoly_flags\taux_material\t"
-				   "aux_flags\tlod_bias\tlod_style\n",
-				   ix->n_materials,
-				   0,
-				   NULL,
-				   print_material,
-				   tc};
-		break;
-	case K_WEIGHTS:
-		tc->sp = &ix->weights;
-		*t = (struct rows){"point\tbone\tname\tweight\n",
-				   ix->weights.n,
-				   sizeof(struct psk_weight),
-				   load_weights,
-				   print_weight,
-				   tc};
-		break;
-	case K_COLORS:
-		tc->sp = &ix->colors;
-		*t = (struct rows){"wedge\tr\tg\tb\ta\n", ix->colors.n, sizeof(struct psk_color),
-				   load_colors,		  print_color,	tc};
-		break;
-	case K_UV:
-		if (c->self.a >= PSK_MAX_EXTRA_UVS || !ix->uvs[c->self.a].n)
-			return RC_NOENT;
-		tc->sp = &ix->uvs[c->self.a];
-		*t = (struct rows){"wedge\tu\tv\n", tc->sp->n, sizeof(struct psk_uv),
-				   load_uvs,	    print_uv,  tc};
-		break;
-	case K_MORPH:
-		if (c->self.a >= ix->n_morphs)
-			return RC_NOENT;
-		tc->sp = &ix->deltas;
-		*t = (struct rows){"delta\tpoint\tdx\tdy\tdz\ttx\tty\ttz\n",
-				   ix->morphs[c->self.a].n_deltas,
-				   sizeof(struct psk_morph_delta),
-				   load_deltas,
-				   print_delta,
-				   tc};
-		break;
-	case K_SOCKETS:
-		tc->sp = &ix->sockets;
-		*t = (struct rows){"index\tname\tbone\tx\ty\tz\tpitch\tyaw\troll\tsx\tsy\tsz\n",
-				   ix->sockets.n,
-				   sizeof(struct psk_socket),
-				   load_sockets,
-				   print_socket,
-				   tc};
-		break;
-	default:
+	if (!sp || !sp->header)
 		return RC_NOENT;
-	}
+	*tc = (struct tab_ctx){&c->as->src, ix_of(c), NULL, c->self.a};
+	n = table_rows(tc->ix, sp, c->self.kind, c->self.a, &tc->sp);
+	if (n == UINT64_MAX)
+		return RC_NOENT;
+	*t = (struct rows){sp->header, n, sp->rec_size, sp->load, sp->print, tc};
 	return RC_OK;
 }
 
