@@ -605,6 +605,47 @@ static bool gt_texture(const struct gen_tex_spec *s, struct buf *br, struct gen_
 	return ok && !br->oom;
 }
 
+/* Texture k: its base resource, its Texture object, its TOC entry and, with ti, its truth. */
+static bool add_texture(struct psg_builder *b, const struct gen_tex_opts *o,
+			const struct gen_tex_spec *s, size_t k, struct psgo_toc_entry *toc,
+			char name[40], struct gen_tex_truth_item *ti)
+{
+	uint64_t guid = 0x2c7f381800171900ull + k;
+	uint8_t obj[40];
+	uint32_t bi, tx;
+	struct buf br;
+
+	buf_init(&br);
+	if (!gt_texture(s, &br, ti)) {
+		buf_free(&br);
+		return false;
+	}
+	bi = psgb_add_base_resource(b, 0x80, br.data, br.len);
+	buf_free(&br);
+	gen_tex_object(s, bi, obj);
+	tx = psgb_add(b, RW_T_TEXTURE, 4, obj, sizeof obj);
+	psgb_ref(b, tx, 0x18);
+	snprintf(name, 40, "0x%016llx.Texture", (unsigned long long)guid);
+	toc->name = o && o->unnamed ? NULL : name;
+	toc->pad = 0x9B0F1678u;
+	toc->guid = guid;
+	toc->type = RW_T_TEXTURE_HASH;
+	toc->object = tx;
+	if (ti) {
+		if (!(o && o->unnamed))
+			snprintf(ti->name, sizeof ti->name, "0x%016llx", (unsigned long long)guid);
+		ti->guid = guid;
+		ti->format = s->format;
+		ti->width = s->width;
+		ti->height = s->height;
+		ti->mips = mip_count(s);
+		ti->cube = s->cube;
+		ti->tex_index = tx;
+		ti->buf_index = bi;
+	}
+	return true;
+}
+
 enum rc gen_psg_textures(const struct gen_tex_opts *o, struct buf *out, struct psg_gen_record *rec,
 			 struct gen_tex_truth *truth)
 {
@@ -642,44 +683,10 @@ enum rc gen_psg_textures(const struct gen_tex_opts *o, struct buf *out, struct p
 	 */
 	if (o && o->shuffle_seed)
 		psgo_version(b, PSGO_NEW, false);
-	for (size_t k = 0; k < n; k++) {
-		const struct gen_tex_spec *s = &specs[k];
-		struct gen_tex_truth_item *ti = truth ? &truth->items[k] : NULL;
-		uint64_t guid = 0x2c7f381800171900ull + k;
-		uint8_t obj[40];
-		uint32_t bi, tx;
-		struct buf br;
-
-		buf_init(&br);
-		if (!gt_texture(s, &br, ti)) {
-			buf_free(&br);
+	for (size_t k = 0; k < n; k++)
+		if (!add_texture(b, o, &specs[k], k, &toc[k], names[k],
+				 truth ? &truth->items[k] : NULL))
 			goto fail;
-		}
-		bi = psgb_add_base_resource(b, 0x80, br.data, br.len);
-		buf_free(&br);
-		gen_tex_object(s, bi, obj);
-		tx = psgb_add(b, RW_T_TEXTURE, 4, obj, sizeof obj);
-		psgb_ref(b, tx, 0x18);
-		snprintf(names[k], sizeof names[k], "0x%016llx.Texture", (unsigned long long)guid);
-		toc[k].name = o && o->unnamed ? NULL : names[k];
-		toc[k].pad = 0x9B0F1678u;
-		toc[k].guid = guid;
-		toc[k].type = RW_T_TEXTURE_HASH;
-		toc[k].object = tx;
-		if (ti) {
-			if (!(o && o->unnamed))
-				snprintf(ti->name, sizeof ti->name, "0x%016llx",
-					 (unsigned long long)guid);
-			ti->guid = guid;
-			ti->format = s->format;
-			ti->width = s->width;
-			ti->height = s->height;
-			ti->mips = mip_count(s);
-			ti->cube = s->cube;
-			ti->tex_index = tx;
-			ti->buf_index = bi;
-		}
-	}
 	psgo_toc(b, PSGO_NEW, toc, (uint32_t)n);
 	if (!(o && o->shuffle_seed))
 		psgo_version(b, PSGO_NEW, false);
