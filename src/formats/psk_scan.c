@@ -202,18 +202,60 @@ void psk_chunks_free(struct psk_chunks *c)
 	c->n = 0;
 }
 
+/* Room for one more chunk: every chunk takes at least 32 bytes, so size/32 bounds the table. */
+static enum rc chunks_grow(struct psk_chunks *out, size_t *cap, size_t max_chunks)
+{
+	size_t ncap = *cap ? *cap * 2 : 16;
+	struct psk_chunk *v;
+
+	if (out->n < *cap)
+		return RC_OK;
+	if (ncap > max_chunks)
+		ncap = max_chunks;
+	v = xrealloc_n(out->v, ncap, sizeof *v);
+	if (!v)
+		return RC_NOMEM;
+	out->v = v;
+	*cap = ncap;
+	return RC_OK;
+}
+
+/* The chunk whose header h sits at off; the first one says what the file is. */
+static enum rc chunk_at(struct psk_chunks *out, const uint8_t *h, uint64_t off)
+{
+	struct psk_chunk *c = &out->v[out->n];
+
+	memset(c, 0, sizeof *c);
+	set_id(c, h);
+	c->type_flag = (int32_t)ld_u32le(h + 20);
+	c->data_size = ld_u32le(h + 24);
+	c->data_count = ld_u32le(h + 28);
+	c->offset = off;
+	c->payload_off = off + PSK_CHUNK_HEADER;
+	if (out->n == 0) {
+		if (!strcmp(c->id, "ACTRHEAD"))
+			out->kind = PSK_KIND_MESH;
+		else if (!strcmp(c->id, "ANIMHEAD"))
+			out->kind = PSK_KIND_ANIM;
+		else
+			return RC_FORMAT;
+	}
+	out->n++;
+	return RC_OK;
+}
+
 enum rc psk_scan(const struct src *s, struct psk_chunks *out, struct diag *diag)
 {
 	uint64_t size = s->size, off = 0;
 	size_t cap = 0, max_chunks = (size_t)(size / PSK_CHUNK_HEADER);
 	uint8_t h[PSK_CHUNK_HEADER];
-	enum rc r;
+	enum rc r = RC_OK;
 
 	memset(out, 0, sizeof *out);
 	out->file_size = size;
 	if (size < PSK_CHUNK_HEADER)
 		return RC_FORMAT;
-	while (off < size) {
+	while (off < size && r == RC_OK) {
 		struct psk_chunk *c;
 		uint64_t len, left;
 		char id[84];
@@ -226,44 +268,15 @@ enum rc psk_scan(const struct src *s, struct psk_chunks *out, struct diag *diag)
 			break;
 		}
 		r = src_read(s, off, h, sizeof h);
+		if (r == RC_OK)
+			r = chunks_grow(out, &cap, max_chunks);
+		if (r == RC_OK)
+			r = chunk_at(out, h, off);
 		if (r != RC_OK)
-			goto fail;
-		if (out->n == cap) {
-			/* Every chunk takes at least 32 bytes, so size/32 bounds the table. */
-			size_t ncap = cap ? cap * 2 : 16;
-			struct psk_chunk *v;
-
-			if (ncap > max_chunks)
-				ncap = max_chunks;
-			v = xrealloc_n(out->v, ncap, sizeof *v);
-			if (!v) {
-				r = RC_NOMEM;
-				goto fail;
-			}
-			out->v = v;
-			cap = ncap;
-		}
-		c = &out->v[out->n];
-		memset(c, 0, sizeof *c);
-		set_id(c, h);
-		c->type_flag = (int32_t)ld_u32le(h + 20);
-		c->data_size = ld_u32le(h + 24);
-		c->data_count = ld_u32le(h + 28);
-		c->offset = off;
-		c->payload_off = off + PSK_CHUNK_HEADER;
+			break;
+		c = &out->v[out->n - 1];
 		left = size - c->payload_off;
 		psk_id_text(c, id);
-		if (out->n == 0) {
-			if (!strcmp(c->id, "ACTRHEAD"))
-				out->kind = PSK_KIND_MESH;
-			else if (!strcmp(c->id, "ANIMHEAD"))
-				out->kind = PSK_KIND_ANIM;
-			else {
-				r = RC_FORMAT;
-				goto fail;
-			}
-		}
-		out->n++;
 		if (!mul_ok(c->data_size, c->data_count, &len) || len > left) {
 			c->truncated = true;
 			c->payload_len = left;
@@ -283,8 +296,7 @@ enum rc psk_scan(const struct src *s, struct psk_chunks *out, struct diag *diag)
 				 (unsigned long long)len);
 		off = c->payload_off + len;
 	}
-	return RC_OK;
-fail:
-	psk_chunks_free(out);
+	if (r != RC_OK)
+		psk_chunks_free(out);
 	return r;
 }
