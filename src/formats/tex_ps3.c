@@ -193,16 +193,13 @@ static bool level_out_bytes(enum tex_kind k, uint32_t w, uint32_t h, uint64_t *o
 	return mul_ok((uint64_t)w * h, tex_kind_bpp(k), out);
 }
 
-enum rc tex_layout_get(const struct ps3_texture *t, struct tex_layout *l, char *why, size_t whylen)
+/* Whether the header describes a texture that can be converted (format, dimension, size, a
+ * mip count its size allows). */
+static enum rc check_header(const struct ps3_texture *t, const struct gcm_fmt *f, char *why,
+			    size_t whylen)
 {
-	const struct gcm_fmt *f = fmt_find(t->base_format);
-	uint32_t maxm = 0, m;
-	uint64_t face = 0, out = 0, v;
-	bool cube;
+	uint32_t maxm = 0;
 
-	memset(l, 0, sizeof *l);
-	if (why && whylen)
-		why[0] = 0;
 	if (!f) {
 		note(why, whylen, "unknown format byte 0x%02X", t->format);
 		return RC_UNSUPPORTED;
@@ -231,15 +228,14 @@ enum rc tex_layout_get(const struct ps3_texture *t, struct tex_layout *l, char *
 		     t->width, t->height);
 		return RC_CORRUPT;
 	}
-	cube = t->cubemap != 0 || t->store_type == TEX_STORE_CUBE;
-	if ((t->cubemap != 0) != (t->store_type == TEX_STORE_CUBE))
-		note(why, whylen, "cubemap byte %u disagrees with storeType 0x%X; read as %s",
-		     t->cubemap, t->store_type, cube ? "cube map" : "2D");
-	m = t->mipmap;
-	l->mips = m;
-	l->faces = cube ? 6 : 1;
-	l->compressed = f->compressed;
-	l->bpp = f->bpp;
+	return RC_OK;
+}
+
+/* How rows are laid out: DXT packed whatever the pitch says; uncompressed swizzled without LN
+ * (power-of-two sizes only), else rows `pitch` apart. */
+static enum rc row_layout(const struct ps3_texture *t, const struct gcm_fmt *f,
+			  struct tex_layout *l, char *why, size_t whylen)
+{
 	if (f->compressed) {
 		uint64_t packed = (uint64_t)((t->width + 3) / 4) * f->bpp;
 
@@ -262,7 +258,34 @@ enum rc tex_layout_get(const struct ps3_texture *t, struct tex_layout *l, char *
 		}
 		l->row_pitch = t->pitch;
 	}
-	for (uint32_t i = 0; i < m; i++) {
+	return RC_OK;
+}
+
+enum rc tex_layout_get(const struct ps3_texture *t, struct tex_layout *l, char *why, size_t whylen)
+{
+	const struct gcm_fmt *f = fmt_find(t->base_format);
+	uint64_t face = 0, out = 0, v;
+	bool cube;
+	enum rc r;
+
+	memset(l, 0, sizeof *l);
+	if (why && whylen)
+		why[0] = 0;
+	r = check_header(t, f, why, whylen);
+	if (r != RC_OK)
+		return r;
+	cube = t->cubemap != 0 || t->store_type == TEX_STORE_CUBE;
+	if ((t->cubemap != 0) != (t->store_type == TEX_STORE_CUBE))
+		note(why, whylen, "cubemap byte %u disagrees with storeType 0x%X; read as %s",
+		     t->cubemap, t->store_type, cube ? "cube map" : "2D");
+	l->mips = t->mipmap;
+	l->faces = cube ? 6 : 1;
+	l->compressed = f->compressed;
+	l->bpp = f->bpp;
+	r = row_layout(t, f, l, why, whylen);
+	if (r != RC_OK)
+		return r;
+	for (uint32_t i = 0; i < l->mips; i++) {
 		uint32_t w = tex_dim(t->width, i), h = tex_dim(t->height, i);
 
 		if (!level_src_bytes(l, w, h, &v) || !add_ok(face, v, &face))
