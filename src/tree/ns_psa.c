@@ -443,7 +443,7 @@ static enum tree_open_fail psa_mount(struct asset *as, char *why, size_t whylen)
 	}
 #define GLB(w, n)                                                                                  \
 	{                                                                                          \
-		w, TT_FILE, n, false, NULL, glb_layout, glb_render, NULL, NULL                     \
+		w, TT_FILE, n, false, NULL, glb_layout, glb_render, NULL, NULL, false              \
 	}
 
 static const struct tree_kind psa_kinds[K_COUNT] = {
