@@ -31,6 +31,8 @@ bool asset_source_changed(struct asset *as)
 {
 	struct stat st;
 
+	if (as->fd < 0)
+		return false; /* a broken asset that never opened its file: nothing derives from it */
 	if (atomic_load(&as->changed))
 		return true;
 	if (fstat(as->fd, &st) != 0 || stat_differs(&st, &as->st)) {

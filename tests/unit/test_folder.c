@@ -1,0 +1,197 @@
+/*
+ * Folder mounts through the tree API: what an asset shows when its file vanished before it
+ * was opened, when it changed after it was closed by the open-asset limit, and when opening
+ * it failed for lack of file descriptors (a passing condition, not damage to remember).
+ */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "psgfs/gen_psg.h"
+#include "psgfs/tree.h"
+
+static char dir[64];
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static int dir_setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/psgfs-folder.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int dir_teardown(void **state)
+{
+	(void)state;
+	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void put(const char *name, const struct buf *b)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	f = fopen(p, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b->data, 1, b->len, f), b->len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void put_sky(const char *name, uint64_t shuffle)
+{
+	struct buf b;
+
+	buf_init(&b);
+	assert_int_equal(gen_psg_sky(shuffle, &b, NULL), RC_OK);
+	put(name, &b);
+	buf_free(&b);
+}
+
+static struct tree *open_dir(unsigned max_assets)
+{
+	struct tree_opts o = {.max_assets = max_assets};
+	struct tree *t;
+	char why[256];
+
+	assert_int_equal(tree_open(dir, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+	return t;
+}
+
+/* The whole of a file of the tree, NUL-terminated; NULL with *r on failure. */
+static char *slurp(struct tree *t, const char *path, enum rc *r)
+{
+	struct tree_stat st;
+	size_t got;
+	char *p;
+
+	*r = tree_resolve(t, path, &st);
+	if (*r != RC_OK)
+		return NULL;
+	p = malloc(st.size + 1);
+	assert_non_null(p);
+	*r = tree_read(t, st.ino, 0, st.size, p, &got);
+	if (*r != RC_OK) {
+		free(p);
+		return NULL;
+	}
+	assert_int_equal(got, st.size);
+	p[got] = '\0';
+	return p;
+}
+
+static void list_root(struct tree *t)
+{
+	struct tree_dir *d;
+
+	assert_int_equal(tree_opendir(t, TREE_ROOT_INO, &d), RC_OK);
+	tree_closedir(t, d);
+}
+
+static void path_of(char *out, size_t n, const char *name)
+{
+	snprintf(out, n, "%s/%s", dir, name);
+}
+
+/* Listed, then deleted before anything opened it: a directory that says why, readable by
+ * anyone who can see it. */
+static void test_vanished_before_open(void **state)
+{
+	struct tree_stat st;
+	struct tree *t;
+	char p[256], *info, *errs;
+	enum rc r;
+
+	(void)state;
+	put_sky("a.psg", 0);
+	path_of(p, sizeof p, "a.psg");
+	assert_int_equal(chmod(p, 0), 0);
+	t = open_dir(0);
+	list_root(t);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(tree_resolve(t, "a.psg", &st), RC_OK);
+	assert_int_equal(st.type, TT_DIR);
+	info = slurp(t, "a.psg/info.txt", &r);
+	assert_int_equal(r, RC_OK);
+	assert_non_null(strstr(info, "cannot open: No such file or directory"));
+	errs = slurp(t, "a.psg/errors.txt", &r);
+	assert_int_equal(r, RC_OK);
+	assert_non_null(strstr(errs, "No such file or directory"));
+	free(info);
+	free(errs);
+	tree_close(t);
+}
+
+/* Read a.psg's header.txt (ino[0]) and info.txt (ino[1]), then make the one-asset limit
+ * close a.psg by opening b.psg. */
+static struct tree *read_then_evict(tree_ino ino[2], char **bytes)
+{
+	struct tree_stat st;
+	struct tree *t;
+	enum rc r;
+	char *other;
+
+	put_sky("a.psg", 0);
+	put_sky("b.psg", 5);
+	t = open_dir(1);
+	*bytes = slurp(t, "a.psg/header.txt", &r);
+	assert_int_equal(r, RC_OK);
+	assert_int_equal(tree_resolve(t, "a.psg/header.txt", &st), RC_OK);
+	ino[0] = st.ino;
+	assert_int_equal(tree_resolve(t, "a.psg/info.txt", &st), RC_OK);
+	ino[1] = st.ino;
+	other = slurp(t, "b.psg/header.txt", &r);
+	assert_int_equal(r, RC_OK);
+	free(other);
+	return t;
+}
+
+/* Closed by the limit and reopened unchanged: the same numbers, the same bytes. */
+static void test_reopen_unchanged(void **state)
+{
+	struct tree_stat st;
+	tree_ino ino[2];
+	struct tree *t;
+	char *before, *after;
+	enum rc r;
+
+	(void)state;
+	t = read_then_evict(ino, &before);
+	after = slurp(t, "a.psg/header.txt", &r);
+	assert_int_equal(r, RC_OK);
+	assert_string_equal(before, after);
+	assert_int_equal(tree_resolve(t, "a.psg/header.txt", &st), RC_OK);
+	assert_true(st.ino == ino[0]);
+	free(before);
+	free(after);
+	tree_close(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_vanished_before_open, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_reopen_unchanged, dir_setup, dir_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
