@@ -35,6 +35,7 @@ struct fentry {
 	uint32_t slot, parent;
 	uint8_t type;
 	bool asset;  /* a container: shown as a directory */
+	bool denied; /* assets: the sniff was refused permission (it will open as broken) */
 	bool listed; /* directories: children read */
 	struct stat st;
 	char *name;
@@ -180,12 +181,13 @@ static bool name_is_asset_ext(const char *name)
 }
 
 /* Is this regular file a container? By content; by extension when it cannot be read. */
-static bool sniff(int dirfd, const char *name)
+static bool sniff(int dirfd, const char *name, bool *denied)
 {
 	uint8_t head[32];
 	ssize_t got;
 	int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 
+	*denied = fd < 0 && (errno == EACCES || errno == EPERM);
 	if (fd < 0)
 		return name_is_asset_ext(name);
 	got = pread(fd, head, sizeof head, 0);
@@ -219,7 +221,7 @@ static struct fentry *entry_from(int dirfd, uint32_t parent, const char *name)
 		e->link = strdup(target);
 	}
 	if (e->type == FE_FILE)
-		e->asset = sniff(dirfd, name);
+		e->asset = sniff(dirfd, name, &e->denied);
 	if (!e->name || (e->type == FE_LINK && !e->link)) {
 		entry_free(e);
 		return NULL;
@@ -328,7 +330,9 @@ enum rc folder_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
 	out->mtime = e->st.st_mtim;
 	if (e->type == FE_DIR || (e->type == FE_FILE && e->asset)) {
 		out->type = TT_DIR;
-		out->perm = dir_perm(e->st.st_mode);
+		/* An asset this daemon may not read opens as broken: open to all, like its
+		 * explanation (see asset_getattr). */
+		out->perm = e->asset && e->denied ? 0555 : dir_perm(e->st.st_mode);
 	} else if (e->type == FE_LINK) {
 		out->type = TT_LINK;
 		out->perm = 0777;

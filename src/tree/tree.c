@@ -276,6 +276,10 @@ static enum rc asset_getattr(struct tree *t, tree_ino ino, struct where *w, bool
 	out->type = k->type;
 	out->nlink = 1;
 	stat_from_source(out, &w->as->st);
+	/* A broken asset explains itself to anyone who sees it: what it says (name, size, why)
+	 * the listing already shows, and a file the daemon could not read often has no r bits. */
+	if (w->as->fmt == &tree_format_broken)
+		out->perm = k->type == TT_DIR ? 0555 : 0444;
 	if (k->type == TT_DIR) {
 		struct cache_ent *ent;
 		struct tree_dir *d;

@@ -136,6 +136,8 @@ static void test_vanished_before_open(void **state)
 	errs = slurp(t, "a.psg/errors.txt", &r);
 	assert_int_equal(r, RC_OK);
 	assert_non_null(strstr(errs, "No such file or directory"));
+	assert_int_equal(tree_resolve(t, "a.psg/info.txt", &st), RC_OK);
+	assert_int_equal(st.perm, 0444); /* the source had no r bits */
 	free(info);
 	free(errs);
 	tree_close(t);
