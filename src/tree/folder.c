@@ -36,6 +36,9 @@ struct fentry {
 	uint8_t type;
 	bool asset;  /* a container: shown as a directory */
 	bool denied; /* assets: the sniff was refused permission (it will open as broken) */
+	bool dead;   /* files: reopened as something else; everything below fails with EIO */
+	const struct tree_format *fmt; /* files: the format of the first opening */
+	uint64_t why_hash;	       /* ... and, when broken, of its reason */
 	bool listed; /* directories: children read */
 	struct stat st;
 	char *name;
@@ -484,6 +487,37 @@ static void asset_box_free(void *p)
 	free(b);
 }
 
+static uint64_t why_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; s && *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * An asset closed by the limit and opened again must be the file it was: the kernel holds
+ * inode numbers and sizes from the first opening, and the numbers of one format mean other
+ * things in another (a broken asset's info.txt is another format's node 1). So a reopening
+ * that finds another file, a changed one, another format or another reason to be broken
+ * marks the entry dead: from then on everything below it fails with EIO, the snapshot rule
+ * of single-file mounts (what was read keeps its bytes, nothing new is derived).
+ */
+static enum rc same_as_first(struct fentry *e, struct asset *as)
+{
+	uint64_t h = why_hash(as->why);
+
+	if (!e->fmt) {
+		e->fmt = as->fmt;
+		e->why_hash = h;
+		return RC_OK;
+	}
+	if (as->fmt != e->fmt || h != e->why_hash || asset_source_changed(as))
+		e->dead = true;
+	return e->dead ? RC_IO : RC_OK;
+}
+
 static enum rc open_asset(struct tree *t, struct fentry *e, struct asset **out)
 {
 	struct fentry *dir = entry_get(t, e->parent);
@@ -503,6 +537,11 @@ static enum rc open_asset(struct tree *t, struct fentry *e, struct asset **out)
 	}
 	if (fl != TREE_FAIL_NONE)
 		return fl == TREE_FAIL_OTHER ? RC_NOMEM : RC_IO;
+	if (same_as_first(e, *out) != RC_OK) {
+		asset_close(*out);
+		*out = NULL;
+		return RC_IO;
+	}
 	return RC_OK;
 }
 
@@ -519,6 +558,11 @@ struct asset *folder_asset_get(struct tree *t, uint32_t slot, struct cache_ent *
 	}
 	pthread_mutex_lock(&f->amu);
 	b = cache_get(t->cache, asset_ckey(slot), pin);
+	if (!b && e->dead) {
+		pthread_mutex_unlock(&f->amu);
+		*r = RC_IO;
+		return NULL;
+	}
 	if (!b) {
 		b = calloc(1, sizeof *b);
 		*r = b ? open_asset(t, e, &b->as) : RC_NOMEM;

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "psgfs/gen_psg.h"
+#include "psgfs/gen_psk.h"
 #include "psgfs/tree.h"
 
 static char dir[64];
@@ -63,6 +64,18 @@ static void put_sky(const char *name, uint64_t shuffle)
 
 	buf_init(&b);
 	assert_int_equal(gen_psg_sky(shuffle, &b, NULL), RC_OK);
+	put(name, &b);
+	buf_free(&b);
+}
+
+static void put_psk(const char *name)
+{
+	struct gen_psk_opts o;
+	struct buf b;
+
+	gen_psk_opts_default(&o, 3);
+	buf_init(&b);
+	assert_int_equal(gen_psk_file(&o, &b), RC_OK);
 	put(name, &b);
 	buf_free(&b);
 }
@@ -137,7 +150,7 @@ static void test_vanished_before_open(void **state)
 	assert_int_equal(r, RC_OK);
 	assert_non_null(strstr(errs, "No such file or directory"));
 	assert_int_equal(tree_resolve(t, "a.psg/info.txt", &st), RC_OK);
-	assert_int_equal(st.perm, 0444); /* the source had no r bits */
+	assert_int_equal(st.perm, 0444);
 	free(info);
 	free(errs);
 	tree_close(t);
@@ -188,11 +201,80 @@ static void test_reopen_unchanged(void **state)
 	tree_close(t);
 }
 
+/* Every number a closed asset handed out fails with EIO once its file is another file: the
+ * reopened file is never read in its place (nor a "broken" explanation under old numbers). */
+static void expect_eio_below(struct tree *t, const tree_ino ino[2], const char *what)
+{
+	struct tree_stat st;
+	struct tree_dir *d;
+	char buf[64];
+	size_t got;
+
+	print_message("after %s\n", what);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(tree_read(t, ino[i], 0, sizeof buf, buf, &got), RC_IO);
+		assert_int_equal(tree_getattr(t, ino[i], &st), RC_IO);
+	}
+	assert_int_equal(tree_resolve(t, "a.psg", &st), RC_OK); /* the entry stays listed */
+	assert_int_equal(tree_opendir(t, st.ino, &d), RC_IO);
+	assert_int_equal(tree_resolve(t, "a.psg/info.txt", &st), RC_IO);
+}
+
+static void test_reopen_replaced(void **state)
+{
+	char p[256], q[256], *before;
+	tree_ino ino[2];
+	struct tree *t;
+
+	(void)state;
+	t = read_then_evict(ino, &before);
+	put_psk("new.psk");
+	path_of(p, sizeof p, "new.psk");
+	path_of(q, sizeof q, "a.psg");
+	assert_int_equal(rename(p, q), 0);
+	expect_eio_below(t, ino, "a PSK renamed over a.psg");
+	free(before);
+	tree_close(t);
+}
+
+static void test_reopen_deleted(void **state)
+{
+	char p[256], *before;
+	tree_ino ino[2];
+	struct tree *t;
+
+	(void)state;
+	t = read_then_evict(ino, &before);
+	path_of(p, sizeof p, "a.psg");
+	assert_int_equal(unlink(p), 0);
+	expect_eio_below(t, ino, "a.psg deleted");
+	free(before);
+	tree_close(t);
+}
+
+static void test_reopen_rewritten(void **state)
+{
+	char *before;
+	tree_ino ino[2];
+	struct tree *t;
+
+	(void)state;
+	t = read_then_evict(ino, &before);
+	sleep(1);	     /* a later mtime even on coarse timestamps */
+	put_sky("a.psg", 9); /* same size, other dictionary order, written in place */
+	expect_eio_below(t, ino, "a.psg rewritten in place");
+	free(before);
+	tree_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_vanished_before_open, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_reopen_unchanged, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_reopen_replaced, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_reopen_deleted, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_reopen_rewritten, dir_setup, dir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
