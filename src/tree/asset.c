@@ -32,7 +32,8 @@ bool asset_source_changed(struct asset *as)
 	struct stat st;
 
 	if (as->fd < 0)
-		return false; /* a broken asset that never opened its file: nothing derives from it */
+		return false; /* a broken asset that never opened its file: nothing derives from it
+			       */
 	if (atomic_load(&as->changed))
 		return true;
 	if (fstat(as->fd, &st) != 0 || stat_differs(&st, &as->st)) {
@@ -252,8 +253,13 @@ static enum tree_open_fail open_source(struct asset *as, int dirfd, const char *
 
 	/* Non-blocking: opening a FIFO must not wait for a writer (it is refused below). */
 	as->fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (expect ? O_NOFOLLOW : 0));
-	if (as->fd < 0 || fstat(as->fd, &as->st) != 0)
-		return fail(why, whylen, TREE_FAIL_OPEN, "cannot open: %s", strerror(errno));
+	if (as->fd < 0 || fstat(as->fd, &as->st) != 0) {
+		/* Out of descriptors or memory says nothing about the file: not "broken". */
+		bool passing = errno == EMFILE || errno == ENFILE || errno == ENOMEM;
+
+		return fail(why, whylen, passing ? TREE_FAIL_OTHER : TREE_FAIL_OPEN,
+			    "cannot open: %s", strerror(errno));
+	}
 	if (!S_ISREG(as->st.st_mode))
 		return fail(why, whylen, TREE_FAIL_OPEN, "%s", "not a regular file");
 	if (expect) {

@@ -39,7 +39,7 @@ struct fentry {
 	bool dead;   /* files: reopened as something else; everything below fails with EIO */
 	const struct tree_format *fmt; /* files: the format of the first opening */
 	uint64_t why_hash;	       /* ... and, when broken, of its reason */
-	bool listed; /* directories: children read */
+	bool listed;		       /* directories: children read */
 	struct stat st;
 	char *name;
 	char *link;	/* links: the target as stored */
@@ -119,6 +119,19 @@ static bool entry_insert(struct folder *f, struct fentry *e)
 	return true;
 }
 
+static void entry_remove(struct folder *f, uint32_t slot)
+{
+	struct fentry **pp = &f->tab[bucket_of(f, slot)];
+
+	for (; *pp; pp = &(*pp)->hnext) {
+		if ((*pp)->slot == slot) {
+			*pp = (*pp)->hnext;
+			f->n--;
+			return;
+		}
+	}
+}
+
 static void entry_free(struct fentry *e)
 {
 	free(e->name);
@@ -145,7 +158,8 @@ static int open_dir_of(struct folder *f, const struct fentry *e)
 {
 	const struct fentry *chain[MAX_DEPTH];
 	unsigned depth = 0;
-	int fd = dup(f->root_fd);
+	/* Not dup(): a duplicate shares the root's directory offset with every other read. */
+	int fd = openat(f->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	while (e && e->slot != 0 && depth < MAX_DEPTH) {
 		chain[depth++] = e;
@@ -183,14 +197,21 @@ static bool name_is_asset_ext(const char *name)
 	return false;
 }
 
+/* Out of descriptors or memory: a passing condition, never a property of the file. */
+static bool errno_transient(int e)
+{
+	return e == EMFILE || e == ENFILE || e == ENOMEM;
+}
+
 /* Is this regular file a container? By content; by extension when it cannot be read. */
-static bool sniff(int dirfd, const char *name, bool *denied)
+static bool sniff(int dirfd, const char *name, bool *denied, bool *again)
 {
 	uint8_t head[32];
 	ssize_t got;
 	int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 
 	*denied = fd < 0 && (errno == EACCES || errno == EPERM);
+	*again = fd < 0 && errno_transient(errno);
 	if (fd < 0)
 		return name_is_asset_ext(name);
 	got = pread(fd, head, sizeof head, 0);
@@ -200,16 +221,22 @@ static bool sniff(int dirfd, const char *name, bool *denied)
 	return asset_detect(head, (size_t)got) != NULL;
 }
 
-static struct fentry *entry_from(int dirfd, uint32_t parent, const char *name)
+/* The entry of one name, or NULL: vanished or not shown, or *again when it could not be read
+ * for want of memory or descriptors (then the listing is not to be kept). */
+static struct fentry *entry_from(int dirfd, uint32_t parent, const char *name, bool *again)
 {
 	struct fentry *e;
 	struct stat st;
 
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+	*again = false;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		*again = errno_transient(errno);
 		return NULL;
+	}
 	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
 		return NULL; /* FIFOs, sockets, devices: left out */
 	e = calloc(1, sizeof *e);
+	*again = !e;
 	if (!e)
 		return NULL;
 	e->parent = parent;
@@ -224,8 +251,10 @@ static struct fentry *entry_from(int dirfd, uint32_t parent, const char *name)
 		e->link = strdup(target);
 	}
 	if (e->type == FE_FILE)
-		e->asset = sniff(dirfd, name, &e->denied);
-	if (!e->name || (e->type == FE_LINK && !e->link)) {
+		e->asset = sniff(dirfd, name, &e->denied, again);
+	if (!e->name || (e->type == FE_LINK && !e->link))
+		*again = true;
+	if (*again) {
 		entry_free(e);
 		return NULL;
 	}
@@ -247,30 +276,49 @@ static enum rc add_kid(struct fentry *dir, uint32_t slot, size_t *cap)
 	return RC_OK;
 }
 
-/* Read a source folder once (under f->mu): its entries join the table. */
+/* Forget what a listing that is not kept added (its entries were never handed out). */
+static void unlist(struct folder *f, struct fentry *dir)
+{
+	for (size_t i = 0; i < dir->n_kids; i++) {
+		struct fentry *e = entry_find(f, dir->kids[i]);
+
+		entry_remove(f, dir->kids[i]);
+		if (e)
+			entry_free(e);
+	}
+	free(dir->kids);
+	dir->kids = NULL;
+	dir->n_kids = 0;
+}
+
+/*
+ * Read a source folder once (under f->mu): its entries join the table. Running out of
+ * memory or descriptors keeps nothing, so the next visit reads the folder again; any other
+ * failure keeps what was read as the snapshot (a folder that fails half-way stays half).
+ */
 static enum rc read_folder(struct folder *f, struct fentry *dir)
 {
 	struct dirent *de;
 	size_t cap = 0;
 	enum rc r = RC_OK;
+	bool again = false;
 	DIR *d;
 	int fd = open_dir_of(f, dir);
 
-	if (fd < 0)
-		return RC_IO;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return RC_IO;
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		r = errno_transient(errno) ? RC_NOMEM : RC_IO;
+		if (fd >= 0)
+			close(fd);
+		return r;
 	}
-	while (r == RC_OK && (de = readdir(d))) {
+	while (r == RC_OK && !again && (de = readdir(d))) {
 		struct fentry *e;
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		e = entry_from(dirfd(d), dir->slot, de->d_name);
+		e = entry_from(dirfd(d), dir->slot, de->d_name, &again);
 		if (!e)
-			continue; /* vanished, unreadable or not shown */
+			continue; /* vanished or not shown, or again */
 		e->slot = slot_for(f, &e->st);
 		if (e->slot == 0 || !entry_insert(f, e)) {
 			entry_free(e);
@@ -280,6 +328,10 @@ static enum rc read_folder(struct folder *f, struct fentry *dir)
 		r = add_kid(dir, e->slot, &cap);
 	}
 	closedir(d);
+	if (again || r == RC_NOMEM) {
+		unlist(f, dir);
+		return RC_NOMEM;
+	}
 	dir->listed = true; /* even a partial read is the snapshot from now on */
 	return r;
 }
@@ -526,6 +578,8 @@ static enum rc open_asset(struct tree *t, struct fentry *e, struct asset **out)
 	char why[256];
 
 	if (dfd < 0) {
+		if (errno_transient(errno))
+			return RC_NOMEM;
 		if (!e->asset)
 			return RC_IO;
 		snprintf(why, sizeof why, "cannot open its folder: %s", strerror(errno));

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -267,6 +268,93 @@ static void test_reopen_rewritten(void **state)
 	tree_close(t);
 }
 
+/* The lowest free descriptor: every one below it is in use. */
+static int lowest_free_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	close(fd);
+	return fd;
+}
+
+/* Run fn with only `spare` more descriptors allowed; returns its result. */
+static enum rc with_fds(int spare, enum rc (*fn)(struct tree *t), struct tree *t)
+{
+	struct rlimit old, low;
+	enum rc r;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = (rlim_t)(lowest_free_fd() + spare);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	r = fn(t);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	return r;
+}
+
+static enum rc resolve_info(struct tree *t)
+{
+	struct tree_stat st;
+
+	return tree_resolve(t, "a.psg/info.txt", &st);
+}
+
+static enum rc list_root_rc(struct tree *t)
+{
+	struct tree_dir *d;
+	enum rc r = tree_opendir(t, TREE_ROOT_INO, &d);
+
+	if (r == RC_OK)
+		tree_closedir(t, d);
+	return r;
+}
+
+/* Opening an asset without a descriptor to spare fails for now; it is not remembered as a
+ * broken asset. */
+static void test_out_of_fds_at_open(void **state)
+{
+	struct tree *t;
+	char *info;
+	enum rc r;
+
+	(void)state;
+	put_sky("a.psg", 0);
+	t = open_dir(0);
+	list_root(t);
+	r = with_fds(0, resolve_info, t);
+	assert_int_not_equal(r, RC_OK);
+	assert_int_not_equal(r, RC_IO); /* ENOMEM-like: try again later */
+	info = slurp(t, "a.psg/info.txt", &r);
+	assert_int_equal(r, RC_OK);
+	assert_non_null(strstr(info, "format: psg"));
+	free(info);
+	tree_close(t);
+}
+
+/* A listing that could not sniff its files (no descriptor to spare) is not kept: files are
+ * never classed by their extension for want of a descriptor. */
+static void test_out_of_fds_at_listing(void **state)
+{
+	struct tree_stat st;
+	struct tree *t;
+	struct buf b;
+
+	(void)state;
+	put_sky("disguised", 0);
+	buf_init(&b);
+	buf_puts(&b, "text, not an arena\n");
+	put("notes.psg", &b);
+	buf_free(&b);
+	t = open_dir(0);
+	assert_int_equal(with_fds(1, list_root_rc, t), RC_NOMEM);
+	assert_int_equal(tree_resolve(t, "disguised", &st), RC_OK);
+	assert_int_equal(st.type, TT_DIR);
+	assert_int_equal(tree_resolve(t, "notes.psg", &st), RC_OK);
+	assert_int_equal(st.type, TT_FILE);
+	tree_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +363,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_reopen_replaced, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_reopen_deleted, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_reopen_rewritten, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_out_of_fds_at_open, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_out_of_fds_at_listing, dir_setup, dir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
