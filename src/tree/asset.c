@@ -307,6 +307,13 @@ enum tree_open_fail asset_open(struct tree *t, uint32_t slot, int dirfd, const c
 			as->fmt = NULL; /* nothing to unmount */
 	}
 	if (f != TREE_FAIL_NONE && mode == ASSET_LENIENT && f != TREE_FAIL_OTHER) {
+		/* The explanation derives nothing from the file: it stays readable whatever
+		 * the file does next. A file already changed since it was listed says so. */
+		if (atomic_load(&as->changed))
+			snprintf(why, whylen, "changed since its folder was listed");
+		if (as->fd >= 0)
+			close(as->fd);
+		as->fd = -1;
 		as->why = strdup(why);
 		as->fmt = &tree_format_broken;
 		if (as->why && as->fmt->mount(as, why, whylen) == TREE_FAIL_NONE)

@@ -157,6 +157,29 @@ static void test_vanished_before_open(void **state)
 	tree_close(t);
 }
 
+/* Listed, then replaced before anything opened it: nothing is derived from the new file, and
+ * the directory says why. */
+static void test_replaced_before_open(void **state)
+{
+	struct tree *t;
+	char p[256], q[256], *info;
+	enum rc r;
+
+	(void)state;
+	put_sky("a.psg", 0);
+	t = open_dir(0);
+	list_root(t);
+	put_sky("b.psg", 5);
+	path_of(p, sizeof p, "b.psg");
+	path_of(q, sizeof q, "a.psg");
+	assert_int_equal(rename(p, q), 0);
+	info = slurp(t, "a.psg/info.txt", &r);
+	assert_int_equal(r, RC_OK);
+	assert_non_null(strstr(info, "cannot mount: changed since its folder was listed"));
+	free(info);
+	tree_close(t);
+}
+
 /* Read a.psg's header.txt (ino[0]) and info.txt (ino[1]), then make the one-asset limit
  * close a.psg by opening b.psg. */
 static struct tree *read_then_evict(tree_ino ino[2], char **bytes)
@@ -359,6 +382,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_vanished_before_open, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_replaced_before_open, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_reopen_unchanged, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_reopen_replaced, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_reopen_deleted, dir_setup, dir_teardown),
