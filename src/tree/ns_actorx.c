@@ -23,6 +23,11 @@ enum tree_open_fail ax_mount(struct asset *as, bool anim, char *why, size_t whyl
 	if (r != RC_OK) {
 		snprintf(why, whylen, "%s: %s", anim ? "PSA" : "PSK",
 			 x->d.n ? x->d.msg[0] : rc_str(r));
+		/* RC_CORRUPT (a head covering the file) hands back the chunk list. */
+		if (anim)
+			psa_index_free(&x->psa);
+		else
+			psk_index_free(&x->psk);
 		diag_free(&x->d);
 		free(x);
 		if (r == RC_NOMEM)
