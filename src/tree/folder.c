@@ -203,26 +203,64 @@ static bool errno_transient(int e)
 	return e == EMFILE || e == ENFILE || e == ENOMEM;
 }
 
-/* Is this regular file a container? By content; by extension when it cannot be read. */
-static bool sniff(int dirfd, const char *name, bool *denied, bool *again)
-{
-	uint8_t head[32];
-	ssize_t got;
-	int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+/* ---- sniffing: is a regular file a container? By content; by extension if unreadable ---- */
 
-	*denied = fd < 0 && (errno == EACCES || errno == EPERM);
-	*again = fd < 0 && errno_transient(errno);
-	if (fd < 0)
-		return name_is_asset_ext(name);
-	got = pread(fd, head, sizeof head, 0);
-	close(fd);
-	if (got < 0)
-		return name_is_asset_ext(name);
-	return asset_detect(head, (size_t)got) != NULL;
+#define SNIFF_BYTES 32
+
+/* Ask for the first page of a file and return at once: the reads of a whole folder go to the
+ * disk together. Closing the file does not cancel them. */
+static void sniff_hint(int dirfd, const struct fentry *e)
+{
+	int fd;
+
+	if (e->type != FE_FILE)
+		return;
+	fd = openat(dirfd, e->name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		posix_fadvise(fd, 0, SNIFF_BYTES, POSIX_FADV_WILLNEED);
+		close(fd);
+	}
 }
 
-/* The entry of one name, or NULL: vanished or not shown, or *again when it could not be read
- * for want of memory or descriptors (then the listing is not to be kept). */
+/* Sniff one file; false when it could not be opened for want of descriptors or memory. */
+static bool sniff(int dirfd, struct fentry *e)
+{
+	uint8_t head[SNIFF_BYTES];
+	ssize_t got = -1;
+	int fd;
+
+	if (e->type != FE_FILE)
+		return true;
+	fd = openat(dirfd, e->name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		e->denied = errno == EACCES || errno == EPERM;
+		if (errno_transient(errno))
+			return false;
+	} else {
+		got = pread(fd, head, sizeof head, 0);
+		close(fd);
+	}
+	e->asset = got < 0 ? name_is_asset_ext(e->name) : asset_detect(head, (size_t)got) != NULL;
+	return true;
+}
+
+/*
+ * Sniff the regular files of a listing. Each file's first page was asked for as its entry was
+ * read (sniff_hint), so the reads are queued together: a folder that is not in the page cache
+ * costs about one disk round trip instead of one per file, with one descriptor open at a
+ * time. False when a file could not be opened for want of descriptors or memory (the listing
+ * is then not kept).
+ */
+static bool sniff_all(int dirfd, struct fentry **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!sniff(dirfd, v[i]))
+			return false;
+	return true;
+}
+
+/* The entry of one name (not sniffed yet), or NULL: vanished or not shown, or *again when it
+ * could not be read for want of memory or descriptors (then the listing is not to be kept). */
 static struct fentry *entry_from(int dirfd, uint32_t parent, const char *name, bool *again)
 {
 	struct fentry *e;
@@ -250,8 +288,6 @@ static struct fentry *entry_from(int dirfd, uint32_t parent, const char *name, b
 		target[n > 0 ? n : 0] = '\0';
 		e->link = strdup(target);
 	}
-	if (e->type == FE_FILE)
-		e->asset = sniff(dirfd, name, &e->denied, again);
 	if (!e->name || (e->type == FE_LINK && !e->link))
 		*again = true;
 	if (*again) {
@@ -291,6 +327,59 @@ static void unlist(struct folder *f, struct fentry *dir)
 	dir->n_kids = 0;
 }
 
+/* Entries read from a folder, not yet in the table. */
+struct pending {
+	struct fentry **v;
+	size_t n, cap;
+};
+
+static bool pending_add(struct pending *p, struct fentry *e)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		struct fentry **v = xrealloc_n(p->v, cap, sizeof *v);
+
+		if (!v)
+			return false;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = e;
+	return true;
+}
+
+/* Entries from index `from` on (those not handed to the table). */
+static void pending_free(struct pending *p, size_t from)
+{
+	for (size_t i = from; i < p->n; i++)
+		entry_free(p->v[i]);
+	free(p->v);
+}
+
+/* Names and stats of a folder's entries, each file's first page asked for on the way, then
+ * their sniffs; false: for want of memory or descriptors (nothing to keep). */
+static bool gather(DIR *d, uint32_t parent, struct pending *p)
+{
+	struct dirent *de;
+	bool again = false;
+
+	while (!again && (de = readdir(d))) {
+		struct fentry *e;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		e = entry_from(dirfd(d), parent, de->d_name, &again);
+		if (e && !pending_add(p, e)) {
+			entry_free(e);
+			again = true;
+		}
+		/* Its first page comes in while the rest of the folder is read. */
+		if (e && !again)
+			sniff_hint(dirfd(d), e);
+	}
+	return !again && sniff_all(dirfd(d), p->v, p->n);
+}
+
 /*
  * Read a source folder once (under f->mu): its entries join the table. Running out of
  * memory or descriptors keeps nothing, so the next visit reads the folder again; any other
@@ -298,10 +387,9 @@ static void unlist(struct folder *f, struct fentry *dir)
  */
 static enum rc read_folder(struct folder *f, struct fentry *dir)
 {
-	struct dirent *de;
-	size_t cap = 0;
-	enum rc r = RC_OK;
-	bool again = false;
+	struct pending p = {0};
+	size_t cap = 0, i;
+	enum rc r;
 	DIR *d;
 	int fd = open_dir_of(f, dir);
 
@@ -311,29 +399,31 @@ static enum rc read_folder(struct folder *f, struct fentry *dir)
 			close(fd);
 		return r;
 	}
-	while (r == RC_OK && !again && (de = readdir(d))) {
-		struct fentry *e;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		e = entry_from(dirfd(d), dir->slot, de->d_name, &again);
-		if (!e)
-			continue; /* vanished or not shown, or again */
-		e->slot = slot_for(f, &e->st);
-		if (e->slot == 0 || !entry_insert(f, e)) {
-			entry_free(e);
-			r = RC_NOMEM;
-			break;
-		}
-		r = add_kid(dir, e->slot, &cap);
-	}
-	closedir(d);
-	if (again || r == RC_NOMEM) {
-		unlist(f, dir);
+	if (!gather(d, dir->slot, &p)) {
+		closedir(d);
+		pending_free(&p, 0);
 		return RC_NOMEM;
 	}
+	closedir(d);
+	for (i = 0; i < p.n; i++) {
+		struct fentry *e = p.v[i];
+
+		e->slot = slot_for(f, &e->st);
+		if (e->slot == 0 || add_kid(dir, e->slot, &cap) != RC_OK)
+			break;
+		if (!entry_insert(f, e)) {
+			dir->n_kids--;
+			break;
+		}
+	}
+	if (i < p.n) { /* out of memory: forget the inserted ones, free the rest */
+		unlist(f, dir);
+		pending_free(&p, i);
+		return RC_NOMEM;
+	}
+	pending_free(&p, p.n);
 	dir->listed = true; /* even a partial read is the snapshot from now on */
-	return r;
+	return RC_OK;
 }
 
 /* ---- requests from the tree core ---- */
