@@ -39,6 +39,21 @@ check "gen: --assets 0 is a usage error" gen_exit 2 folder --assets 0 "$WORK/g2"
 check "gen: --manifest does not apply to sky" gen_exit 2 sky --manifest "$WORK/m" "$WORK/g3"
 check "gen: an existing OUTDIR is refused" gen_exit 1 folder "$SRC"
 check "gen: nothing written by the refusals" bash -c "! ls -d '$WORK'/g[123] 2>/dev/null"
+mkdir -p "$WORK/mp0"
+MOUNTS+=("$WORK/mp0")
+max_refused() { # VALUE WORDS: psgfs and psgfs-tool both exit 2 with WORDS; nothing mounted
+	local st=0 st2=0
+	timeout 20 "$PSGFS" "$SRC" "$WORK/mp0" -o "max_assets=$1" 2>"$WORK/max.err" || st=$?
+	timeout 20 "$PSGFS_TOOL" --max-assets "$1" ls "$SRC" >/dev/null 2>>"$WORK/max.err" || st2=$?
+	echo "# max_assets=$1: psgfs $st, psgfs-tool $st2: $(head -1 "$WORK/max.err")"
+	[ "$st" = 2 ] && [ "$st2" = 2 ] && ! mountpoint -q "$WORK/mp0" &&
+		[ "$(grep -c -- "$2" "$WORK/max.err")" = 2 ]
+}
+check "max_assets=0 is refused by psgfs and psgfs-tool, with the range" max_refused 0 'allowed: 1 to 65536'
+check "max_assets=65537 too" max_refused 65537 'allowed: 1 to 65536'
+check "max_assets=-1 too" max_refused -1 "max.assets '-1'"
+check "max_assets=x too" max_refused x "max.assets 'x'"
+check "psgfs-tool --max-assets 1 lists the folder" bash -c "'$PSGFS_TOOL' --max-assets 1 ls '$SRC' | grep -q readme.txt"
 n_assets=$(awk -F'\t' '$3 == "asset"' "$MAN" | wc -l)
 check "gen: the manifest lists 60 assets and the junk's ($n_assets)" test "$n_assets" -ge 68
 for k in model companion textures psk psa rx2 disguised hardlink unreadable truncated \

@@ -101,6 +101,9 @@ static void test_max_assets(void **state)
 	assert_int_equal(cliopt_max_assets("65537", &v, why, sizeof why), RC_INVAL);
 	assert_int_equal(cliopt_max_assets("4294967297", &v, why, sizeof why), RC_INVAL);
 	assert_int_equal(cliopt_max_assets("-1", &v, why, sizeof why), RC_INVAL);
+	assert_string_equal(why, "not a count (decimal digits, e.g. 128)");
+	assert_int_equal(cliopt_max_assets("99999999999999999999", &v, why, sizeof why), RC_INVAL);
+	assert_string_equal(why, "allowed: 1 to 65536");
 	assert_int_equal(cliopt_max_assets("", &v, why, sizeof why), RC_INVAL);
 	assert_int_equal(v, CLIOPT_ASSETS_MAX); /* untouched on failure */
 }
