@@ -6,7 +6,10 @@
  * tree, other files pass through. Symbolic links stay links (never followed); FIFOs, sockets
  * and devices are left out. Assets are opened only when something inside them is used, and
  * live in the shared cache like everything else, at most max_assets at a time: file
- * descriptors and memory stay bounded however many are visited.
+ * descriptors and memory stay bounded however many are visited. An asset closed by that limit
+ * reopens only as the same unchanged file in the same format, else everything below it fails
+ * with EIO (same_as_first). Running out of memory or descriptors is never taken for a
+ * property of a file: such a listing is not kept, such an opening is not remembered.
  *
  * Slots: an entry's slot is its source inode number when that is below 2^31 and on the
  * mounted folder's device (stable across remounts of an unchanged folder); otherwise, and for a
