@@ -189,8 +189,7 @@ static const struct fuzz_seed *find_seed(const struct seedset *s, const char *na
 
 /* Folder seeds: other seeds (or text) as the files of one folder, in the order of
  * FUZZ_FOLDER_SEP's description (harness.h); "" leaves a file empty. */
-static void add_folder(struct seedset *s, const char *name, const char *const parts[],
-		       size_t k)
+static void add_folder(struct seedset *s, const char *name, const char *const parts[], size_t k)
 {
 	struct buf b;
 
@@ -210,12 +209,13 @@ static void add_folder(struct seedset *s, const char *name, const char *const pa
 
 static void folder_seeds(struct seedset *s)
 {
-	static const char *const mix[] = {"sky",	  "textures_small", "psa_default",
-					  "psk_default", "skinned",	  "a text file\n"};
+	static const char *const mix[] = {"sky",	 "textures_small", "psa_default",
+					  "psk_default", "skinned",	   "a text file\n"};
 	static const char *const pair[] = {"sky_shuffled", "textures_unnamed_shuffled"};
-	static const char *const hostile[] = {"skinned_palette_past", "", "psa_hostile_names",
-					      "psk_hostile_names", "skinned_bones_past",
-					      "ANIMHEAD but nothing after it"};
+	static const char *const hostile[] = {
+	    "skinned_palette_past", "",
+	    "psa_hostile_names",    "psk_hostile_names",
+	    "skinned_bones_past",   "ANIMHEAD but nothing after it"};
 
 	add_folder(s, "folder_mix", mix, 6);
 	add_folder(s, "folder_pair", pair, 2);
