@@ -440,7 +440,13 @@ int main(int argc, char **argv)
 	    (rc = mount_fs(&d, &usr1)) == EXIT_CONTINUE) {
 		if (pthread_create(&stats_tid, NULL, stats_thread, &usr1) == 0)
 			pthread_detach(stats_tid);
+		/* After daemonising: the invalidation thread must live in the daemon. */
+		g_ll.se = d.se;
+		if (psgfs_ll_start(&g_ll) != 0)
+			fprintf(stderr,
+				"psgfs: status files will not refresh in the kernel cache\n");
 		rc = run_loop(&d);
+		psgfs_ll_stop(&g_ll);
 	}
 	teardown(&d);
 	return rc;

@@ -1,5 +1,5 @@
 /*
- * EA RenderWare 4 arena container (Skate 3 .psg) per ../shared/spec/rw4-arena.md §1-§6, §10.
+ * EA RenderWare 4 arena container (Skate 3 .psg; docs/rw4-arena.md).
  * arena_open reads only the header, sections, subreference records and dictionary through a
  * positioned-read source; objects are read later with arena_read_object. PS3 is big-endian;
  * xb2 (5 descriptors), rev (4) and w32 (4, little-endian) are parsed to the dictionary.
@@ -20,7 +20,7 @@
 
 enum rw_platform { RW_PS3, RW_XB2, RW_REV, RW_W32 };
 
-/* Type IDs the decoders care about (spec §6). */
+/* Type IDs the decoders care about (docs/rw4-arena.md, "Type IDs"). */
 #define RW_T_NULL	    0x00000000u
 #define RW_T_BASERES_FIRST  0x00010030u
 #define RW_T_BASERES_LAST   0x0001003Fu
@@ -35,9 +35,14 @@ enum rw_platform { RW_PS3, RW_XB2, RW_REV, RW_W32 };
 #define RW_T_RENDERMATERIAL 0x00EB0005u
 #define RW_T_VERSION	    0x00EB0008u
 #define RW_T_TOC	    0x00EB000Bu
+#define RW_T_COLLISIONMODEL 0x00EB000Au
 #define RW_T_INSTANCE	    0x00EB000Du
+#define RW_T_EMBEDDED	    0x00EB001Bu
 #define RW_T_OPTIMESH	    0x00EB0023u
 #define RW_T_TEXTURE_HASH   0xAC462E4Au /* RwHash32("Texture"), TOC m_Type of textures */
+/* TOC m_Type of entries that name a record inside a RenderMaterialData / InstanceData */
+#define RW_T_SUBREF_RENDERMATERIAL 0x00EB0066u
+#define RW_T_SUBREF_INSTANCE	   0x00EB0069u
 
 struct rw_rd {
 	uint32_t size, align;
@@ -114,17 +119,40 @@ enum rc arena_read_object(const struct src *s, const struct arena *a, uint32_t i
 			  size_t *len);
 
 /*
- * Resolve a stored reference value (spec §5): v>>22 == 0 is a dictionary index (0 = null),
- * == 2 a subreference record. On success *obj is the target dictionary index and *off the byte
- * offset inside it. RC_NOENT for null, RC_BOUNDS for dangling, RC_UNSUPPORTED
- * for other kinds.
+ * Resolve a stored reference value without knowing the field (docs/rw4-arena.md, "References
+ * inside objects"): v>>22 == 0 is a dictionary index, == 2 a subreference record, == 1 null.
+ * On success *obj is the target dictionary index and *off the byte offset inside it.
+ * RC_NOENT for null (0 always reads as null here: see arena_ref_to), RC_BOUNDS for dangling,
+ * RC_UNSUPPORTED for other kinds.
  */
 enum rc arena_resolve_ref(const struct arena *a, uint32_t v, uint32_t *obj, uint32_t *off);
+
+/* What a reference field may point at: a type id, or one of these. */
+#define ARENA_WANT_BASERES 0xFFFFFFF0u /* any BaseResource type */
+/* A field whose target types are not known: any target is accepted, and 0 is always null (row
+ * 0 is never assumed to be what it names). */
+#define ARENA_WANT_UNKNOWN 0xFFFFFFF1u
+
+/* Whether an object of type_id is something a field wanting `want` may point at. */
+bool arena_type_fits(uint32_t type_id, uint32_t want);
+/* "BaseResource", "anything" or the type's label, for messages (buf >= 16 bytes). */
+const char *arena_want_name(uint32_t want, char buf[16]);
+
+/*
+ * Resolve reference field value v that may point at `want` (docs/rw4-arena.md, "Row 0 as a
+ * reference target"): the index is resolved first, and 0 reads as null only when row 0 is
+ * missing or its type is not one the field may point at. RC_OK: *obj, *off set. RC_NOENT:
+ * null. RC_CORRUPT: it resolves, but to a type the field may not point at (*obj, *off set,
+ * for messages). RC_BOUNDS: dangling. RC_UNSUPPORTED: another reference kind.
+ */
+enum rc arena_ref_to(const struct arena *a, uint32_t v, uint32_t want, uint32_t *obj,
+		     uint32_t *off);
 
 /* First dictionary index with this type id, or UINT32_MAX. */
 uint32_t arena_find_type(const struct arena *a, uint32_t type_id);
 
-/* Spec §6 name ("RenderModelData", "BaseResource", ...) or NULL when unknown. */
+/* Name from docs/rw4-arena.md, "Type IDs" ("RenderModelData", "BaseResource", ...) or NULL when
+ * unknown. */
 const char *rw_type_name(uint32_t type_id);
 /* Name for file names: rw_type_name or "Type_0xXXXXXXXX" written into buf (>= 16 bytes). */
 const char *rw_type_label(uint32_t type_id, char buf[16]);

@@ -24,6 +24,9 @@ void buf_free(struct buf *b);
 /* Hand the bytes to the caller (buffer becomes empty). NULL when empty or oom. */
 uint8_t *buf_steal(struct buf *b, size_t *len);
 
+/* Allocate room for cap bytes in all now (no effect on len or in counting mode). */
+void buf_prealloc(struct buf *b, size_t cap);
+
 void buf_put(struct buf *b, const void *p, size_t n);
 void buf_zero(struct buf *b, size_t n);
 void buf_putc(struct buf *b, char c);

@@ -98,6 +98,22 @@ static inline void br_init(struct br *r, const void *p, size_t size, bool big_en
 	r->err = false;
 }
 
+/* A fresh cursor at off (sticky error set when off is past the end): decoders of objects with
+ * several independent tables take one per table, so a bad offset spoils only its own table. */
+static inline struct br br_at(const void *p, size_t size, bool big_endian, size_t off)
+{
+	struct br r;
+
+	br_init(&r, p, size, big_endian);
+	if (off > size) {
+		r.err = true;
+		r.off = size;
+	} else {
+		r.off = off;
+	}
+	return r;
+}
+
 /* Bytes left after the cursor. */
 static inline size_t br_left(const struct br *r)
 {

@@ -43,6 +43,9 @@ void *cache_get(struct cache *c, struct cache_key key, struct cache_ent **ent);
 void *cache_put(struct cache *c, struct cache_key key, void *data, size_t bytes,
 		void (*dtor)(void *), struct cache_ent **ent);
 void cache_unpin(struct cache *c, struct cache_ent *ent);
+/* Wrap data in an entry that is never kept: it lives while pinned (one pin returned). */
+void *cache_put_detached(struct cache *c, void *data, size_t bytes, void (*dtor)(void *),
+			 struct cache_ent **ent);
 /* Forget key now (freed when its last pin goes); a no-op when absent. */
 void cache_drop(struct cache *c, struct cache_key key);
 /* The entry now accounts for `bytes` (it grew or shrank); may evict others. */

@@ -1,5 +1,6 @@
 /*
- * Deterministic synthetic RW4 arenas (PS3) following ../shared/spec/rw4-arena.md §11 and §16.
+ * Deterministic synthetic RW4 arenas (PS3) laid out as real ones are (docs/rw4-arena.md,
+ * "File layout").
  * Low level: an arena builder (objects, base resources, subreferences, reference fix-ups,
  * optional dictionary shuffle). High level: ready-made arenas (static sky model, skinned
  * models, texture arenas, sized arenas for benchmarks).
@@ -14,7 +15,7 @@
 #include "psgfs/buf.h"
 #include "psgfs/result.h"
 
-/* Which type registry the arena declares (spec §3.2). */
+/* Which type registry the arena declares (docs/rw4-arena.md, "Type registries"). */
 enum psgb_registry { PSGB_REG_MODEL64, PSGB_REG_TEXTURE10 };
 
 struct psg_builder;
@@ -62,6 +63,21 @@ void psgb_ref(struct psg_builder *b, uint32_t idx, uint32_t offset);
 /* RD[5].alignment (0x10 meshes, 0x80 textures, 1 when no GPU data). Default: 0x10. */
 void psgb_set_gpu_align(struct psg_builder *b, uint32_t align);
 
+/*
+ * Dictionary row order (the object bytes stay in logical order in the file). Real writers
+ * differ: the model sample has base resources among the objects, texture arenas put them
+ * first, and then a reference to row 0 is stored as 0 (docs/rw4-arena.md, "Row 0 as a
+ * reference target").
+ */
+enum psgb_order {
+	PSGB_ORDER_LOGICAL,	  /* the order objects were added (default) */
+	PSGB_ORDER_BASERES_FIRST, /* every base resource first; each group keeps its order */
+};
+void psgb_set_order(struct psg_builder *b, enum psgb_order order);
+/* Any order: rows[r] = the logical index written at row r. psgb_finish fails with RC_INVAL
+ * unless it is a permutation of all objects. Overrides psgb_set_order and the shuffle. */
+void psgb_set_rows(struct psg_builder *b, const uint32_t *rows, size_t n);
+
 /* One row of what was written, by final dictionary index. */
 struct psg_gen_object {
 	uint32_t type_id;
@@ -78,23 +94,28 @@ uint64_t fnv1a64(const void *p, size_t n);
 
 /*
  * Lay out and serialise, appending to out (record offsets are relative to the arena start).
- * shuffle_seed != 0 permutes dictionary rows (not the object bytes' order in the file) and
- * renumbers every declared reference and subreference record; row 0 never holds a reference
- * target (0 reads as null). rec (optional) receives the final per-row record. The builder is
- * consumed either way. Errors: RC_INVAL for an unfilled reserved slot, a type missing
- * from the registry, a subreference to a missing object or a bad psgb_ref;
- * RC_UNSUPPORTED past 4 GiB; RC_NOMEM. Counting-mode out works (record hashes of
- * lazy base resources are then 0).
+ * Rows follow psgb_set_rows, else shuffle_seed != 0 permutes them (keeping an object nobody
+ * references at row 0, so stored nulls stay null) and then psgb_set_order applies. Every
+ * declared reference and subreference record is renumbered to the final rows (a reference to
+ * row 0 is then stored as 0). rec (optional) receives the final per-row record. The builder
+ * is consumed either way. Errors: RC_INVAL for an unfilled reserved slot, a type missing from
+ * the registry, a subreference to a missing object, a bad psgb_ref or psgb_set_rows;
+ * RC_UNSUPPORTED past 4 GiB; RC_NOMEM. Counting-mode out works (record hashes of lazy base
+ * resources are then 0).
  */
 enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *out,
 		    struct psg_gen_record *rec);
 
 /*
- * The static sky model of spec §11/§12: 12 objects, 1 bone "skyboxSphere", 1 mesh of 4
+ * The static sky model of the real night sky: 12 objects, 1 bone "skyboxSphere", 1 mesh of 4
  * islands (285 indices each), 230 vertices F32x3 + S1x2 (stride 16), 1140 u16 indices.
  * shuffle_seed as for psgb_finish (0 = the real dictionary order).
  */
 enum rc gen_psg_sky(uint64_t shuffle_seed, struct buf *out, struct psg_gen_record *rec);
+/* The same in a given row order (PSGB_ORDER_BASERES_FIRST: the two base resources at rows 0
+ * and 1, so VertexBuffer.m_buffer is stored as 0). */
+enum rc gen_psg_sky_order(enum psgb_order order, uint64_t shuffle_seed, struct buf *out,
+			  struct psg_gen_record *rec);
 
 /*
  * A model arena of roughly target_bytes (64 KiB .. 3 GiB; RC_INVAL outside) made of many

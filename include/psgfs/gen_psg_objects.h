@@ -1,9 +1,10 @@
 /*
- * Encoders for the RW4 / Pegasus objects of a PS3 model arena (../shared/spec/rw4-arena.md
- * §7, §8, §16), shared by every PSG generator. Each psgo_* writer serialises one object
+ * Encoders for the RW4 / Pegasus objects of a PS3 model arena (docs/skate-objects.md),
+ * shared by every PSG generator. Each psgo_* writer serialises one object
  * big-endian into dictionary slot `idx` of a builder (pass PSGO_NEW to take the next index)
  * and declares its dictionary-index reference fields with psgb_ref, so shuffled arenas stay
- * consistent. Reference fields take the stored value (§5): a dictionary index, a subreference
+ * consistent. Reference fields take the stored value (docs/rw4-arena.md, "References inside
+ * objects"): a dictionary index, a subreference
  * value from psgb_add_subref (0x00800000 | i), or 0 for null. Returns the slot index.
  */
 #ifndef PSGFS_GEN_PSG_OBJECTS_H
@@ -22,10 +23,10 @@ struct psgo_aabb {
 	float min[4], max[4];
 };
 
-/* Spec §8.1. model = true: 16 bytes {25, 13, 0, 0}; false (textures): 8 bytes {25, 13}. */
+/* VersionData. model = true: 16 bytes {25, 13, 0, 0}; false (textures): 8 bytes {25, 13}. */
 uint32_t psgo_version(struct psg_builder *b, uint32_t idx, bool model);
 
-/* Vertex element (§7.1): GCM vertex type, components, byte offset, PS3 attribute type. */
+/* Vertex element: GCM vertex type, components, byte offset, PS3 attribute type. */
 struct psgo_vdes_elem {
 	uint8_t vertex_type;	/* 1 S1, 2 F, 3 SF, 4 UB, 5 S32K, 6 CMP, 7 UB256 */
 	uint8_t num_components; /* 1..4 */
@@ -102,14 +103,14 @@ struct psgo_model {
 	uint16_t n_islands;
 };
 /* Object-relative offsets of a RenderModelData, computed before writing it so subreferences
- * to the island tables can be made first (§16.11 layout). */
+ * to the island tables can be made first. */
 struct psgo_model_layout {
 	uint32_t ibp, mesh_table, name_table, names, aabbs, areas, size;
 };
 void psgo_model_layout(const struct psgo_model *m, struct psgo_model_layout *l);
 uint32_t psgo_model(struct psg_builder *b, uint32_t idx, const struct psgo_model *m);
 
-/* TableOfContents entry (§8.2). object is a ref (dict index or subref value). */
+/* TableOfContents entry. object is a ref (dict index or subref value). */
 struct psgo_toc_entry {
 	const char *name; /* NULL = no name */
 	uint32_t pad;	  /* the "garbage" word at +4 */
@@ -118,10 +119,10 @@ struct psgo_toc_entry {
 	uint32_t object;
 };
 /* TOC: header, entries, type map (first occurrence) at the end; names (if any entry has one)
- * go after the entries and the names block is padded to 4 with zero bytes (§16.7). */
+ * go after the entries and the names block is padded to 4 with zero bytes. */
 uint32_t psgo_toc(struct psg_builder *b, uint32_t idx, const struct psgo_toc_entry *e, uint32_t n);
 
-/* RenderMaterialData (§8.3, §16.8). */
+/* RenderMaterialData. */
 struct psgo_channel {
 	const char *shader_input;
 	uint16_t flags;
@@ -147,7 +148,7 @@ static inline uint32_t psgo_material_offset(uint32_t k)
 	return 0x14 + 12 * k;
 }
 
-/* InstanceData (§8.4, §16.10). */
+/* InstanceData. */
 struct psgo_instance {
 	float matrix[16]; /* Matrix44Affine, row-major */
 	struct psgo_aabb bbox;
@@ -165,8 +166,9 @@ static inline uint32_t psgo_instance_offset(uint32_t k)
 	return 0x20 + 0x9C * k;
 }
 
-/* Geometry helpers (§16.2, §16.3) over float xyz positions and u16 or u32 indices (exactly
- * one non-NULL). Triangle list [start, start+count). Out-of-range indices are skipped. */
+/* Geometry helpers (island boxes and areas as real files have them) over float xyz positions and
+ * u16 or u32 indices (exactly one non-NULL). Triangle list [start, start+count). Out-of-range
+ * indices are skipped. */
 void psgo_island_bounds(const float (*pos)[3], uint32_t n_verts, const uint16_t *idx16,
 			const uint32_t *idx32, uint32_t start, uint32_t count,
 			struct psgo_aabb *box, float area[4]);

@@ -1,6 +1,6 @@
 /*
  * Deterministic skinned model arenas (PS3) with ground truth, for the Skate mesh decoders and
- * the PSK export (spec rw4-arena.md §7.1-§7.4, §8.5, §8.6). N bones with rigid inverse bind
+ * the PSK export (docs/skate-objects.md). N bones with rigid inverse bind
  * matrices from a random tree of bind poses, M meshes of several islands, each mesh with its
  * own palette (a proper subset of the skeleton) and a vertex layout preset so that all seven
  * GCM formats are used across meshes, u16 and u32 index buffers.
@@ -21,9 +21,15 @@
  * 1: XYZ SF3, NORMAL S1x3, TEX0 S1x2, INDICES UB4 (raw bytes), WEIGHTS S1x4 (30; u32)
  * 2: XYZ S32K3, TANGENT CMP, NORMAL F3, TEX0 F2, INDICES UB256x4, WEIGHTS F4 (50; u16)
  * 3: static: XYZ F3, NORMAL CMP, TEX0 SF2, BINORMAL S1x3 (26; u32), palette of one bone
- * Meshes with more than 65535 vertices always get u32 indices.
+ * 4 (GEN_SK_SKATER, only when asked for): the skater encoding of real character models:
+ *   XYZ S1x4 as s16 / 16384 with w = 1, NORMAL CMP, TEX0 S1x2, INDICES UB256x4, WEIGHTS
+ *   UB256x4 as byte / 255 (24; u16). The skeleton is scaled to fit +-1.5 and every vertex
+ *   lies within 0.1 (per axis, bone-local) of its first bone.
+ * Meshes with more than 65535 vertices always get u32 indices. layout -1 cycles 0..3.
  */
 #define GEN_SK_LAYOUTS 4
+#define GEN_SK_SKATER  4
+#define GEN_SK_PRESETS 5
 
 enum gen_skinned_hostile {
 	GEN_SK_SANE = 0,
@@ -40,8 +46,14 @@ struct gen_skinned_opts {
 	uint32_t verts;	   /* per mesh; 0 = 60 */
 	uint32_t islands;  /* per mesh; 0 = 3 */
 	uint32_t tris;	   /* per island; 0 = 20 */
-	int layout;	   /* -1: mesh i uses preset i % GEN_SK_LAYOUTS; else that preset */
+	int layout;	   /* -1: mesh i uses preset i % GEN_SK_LAYOUTS; else that preset (0..4) */
 	uint64_t shuffle_seed;
+	bool baseres_first; /* dictionary rows: base resources first (PSGB_ORDER_BASERES_FIRST) */
+	/* Bone names from the built-in skater rig (a random subset in mixed case, plus two
+	 * "Prop_NN" bones that are not rig bones when there are 8 or more), parented as the rig
+	 * says: each to its nearest chosen rig ancestor, the props to the first root. At most
+	 * 131 + 64 bones. */
+	bool rig_names;
 	enum gen_skinned_hostile hostile;
 };
 
@@ -60,6 +72,11 @@ struct gen_skinned_mesh_truth {
 	uint8_t *n_infl;   /* after zero-drop, palette mapping and normalisation */
 	uint32_t (*bone)[4];
 	float (*weight)[4];
+	const char *pos_encoding; /* how positions are stored, as skate_elem_encoding says it */
+	/* skater layout: the bone each vertex was placed at (its first influence) and the
+	 * decoded position seen from that bone (p * its IBP), else NULL */
+	uint32_t *main_bone;
+	float (*local)[3];
 	uint32_t n_islands;
 	uint32_t *island_start, *island_count;
 	uint32_t (*tri)[3];
@@ -71,7 +88,7 @@ struct gen_skinned_mesh_truth {
 struct gen_skinned_truth {
 	uint32_t n_bones;
 	char (*names)[32];
-	int32_t *parent; /* -1 = root; parents precede children */
+	int32_t *parent; /* -1 = root; parents precede children (random tree, or the rig's) */
 	float (*ibp)[16];
 	float (*t)[3];	     /* bind translation (model space) */
 	float (*q)[4];	     /* bind rotation x y z w, w >= 0 */

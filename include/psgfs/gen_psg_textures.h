@@ -1,9 +1,10 @@
 /*
- * Deterministic PS3 texture arenas (spec rw4-arena.md §11 texture recipe, §16.4-§16.7):
- * dictionary [BaseResource (align 0x80), Texture (align 4)] x k, TableOfContents (names after
- * the entries, "0x%016llx.Texture", type RwHash32("Texture")), VersionData (8 bytes) last;
- * 10-type registry, RD[5].alignment 0x80, no subreferences. Pixel content is gradients plus
- * an 8-pixel checker, different per face and mip level, so layout mistakes show.
+ * Deterministic PS3 texture arenas (docs/skate-objects.md, "Texel layout", "Cube maps",
+ * "Texture sizes", "Texture names"): dictionary [BaseResource (align 0x80), Texture (align 4)] x k,
+ * TableOfContents (names after the entries, "0x%016llx.Texture", type RwHash32("Texture")),
+ * VersionData (8 bytes) last; 10-type registry, RD[5].alignment 0x80, no subreferences. Pixel
+ * content is gradients plus an 8-pixel checker, different per face and mip level, so layout
+ * mistakes show.
  */
 #ifndef PSGFS_GEN_PSG_TEXTURES_H
 #define PSGFS_GEN_PSG_TEXTURES_H
@@ -21,8 +22,10 @@ struct gen_tex_spec {
 	uint16_t width, height;
 	uint8_t mips; /* 0 = full chain down to 1x1 */
 	bool cube;
-	uint32_t pitch;	    /* LN uncompressed: row pitch of every level; 0 = width*bpp */
-	bool punch_through; /* alpha formats: mixed 0/255 alpha blocks (DXT1 3-colour mode) */
+	uint32_t pitch;	     /* LN uncompressed: row pitch of every level; 0 = width*bpp */
+	bool punch_through;  /* alpha formats: mixed 0/255 alpha blocks (DXT1 3-colour mode) */
+	uint32_t keep_bytes; /* non-zero: the base resource is cut to this many bytes, as in a
+				tool-made arena whose data is shorter than its layout */
 };
 
 struct gen_tex_opts {
@@ -32,6 +35,8 @@ struct gen_tex_opts {
 	uint64_t shuffle_seed; /* psgb_finish dictionary shuffle; 0 = none (when set,
 				  VersionData is logically first so no ref is 0) */
 	bool unnamed;	       /* TOC entries with m_Name = 0 (files become NNNN.Texture) */
+	bool short_cube;       /* add the real tool-made shape: a DXT5 256x256 cube map whose
+				  base resource holds one face (65,536 bytes of 393,216) */
 };
 
 struct gen_tex_truth_item {
@@ -47,7 +52,8 @@ struct gen_tex_truth_item {
 	 * For DXT1 punch-through, src RGB is meaningless where src alpha is 0.
 	 */
 	uint8_t *src_rgba, *expect_rgba;
-	/* Canonical DDS payload texture_load must produce: faces x mips, DDS byte order. */
+	/* Canonical DDS payload texture_load must produce: faces x mips, DDS byte order (of a
+	 * cut base resource: the whole faces, else the whole levels of face 0, that remain). */
 	uint8_t *dds_payload;
 	size_t dds_payload_len;
 	uint32_t tex_index, buf_index; /* logical dictionary indices (== final when unshuffled) */
@@ -61,6 +67,8 @@ struct gen_tex_truth {
 const struct gen_tex_spec *gen_tex_default_specs(size_t *n);
 
 /* Build the arena into out. rec and truth are optional. */
+/* The default set (every format); a set shaped like a real 19-texture arena (benchmarks). */
+const struct gen_tex_spec *gen_tex_real_specs(size_t *n);
 enum rc gen_psg_textures(const struct gen_tex_opts *o, struct buf *out, struct psg_gen_record *rec,
 			 struct gen_tex_truth *truth);
 void gen_tex_truth_free(struct gen_tex_truth *t);

@@ -42,6 +42,9 @@ struct gen_psa_opts {
 	bool match_psk;	     /* bones identical to gen_psk_mesh's with the same seed and bones */
 	bool hostile_names;
 	int32_t head_type_flag; /* 0 = writer default (20100422) */
+	/* Every sequence covers every key (FirstRawFrame 0, all frames): a small file whose
+	 * per-sequence views add up to far more than the file, the amplification worst case. */
+	bool overlap;
 };
 
 /* Fill o with defaults for this seed (small skinned mesh, one material, 4 bones). */

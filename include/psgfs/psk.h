@@ -52,7 +52,7 @@ struct psk_point {
 	float x, y, z;
 };
 struct psk_wedge {
-	uint32_t point; /* after the u16/u32 rule of spec §4 */
+	uint32_t point; /* after the u16/u32 rule of docs/psk-psa.md, "Index widths" */
 	float u, v;
 	uint8_t mat, reserved;
 };
@@ -69,7 +69,7 @@ struct psk_material {
 	uint32_t aux_flags;
 	int32_t lod_bias, lod_style;
 };
-/* REFSKELT and BONENAMES records; quaternion exactly as stored (spec §5 conventions). */
+/* REFSKELT and BONENAMES records; quaternion exactly as stored (docs/psk-psa.md, "Quaternions"). */
 struct psk_bone {
 	uint8_t name[PSK_NAME_LEN];
 	uint32_t flags;
@@ -348,9 +348,9 @@ enum rc psa_get_keys(const struct src *s, const struct psk_span *sp, uint64_t fi
 enum rc psa_get_scale_keys(const struct src *s, const struct psk_span *sp, uint64_t first, size_t n,
 			   struct psa_scale_key *out);
 
-/* Decode a PSA from memory; same error policy as psk_read. FirstRawFrame repair (spec §7.2):
- * when sequence 0 has NumRawFrames > 0 and FirstRawFrame == NumRawFrames, all offsets are
- * recomputed cumulatively. */
+/* Decode a PSA from memory; same error policy as psk_read. FirstRawFrame repair (docs/psk-psa.md,
+ * "Sequences (ANIMINFO)"): when sequence 0 has NumRawFrames > 0 and FirstRawFrame == NumRawFrames,
+ * all offsets are recomputed cumulatively. */
 enum rc psa_read(const uint8_t *p, size_t size, struct psa_anim *out, struct diag *diag);
 void psa_anim_free(struct psa_anim *a);
 
@@ -359,7 +359,8 @@ const struct psa_key *psa_key_at(const struct psa_anim *a, size_t seq, size_t fr
 const struct psa_scale_key *psa_scale_key_at(const struct psa_anim *a, size_t seq, size_t frame,
 					     size_t bone);
 
-/* Whole PSA, strict order ANIMHEAD BONENAMES ANIMINFO ANIMKEYS [SCALEKEYS] (spec §7.4, §12). */
+/* Whole PSA, strict order ANIMHEAD BONENAMES ANIMINFO ANIMKEYS [SCALEKEYS] (docs/psk-psa.md, "PSA
+ * chunks", "Writer profile (psgfs)"). */
 enum rc psa_write(const struct psa_anim *a, struct buf *out);
 /* One sequence as a standalone PSA: FirstRawFrame 0, KeyQuotum = frames*bones, SCALEKEYS
  * always written (empty when the sequence has none). */

@@ -1,5 +1,6 @@
 /*
- * Skate 3 Pegasus objects inside an RW4 arena (spec rw4-arena.md §8.1-§8.4, §16.7-§16.10):
+ * Skate 3 Pegasus objects inside an RW4 arena (docs/skate-objects.md, "VersionData",
+ * "TableOfContents", "RenderMaterialData", "InstanceData"):
  * VersionData, TableOfContents, RenderMaterialData, InstanceData, plus the text renderers for
  * the arena-level files of a mounted PSG (header.txt, dictionary.tsv, sections/, toc.tsv, the
  * decoded objects/NNNN.TypeName.txt views and the PSG lines of info.txt).
@@ -32,22 +33,25 @@ struct skate_str {
 	bool bad;	  /* off != 0 but past the object or unterminated inside it */
 };
 
-/* A stored reference value (spec §5) and what arena_resolve_ref made of it. */
+/* A stored reference value and what arena_ref_to made of it for the kind of object its field
+ * may point at (docs/rw4-arena.md, "References inside objects", "Row 0 as a reference
+ * target"). */
 struct skate_ref {
 	uint32_t raw;
 	enum rc res;	   /* RC_OK, RC_NOENT (null), _BOUNDS (dangling), _UNSUPPORTED */
 	uint32_t obj, off; /* target dictionary index and byte offset inside it (res == OK) */
 	bool sub;	   /* raw >> 22 == 2: a subreference record */
+	bool type_ok;	   /* res == OK and the target is of a type the field may point at */
 };
 
-/* §8.1 VersionData: {version, revision} then extra bytes (8 zero bytes in model PSGs). */
+/* VersionData: {version, revision} then extra bytes (8 zero bytes in model PSGs). */
 struct skate_version {
 	uint32_t version, revision;
 	const uint8_t *extra;
 	size_t n_extra;
 };
 
-/* §8.2 TableOfContents. Entries are decoded linearly; the type map is read, never trusted. */
+/* TableOfContents. Entries are decoded linearly; the type map is read, never trusted. */
 struct skate_toc_entry {
 	struct skate_str name; /* m_Name, TOC-object-relative */
 	uint32_t pad;	       /* garbage word after m_Name */
@@ -66,7 +70,7 @@ struct skate_toc {
 	uint32_t n_map;
 };
 
-/* §8.3 RenderMaterialData, Pegasus v25. */
+/* RenderMaterialData, Pegasus v25. */
 struct skate_rmd_material {
 	uint32_t at; /* object-relative offset of this tRMaterial */
 	uint32_t num_channels, flags, p_channels;
@@ -86,7 +90,7 @@ struct skate_rmd_channel {
 	 * string list (or the channel array end, when the string list offset is bad) naming a
 	 * NUL-terminated string inside the object; SKATE_UNION_GUID when m_StreamName and
 	 * m_pStream are both 0 and the guid is not (real texture channels: a GUID of the
-	 * companion texture arena's TOC, §16.9); otherwise SKATE_UNION_CONSTANTS.
+	 * companion texture arena's TOC); otherwise SKATE_UNION_CONSTANTS.
 	 * m_pStream is resolved as a reference only for SKATE_UNION_STREAM / _GUID.
 	 */
 	enum skate_union { SKATE_UNION_CONSTANTS, SKATE_UNION_STREAM, SKATE_UNION_GUID } kind;
@@ -107,7 +111,7 @@ struct skate_rmd {
 };
 
 /*
- * §8.4 InstanceData. tInstance is 0x9C bytes; the real single-instance file has its strings
+ * InstanceData. tInstance is 0x9C bytes; the real single-instance file has its strings
  * right at 0x20 + 0x9C, so instances are taken 0x9C apart, unless the string list sits exactly
  * at m_Instances + 0xA0 * n (a 16-byte padded array), then 0xA0.
  */
@@ -133,8 +137,10 @@ struct skate_instance_data {
 
 /* Read a string at an object-relative offset (0 = none) bounded by the object. */
 struct skate_str skate_str_at(const uint8_t *p, size_t len, uint32_t off);
-/* Resolve a stored reference against the arena (never fails; see res). */
-struct skate_ref skate_ref_get(const struct arena *a, uint32_t raw);
+/* Resolve a stored reference field that may point at `want` (a type id, ARENA_WANT_BASERES or
+ * ARENA_WANT_UNKNOWN) with arena_ref_to; never fails (see res and type_ok). A target of another
+ * type still resolves (res == RC_OK, type_ok false) so views can show where it points. */
+struct skate_ref skate_ref_get(const struct arena *a, uint32_t raw, uint32_t want);
 
 /*
  * Decoders. a: the open arena (endianness, reference resolution); idx: the object's dictionary

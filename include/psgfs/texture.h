@@ -4,8 +4,9 @@
  * layout, canonical rows read on demand, DDS headers, pictures, DXT decoding, the RSX swizzle.
  *
  * Layout rules (documented decisions, see texture.c for the reasons):
- * - DXT1/3/5 are block-linear and tightly packed per level (§16.5); the LN flag and the pitch
- *   field do not change that (a pitch that disagrees is reported in the text view only).
+ * - DXT1/3/5 are block-linear and tightly packed per level (docs/skate-objects.md, "Texel
+ *   layout"); the LN flag and the pitch field do not change that (a pitch that disagrees is a
+ *   problem line, and the texture still reads).
  * - Uncompressed without LN (0x20) are swizzled per level (RSX Z-order: x bit, then y bit,
  *   from bit 0 up; the larger dimension's extra bits on top). Swizzling needs power-of-two
  *   sizes: a non-power-of-two texture without LN is a problem line and is read as linear,
@@ -13,7 +14,8 @@
  * - Uncompressed with LN use the header pitch as the row stride of every level (RSX has one
  *   pitch register); pitch 0 means tightly packed rows.
  * - Cube maps: six faces, each a full mip chain, at a stride of align(faceBytes, 0x80); the
- *   last face is not padded (§16.4). The UN flag (unnormalized coordinates) changes nothing.
+ *   last face is not padded (docs/skate-objects.md, "Cube maps"). The UN flag (unnormalized
+ * coordinates) changes nothing.
  * - Texels are big-endian words on PS3; the canonical image holds them in the little-endian
  *   DDS layout. Formats most DDS readers cannot take are widened losslessly: G8B8, R6G5B5 and
  *   D8R8G8B8 become X8R8G8B8, R5G5B5A1 and D1R5G5B5 become A1R5G5B5.
@@ -57,7 +59,7 @@
 #define TEX_STORE_CUBE 0x10002u
 #define TEX_MAX_MIPS   16u
 
-/* The 40-byte Texture object (§7.5), decoded. */
+/* The 40-byte Texture object (docs/skate-objects.md, "Texture object"), decoded. */
 struct ps3_texture {
 	uint8_t format;	     /* as stored, incl. LN/UN */
 	uint8_t base_format; /* format & ~(LN|UN) */

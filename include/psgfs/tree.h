@@ -109,6 +109,10 @@ enum rc tree_read(struct tree *t, tree_ino ino, uint64_t off, size_t len, void *
  * followed. */
 enum rc tree_resolve(struct tree *t, const char *path, struct tree_stat *out);
 
+/* Called (from any thread, possibly inside a request) when the content of a status file
+ * (info.txt, errors.txt) changes because its source changed under the mount. */
+void tree_set_change_hook(struct tree *t, void (*fn)(void *ctx, tree_ino ino), void *ctx);
+
 struct tree_counters {
 	uint64_t renders, render_bytes, render_failures, raw_reads, raw_bytes, asset_opens;
 };

@@ -45,6 +45,19 @@ uint8_t *buf_steal(struct buf *b, size_t *len)
 	return p;
 }
 
+void buf_prealloc(struct buf *b, size_t cap)
+{
+	uint8_t *p;
+
+	if (b->count_only || b->oom || cap <= b->cap)
+		return;
+	p = realloc(b->data, cap);
+	if (!p)
+		return; /* only speed is lost: the buffer still grows on demand */
+	b->data = p;
+	b->cap = cap;
+}
+
 /* Make room for n more bytes; false (and oom) when that cannot be done. */
 static bool buf_reserve(struct buf *b, size_t n)
 {
@@ -85,8 +98,8 @@ static inline bool buf_room(const struct buf *b, size_t n)
 
 void buf_put(struct buf *b, const void *p, size_t n)
 {
-	if (n == 0)
-		return; /* p may be NULL then, which memcpy must not get */
+	if (n == 0) /* p may be NULL then, which memcpy does not allow */
+		return;
 	if (buf_room(b, n)) {
 		memcpy(b->data + b->len, p, n);
 		b->len += n;

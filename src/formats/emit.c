@@ -5,12 +5,16 @@
 #include "psgfs/bytes.h"
 #include "psgfs/emit.h"
 
+/* Room for a typical window up front: growing by doubling copies it several times. */
+#define EMIT_RESERVE_MAX (256u << 10)
+
 void emit_init_window(struct emit *e, uint64_t first, size_t stop_at)
 {
 	memset(e, 0, sizeof *e);
 	buf_init(&e->b);
 	e->item = first;
 	e->stop_at = stop_at;
+	buf_prealloc(&e->b, stop_at < EMIT_RESERVE_MAX ? stop_at + 256 : EMIT_RESERVE_MAX);
 }
 
 void emit_init_count(struct emit *e, size_t cp_every)

@@ -10,7 +10,7 @@
 #include "psgfs/diag.h"
 #include "psgfs/psk.h"
 
-/* On-disk record sizes (spec §3, §7). */
+/* On-disk record sizes (docs/psk-psa.md, "PSK chunk list", "PSA chunks"). */
 #define PSK_REC_PNTS	 12
 #define PSK_REC_VTXW	 16
 #define PSK_REC_FACE16	 12

@@ -262,7 +262,8 @@ static void index_chunk(struct rd *r, const struct psk_chunk *c, size_t ci)
 	}
 }
 
-/* Deltas of morph i follow those of morph i-1 (spec §3 MRPHDATA). */
+/* Deltas of morph i follow those of morph i-1 (docs/psk-psa.md, "Morph targets (MRPHINFO,
+ * MRPHDATA)"). */
 static void resolve_morphs(struct psk_index *m, struct diag *d)
 {
 	size_t at = 0, n_deltas = m->deltas.n;

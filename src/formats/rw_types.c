@@ -1,4 +1,5 @@
-/* RW4 type-ID names (spec §6) and the RW FNV-1 hash. Names are CamelCase, safe in file names. */
+/* RW4 type-ID names (docs/rw4-arena.md, "Type IDs") and the RW FNV-1 hash. Names are CamelCase,
+ * safe in file names. */
 #include <stdio.h>
 
 #include "psgfs/arena.h"

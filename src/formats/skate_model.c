@@ -1,5 +1,5 @@
-/* RenderModelData (pegasus::tRModelData, spec rw4-arena.md §8.6, §16.11): bone names, inverse
- * bind matrices, mesh table, island AABBs and areas. There are no parent indices. */
+/* RenderModelData (pegasus::tRModelData; docs/skate-objects.md, "RenderModelData"): bone names,
+ * inverse bind matrices, mesh table, island AABBs and areas. There are no parent indices. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,109 +38,142 @@ static char *name_at(const uint8_t *p, size_t n, uint32_t off, bool *bad)
 	return s;
 }
 
-enum rc skate_model_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_model *out,
-			  struct diag *d)
+static void model_header(struct br *r, struct skate_model *out)
 {
-	uint64_t nb, k;
+	for (int i = 0; i < 8; i++)
+		out->bbox[i] = br_f32(r);
+	out->ibp_off = br_u32(r);
+	out->mesh_table_off = br_u32(r);
+	out->name_table_off = br_u32(r);
+	out->name_list_off = br_u32(r);
+	out->num_total_bones = br_u16(r);
+	out->num_meshes = br_u16(r);
+	out->num_bones = br_u16(r);
+	out->num_islands = br_u16(r);
+	out->aabbs_off = br_u32(r);
+	out->areas_off = br_u32(r);
+}
+
+/* Bones whose matrix and name-table slot both lie inside the object. */
+static uint32_t model_bone_count(const struct skate_model *m, size_t n, uint32_t idx,
+				 struct diag *d)
+{
+	uint64_t nb = m->num_bones, k = fit(n, m->ibp_off, 64);
+
+	if (nb > k) {
+		diag_add(
+		    d,
+		    "object %u (RenderModelData): %u bones but room for %llu inverse bind matrices",
+		    idx, m->num_bones, (unsigned long long)k);
+		nb = k;
+	}
+	k = fit(n, m->name_table_off, 4);
+	if (nb > k) {
+		diag_add(
+		    d, "object %u (RenderModelData): %u bones but room for %llu bone name offsets",
+		    idx, m->num_bones, (unsigned long long)k);
+		nb = k;
+	}
+	return (uint32_t)nb;
+}
+
+static enum rc model_bones(const struct br *o, size_t n, uint32_t idx, struct skate_model *out,
+			   struct diag *d)
+{
+	struct br r = br_at(o->p, n, o->be, out->ibp_off);
+
+	out->n_bones = model_bone_count(out, n, idx, d);
+	out->ibp = xcalloc_n(out->n_bones, sizeof *out->ibp);
+	out->names = xcalloc_n(out->n_bones, sizeof *out->names);
+	if (!out->ibp || !out->names)
+		return RC_NOMEM;
+	for (uint32_t b = 0; b < out->n_bones; b++)
+		for (int j = 0; j < 16; j++)
+			out->ibp[b][j] = br_f32(&r);
+	r = br_at(o->p, n, o->be, out->name_table_off);
+	for (uint32_t b = 0; b < out->n_bones; b++) {
+		uint32_t off = br_u32(&r);
+		bool bad;
+
+		out->names[b] = name_at(o->p, n, off, &bad);
+		if (!out->names[b])
+			return RC_NOMEM;
+		if (bad)
+			diag_add(d, "object %u (RenderModelData): bone %u name at 0x%x %s", idx, b,
+				 off, off >= n ? "past the object" : "not terminated");
+	}
+	return RC_OK;
+}
+
+/* Cap a table's record count by the room the object has, with a diag line. */
+static uint32_t model_table_count(size_t n, uint32_t off, size_t size, uint32_t count, uint32_t idx,
+				  const char *what, struct diag *d)
+{
+	uint64_t k = fit(n, off, size);
+
+	if (count > k) {
+		diag_add(d, "object %u (RenderModelData): %u %s but room for %llu", idx, count,
+			 what, (unsigned long long)k);
+		return (uint32_t)k;
+	}
+	return count;
+}
+
+static enum rc model_tables(const struct br *o, size_t n, uint32_t idx, struct skate_model *out,
+			    struct diag *d)
+{
+	struct br r;
+
+	out->n_meshes =
+	    model_table_count(n, out->mesh_table_off, 8, out->num_meshes, idx, "meshes", d);
+	out->n_aabbs =
+	    model_table_count(n, out->aabbs_off, 32, out->num_islands, idx, "island AABBs", d);
+	out->n_areas =
+	    model_table_count(n, out->areas_off, 16, out->num_islands, idx, "island areas", d);
+	out->meshes = xcalloc_n(out->n_meshes, sizeof *out->meshes);
+	out->aabbs = xcalloc_n(out->n_aabbs, sizeof *out->aabbs);
+	out->areas = xcalloc_n(out->n_areas, sizeof *out->areas);
+	if (!out->meshes || !out->aabbs || !out->areas)
+		return RC_NOMEM;
+	r = br_at(o->p, n, o->be, out->mesh_table_off);
+	for (uint32_t m = 0; m < out->n_meshes; m++) {
+		out->meshes[m].mesh = br_u32(&r);
+		out->meshes[m].material = br_u32(&r);
+	}
+	r = br_at(o->p, n, o->be, out->aabbs_off);
+	for (uint32_t i = 0; i < out->n_aabbs; i++)
+		for (int j = 0; j < 8; j++)
+			out->aabbs[i][j] = br_f32(&r);
+	r = br_at(o->p, n, o->be, out->areas_off);
+	for (uint32_t i = 0; i < out->n_areas; i++)
+		for (int j = 0; j < 4; j++)
+			out->areas[i][j] = br_f32(&r);
+	return RC_OK;
+}
+
+enum rc skate_model_decode(const uint8_t *p, size_t n, bool be, uint32_t idx,
+			   struct skate_model *out, struct diag *d)
+{
+	struct br r;
 
 	memset(out, 0, sizeof *out);
 	if (n < MODEL_HDR) {
 		diag_add(d, "object %u (RenderModelData): %zu bytes, header needs 0x40", idx, n);
 		return RC_CORRUPT;
 	}
-	for (int i = 0; i < 8; i++)
-		out->bbox[i] = f32_from_bits(ld_u32be(p + 4 * i));
-	out->ibp_off = ld_u32be(p + 0x20);
-	out->mesh_table_off = ld_u32be(p + 0x24);
-	out->name_table_off = ld_u32be(p + 0x28);
-	out->name_list_off = ld_u32be(p + 0x2C);
-	out->num_total_bones = ld_u16be(p + 0x30);
-	out->num_meshes = ld_u16be(p + 0x32);
-	out->num_bones = ld_u16be(p + 0x34);
-	out->num_islands = ld_u16be(p + 0x36);
-	out->aabbs_off = ld_u32be(p + 0x38);
-	out->areas_off = ld_u32be(p + 0x3C);
-
-	nb = out->num_bones;
-	k = fit(n, out->ibp_off, 64);
-	if (nb > k) {
-		diag_add(
-		    d,
-		    "object %u (RenderModelData): %u bones but room for %llu inverse bind matrices",
-		    idx, out->num_bones, (unsigned long long)k);
-		nb = k;
+	br_init(&r, p, n, be);
+	model_header(&r, out);
+	if (model_bones(&r, n, idx, out, d) != RC_OK || model_tables(&r, n, idx, out, d) != RC_OK) {
+		skate_model_free(out);
+		return RC_NOMEM;
 	}
-	k = fit(n, out->name_table_off, 4);
-	if (nb > k) {
-		diag_add(
-		    d, "object %u (RenderModelData): %u bones but room for %llu bone name offsets",
-		    idx, out->num_bones, (unsigned long long)k);
-		nb = k;
-	}
-	out->n_bones = (uint32_t)nb;
-	out->ibp = xcalloc_n(out->n_bones, sizeof *out->ibp);
-	out->names = xcalloc_n(out->n_bones, sizeof *out->names);
-	if (!out->ibp || !out->names)
-		goto nomem;
-	for (uint32_t b = 0; b < out->n_bones; b++) {
-		uint32_t off = ld_u32be(p + out->name_table_off + 4 * b);
-		bool bad;
-
-		for (int j = 0; j < 16; j++)
-			out->ibp[b][j] = f32_from_bits(ld_u32be(p + out->ibp_off + 64 * b + 4 * j));
-		out->names[b] = name_at(p, n, off, &bad);
-		if (!out->names[b])
-			goto nomem;
-		if (bad)
-			diag_add(d, "object %u (RenderModelData): bone %u name at 0x%x %s", idx, b,
-				 off, off >= n ? "past the object" : "not terminated");
-	}
-
-	k = fit(n, out->mesh_table_off, 8);
-	out->n_meshes = out->num_meshes;
-	if (out->n_meshes > k) {
-		diag_add(d, "object %u (RenderModelData): %u meshes but room for %llu", idx,
-			 out->num_meshes, (unsigned long long)k);
-		out->n_meshes = (uint32_t)k;
-	}
-	out->meshes = xcalloc_n(out->n_meshes, sizeof *out->meshes);
-	if (!out->meshes)
-		goto nomem;
-	for (uint32_t m = 0; m < out->n_meshes; m++) {
-		out->meshes[m].mesh = ld_u32be(p + out->mesh_table_off + 8 * m);
-		out->meshes[m].material = ld_u32be(p + out->mesh_table_off + 8 * m + 4);
-	}
-
-	k = fit(n, out->aabbs_off, 32);
-	out->n_aabbs = out->num_islands;
-	if (out->n_aabbs > k) {
-		diag_add(d, "object %u (RenderModelData): %u island AABBs but room for %llu", idx,
-			 out->num_islands, (unsigned long long)k);
-		out->n_aabbs = (uint32_t)k;
-	}
-	k = fit(n, out->areas_off, 16);
-	out->n_areas = out->num_islands;
-	if (out->n_areas > k) {
-		diag_add(d, "object %u (RenderModelData): %u island areas but room for %llu", idx,
-			 out->num_islands, (unsigned long long)k);
-		out->n_areas = (uint32_t)k;
-	}
-	out->aabbs = xcalloc_n(out->n_aabbs, sizeof *out->aabbs);
-	out->areas = xcalloc_n(out->n_areas, sizeof *out->areas);
-	if (!out->aabbs || !out->areas)
-		goto nomem;
-	for (uint32_t i = 0; i < out->n_aabbs; i++)
-		for (int j = 0; j < 8; j++)
-			out->aabbs[i][j] =
-			    f32_from_bits(ld_u32be(p + out->aabbs_off + 32 * i + 4 * j));
-	for (uint32_t i = 0; i < out->n_areas; i++)
-		for (int j = 0; j < 4; j++)
-			out->areas[i][j] =
-			    f32_from_bits(ld_u32be(p + out->areas_off + 16 * i + 4 * j));
 	return RC_OK;
-nomem:
-	skate_model_free(out);
-	return RC_NOMEM;
+}
+
+enum rc skate_model_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_model *out,
+			  struct diag *d)
+{
+	return skate_model_decode(p, n, true, idx, out, d);
 }
 
 void skate_model_free(struct skate_model *m)

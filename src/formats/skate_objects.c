@@ -1,4 +1,5 @@
-/* Pegasus object decoders (spec rw4-arena.md §8.1-§8.4, §16.7-§16.10). */
+/* Pegasus object decoders (docs/skate-objects.md, "VersionData", "TableOfContents",
+ * "RenderMaterialData", "InstanceData"). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,26 +30,6 @@ static void odiag(struct diag *d, uint32_t idx, const char *type, const char *fm
 	diag_add(d, "object %u (%s): %s", idx, type, line);
 }
 
-static uint32_t ld32(bool be, const uint8_t *p)
-{
-	return be ? ld_u32be(p) : ld_u32le(p);
-}
-
-static uint16_t ld16(bool be, const uint8_t *p)
-{
-	return be ? ld_u16be(p) : ld_u16le(p);
-}
-
-static uint64_t ld64(bool be, const uint8_t *p)
-{
-	return be ? ld_u64be(p) : ld_u64le(p);
-}
-
-static float ldf(bool be, const uint8_t *p)
-{
-	return f32_from_bits(ld32(be, p));
-}
-
 struct skate_str skate_str_at(const uint8_t *p, size_t len, uint32_t off)
 {
 	struct skate_str s = {.off = off};
@@ -70,11 +51,14 @@ struct skate_str skate_str_at(const uint8_t *p, size_t len, uint32_t off)
 	return s;
 }
 
-struct skate_ref skate_ref_get(const struct arena *a, uint32_t raw)
+struct skate_ref skate_ref_get(const struct arena *a, uint32_t raw, uint32_t want)
 {
 	struct skate_ref r = {.raw = raw, .sub = (raw >> 22) == 2};
 
-	r.res = arena_resolve_ref(a, raw, &r.obj, &r.off);
+	r.res = arena_ref_to(a, raw, want, &r.obj, &r.off);
+	r.type_ok = r.res == RC_OK;
+	if (r.res == RC_CORRUPT) /* resolves, to an object of another type */
+		r.res = RC_OK;
 	if (r.res != RC_OK)
 		r.obj = r.off = 0;
 	return r;
@@ -93,21 +77,22 @@ static void check_str(struct diag *d, uint32_t idx, const char *tn, const char *
 		      s->off);
 }
 
+/* Report a reference field that does not resolve, or resolves to a type it may not point at
+ * (null is the caller's business). */
 static void check_ref(const struct arena *a, struct diag *d, uint32_t idx, const char *tn,
-		      const char *field, const struct skate_ref *r, uint32_t want_type)
+		      const char *field, const struct skate_ref *r, uint32_t want)
 {
+	char lb[16], wb[16];
+
 	if (r->res == RC_NOENT)
 		return;
 	if (r->res != RC_OK) {
 		odiag(d, idx, tn, "%s 0x%08X does not resolve (%s)", field, r->raw, rc_str(r->res));
 		return;
 	}
-	if (want_type && r->obj < a->n_dict && a->dict[r->obj].type_id != want_type) {
-		char lb[16], wb[16];
-
+	if (!r->type_ok)
 		odiag(d, idx, tn, "%s -> %u is %s, expected %s", field, r->obj,
-		      rw_type_label(a->dict[r->obj].type_id, lb), rw_type_label(want_type, wb));
-	}
+		      rw_type_label(a->dict[r->obj].type_id, lb), arena_want_name(want, wb));
 }
 
 /* ---- VersionData ---- */
@@ -120,14 +105,30 @@ enum rc skate_version_decode(const struct arena *a, uint32_t idx, const uint8_t 
 		odiag(d, idx, "VersionData", "%zu bytes, need 8", len);
 		return RC_CORRUPT;
 	}
-	out->version = ld32(a->big_endian, p);
-	out->revision = ld32(a->big_endian, p + 4);
+	struct br r = br_at(p, len, a->big_endian, 0);
+
+	out->version = br_u32(&r);
+	out->revision = br_u32(&r);
 	out->extra = p + 8;
 	out->n_extra = len - 8;
 	return RC_OK;
 }
 
 /* ---- TableOfContents ---- */
+
+/* What a TOC entry of m_Type `type` points at: its type, the Texture for the texture hash,
+ * the object holding the records of the two subreference types seen in real files, else
+ * unknown (docs/skate-objects.md, "TableOfContents"). */
+static uint32_t toc_want(uint32_t type)
+{
+	if (type == RW_T_TEXTURE_HASH)
+		return RW_T_TEXTURE;
+	if (type == RW_T_SUBREF_RENDERMATERIAL)
+		return RW_T_RENDERMATERIAL;
+	if (type == RW_T_SUBREF_INSTANCE)
+		return RW_T_INSTANCE;
+	return rw_type_name(type) && type != RW_T_NULL ? type : ARENA_WANT_UNKNOWN;
+}
 
 void skate_toc_free(struct skate_toc *t)
 {
@@ -165,6 +166,7 @@ enum rc skate_toc_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 {
 	static const char tn[] = "TableOfContents";
 	bool be = a->big_endian;
+	struct br r;
 	uint32_t n;
 
 	memset(out, 0, sizeof *out);
@@ -172,11 +174,12 @@ enum rc skate_toc_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 		odiag(d, idx, tn, "%zu bytes, header needs %u", len, TOC_HDR);
 		return RC_CORRUPT;
 	}
-	out->items_count = ld32(be, p);
-	out->p_array = ld32(be, p + 4);
-	out->p_names = ld32(be, p + 8);
-	out->type_count = ld32(be, p + 12);
-	out->p_type_map = ld32(be, p + 16);
+	r = br_at(p, len, be, 0);
+	out->items_count = br_u32(&r);
+	out->p_array = br_u32(&r);
+	out->p_names = br_u32(&r);
+	out->type_count = br_u32(&r);
+	out->p_type_map = br_u32(&r);
 
 	n = fit_count(d, idx, tn, "entries", len, out->p_array, out->items_count, TOC_ENTRY);
 	if (n) {
@@ -185,20 +188,20 @@ enum rc skate_toc_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 			return RC_NOMEM;
 	}
 	out->n_entries = n;
+	r = br_at(p, len, be, out->p_array);
 	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *e = p + out->p_array + (size_t)i * TOC_ENTRY;
 		struct skate_toc_entry *t = &out->entries[i];
 		char field[32];
 
-		t->name = skate_str_at(p, len, ld32(be, e));
-		t->pad = ld32(be, e + 4);
-		t->guid = ld64(be, e + 8);
-		t->type = ld32(be, e + 16);
-		t->object = skate_ref_get(a, ld32(be, e + 20));
+		t->name = skate_str_at(p, len, br_u32(&r));
+		t->pad = br_u32(&r);
+		t->guid = br_u64(&r);
+		t->type = br_u32(&r);
+		t->object = skate_ref_get(a, br_u32(&r), toc_want(t->type));
 		snprintf(field, sizeof field, "entry %u name", i);
 		check_str(d, idx, tn, field, &t->name, len);
 		snprintf(field, sizeof field, "entry %u m_pObject", i);
-		check_ref(a, d, idx, tn, field, &t->object, 0);
+		check_ref(a, d, idx, tn, field, &t->object, toc_want(t->type));
 		if (t->object.res == RC_NOENT)
 			odiag(d, idx, tn, "entry %u m_pObject is null", i);
 	}
@@ -212,11 +215,10 @@ enum rc skate_toc_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 		}
 	}
 	out->n_map = n;
+	r = br_at(p, len, be, out->p_type_map);
 	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *m = p + out->p_type_map + (size_t)i * 8;
-
-		out->map[i].type = ld32(be, m);
-		out->map[i].index = ld32(be, m + 4);
+		out->map[i].type = br_u32(&r);
+		out->map[i].index = br_u32(&r);
 	}
 	return RC_OK;
 }
@@ -365,31 +367,59 @@ void skate_rmd_free(struct skate_rmd *m)
 	memset(m, 0, sizeof *m);
 }
 
-enum rc skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
-			 struct skate_rmd *out, struct diag *d)
+/* One channel: the shader input, then the 16-byte union read both ways. A stream name must
+ * lie in the string list (offsets from str_min on); a GUID fills the first 8 bytes alone. */
+static void rmd_channel(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			uint32_t i, uint32_t str_min, struct br *c, struct skate_rmd_channel *ch,
+			struct diag *d)
 {
 	static const char tn[] = "RenderMaterialData";
-	bool be = a->big_endian;
-	uint32_t n, str_min;
-	enum rc r;
+	struct br u;
+	char field[48];
 
-	memset(out, 0, sizeof *out);
-	if (!p || len < RMD_HDR) {
-		odiag(d, idx, tn, "%zu bytes, header needs %u", len, RMD_HDR);
-		return RC_CORRUPT;
+	ch->shader_input = skate_str_at(p, len, br_u32(c));
+	ch->flags = br_u16(c);
+	ch->image_channel = br_u16(c);
+	ch->pad[0] = br_u32(c);
+	ch->pad[1] = br_u32(c);
+	u = *c;
+	ch->guid = br_u64(&u);
+	for (int k = 0; k < 4; k++) {
+		ch->raw[k] = br_u32(c);
+		ch->constants[k] = f32_from_bits(ch->raw[k]);
 	}
-	out->num_materials = ld32(be, p);
-	out->num_channels = ld32(be, p + 4);
-	out->p_materials = ld32(be, p + 8);
-	out->p_channels = ld32(be, p + 12);
-	out->p_string_list = ld32(be, p + 16);
+	snprintf(field, sizeof field, "channel %u m_ShaderInput", i);
+	check_str(d, idx, tn, field, &ch->shader_input, len);
+	ch->stream_name.off = ch->raw[2];
+	ch->stream.raw = ch->raw[3];
+	ch->stream.res = RC_NOENT;
+	if (ch->raw[2] >= str_min) {
+		struct skate_str sn = skate_str_at(p, len, ch->raw[2]);
 
-	n = fit_count(d, idx, tn, "channels", len, out->p_channels, out->num_channels, RMD_CHAN);
-	if (n) {
-		out->channels = xcalloc_n(n, sizeof *out->channels);
-		if (!out->channels)
-			return RC_NOMEM;
+		if (sn.p) {
+			ch->kind = SKATE_UNION_STREAM;
+			ch->stream_name = sn;
+		}
+	} else if (ch->raw[2] == 0 && ch->raw[3] == 0 && ch->guid != 0) {
+		ch->kind = SKATE_UNION_GUID;
 	}
+	if (ch->kind != SKATE_UNION_CONSTANTS) {
+		ch->stream = skate_ref_get(a, ch->raw[3], ARENA_WANT_UNKNOWN);
+		snprintf(field, sizeof field, "channel %u m_pStream", i);
+		check_ref(a, d, idx, tn, field, &ch->stream, ARENA_WANT_UNKNOWN);
+	}
+}
+
+static enum rc rmd_channels(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			    struct skate_rmd *out, struct diag *d)
+{
+	uint32_t n = fit_count(d, idx, "RenderMaterialData", "channels", len, out->p_channels,
+			       out->num_channels, RMD_CHAN);
+	uint32_t str_min;
+	struct br c;
+
+	if (n && !(out->channels = xcalloc_n(n, sizeof *out->channels)))
+		return RC_NOMEM;
 	out->n_channels = n;
 	/* Stream names live in the string list; anything before it is not a string. */
 	if (out->p_string_list >= RMD_HDR && out->p_string_list < len)
@@ -397,63 +427,34 @@ enum rc skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 	else
 		str_min = (uint32_t)(out->p_channels <= len ? out->p_channels + (size_t)n * RMD_CHAN
 							    : RMD_HDR);
+	c = br_at(p, len, a->big_endian, out->p_channels);
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t at = out->p_channels + i * RMD_CHAN;
-		const uint8_t *c = p + at;
-		struct skate_rmd_channel *ch = &out->channels[i];
-		char field[48];
-
-		ch->at = at;
-		ch->shader_input = skate_str_at(p, len, ld32(be, c));
-		ch->flags = ld16(be, c + 4);
-		ch->image_channel = ld16(be, c + 6);
-		ch->pad[0] = ld32(be, c + 8);
-		ch->pad[1] = ld32(be, c + 12);
-		for (int k = 0; k < 4; k++) {
-			ch->raw[k] = ld32(be, c + 16 + 4 * k);
-			ch->constants[k] = ldf(be, c + 16 + 4 * k);
-		}
-		snprintf(field, sizeof field, "channel %u m_ShaderInput", i);
-		check_str(d, idx, tn, field, &ch->shader_input, len);
-		ch->guid = ld64(be, c + 16);
-		ch->stream_name.off = ch->raw[2];
-		ch->stream.raw = ch->raw[3];
-		ch->stream.res = RC_NOENT;
-		if (ch->raw[2] >= str_min) {
-			struct skate_str sn = skate_str_at(p, len, ch->raw[2]);
-
-			if (sn.p) {
-				ch->kind = SKATE_UNION_STREAM;
-				ch->stream_name = sn;
-			}
-		} else if (ch->raw[2] == 0 && ch->raw[3] == 0 && ch->guid != 0) {
-			ch->kind = SKATE_UNION_GUID;
-		}
-		if (ch->kind != SKATE_UNION_CONSTANTS) {
-			ch->stream = skate_ref_get(a, ch->raw[3]);
-			snprintf(field, sizeof field, "channel %u m_pStream", i);
-			check_ref(a, d, idx, tn, field, &ch->stream, 0);
-		}
+		out->channels[i].at = out->p_channels + i * RMD_CHAN;
+		rmd_channel(a, idx, p, len, i, str_min, &c, &out->channels[i], d);
 	}
+	return RC_OK;
+}
 
-	n = fit_count(d, idx, tn, "materials", len, out->p_materials, out->num_materials, RMD_MAT);
-	if (n) {
-		out->materials = xcalloc_n(n, sizeof *out->materials);
-		if (!out->materials) {
-			skate_rmd_free(out);
-			return RC_NOMEM;
-		}
-	}
+/* Materials, each a run of the channel array (checked to lie inside it). */
+static enum rc rmd_materials(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			     struct skate_rmd *out, struct diag *d)
+{
+	uint32_t n = fit_count(d, idx, "RenderMaterialData", "materials", len, out->p_materials,
+			       out->num_materials, RMD_MAT);
+	struct br c;
+
+	if (n && !(out->materials = xcalloc_n(n, sizeof *out->materials)))
+		return RC_NOMEM;
 	out->n_materials = n;
+	c = br_at(p, len, a->big_endian, out->p_materials);
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t at = out->p_materials + i * RMD_MAT;
 		struct skate_rmd_material *m = &out->materials[i];
 		uint64_t rel;
 
-		m->at = at;
-		m->num_channels = ld32(be, p + at);
-		m->flags = ld32(be, p + at + 4);
-		m->p_channels = ld32(be, p + at + 8);
+		m->at = out->p_materials + i * RMD_MAT;
+		m->num_channels = br_u32(&c);
+		m->flags = br_u32(&c);
+		m->p_channels = br_u32(&c);
 		rel = (uint64_t)m->p_channels - out->p_channels;
 		if (m->num_channels == 0) {
 			m->channels_ok = true;
@@ -463,20 +464,42 @@ enum rc skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, 
 			m->first_channel = (uint32_t)(rel / RMD_CHAN);
 			m->channels_ok = true;
 		} else {
-			odiag(d, idx, tn,
+			odiag(d, idx, "RenderMaterialData",
 			      "material %u: %u channels at 0x%X are not inside the channel array "
 			      "(%u channels at 0x%X)",
 			      i, m->num_channels, m->p_channels, out->n_channels, out->p_channels);
 		}
 	}
-
-	r = read_str_list(d, idx, tn, p, len, out->p_string_list, len, true, &out->strings,
-			  &out->n_strings);
-	if (r != RC_OK) {
-		skate_rmd_free(out);
-		return r;
-	}
 	return RC_OK;
+}
+
+enum rc skate_rmd_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			 struct skate_rmd *out, struct diag *d)
+{
+	static const char tn[] = "RenderMaterialData";
+	struct br c;
+	enum rc r;
+
+	memset(out, 0, sizeof *out);
+	if (!p || len < RMD_HDR) {
+		odiag(d, idx, tn, "%zu bytes, header needs %u", len, RMD_HDR);
+		return RC_CORRUPT;
+	}
+	c = br_at(p, len, a->big_endian, 0);
+	out->num_materials = br_u32(&c);
+	out->num_channels = br_u32(&c);
+	out->p_materials = br_u32(&c);
+	out->p_channels = br_u32(&c);
+	out->p_string_list = br_u32(&c);
+	r = rmd_channels(a, idx, p, len, out, d);
+	if (r == RC_OK)
+		r = rmd_materials(a, idx, p, len, out, d);
+	if (r == RC_OK)
+		r = read_str_list(d, idx, tn, p, len, out->p_string_list, len, true, &out->strings,
+				  &out->n_strings);
+	if (r != RC_OK)
+		skate_rmd_free(out);
+	return r;
 }
 
 /* ---- InstanceData ---- */
@@ -488,14 +511,68 @@ void skate_instance_free(struct skate_instance_data *m)
 	memset(m, 0, sizeof *m);
 }
 
-enum rc skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
-			      struct skate_instance_data *out, struct diag *d)
+/* Instance i at `at`: transform, bounds, GUIDs, the three references and four strings. */
+static void instance_at(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			uint32_t i, uint32_t at, struct skate_instance *in, struct diag *d)
 {
 	static const char tn[] = "InstanceData";
 	static const char *const sname[4] = {"m_Name", "m_Description", "m_Component",
 					     "m_Category"};
-	bool be = a->big_endian;
-	uint32_t n = 0;
+	struct skate_str *strs[4] = {&in->name, &in->description, &in->component, &in->category};
+	struct br q = br_at(p, len, a->big_endian, at);
+	char field[48];
+
+	in->at = at;
+	for (int k = 0; k < 16; k++)
+		in->matrix[k] = br_f32(&q);
+	for (int k = 0; k < 4; k++)
+		in->aabb_min[k] = br_f32(&q);
+	for (int k = 0; k < 4; k++)
+		in->aabb_max[k] = br_f32(&q);
+	in->guid = br_u64(&q);
+	in->guid_local = br_u64(&q);
+	in->class_key = br_u64(&q);
+	in->instance_key = br_u64(&q);
+	in->rmodel = skate_ref_get(a, br_u32(&q), RW_T_RENDERMODEL);
+	in->cmodel = skate_ref_get(a, br_u32(&q), RW_T_COLLISIONMODEL);
+	in->embedded = skate_ref_get(a, br_u32(&q), RW_T_EMBEDDED);
+	snprintf(field, sizeof field, "instance %u m_pRModel", i);
+	check_ref(a, d, idx, tn, field, &in->rmodel, RW_T_RENDERMODEL);
+	snprintf(field, sizeof field, "instance %u m_pCModel", i);
+	check_ref(a, d, idx, tn, field, &in->cmodel, RW_T_COLLISIONMODEL);
+	snprintf(field, sizeof field, "instance %u m_pEmbedded", i);
+	check_ref(a, d, idx, tn, field, &in->embedded, RW_T_EMBEDDED);
+	for (int k = 0; k < 4; k++) {
+		*strs[k] = skate_str_at(p, len, br_u32(&q));
+		snprintf(field, sizeof field, "instance %u %s", i, sname[k]);
+		check_str(d, idx, tn, field, strs[k], len);
+	}
+}
+
+/* How many instances the object holds: the stride is 0xA0 when the string list says the
+ * records are padded, and the last instance needs only its 0x9C bytes. */
+static uint32_t instance_count(struct skate_instance_data *out, size_t len)
+{
+	out->stride = SKATE_INSTANCE_SIZE;
+	if (out->num_instances && out->p_string_list >= out->p_instances &&
+	    out->p_string_list - out->p_instances ==
+		(uint64_t)SKATE_INSTANCE_PADDED * out->num_instances)
+		out->stride = SKATE_INSTANCE_PADDED;
+	if (out->num_instances && out->p_instances <= len &&
+	    len - out->p_instances >= SKATE_INSTANCE_SIZE) {
+		uint64_t room = (len - out->p_instances - SKATE_INSTANCE_SIZE) / out->stride + 1;
+
+		return out->num_instances <= room ? out->num_instances : (uint32_t)room;
+	}
+	return 0;
+}
+
+enum rc skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t *p, size_t len,
+			      struct skate_instance_data *out, struct diag *d)
+{
+	static const char tn[] = "InstanceData";
+	uint32_t n;
+	struct br q;
 	enum rc r;
 
 	memset(out, 0, sizeof *out);
@@ -503,68 +580,22 @@ enum rc skate_instance_decode(const struct arena *a, uint32_t idx, const uint8_t
 		odiag(d, idx, tn, "%zu bytes, header needs %u", len, INST_HDR);
 		return RC_CORRUPT;
 	}
-	out->type_id = ld32(be, p);
-	out->num_instances = ld32(be, p + 4);
-	out->num_strings = ld32(be, p + 8);
-	out->p_instances = ld32(be, p + 12);
-	out->p_string_list = ld32(be, p + 16);
-
-	out->stride = SKATE_INSTANCE_SIZE;
-	if (out->num_instances && out->p_string_list >= out->p_instances &&
-	    out->p_string_list - out->p_instances ==
-		(uint64_t)SKATE_INSTANCE_PADDED * out->num_instances)
-		out->stride = SKATE_INSTANCE_PADDED;
-	/* The last instance needs only its 0x9C bytes, not the full stride. */
-	if (out->num_instances && out->p_instances <= len &&
-	    len - out->p_instances >= SKATE_INSTANCE_SIZE) {
-		uint64_t room = (len - out->p_instances - SKATE_INSTANCE_SIZE) / out->stride + 1;
-
-		n = out->num_instances <= room ? out->num_instances : (uint32_t)room;
-	}
+	q = br_at(p, len, a->big_endian, 0);
+	out->type_id = br_u32(&q);
+	out->num_instances = br_u32(&q);
+	out->num_strings = br_u32(&q);
+	out->p_instances = br_u32(&q);
+	out->p_string_list = br_u32(&q);
+	n = instance_count(out, len);
 	if (n < out->num_instances)
 		odiag(d, idx, tn, "%u instances at 0x%X do not fit in %zu bytes, decoding %u",
 		      out->num_instances, out->p_instances, len, n);
-	if (n) {
-		out->inst = xcalloc_n(n, sizeof *out->inst);
-		if (!out->inst)
-			return RC_NOMEM;
-	}
+	if (n && !(out->inst = xcalloc_n(n, sizeof *out->inst)))
+		return RC_NOMEM;
 	out->n_inst = n;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t at = out->p_instances + i * out->stride;
-		const uint8_t *q = p + at;
-		struct skate_instance *in = &out->inst[i];
-		struct skate_str *strs[4] = {&in->name, &in->description, &in->component,
-					     &in->category};
-		char field[48];
-
-		in->at = at;
-		for (int k = 0; k < 16; k++)
-			in->matrix[k] = ldf(be, q + 4 * k);
-		for (int k = 0; k < 4; k++) {
-			in->aabb_min[k] = ldf(be, q + 0x40 + 4 * k);
-			in->aabb_max[k] = ldf(be, q + 0x50 + 4 * k);
-		}
-		in->guid = ld64(be, q + 0x60);
-		in->guid_local = ld64(be, q + 0x68);
-		in->class_key = ld64(be, q + 0x70);
-		in->instance_key = ld64(be, q + 0x78);
-		in->rmodel = skate_ref_get(a, ld32(be, q + 0x80));
-		in->cmodel = skate_ref_get(a, ld32(be, q + 0x84));
-		in->embedded = skate_ref_get(a, ld32(be, q + 0x88));
-		snprintf(field, sizeof field, "instance %u m_pRModel", i);
-		check_ref(a, d, idx, tn, field, &in->rmodel, RW_T_RENDERMODEL);
-		snprintf(field, sizeof field, "instance %u m_pCModel", i);
-		check_ref(a, d, idx, tn, field, &in->cmodel, 0x00EB000Au);
-		snprintf(field, sizeof field, "instance %u m_pEmbedded", i);
-		check_ref(a, d, idx, tn, field, &in->embedded, 0x00EB001Bu);
-		for (int k = 0; k < 4; k++) {
-			*strs[k] = skate_str_at(p, len, ld32(be, q + 0x8C + 4 * k));
-			snprintf(field, sizeof field, "instance %u %s", i, sname[k]);
-			check_str(d, idx, tn, field, strs[k], len);
-		}
-	}
-
+	for (uint32_t i = 0; i < n; i++)
+		instance_at(a, idx, p, len, i, out->p_instances + i * out->stride, &out->inst[i],
+			    d);
 	r = read_str_list(d, idx, tn, p, len, out->p_string_list, out->num_strings, false,
 			  &out->strings, &out->n_strings);
 	if (r != RC_OK) {

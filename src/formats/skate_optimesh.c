@@ -1,89 +1,112 @@
-/* RenderOptiMeshData (pegasus::tROptiMeshData, spec rw4-arena.md §8.5): references, islands as
- * 12-byte PS3 DrawIndexedParameters and the bone palette at +0x4C / +0x48 (never +0x6C). */
+/* RenderOptiMeshData (pegasus::tROptiMeshData; docs/skate-objects.md, "RenderOptiMeshData"):
+ * references, islands as the platform's DrawIndexedParameters and the bone palette at
+ * +0x4C / +0x48 (never +0x6C). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "psgfs/bytes.h"
 #include "psgfs/skate_mesh.h"
+#include "psgfs/skate_platform.h"
 
 #define OPTI_HDR 0x60u
-#define DIP_SIZE 12u
 
-enum rc skate_optimesh_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_optimesh *out,
-			     struct diag *d)
+static void opti_header(struct br *r, struct skate_optimesh *out)
 {
-	uint64_t cnt;
+	for (int i = 0; i < 8; i++)
+		out->bbox[i] = br_f32(r);
+	out->num_verts = br_u32(r);
+	out->material = br_u32(r);
+	out->vdes = br_u32(r);
+	out->mesh_helper = br_u32(r);
+	out->ib = br_u32(r);
+	out->vb = br_u32(r);
+	out->num_islands = br_u32(r);
+	out->island_areas = br_u32(r);
+	out->island_aabbs = br_u32(r);
+	out->draw_params = br_u32(r);
+	out->num_remap = br_u32(r);
+	out->remap_table = br_u32(r);
+	out->num_blend_shapes = br_u32(r);
+	out->blend_shape_table = br_u32(r);
+	out->blend_shape_names = br_u32(r);
+	out->pad = br_u32(r);
+}
+
+/* How many of `count` records (`items`) of `size` bytes in the table `what` at
+ * object-relative `off` fit in n bytes. */
+static uint32_t opti_fit(size_t n, uint32_t off, uint32_t count, uint32_t size, uint32_t idx,
+			 const char *what, const char *items, struct diag *d)
+{
+	if (off > n) {
+		diag_add(d,
+			 "object %u (RenderOptiMeshData): %s at 0x%x past the object (%zu bytes)",
+			 idx, what, off, n);
+		return 0;
+	}
+	if (count > (n - off) / size) {
+		diag_add(d, "object %u (RenderOptiMeshData): %u %s but room for %zu", idx, count,
+			 items, (n - off) / size);
+		return (uint32_t)((n - off) / size);
+	}
+	return count;
+}
+
+static enum rc opti_islands(const struct skate_platform *pl, const struct br *o, size_t n,
+			    uint32_t idx, struct skate_optimesh *out, struct diag *d)
+{
+	struct br r = br_at(o->p, n, o->be, out->draw_params);
+
+	out->n_islands = opti_fit(n, out->draw_params, out->num_islands, pl->dip_size, idx,
+				  "draw parameters", "islands", d);
+	out->islands = xcalloc_n(out->n_islands, sizeof *out->islands);
+	if (!out->islands)
+		return RC_NOMEM;
+	for (uint32_t i = 0; i < out->n_islands; i++) {
+		br_seek(&r, out->draw_params + (size_t)pl->dip_size * i);
+		pl->dip_decode(&r, &out->islands[i]);
+	}
+	return RC_OK;
+}
+
+static enum rc opti_remap(const struct br *o, size_t n, uint32_t idx, struct skate_optimesh *out,
+			  struct diag *d)
+{
+	struct br r = br_at(o->p, n, o->be, out->remap_table);
+
+	out->n_remap = opti_fit(n, out->remap_table, out->num_remap, 2, idx, "remap table",
+				"remap entries", d);
+	out->remap = xcalloc_n(out->n_remap, sizeof *out->remap);
+	if (!out->remap)
+		return RC_NOMEM;
+	for (uint32_t i = 0; i < out->n_remap; i++)
+		out->remap[i] = br_u16(&r);
+	return RC_OK;
+}
+
+enum rc skate_optimesh_decode(const struct skate_platform *pl, const uint8_t *p, size_t n, bool be,
+			      uint32_t idx, struct skate_optimesh *out, struct diag *d)
+{
+	struct br r;
 
 	memset(out, 0, sizeof *out);
 	if (n < OPTI_HDR) {
 		diag_add(d, "object %u (RenderOptiMeshData): %zu bytes, header needs 0x60", idx, n);
 		return RC_CORRUPT;
 	}
-	for (int i = 0; i < 8; i++)
-		out->bbox[i] = f32_from_bits(ld_u32be(p + 4 * i));
-	out->num_verts = ld_u32be(p + 0x20);
-	out->material = ld_u32be(p + 0x24);
-	out->vdes = ld_u32be(p + 0x28);
-	out->mesh_helper = ld_u32be(p + 0x2C);
-	out->ib = ld_u32be(p + 0x30);
-	out->vb = ld_u32be(p + 0x34);
-	out->num_islands = ld_u32be(p + 0x38);
-	out->island_areas = ld_u32be(p + 0x3C);
-	out->island_aabbs = ld_u32be(p + 0x40);
-	out->draw_params = ld_u32be(p + 0x44);
-	out->num_remap = ld_u32be(p + 0x48);
-	out->remap_table = ld_u32be(p + 0x4C);
-	out->num_blend_shapes = ld_u32be(p + 0x50);
-	out->blend_shape_table = ld_u32be(p + 0x54);
-	out->blend_shape_names = ld_u32be(p + 0x58);
-	out->pad = ld_u32be(p + 0x5C);
-
-	cnt = out->num_islands;
-	if (out->draw_params > n) {
-		diag_add(d,
-			 "object %u (RenderOptiMeshData): draw parameters at 0x%x past the object "
-			 "(%zu bytes)",
-			 idx, out->draw_params, n);
-		cnt = 0;
-	} else if (cnt > (n - out->draw_params) / DIP_SIZE) {
-		diag_add(d, "object %u (RenderOptiMeshData): %u islands but room for %zu", idx,
-			 out->num_islands, (n - out->draw_params) / DIP_SIZE);
-		cnt = (n - out->draw_params) / DIP_SIZE;
-	}
-	out->n_islands = (uint32_t)cnt;
-	out->islands = xcalloc_n(out->n_islands, sizeof *out->islands);
-	if (!out->islands)
-		return RC_NOMEM;
-	for (uint32_t i = 0; i < out->n_islands; i++) {
-		const uint8_t *e = p + out->draw_params + DIP_SIZE * i;
-
-		out->islands[i].start = ld_u32be(e);
-		out->islands[i].count = ld_u32be(e + 4);
-		out->islands[i].prim = e[8];
-		memcpy(out->islands[i].pad, e + 9, 3);
-	}
-
-	cnt = out->num_remap;
-	if (out->remap_table > n) {
-		diag_add(d,
-			 "object %u (RenderOptiMeshData): remap table at 0x%x past the object (%zu "
-			 "bytes)",
-			 idx, out->remap_table, n);
-		cnt = 0;
-	} else if (cnt > (n - out->remap_table) / 2) {
-		diag_add(d, "object %u (RenderOptiMeshData): %u remap entries but room for %zu",
-			 idx, out->num_remap, (n - out->remap_table) / 2);
-		cnt = (n - out->remap_table) / 2;
-	}
-	out->n_remap = (uint32_t)cnt;
-	out->remap = xcalloc_n(out->n_remap, sizeof *out->remap);
-	if (!out->remap) {
+	br_init(&r, p, n, be);
+	opti_header(&r, out);
+	if (opti_islands(pl, &r, n, idx, out, d) != RC_OK ||
+	    opti_remap(&r, n, idx, out, d) != RC_OK) {
 		skate_optimesh_free(out);
 		return RC_NOMEM;
 	}
-	for (uint32_t i = 0; i < out->n_remap; i++)
-		out->remap[i] = ld_u16be(p + out->remap_table + 2 * i);
 	return RC_OK;
+}
+
+enum rc skate_optimesh_parse(const uint8_t *p, size_t n, uint32_t idx, struct skate_optimesh *out,
+			     struct diag *d)
+{
+	return skate_optimesh_decode(&skate_platform_ps3, p, n, true, idx, out, d);
 }
 
 void skate_optimesh_free(struct skate_optimesh *m)

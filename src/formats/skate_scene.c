@@ -1,6 +1,6 @@
 /* The whole-arena view of a Skate 3 model PSG: skeleton of the first RenderModelData, every
  * mesh resolved down to its base resources, and the on-demand vertex/skin/triangle decode
- * (spec rw4-arena.md §10 steps 10-11). */
+ * (docs/skate-objects.md, "RenderModelData", "RenderOptiMeshData"). */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,8 +10,10 @@
 
 #include "psgfs/bytes.h"
 #include "psgfs/skate_mesh.h"
+#include "psgfs/skate_objects.h"
+#include "psgfs/skate_platform.h"
+#include "skate_int.h"
 
-#define MAX_DECODE_VERTS  (1u << 26)
 #define MATERIAL_NAME_MAX 255
 
 static const char *tlabel(const struct arena *a, uint32_t idx, char buf[16])
@@ -32,32 +34,31 @@ static enum rc read_obj(const struct src *s, const struct arena *a, uint32_t idx
 }
 
 /*
- * Resolve a reference field of object `owner` that must point at the start of an object of
- * type `type` (0x00010030 = any base resource). SKATE_NONE (+ diag) otherwise.
+ * Resolve reference field `field` of object `owner` (arena_ref_to: the one rule for every
+ * reference field), which must point at the start of a readable object of the kind `want`.
+ * SKATE_NONE otherwise, with a diag line unless the field is optional and null.
  */
-static uint32_t want_ref(const struct arena *a, uint32_t v, uint32_t type, uint32_t owner,
-			 const char *field, struct diag *d)
+static uint32_t want_ref(const struct arena *a, uint32_t v, uint32_t want, bool optional,
+			 uint32_t owner, const char *field, struct diag *d)
 {
-	char b1[16], b2[16];
+	char b1[16], b2[16], b3[16];
 	uint32_t obj = 0, off = 0;
-	enum rc r = arena_resolve_ref(a, v, &obj, &off);
-	bool type_ok;
+	enum rc r = arena_ref_to(a, v, want, &obj, &off);
 
 	if (r == RC_NOENT) {
-		diag_add(d, "object %u (%s): %s is null", owner, tlabel(a, owner, b1), field);
+		if (!optional)
+			diag_add(d, "object %u (%s): %s is null", owner, tlabel(a, owner, b1),
+				 field);
 		return SKATE_NONE;
 	}
-	if (r != RC_OK || obj >= a->n_dict) {
+	if (r == RC_CORRUPT) {
+		diag_add(d, "object %u (%s): %s -> %u is %s, not %s", owner, tlabel(a, owner, b1),
+			 field, obj, tlabel(a, obj, b2), arena_want_name(want, b3));
+		return SKATE_NONE;
+	}
+	if (r != RC_OK) {
 		diag_add(d, "object %u (%s): %s 0x%x does not resolve (%u objects)", owner,
 			 tlabel(a, owner, b1), field, v, a->n_dict);
-		return SKATE_NONE;
-	}
-	type_ok = type == RW_T_BASERES_FIRST ? rw_is_base_resource(a->dict[obj].type_id)
-					     : a->dict[obj].type_id == type;
-	if (!type_ok) {
-		diag_add(d, "object %u (%s): %s -> %u is %s, not %s", owner, tlabel(a, owner, b1),
-			 field, obj, tlabel(a, obj, b2),
-			 type == RW_T_BASERES_FIRST ? "BaseResource" : rw_type_label(type, b2));
 		return SKATE_NONE;
 	}
 	if (off != 0) {
@@ -75,18 +76,42 @@ static uint32_t want_ref(const struct arena *a, uint32_t v, uint32_t type, uint3
 
 /* ---- materials ---- */
 
-static bool str_at(const uint8_t *p, size_t n, uint32_t off, const char **s, size_t *len)
+/* How well a channel's shader input names the material: "Name" 2,
+ * "AttribulatorMaterialName" 1, anything else 0. */
+static int channel_rank(const struct skate_str *si)
 {
-	const uint8_t *nul;
+	if (si->len == 4 && !memcmp(si->p, "Name", 4))
+		return 2;
+	if (si->len == 24 && !memcmp(si->p, "AttribulatorMaterialName", 24))
+		return 1;
+	return 0;
+}
 
-	if (off >= n)
-		return false;
-	nul = memchr(p + off, 0, n - off);
-	if (!nul)
-		return false;
-	*s = (const char *)p + off;
-	*len = (size_t)(nul - (p + off));
-	return true;
+/* The best-ranked channel stream name among nch 32-byte tChannels at pch. */
+static struct skate_str best_channel(const uint8_t *p, size_t n, bool be, uint32_t pch,
+				     uint32_t nch)
+{
+	struct skate_str best = {0};
+	int best_rank = 0;
+	struct br r = br_at(p, n, be, pch);
+
+	for (uint32_t c = 0; c < nch; c++) {
+		struct skate_str si = skate_str_at(p, n, br_u32(&r)), sn;
+		uint16_t flags = br_u16(&r);
+		int rank;
+
+		br_skip(&r, 0x12); /* imageChannel, pad[2], guid */
+		sn = skate_str_at(p, n, br_u32(&r));
+		br_skip(&r, 4);		  /* m_pStream */
+		if (!si.p || (flags & 2)) /* flag 2: scalar constants, no stream name */
+			continue;
+		rank = channel_rank(&si);
+		if (rank > best_rank && sn.p && sn.len > 0) {
+			best = sn;
+			best_rank = rank;
+		}
+	}
+	return best;
 }
 
 /* Stream name of the "Name" channel (else "AttribulatorMaterialName") of the tRMaterial at
@@ -95,11 +120,11 @@ static char *material_name(const struct src *s, const struct arena *a, uint32_t 
 			   struct diag *d)
 {
 	uint8_t *p;
-	size_t n, best_len = 0;
-	const char *best = NULL;
-	int best_rank = 0;
+	size_t n;
 	uint32_t nch, pch;
 	uint64_t room;
+	struct skate_str best;
+	struct br r;
 	char *out = NULL;
 
 	if (read_obj(s, a, obj, &p, &n) != RC_OK)
@@ -110,8 +135,10 @@ static char *material_name(const struct src *s, const struct arena *a, uint32_t 
 		free(p);
 		return NULL;
 	}
-	nch = ld_u32be(p + off);
-	pch = ld_u32be(p + off + 8);
+	r = br_at(p, n, a->big_endian, off);
+	nch = br_u32(&r);
+	br_skip(&r, 4); /* flags */
+	pch = br_u32(&r);
 	room = pch > n ? 0 : (n - pch) / 32;
 	if (nch > room) {
 		diag_add(d,
@@ -120,223 +147,19 @@ static char *material_name(const struct src *s, const struct arena *a, uint32_t 
 			 obj, off, nch, (unsigned long long)room);
 		nch = (uint32_t)room;
 	}
-	for (uint32_t c = 0; c < nch; c++) {
-		const uint8_t *ch = p + pch + 32 * (size_t)c;
-		const char *si, *sn;
-		size_t sil, snl;
-		int rank;
-
-		if (!str_at(p, n, ld_u32be(ch), &si, &sil))
-			continue;
-		if (ld_u16be(ch + 4) & 2) /* scalar constants, no stream name */
-			continue;
-		if (sil == 4 && !memcmp(si, "Name", 4))
-			rank = 2;
-		else if (sil == 24 && !memcmp(si, "AttribulatorMaterialName", 24))
-			rank = 1;
-		else
-			continue;
-		if (rank > best_rank && str_at(p, n, ld_u32be(ch + 0x18), &sn, &snl) && snl > 0) {
-			best = sn;
-			best_len = snl;
-			best_rank = rank;
-		}
-	}
-	if (best) {
-		if (best_len > MATERIAL_NAME_MAX)
-			best_len = MATERIAL_NAME_MAX;
-		out = malloc(best_len + 1);
-		if (out) {
-			memcpy(out, best, best_len);
-			out[best_len] = 0;
-		}
-	}
+	best = best_channel(p, n, a->big_endian, pch, nch);
+	if (best.p)
+		out = strndup((const char *)best.p,
+			      best.len < MATERIAL_NAME_MAX ? best.len : MATERIAL_NAME_MAX);
 	free(p);
 	return out;
-}
-
-/* ---- hierarchy ---- */
-
-struct name_ix {
-	const char *name;
-	uint32_t idx;
-};
-
-static int name_ix_cmp(const void *x, const void *y)
-{
-	const struct name_ix *a = x, *b = y;
-	int c = strcmp(a->name, b->name);
-
-	return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
-}
-
-static int64_t find_bone(const struct name_ix *ix, uint32_t n, const char *name)
-{
-	uint32_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(ix[mid].name, name);
-
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && !strcmp(ix[lo].name, name) ? (int64_t)ix[lo].idx : -1;
-}
-
-static bool is_root_word(const char *s)
-{
-	return !*s || !strcmp(s, "-") || !strcmp(s, "-1") || !strcasecmp(s, "none") ||
-	       !strcasecmp(s, "null") || !strcasecmp(s, "root:");
-}
-
-/* Apply "bone<TAB>parent" rows; returns RC_NOMEM or RC_OK. */
-static enum rc apply_hierarchy(struct skate_scene *sc, const char *tsv, struct diag *d)
-{
-	uint32_t n = sc->n_bones, unlisted = 0;
-	struct name_ix *ix = xcalloc_n(n, sizeof *ix);
-	bool *seen = xcalloc_n(n, sizeof *seen);
-	const char *line = tsv;
-	size_t lineno = 0;
-
-	if (!ix || !seen) {
-		free(ix);
-		free(seen);
-		return RC_NOMEM;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		ix[i].name = sc->bones[i].name;
-		ix[i].idx = i;
-	}
-	qsort(ix, n, sizeof *ix, name_ix_cmp);
-	for (uint32_t i = 0; i + 1 < n; i++)
-		if (!strcmp(ix[i].name, ix[i + 1].name))
-			diag_add(d,
-				 "skeleton: bones %u and %u share the name \"%.64s\"; the "
-				 "hierarchy uses %u",
-				 ix[i].idx, ix[i + 1].idx, ix[i].name, ix[i].idx);
-	for (uint32_t i = 0; i < n; i++)
-		sc->bones[i].parent = -2; /* unset */
-	while (*line) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		char buf[512], *tab, *child, *parent;
-		int64_t c, p;
-
-		lineno++;
-		if (len >= sizeof buf) {
-			diag_add(d, "hierarchy line %zu: longer than %zu bytes, ignored", lineno,
-				 sizeof buf - 1);
-			goto next;
-		}
-		memcpy(buf, line, len);
-		buf[len] = 0;
-		if (len && buf[len - 1] == '\r')
-			buf[--len] = 0;
-		if (!len || buf[0] == '#')
-			goto next;
-		child = buf;
-		tab = strchr(buf, '\t');
-		parent = tab ? tab + 1 : buf + len;
-		if (tab)
-			*tab = 0;
-		if ((tab = strchr(parent, '\t')) != NULL)
-			*tab = 0;
-		c = find_bone(ix, n, child);
-		if (c < 0) {
-			if (lineno == 1)
-				goto next; /* header line */
-			diag_add(d, "hierarchy line %zu: unknown bone \"%.64s\"", lineno, child);
-			goto next;
-		}
-		if (seen[c]) {
-			diag_add(d, "hierarchy line %zu: bone \"%.64s\" listed again, ignored",
-				 lineno, child);
-			goto next;
-		}
-		seen[c] = true;
-		if (is_root_word(parent)) {
-			sc->bones[c].parent = -1;
-		} else if ((p = find_bone(ix, n, parent)) < 0) {
-			diag_add(d,
-				 "hierarchy line %zu: bone \"%.64s\" has unknown parent \"%.64s\"; "
-				 "hung from bone 0",
-				 lineno, child, parent);
-			sc->bones[c].parent = c == 0 ? -1 : 0;
-		} else {
-			sc->bones[c].parent = (int32_t)p;
-		}
-	next:
-		line = end ? end + 1 : line + len;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		if (sc->bones[i].parent == -2) {
-			sc->bones[i].parent = i == 0 ? -1 : 0;
-			unlisted++;
-		}
-	if (unlisted)
-		diag_add(d, "hierarchy: %u of %u bones not listed; hung from bone 0", unlisted, n);
-	free(ix);
-	free(seen);
-	return RC_OK;
-}
-
-/* Break parent cycles iteratively (no recursion): bone 0 first, then the rest in order. */
-static enum rc fix_cycles(struct skate_scene *sc, struct diag *d)
-{
-	uint32_t n = sc->n_bones;
-	uint8_t *st = xcalloc_n(n, 1);
-	uint32_t *path = xcalloc_n(n, sizeof *path);
-
-	if (!st || !path) {
-		free(st);
-		free(path);
-		return RC_NOMEM;
-	}
-	for (uint32_t s0 = 0; s0 < n; s0++) {
-		uint32_t len = 0, x = s0;
-
-		if (st[s0] == 2)
-			continue;
-		for (;;) {
-			int32_t p = sc->bones[x].parent;
-
-			st[x] = 1;
-			path[len++] = x;
-			if (p < 0 || (uint32_t)p >= n || st[p] == 2)
-				break;
-			if (st[p] == 1) {
-				if (s0 == 0 || x == 0) {
-					diag_add(d,
-						 "hierarchy: parent cycle through bone %u "
-						 "(\"%.64s\"); made it a root",
-						 x, sc->bones[x].name);
-					sc->bones[x].parent = -1;
-				} else {
-					diag_add(d,
-						 "hierarchy: parent cycle through bone %u "
-						 "(\"%.64s\"); hung from bone 0",
-						 x, sc->bones[x].name);
-					sc->bones[x].parent = 0;
-				}
-				break;
-			}
-			x = (uint32_t)p;
-		}
-		for (uint32_t i = 0; i < len; i++)
-			st[path[i]] = 2;
-	}
-	free(st);
-	free(path);
-	return RC_OK;
 }
 
 /* ---- scene ---- */
 
 static void mesh_free(struct skate_scene_mesh *m)
 {
+	free(m->tri_first);
 	free(m->material);
 	free(m->islands);
 	free(m->palette_raw);
@@ -369,21 +192,20 @@ size_t skate_scene_bytes(const struct skate_scene *sc)
 		const struct skate_scene_mesh *m = &sc->meshes[i];
 
 		t += (m->material ? strlen(m->material) + 1 : 0) +
-		     m->n_islands * sizeof *m->islands +
+		     m->n_islands * (sizeof *m->islands + sizeof *m->tri_first) +
 		     m->n_palette * (sizeof *m->palette + sizeof *m->palette_raw);
 	}
 	return t;
 }
 
-static enum rc load_skeleton(const struct src *s, const struct arena *a, struct skate_scene *sc,
-			     const struct skate_model *md)
+/* Bones of the skeleton's RenderModelData: names, IBP, bind pose (every bone under bone 0
+ * until skate_hierarchy_build says otherwise). */
+static enum rc load_skeleton(struct skate_scene *sc, const struct skate_model *md)
 {
 	sc->n_bones = md->n_bones;
 	sc->bones = xcalloc_n(sc->n_bones, sizeof *sc->bones);
 	if (!sc->bones)
 		return RC_NOMEM;
-	(void)s;
-	(void)a;
 	for (uint32_t i = 0; i < sc->n_bones; i++) {
 		struct skate_bone *b = &sc->bones[i];
 
@@ -405,703 +227,496 @@ static enum rc load_skeleton(const struct src *s, const struct arena *a, struct 
 	return RC_OK;
 }
 
-/* Resolve everything one mesh needs; problems make ok false. */
-static enum rc load_mesh(const struct src *s, const struct arena *a, struct skate_scene *sc,
-			 size_t mi, struct skate_scene_mesh *m, uint32_t table_material,
-			 struct diag *d)
+/* ---- one mesh (docs/skate-objects.md, "RenderOptiMeshData") ---- */
+
+/* What load_mesh needs while it resolves one mesh. */
+struct mesh_ctx {
+	const struct src *s;
+	const struct arena *a;
+	const struct skate_scene *sc;
+	size_t mi;
+	struct skate_scene_mesh *m;
+	struct diag *d;
+};
+
+/* Object idx's bytes (the caller frees them), NULL when there are none to read. */
+static uint8_t *mesh_bytes(const struct mesh_ctx *c, uint32_t idx, size_t *n)
 {
-	struct skate_optimesh om;
-	uint8_t *p = NULL;
+	uint8_t *p;
+
+	if (idx == SKATE_NONE || read_obj(c->s, c->a, idx, &p, n) != RC_OK)
+		return NULL;
+	return p;
+}
+
+/* The palette (global bone per slot; slots past the skeleton dropped) and the islands,
+ * taken over from the decoded OptiMesh. */
+static enum rc mesh_palette(const struct mesh_ctx *c, struct skate_optimesh *om)
+{
+	struct skate_scene_mesh *m = c->m;
+	uint32_t bad = 0;
+
+	m->islands = om->islands;
+	m->n_islands = om->n_islands;
+	m->palette_raw = om->remap;
+	m->n_palette = om->n_remap;
+	om->islands = NULL;
+	om->remap = NULL;
+	m->palette = xcalloc_n(m->n_palette, sizeof *m->palette);
+	if (!m->palette)
+		return RC_NOMEM;
+	for (uint32_t i = 0; i < m->n_palette; i++) {
+		m->palette[i] = m->palette_raw[i] < c->sc->n_bones ? m->palette_raw[i] : -1;
+		if (m->palette[i] < 0 && bad++ < 4)
+			diag_add(c->d,
+				 "mesh %zu: object %u (RenderOptiMeshData): palette slot %u = bone "
+				 "%u past the skeleton (%u bones), dropped",
+				 c->mi, m->optimesh, i, m->palette_raw[i], c->sc->n_bones);
+	}
+	if (bad > 4)
+		diag_add(c->d, "mesh %zu: %u palette slots past the skeleton in all", c->mi, bad);
+	return RC_OK;
+}
+
+/* The first of the OptiMesh's and the mesh table's material references that names a
+ * RenderMaterialData, and its name. */
+static void mesh_material(const struct mesh_ctx *c, uint32_t opti_ref, uint32_t table_ref)
+{
+	const uint32_t refs[2] = {opti_ref, table_ref};
+	struct skate_scene_mesh *m = c->m;
+
+	for (int k = 0; k < 2 && m->material_obj == SKATE_NONE; k++) {
+		uint32_t obj, off;
+		enum rc r = arena_ref_to(c->a, refs[k], RW_T_RENDERMATERIAL, &obj, &off);
+		char b1[16];
+
+		if (r == RC_CORRUPT)
+			diag_add(c->d, "mesh %zu: material reference 0x%x -> %u is %s", c->mi,
+				 refs[k], obj, tlabel(c->a, obj, b1));
+		if (r != RC_OK)
+			continue;
+		m->material_obj = obj;
+		m->material_off = off;
+		m->material = material_name(c->s, c->a, obj, off, c->d);
+		m->material_named = m->material != NULL;
+	}
+}
+
+/* The vertex descriptor, its stride, first position element and whether it skins. */
+static void mesh_vdes(const struct mesh_ctx *c, uint32_t ref)
+{
+	struct skate_scene_mesh *m = c->m;
+	uint8_t *p;
+	size_t n;
+
+	m->vdes = want_ref(c->a, ref, RW_T_VDES, false, m->optimesh, "m_pVertexDescriptor", c->d);
+	p = mesh_bytes(c, m->vdes, &n);
+	if (!p)
+		return;
+	m->has_desc =
+	    c->sc->platform->vdes_parse(p, n, c->a->big_endian, m->vdes, &m->desc, c->d) == RC_OK;
+	free(p);
+	if (!m->has_desc)
+		return;
+	m->stride = m->desc.stride;
+	for (unsigned i = 0; i < m->desc.n_el; i++) {
+		const struct skate_elem *e = &m->desc.elem[i];
+
+		if (!e->usable)
+			continue;
+		if (e->usage == SKATE_USAGE_POSITION && m->pos_elem < 0) {
+			m->pos_elem = (int)i;
+			skate_elem_encoding(e, m->pos_encoding);
+		}
+		if (e->usage == SKATE_USAGE_BLEND_INDICES || e->usage == SKATE_USAGE_BLEND_WEIGHTS)
+			m->skinned = true;
+	}
+}
+
+/* The vertex buffer, its base resource and the vertex count it holds. */
+static void mesh_vb(const struct mesh_ctx *c, uint32_t ref)
+{
+	struct skate_scene_mesh *m = c->m;
+	const struct arena_dict_entry *br;
+	struct skate_vb vb;
+	uint32_t bytes;
+	uint8_t *p;
 	size_t n;
 	enum rc r;
-	uint32_t o = m->optimesh;
-	int pos = -1;
-	uint32_t bad_pal = 0;
 
-	m->vdes = m->vb = m->ib = m->mesh_helper = m->vb_res = m->ib_res = SKATE_NONE;
-	m->material_obj = SKATE_NONE;
-	if (o == SKATE_NONE)
-		goto name;
-	r = read_obj(s, a, o, &p, &n);
-	if (r != RC_OK) {
-		diag_add(d, "mesh %zu: object %u (RenderOptiMeshData) unreadable: %s", mi, o,
-			 rc_str(r));
-		goto name;
-	}
-	r = skate_optimesh_parse(p, n, o, &om, d);
+	m->vb = want_ref(c->a, ref, RW_T_VB, false, m->optimesh, "m_pVertexBuffer", c->d);
+	p = mesh_bytes(c, m->vb, &n);
+	if (!p)
+		return;
+	r = c->sc->platform->vb_parse(p, n, c->a->big_endian, m->vb, &vb, c->d);
 	free(p);
-	p = NULL;
-	if (r == RC_NOMEM)
-		return r;
 	if (r != RC_OK)
-		goto name;
+		return;
+	m->vb_res = want_ref(c->a, vb.buffer, ARENA_WANT_BASERES, false, m->vb, "m_buffer", c->d);
+	if (m->vb_res == SKATE_NONE)
+		return;
+	br = &c->a->dict[m->vb_res];
+	if (vb.buffer_size != br->size)
+		diag_add(c->d,
+			 "object %u (VertexBuffer): m_bufferSize %u but base resource %u holds %u "
+			 "bytes",
+			 m->vb, vb.buffer_size, m->vb_res, br->size);
+	if (vb.offset > br->size) {
+		diag_add(c->d,
+			 "object %u (VertexBuffer): m_offset %u past base resource %u (%u bytes)",
+			 m->vb, vb.offset, m->vb_res, br->size);
+		m->vb_res = SKATE_NONE;
+		return;
+	}
+	bytes = br->size - vb.offset;
+	m->vb_start = br->start + vb.offset;
+	if (!m->stride)
+		return;
+	m->vertex_count = bytes / m->stride;
+	if (bytes % m->stride)
+		diag_add(c->d, "mesh %zu: vertex data of %u bytes is not a multiple of stride %u",
+			 c->mi, bytes, m->stride);
+}
 
-	/* islands and palette */
-	m->islands = om.islands;
-	m->n_islands = om.n_islands;
-	m->palette_raw = om.remap;
-	m->n_palette = om.n_remap;
-	om.islands = NULL;
-	om.remap = NULL;
-	m->palette = xcalloc_n(m->n_palette, sizeof *m->palette);
-	if (!m->palette) {
-		skate_optimesh_free(&om);
+/* The index buffer, its base resource and the indices it really holds. */
+static void mesh_ib(const struct mesh_ctx *c, uint32_t ref)
+{
+	struct skate_scene_mesh *m = c->m;
+	const struct arena_dict_entry *br;
+	struct skate_ib ib;
+	uint32_t fit;
+	uint8_t *p;
+	size_t n;
+	enum rc r;
+
+	m->ib = want_ref(c->a, ref, RW_T_IB, false, m->optimesh, "m_pIndexBuffer", c->d);
+	p = mesh_bytes(c, m->ib, &n);
+	if (!p)
+		return;
+	r = c->sc->platform->ib_parse(p, n, c->a->big_endian, m->ib, &ib, c->d);
+	free(p);
+	if (r != RC_OK)
+		return;
+	m->ib_res = want_ref(c->a, ib.buffer, ARENA_WANT_BASERES, false, m->ib, "m_buffer", c->d);
+	m->index_count = ib.num_indices;
+	m->index_width = ib.width;
+	if (m->ib_res == SKATE_NONE || !m->index_width)
+		return;
+	br = &c->a->dict[m->ib_res];
+	if (ib.offset > br->size) {
+		diag_add(c->d,
+			 "object %u (IndexBuffer): m_offset %u past base resource %u (%u bytes)",
+			 m->ib, ib.offset, m->ib_res, br->size);
+		m->ib_res = SKATE_NONE;
+		return;
+	}
+	fit = (br->size - ib.offset) / m->index_width;
+	m->ib_start = br->start + ib.offset;
+	m->indices_avail = ib.num_indices < fit ? ib.num_indices : fit;
+	if (ib.num_indices > fit)
+		diag_add(c->d,
+			 "object %u (IndexBuffer): %u indices of %u bytes but base resource %u "
+			 "holds %u",
+			 m->ib, ib.num_indices, m->index_width, m->ib_res, fit);
+}
+
+/* Islands against the index count: the raw triples of each (tri_first) and the problems. */
+static enum rc mesh_islands(const struct mesh_ctx *c)
+{
+	struct skate_scene_mesh *m = c->m;
+
+	m->tri_first = xcalloc_n((size_t)m->n_islands + 1, sizeof *m->tri_first);
+	if (!m->tri_first)
 		return RC_NOMEM;
-	}
-	for (uint32_t i = 0; i < m->n_palette; i++) {
-		if (m->palette_raw[i] < sc->n_bones) {
-			m->palette[i] = m->palette_raw[i];
-		} else {
-			m->palette[i] = -1;
-			if (bad_pal++ < 4)
-				diag_add(d,
-					 "mesh %zu: object %u (RenderOptiMeshData): palette slot "
-					 "%u = bone %u past the skeleton (%u bones), dropped",
-					 mi, o, i, m->palette_raw[i], sc->n_bones);
-		}
-	}
-	if (bad_pal > 4)
-		diag_add(d, "mesh %zu: %u palette slots past the skeleton in all", mi, bad_pal);
-
-	/* material */
-	{
-		uint32_t refs[2] = {om.material, table_material};
-
-		for (int k = 0; k < 2 && m->material_obj == SKATE_NONE; k++) {
-			uint32_t obj, off;
-
-			if (refs[k] == 0 || arena_resolve_ref(a, refs[k], &obj, &off) != RC_OK ||
-			    obj >= a->n_dict)
-				continue;
-			if (a->dict[obj].type_id != RW_T_RENDERMATERIAL) {
-				char b1[16];
-
-				diag_add(d, "mesh %zu: material reference 0x%x -> %u is %s", mi,
-					 refs[k], obj, tlabel(a, obj, b1));
-				continue;
-			}
-			m->material_obj = obj;
-			m->material_off = off;
-			m->material = material_name(s, a, obj, off, d);
-			m->material_named = m->material != NULL;
-		}
-	}
-
-	/* vertex descriptor */
-	m->vdes = want_ref(a, om.vdes, RW_T_VDES, o, "m_pVertexDescriptor", d);
-	if (m->vdes != SKATE_NONE && read_obj(s, a, m->vdes, &p, &n) == RC_OK) {
-		m->has_desc = skate_vdes_parse(p, n, m->vdes, &m->desc, d) == RC_OK;
-		free(p);
-		p = NULL;
-	}
-	if (m->has_desc) {
-		m->stride = m->desc.stride;
-		for (unsigned i = 0; i < m->desc.n_el; i++) {
-			const struct skate_velem *e = &m->desc.el[i];
-
-			if (!e->usable)
-				continue;
-			if (e->type == SKATE_ET_XYZ && pos < 0)
-				pos = (int)i;
-			if (e->type == SKATE_ET_INDICES || e->type == SKATE_ET_WEIGHTS)
-				m->skinned = true;
-		}
-	}
-
-	if (om.mesh_helper)
-		m->mesh_helper =
-		    want_ref(a, om.mesh_helper, RW_T_MESHHELPER, o, "m_pMeshHelper", d);
-
-	/* vertex buffer */
-	m->vb = want_ref(a, om.vb, RW_T_VB, o, "m_pVertexBuffer", d);
-	if (m->vb != SKATE_NONE && read_obj(s, a, m->vb, &p, &n) == RC_OK) {
-		struct skate_vb vb;
-
-		if (skate_vb_parse(p, n, &vb) != RC_OK) {
-			diag_add(d, "object %u (VertexBuffer): %zu bytes, needs 16", m->vb, n);
-		} else {
-			m->vb_res =
-			    want_ref(a, vb.buffer, RW_T_BASERES_FIRST, m->vb, "m_buffer", d);
-		}
-		if (m->vb_res != SKATE_NONE) {
-			const struct arena_dict_entry *br = &a->dict[m->vb_res];
-
-			if (vb.buffer_size != br->size)
-				diag_add(d,
-					 "object %u (VertexBuffer): m_bufferSize %u but base "
-					 "resource %u holds %u bytes",
-					 m->vb, vb.buffer_size, m->vb_res, br->size);
-			if (vb.offset > br->size) {
-				diag_add(d,
-					 "object %u (VertexBuffer): m_offset %u past base resource "
-					 "%u (%u bytes)",
-					 m->vb, vb.offset, m->vb_res, br->size);
-				m->vb_res = SKATE_NONE;
-			} else {
-				uint32_t bytes = br->size - vb.offset;
-
-				m->vb_start = br->start + vb.offset;
-				if (m->stride) {
-					m->vertex_count = bytes / m->stride;
-					if (bytes % m->stride)
-						diag_add(d,
-							 "mesh %zu: vertex data of %u bytes is not "
-							 "a multiple of stride %u",
-							 mi, bytes, m->stride);
-				}
-			}
-		}
-		free(p);
-		p = NULL;
-	}
-
-	/* index buffer */
-	m->ib = want_ref(a, om.ib, RW_T_IB, o, "m_pIndexBuffer", d);
-	if (m->ib != SKATE_NONE && read_obj(s, a, m->ib, &p, &n) == RC_OK) {
-		struct skate_ib ib;
-
-		if (skate_ib_parse(p, n, &ib) != RC_OK) {
-			diag_add(d, "object %u (IndexBuffer): %zu bytes, needs 20", m->ib, n);
-		} else {
-			m->ib_res =
-			    want_ref(a, ib.buffer, RW_T_BASERES_FIRST, m->ib, "m_buffer", d);
-			m->index_count = ib.num_indices;
-			if (ib.stride == 2 || ib.stride == 4)
-				m->index_width = ib.stride;
-			else
-				diag_add(d, "object %u (IndexBuffer): stride %u (2 or 4 expected)",
-					 m->ib, ib.stride);
-			if (m->index_width && (ib.index_type == 1) != (m->index_width == 2))
-				diag_add(d,
-					 "object %u (IndexBuffer): index type %u disagrees with "
-					 "stride %u; stride used",
-					 m->ib, ib.index_type, ib.stride);
-		}
-		if (m->ib_res != SKATE_NONE && m->index_width) {
-			const struct arena_dict_entry *br = &a->dict[m->ib_res];
-
-			if (ib.offset > br->size) {
-				diag_add(d,
-					 "object %u (IndexBuffer): m_offset %u past base resource "
-					 "%u (%u bytes)",
-					 m->ib, ib.offset, m->ib_res, br->size);
-				m->ib_res = SKATE_NONE;
-			} else {
-				uint32_t fit = (br->size - ib.offset) / m->index_width;
-
-				m->ib_start = br->start + ib.offset;
-				m->indices_avail = ib.num_indices < fit ? ib.num_indices : fit;
-				if (ib.num_indices > fit)
-					diag_add(d,
-						 "object %u (IndexBuffer): %u indices of %u bytes "
-						 "but base resource %u holds %u",
-						 m->ib, ib.num_indices, m->index_width, m->ib_res,
-						 fit);
-			}
-		}
-		free(p);
-		p = NULL;
-	}
-
-	/* islands against the index count */
 	for (uint32_t i = 0; i < m->n_islands; i++) {
 		const struct skate_island *is = &m->islands[i];
 		uint64_t end = (uint64_t)is->start + is->count, cnt = is->count;
 
-		if (is->prim != 5) {
-			diag_add(d, "mesh %zu: island %u primitive %u unsupported (5 = triangles)",
-				 mi, i, is->prim);
+		m->tri_first[i] = m->tri_estimate;
+		if (!is->triangles) {
+			diag_add(c->d,
+				 "mesh %zu: island %u primitive %u unsupported (%u = triangles)",
+				 c->mi, i, is->prim, c->sc->platform->tri_prim);
 			continue;
 		}
-		if (end > m->index_count) {
-			diag_add(d, "mesh %zu: island %u indices %u..%llu past numIndices %u", mi,
-				 i, is->start, (unsigned long long)end, m->index_count);
-		}
+		if (end > m->index_count)
+			diag_add(c->d, "mesh %zu: island %u indices %u..%llu past numIndices %u",
+				 c->mi, i, is->start, (unsigned long long)end, m->index_count);
 		if (is->count % 3)
-			diag_add(d, "mesh %zu: island %u index count %u is not a multiple of 3", mi,
-				 i, is->count);
+			diag_add(c->d, "mesh %zu: island %u index count %u is not a multiple of 3",
+				 c->mi, i, is->count);
 		if (end > m->indices_avail)
 			cnt = is->start >= m->indices_avail ? 0 : m->indices_avail - is->start;
 		m->tri_estimate += cnt / 3;
 	}
-
-	if (!m->has_desc)
-		diag_add(d, "mesh %zu: no usable vertex descriptor", mi);
-	else if (pos < 0)
-		diag_add(d, "mesh %zu: vertex descriptor %u has no usable position (XYZ) element",
-			 mi, m->vdes);
-	else if (m->stride == 0)
-		diag_add(d, "mesh %zu: vertex stride 0", mi);
-	else if (m->vb_res == SKATE_NONE)
-		diag_add(d, "mesh %zu: no vertex data", mi);
-	else if (m->ib_res == SKATE_NONE || !m->index_width)
-		diag_add(d, "mesh %zu: no index data", mi);
-	else
-		m->ok = true;
-	skate_optimesh_free(&om);
-name:
-	if (!m->material) {
-		char buf[32];
-
-		snprintf(buf, sizeof buf, "material_%02zu", mi);
-		m->material = strdup(buf);
-		if (!m->material)
-			return RC_NOMEM;
-	}
+	m->tri_first[m->n_islands] = m->tri_estimate;
 	return RC_OK;
 }
 
+/* ok when everything a decode needs is there; else the first thing missing. */
+static void mesh_verdict(const struct mesh_ctx *c)
+{
+	struct skate_scene_mesh *m = c->m;
+
+	if (!m->has_desc)
+		diag_add(c->d, "mesh %zu: no usable vertex descriptor", c->mi);
+	else if (m->pos_elem < 0)
+		diag_add(c->d,
+			 "mesh %zu: vertex descriptor %u has no usable position (XYZ) element",
+			 c->mi, m->vdes);
+	else if (m->stride == 0)
+		diag_add(c->d, "mesh %zu: vertex stride 0", c->mi);
+	else if (m->vb_res == SKATE_NONE)
+		diag_add(c->d, "mesh %zu: no vertex data", c->mi);
+	else if (m->ib_res == SKATE_NONE || !m->index_width)
+		diag_add(c->d, "mesh %zu: no index data", c->mi);
+	else
+		m->ok = true;
+}
+
+/* Everything the OptiMesh points at, in the order the diag lines have always come. */
+static enum rc mesh_parts(const struct mesh_ctx *c, struct skate_optimesh *om,
+			  uint32_t table_material)
+{
+	struct skate_scene_mesh *m = c->m;
+	enum rc r = mesh_palette(c, om);
+
+	if (r != RC_OK)
+		return r;
+	mesh_material(c, om->material, table_material);
+	mesh_vdes(c, om->vdes);
+	m->mesh_helper = want_ref(c->a, om->mesh_helper, RW_T_MESHHELPER, true, m->optimesh,
+				  "m_pMeshHelper", c->d);
+	mesh_vb(c, om->vb);
+	mesh_ib(c, om->ib);
+	r = mesh_islands(c);
+	if (r == RC_OK)
+		mesh_verdict(c);
+	return r;
+}
+
+/* The OptiMesh of the mesh decoded into om; RC_NOENT (+ diag) when there is none to use. */
+static enum rc mesh_optimesh(const struct mesh_ctx *c, struct skate_optimesh *om)
+{
+	uint32_t o = c->m->optimesh;
+	uint8_t *p;
+	size_t n;
+	enum rc r;
+
+	if (o == SKATE_NONE)
+		return RC_NOENT;
+	r = read_obj(c->s, c->a, o, &p, &n);
+	if (r != RC_OK) {
+		diag_add(c->d, "mesh %zu: object %u (RenderOptiMeshData) unreadable: %s", c->mi, o,
+			 rc_str(r));
+		return RC_NOENT;
+	}
+	r = skate_optimesh_decode(c->sc->platform, p, n, c->a->big_endian, o, om, c->d);
+	free(p);
+	return r == RC_OK || r == RC_NOMEM ? r : RC_NOENT;
+}
+
+/* Resolve everything one mesh needs; problems make ok false and never fail the scene. Every
+ * mesh gets a material name ("material_NN" when none resolves). RC_NOMEM only. */
+static enum rc load_mesh(const struct mesh_ctx *c, uint32_t table_material)
+{
+	struct skate_scene_mesh *m = c->m;
+	struct skate_optimesh om;
+	enum rc r;
+
+	m->vdes = m->vb = m->ib = m->mesh_helper = m->vb_res = m->ib_res = SKATE_NONE;
+	m->material_obj = SKATE_NONE;
+	m->pos_elem = -1;
+	r = mesh_optimesh(c, &om);
+	if (r == RC_OK) {
+		r = mesh_parts(c, &om, table_material);
+		skate_optimesh_free(&om);
+	}
+	if (r == RC_NOENT)
+		r = RC_OK;
+	if (r == RC_OK && !m->material) {
+		char buf[32];
+
+		snprintf(buf, sizeof buf, "material_%02zu", c->mi);
+		m->material = strdup(buf);
+		r = m->material ? RC_OK : RC_NOMEM;
+	}
+	return r;
+}
+
+/* ---- the scene ---- */
+
+/* The RenderOptiMeshData that mesh-table row k of model `model` names, SKATE_NONE (+ diag). */
+static uint32_t table_mesh(const struct arena *a, uint32_t model, uint32_t k, uint32_t v,
+			   struct diag *d)
+{
+	uint32_t obj, off;
+	enum rc r = arena_ref_to(a, v, RW_T_OPTIMESH, &obj, &off);
+	char b1[16];
+
+	if (r == RC_OK && off == 0)
+		return obj;
+	if (r == RC_OK)
+		diag_add(d, "object %u (RenderModelData): mesh %u points 0x%x bytes into object %u",
+			 model, k, off, obj);
+	else if (r == RC_CORRUPT)
+		diag_add(d,
+			 "object %u (RenderModelData): mesh %u -> %u is %s, not "
+			 "RenderOptiMeshData",
+			 model, k, obj, tlabel(a, obj, b1));
+	else
+		diag_add(d, "object %u (RenderModelData): mesh %u reference 0x%x does not resolve",
+			 model, k, v);
+	return SKATE_NONE;
+}
+
+/* Where each mesh of the scene comes from, in scene order. */
 struct mesh_src {
 	uint32_t optimesh, model, table_index, material;
 };
+struct mesh_list {
+	struct mesh_src *v;
+	size_t n, cap;
+	bool *listed; /* per dictionary row: an OptiMesh some mesh table names */
+};
 
-enum rc skate_scene_load(const struct src *s, const struct arena *a, const char *hierarchy_tsv,
-			 struct skate_scene **out, struct diag *diag)
+static enum rc mesh_list_add(struct mesh_list *l, struct mesh_src e)
 {
-	struct skate_scene *sc;
-	struct mesh_src *ms = NULL;
-	size_t n_ms = 0, cap = 0, d0 = diag ? diag_count(diag) : 0;
-	bool *listed = NULL;
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 16;
+		struct mesh_src *v = xrealloc_n(l->v, nc, sizeof *v);
+
+		if (!v)
+			return RC_NOMEM;
+		l->v = v;
+		l->cap = nc;
+	}
+	l->v[l->n++] = e;
+	if (e.optimesh != SKATE_NONE)
+		l->listed[e.optimesh] = true;
+	return RC_OK;
+}
+
+/* One RenderModelData: the skeleton when it is the first, and its mesh table. */
+static enum rc scene_model(const struct src *s, const struct arena *a, struct skate_scene *sc,
+			   uint32_t i, struct mesh_list *l, struct diag *d)
+{
+	struct skate_model md;
+	uint8_t *p;
+	size_t n;
+	enum rc r = read_obj(s, a, i, &p, &n);
+
+	if (r != RC_OK) {
+		diag_add(d, "object %u (RenderModelData): unreadable: %s", i, rc_str(r));
+		return RC_OK;
+	}
+	r = skate_model_decode(p, n, a->big_endian, i, &md, d);
+	free(p);
+	if (r != RC_OK)
+		return r == RC_NOMEM ? r : RC_OK;
+	if (sc->skeleton_model == SKATE_NONE) {
+		sc->skeleton_model = i;
+		r = load_skeleton(sc, &md);
+	} else if (md.n_bones != sc->n_bones) {
+		diag_add(d,
+			 "object %u (RenderModelData): %u bones; the skeleton comes from object "
+			 "%u (%u bones)",
+			 i, md.n_bones, sc->skeleton_model, sc->n_bones);
+	}
+	for (uint32_t k = 0; r == RC_OK && k < md.n_meshes; k++)
+		r = mesh_list_add(l, (struct mesh_src){table_mesh(a, i, k, md.meshes[k].mesh, d), i,
+						       k, md.meshes[k].material});
+	skate_model_free(&md);
+	return r;
+}
+
+/* Meshes in scene order: every model's mesh table (dictionary order, table order), then
+ * every RenderOptiMeshData no model lists. */
+static enum rc scene_mesh_list(const struct src *s, const struct arena *a, struct skate_scene *sc,
+			       struct mesh_list *l, struct diag *d)
+{
 	enum rc r = RC_OK;
 
-	*out = NULL;
-	if (a->h.plat != RW_PS3 || !a->big_endian)
-		return RC_UNSUPPORTED;
-	sc = calloc(1, sizeof *sc);
-	listed = xcalloc_n(a->n_dict, sizeof *listed);
-	if (!sc || !listed) {
-		r = RC_NOMEM;
-		goto fail;
-	}
-	sc->skeleton_model = SKATE_NONE;
-	for (uint32_t i = 0; i < a->n_dict; i++) {
-		struct skate_model md;
-		uint8_t *p;
-		size_t n;
-		enum rc pr;
-
-		if (a->dict[i].type_id != RW_T_RENDERMODEL)
-			continue;
-		sc->n_models++;
-		pr = read_obj(s, a, i, &p, &n);
-		if (pr != RC_OK) {
-			diag_add(diag, "object %u (RenderModelData): unreadable: %s", i,
-				 rc_str(pr));
-			continue;
+	l->listed = xcalloc_n(a->n_dict, sizeof *l->listed);
+	if (!l->listed)
+		return RC_NOMEM;
+	for (uint32_t i = 0; r == RC_OK && i < a->n_dict; i++)
+		if (a->dict[i].type_id == RW_T_RENDERMODEL) {
+			sc->n_models++;
+			r = scene_model(s, a, sc, i, l, d);
 		}
-		pr = skate_model_parse(p, n, i, &md, diag);
-		free(p);
-		if (pr == RC_NOMEM) {
-			r = pr;
-			goto fail;
-		}
-		if (pr != RC_OK)
-			continue;
-		if (sc->skeleton_model == SKATE_NONE) {
-			sc->skeleton_model = i;
-			r = load_skeleton(s, a, sc, &md);
-		} else if (md.n_bones != sc->n_bones) {
-			diag_add(diag,
-				 "object %u (RenderModelData): %u bones; the skeleton comes from "
-				 "object %u (%u bones)",
-				 i, md.n_bones, sc->skeleton_model, sc->n_bones);
-		}
-		for (uint32_t k = 0; r == RC_OK && k < md.n_meshes; k++) {
-			uint32_t obj, off;
-			struct mesh_src e = {SKATE_NONE, i, k, md.meshes[k].material};
+	for (uint32_t i = 0; r == RC_OK && i < a->n_dict; i++)
+		if (a->dict[i].type_id == RW_T_OPTIMESH && !l->listed[i])
+			r = mesh_list_add(l, (struct mesh_src){i, SKATE_NONE, 0, 0});
+	return r;
+}
 
-			if (n_ms == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				struct mesh_src *v = xrealloc_n(ms, nc, sizeof *v);
-
-				if (!v) {
-					r = RC_NOMEM;
-					break;
-				}
-				ms = v;
-				cap = nc;
-			}
-			if (arena_resolve_ref(a, md.meshes[k].mesh, &obj, &off) == RC_OK &&
-			    obj < a->n_dict && off == 0 && a->dict[obj].type_id == RW_T_OPTIMESH) {
-				e.optimesh = obj;
-				listed[obj] = true;
-			} else {
-				char b1[16];
-
-				if (arena_resolve_ref(a, md.meshes[k].mesh, &obj, &off) == RC_OK &&
-				    obj < a->n_dict)
-					diag_add(diag,
-						 "object %u (RenderModelData): mesh %u -> %u is "
-						 "%s, not RenderOptiMeshData",
-						 i, k, obj, tlabel(a, obj, b1));
-				else
-					diag_add(diag,
-						 "object %u (RenderModelData): mesh %u reference "
-						 "0x%x does not resolve",
-						 i, k, md.meshes[k].mesh);
-			}
-			ms[n_ms++] = e;
-		}
-		skate_model_free(&md);
-		if (r != RC_OK)
-			goto fail;
-	}
-	for (uint32_t i = 0; i < a->n_dict; i++) {
-		if (a->dict[i].type_id != RW_T_OPTIMESH || listed[i])
-			continue;
-		if (n_ms == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct mesh_src *v = xrealloc_n(ms, nc, sizeof *v);
-
-			if (!v) {
-				r = RC_NOMEM;
-				goto fail;
-			}
-			ms = v;
-			cap = nc;
-		}
-		ms[n_ms++] = (struct mesh_src){i, SKATE_NONE, 0, 0};
-	}
-
-	if (hierarchy_tsv && sc->n_bones) {
-		sc->hierarchy = SKATE_HIER_TSV;
-		r = apply_hierarchy(sc, hierarchy_tsv, diag);
-		if (r == RC_OK)
-			r = fix_cycles(sc, diag);
-		if (r != RC_OK)
-			goto fail;
-	}
+static void report_bones(const struct skate_scene *sc, struct diag *d)
+{
 	for (uint32_t i = 0; i < sc->n_bones; i++)
 		if (!sc->bones[i].rigid)
-			diag_add(diag, "bone %u (\"%.64s\"): inverse bind matrix %s (deviation %g)",
-				 i, sc->bones[i].name,
+			diag_add(d, "bone %u (\"%.64s\"): inverse bind matrix %s (deviation %g)", i,
+				 sc->bones[i].name,
 				 sc->bones[i].invertible ? "is not rigid" : "is singular",
 				 (double)sc->bones[i].rigid_err);
+}
 
-	sc->meshes = xcalloc_n(n_ms, sizeof *sc->meshes);
-	if (!sc->meshes) {
-		r = RC_NOMEM;
-		goto fail;
-	}
-	sc->n_meshes = n_ms;
-	for (size_t i = 0; i < n_ms; i++) {
+static enum rc scene_meshes(const struct src *s, const struct arena *a, struct skate_scene *sc,
+			    const struct mesh_list *l, struct diag *d)
+{
+	sc->meshes = xcalloc_n(l->n, sizeof *sc->meshes);
+	if (!sc->meshes)
+		return RC_NOMEM;
+	sc->n_meshes = l->n;
+	for (size_t i = 0; i < l->n; i++) {
 		struct skate_scene_mesh *m = &sc->meshes[i];
+		const struct mesh_ctx c = {s, a, sc, i, m, d};
+		enum rc r;
 
-		m->optimesh = ms[i].optimesh;
-		m->model = ms[i].model;
-		m->table_index = ms[i].table_index;
-		r = load_mesh(s, a, sc, i, m, ms[i].material, diag);
+		m->optimesh = l->v[i].optimesh;
+		m->model = l->v[i].model;
+		m->table_index = l->v[i].table_index;
+		r = load_mesh(&c, l->v[i].material);
 		if (r != RC_OK)
-			goto fail;
+			return r;
 		if (m->ok) {
 			sc->total_vertices += m->vertex_count;
 			sc->total_triangles += m->tri_estimate;
 		}
 	}
-	free(ms);
-	free(listed);
+	return RC_OK;
+}
+
+enum rc skate_scene_load(const struct src *s, const struct arena *a, const char *hierarchy_tsv,
+			 struct skate_scene **out, struct diag *diag)
+{
+	struct skate_scene *sc;
+	struct mesh_list l = {0};
+	size_t d0 = diag ? diag_count(diag) : 0;
+	enum rc r;
+
+	*out = NULL;
+	if (!skate_platform_of(a))
+		return RC_UNSUPPORTED;
+	sc = calloc(1, sizeof *sc);
+	if (!sc)
+		return RC_NOMEM;
+	sc->platform = skate_platform_of(a);
+	sc->skeleton_model = SKATE_NONE;
+	r = scene_mesh_list(s, a, sc, &l, diag);
+	if (r == RC_OK)
+		r = skate_hierarchy_build(sc, hierarchy_tsv, diag);
+	if (r == RC_OK) {
+		report_bones(sc, diag);
+		r = scene_meshes(s, a, sc, &l, diag);
+	}
+	free(l.v);
+	free(l.listed);
+	if (r != RC_OK) {
+		skate_scene_free(sc);
+		return r;
+	}
 	sc->n_problems = diag ? diag_count(diag) - d0 : 0;
 	*out = sc;
 	return RC_OK;
-fail:
-	free(ms);
-	free(listed);
-	skate_scene_free(sc);
-	return r;
-}
-
-/* ---- mesh decode ---- */
-
-void skate_mesh_data_free(struct skate_mesh_data *md)
-{
-	if (!md)
-		return;
-	for (unsigned i = 0; i < md->n_attr; i++)
-		free(md->attr[i].v);
-	free(md->n_infl);
-	free(md->infl);
-	free(md->tri);
-	free(md->tri_island);
-	free(md);
-}
-
-size_t skate_mesh_data_bytes(const struct skate_mesh_data *md)
-{
-	size_t t;
-
-	if (!md)
-		return 0;
-	t = sizeof *md + md->n_tri * (sizeof *md->tri + sizeof *md->tri_island);
-	for (unsigned i = 0; i < md->n_attr; i++)
-		t += (size_t)md->n_verts * md->attr[i].n * sizeof(float);
-	if (md->infl)
-		t += (size_t)md->n_verts * (sizeof *md->infl + 1);
-	return t;
-}
-
-static void add_infl(struct skate_influence *v, uint8_t *n, uint32_t bone, float w)
-{
-	for (uint8_t i = 0; i < *n; i++)
-		if (v[i].bone == bone) {
-			v[i].weight += w;
-			return;
-		}
-	if (*n < 4) {
-		v[*n].bone = bone;
-		v[*n].weight = w;
-		(*n)++;
-	}
-}
-
-static enum rc decode_skin(const struct skate_scene *sc, size_t mi,
-			   const struct skate_scene_mesh *m, struct skate_mesh_data *md,
-			   struct diag *d)
-{
-	const struct skate_attr *ia = md->indices >= 0 ? &md->attr[md->indices] : NULL;
-	const struct skate_attr *wa = md->weights >= 0 ? &md->attr[md->weights] : NULL;
-	uint64_t bad_slot = 0, first_v = 0;
-	float first_slot = 0;
-
-	md->n_infl = xcalloc_n(md->n_verts, 1);
-	md->infl = xcalloc_n(md->n_verts, sizeof *md->infl);
-	if (!md->n_infl || !md->infl)
-		return RC_NOMEM;
-	if (!ia && !wa) {
-		uint32_t bone = m->n_palette && m->palette[0] >= 0 ? (uint32_t)m->palette[0] : 0;
-
-		if (sc->n_bones == 0)
-			return RC_OK;
-		for (uint32_t v = 0; v < md->n_verts; v++) {
-			md->infl[v][0] = (struct skate_influence){bone, 1.0f};
-			md->n_infl[v] = 1;
-		}
-		return RC_OK;
-	}
-	for (uint32_t v = 0; v < md->n_verts; v++) {
-		unsigned ns = ia ? ia->n : wa->n;
-		float sum = 0;
-		struct skate_influence *iv = md->infl[v];
-
-		if (wa && ia && wa->n == ia->n - 1)
-			for (unsigned j = 0; j < wa->n; j++)
-				sum += wa->v[(size_t)v * wa->n + j];
-		for (unsigned j = 0; j < ns; j++) {
-			float w, sf;
-			uint32_t slot;
-
-			if (!wa)
-				w = j == 0 ? 1.0f : 0.0f;
-			else if (j < wa->n)
-				w = wa->v[(size_t)v * wa->n + j];
-			else if (ia && wa->n == ia->n - 1)
-				w = 1.0f - sum; /* implicit last weight */
-			else
-				w = 0;
-			if (!(w > 0) || !isfinite(w))
-				continue;
-			sf = ia ? ia->v[(size_t)v * ia->n + j] : (float)j;
-			if (!(sf >= 0) || sf >= 65536.0f || sf != floorf(sf) ||
-			    (slot = (uint32_t)sf) >= m->n_palette || m->palette[slot] < 0) {
-				if (!bad_slot++) {
-					first_v = v;
-					first_slot = sf;
-				}
-				continue;
-			}
-			add_infl(iv, &md->n_infl[v], (uint32_t)m->palette[slot], w);
-		}
-		sum = 0;
-		for (uint8_t j = 0; j < md->n_infl[v]; j++)
-			sum += iv[j].weight;
-		if (md->n_infl[v] && sum > 0 && isfinite(sum)) {
-			for (uint8_t j = 0; j < md->n_infl[v]; j++)
-				iv[j].weight /= sum;
-		} else {
-			md->n_infl[v] = 0;
-			md->n_unweighted++;
-		}
-	}
-	if (bad_slot)
-		diag_add(d,
-			 "mesh %zu: %llu blend indices outside the palette (%u slots) dropped; "
-			 "first: vertex %llu slot %g",
-			 mi, (unsigned long long)bad_slot, m->n_palette,
-			 (unsigned long long)first_v, (double)first_slot);
-	if (md->n_unweighted)
-		diag_add(d, "mesh %zu: %u skinned vertices have no usable weight", mi,
-			 md->n_unweighted);
-	return RC_OK;
-}
-
-static enum rc decode_triangles(const struct src *s, size_t mi, const struct skate_scene_mesh *m,
-				struct skate_mesh_data *md, struct diag *d)
-{
-	uint8_t *ib = NULL;
-	enum rc r;
-	uint64_t total = 0, bad = 0, bad_v = 0, bad_t = 0;
-	size_t k = 0;
-
-	for (uint32_t i = 0; i < m->n_islands; i++) {
-		const struct skate_island *is = &m->islands[i];
-		uint64_t cnt = is->count;
-
-		if (is->prim != 5 || is->start >= m->indices_avail)
-			continue;
-		if ((uint64_t)is->start + cnt > m->indices_avail)
-			cnt = m->indices_avail - is->start;
-		total += cnt / 3;
-	}
-	r = src_dup(s, m->ib_start, (size_t)m->indices_avail * m->index_width, &ib);
-	if (r != RC_OK)
-		return r;
-	md->tri = xcalloc_n((size_t)total, sizeof *md->tri);
-	md->tri_island = xcalloc_n((size_t)total, sizeof *md->tri_island);
-	if (!md->tri || !md->tri_island) {
-		free(ib);
-		return RC_NOMEM;
-	}
-	for (uint32_t i = 0; i < m->n_islands; i++) {
-		const struct skate_island *is = &m->islands[i];
-		uint64_t cnt = is->count;
-
-		if (is->prim != 5 || is->start >= m->indices_avail)
-			continue;
-		if ((uint64_t)is->start + cnt > m->indices_avail)
-			cnt = m->indices_avail - is->start;
-		for (uint64_t t = 0; t + 3 <= cnt; t += 3) {
-			uint32_t v[3];
-			bool ok = true;
-
-			for (int j = 0; j < 3; j++) {
-				size_t at = ((size_t)is->start + t + j) * m->index_width;
-
-				v[j] = m->index_width == 2 ? ld_u16be(ib + at) : ld_u32be(ib + at);
-				if (v[j] >= md->n_verts) {
-					if (!bad) {
-						bad_v = v[j];
-						bad_t = (is->start + t) / 3;
-					}
-					ok = false;
-				}
-			}
-			if (!ok) {
-				bad++;
-				continue;
-			}
-			memcpy(md->tri[k], v, sizeof v);
-			md->tri_island[k++] = i;
-		}
-	}
-	md->n_tri = k;
-	free(ib);
-	if (bad)
-		diag_add(d,
-			 "mesh %zu: %llu triangles reference vertices past the vertex count %u, "
-			 "dropped; first: index value %llu in triangle %llu",
-			 mi, (unsigned long long)bad, md->n_verts, (unsigned long long)bad_v,
-			 (unsigned long long)bad_t);
-	return RC_OK;
-}
-
-enum rc skate_mesh_decode(const struct src *s, const struct arena *a, const struct skate_scene *sc,
-			  size_t mesh, struct skate_mesh_data **out, struct diag *diag)
-{
-	const struct skate_scene_mesh *m;
-	struct skate_mesh_data *md;
-	uint8_t *vb = NULL;
-	enum rc r;
-	uint64_t bytes;
-
-	(void)a;
-	*out = NULL;
-	if (mesh >= sc->n_meshes)
-		return RC_NOENT;
-	m = &sc->meshes[mesh];
-	if (!m->ok)
-		return RC_CORRUPT;
-	if (m->vertex_count > MAX_DECODE_VERTS) {
-		diag_add(diag, "mesh %zu: %u vertices, more than the %u decoded", mesh,
-			 m->vertex_count, MAX_DECODE_VERTS);
-		return RC_UNSUPPORTED;
-	}
-	md = calloc(1, sizeof *md);
-	if (!md)
-		return RC_NOMEM;
-	md->n_verts = m->vertex_count;
-	md->pos = md->normal = md->tangent = md->binormal = md->color = md->weights = -1;
-	md->indices = -1;
-	for (int i = 0; i < 6; i++)
-		md->tex[i] = -1;
-	bytes = (uint64_t)md->n_verts * m->stride;
-	r = src_dup(s, m->vb_start, (size_t)bytes, &vb);
-	if (r != RC_OK)
-		goto fail;
-	for (unsigned i = 0; i < m->desc.n_el; i++) {
-		const struct skate_velem *e = &m->desc.el[i];
-		struct skate_attr *at;
-		bool as_int = e->type == SKATE_ET_INDICES;
-		int *slot = NULL;
-
-		if (!e->usable)
-			continue;
-		at = &md->attr[md->n_attr];
-		at->type = e->type;
-		at->vertex_type = e->vertex_type;
-		at->n = e->vertex_type == SKATE_VF_CMP ? 3 : e->num_components;
-		at->v = xcalloc_n((size_t)md->n_verts * at->n, sizeof(float));
-		if (!at->v) {
-			r = RC_NOMEM;
-			goto fail;
-		}
-		md->n_attr++;
-		for (uint32_t v = 0; v < md->n_verts; v++)
-			skate_velem_decode(e->vertex_type, e->num_components,
-					   vb + (size_t)v * m->stride + e->offset, as_int,
-					   at->v + (size_t)v * at->n);
-		switch (e->type) {
-		case SKATE_ET_XYZ:
-			slot = &md->pos;
-			break;
-		case SKATE_ET_NORMAL:
-			slot = &md->normal;
-			break;
-		case SKATE_ET_TANGENT:
-			slot = &md->tangent;
-			break;
-		case SKATE_ET_BINORMAL:
-			slot = &md->binormal;
-			break;
-		case SKATE_ET_COLOR:
-			slot = &md->color;
-			break;
-		case SKATE_ET_WEIGHTS:
-			slot = &md->weights;
-			break;
-		case SKATE_ET_INDICES:
-			slot = &md->indices;
-			break;
-		default:
-			if (e->type >= SKATE_ET_TEX0 && e->type < SKATE_ET_TEX0 + 6)
-				slot = &md->tex[e->type - SKATE_ET_TEX0];
-		}
-		if (slot && *slot < 0)
-			*slot = (int)md->n_attr - 1;
-	}
-	free(vb);
-	vb = NULL;
-	if (md->pos < 0) {
-		r = RC_CORRUPT;
-		goto fail;
-	}
-	r = decode_skin(sc, mesh, m, md, diag);
-	if (r == RC_OK)
-		r = decode_triangles(s, mesh, m, md, diag);
-	if (r != RC_OK)
-		goto fail;
-	*out = md;
-	return RC_OK;
-fail:
-	free(vb);
-	skate_mesh_data_free(md);
-	return r;
 }

@@ -3,10 +3,10 @@
  * the Texture object, GCM formats, the source layout, the RSX swizzle, and canonical rows.
  *
  * Why these layout rules (texture.h lists them): DXT data on RSX is always block-linear and
- * the real files pack each level tightly (§16.5), so the pitch field is informational there.
- * Uncompressed textures are swizzled unless LN is set; the RSX only swizzles power-of-two
- * sizes, so an NPOT texture without LN is malformed and the most useful reading is linear.
- * For LN textures RSX addresses every mip level with the one pitch register.
+ * the real files pack each level tightly (docs/skate-objects.md, "Texel layout"), so the pitch
+ * field is informational there. Uncompressed textures are swizzled unless LN is set; the RSX only
+ * swizzles power-of-two sizes, so an NPOT texture without LN is malformed and the most useful
+ * reading is linear. For LN textures RSX addresses every mip level with the one pitch register.
  */
 #include <stdarg.h>
 #include <stdio.h>

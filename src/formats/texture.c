@@ -55,32 +55,25 @@ static enum rc read_ps3_header(const struct src *s, const struct arena *a, uint3
 	return RC_OK;
 }
 
-/* The base resource m_buffer names (a plain index: row 0 is a valid target) and its bytes. */
+/* The base resource m_buffer names, by the one reference rule (row 0 is a valid target). */
 static enum rc texel_source(const struct arena *a, uint32_t idx, uint32_t m_buffer,
 			    const struct arena_dict_entry **br, uint32_t *boff, struct diag *diag)
 {
-	uint32_t bi;
+	uint32_t bi = 0;
 	char tmp[16];
+	enum rc r = arena_ref_to(a, m_buffer, ARENA_WANT_BASERES, &bi, boff);
 
-	*boff = 0;
-	if (m_buffer >> 22 == 0) {
-		bi = m_buffer;
-		if (bi >= a->n_dict) {
-			diag_add(diag, "object %u (Texture): m_buffer %u out of range (%u objects)",
-				 idx, bi, a->n_dict);
-			return RC_CORRUPT;
-		}
-	} else if (arena_resolve_ref(a, m_buffer, &bi, boff) != RC_OK) {
-		diag_add(diag, "object %u (Texture): m_buffer 0x%08X does not resolve", idx,
-			 m_buffer);
-		return RC_CORRUPT;
-	}
-	*br = &a->dict[bi];
-	if (!(*br)->base_resource) {
+	if (r == RC_CORRUPT) {
 		diag_add(diag, "object %u (Texture): m_buffer %u is a %s, not a BaseResource", idx,
 			 bi, type_label(a, bi, tmp));
 		return RC_CORRUPT;
 	}
+	if (r != RC_OK) {
+		diag_add(diag, "object %u (Texture): m_buffer 0x%08X %s", idx, m_buffer,
+			 r == RC_NOENT ? "is null" : "does not resolve");
+		return RC_CORRUPT;
+	}
+	*br = &a->dict[bi];
 	if (!(*br)->readable) {
 		diag_add(diag, "object %u (Texture): base resource %u lies outside the file", idx,
 			 bi);

@@ -369,6 +369,68 @@ static void ll_statfs(fuse_req_t req, fuse_ino_t ino)
 	fuse_reply_statfs(req, &sv);
 }
 
+/* ---- kernel cache invalidation of status files ---- */
+
+static void inval_queue(void *ctx, tree_ino ino)
+{
+	struct psgfs_ll_inval *iv = &((struct psgfs_ll *)ctx)->inval;
+
+	pthread_mutex_lock(&iv->mu);
+	if (iv->n < PSGFS_LL_INVAL_MAX)
+		iv->q[iv->n++] = ino;
+	pthread_cond_signal(&iv->cv);
+	pthread_mutex_unlock(&iv->mu);
+}
+
+static void *inval_thread(void *arg)
+{
+	struct psgfs_ll *ll = arg;
+	struct psgfs_ll_inval *iv = &ll->inval;
+
+	pthread_mutex_lock(&iv->mu);
+	while (!iv->stop) {
+		while (iv->n) {
+			fuse_ino_t ino = iv->q[--iv->n];
+
+			pthread_mutex_unlock(&iv->mu);
+			/* -ENOENT when the kernel has no inode for it: nothing cached, fine. */
+			fuse_lowlevel_notify_inval_inode(ll->se, ino, 0, 0);
+			pthread_mutex_lock(&iv->mu);
+		}
+		pthread_cond_wait(&iv->cv, &iv->mu);
+	}
+	pthread_mutex_unlock(&iv->mu);
+	return NULL;
+}
+
+int psgfs_ll_start(struct psgfs_ll *ll)
+{
+	struct psgfs_ll_inval *iv = &ll->inval;
+
+	pthread_mutex_init(&iv->mu, NULL);
+	pthread_cond_init(&iv->cv, NULL);
+	if (pthread_create(&iv->tid, NULL, inval_thread, ll) != 0)
+		return -1;
+	iv->started = true;
+	tree_set_change_hook(ll->tree, inval_queue, ll);
+	return 0;
+}
+
+void psgfs_ll_stop(struct psgfs_ll *ll)
+{
+	struct psgfs_ll_inval *iv = &ll->inval;
+
+	if (!iv->started)
+		return;
+	tree_set_change_hook(ll->tree, NULL, NULL);
+	pthread_mutex_lock(&iv->mu);
+	iv->stop = true;
+	pthread_cond_signal(&iv->cv);
+	pthread_mutex_unlock(&iv->mu);
+	pthread_join(iv->tid, NULL);
+	iv->started = false;
+}
+
 void psgfs_ll_write_stats(struct psgfs_ll *ll, FILE *out)
 {
 	struct cache_stats cs;

@@ -4,13 +4,28 @@
 
 #define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "psgfs/tree.h"
 
+/* Inodes whose kernel caches must be dropped, handed to a thread of their own (libfuse's
+ * notifications must not run inside a request for the same inode). */
+#define PSGFS_LL_INVAL_MAX 64
+struct psgfs_ll_inval {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	fuse_ino_t q[PSGFS_LL_INVAL_MAX];
+	unsigned n;
+	bool stop, started;
+	pthread_t tid;
+};
+
 struct psgfs_ll {
 	struct tree *tree;
+	struct fuse_session *se;
+	struct psgfs_ll_inval inval;
 	double timeout;	 /* entry and attr timeout, seconds */
 	mode_t umask;	 /* -o umask= */
 	bool no_open;	 /* kernel supports zero-message open */
@@ -18,6 +33,10 @@ struct psgfs_ll {
 };
 
 extern const struct fuse_lowlevel_ops psgfs_ll_ops;
+
+/* Start (after the session exists) and stop the invalidation thread. */
+int psgfs_ll_start(struct psgfs_ll *ll);
+void psgfs_ll_stop(struct psgfs_ll *ll);
 
 /* Request counters per opcode plus cache and render figures, one "name value" per line. */
 void psgfs_ll_write_stats(struct psgfs_ll *ll, FILE *out);

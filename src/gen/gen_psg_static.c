@@ -1,5 +1,5 @@
 /*
- * Ready-made static model arenas: the night-sky shape of spec §11/§12 and size-targeted
+ * Ready-made static model arenas: the shape of the real night-sky model and size-targeted
  * arenas of many grid meshes for benchmarks (GPU data produced while the arena is written).
  */
 #include <math.h>
@@ -119,69 +119,51 @@ static void sky_geometry(float (*pos)[3], float (*uv)[2], uint16_t *idx)
 
 enum rc gen_psg_sky(uint64_t shuffle_seed, struct buf *out, struct psg_gen_record *rec)
 {
+	return gen_psg_sky_order(PSGB_ORDER_LOGICAL, shuffle_seed, out, rec);
+}
+
+/* The sky's geometry, vertex and index bytes, islands and bounds. */
+struct sky {
 	float pos[SKY_VERTS][3], uv[SKY_VERTS][2];
 	uint16_t idx[3 * SKY_TRIS];
 	uint8_t vb[SKY_VERTS * 16], ib[3 * SKY_TRIS * 2];
 	struct psgo_island isl[SKY_ISLANDS];
 	struct psgo_aabb box, isl_box[SKY_ISLANDS];
 	float isl_area[SKY_ISLANDS][4];
-	struct psg_builder *b;
-	uint32_t o[12];
-	const uint64_t g_mat = 0x5D2A6B1C00170001ull, g_model = 0x5D2A6B1C00170002ull,
-		       g_mesh = 0x5D2A6B1C00170003ull, g_inst = 0x5D2A6B1C00170004ull;
+};
 
-	if (rec) {
-		rec->obj = NULL;
-		rec->n = 0;
-	}
-	sky_geometry(pos, uv, idx);
+static void sky_build(struct sky *k)
+{
+	sky_geometry(k->pos, k->uv, k->idx);
 	for (uint32_t v = 0; v < SKY_VERTS; v++)
-		gp_vertex16(vb + 16 * v, pos[v], uv[v][0], uv[v][1]);
+		gp_vertex16(k->vb + 16 * v, k->pos[v], k->uv[v][0], k->uv[v][1]);
 	for (uint32_t i = 0; i < 3 * SKY_TRIS; i++) {
-		ib[2 * i] = (uint8_t)(idx[i] >> 8);
-		ib[2 * i + 1] = (uint8_t)idx[i];
+		k->ib[2 * i] = (uint8_t)(k->idx[i] >> 8);
+		k->ib[2 * i + 1] = (uint8_t)k->idx[i];
 	}
-	psgo_bounds((const float(*)[3])pos, SKY_VERTS, &box);
-	for (uint32_t k = 0; k < SKY_ISLANDS; k++) {
-		isl[k].start_index = k * (3 * SKY_TRIS / SKY_ISLANDS);
-		isl[k].index_count = 3 * SKY_TRIS / SKY_ISLANDS;
-		isl[k].prim = 5;
-		psgo_island_bounds((const float(*)[3])pos, SKY_VERTS, idx, NULL, isl[k].start_index,
-				   isl[k].index_count, &isl_box[k], isl_area[k]);
+	psgo_bounds((const float(*)[3])k->pos, SKY_VERTS, &k->box);
+	for (uint32_t i = 0; i < SKY_ISLANDS; i++) {
+		k->isl[i].start_index = i * (3 * SKY_TRIS / SKY_ISLANDS);
+		k->isl[i].index_count = 3 * SKY_TRIS / SKY_ISLANDS;
+		k->isl[i].prim = 5;
+		psgo_island_bounds((const float(*)[3])k->pos, SKY_VERTS, k->idx, NULL,
+				   k->isl[i].start_index, k->isl[i].index_count, &k->isl_box[i],
+				   k->isl_area[i]);
 	}
+}
 
-	b = psgb_new(PSGB_REG_MODEL64, rw_hash32("skybox_night"));
-	if (!b)
-		return RC_NOMEM;
-	for (int i = 0; i < 12; i++)
-		o[i] = psgb_reserve(b);
+#define SKY_G_MAT   0x5D2A6B1C00170001ull
+#define SKY_G_MODEL 0x5D2A6B1C00170002ull
+#define SKY_G_MESH  0x5D2A6B1C00170003ull
+#define SKY_G_INST  0x5D2A6B1C00170004ull
 
-	static const char *const bone[1] = {"skyboxSphere"};
-	static const uint16_t remap[1] = {0};
-	const struct psgo_mesh_ref mesh_ref = {o[7], 0};
-	const struct psgo_model model = {
-	    .bbox = box,
-	    .n_bones = 1,
-	    .ibp = (const float(*)[16])gp_identity,
-	    .names = bone,
-	    .meshes = &mesh_ref,
-	    .n_meshes = 1,
-	    .island_aabbs = isl_box,
-	    .island_areas = (const float(*)[4])isl_area,
-	    .n_islands = SKY_ISLANDS,
-	};
-	struct psgo_model_layout ml;
-
-	psgo_model_layout(&model, &ml);
-	uint32_t s_mat = psgb_add_subref(b, o[1], psgo_material_offset(0));
-	uint32_t s_areas = psgb_add_subref(b, o[10], ml.areas);
-	uint32_t s_aabbs = psgb_add_subref(b, o[10], ml.aabbs);
-	uint32_t s_inst = psgb_add_subref(b, o[2], psgo_instance_offset(0));
-
-	psgo_version(b, o[0], true);
-
+/* RenderMaterialData (Name, AttribulatorMaterialName and three texture channels) and the
+ * InstanceData, rows 1 and 2. */
+static void sky_material_instance(struct psg_builder *b, const uint32_t o[12],
+				  const struct psgo_aabb *box)
+{
 	const struct psgo_channel ch[5] = {
-	    {.shader_input = "Name", .image_channel = 0xFFFF, .guid = g_mat},
+	    {.shader_input = "Name", .image_channel = 0xFFFF, .guid = SKY_G_MAT},
 	    {.shader_input = "AttribulatorMaterialName",
 	     .image_channel = 0xFFFF,
 	     .guid = 0x6A1F00D53C2B0001ull},
@@ -190,11 +172,9 @@ enum rc gen_psg_sky(uint64_t shuffle_seed, struct buf *out, struct psg_gen_recor
 	    {.shader_input = "detail", .image_channel = 0xFFFF, .guid = 0x2C7F381800171904ull},
 	};
 	const struct psgo_material mat = {0, ch, 5};
-	psgo_material(b, o[1], &mat, 1);
-
 	struct psgo_instance inst = {
-	    .bbox = box,
-	    .guid = g_inst,
+	    .bbox = *box,
+	    .guid = SKY_G_INST,
 	    .guid_local = 0x00000001A5C39330ull,
 	    .rmodel = o[10],
 	    .name = "skybox_night",
@@ -202,16 +182,23 @@ enum rc gen_psg_sky(uint64_t shuffle_seed, struct buf *out, struct psg_gen_recor
 	    .component = "",
 	    .category = "",
 	};
+
+	psgo_material(b, o[1], &mat, 1);
 	memcpy(inst.matrix, gp_identity, sizeof inst.matrix);
 	psgo_instance(b, o[2], 0, &inst, 1);
+}
 
-	psgb_set_base_resource(b, o[3], 0x10, vb, sizeof vb);
-	psgo_vertex_buffer(b, o[4], o[3], sizeof vb);
-	psgb_set_base_resource(b, o[5], 0x10, ib, sizeof ib);
-	psgo_index_buffer(b, o[6], o[5], 3 * SKY_TRIS, 2);
-
+/* Rows 3-9: base resources, VertexBuffer, IndexBuffer, OptiMesh, descriptor, MeshHelper. */
+static void sky_mesh(struct psg_builder *b, const uint32_t o[12], const struct sky *k,
+		     uint32_t s_mat, uint32_t s_areas, uint32_t s_aabbs)
+{
+	static const uint16_t remap[1] = {0};
+	static const struct psgo_vdes_elem el[2] = {
+	    {PSGO_VT_F, 3, 0, PSGO_ET_XYZ},
+	    {PSGO_VT_S1, 2, 12, PSGO_ET_TEX0},
+	};
 	const struct psgo_optimesh om = {
-	    .bbox = box,
+	    .bbox = k->box,
 	    .material = s_mat,
 	    .vdes = o[8],
 	    .mesh_helper = o[9],
@@ -219,28 +206,72 @@ enum rc gen_psg_sky(uint64_t shuffle_seed, struct buf *out, struct psg_gen_recor
 	    .vb = o[4],
 	    .island_areas = s_areas,
 	    .island_aabbs = s_aabbs,
-	    .islands = isl,
+	    .islands = k->isl,
 	    .n_islands = SKY_ISLANDS,
 	    .remap = remap,
 	    .n_remap = 1,
 	};
-	psgo_optimesh(b, o[7], &om);
 
-	static const struct psgo_vdes_elem el[2] = {
-	    {PSGO_VT_F, 3, 0, PSGO_ET_XYZ},
-	    {PSGO_VT_S1, 2, 12, PSGO_ET_TEX0},
-	};
+	psgb_set_base_resource(b, o[3], 0x10, k->vb, sizeof k->vb);
+	psgo_vertex_buffer(b, o[4], o[3], sizeof k->vb);
+	psgb_set_base_resource(b, o[5], 0x10, k->ib, sizeof k->ib);
+	psgo_index_buffer(b, o[6], o[5], 3 * SKY_TRIS, 2);
+	psgo_optimesh(b, o[7], &om);
 	psgo_vdes(b, o[8], el, 2, 16);
 	psgo_mesh_helper(b, o[9], &o[6], 1, &o[4], 1);
-	psgo_model(b, o[10], &model);
+}
 
+enum rc gen_psg_sky_order(enum psgb_order order, uint64_t shuffle_seed, struct buf *out,
+			  struct psg_gen_record *rec)
+{
+	static const char *const bone[1] = {"skyboxSphere"};
+	struct sky *k = malloc(sizeof *k);
+	struct psg_builder *b = psgb_new(PSGB_REG_MODEL64, rw_hash32("skybox_night"));
+	struct psgo_model_layout ml;
+	uint32_t o[12], s_mat, s_areas, s_aabbs, s_inst;
+
+	if (rec) {
+		rec->obj = NULL;
+		rec->n = 0;
+	}
+	if (!k || !b) {
+		free(k);
+		psgb_free(b);
+		return RC_NOMEM;
+	}
+	sky_build(k);
+	psgb_set_order(b, order);
+	for (int i = 0; i < 12; i++)
+		o[i] = psgb_reserve(b);
+	const struct psgo_mesh_ref mesh_ref = {o[7], 0};
+	const struct psgo_model model = {
+	    .bbox = k->box,
+	    .n_bones = 1,
+	    .ibp = (const float(*)[16])gp_identity,
+	    .names = bone,
+	    .meshes = &mesh_ref,
+	    .n_meshes = 1,
+	    .island_aabbs = k->isl_box,
+	    .island_areas = (const float(*)[4])k->isl_area,
+	    .n_islands = SKY_ISLANDS,
+	};
+	psgo_model_layout(&model, &ml);
+	s_mat = psgb_add_subref(b, o[1], psgo_material_offset(0));
+	s_areas = psgb_add_subref(b, o[10], ml.areas);
+	s_aabbs = psgb_add_subref(b, o[10], ml.aabbs);
+	s_inst = psgb_add_subref(b, o[2], psgo_instance_offset(0));
+	psgo_version(b, o[0], true);
+	sky_material_instance(b, o, &k->box);
+	sky_mesh(b, o, k, s_mat, s_areas, s_aabbs);
+	psgo_model(b, o[10], &model);
 	const struct psgo_toc_entry toc[4] = {
-	    {NULL, 0xFEFFFFFFu, g_mat, 0x00EB0066u, s_mat},
-	    {NULL, 0x9B0F1678u, g_model, RW_T_RENDERMODEL, o[10]},
-	    {NULL, 0x7C0F1678u, g_mesh, RW_T_OPTIMESH, o[7]},
-	    {NULL, 0xFEFFFFFFu, g_inst, 0x00EB0069u, s_inst},
+	    {NULL, 0xFEFFFFFFu, SKY_G_MAT, RW_T_SUBREF_RENDERMATERIAL, s_mat},
+	    {NULL, 0x9B0F1678u, SKY_G_MODEL, RW_T_RENDERMODEL, o[10]},
+	    {NULL, 0x7C0F1678u, SKY_G_MESH, RW_T_OPTIMESH, o[7]},
+	    {NULL, 0xFEFFFFFFu, SKY_G_INST, RW_T_SUBREF_INSTANCE, s_inst},
 	};
 	psgo_toc(b, o[11], toc, 4);
+	free(k);
 	return psgb_finish(b, shuffle_seed, out, rec);
 }
 
@@ -338,22 +369,190 @@ static bool sz_islands(const struct sz_mesh *m, struct psgo_island isl[2], struc
 	return true;
 }
 
+/* One size-targeted arena while it is built. */
+struct sized {
+	uint64_t seed;
+	uint32_t n_mesh, g; /* meshes of g x g grid cells */
+	struct sz_mesh *mesh;
+	struct psgo_island (*isl)[2];
+	struct psgo_aabb *ibox, *mbox, total;
+	float (*iarea)[4];
+	struct psgo_mesh_ref *mref;
+	struct psgo_toc_entry *toc;
+	struct psg_builder *b;
+	struct psgo_model model;
+	struct psgo_model_layout ml;
+	uint32_t o_ver, o_mat, o_inst, o_model, o_toc, s_mat;
+};
+
+/* Mesh count and grid size for about target_bytes: 16 (g+1)^2 + 12 g^2 bytes of GPU data and
+ * about 700 bytes of main objects, dictionary rows and tables per mesh. */
+static void sz_plan(uint64_t target_bytes, struct sized *z)
+{
+	const uint64_t per_mesh_meta = 700;
+	uint64_t budget;
+
+	z->n_mesh = (uint32_t)(target_bytes / 16384);
+	if (z->n_mesh > 4096)
+		z->n_mesh = 4096;
+	budget = target_bytes / z->n_mesh;
+	budget = budget > per_mesh_meta ? budget - per_mesh_meta : 28;
+	z->g = (uint32_t)sqrt((double)budget / 28.0);
+	if (z->g < 1)
+		z->g = 1;
+	if (z->g > 255)
+		z->g = 255; /* u16 indices */
+}
+
+static void sz_free(struct sized *z)
+{
+	psgb_free(z->b);
+	free(z->mesh);
+	free(z->isl);
+	free(z->ibox);
+	free(z->iarea);
+	free(z->mbox);
+	free(z->mref);
+	free(z->toc);
+}
+
+/* Per-mesh seeds, islands, boxes and the box around them all. */
+static enum rc sz_geometry(struct sized *z)
+{
+	uint32_t n = z->n_mesh;
+	struct prng rg;
+
+	z->mesh = xcalloc_n(n, sizeof *z->mesh);
+	z->isl = xcalloc_n(n, sizeof *z->isl);
+	z->ibox = xcalloc_n(2 * (size_t)n, sizeof *z->ibox);
+	z->iarea = xcalloc_n(2 * (size_t)n, sizeof *z->iarea);
+	z->mbox = xcalloc_n(n, sizeof *z->mbox);
+	z->mref = xcalloc_n(n, sizeof *z->mref);
+	z->toc = xcalloc_n((size_t)n + 3, sizeof *z->toc);
+	if (!z->mesh || !z->isl || !z->ibox || !z->iarea || !z->mbox || !z->mref || !z->toc)
+		return RC_NOMEM;
+	prng_seed(&rg, z->seed ^ 0x5053474653495A45ull);
+	for (uint32_t i = 0; i < n; i++) {
+		z->mesh[i].seed = prng_next(&rg);
+		z->mesh[i].g = z->g;
+		if (!sz_islands(&z->mesh[i], z->isl[i], &z->ibox[2 * i], &z->iarea[2 * i],
+				&z->mbox[i]))
+			return RC_NOMEM;
+		for (int k = 0; k < 3; k++) {
+			if (i == 0 || z->mbox[i].min[k] < z->total.min[k])
+				z->total.min[k] = z->mbox[i].min[k];
+			if (i == 0 || z->mbox[i].max[k] > z->total.max[k])
+				z->total.max[k] = z->mbox[i].max[k];
+		}
+	}
+	return RC_OK;
+}
+
+/* VersionData, the material and the instance's slot (rows 0-2); the model and TOC take the
+ * two slots after the meshes'. */
+static void sz_header(struct sized *z)
+{
+	static const char *const bone[1] = {"root"};
+	const struct psgo_channel ch[2] = {
+	    {.shader_input = "Name", .image_channel = 0xFFFF, .guid = z->seed | 1},
+	    {.shader_input = "diffuse", .image_channel = 0xFFFF, .guid = z->seed | 2},
+	};
+	const struct psgo_material mat = {0, ch, 2};
+
+	z->o_ver = psgb_reserve(z->b);
+	z->o_mat = psgb_reserve(z->b);
+	z->o_inst = psgb_reserve(z->b);
+	z->model = (struct psgo_model){
+	    .bbox = z->total,
+	    .n_bones = 1,
+	    .names = bone,
+	    .meshes = z->mref,
+	    .n_meshes = (uint16_t)z->n_mesh,
+	    .island_aabbs = z->ibox,
+	    .island_areas = (const float(*)[4])z->iarea,
+	    .n_islands = (uint16_t)(2 * z->n_mesh),
+	};
+	psgo_model_layout(&z->model, &z->ml);
+	psgo_version(z->b, z->o_ver, true);
+	psgo_material(z->b, z->o_mat, &mat, 1);
+	z->s_mat = psgb_add_subref(z->b, z->o_mat, psgo_material_offset(0));
+	z->o_model = (uint32_t)(3 + 7 * (uint64_t)z->n_mesh);
+	z->o_toc = z->o_model + 1;
+}
+
+/* The seven objects of grid mesh i; its GPU data is produced while the arena is written. */
+static void sz_mesh(struct sized *z, uint32_t i)
+{
+	static const struct psgo_vdes_elem el[2] = {
+	    {PSGO_VT_F, 3, 0, PSGO_ET_XYZ},
+	    {PSGO_VT_S1, 2, 12, PSGO_ET_TEX0},
+	};
+	static const uint16_t remap[1] = {0};
+	struct psg_builder *b = z->b;
+	uint32_t nv = (z->g + 1) * (z->g + 1), ni = 6 * z->g * z->g;
+	uint32_t br_v = psgb_add_base_resource_fn(b, 0x10, 16ull * nv, sz_fill_vb, &z->mesh[i]);
+	uint32_t vbo = psgo_vertex_buffer(b, PSGO_NEW, br_v, 16 * nv);
+	uint32_t br_i = psgb_add_base_resource_fn(b, 0x10, 2ull * ni, sz_fill_ib, &z->mesh[i]);
+	uint32_t ibo = psgo_index_buffer(b, PSGO_NEW, br_i, ni, 2);
+	uint32_t o_om = psgb_reserve(b);
+	uint32_t vd = psgo_vdes(b, PSGO_NEW, el, 2, 16);
+	uint32_t mh = psgo_mesh_helper(b, PSGO_NEW, &ibo, 1, &vbo, 1);
+	struct psgo_optimesh m = {
+	    .bbox = z->mbox[i],
+	    .material = z->s_mat,
+	    .vdes = vd,
+	    .mesh_helper = mh,
+	    .ib = ibo,
+	    .vb = vbo,
+	    .island_areas = psgb_add_subref(b, z->o_model, z->ml.areas + 32 * i),
+	    .island_aabbs = psgb_add_subref(b, z->o_model, z->ml.aabbs + 64 * i),
+	    .islands = z->isl[i],
+	    .n_islands = 2,
+	    .remap = remap,
+	    .n_remap = 1,
+	};
+
+	psgo_optimesh(b, o_om, &m);
+	z->mref[i] = (struct psgo_mesh_ref){o_om, 0};
+	z->toc[3 + i] =
+	    (struct psgo_toc_entry){NULL, 0xFEFFFFFFu, z->mesh[i].seed, RW_T_OPTIMESH, o_om};
+}
+
+/* The model, the instance and the TOC. */
+static enum rc sz_tail(struct sized *z)
+{
+	struct psgo_instance inst = {
+	    .bbox = z->total,
+	    .guid = z->seed | 3,
+	    .rmodel = z->o_model,
+	    .name = "sized",
+	    .description = "",
+	    .component = "",
+	    .category = "",
+	};
+	uint32_t s_inst;
+
+	if (psgb_reserve(z->b) != z->o_model || psgb_reserve(z->b) != z->o_toc)
+		return RC_NOMEM;
+	psgo_model(z->b, z->o_model, &z->model);
+	memcpy(inst.matrix, gp_identity, sizeof inst.matrix);
+	psgo_instance(z->b, z->o_inst, 0, &inst, 1);
+	s_inst = psgb_add_subref(z->b, z->o_inst, psgo_instance_offset(0));
+	z->toc[0] = (struct psgo_toc_entry){NULL, 0xFEFFFFFFu, z->seed | 1,
+					    RW_T_SUBREF_RENDERMATERIAL, z->s_mat};
+	z->toc[1] =
+	    (struct psgo_toc_entry){NULL, 0xFEFFFFFFu, z->seed | 4, RW_T_RENDERMODEL, z->o_model};
+	z->toc[2] =
+	    (struct psgo_toc_entry){NULL, 0xFEFFFFFFu, z->seed | 3, RW_T_SUBREF_INSTANCE, s_inst};
+	psgo_toc(z->b, z->o_toc, z->toc, z->n_mesh + 3);
+	return RC_OK;
+}
+
 enum rc gen_psg_sized(uint64_t target_bytes, uint64_t seed, struct buf *out,
 		      struct psg_gen_record *rec)
 {
-	const uint64_t per_mesh_meta = 700; /* main objects + dictionary rows + tables */
-	uint32_t n_mesh, g;
-	uint64_t budget;
-	struct sz_mesh *mesh = NULL;
-	struct psgo_island(*isl)[2] = NULL;
-	struct psgo_aabb *ibox = NULL, *mbox = NULL, total = {{0}, {0}};
-	float(*iarea)[4] = NULL;
-	struct psgo_mesh_ref *mref = NULL;
-	uint32_t *om = NULL;
-	struct psgo_toc_entry *toc = NULL;
-	struct psg_builder *b = NULL;
-	enum rc r = RC_NOMEM;
-	struct prng rg;
+	struct sized z = {.seed = seed};
+	enum rc r;
 
 	if (rec) {
 		rec->obj = NULL;
@@ -361,140 +560,22 @@ enum rc gen_psg_sized(uint64_t target_bytes, uint64_t seed, struct buf *out,
 	}
 	if (target_bytes < (64u << 10) || target_bytes > (3ull << 30))
 		return RC_INVAL;
-	n_mesh = (uint32_t)(target_bytes / 16384);
-	if (n_mesh > 4096)
-		n_mesh = 4096;
-	budget = target_bytes / n_mesh;
-	budget = budget > per_mesh_meta ? budget - per_mesh_meta : 28;
-	g = (uint32_t)sqrt((double)budget / 28.0); /* 16 (g+1)^2 + 12 g^2 bytes of GPU data */
-	if (g < 1)
-		g = 1;
-	if (g > 255)
-		g = 255; /* u16 indices */
-
-	mesh = xcalloc_n(n_mesh, sizeof *mesh);
-	isl = xcalloc_n(n_mesh, sizeof *isl);
-	ibox = xcalloc_n(2 * (size_t)n_mesh, sizeof *ibox);
-	iarea = xcalloc_n(2 * (size_t)n_mesh, sizeof *iarea);
-	mbox = xcalloc_n(n_mesh, sizeof *mbox);
-	mref = xcalloc_n(n_mesh, sizeof *mref);
-	om = xcalloc_n(n_mesh, sizeof *om);
-	toc = xcalloc_n(n_mesh + 3, sizeof *toc);
-	if (!mesh || !isl || !ibox || !iarea || !mbox || !mref || !om || !toc)
-		goto out;
-	prng_seed(&rg, seed ^ 0x5053474653495A45ull);
-	for (uint32_t i = 0; i < n_mesh; i++) {
-		mesh[i].seed = prng_next(&rg);
-		mesh[i].g = g;
-		if (!sz_islands(&mesh[i], isl[i], &ibox[2 * i], &iarea[2 * i], &mbox[i]))
-			goto out;
-		for (int k = 0; k < 3; k++) {
-			if (i == 0 || mbox[i].min[k] < total.min[k])
-				total.min[k] = mbox[i].min[k];
-			if (i == 0 || mbox[i].max[k] > total.max[k])
-				total.max[k] = mbox[i].max[k];
-		}
+	sz_plan(target_bytes, &z);
+	r = sz_geometry(&z);
+	if (r == RC_OK) {
+		z.b = psgb_new(PSGB_REG_MODEL64, (uint32_t)(seed ^ (seed >> 32) ^ 0x51ED0000u));
+		r = z.b ? RC_OK : RC_NOMEM;
 	}
-
-	b = psgb_new(PSGB_REG_MODEL64, (uint32_t)(seed ^ (seed >> 32) ^ 0x51ED0000u));
-	if (!b)
-		goto out;
-	uint32_t o_ver = psgb_reserve(b), o_mat = psgb_reserve(b), o_inst = psgb_reserve(b);
-	static const char *const bone[1] = {"root"};
-	struct psgo_model model = {
-	    .bbox = total,
-	    .n_bones = 1,
-	    .names = bone,
-	    .meshes = mref,
-	    .n_meshes = (uint16_t)n_mesh,
-	    .island_aabbs = ibox,
-	    .island_areas = (const float(*)[4])iarea,
-	    .n_islands = (uint16_t)(2 * n_mesh),
-	};
-	struct psgo_model_layout ml;
-
-	psgo_model_layout(&model, &ml);
-	psgo_version(b, o_ver, true);
-	const struct psgo_channel ch[2] = {
-	    {.shader_input = "Name", .image_channel = 0xFFFF, .guid = seed | 1},
-	    {.shader_input = "diffuse", .image_channel = 0xFFFF, .guid = seed | 2},
-	};
-	const struct psgo_material mat = {0, ch, 2};
-	psgo_material(b, o_mat, &mat, 1);
-	uint32_t s_mat = psgb_add_subref(b, o_mat, psgo_material_offset(0));
-
-	/* Model index is known only after the meshes; reserve it after them. */
-	static const struct psgo_vdes_elem el[2] = {
-	    {PSGO_VT_F, 3, 0, PSGO_ET_XYZ},
-	    {PSGO_VT_S1, 2, 12, PSGO_ET_TEX0},
-	};
-	uint32_t first_mesh_slot = (uint32_t)(3 + 7 * (uint64_t)n_mesh);
-	uint32_t o_model = first_mesh_slot, o_toc = first_mesh_slot + 1;
-
-	for (uint32_t i = 0; i < n_mesh; i++) {
-		uint32_t nv = (g + 1) * (g + 1), ni = 6 * g * g;
-		uint32_t br_v =
-		    psgb_add_base_resource_fn(b, 0x10, 16ull * nv, sz_fill_vb, &mesh[i]);
-		uint32_t vbo = psgo_vertex_buffer(b, PSGO_NEW, br_v, 16 * nv);
-		uint32_t br_i = psgb_add_base_resource_fn(b, 0x10, 2ull * ni, sz_fill_ib, &mesh[i]);
-		uint32_t ibo = psgo_index_buffer(b, PSGO_NEW, br_i, ni, 2);
-		uint32_t o_om = psgb_reserve(b);
-		uint32_t vd = psgo_vdes(b, PSGO_NEW, el, 2, 16);
-		uint32_t mh = psgo_mesh_helper(b, PSGO_NEW, &ibo, 1, &vbo, 1);
-		static const uint16_t remap[1] = {0};
-		struct psgo_optimesh m = {
-		    .bbox = mbox[i],
-		    .material = s_mat,
-		    .vdes = vd,
-		    .mesh_helper = mh,
-		    .ib = ibo,
-		    .vb = vbo,
-		    .island_areas = psgb_add_subref(b, o_model, ml.areas + 32 * i),
-		    .island_aabbs = psgb_add_subref(b, o_model, ml.aabbs + 64 * i),
-		    .islands = isl[i],
-		    .n_islands = 2,
-		    .remap = remap,
-		    .n_remap = 1,
-		};
-		psgo_optimesh(b, o_om, &m);
-		om[i] = o_om;
-		mref[i] = (struct psgo_mesh_ref){o_om, 0};
-		toc[3 + i] =
-		    (struct psgo_toc_entry){NULL, 0xFEFFFFFFu, mesh[i].seed, RW_T_OPTIMESH, o_om};
+	if (r == RC_OK) {
+		sz_header(&z);
+		for (uint32_t i = 0; i < z.n_mesh; i++)
+			sz_mesh(&z, i);
+		r = sz_tail(&z);
 	}
-	if (psgb_reserve(b) != o_model || psgb_reserve(b) != o_toc) {
-		psgb_free(b);
-		b = NULL;
-		goto out;
+	if (r == RC_OK) {
+		r = psgb_finish(z.b, 0, out, rec); /* consumes b; the fill contexts live on */
+		z.b = NULL;
 	}
-	psgo_model(b, o_model, &model);
-	struct psgo_instance inst = {
-	    .bbox = total,
-	    .guid = seed | 3,
-	    .rmodel = o_model,
-	    .name = "sized",
-	    .description = "",
-	    .component = "",
-	    .category = "",
-	};
-	memcpy(inst.matrix, gp_identity, sizeof inst.matrix);
-	psgo_instance(b, o_inst, 0, &inst, 1);
-	uint32_t s_inst = psgb_add_subref(b, o_inst, psgo_instance_offset(0));
-	toc[0] = (struct psgo_toc_entry){NULL, 0xFEFFFFFFu, seed | 1, 0x00EB0066u, s_mat};
-	toc[1] = (struct psgo_toc_entry){NULL, 0xFEFFFFFFu, seed | 4, RW_T_RENDERMODEL, o_model};
-	toc[2] = (struct psgo_toc_entry){NULL, 0xFEFFFFFFu, seed | 3, 0x00EB0069u, s_inst};
-	psgo_toc(b, o_toc, toc, n_mesh + 3);
-	r = psgb_finish(b, 0, out, rec); /* consumes b; fill contexts (mesh) still alive */
-	b = NULL;
-out:
-	psgb_free(b);
-	free(mesh);
-	free(isl);
-	free(ibox);
-	free(iarea);
-	free(mbox);
-	free(mref);
-	free(om);
-	free(toc);
+	sz_free(&z);
 	return r;
 }

@@ -1,7 +1,8 @@
 /*
- * Texture arena generator (spec §11 texture recipe, §16.4-§16.7). The texel encoders here are
- * written independently of the loader's converters (only the swizzle order and the DXT block
- * decoder, each unit-tested on their own, are shared), so a generated arena checks the loader.
+ * Texture arena generator (docs/rw4-arena.md, "Writing an arena"; docs/skate-objects.md, "Texel
+ * layout", "Cube maps", "Texture sizes", "Texture names"). The texel encoders here are written
+ * independently of the loader's converters (only the swizzle order and the DXT block decoder, each
+ * unit-tested on their own, are shared), so a generated arena checks the loader.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,34 +18,64 @@
 #define UN GCM_TEX_UN
 
 static const struct gen_tex_spec default_specs[] = {
-    {GCM_TEX_DXT1, 64, 64, 0, false, 0, false},
-    {GCM_TEX_DXT1, 32, 32, 1, false, 0, true},
-    {GCM_TEX_DXT3, 64, 32, 4, false, 0, false},
-    {GCM_TEX_DXT5, 64, 64, 3, false, 0, false},
-    {GCM_TEX_DXT5 | LN, 100, 60, 3, false, 0, false},
-    {GCM_TEX_DXT1, 32, 32, 0, true, 0, false},
-    {GCM_TEX_A8R8G8B8, 64, 32, 0, false, 0, false},
-    {GCM_TEX_A8R8G8B8 | LN, 37, 23, 1, false, 192, false},
-    {GCM_TEX_A8R8G8B8 | LN, 32, 16, 3, false, 0, false},
-    {GCM_TEX_A8R8G8B8 | UN, 16, 16, 1, false, 0, false},
-    {GCM_TEX_A8R8G8B8, 8, 8, 4, true, 0, false},
-    {GCM_TEX_B8, 32, 32, 2, false, 0, false},
-    {GCM_TEX_B8 | LN, 13, 7, 1, false, 16, false},
-    {GCM_TEX_R5G6B5, 16, 64, 3, false, 0, false},
-    {GCM_TEX_A1R5G5B5, 32, 16, 1, false, 0, true},
-    {GCM_TEX_A4R4G4B4, 32, 32, 2, false, 0, false},
-    {GCM_TEX_A4R4G4B4 | LN, 30, 10, 1, false, 64, false},
-    {GCM_TEX_G8B8, 16, 16, 1, false, 0, false},
-    {GCM_TEX_R6G5B5, 16, 16, 1, false, 0, false},
-    {GCM_TEX_R5G5B5A1, 16, 8, 1, false, 0, true},
-    {GCM_TEX_D1R5G5B5, 8, 16, 1, false, 0, false},
-    {GCM_TEX_D8R8G8B8, 16, 16, 2, false, 0, false},
+    {GCM_TEX_DXT1, 64, 64, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 32, 32, 1, false, 0, true, 0},
+    {GCM_TEX_DXT3, 64, 32, 4, false, 0, false, 0},
+    {GCM_TEX_DXT5, 64, 64, 3, false, 0, false, 0},
+    {GCM_TEX_DXT5 | LN, 100, 60, 3, false, 0, false, 0},
+    {GCM_TEX_DXT1, 32, 32, 0, true, 0, false, 0},
+    {GCM_TEX_A8R8G8B8, 64, 32, 0, false, 0, false, 0},
+    {GCM_TEX_A8R8G8B8 | LN, 37, 23, 1, false, 192, false, 0},
+    {GCM_TEX_A8R8G8B8 | LN, 32, 16, 3, false, 0, false, 0},
+    {GCM_TEX_A8R8G8B8 | UN, 16, 16, 1, false, 0, false, 0},
+    {GCM_TEX_A8R8G8B8, 8, 8, 4, true, 0, false, 0},
+    {GCM_TEX_B8, 32, 32, 2, false, 0, false, 0},
+    {GCM_TEX_B8 | LN, 13, 7, 1, false, 16, false, 0},
+    {GCM_TEX_R5G6B5, 16, 64, 3, false, 0, false, 0},
+    {GCM_TEX_A1R5G5B5, 32, 16, 1, false, 0, true, 0},
+    {GCM_TEX_A4R4G4B4, 32, 32, 2, false, 0, false, 0},
+    {GCM_TEX_A4R4G4B4 | LN, 30, 10, 1, false, 64, false, 0},
+    {GCM_TEX_G8B8, 16, 16, 1, false, 0, false, 0},
+    {GCM_TEX_R6G5B5, 16, 16, 1, false, 0, false, 0},
+    {GCM_TEX_R5G5B5A1, 16, 8, 1, false, 0, true, 0},
+    {GCM_TEX_D1R5G5B5, 8, 16, 1, false, 0, false, 0},
+    {GCM_TEX_D8R8G8B8, 16, 16, 2, false, 0, false, 0},
 };
 
 const struct gen_tex_spec *gen_tex_default_specs(size_t *n)
 {
 	*n = sizeof default_specs / sizeof default_specs[0];
 	return default_specs;
+}
+
+/* Shaped like a real 2 MB Skate 3 texture arena (19 textures, 38 files): DXT1/DXT5 with full
+ * mip chains up to 1024x1024, one cube map. For benchmarks of listings and first reads. */
+static const struct gen_tex_spec real_specs[] = {
+    {GCM_TEX_DXT1, 1024, 1024, 0, false, 0, false, 0},
+    {GCM_TEX_DXT5, 512, 512, 0, false, 0, false, 0},
+    {GCM_TEX_DXT5, 512, 512, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 512, 512, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 256, 256, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 256, 256, 0, false, 0, true, 0},
+    {GCM_TEX_DXT5, 256, 256, 0, false, 0, false, 0},
+    {GCM_TEX_DXT5, 256, 256, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 256, 128, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 128, 128, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 128, 128, 0, false, 0, false, 0},
+    {GCM_TEX_DXT5, 128, 128, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 64, 64, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 64, 64, 0, false, 0, false, 0},
+    {GCM_TEX_DXT5, 64, 64, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 32, 32, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 128, 128, 0, true, 0, false, 0},
+    {GCM_TEX_DXT5, 128, 64, 0, false, 0, false, 0},
+    {GCM_TEX_DXT1, 16, 16, 0, false, 0, false, 0},
+};
+
+const struct gen_tex_spec *gen_tex_real_specs(size_t *n)
+{
+	*n = sizeof real_specs / sizeof real_specs[0];
+	return real_specs;
 }
 
 static uint8_t base_of(uint8_t f)
@@ -523,6 +554,7 @@ void gen_tex_object(const struct gen_tex_spec *s, uint32_t m_buffer, uint8_t out
 static bool gt_texture(const struct gen_tex_spec *s, struct buf *br, struct gen_tex_truth_item *ti)
 {
 	uint32_t m = mip_count(s), faces = s->cube ? 6 : 1;
+	size_t whole = 0; /* DDS bytes of what a cut resource still holds whole */
 	struct buf dds;
 	bool ok = true;
 
@@ -537,6 +569,10 @@ static bool gt_texture(const struct gen_tex_spec *s, struct buf *br, struct gen_
 			if (ok) {
 				buf_put(br, lvl.ps3, lvl.ps3_len);
 				buf_put(&dds, lvl.dds, lvl.dds_len);
+				/* whole faces first; failing those, whole levels of face 0 */
+				if (s->keep_bytes && br->len <= s->keep_bytes &&
+				    (l == m - 1 || (f == 0 && whole == dds.len - lvl.dds_len)))
+					whole = dds.len;
 				if (ti && f == 0 && l == 0) {
 					size_t n = (size_t)s->width * s->height * 4;
 
@@ -559,6 +595,10 @@ static bool gt_texture(const struct gen_tex_spec *s, struct buf *br, struct gen_
 			gt_level_free(&lvl);
 		}
 	}
+	if (s->keep_bytes && s->keep_bytes < br->len) {
+		br->len = s->keep_bytes;
+		dds.len = whole;
+	}
 	if (ti && ok && !dds.oom)
 		ti->dds_payload = buf_steal(&dds, &ti->dds_payload_len);
 	buf_free(&dds);
@@ -568,8 +608,11 @@ static bool gt_texture(const struct gen_tex_spec *s, struct buf *br, struct gen_
 enum rc gen_psg_textures(const struct gen_tex_opts *o, struct buf *out, struct psg_gen_record *rec,
 			 struct gen_tex_truth *truth)
 {
-	const struct gen_tex_spec *specs = o && o->specs ? o->specs : default_specs;
+	static const struct gen_tex_spec short_cube = {GCM_TEX_DXT5, 256, 256,	 1,
+						       true,	     0,	  false, 65536};
+	const struct gen_tex_spec *given = o && o->specs ? o->specs : default_specs;
 	size_t n = o && o->specs ? o->n_specs : sizeof default_specs / sizeof default_specs[0];
+	struct gen_tex_spec *specs = xcalloc_n(n + 1, sizeof *specs);
 	struct psgo_toc_entry *toc = NULL;
 	char(*names)[40] = NULL;
 	struct psg_builder *b;
@@ -577,6 +620,11 @@ enum rc gen_psg_textures(const struct gen_tex_opts *o, struct buf *out, struct p
 
 	if (truth)
 		memset(truth, 0, sizeof *truth);
+	if (!specs)
+		return RC_NOMEM;
+	memcpy(specs, given, n * sizeof *specs);
+	if (o && o->short_cube)
+		specs[n++] = short_cube;
 	b = psgb_new(PSGB_REG_TEXTURE10, o && o->arena_id ? o->arena_id : 0x7E570000u);
 	toc = xcalloc_n(n ? n : 1, sizeof *toc);
 	names = xcalloc_n(n ? n : 1, sizeof *names);
@@ -641,11 +689,13 @@ enum rc gen_psg_textures(const struct gen_tex_opts *o, struct buf *out, struct p
 		goto fail;
 	free(toc);
 	free(names);
+	free(specs);
 	return RC_OK;
 fail:
 	psgb_free(b);
 	free(toc);
 	free(names);
+	free(specs);
 	if (truth)
 		gen_tex_truth_free(truth);
 	return r;

@@ -96,7 +96,7 @@ bool gen_x360_twin_spec(const struct gen_x360_spec *s, struct gen_tex_spec *out)
 	/* RSX swizzles only power-of-two sizes: other uncompressed twins are linear (LN). */
 	if (!compressed && !(gx_pow2(s->width) && gx_pow2(s->height)))
 		f |= GCM_TEX_LN;
-	*out = (struct gen_tex_spec){f, s->width, s->height, s->mips, s->cube, 0, false};
+	*out = (struct gen_tex_spec){f, s->width, s->height, s->mips, s->cube, 0, false, 0};
 	return true;
 }
 

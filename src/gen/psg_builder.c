@@ -1,9 +1,10 @@
 /*
- * PS3 RW4 arena builder (spec §11): header 0xC0, sections with the 64- or 10-type registry,
- * main objects aligned in logical order, dictionary, subreference records and scratch, then
- * base resources in region 5. An xb2 (Xbox 360) arena differs only in the header (0xAC, five
- * descriptors) and puts base resources (type 0x00010031) in region 2. An optional seeded shuffle
- * permutes dictionary rows only.
+ * RW4 arena builder (docs/rw4-arena.md, "File layout"): header, sections with the 64- or
+ * 10-type registry, main objects aligned in logical order, dictionary, subreference records
+ * and scratch, then base resources in the graphics region. PS3 arenas have a 0xC0 header and
+ * the region 5; an xb2 (Xbox 360) arena differs only in the header (0xAC, five descriptors),
+ * puts base resources (type 0x00010031) in region 2 and registers 9 texture types. Row order:
+ * logical, seeded shuffle, base resources first or explicit (psgb_set_order, psgb_set_rows).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,9 @@ struct psg_builder {
 	size_t n_refs, cap_refs;
 	struct pb_sub *sub;
 	size_t n_sub, cap_sub;
+	enum psgb_order order;
+	uint32_t *rows; /* psgb_set_rows, NULL = none */
+	size_t n_rows;
 	bool bad; /* allocation failure or misuse: finish fails */
 };
 
@@ -131,6 +135,7 @@ void psgb_free(struct psg_builder *b)
 	free(b->obj);
 	free(b->refs);
 	free(b->sub);
+	free(b->rows);
 	free(b);
 }
 
@@ -252,6 +257,23 @@ void psgb_ref(struct psg_builder *b, uint32_t idx, uint32_t offset)
 	b->refs[b->n_refs++] = (struct pb_ref){idx, offset};
 }
 
+void psgb_set_order(struct psg_builder *b, enum psgb_order order)
+{
+	b->order = order;
+}
+
+void psgb_set_rows(struct psg_builder *b, const uint32_t *rows, size_t n)
+{
+	free(b->rows);
+	b->n_rows = n;
+	b->rows = xcalloc_n(n ? n : 1, sizeof *b->rows);
+	if (!b->rows) {
+		b->bad = true;
+		return;
+	}
+	memcpy(b->rows, rows, n * sizeof *rows);
+}
+
 void psgb_set_gpu_align(struct psg_builder *b, uint32_t align)
 {
 	b->gpu_align = align ? align : 1;
@@ -274,58 +296,112 @@ static int pb_type_index(const uint32_t *reg, uint32_t n, uint32_t type_id)
 	return -1;
 }
 
-/* Row order: perm[row] = logical index, *inv_out[logical] = row. Identity when seed is 0. */
-static uint32_t *pb_perm_new(struct psg_builder *b, uint64_t seed, uint32_t **inv_out)
+/* Fisher-Yates shuffle of perm, then swap a row nobody references into row 0: a stored 0
+ * in a reference field must keep reading as null in shuffled arenas. */
+static enum rc pb_shuffle(const struct psg_builder *b, uint64_t seed, uint32_t *perm)
+{
+	uint32_t n = (uint32_t)b->n;
+	bool *target = xcalloc_n(n ? n : 1, sizeof *target);
+	struct prng r;
+
+	if (!target)
+		return RC_NOMEM;
+	prng_seed(&r, seed);
+	for (uint32_t i = n; i > 1; i--) {
+		uint32_t j = prng_below(&r, i), t = perm[i - 1];
+
+		perm[i - 1] = perm[j];
+		perm[j] = t;
+	}
+	for (size_t k = 0; k < b->n_refs; k++) {
+		const struct pb_obj *o = &b->obj[b->refs[k].idx];
+		uint32_t v;
+
+		if (o->base || !o->data || (uint64_t)b->refs[k].off + 4 > o->len)
+			continue;
+		v = ld_u32be(o->data + b->refs[k].off);
+		if (v != 0 && (v >> 22) == 0 && v < n)
+			target[v] = true;
+	}
+	for (uint32_t r0 = 1; n && target[perm[0]] && r0 < n; r0++)
+		if (!target[perm[r0]]) {
+			uint32_t t = perm[0];
+
+			perm[0] = perm[r0];
+			perm[r0] = t;
+		}
+	free(target);
+	return RC_OK;
+}
+
+/* Stable partition of perm: base resources first. */
+static enum rc pb_baseres_first(const struct psg_builder *b, uint32_t *perm)
+{
+	uint32_t n = (uint32_t)b->n, k = 0;
+	uint32_t *tmp = xcalloc_n(n ? n : 1, sizeof *tmp);
+
+	if (!tmp)
+		return RC_NOMEM;
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t i = 0; i < n; i++)
+			if (b->obj[perm[i]].base == (pass == 0))
+				tmp[k++] = perm[i];
+	memcpy(perm, tmp, (size_t)n * sizeof *perm);
+	free(tmp);
+	return RC_OK;
+}
+
+/* The explicit row order, checked to be a permutation of every object. */
+static enum rc pb_rows(const struct psg_builder *b, uint32_t *perm)
+{
+	uint32_t n = (uint32_t)b->n;
+	bool *seen;
+
+	if (b->n_rows != n)
+		return RC_INVAL;
+	seen = xcalloc_n(n ? n : 1, sizeof *seen);
+	if (!seen)
+		return RC_NOMEM;
+	for (uint32_t r = 0; r < n; r++) {
+		if (b->rows[r] >= n || seen[b->rows[r]]) {
+			free(seen);
+			return RC_INVAL;
+		}
+		seen[b->rows[r]] = true;
+		perm[r] = b->rows[r];
+	}
+	free(seen);
+	return RC_OK;
+}
+
+/* Row order: perm[row] = logical index, inv[logical] = row (psgb_set_rows, else the shuffle
+ * and then psgb_set_order). */
+static enum rc pb_perm(const struct psg_builder *b, uint64_t seed, uint32_t **perm_out,
+		       uint32_t **inv_out)
 {
 	uint32_t n = (uint32_t)b->n;
 	uint32_t *perm = xcalloc_n(n ? n : 1, sizeof *perm);
 	uint32_t *inv = xcalloc_n(n ? n : 1, sizeof *inv);
-	bool *target = xcalloc_n(n ? n : 1, sizeof *target);
-	struct prng r;
+	enum rc r = perm && inv ? RC_OK : RC_NOMEM;
 
-	if (!perm || !inv || !target) {
+	for (uint32_t i = 0; r == RC_OK && i < n; i++)
+		perm[i] = i;
+	if (r == RC_OK && b->rows)
+		r = pb_rows(b, perm);
+	else if (r == RC_OK && seed)
+		r = pb_shuffle(b, seed, perm);
+	if (r == RC_OK && !b->rows && b->order == PSGB_ORDER_BASERES_FIRST)
+		r = pb_baseres_first(b, perm);
+	if (r != RC_OK) {
 		free(perm);
 		free(inv);
-		free(target);
-		return NULL;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		perm[i] = i;
-	if (seed) {
-		prng_seed(&r, seed);
-		for (uint32_t i = n; i > 1; i--) {
-			uint32_t j = prng_below(&r, i);
-			uint32_t t = perm[i - 1];
-			perm[i - 1] = perm[j];
-			perm[j] = t;
-		}
-		/* Row 0 reads as null (§5), so it must hold an object nobody references. */
-		for (size_t k = 0; k < b->n_refs; k++) {
-			const struct pb_obj *o = &b->obj[b->refs[k].idx];
-			uint32_t v;
-
-			if (o->base || !o->data || (uint64_t)b->refs[k].off + 4 > o->len)
-				continue;
-			v = ld_u32be(o->data + b->refs[k].off);
-			if (v != 0 && (v >> 22) == 0 && v < n)
-				target[v] = true;
-		}
-		if (n && target[perm[0]]) {
-			for (uint32_t r0 = 1; r0 < n; r0++) {
-				if (!target[perm[r0]]) {
-					uint32_t t = perm[0];
-					perm[0] = perm[r0];
-					perm[r0] = t;
-					break;
-				}
-			}
-		}
+		return r;
 	}
 	for (uint32_t i = 0; i < n; i++)
 		inv[perm[i]] = i;
-	free(target);
+	*perm_out = perm;
 	*inv_out = inv;
-	return perm;
+	return RC_OK;
 }
 
 static void pb_u32(struct buf *o, uint32_t v)
@@ -333,77 +409,73 @@ static void pb_u32(struct buf *o, uint32_t v)
 	buf_u32be(o, v);
 }
 
-static enum rc pb_fail(struct psg_builder *b, enum rc r)
+/* psgb_finish consumes the builder whatever the outcome. */
+static enum rc pb_consume(struct psg_builder *b, enum rc r)
 {
 	psgb_free(b);
 	return r;
 }
 
-enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *out,
-		    struct psg_gen_record *rec)
+/* Where everything goes (docs/rw4-arena.md, "File layout"); offsets are arena-relative. */
+struct pb_layout {
+	const uint32_t *reg;
+	uint32_t n_types, n, n_sub;
+	uint32_t n_rd, gpu_k, hdr; /* descriptors, the graphics one, header bytes (0x48 + 20 n) */
+	uint32_t t_off, e_off, s_off, a_off; /* section offsets relative to the manifest */
+	uint64_t sections_end, dict_start, records, sub_dict, rd0, region, total;
+	bool have_br;
+};
+
+/* Every slot filled, every type registered, every subreference and declared reference
+ * inside what it names: RC_INVAL for the caller's mistakes. */
+static enum rc pb_check(struct psg_builder *b, const struct pb_layout *L)
 {
-	const uint32_t *reg = b->reg == PSGB_REG_TEXTURE10 ? pb_reg_texture : pb_reg_model;
-	uint32_t n_types = b->reg == PSGB_REG_TEXTURE10 ? 10 : 64;
-	uint32_t n = (uint32_t)b->n, n_sub = (uint32_t)b->n_sub;
-	uint64_t sections_end, pos, dict_start, records, sub_dict, rd0, region = 0, total;
-	uint32_t t_off = 0x1C, e_off, s_off, a_off;
-	uint32_t *perm, *inv;
-	uint64_t *hash;
-	size_t base = out->len;
-	bool have_br = false;
-	/* xb2: 5 descriptors, graphics data in PHYSICAL (k = 2); ps3: 6, GRAPHICS_LOCAL (k = 5) */
-	uint32_t n_rd = b->plat == PSGB_XB2 ? 5 : 6, gpu_k = b->plat == PSGB_XB2 ? 2 : 5;
-	uint32_t hdr = 0x48 + 20 * n_rd;
-
-	if (b->plat == PSGB_XB2 && b->reg == PSGB_REG_TEXTURE10) {
-		reg = pb_reg_texture_xb2;
-		n_types = 9;
-	}
-
-	if (rec) {
-		rec->obj = NULL;
-		rec->n = 0;
-	}
-	if (b->bad)
-		return pb_fail(b, RC_NOMEM);
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < L->n; i++) {
 		struct pb_obj *o = &b->obj[i];
 		int ti;
 
 		if (!o->set || o->len > UINT32_MAX)
-			return pb_fail(b, RC_INVAL);
-		ti = pb_type_index(reg, n_types, o->type_id);
+			return RC_INVAL;
+		ti = pb_type_index(L->reg, L->n_types, o->type_id);
 		if (ti < 0)
-			return pb_fail(b, RC_INVAL);
+			return RC_INVAL;
 		o->type_index = (uint32_t)ti;
 	}
-	for (uint32_t i = 0; i < n_sub; i++)
-		if (b->sub[i].obj >= n)
-			return pb_fail(b, RC_INVAL);
-	/* A declared reference must sit inside a main-memory object: catch caller mistakes. */
+	for (uint32_t i = 0; i < L->n_sub; i++)
+		if (b->sub[i].obj >= L->n)
+			return RC_INVAL;
 	for (size_t k = 0; k < b->n_refs; k++) {
 		const struct pb_ref *f = &b->refs[k];
 
-		if (f->idx >= n || b->obj[f->idx].base || (uint64_t)f->off + 4 > b->obj[f->idx].len)
-			return pb_fail(b, RC_INVAL);
+		if (f->idx >= L->n || b->obj[f->idx].base ||
+		    (uint64_t)f->off + 4 > b->obj[f->idx].len)
+			return RC_INVAL;
 	}
+	return RC_OK;
+}
 
-	e_off = t_off + 0x0C + 4 * n_types;
-	s_off = e_off + 0x24;
-	a_off = s_off + 0x1C;
-	sections_end = hdr + a_off + 0x0C;
+/* Sections, then main objects in logical order, dictionary, subreference records and
+ * scratch, then base resources in region 5. RC_UNSUPPORTED past 4 GiB. */
+static enum rc pb_layout(struct psg_builder *b, struct pb_layout *L)
+{
+	uint64_t pos;
 
-	pos = sections_end;
-	for (uint32_t i = 0; i < n; i++) {
+	L->t_off = 0x1C;
+	L->e_off = L->t_off + 0x0C + 4 * L->n_types;
+	L->s_off = L->e_off + 0x24;
+	L->a_off = L->s_off + 0x1C;
+	L->sections_end = L->hdr + L->a_off + 0x0C;
+	pos = L->sections_end;
+	for (uint32_t i = 0; i < L->n; i++) {
 		struct pb_obj *o = &b->obj[i];
 
 		if (o->base) {
-			region = align_up(region, o->align);
-			o->ptr = (uint32_t)region; /* checked against UINT32_MAX below */
-			if (region > UINT32_MAX)
-				return pb_fail(b, RC_UNSUPPORTED);
-			region += o->len;
-			have_br = true;
+			L->region = align_up(L->region, o->align);
+			if (L->region > UINT32_MAX)
+				return RC_UNSUPPORTED;
+			o->ptr = (uint32_t)L->region;
+			L->region += o->len;
+			L->have_br = true;
 			continue;
 		}
 		pos = align_up(pos, o->align);
@@ -411,65 +483,44 @@ enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *ou
 		o->ptr = (uint32_t)pos;
 		pos += o->len;
 	}
-	dict_start = align_up(pos, 4);
-	records = dict_start + 24ull * n;
-	sub_dict = records + 8ull * n_sub;
-	rd0 = sub_dict + 24ull * n_sub;
-	total = rd0 + region;
-	if (total > UINT32_MAX || region > UINT32_MAX)
-		return pb_fail(b, RC_UNSUPPORTED);
-	for (uint32_t i = 0; i < n; i++)
+	L->dict_start = align_up(pos, 4);
+	L->records = L->dict_start + 24ull * L->n;
+	L->sub_dict = L->records + 8ull * L->n_sub;
+	L->rd0 = L->sub_dict + 24ull * L->n_sub;
+	L->total = L->rd0 + L->region;
+	if (L->total > UINT32_MAX || L->region > UINT32_MAX)
+		return RC_UNSUPPORTED;
+	for (uint32_t i = 0; i < L->n; i++)
 		if (b->obj[i].base)
-			b->obj[i].start = rd0 + b->obj[i].ptr;
+			b->obj[i].start = L->rd0 + b->obj[i].ptr;
+	return RC_OK;
+}
 
-	perm = pb_perm_new(b, shuffle_seed, &inv);
-	if (!perm)
-		return pb_fail(b, RC_NOMEM);
-	hash = xcalloc_n(n ? n : 1, sizeof *hash);
-	if (!hash) {
-		free(perm);
-		free(inv);
-		return pb_fail(b, RC_NOMEM);
-	}
-
-	/* Renumber declared references in the stored bytes (shuffle or not, identity is a no-op).
-	 */
+/* Declared references in the stored bytes follow their objects to their rows (0 = row 0;
+ * stored nulls were never declared). */
+static void pb_renumber(struct psg_builder *b, const uint32_t *inv)
+{
 	for (size_t k = 0; k < b->n_refs; k++) {
-		struct pb_obj *o;
-		uint32_t v;
+		struct pb_obj *o = &b->obj[b->refs[k].idx];
+		uint8_t *p = o->data + b->refs[k].off;
+		uint32_t v = ld_u32be(p), nv;
 
-		if (b->refs[k].idx >= n)
+		if (v == 0 || (v >> 22) != 0 || v >= b->n)
 			continue;
-		o = &b->obj[b->refs[k].idx];
-		if (!o->data || (uint64_t)b->refs[k].off + 4 > o->len)
-			continue;
-		v = ld_u32be(o->data + b->refs[k].off);
-		if (v != 0 && (v >> 22) == 0 && v < n) {
-			uint32_t nv = inv[v];
-			uint8_t *p = o->data + b->refs[k].off;
-
-			p[0] = (uint8_t)(nv >> 24);
-			p[1] = (uint8_t)(nv >> 16);
-			p[2] = (uint8_t)(nv >> 8);
-			p[3] = (uint8_t)nv;
-		}
+		nv = inv[v];
+		p[0] = (uint8_t)(nv >> 24);
+		p[1] = (uint8_t)(nv >> 16);
+		p[2] = (uint8_t)(nv >> 8);
+		p[3] = (uint8_t)nv;
 	}
+}
 
-	/* One allocation up front: a 1 GB arena never holds a doubled buffer. */
-	if (!out->count_only) {
-		buf_zero(out, (size_t)total);
-		if (out->oom) {
-			free(perm);
-			free(inv);
-			free(hash);
-			return pb_fail(b, RC_NOMEM);
-		}
-		out->len = base;
-	}
-
-	/* Header (§2). */
+/* The header (docs/rw4-arena.md, "Header"): 0xC0 bytes on PS3, 0xAC on xb2. */
+static void pb_write_header(const struct psg_builder *b, const struct pb_layout *L, struct buf *out)
+{
 	static const uint8_t magic[12] = {0x89, 'R', 'W',  '4',	 'p',  's',
 					  '3',	0,   0x0D, 0x0A, 0x1A, 0x0A};
+
 	buf_put(out, magic, 4);
 	buf_put(out, b->plat == PSGB_XB2 ? "xb2" : "ps3", 4);
 	buf_put(out, magic + 8, 4);
@@ -480,69 +531,77 @@ enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *ou
 	buf_put(out,
 		"454\0"
 		"000\0",
-		8);
+		8);	    /* majorVersion, minorVersion */
 	pb_u32(out, 0);	    /* buildNo */
 	pb_u32(out, b->id); /* id */
-	pb_u32(out, n);	    /* numEntries */
-	pb_u32(out, n);	    /* numUsed */
+	pb_u32(out, L->n);  /* numEntries */
+	pb_u32(out, L->n);  /* numUsed */
 	pb_u32(out, 0x10);  /* alignment */
 	pb_u32(out, 0);	    /* virt */
-	pb_u32(out, (uint32_t)dict_start);
-	pb_u32(out, hdr); /* sections */
+	pb_u32(out, (uint32_t)L->dict_start);
+	pb_u32(out, L->hdr); /* sections */
 	pb_u32(out, 0);
 	pb_u32(out, 0);
 	pb_u32(out, 0);
-	pb_u32(out, (uint32_t)rd0);
+	pb_u32(out, (uint32_t)L->rd0);
 	pb_u32(out, 0x10);
-	for (uint32_t k = 1; k < n_rd; k++) {
-		pb_u32(out, k == gpu_k && have_br ? (uint32_t)region : 0);
-		pb_u32(out, k == gpu_k && have_br ? b->gpu_align : 1);
+	for (uint32_t k = 1; k < L->n_rd; k++) {
+		pb_u32(out, k == L->gpu_k && L->have_br ? (uint32_t)L->region : 0);
+		pb_u32(out, k == L->gpu_k && L->have_br ? b->gpu_align : 1);
 	}
-	pb_u32(out, hdr); /* RU[0] */
+	pb_u32(out, L->hdr); /* RU[0] */
 	pb_u32(out, 4);
-	for (uint32_t k = 1; k < n_rd; k++) {
+	for (uint32_t k = 1; k < L->n_rd; k++) {
 		pb_u32(out, 0);
 		pb_u32(out, 1);
 	}
-	for (uint32_t k = 0; k <= n_rd; k++) /* TargetResource[n_rd], arenaGroup */
+	for (uint32_t k = 0; k <= L->n_rd; k++) /* TargetResource[n_rd], arenaGroup */
 		pb_u32(out, 0);
+}
 
-	/* Sections (§3). */
-	pb_u32(out, 0x00010004);
-	pb_u32(out, 4);
-	pb_u32(out, 0x0C);
-	pb_u32(out, t_off);
-	pb_u32(out, e_off);
-	pb_u32(out, s_off);
-	pb_u32(out, a_off);
-	pb_u32(out, 0x00010005);
-	pb_u32(out, n_types);
-	pb_u32(out, 0x0C);
-	for (uint32_t i = 0; i < n_types; i++)
-		pb_u32(out, reg[i]);
-	pb_u32(out, 0x00010006);
-	pb_u32(out, 3);
-	pb_u32(out, 0x18);
-	pb_u32(out, b->id);
-	pb_u32(out, 0xFFB00000u);
-	pb_u32(out, b->id);
-	pb_u32(out, 0);
-	pb_u32(out, 0);
-	pb_u32(out, 0);
-	pb_u32(out, 0x00010007);
-	pb_u32(out, n_sub);
-	pb_u32(out, 0);
-	pb_u32(out, 0);
-	pb_u32(out, (uint32_t)sub_dict);
-	pb_u32(out, (uint32_t)records);
-	pb_u32(out, n_sub);
-	pb_u32(out, 0x00010008);
-	pb_u32(out, 0);
-	pb_u32(out, 0);
+/* Manifest, types, external arenas, subreferences and atoms (docs/rw4-arena.md,
+ * "Sections"). */
+static void pb_write_sections(const struct psg_builder *b, const struct pb_layout *L,
+			      struct buf *out)
+{
+	const uint32_t head[] = {0x00010004, 4,	       0x0C,	   L->t_off,   L->e_off,
+				 L->s_off,   L->a_off, 0x00010005, L->n_types, 0x0C};
+	const uint32_t tail[] = {0x00010006,
+				 3,
+				 0x18,
+				 b->id,
+				 0xFFB00000u,
+				 b->id,
+				 0,
+				 0,
+				 0,
+				 0x00010007,
+				 L->n_sub,
+				 0,
+				 0,
+				 (uint32_t)L->sub_dict,
+				 (uint32_t)L->records,
+				 L->n_sub,
+				 0x00010008,
+				 0,
+				 0};
 
-	/* Main objects in logical order. */
-	for (uint32_t i = 0; i < n; i++) {
-		struct pb_obj *o = &b->obj[i];
+	for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+		pb_u32(out, head[i]);
+	for (uint32_t i = 0; i < L->n_types; i++)
+		pb_u32(out, L->reg[i]);
+	for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
+		pb_u32(out, tail[i]);
+}
+
+/* Main objects in logical order, then the dictionary rows in row order, the subreference
+ * records and their scratch. */
+static void pb_write_main(const struct psg_builder *b, const struct pb_layout *L,
+			  const uint32_t *perm, const uint32_t *inv, size_t base, uint64_t *hash,
+			  struct buf *out)
+{
+	for (uint32_t i = 0; i < L->n; i++) {
+		const struct pb_obj *o = &b->obj[i];
 
 		if (o->base)
 			continue;
@@ -550,10 +609,8 @@ enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *ou
 		buf_put(out, o->data, (size_t)o->len);
 		hash[i] = fnv1a64(o->data, (size_t)o->len);
 	}
-	buf_zero(out, (size_t)(dict_start - (out->len - base)));
-
-	/* Dictionary rows in shuffled order. */
-	for (uint32_t r = 0; r < n; r++) {
+	buf_zero(out, (size_t)(L->dict_start - (out->len - base)));
+	for (uint32_t r = 0; r < L->n; r++) {
 		const struct pb_obj *o = &b->obj[perm[r]];
 
 		pb_u32(out, o->ptr);
@@ -563,64 +620,127 @@ enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *ou
 		pb_u32(out, o->type_index);
 		pb_u32(out, o->type_id);
 	}
-	for (uint32_t i = 0; i < n_sub; i++) {
+	for (uint32_t i = 0; i < L->n_sub; i++) {
 		pb_u32(out, inv[b->sub[i].obj]);
 		pb_u32(out, b->sub[i].off);
 	}
-	buf_zero(out, 24 * (size_t)n_sub);
+	buf_zero(out, 24 * (size_t)L->n_sub);
+}
 
-	/* The graphics region (5 on ps3, 2 on xb2). */
-	for (uint32_t i = 0; i < n; i++) {
-		struct pb_obj *o = &b->obj[i];
-		uint64_t h = 0xcbf29ce484222325ull;
+/* One base resource produced while it is written, in chunks; returns its hash. */
+static uint64_t pb_write_lazy(const struct pb_obj *o, struct buf *out)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (uint64_t off = 0; off < o->len; off += PB_FILL_CHUNK) {
+		size_t c = (size_t)(o->len - off < PB_FILL_CHUNK ? o->len - off : PB_FILL_CHUNK);
+		size_t at = out->len;
+
+		buf_zero(out, c);
+		if (out->count_only || out->oom)
+			continue;
+		o->fill(o->ctx, off, out->data + at, c);
+		h = fnv_update(h, out->data + at, c);
+	}
+	return out->count_only ? 0 : h;
+}
+
+/* The graphics region (5 on ps3, 2 on xb2): the base resources at their aligned offsets. */
+static void pb_write_region(const struct psg_builder *b, const struct pb_layout *L, size_t base,
+			    uint64_t *hash, struct buf *out)
+{
+	for (uint32_t i = 0; i < L->n; i++) {
+		const struct pb_obj *o = &b->obj[i];
 
 		if (!o->base)
 			continue;
 		buf_zero(out, (size_t)(o->start - (out->len - base)));
-		if (!o->fill) {
+		if (o->fill) {
+			hash[i] = pb_write_lazy(o, out);
+		} else {
 			buf_put(out, o->data, (size_t)o->len);
 			hash[i] = fnv1a64(o->data, (size_t)o->len);
-			continue;
 		}
-		for (uint64_t off = 0; off < o->len; off += PB_FILL_CHUNK) {
-			size_t c =
-			    (size_t)(o->len - off < PB_FILL_CHUNK ? o->len - off : PB_FILL_CHUNK);
-			size_t at = out->len;
-
-			buf_zero(out, c);
-			if (out->count_only || out->oom)
-				continue;
-			o->fill(o->ctx, off, out->data + at, c);
-			h = fnv_update(h, out->data + at, c);
-		}
-		hash[i] = out->count_only ? 0 : h;
 	}
+}
 
-	if (out->oom) {
-		free(perm);
-		free(inv);
-		free(hash);
-		return pb_fail(b, RC_NOMEM);
+static enum rc pb_record(const struct psg_builder *b, const uint32_t *perm, const uint64_t *hash,
+			 struct psg_gen_record *rec)
+{
+	uint32_t n = (uint32_t)b->n;
+
+	rec->obj = xcalloc_n(n ? n : 1, sizeof *rec->obj);
+	if (!rec->obj)
+		return RC_NOMEM;
+	rec->n = n;
+	for (uint32_t r = 0; r < n; r++) {
+		const struct pb_obj *o = &b->obj[perm[r]];
+
+		rec->obj[r] =
+		    (struct psg_gen_object){o->type_id, o->start, (uint32_t)o->len, hash[perm[r]]};
 	}
+	return RC_OK;
+}
+
+/* Write the laid-out arena; one allocation up front, so a 1 GB arena never holds a doubled
+ * buffer. */
+static enum rc pb_write(const struct psg_builder *b, const struct pb_layout *L,
+			const uint32_t *perm, const uint32_t *inv, uint64_t *hash, struct buf *out)
+{
+	size_t base = out->len;
+
+	if (!out->count_only) {
+		buf_zero(out, (size_t)L->total);
+		if (out->oom)
+			return RC_NOMEM;
+		out->len = base;
+	}
+	pb_write_header(b, L, out);
+	pb_write_sections(b, L, out);
+	pb_write_main(b, L, perm, inv, base, hash, out);
+	pb_write_region(b, L, base, hash, out);
+	return out->oom ? RC_NOMEM : RC_OK;
+}
+
+enum rc psgb_finish(struct psg_builder *b, uint64_t shuffle_seed, struct buf *out,
+		    struct psg_gen_record *rec)
+{
+	bool xb2 = b->plat == PSGB_XB2, tex = b->reg == PSGB_REG_TEXTURE10;
+	struct pb_layout L = {.reg = !tex  ? pb_reg_model
+				     : xb2 ? pb_reg_texture_xb2
+					   : pb_reg_texture,
+			      .n_types = !tex  ? 64
+					 : xb2 ? 9
+					       : 10,
+			      .n = (uint32_t)b->n,
+			      .n_sub = (uint32_t)b->n_sub,
+			      .n_rd = xb2 ? 5 : 6,
+			      .gpu_k = xb2 ? 2 : 5};
+	uint32_t *perm = NULL, *inv = NULL;
+	uint64_t *hash = NULL;
+	enum rc r = b->bad ? RC_NOMEM : pb_check(b, &L);
+
+	L.hdr = 0x48 + 20 * L.n_rd;
 	if (rec) {
-		rec->obj = xcalloc_n(n ? n : 1, sizeof *rec->obj);
-		if (!rec->obj) {
-			free(perm);
-			free(inv);
-			free(hash);
-			return pb_fail(b, RC_NOMEM);
-		}
-		rec->n = n;
-		for (uint32_t r = 0; r < n; r++) {
-			const struct pb_obj *o = &b->obj[perm[r]];
-
-			rec->obj[r] = (struct psg_gen_object){o->type_id, o->start,
-							      (uint32_t)o->len, hash[perm[r]]};
-		}
+		rec->obj = NULL;
+		rec->n = 0;
 	}
+	if (r == RC_OK)
+		r = pb_layout(b, &L);
+	if (r == RC_OK)
+		r = pb_perm(b, shuffle_seed, &perm, &inv);
+	if (r == RC_OK) {
+		hash = xcalloc_n(L.n ? L.n : 1, sizeof *hash);
+		r = hash ? RC_OK : RC_NOMEM;
+	}
+	if (r == RC_OK) {
+		pb_renumber(b, inv);
+		r = pb_write(b, &L, perm, inv, hash, out);
+	}
+	if (r == RC_OK && rec)
+		r = pb_record(b, perm, hash, rec);
 	free(perm);
 	free(inv);
 	free(hash);
-	psgb_free(b);
-	return RC_OK;
+	return pb_consume(b, r);
 }

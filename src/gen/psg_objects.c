@@ -1,4 +1,4 @@
-/* Big-endian encoders for the PS3 model-arena objects (spec §7, §8, §16). */
+/* Big-endian encoders for the PS3 model-arena objects (docs/skate-objects.md). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -40,6 +40,8 @@ static void usage(FILE *out)
 	    "  --seed N            random seed (default 1)\n"
 	    "  --shuffle-dict N    PSG: permute dictionary rows with seed N (references follow)\n"
 	    "  --record FILE       PSG: write 'index type_id offset size fnv1a64' rows to FILE\n"
+	    "  --baseres-first     sky, skinned: base resources at the first dictionary rows (a\n"
+	    "                      reference to row 0 is then stored as 0)\n"
 	    "sized:\n"
 	    "  --size N            target bytes, 64K to 3G (default 1M)\n"
 	    "psk:\n"
@@ -56,6 +58,8 @@ static void usage(FILE *out)
 	    "  --frames N          most frames a sequence gets, 1 to 16777216 (default 8);\n"
 	    "                      bones x all frames must stay at most 16777216 keys\n"
 	    "  --scale-keys --hostile-names\n"
+	    "  --overlap           every sequence covers every key, all --frames of them\n"
+	    "                      (the amplification worst case: small file, huge views)\n"
 	    "  --match-psk         the skeleton psk --seed/--bones would generate\n"
 	    "skinned:\n"
 	    "  --bones N           3 to 4096 (default 12)\n"
@@ -65,7 +69,14 @@ static void usage(FILE *out)
 	    "  --tris N            triangles per island (a mesh has islands x tris),\n"
 	    "                      1 to 1048576 (default 20)\n"
 	    "  --hostile KIND      palette|index|stride|bones (a broken variant)\n"
-	    "  --truth FILE        bones, hierarchy and per-mesh counts as TSV\n"
+	    "  --skater            the skater encoding on every mesh: positions S1x4 as s16 / "
+	    "16384,\n"
+	    "                      weights and indices UB256\n"
+	    "  --rig-names         bone names from the skater rig (mixed case), parented as the\n"
+	    "                      rig says (the truth's parents)\n"
+	    "  --truth FILE        bones, hierarchy, per-mesh counts and position encoding as "
+	    "TSV;\n"
+	    "                      --skater adds each vertex's position and bone-local position\n"
 	    "  --hierarchy-out F   the 'bone<TAB>parent' file for psgfs -o hierarchy=\n"
 	    "folder:\n"
 	    "  --assets N          well-formed asset files besides the junk, 1 to 1000000\n"
@@ -75,6 +86,10 @@ static void usage(FILE *out)
 	    "textures:\n"
 	    "  --platform P        ps3 (default), x360 (an Xbox 360 .rx2 arena of twins) or\n"
 	    "                      ps3-twin (the PS3 arena those twins match)\n"
+	    "  --real-shape        ps3: 19 DXT1/DXT5 textures up to 1024x1024 with full mip\n"
+	    "                      chains and one cube map, shaped like a real 2 MB arena\n"
+	    "  --short-cube        ps3: also a DXT5 256x256 cube map whose base resource holds\n"
+	    "                      only its first face (as a real tool-made arena does)\n"
 	    "\n"
 	    "exit status: 0 ok, 1 generation or write failed, 2 usage\n");
 }
@@ -109,6 +124,12 @@ enum {
 	O_ASSETS,
 	O_WIDE,
 	O_MANIFEST,
+	O_SHORT_CUBE,
+	O_REAL_SHAPE,
+	O_OVERLAP,
+	O_BASERES_FIRST,
+	O_SKATER,
+	O_RIG,
 };
 
 static const struct option longopts[] = {
@@ -141,6 +162,12 @@ static const struct option longopts[] = {
     {"assets", required_argument, NULL, O_ASSETS},
     {"wide", required_argument, NULL, O_WIDE},
     {"manifest", required_argument, NULL, O_MANIFEST},
+    {"short-cube", no_argument, NULL, O_SHORT_CUBE},
+    {"real-shape", no_argument, NULL, O_REAL_SHAPE},
+    {"overlap", no_argument, NULL, O_OVERLAP},
+    {"baseres-first", no_argument, NULL, O_BASERES_FIRST},
+    {"skater", no_argument, NULL, O_SKATER},
+    {"rig-names", no_argument, NULL, O_RIG},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -295,7 +322,9 @@ static int write_record(const char *path, const struct psg_gen_record *rec)
 	return fclose(f) == 0 ? 0 : 1;
 }
 
-/* The ground truth of a skinned arena, for integration tests: bones, then one row per mesh. */
+/* The ground truth of a skinned arena, for integration tests: bones, then per mesh a "mesh"
+ * row, an "encoding" row (how positions are stored) and, for skater meshes, one "position"
+ * row per vertex: mesh, vertex, bone it was placed at, x y z, and x y z seen from that bone. */
 static int write_truth(const char *path, const struct gen_skinned_truth *t)
 {
 	FILE *f;
@@ -314,6 +343,12 @@ static int write_truth(const char *path, const struct gen_skinned_truth *t)
 		for (uint32_t k = 0; k < mt->n_palette; k++)
 			fprintf(f, "%s%u", k ? "," : "", mt->palette[k]);
 		fputc('\n', f);
+		fprintf(f, "encoding\t%u\tpositions %s\t-\t-\t-\t-\n", m, mt->pos_encoding);
+		for (uint32_t v = 0; mt->local && v < mt->n_verts; v++)
+			fprintf(f, "position\t%u\t%u\t%u\t%.9g %.9g %.9g\t%.9g %.9g %.9g\t-\n", m,
+				v, mt->main_bone[v], (double)mt->pos[v][0], (double)mt->pos[v][1],
+				(double)mt->pos[v][2], (double)mt->local[v][0],
+				(double)mt->local[v][1], (double)mt->local[v][2]);
 	}
 	return fclose(f) == 0 ? 0 : 1;
 }
@@ -413,6 +448,7 @@ int main(int argc, char **argv)
 	struct gen_folder_opts fo = {0};
 	const char *manifest = NULL;
 	const char *truth_path = NULL, *hier_path = NULL, *platform = "ps3";
+	bool short_cube = false, real_shape = false;
 	uint64_t seed = 1, shuffle = 0, size = 1 << 20;
 	const char *record = NULL, *kind, *out;
 	struct buf b;
@@ -541,6 +577,24 @@ int main(int argc, char **argv)
 		case O_MANIFEST:
 			manifest = optarg;
 			break;
+		case O_SHORT_CUBE:
+			short_cube = true;
+			break;
+		case O_REAL_SHAPE:
+			real_shape = true;
+			break;
+		case O_OVERLAP:
+			pa.overlap = true;
+			break;
+		case O_BASERES_FIRST:
+			sk.baseres_first = true;
+			break;
+		case O_SKATER:
+			sk.layout = GEN_SK_SKATER;
+			break;
+		case O_RIG:
+			sk.rig_names = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -571,11 +625,16 @@ int main(int argc, char **argv)
 	} else if (!strcmp(kind, "psa")) {
 		r = gen_psa_file(&pa, &b);
 	} else if (!strcmp(kind, "sky")) {
-		r = gen_psg_sky(shuffle, &b, &rec);
+		r = gen_psg_sky_order(sk.baseres_first ? PSGB_ORDER_BASERES_FIRST
+						       : PSGB_ORDER_LOGICAL,
+				      shuffle, &b, &rec);
 	} else if (!strcmp(kind, "sized")) {
 		r = gen_psg_sized(size, seed, &b, &rec);
 	} else if (!strcmp(kind, "textures")) {
-		struct gen_tex_opts to = {.shuffle_seed = shuffle};
+		struct gen_tex_opts to = {.shuffle_seed = shuffle, .short_cube = short_cube};
+
+		if (real_shape)
+			to.specs = gen_tex_real_specs(&to.n_specs);
 
 		if (!strcmp(platform, "x360"))
 			r = gen_x360_textures(NULL, &b, &rec, NULL);

@@ -27,6 +27,18 @@ static bool stat_differs(const struct stat *a, const struct stat *b)
  * views keep serving. Checked after reading, which also catches a write racing the read:
  * writes stamp mtime before they change data. An unlinked source is unchanged (the fd keeps it).
  */
+/* The status files of an asset (info.txt, errors.txt...) sit at node (kind, 0, 0). */
+static void notify_status(struct asset *as)
+{
+	struct tree *t = as->t;
+
+	if (!t->on_change || !as->fmt)
+		return;
+	for (unsigned k = 0; k < as->fmt->n_kinds; k++)
+		if (as->fmt->kinds[k].status)
+			t->on_change(t->on_change_ctx, ino_make(as->slot, tn((uint8_t)k, 0, 0)));
+}
+
 bool asset_source_changed(struct asset *as)
 {
 	struct stat st;
@@ -36,11 +48,11 @@ bool asset_source_changed(struct asset *as)
 			       */
 	if (atomic_load(&as->changed))
 		return true;
-	if (fstat(as->fd, &st) != 0 || stat_differs(&st, &as->st)) {
-		atomic_store(&as->changed, true);
-		return true;
-	}
-	return false;
+	if (as->fd >= 0 && fstat(as->fd, &st) == 0 && !stat_differs(&st, &as->st))
+		return false;
+	if (!atomic_exchange(&as->changed, true))
+		notify_status(as);
+	return true;
 }
 
 /* Source reads made by this thread: a load that made none cannot be stale. */

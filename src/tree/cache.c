@@ -317,3 +317,24 @@ void cache_resize(struct cache *c, struct cache_ent *e, size_t bytes)
 	}
 	pthread_mutex_unlock(&c->mu);
 }
+
+void *cache_put_detached(struct cache *c, void *data, size_t bytes, void (*dtor)(void *),
+			 struct cache_ent **ent)
+{
+	struct cache_ent *e = calloc(1, sizeof *e);
+
+	(void)c;
+	*ent = e;
+	if (!e) {
+		if (dtor)
+			dtor(data);
+		else
+			free(data);
+		return NULL;
+	}
+	e->data = data;
+	e->bytes = bytes;
+	e->dtor = dtor;
+	e->pins = 1;
+	return data;
+}

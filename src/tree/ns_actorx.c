@@ -23,10 +23,10 @@ enum tree_open_fail ax_mount(struct asset *as, bool anim, char *why, size_t whyl
 	if (r != RC_OK) {
 		snprintf(why, whylen, "%s: %s", anim ? "PSA" : "PSK",
 			 x->d.n ? x->d.msg[0] : rc_str(r));
-		/* RC_CORRUPT (a head covering the file) hands back the chunk list. */
-		if (anim)
+		/* RC_CORRUPT leaves the chunk table for callers that show it; this one does not. */
+		if (r == RC_CORRUPT && anim)
 			psa_index_free(&x->psa);
-		else
+		else if (r == RC_CORRUPT)
 			psk_index_free(&x->psk);
 		diag_free(&x->d);
 		free(x);
@@ -303,11 +303,14 @@ static struct rows diag_rows(const struct diag *d)
 	return t;
 }
 
+/* The lines the index found, then (once the source changed) a line saying so. */
 enum rc ax_errors_layout(const struct tctx *c, struct layout_build *lb)
 {
 	struct rows t = diag_rows(&ax_of(c)->d);
 
 	rows_layout(&t, lb);
+	if (asset_source_changed(c->as))
+		layout_var(lb, 1);
 	return RC_OK;
 }
 
@@ -315,6 +318,10 @@ enum rc ax_errors(const struct tctx *c, unsigned part, uint64_t first, struct em
 {
 	struct rows t = diag_rows(&ax_of(c)->d);
 
-	(void)part;
+	if (part == 1) {
+		buf_puts(&e->b, "source: changed since mount; views not yet read fail with EIO\n");
+		emit_item(e);
+		return RC_OK;
+	}
 	return rows_render(&t, first, e);
 }

@@ -23,7 +23,7 @@ static enum tree_open_fail plain_mount(struct asset *as, char *why, size_t whyle
 }
 
 static const struct tree_kind plain_kinds[] = {
-    {"file", TT_FILE, 0, true, NULL, NULL, NULL, plain_extent, NULL},
+    {"file", TT_FILE, 0, true, NULL, NULL, NULL, plain_extent, NULL, false},
 };
 
 const struct tree_format tree_format_plain = {
@@ -63,9 +63,9 @@ static enum rc broken_errors(const struct tctx *c, unsigned part, uint64_t first
 }
 
 static const struct tree_kind broken_kinds[B_COUNT] = {
-    [B_ROOT] = {"root", TT_DIR, 0, false, broken_list, NULL, NULL, NULL, NULL},
-    [B_INFO] = {"info", TT_FILE, 0, false, NULL, NULL, broken_info, NULL, NULL},
-    [B_ERRORS] = {"errors", TT_FILE, 0, false, NULL, NULL, broken_errors, NULL, NULL},
+    [B_ROOT] = {"root", TT_DIR, 0, false, broken_list, NULL, NULL, NULL, NULL, false},
+    [B_INFO] = {"info", TT_FILE, 0, false, NULL, NULL, broken_info, NULL, NULL, false},
+    [B_ERRORS] = {"errors", TT_FILE, 0, false, NULL, NULL, broken_errors, NULL, NULL, false},
 };
 
 const struct tree_format tree_format_broken = {

@@ -7,9 +7,23 @@
 
 #include "psgfs/bytes.h"
 #include "psgfs/names.h"
+#include "psgfs/psk_gltf.h"
 #include "tree/ns_actorx.h"
 
-enum { K_SEQS = AX_K_FIRST_OWN, K_SEQ, K_SEQ_INFO, K_SEQ_KEYS, K_SEQ_SCALE, K_SEQ_PSA, K_COUNT };
+enum {
+	K_SEQS = AX_K_FIRST_OWN,
+	K_SEQ,
+	K_SEQ_INFO,
+	K_SEQ_KEYS,
+	K_SEQ_SCALE,
+	K_SEQ_PSA,
+	K_SEQ_GLB,
+	K_EXPORT,
+	K_ALL_GLB,
+	K_COUNT
+};
+
+enum { N_NONE, N_SEQ_GLB, N_ALL_GLB, N_COUNT };
 
 static const struct psa_index *ix_of(const struct tctx *c)
 {
@@ -34,6 +48,16 @@ static enum rc list_root(const struct tctx *c, struct tlist *out)
 	tlist_add(out, tn(AX_K_CHUNKS, 0, 0), "chunks");
 	tlist_add(out, tn(AX_K_SKEL, 0, 0), "skeleton");
 	tlist_add(out, tn(K_SEQS, 0, 0), "sequences");
+	tlist_add(out, tn(K_EXPORT, 0, 0), "export");
+	return RC_OK;
+}
+
+static enum rc list_export(const struct tctx *c, struct tlist *out)
+{
+	char stem[NAME_COMPONENT_MAX + 1];
+
+	name_component(c->as->stem, strlen(c->as->stem), stem);
+	tlist_add(out, tn(K_ALL_GLB, 0, 0), "%s.glb", stem);
 	return RC_OK;
 }
 
@@ -69,6 +93,7 @@ static enum rc list_seq(const struct tctx *c, struct tlist *out)
 	if (seq_has_scale(a, s))
 		tlist_add(out, tn(K_SEQ_SCALE, s, 0), "scale_keys.tsv");
 	tlist_add(out, tn(K_SEQ_PSA, s, 0), "%02u.%s.psa", s, nm);
+	tlist_add(out, tn(K_SEQ_GLB, s, 0), "%02u.%s.glb", s, nm);
 	return RC_OK;
 }
 
@@ -307,26 +332,127 @@ static enum rc seq_psa_render(const struct tctx *c, unsigned part, uint64_t firs
 	return r == RC_OK ? ax_render(&sp.plan, part, first, e, seq_records, &sp) : r;
 }
 
+/* ---- glTF: one sequence, or every sequence ---- */
+
+static void glb_free(void *p)
+{
+	psk_gltf_free(p);
+}
+
+static enum rc load_glb(struct asset *as, int64_t seq, void **data, size_t *bytes,
+			void (**dtor)(void *))
+{
+	const struct ax_ns *x = as->priv;
+	struct psk_gltf *g;
+	enum rc r = psa_gltf_open(&as->src, &x->psa, as->stem, seq, &g);
+
+	if (r != RC_OK)
+		return r;
+	*data = g;
+	*bytes = psk_gltf_bytes(g);
+	*dtor = glb_free;
+	return RC_OK;
+}
+
+/* sequences/NN.name/NN.name.glb: arg is the sequence. */
+static enum rc load_seq_glb(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			    void (**dtor)(void *))
+{
+	const struct ax_ns *x = as->priv;
+
+	if (arg >= x->psa.n_seqs)
+		return RC_NOENT;
+	return load_glb(as, (int64_t)arg, data, bytes, dtor);
+}
+
+/* export/<stem>.glb: every sequence. */
+static enum rc load_all_glb(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			    void (**dtor)(void *))
+{
+	(void)arg;
+	return load_glb(as, -1, data, bytes, dtor);
+}
+
+static enum rc glb_layout(const struct tctx *c, struct layout_build *lb)
+{
+	view_glb_layout(psk_gltf_plan(c->need), lb);
+	return RC_OK;
+}
+
+/* Key blocks converted for rendering live in the tree's cache, keyed by the asset. */
+struct block_load {
+	psk_gltf_load_fn load;
+	const void *arg;
+};
+
+static enum rc load_block(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			  void (**dtor)(void *))
+{
+	const struct block_load *bl = (const struct block_load *)(uintptr_t)arg;
+
+	(void)as;
+	return bl->load(bl->arg, data, bytes, dtor);
+}
+
+static void *block_get(void *ctx, uint64_t key, psk_gltf_load_fn load, const void *arg, void **pin,
+		       enum rc *r)
+{
+	struct block_load bl = {load, arg};
+	struct cache_ent *ent = NULL;
+	void *d = asset_memo(ctx, key, load_block, (uint64_t)(uintptr_t)&bl, &ent, r);
+
+	*pin = ent;
+	return d;
+}
+
+static void block_put(void *ctx, void *pin)
+{
+	asset_unpin(ctx, pin);
+}
+
+static enum rc glb_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	struct psk_gltf_cache cache = {block_get, block_put, c->as};
+
+	return psk_gltf_render(c->need, &c->as->src, &cache, part, first, e);
+}
+
+static const struct tree_need psa_needs[N_COUNT] = {
+    [N_SEQ_GLB] = {load_seq_glb, -1},
+    [N_ALL_GLB] = {load_all_glb, -1},
+};
+
+/* The glTF exports' notes (sequences left out) join the mount's problems. */
 static enum tree_open_fail psa_mount(struct asset *as, char *why, size_t whylen)
 {
-	return ax_mount(as, true, why, whylen);
+	enum tree_open_fail f = ax_mount(as, true, why, whylen);
+	struct ax_ns *x = as->priv;
+
+	if (f == TREE_FAIL_NONE)
+		psa_gltf_notes(&x->psa, &x->d);
+	return f;
 }
 
 #define DIR_(w, l)                                                                                 \
 	{                                                                                          \
-		w, TT_DIR, 0, false, l, NULL, NULL, NULL, NULL                                     \
+		w, TT_DIR, 0, false, l, NULL, NULL, NULL, NULL, false                              \
 	}
 #define TEXT(w, l, r, ch)                                                                          \
 	{                                                                                          \
-		w, TT_FILE, 0, ch, NULL, l, r, NULL, NULL                                          \
+		w, TT_FILE, 0, ch, NULL, l, r, NULL, NULL, false                                   \
+	}
+#define GLB(w, n)                                                                                  \
+	{                                                                                          \
+		w, TT_FILE, n, false, NULL, glb_layout, glb_render, NULL, NULL                     \
 	}
 
 static const struct tree_kind psa_kinds[K_COUNT] = {
     [AX_K_ROOT] = DIR_("root", list_root),
-    [AX_K_INFO] = TEXT("info", NULL, render_info, false),
-    [AX_K_ERRORS] = TEXT("errors", ax_errors_layout, ax_errors, false),
+    [AX_K_INFO] = {"info", TT_FILE, 0, false, NULL, NULL, render_info, NULL, NULL, true},
+    [AX_K_ERRORS] = {"errors", TT_FILE, 0, false, NULL, ax_errors_layout, ax_errors, NULL, NULL,
+		     true},
     [AX_K_CHUNKS] = DIR_("chunks", ax_list_chunks),
-    [AX_K_CHUNK] = {"chunk", TT_FILE, 0, true, NULL, NULL, NULL, ax_chunk_extent, NULL},
+    [AX_K_CHUNK] = {"chunk", TT_FILE, 0, true, NULL, NULL, NULL, ax_chunk_extent, NULL, false},
     [AX_K_SKEL] = DIR_("skeleton", ax_list_skel),
     [AX_K_BONES_TSV] = TEXT("bones.tsv", ax_bones_tsv_layout, ax_bones_tsv, false),
     [AX_K_NAMES] = TEXT("names.txt", ax_names_layout, ax_names, false),
@@ -338,12 +464,17 @@ static const struct tree_kind psa_kinds[K_COUNT] = {
     [K_SEQ_KEYS] = TEXT("keys", keys_layout, keys_render, false),
     [K_SEQ_SCALE] = TEXT("scale keys", keys_layout, keys_render, false),
     [K_SEQ_PSA] = TEXT("sequence psa", seq_psa_layout, seq_psa_render, true),
+    [K_SEQ_GLB] = GLB("sequence glb", N_SEQ_GLB),
+    [K_EXPORT] = DIR_("export", list_export),
+    [K_ALL_GLB] = GLB("glb", N_ALL_GLB),
 };
 
 const struct tree_format tree_format_psa = {
     .name = "psa",
     .kinds = psa_kinds,
     .n_kinds = K_COUNT,
+    .needs = psa_needs,
+    .n_needs = N_COUNT,
     .mount = psa_mount,
     .unmount = ax_unmount,
 };

@@ -11,9 +11,12 @@
 #include "psgfs/bytes.h"
 #include "psgfs/names.h"
 #include "psgfs/png.h"
+#include "psgfs/skate_export.h"
 #include "psgfs/skate_mesh.h"
 #include "psgfs/skate_objects.h"
 #include "psgfs/texture.h"
+#include "tree/ns_psg.h"
+#include "tree/psg_materials.h"
 #include "tree/view_psg.h"
 
 enum {
@@ -50,333 +53,19 @@ enum {
 	K_TEX_PNG,
 	K_EXPORT,
 	K_EXPORT_PSK,
+	K_EXPORT_PSKX,
+	K_EXPORT_GLB,
+	K_MATERIALS,
+	K_MATERIAL,
+	K_MAT_TXT,
+	K_MAT_LINK, /* b: channel * 2 + (1 for the .png) */
 	K_COUNT
 };
-
-enum { N_NONE, N_SCENE, N_TEXNAMES, N_TOC, N_SWEEP, N_FULL, N_MESH, N_TEX, N_COUNT };
-
-struct psg_mount {
-	struct arena a;
-	struct diag open_diag;
-	char *hierarchy; /* text of the -o hierarchy file, or NULL */
-	bool has_model;	 /* a RenderModelData or RenderOptiMeshData exists */
-	bool has_textures;
-};
-
-static struct psg_mount *pm(const struct asset *as)
-{
-	return as->priv;
-}
 
 static const struct arena *arena_of(const struct tctx *c)
 {
 	return &pm(c->as)->a;
 }
-
-/* ---- decodes ---- */
-
-struct scene_memo {
-	struct skate_scene *sc;
-	struct diag d;
-};
-
-static void scene_memo_free(void *p)
-{
-	struct scene_memo *m = p;
-
-	skate_scene_free(m->sc);
-	diag_free(&m->d);
-	free(m);
-}
-
-static enum rc load_scene(struct asset *as, uint64_t arg, void **data, size_t *bytes,
-			  void (**dtor)(void *))
-{
-	struct scene_memo *m = calloc(1, sizeof *m);
-	enum rc r;
-
-	(void)arg;
-	if (!m)
-		return RC_NOMEM;
-	diag_init(&m->d);
-	r = skate_scene_load(&as->src, &pm(as)->a, pm(as)->hierarchy, &m->sc, &m->d);
-	if (r != RC_OK) {
-		scene_memo_free(m);
-		return r;
-	}
-	*data = m;
-	*bytes = skate_scene_bytes(m->sc) + sizeof *m;
-	*dtor = scene_memo_free;
-	return RC_OK;
-}
-
-static const struct scene_memo *scene_of(struct asset *as, enum rc *r)
-{
-	struct cache_ent *ent;
-
-	return asset_need(as, N_SCENE, 0, &ent, r); /* permanent: no pin */
-}
-
-struct mesh_memo {
-	struct skate_mesh_data *md;
-	struct diag d;
-};
-
-static void mesh_memo_free(void *p)
-{
-	struct mesh_memo *m = p;
-
-	skate_mesh_data_free(m->md);
-	diag_free(&m->d);
-	free(m);
-}
-
-static enum rc load_mesh(struct asset *as, uint64_t k, void **data, size_t *bytes,
-			 void (**dtor)(void *))
-{
-	enum rc r;
-	const struct scene_memo *s = scene_of(as, &r);
-	struct mesh_memo *m;
-
-	if (!s)
-		return r;
-	m = calloc(1, sizeof *m);
-	if (!m)
-		return RC_NOMEM;
-	diag_init(&m->d);
-	r = k < s->sc->n_meshes
-		? skate_mesh_decode(&as->src, &pm(as)->a, s->sc, (size_t)k, &m->md, &m->d)
-		: RC_NOENT;
-	if (r != RC_OK) {
-		mesh_memo_free(m);
-		return r;
-	}
-	*data = m;
-	*bytes = skate_mesh_data_bytes(m->md) + sizeof *m;
-	*dtor = mesh_memo_free;
-	return RC_OK;
-}
-
-struct texnames_memo {
-	char **names;
-	uint32_t n;
-};
-
-static void texnames_free(void *p)
-{
-	struct texnames_memo *m = p;
-
-	texture_names_free(m->names, m->n);
-	free(m);
-}
-
-static enum rc load_texnames(struct asset *as, uint64_t arg, void **data, size_t *bytes,
-			     void (**dtor)(void *))
-{
-	struct texnames_memo *m = calloc(1, sizeof *m);
-	enum rc r;
-
-	(void)arg;
-	if (!m)
-		return RC_NOMEM;
-	m->n = pm(as)->a.n_dict;
-	r = texture_names(&as->src, &pm(as)->a, &m->names, NULL);
-	if (r != RC_OK) {
-		free(m);
-		return r;
-	}
-	*data = m;
-	*bytes = (size_t)m->n * (sizeof(char *) + 32) + sizeof *m;
-	*dtor = texnames_free;
-	return RC_OK;
-}
-
-static enum rc load_toc(struct asset *as, uint64_t arg, void **data, size_t *bytes,
-			void (**dtor)(void *))
-{
-	struct view_toc *v;
-	enum rc r = view_toc_load(&as->src, &pm(as)->a, &v);
-
-	(void)arg;
-	if (r != RC_OK)
-		return r;
-	*data = v;
-	*bytes = sizeof *v + v->n * (sizeof *v->e + 32);
-	*dtor = (void (*)(void *))view_toc_free;
-	return RC_OK;
-}
-
-static enum rc load_tex(struct asset *as, uint64_t i, void **data, size_t *bytes,
-			void (**dtor)(void *))
-{
-	struct tex_desc *d = malloc(sizeof *d);
-	enum rc r;
-
-	if (!d)
-		return RC_NOMEM;
-	r = tex_describe(&as->src, &pm(as)->a, (uint32_t)i, d, NULL);
-	if (r != RC_OK) {
-		free(d);
-		return r;
-	}
-	*data = d;
-	*bytes = sizeof *d;
-	*dtor = NULL;
-	return RC_OK;
-}
-
-/* ---- what errors.txt lists: checks that read no vertex data and no texels ---- */
-
-static bool type_has_text(uint32_t type_id)
-{
-	return skate_object_has_text(type_id) || skate_mesh_object_has_text(type_id) ||
-	       type_id == RW_T_TEXTURE;
-}
-
-static enum rc object_text(struct asset *as, uint32_t i, struct buf *out, struct diag *d)
-{
-	const struct arena *a = &pm(as)->a;
-	uint32_t type;
-
-	if (i >= a->n_dict)
-		return RC_NOENT;
-	type = a->dict[i].type_id;
-	if (skate_object_has_text(type))
-		return skate_object_text(&as->src, a, i, out, d);
-	if (skate_mesh_object_has_text(type))
-		return skate_mesh_object_text(&as->src, a, i, out);
-	if (type == RW_T_TEXTURE)
-		return texture_object_text(&as->src, a, i, out);
-	return RC_NOENT;
-}
-
-static void obj_label(const struct arena *a, uint32_t i, char *out, size_t n)
-{
-	struct buf b;
-
-	buf_init(&b);
-	psg_obj_label(a, i, &b);
-	buf_putc(&b, 0);
-	snprintf(out, n, "%s", b.oom || !b.data ? "object" : (char *)b.data);
-	buf_free(&b);
-}
-
-static void diag_append(struct diag *to, const struct diag *from)
-{
-	for (size_t i = 0; i < from->n; i++)
-		diag_add(to, "%s", from->msg[i]);
-	to->dropped += from->dropped;
-}
-
-static void diag_box_free(void *p)
-{
-	diag_free(p);
-	free(p);
-}
-
-/* Textures and decoded object views, in dictionary order. */
-static void sweep_objects(struct asset *as, struct diag *d)
-{
-	const struct arena *a = &pm(as)->a;
-
-	for (uint32_t i = 0; i < a->n_dict; i++) {
-		uint32_t type = a->dict[i].type_id;
-		char label[64];
-		struct buf b;
-		enum rc r;
-
-		if (type == RW_T_TEXTURE) {
-			struct tex_desc td;
-			struct diag td_d;
-
-			diag_init(&td_d);
-			r = tex_describe(&as->src, a, i, &td, &td_d);
-			diag_append(d, &td_d);
-			if (r != RC_OK && td_d.n == 0)
-				diag_add(d, "object %u (Texture): cannot decode: %s", i, rc_str(r));
-			diag_free(&td_d);
-		}
-		if (!type_has_text(type) || !a->dict[i].readable)
-			continue;
-		buf_init_count(&b);
-		r = object_text(as, i, &b, NULL);
-		if (r != RC_OK) {
-			obj_label(a, i, label, sizeof label);
-			diag_add(d, "objects/%s.txt: cannot decode: %s", label, rc_str(r));
-		}
-	}
-}
-
-/* Structural problems in a fixed order: open, scene, textures and objects. */
-static enum rc load_sweep(struct asset *as, uint64_t arg, void **data, size_t *bytes,
-			  void (**dtor)(void *))
-{
-	struct psg_mount *m = pm(as);
-	struct diag *d = calloc(1, sizeof *d);
-	enum rc r;
-
-	(void)arg;
-	if (!d)
-		return RC_NOMEM;
-	diag_init(d);
-	diag_append(d, &m->open_diag);
-	if (m->has_model) {
-		const struct scene_memo *sc = scene_of(as, &r);
-
-		if (!sc)
-			diag_add(d, "scene: cannot decode: %s", rc_str(r));
-		else
-			diag_append(d, &sc->d);
-	}
-	sweep_objects(as, d);
-	*data = d;
-	*bytes = sizeof *d + d->n * 96;
-	*dtor = diag_box_free;
-	return RC_OK;
-}
-
-/* errors-full.txt: errors.txt, then what decoding every mesh's data finds. */
-static enum rc load_full(struct asset *as, uint64_t arg, void **data, size_t *bytes,
-			 void (**dtor)(void *))
-{
-	struct cache_ent *ent;
-	const struct diag *sw;
-	const struct scene_memo *sc;
-	struct diag *d;
-	enum rc r;
-
-	(void)arg;
-	sw = asset_need(as, N_SWEEP, 0, &ent, &r);
-	if (!sw)
-		return r;
-	d = calloc(1, sizeof *d);
-	if (!d)
-		return RC_NOMEM;
-	diag_init(d);
-	diag_append(d, sw);
-	sc = pm(as)->has_model ? scene_of(as, &r) : NULL;
-	for (size_t k = 0; sc && k < sc->sc->n_meshes; k++) {
-		struct cache_ent *me;
-		const struct mesh_memo *mm = asset_need(as, N_MESH, k, &me, &r);
-
-		if (!mm) {
-			diag_add(d, "mesh %02zu: cannot decode: %s", k, rc_str(r));
-			continue;
-		}
-		diag_append(d, &mm->d);
-		asset_unpin(as, me);
-	}
-	*data = d;
-	*bytes = sizeof *d + d->n * 96;
-	*dtor = diag_box_free;
-	return RC_OK;
-}
-
-static const struct tree_need psg_needs[N_COUNT] = {
-    [N_SCENE] = {load_scene, 0}, [N_TEXNAMES] = {load_texnames, 1}, [N_TOC] = {load_toc, 2},
-    [N_SWEEP] = {load_sweep, 3}, [N_FULL] = {load_full, 4},	    [N_MESH] = {load_mesh, -1},
-    [N_TEX] = {load_tex, -1},
-};
 
 /* ---- listings ---- */
 
@@ -399,6 +88,8 @@ static enum rc list_root(const struct tctx *c, struct tlist *out)
 	}
 	if (m->has_textures)
 		tlist_add(out, tn(K_TEXTURES, 0, 0), "textures");
+	if (m->has_materials)
+		tlist_add(out, tn(K_MATERIALS, 0, 0), "materials");
 	return RC_OK;
 }
 
@@ -418,9 +109,9 @@ static enum rc list_objects(const struct tctx *c, struct tlist *out)
 	for (uint32_t i = 0; i < a->n_dict && i <= TNODE_A_MAX; i++) {
 		char label[64];
 
-		obj_label(a, i, label, sizeof label);
+		psg_obj_name(a, i, label, sizeof label);
 		tlist_add(out, tn(K_OBJ_BIN, i, 0), "%s.bin", label);
-		if (type_has_text(a->dict[i].type_id))
+		if (psg_type_has_text(a->dict[i].type_id))
 			tlist_add(out, tn(K_OBJ_TXT, i, 0), "%s.txt", label);
 	}
 	return RC_OK;
@@ -484,15 +175,66 @@ static enum rc list_textures(const struct tctx *c, struct tlist *out)
 	return RC_OK;
 }
 
+static enum rc list_materials(const struct tctx *c, struct tlist *out)
+{
+	const struct psg_materials *ms = c->need;
+
+	for (uint32_t i = 0; i < ms->n && i <= TNODE_A_MAX; i++)
+		tlist_add(out, tn(K_MATERIAL, i, 0), "%02u.%s", i, ms->v[i].label);
+	return RC_OK;
+}
+
+/* material.txt, and in a folder mount a .dds and a .png link per resolved texture channel
+ * (the first 32 channels: the node packs channel * 2 + png in 6 bits). */
+static enum rc list_material(const struct tctx *c, struct tlist *out)
+{
+	const struct psg_materials *ms = c->need;
+	const struct psg_material *m;
+
+	if (c->self.a >= ms->n)
+		return RC_NOENT;
+	m = &ms->v[c->self.a];
+	tlist_add(out, tn(K_MAT_TXT, c->self.a, 0), "material.txt");
+	for (uint32_t k = 0; ms->where == PSG_COMP_FOLDER && k < m->n_ch && k < 32; k++) {
+		if (!m->ch[k].texture)
+			continue;
+		tlist_add(out, tn(K_MAT_LINK, c->self.a, (uint8_t)(k * 2)), "%s.dds",
+			  m->ch[k].file);
+		tlist_add(out, tn(K_MAT_LINK, c->self.a, (uint8_t)(k * 2 + 1)), "%s.png",
+			  m->ch[k].file);
+	}
+	return RC_OK;
+}
+
+/* materials/NN.name/diffuse.dds -> ../../../<companion>/textures/<texture>.dds */
+static enum rc material_link(const struct tctx *c, struct buf *target)
+{
+	const struct psg_materials *ms = c->need;
+	const struct psg_channel *ch;
+	uint32_t k = c->self.b / 2u;
+
+	if (c->self.a >= ms->n || k >= ms->v[c->self.a].n_ch || ms->where != PSG_COMP_FOLDER)
+		return RC_NOENT;
+	ch = &ms->v[c->self.a].ch[k];
+	if (!ch->texture)
+		return RC_NOENT;
+	buf_printf(target, "../../../%s/textures/%s.%s", ms->companion, ch->texture,
+		   c->self.b & 1 ? "png" : "dds");
+	return RC_OK;
+}
+
+/* A plain .psk only when it fits 16-bit faces: one wedge per exported vertex, so the count
+ * is known from the plan; the .pskx (extension chunks, FACE3200 when needed) always. */
 static enum rc list_export(const struct tctx *c, struct tlist *out)
 {
-	const struct scene_memo *s = c->need;
+	const struct skx_model *plan = c->need;
 	char stem[NAME_COMPONENT_MAX + 1];
 
-	/* One point and one wedge per exported vertex, so the extension is known up front. */
 	name_component(c->as->stem, strlen(c->as->stem), stem);
-	tlist_add(out, tn(K_EXPORT_PSK, 0, 0), "%s.%s", stem,
-		  s->sc->total_vertices > 65536 ? "pskx" : "psk");
+	if (plan->n_verts <= 65536)
+		tlist_add(out, tn(K_EXPORT_PSK, 0, 0), "%s.psk", stem);
+	tlist_add(out, tn(K_EXPORT_PSKX, 0, 0), "%s.pskx", stem);
+	tlist_add(out, tn(K_EXPORT_GLB, 0, 0), "%s.glb", stem);
 	return RC_OK;
 }
 
@@ -513,6 +255,48 @@ static enum rc list_export(const struct tctx *c, struct tlist *out)
 		return r;                                                                          \
 	}
 
+static void export_summary(struct asset *as, struct buf *out)
+{
+	struct cache_ent *ent;
+	enum rc r;
+	const struct skx_model *p = asset_need(as, N_PLAN, 0, &ent, &r);
+
+	if (!p) {
+		buf_printf(out, "export: cannot plan: %s\n", rc_str(r));
+		return;
+	}
+	buf_printf(out, "export: %s, %u meshes, %llu vertices, %u bones, %s%s\n",
+		   p->zup ? "Z-up (PSK importers' axes; -o yup for the game's Y-up)"
+			  : "Y-up as stored (-o yup)",
+		   p->n_meshes, (unsigned long long)p->n_verts, p->n_bones,
+		   p->n_verts <= 65536 ? ".psk and .pskx" : ".pskx only (more than 65536 wedges)",
+		   p->all_normals ? ", normals in the .pskx" : "");
+	for (size_t i = 0; i < p->skipped.n; i++)
+		buf_printf(out, "  %s\n", p->skipped.msg[i]);
+}
+
+static void materials_summary(struct asset *as, struct buf *out)
+{
+	static const char *const where[] = {
+	    [PSG_COMP_NONE] = "not found",
+	    [PSG_COMP_FOLDER] = "linked",
+	    [PSG_COMP_BESIDE] = "beside the source; links need a folder mount",
+	    [PSG_COMP_BROKEN] = "not a readable texture arena",
+	};
+	struct cache_ent *ent;
+	enum rc r;
+	const struct psg_materials *ms = asset_need(as, N_MATERIALS, 0, &ent, &r);
+	uint32_t n_tex, n_ok;
+
+	if (!ms) {
+		buf_printf(out, "materials: cannot decode: %s\n", rc_str(r));
+		return;
+	}
+	psg_materials_counts(ms, &n_tex, &n_ok);
+	buf_printf(out, "materials: %u; %u of %u GUID channels name a texture of %s (%s)\n", ms->n,
+		   n_ok, n_tex, ms->companion, where[ms->where]);
+}
+
 static enum rc info_text(const struct tctx *c, struct buf *out)
 {
 	struct asset *as = c->as;
@@ -529,7 +313,7 @@ static enum rc info_text(const struct tctx *c, struct buf *out)
 	if (r != RC_OK)
 		return r;
 	if (m->has_model) {
-		const struct scene_memo *s = scene_of(as, &r);
+		const struct scene_memo *s = psg_scene_of(as, &r);
 
 		if (s)
 			skate_scene_summary(s->sc, out);
@@ -548,68 +332,201 @@ static enum rc info_text(const struct tctx *c, struct buf *out)
 				buf_printf(out, "%s (unreadable)\n", tn_->names[i]);
 		}
 	}
+	if (m->has_model)
+		export_summary(as, out);
+	if (m->has_materials)
+		materials_summary(as, out);
 	sw = asset_need(as, N_SWEEP, 0, &ent, &r);
-	if (!sw)
+	if (sw)
+		buf_printf(out,
+			   "problems: %zu (errors.txt; errors-full.txt also decodes every mesh)\n",
+			   diag_count(sw));
+	else
+		buf_printf(out, "problems: unknown (%s)\n", rc_str(r));
+	return RC_OK;
+}
+
+/* errors.txt: the structural sweep; once the source changed, what is known and a line that
+ * says so (the sweep may no longer be computable). */
+static enum rc errors_text(const struct tctx *c, struct buf *out)
+{
+	struct cache_ent *ent;
+	enum rc r;
+	const struct diag *sw = asset_need(c->as, N_SWEEP, 0, &ent, &r);
+
+	view_diag_lines(sw ? sw : &pm(c->as)->open_diag, out);
+	if (asset_source_changed(c->as))
+		buf_puts(out, "source: changed since mount; views not yet read fail with EIO\n");
+	else if (!sw)
 		return r;
-	buf_printf(out, "problems: %zu (errors.txt; errors-full.txt also decodes every mesh)\n",
-		   diag_count(sw));
 	return RC_OK;
 }
 
 WHOLE(render_info, r = info_text(c, out))
+WHOLE(render_errors, r = errors_text(c, out))
 WHOLE(render_diag, view_diag_lines(c->need, out); r = RC_OK)
 WHOLE(render_header, r = psg_render_header_txt(arena_of(c), out))
 WHOLE(render_extarenas, r = psg_render_external_arenas_tsv(arena_of(c), out))
 
 static enum rc obj_txt_text(const struct tctx *c, struct buf *out)
 {
-	enum rc r = object_text(c->as, c->self.a, out, NULL);
+	enum rc r = psg_object_text(c->as, c->self.a, out, NULL);
 
 	/* Anything short of a full decode is EIO for the view; the .bin stays readable. */
 	return r == RC_OK || r == RC_NOENT || r == RC_NOMEM ? r : RC_CORRUPT;
 }
 
 WHOLE(render_obj_txt, r = obj_txt_text(c, out))
+static enum rc mat_txt_text(const struct tctx *c, struct buf *out)
+{
+	const struct psg_materials *ms = c->need;
+
+	if (c->self.a >= ms->n)
+		return RC_NOENT;
+	psg_material_text(ms, c->self.a, out);
+	return RC_OK;
+}
+
+WHOLE(render_mat_txt, r = mat_txt_text(c, out))
 
 static const struct skate_scene *sc_of(const struct tctx *c)
 {
 	return ((const struct scene_memo *)c->need)->sc;
 }
 
-WHOLE(render_bones_tsv, r = skate_text_bones(sc_of(c), out))
-WHOLE(render_names, r = skate_text_bone_names(sc_of(c), out))
-WHOLE(render_invbind, r = skate_text_inverse_bind(sc_of(c), out))
 WHOLE(render_bone, r = skate_text_bone(sc_of(c), c->self.a, out))
 WHOLE(render_desc, r = skate_text_descriptor(sc_of(c), c->self.a, out))
-WHOLE(render_palette, r = skate_text_palette(sc_of(c), c->self.a, out))
-WHOLE(render_islands, r = skate_text_islands(sc_of(c), c->self.a, out))
 
-static const struct skate_mesh_data *md_of(const struct tctx *c)
+static enum view_skel_table skel_table(const struct tctx *c)
 {
-	return ((const struct mesh_memo *)c->need)->md;
+	return c->self.kind == K_BONES_TSV ? VS_BONES
+	       : c->self.kind == K_NAMES   ? VS_NAMES
+					   : VS_INVBIND;
 }
 
-static enum rc skin_text(const struct tctx *c, struct buf *out)
+static enum rc skel_layout(const struct tctx *c, struct layout_build *lb)
+{
+	struct rows t = view_skel_rows(sc_of(c), skel_table(c));
+
+	rows_layout(&t, lb);
+	return RC_OK;
+}
+
+static enum rc skel_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	struct rows t = view_skel_rows(sc_of(c), skel_table(c));
+
+	(void)part;
+	return rows_render(&t, first, e);
+}
+
+static enum rc mesh_table_layout(const struct tctx *c, struct layout_build *lb)
+{
+	uint64_t n;
+	enum rc r = view_mesh_table(sc_of(c), c->self.a, c->self.kind == K_M_ISLANDS, 0, NULL, &n);
+
+	if (r == RC_OK)
+		layout_var(lb, n);
+	return r;
+}
+
+static enum rc mesh_table_render(const struct tctx *c, unsigned part, uint64_t first,
+				 struct emit *e)
+{
+	(void)part;
+	return view_mesh_table(sc_of(c), c->self.a, c->self.kind == K_M_ISLANDS, first, e, NULL);
+}
+
+/* ---- mesh data and exports: streamed ---- */
+
+static void view_mesh_of(const struct tctx *c, struct view_mesh *vm)
 {
 	enum rc r;
-	const struct scene_memo *s = scene_of(c->as, &r);
+	const struct scene_memo *s = psg_scene_of(c->as, &r);
 
-	return s ? skate_text_skin(s->sc, md_of(c), out) : r;
+	vm->s = &c->as->src;
+	vm->a = arena_of(c);
+	vm->sc = s ? s->sc : NULL;
+	vm->mesh = c->self.a;
+	vm->st = c->self.kind == K_M_TRIS ? ((const struct stats_memo *)c->need)->st : NULL;
 }
 
-WHOLE(render_verts, r = skate_text_vertices(md_of(c), out))
-WHOLE(render_tris, r = skate_text_triangles(md_of(c), out))
-WHOLE(render_skin, r = skin_text(c, out))
-
-static enum rc export_text(const struct tctx *c, struct buf *out)
+static enum rc mesh_layout(const struct tctx *c, struct layout_build *lb)
 {
-	bool pskx;
+	struct view_mesh vm;
 
-	return skate_export_psk(&c->as->src, arena_of(c), sc_of(c), !c->as->t->opts.yup, out,
-				&pskx);
+	view_mesh_of(c, &vm);
+	if (!vm.sc || vm.mesh >= vm.sc->n_meshes)
+		return RC_NOENT;
+	if (!vm.sc->meshes[vm.mesh].ok)
+		return RC_CORRUPT;
+	layout_var(lb, (vm.st ? vm.st->n_raw_tri : vm.sc->meshes[vm.mesh].vertex_count) + 1);
+	return RC_OK;
 }
 
-WHOLE(render_export, r = export_text(c, out))
+static enum rc mesh_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	struct view_mesh vm;
+
+	(void)part;
+	view_mesh_of(c, &vm);
+	if (!vm.sc || vm.mesh >= vm.sc->n_meshes)
+		return RC_NOENT;
+	switch (c->self.kind) {
+	case K_M_VERTS:
+		return view_vertices(&vm, first, e);
+	case K_M_TRIS:
+		return view_triangles(&vm, first, e);
+	default:
+		return view_skin(&vm, first, e);
+	}
+}
+
+struct export_ctx {
+	const struct tctx *c;
+	const struct skx_model *m;
+	struct ax_plan plan;
+};
+
+static enum rc export_of(const struct tctx *c, struct export_ctx *x)
+{
+	struct psk_counts k;
+
+	x->c = c;
+	x->m = c->need;
+	skx_psk_counts(x->m, c->self.kind == K_EXPORT_PSKX, &k);
+	return psk_plan(&k, &x->plan);
+}
+
+static enum rc export_records(const void *ctx, const struct ax_chunk *ch, uint64_t first,
+			      struct emit *e)
+{
+	const struct export_ctx *x = ctx;
+	enum rc r;
+	const struct scene_memo *s = psg_scene_of(x->c->as, &r);
+
+	if (!s)
+		return r;
+	return skx_psk_records(&x->c->as->src, arena_of(x->c), s->sc, x->m, ch, first, e);
+}
+
+static enum rc export_layout(const struct tctx *c, struct layout_build *lb)
+{
+	struct export_ctx x;
+	enum rc r = export_of(c, &x);
+
+	if (r == RC_OK)
+		ax_layout(&x.plan, lb);
+	return r;
+}
+
+static enum rc export_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	struct export_ctx x;
+	enum rc r = export_of(c, &x);
+
+	return r == RC_OK ? ax_render(&x.plan, part, first, e, export_records, &x) : r;
+}
 
 /* ---- tables ---- */
 
@@ -810,6 +727,8 @@ static void psg_unmount(struct asset *as)
 
 	if (!m)
 		return;
+	psg_companion_close(m);
+	pthread_mutex_destroy(&m->comp_mu);
 	arena_free(&m->a);
 	diag_free(&m->open_diag);
 	free(m->hierarchy);
@@ -838,6 +757,7 @@ static enum tree_open_fail psg_mount(struct asset *as, char *why, size_t whylen)
 		return TREE_FAIL_OTHER;
 	}
 	as->priv = m;
+	pthread_mutex_init(&m->comp_mu, NULL);
 	diag_init(&m->open_diag);
 	r = arena_open(&as->src, &m->a, &m->open_diag);
 	if (r != RC_OK) {
@@ -860,6 +780,7 @@ static enum tree_open_fail psg_mount(struct asset *as, char *why, size_t whylen)
 
 		m->has_model |= type == RW_T_RENDERMODEL || type == RW_T_OPTIMESH;
 		m->has_textures |= type == RW_T_TEXTURE;
+		m->has_materials |= type == RW_T_RENDERMATERIAL;
 	}
 	/* The scene decodes PS3 only: list no skeleton/meshes/export that could not be opened. */
 	if (m->has_model && m->a.h.plat != RW_PS3) {
@@ -872,17 +793,17 @@ static enum tree_open_fail psg_mount(struct asset *as, char *why, size_t whylen)
 
 #define DIR_(w, n, l)                                                                              \
 	{                                                                                          \
-		w, TT_DIR, n, false, l, NULL, NULL, NULL, NULL                                     \
+		w, TT_DIR, n, false, l, NULL, NULL, NULL, NULL, false                              \
 	}
 #define FILE_(w, n, l, r, ch)                                                                      \
 	{                                                                                          \
-		w, TT_FILE, n, ch, NULL, l, r, NULL, NULL                                          \
+		w, TT_FILE, n, ch, NULL, l, r, NULL, NULL, false                                   \
 	}
 
 static const struct tree_kind psg_kinds[K_COUNT] = {
     [K_ROOT] = DIR_("root", 0, list_root),
-    [K_INFO] = FILE_("info", 0, NULL, render_info, false),
-    [K_ERRORS] = FILE_("errors", N_SWEEP, errors_layout, render_diag, false),
+    [K_INFO] = {"info", TT_FILE, 0, false, NULL, NULL, render_info, NULL, NULL, true},
+    [K_ERRORS] = {"errors", TT_FILE, 0, false, NULL, NULL, render_errors, NULL, NULL, true},
     [K_ERRORS_FULL] = FILE_("errors-full", N_FULL, errors_layout, render_diag, false),
     [K_HEADER] = FILE_("header", 0, NULL, render_header, true),
     [K_DICT] = FILE_("dictionary", 0, arena_table_layout, arena_table_render, false),
@@ -892,27 +813,34 @@ static const struct tree_kind psg_kinds[K_COUNT] = {
     [K_SUBREFS] = FILE_("subreferences", 0, arena_table_layout, arena_table_render, false),
     [K_EXTARENAS] = FILE_("external arenas", 0, NULL, render_extarenas, true),
     [K_OBJECTS] = DIR_("objects", 0, list_objects),
-    [K_OBJ_BIN] = {"object bytes", TT_FILE, 0, true, NULL, NULL, NULL, obj_extent, NULL},
+    [K_OBJ_BIN] = {"object bytes", TT_FILE, 0, true, NULL, NULL, NULL, obj_extent, NULL, false},
     [K_OBJ_TXT] = FILE_("object view", 0, NULL, render_obj_txt, false),
     [K_SKEL] = DIR_("skeleton", 0, list_skel),
-    [K_BONES_TSV] = FILE_("bones.tsv", N_SCENE, NULL, render_bones_tsv, false),
-    [K_NAMES] = FILE_("names.txt", N_SCENE, NULL, render_names, false),
-    [K_INVBIND] = FILE_("inverse_bind.tsv", N_SCENE, NULL, render_invbind, false),
+    [K_BONES_TSV] = FILE_("bones.tsv", N_SCENE, skel_layout, skel_render, false),
+    [K_NAMES] = FILE_("names.txt", N_SCENE, skel_layout, skel_render, false),
+    [K_INVBIND] = FILE_("inverse_bind.tsv", N_SCENE, skel_layout, skel_render, false),
     [K_BONES] = DIR_("bones", N_SCENE, list_bones),
     [K_BONE] = FILE_("bone", N_SCENE, NULL, render_bone, false),
     [K_MESHES] = DIR_("meshes", N_SCENE, list_meshes),
     [K_MESH] = DIR_("mesh", 0, list_mesh),
     [K_M_DESC] = FILE_("descriptor", N_SCENE, NULL, render_desc, false),
-    [K_M_PALETTE] = FILE_("palette", N_SCENE, NULL, render_palette, false),
-    [K_M_ISLANDS] = FILE_("islands", N_SCENE, NULL, render_islands, false),
-    [K_M_VERTS] = FILE_("vertices", N_MESH, NULL, render_verts, false),
-    [K_M_TRIS] = FILE_("triangles", N_MESH, NULL, render_tris, false),
-    [K_M_SKIN] = FILE_("skin", N_MESH, NULL, render_skin, false),
+    [K_M_PALETTE] = FILE_("palette", N_SCENE, mesh_table_layout, mesh_table_render, false),
+    [K_M_ISLANDS] = FILE_("islands", N_SCENE, mesh_table_layout, mesh_table_render, false),
+    [K_M_VERTS] = FILE_("vertices", N_SCENE, mesh_layout, mesh_render, false),
+    [K_M_TRIS] = FILE_("triangles", N_STATS, mesh_layout, mesh_render, false),
+    [K_M_SKIN] = FILE_("skin", N_SCENE, mesh_layout, mesh_render, false),
     [K_TEXTURES] = DIR_("textures", N_TEXNAMES, list_textures),
     [K_TEX_DDS] = FILE_("dds", N_TEX, dds_layout, dds_render, true),
     [K_TEX_PNG] = FILE_("png", N_TEX, png_layout, png_render, true),
-    [K_EXPORT] = DIR_("export", N_SCENE, list_export),
-    [K_EXPORT_PSK] = FILE_("psk export", N_SCENE, NULL, render_export, false),
+    [K_EXPORT] = DIR_("export", N_PLAN, list_export),
+    [K_EXPORT_PSK] = FILE_("psk export", N_PLAN, export_layout, export_render, true),
+    [K_EXPORT_PSKX] = FILE_("pskx export", N_PLAN, export_layout, export_render, true),
+    [K_EXPORT_GLB] = FILE_("glb export", N_GLB, psg_glb_layout, psg_glb_render, false),
+    [K_MATERIALS] = DIR_("materials", N_MATERIALS, list_materials),
+    [K_MATERIAL] = DIR_("material", N_MATERIALS, list_material),
+    [K_MAT_TXT] = FILE_("material.txt", N_MATERIALS, NULL, render_mat_txt, false),
+    [K_MAT_LINK] = {"material link", TT_LINK, N_MATERIALS, false, NULL, NULL, NULL, NULL,
+		    material_link, false},
 };
 
 const struct tree_format tree_format_psg = {

@@ -7,6 +7,7 @@
 
 #include "psgfs/bytes.h"
 #include "psgfs/names.h"
+#include "psgfs/psk_gltf.h"
 #include "tree/ns_actorx.h"
 
 enum {
@@ -23,10 +24,12 @@ enum {
 	K_MORPH,
 	K_SOCKETS,
 	K_ERRORS_FULL,
+	K_EXPORT,
+	K_GLB,
 	K_COUNT
 };
 
-enum { N_NONE, N_BONE_POINTS, N_FULL_CHECK, N_COUNT };
+enum { N_NONE, N_BONE_POINTS, N_FULL_CHECK, N_GLB, N_COUNT };
 
 static const struct psk_index *ix_of(const struct tctx *c)
 {
@@ -102,7 +105,8 @@ static void diag_box_free(void *p)
 	free(p);
 }
 
-/* errors-full.txt: the structural problems, then those only the records show. */
+/* errors-full.txt: the structural problems, those only the records show, then what the glTF
+ * export had to leave out or repair. */
 static enum rc load_full_check(struct asset *as, uint64_t arg, void **data, size_t *bytes,
 			       void (**dtor)(void *))
 {
@@ -118,6 +122,14 @@ static enum rc load_full_check(struct asset *as, uint64_t arg, void **data, size
 		diag_add(d, "%s", x->d.msg[i]);
 	d->dropped += x->d.dropped;
 	r = psk_check_data(&as->src, &x->psk, d);
+	if (r == RC_OK) {
+		struct psk_gltf *g = NULL;
+		enum rc rg = psk_gltf_open(&as->src, &x->psk, as->stem, &g, d);
+
+		if (rg != RC_OK)
+			diag_add(d, "glb: export/%s.glb cannot be made: %s", as->stem, rc_str(rg));
+		psk_gltf_free(g);
+	}
 	if (r != RC_OK) {
 		diag_box_free(d);
 		return r;
@@ -128,9 +140,32 @@ static enum rc load_full_check(struct asset *as, uint64_t arg, void **data, size
 	return RC_OK;
 }
 
+static void glb_free(void *p)
+{
+	psk_gltf_free(p);
+}
+
+/* export/<stem>.glb: the mesh's glTF description and the tables its rendering reads. */
+static enum rc load_glb(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			void (**dtor)(void *))
+{
+	const struct ax_ns *x = as->priv;
+	struct psk_gltf *g;
+	enum rc r = psk_gltf_open(&as->src, &x->psk, as->stem, &g, NULL);
+
+	(void)arg;
+	if (r != RC_OK)
+		return r;
+	*data = g;
+	*bytes = psk_gltf_bytes(g);
+	*dtor = glb_free;
+	return RC_OK;
+}
+
 static const struct tree_need psk_needs[N_COUNT] = {
     [N_BONE_POINTS] = {load_bone_points, 0},
     [N_FULL_CHECK] = {load_full_check, 1},
+    [N_GLB] = {load_glb, -1},
 };
 
 /* ---- directories ---- */
@@ -167,6 +202,16 @@ static enum rc list_root(const struct tctx *c, struct tlist *out)
 		tlist_add(out, tn(K_MORPHS, 0, 0), "morphs");
 	if (ix->sockets.n)
 		tlist_add(out, tn(K_SOCKETS, 0, 0), "sockets.tsv");
+	tlist_add(out, tn(K_EXPORT, 0, 0), "export");
+	return RC_OK;
+}
+
+static enum rc list_export(const struct tctx *c, struct tlist *out)
+{
+	char stem[NAME_COMPONENT_MAX + 1];
+
+	name_component(c->as->stem, strlen(c->as->stem), stem);
+	tlist_add(out, tn(K_GLB, 0, 0), "%s.glb", stem);
 	return RC_OK;
 }
 
@@ -515,6 +560,17 @@ static enum rc table_render(const struct tctx *c, unsigned part, uint64_t first,
 	return r == RC_OK ? rows_render(&t, first, e) : r;
 }
 
+static enum rc glb_layout(const struct tctx *c, struct layout_build *lb)
+{
+	view_glb_layout(psk_gltf_plan(c->need), lb);
+	return RC_OK;
+}
+
+static enum rc glb_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	return psk_gltf_render(c->need, &c->as->src, NULL, part, first, e);
+}
+
 static enum tree_open_fail psk_mount(struct asset *as, char *why, size_t whylen)
 {
 	return ax_mount(as, false, why, whylen);
@@ -522,23 +578,24 @@ static enum tree_open_fail psk_mount(struct asset *as, char *why, size_t whylen)
 
 #define DIR_(w, l)                                                                                 \
 	{                                                                                          \
-		w, TT_DIR, 0, false, l, NULL, NULL, NULL, NULL                                     \
+		w, TT_DIR, 0, false, l, NULL, NULL, NULL, NULL, false                              \
 	}
 #define TEXT(w, n, l, r)                                                                           \
 	{                                                                                          \
-		w, TT_FILE, n, false, NULL, l, r, NULL, NULL                                       \
+		w, TT_FILE, n, false, NULL, l, r, NULL, NULL, false                                \
 	}
 #define TABLE(w)                                                                                   \
 	{                                                                                          \
-		w, TT_FILE, 0, false, NULL, table_layout, table_render, NULL, NULL                 \
+		w, TT_FILE, 0, false, NULL, table_layout, table_render, NULL, NULL, false          \
 	}
 
 static const struct tree_kind psk_kinds[K_COUNT] = {
     [AX_K_ROOT] = DIR_("root", list_root),
-    [AX_K_INFO] = TEXT("info", 0, NULL, render_info),
-    [AX_K_ERRORS] = TEXT("errors", 0, ax_errors_layout, ax_errors),
+    [AX_K_INFO] = {"info", TT_FILE, 0, false, NULL, NULL, render_info, NULL, NULL, true},
+    [AX_K_ERRORS] = {"errors", TT_FILE, 0, false, NULL, ax_errors_layout, ax_errors, NULL, NULL,
+		     true},
     [AX_K_CHUNKS] = DIR_("chunks", ax_list_chunks),
-    [AX_K_CHUNK] = {"chunk", TT_FILE, 0, true, NULL, NULL, NULL, ax_chunk_extent, NULL},
+    [AX_K_CHUNK] = {"chunk", TT_FILE, 0, true, NULL, NULL, NULL, ax_chunk_extent, NULL, false},
     [AX_K_SKEL] = DIR_("skeleton", ax_list_skel),
     [AX_K_BONES_TSV] = TEXT("bones.tsv", 0, ax_bones_tsv_layout, ax_bones_tsv),
     [AX_K_NAMES] = TEXT("names.txt", 0, ax_names_layout, ax_names),
@@ -557,6 +614,8 @@ static const struct tree_kind psk_kinds[K_COUNT] = {
     [K_MORPH] = TABLE("morph"),
     [K_SOCKETS] = TABLE("sockets"),
     [K_ERRORS_FULL] = TEXT("errors-full", N_FULL_CHECK, NULL, render_errors_full),
+    [K_EXPORT] = DIR_("export", list_export),
+    [K_GLB] = TEXT("glb", N_GLB, glb_layout, glb_render),
 };
 
 const struct tree_format tree_format_psk = {

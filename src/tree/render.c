@@ -185,12 +185,20 @@ static enum rc load_layout(struct asset *as, uint64_t arg, void **data, size_t *
 	return RC_OK;
 }
 
-/* Layout memo keyed by the inode (not the asset opening): it holds offsets only. */
+/* Layout memo keyed by the inode (not the asset opening): it holds offsets only. Status
+ * files get a fresh one each time (*own set: the caller frees it). */
 static const struct layout *layout_get(struct asset *as, tree_ino ino, struct tnode n,
-				       struct cache_ent **ent, enum rc *r)
+				       struct cache_ent **ent, struct layout **own, enum rc *r)
 {
 	struct layout_arg la = {as, ino, n};
+	size_t bytes;
 
+	*own = NULL;
+	*ent = NULL;
+	if (kind_of(as, n) && kind_of(as, n)->status) {
+		*r = build_layout(&la, own, &bytes);
+		return *own;
+	}
 	return asset_memo_key(as, cache_key(ino, KEY_WHAT(KEY_LAYOUT, 0)), load_layout,
 			      (uint64_t)(uintptr_t)&la, ent, r);
 }
@@ -198,13 +206,16 @@ static const struct layout *layout_get(struct asset *as, tree_ino ino, struct tn
 enum rc render_size(struct asset *as, tree_ino ino, struct tnode n, uint64_t *size)
 {
 	struct cache_ent *ent;
+	struct layout *own;
 	enum rc r;
-	const struct layout *l = layout_get(as, ino, n, &ent, &r);
+	const struct layout *l = layout_get(as, ino, n, &ent, &own, &r);
 
 	if (!l)
 		return r;
 	*size = l->size;
 	asset_unpin(as, ent);
+	if (own)
+		layout_free(own);
 	return RC_OK;
 }
 
@@ -216,7 +227,7 @@ bool render_size_known(struct asset *as, tree_ino ino, struct tnode n, uint64_t 
 
 	if (!k)
 		return false;
-	if (k->cheap)
+	if (k->cheap || k->status)
 		return render_size(as, ino, n, size) == RC_OK;
 	l = asset_memo_peek(as, cache_key(ino, KEY_WHAT(KEY_LAYOUT, 0)), &ent);
 	if (!l)
@@ -338,11 +349,21 @@ static const struct piece *piece_get(struct asset *as, tree_ino ino, struct tnod
 {
 	struct cache *c = as->t->cache;
 	struct cache_key key = cache_key(ino, KEY_WHAT(KEY_PIECE, idx));
-	struct piece *pc = cache_get(c, key, ent);
+	bool status = kind_of(as, n)->status;
+	struct piece *pc = status ? NULL : cache_get(c, key, ent);
 	uint64_t before;
 
 	if (pc)
 		return pc;
+	if (status) { /* rendered for this read only: a detached entry, freed at unpin */
+		*r = render_piece(as, ino, n, l, idx, &pc);
+		if (*r != RC_OK)
+			return NULL;
+		pc = cache_put_detached(c, pc, pc->len + sizeof *pc, piece_free, ent);
+		if (!pc)
+			*r = RC_NOMEM;
+		return pc;
+	}
 	if (asset_source_changed(as)) {
 		/* Nothing new is derived from a changed source (see asset_source_changed). */
 		*r = RC_IO;
@@ -388,8 +409,9 @@ enum rc render_read(struct asset *as, tree_ino ino, struct tnode n, uint64_t off
 		    struct tree_rdv *v)
 {
 	struct cache_ent *lent;
+	struct layout *own;
 	enum rc r = RC_OK;
-	const struct layout *l = layout_get(as, ino, n, &lent, &r);
+	const struct layout *l = layout_get(as, ino, n, &lent, &own, &r);
 
 	if (!l)
 		return r;
@@ -433,5 +455,7 @@ enum rc render_read(struct asset *as, tree_ino ino, struct tnode n, uint64_t off
 		len -= take;
 	}
 	asset_unpin(as, lent);
+	if (own)
+		layout_free(own);
 	return r;
 }

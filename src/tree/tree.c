@@ -209,6 +209,24 @@ static void where_put(struct tree *t, struct where *w)
 	tree_asset_put(t, w->pin);
 }
 
+/* A handler's context with the kind's need loaded and pinned (released by kctx_close). */
+static enum rc kctx_open(const struct where *w, tree_ino ino, struct tctx *c,
+			 struct cache_ent **ent)
+{
+	enum rc r = RC_OK;
+
+	*c = (struct tctx){w->as, w->n, ino, NULL};
+	*ent = NULL;
+	if (w->k->need)
+		c->need = asset_need(w->as, w->k->need, w->n.a, ent, &r);
+	return w->k->need && !c->need ? r : RC_OK;
+}
+
+static void kctx_close(const struct where *w, struct cache_ent *ent)
+{
+	asset_unpin(w->as, ent);
+}
+
 struct list_arg {
 	struct tree *t;
 	struct where *w;
@@ -220,17 +238,16 @@ static enum rc load_dir(struct asset *as, uint64_t arg, void **data, size_t *byt
 {
 	const struct list_arg *la = (const struct list_arg *)(uintptr_t)arg;
 	struct tlist l = {.as = as};
-	struct cache_ent *nent = NULL;
-	struct tctx c = {as, la->w->n, la->ino, NULL};
-	enum rc r = RC_OK;
+	struct cache_ent *nent;
+	struct tctx c;
+	enum rc r;
 
 	if (!as)
 		return dir_finish(&l, folder_list(la->t, la->ino, &l), data, bytes, dtor);
-	if (la->w->k->need)
-		c.need = asset_need(as, la->w->k->need, la->w->n.a, &nent, &r);
+	r = kctx_open(la->w, la->ino, &c, &nent);
 	if (r == RC_OK)
 		r = la->w->k->list(&c, &l);
-	asset_unpin(as, nent);
+	kctx_close(la->w, nent);
 	return dir_finish(&l, r, data, bytes, dtor);
 }
 
@@ -310,10 +327,15 @@ static enum rc asset_getattr(struct tree *t, tree_ino ino, struct where *w, bool
 		return RC_OK;
 	}
 	if (k->extent) {
-		struct tctx c = {w->as, w->n, ino, NULL};
+		struct cache_ent *nent;
+		struct tctx c;
 		uint64_t off;
 
-		return k->extent(&c, &off, &out->size);
+		r = kctx_open(w, ino, &c, &nent);
+		if (r == RC_OK)
+			r = k->extent(&c, &off, &out->size);
+		kctx_close(w, nent);
+		return r;
 	}
 	if (k->type == TT_LINK) {
 		char *target;
@@ -462,9 +484,13 @@ enum rc tree_readlink(struct tree *t, tree_ino ino, char **target)
 	} else if (w.k->type != TT_LINK || !w.k->link) {
 		r = RC_INVAL;
 	} else {
-		struct tctx c = {w.as, w.n, ino, NULL};
+		struct cache_ent *nent;
+		struct tctx c;
 
-		r = w.k->link(&c, &b);
+		r = kctx_open(&w, ino, &c, &nent);
+		if (r == RC_OK)
+			r = w.k->link(&c, &b);
+		kctx_close(&w, nent);
 	}
 	where_put(t, &w);
 	buf_putc(&b, '\0');
@@ -481,10 +507,14 @@ enum rc tree_readlink(struct tree *t, tree_ino ino, char **target)
 static enum rc read_raw(struct tree *t, const struct where *w, tree_ino ino, uint64_t off,
 			size_t len, struct tree_rdv *v)
 {
-	struct tctx c = {w->as, w->n, ino, NULL};
+	struct cache_ent *nent;
+	struct tctx c;
 	uint64_t start, size;
-	enum rc r = w->k->extent(&c, &start, &size);
+	enum rc r = kctx_open(w, ino, &c, &nent);
 
+	if (r == RC_OK)
+		r = w->k->extent(&c, &start, &size);
+	kctx_close(w, nent);
 	if (r != RC_OK)
 		return r;
 	if (off >= size)
@@ -650,6 +680,12 @@ void tree_close(struct tree *t)
 	asset_close(t->single);
 	folder_close(t->fold);
 	free(t);
+}
+
+void tree_set_change_hook(struct tree *t, void (*fn)(void *ctx, tree_ino ino), void *ctx)
+{
+	t->on_change_ctx = ctx;
+	t->on_change = fn;
 }
 
 const char *tree_format_name(const struct tree *t)

@@ -140,6 +140,9 @@ struct tree_kind {
 	enum rc (*extent)(const struct tctx *c, uint64_t *off, uint64_t *len);
 	/* Symbolic links: the target text. */
 	enum rc (*link)(const struct tctx *c, struct buf *target);
+	/* A status file (info.txt, errors.txt): rendered afresh on every read, never cached,
+	 * and still served once the source changed (it then says so). */
+	bool status;
 };
 
 /*
@@ -169,7 +172,7 @@ struct tree_format {
 
 /* ---- assets ---- */
 
-#define ASSET_PERM_SLOTS 6
+#define ASSET_PERM_SLOTS 8
 
 struct asset_perm {
 	pthread_mutex_t mu; /* held across the load: concurrent first users wait */
@@ -229,7 +232,8 @@ void *asset_memo_peek(struct asset *as, struct cache_key key, struct cache_ent *
 void *asset_memo(struct asset *as, uint64_t id, tree_load_fn fn, uint64_t arg,
 		 struct cache_ent **ent, enum rc *r);
 void asset_unpin(struct asset *as, struct cache_ent *ent);
-/* True when the source changed since the snapshot was taken (checks it now). */
+/* True when the source changed since the snapshot was taken (checks it now). The first time
+ * it finds a change, the mount's on_change hook hears of every status file of the asset. */
 bool asset_source_changed(struct asset *as);
 
 /* ---- the mount ---- */
@@ -238,6 +242,8 @@ struct folder;
 
 struct tree {
 	struct tree_opts opts;
+	void (*on_change)(void *ctx, tree_ino ino); /* a status file's content changed */
+	void *on_change_ctx;
 	struct cache *cache;
 	struct asset *single; /* single-file mounts: the asset in slot 0, always open */
 	struct folder *fold;  /* folder mounts */

@@ -56,7 +56,15 @@ enum rc texture_info_line(const struct src *s, const struct arena *a, uint32_t i
 /* "NNN.<safe name>.txt" for skeleton/bones/ (3+ digits). out must hold 80 bytes. */
 void skate_bone_file_name(const struct skate_scene *sc, uint32_t bone, char out[80]);
 
-/* skeleton/bones.tsv: index name parent tx ty tz qx qy qz qw (bind pose, model space). */
+/* skeleton/bones.tsv (index name parent tx ty tz qx qy qz qw: bind pose, model space),
+ * names.txt (one name per line), inverse_bind.tsv (index name m00 .. m33, as stored). */
+enum view_skel_table { VS_BONES, VS_NAMES, VS_INVBIND };
+struct rows view_skel_rows(const struct skate_scene *sc, enum view_skel_table which);
+/* meshes/NN/palette.tsv (slot bone name) or islands.tsv (island start count primitive)
+ * from item `first`; items (optional): only count the items (header included). */
+enum rc view_mesh_table(const struct skate_scene *sc, size_t mesh, bool islands, uint64_t first,
+			struct emit *e, uint64_t *items);
+/* The same tables whole. */
 enum rc skate_text_bones(const struct skate_scene *sc, struct buf *out);
 /* skeleton/names.txt: one name per line. */
 enum rc skate_text_bone_names(const struct skate_scene *sc, struct buf *out);
@@ -69,13 +77,23 @@ enum rc skate_text_bone(const struct skate_scene *sc, uint32_t bone, struct buf 
 enum rc skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out);
 enum rc skate_text_palette(const struct skate_scene *sc, size_t mesh, struct buf *out);
 enum rc skate_text_islands(const struct skate_scene *sc, size_t mesh, struct buf *out);
-/* From skate_mesh_decode output: vertices.tsv (vertex + one column per component: px py pz,
- * nx ny nz, u0 v0, r g b a, w0.., i0.., tx.., bx.., ...), triangles.tsv (triangle a b c
- * island), skin.tsv (vertex bone name weight). */
-enum rc skate_text_vertices(const struct skate_mesh_data *md, struct buf *out);
-enum rc skate_text_triangles(const struct skate_mesh_data *md, struct buf *out);
-enum rc skate_text_skin(const struct skate_scene *sc, const struct skate_mesh_data *md,
-			struct buf *out);
+/*
+ * A mesh's data files, rendered from any item on: vertices.tsv (vertex + one column per
+ * component: px py pz, nx ny nz, u0 v0, r g b a, w0.., i0.., tx.., bx.., ...; item v+1 is
+ * vertex v), triangles.tsv (triangle a b c island, numbered among the valid ones; item r+1 is
+ * raw triple r, which writes nothing when invalid; needs the mesh's stats), skin.tsv (vertex
+ * bone name weight; item v+1 is vertex v's influences). Item 0 is the header line.
+ */
+struct view_mesh {
+	const struct src *s;
+	const struct arena *a;
+	const struct skate_scene *sc;
+	size_t mesh;
+	const struct skate_mesh_stats *st; /* triangles.tsv only */
+};
+enum rc view_vertices(const struct view_mesh *vm, uint64_t first, struct emit *e);
+enum rc view_triangles(const struct view_mesh *vm, uint64_t first, struct emit *e);
+enum rc view_skin(const struct view_mesh *vm, uint64_t first, struct emit *e);
 /* info.txt lines: bones, hierarchy source, meshes, vertices, triangles, problems. */
 void skate_scene_summary(const struct skate_scene *sc, struct buf *out);
 

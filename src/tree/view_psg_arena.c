@@ -92,11 +92,9 @@ static void put_hexdec(struct buf *b, const char *key, uint64_t v)
 	buf_printf(b, "%s: 0x%08" PRIX64 " (%" PRIu64 ")\n", key, v, v);
 }
 
-enum rc psg_render_header_txt(const struct arena *a, struct buf *out)
+/* header.txt, first part: the header's fields as stored. */
+static void header_fields_txt(const struct arena_header *h, struct buf *out)
 {
-	const struct arena_header *h = &a->h;
-	uint64_t sum = 0;
-
 	buf_puts(out, "magic: ");
 	put_hex_bytes(out, h->magic, sizeof h->magic);
 	buf_puts(out, "\nplatform: ");
@@ -120,8 +118,17 @@ enum rc psg_render_header_txt(const struct arena *a, struct buf *out)
 	put_hexdec(out, "base", h->base);
 	put_hexdec(out, "unfix_context", h->unfix_context);
 	put_hexdec(out, "fix_context", h->fix_context);
+}
+
+/* header.txt, second part: the resource descriptors and how they cover the file. */
+static void header_resources_txt(const struct arena *a, struct buf *out)
+{
+	const struct arena_header *h = &a->h;
+	unsigned n = h->n_rd < RW_MAX_RD ? h->n_rd : RW_MAX_RD;
+	uint64_t sum = 0;
+
 	buf_printf(out, "resource_descriptors: %u\n", h->n_rd);
-	for (unsigned k = 0; k < h->n_rd && k < RW_MAX_RD; k++) {
+	for (unsigned k = 0; k < n; k++) {
 		buf_printf(out,
 			   "resource_descriptor[%u] %s: size 0x%08" PRIX32 " (%" PRIu32
 			   ") align 0x%" PRIX32 "\n",
@@ -129,18 +136,18 @@ enum rc psg_render_header_txt(const struct arena *a, struct buf *out)
 			   h->rd[k].align);
 		sum += h->rd[k].size;
 	}
-	for (unsigned k = 0; k < h->n_rd && k < RW_MAX_RD; k++)
+	for (unsigned k = 0; k < n; k++)
 		buf_printf(out,
 			   "resources_used[%u] %s: size 0x%08" PRIX32 " (%" PRIu32
 			   ") align 0x%" PRIX32 "\n",
 			   k, psg_rd_name(h->plat, k), h->ru[k].size, h->ru[k].size,
 			   h->ru[k].align);
-	for (unsigned k = 0; k < h->n_rd && k < RW_MAX_RD; k++)
+	for (unsigned k = 0; k < n; k++)
 		buf_printf(out, "target_resource[%u] %s: 0x%08" PRIX32 "\n", k,
 			   psg_rd_name(h->plat, k), h->target_resource[k]);
 	buf_printf(out, "arena_group: 0x%08" PRIX32 "\n", h->arena_group);
 	put_hexdec(out, "header_size", h->header_size);
-	for (unsigned k = 1; k < h->n_rd && k < RW_MAX_RD; k++)
+	for (unsigned k = 1; k < n; k++)
 		buf_printf(out, "region_base[%u] %s: 0x%08" PRIX64 " (%" PRIu64 ")\n", k,
 			   psg_rd_name(h->plat, k), h->region_base[k], h->region_base[k]);
 	put_hexdec(out, "file_size", a->file_size);
@@ -151,19 +158,21 @@ enum rc psg_render_header_txt(const struct arena *a, struct buf *out)
 		buf_printf(out, " file is %" PRIu64 " bytes longer\n", a->file_size - sum);
 	else
 		buf_printf(out, " file is %" PRIu64 " bytes shorter\n", sum - a->file_size);
+}
+
+/* header.txt, last part: the section manifest and each section's header. */
+static void header_sections_txt(const struct arena *a, struct buf *out)
+{
+	static const char *const sn[4] = {"types", "external_arenas", "subreferences", "atoms"};
+	const struct arena_header *h = &a->h;
 
 	buf_printf(out, "\nsection_manifest at 0x%08" PRIX32 ":\n", h->sections);
 	buf_printf(out, "  type_id: 0x%08" PRIX32 "\n", a->manifest_type);
 	buf_printf(out, "  num_entries: %" PRIu32 "\n", a->manifest_count);
 	buf_printf(out, "  dict: 0x%08" PRIX32 "\n", a->manifest_dict);
-	{
-		static const char *const sn[4] = {"types", "external_arenas", "subreferences",
-						  "atoms"};
-
-		for (int k = 0; k < 4; k++)
-			buf_printf(out, "  %s: 0x%08" PRIX32 " (absolute 0x%08" PRIX64 ")\n", sn[k],
-				   a->section_off[k], (uint64_t)h->sections + a->section_off[k]);
-	}
+	for (int k = 0; k < 4; k++)
+		buf_printf(out, "  %s: 0x%08" PRIX32 " (absolute 0x%08" PRIX64 ")\n", sn[k],
+			   a->section_off[k], (uint64_t)h->sections + a->section_off[k]);
 	buf_printf(out, "  sections_end: 0x%08" PRIX64 "\n", a->sections_end);
 	buf_puts(out, "\nsection types:\n");
 	buf_printf(out, "  type_id: 0x%08" PRIX32 "\n", a->types_type);
@@ -185,6 +194,13 @@ enum rc psg_render_header_txt(const struct arena *a, struct buf *out)
 	buf_printf(out, "  type_id: 0x%08" PRIX32 "\n", a->atoms_type);
 	buf_printf(out, "  num_entries: %" PRIu32 "\n", a->atoms_count);
 	buf_printf(out, "  atom_table: 0x%08" PRIX32 "\n", a->atoms_table);
+}
+
+enum rc psg_render_header_txt(const struct arena *a, struct buf *out)
+{
+	header_fields_txt(&a->h, out);
+	header_resources_txt(a, out);
+	header_sections_txt(a, out);
 	return out->oom ? RC_NOMEM : RC_OK;
 }
 
@@ -396,8 +412,8 @@ enum rc view_toc_render(const struct arena *a, const struct view_toc *v, uint64_
 			struct emit *e)
 {
 	struct toc_ctx c = {a, v};
-	struct rows t = {"index\tname\tguid\ttype\ttype_name\ttarget\n", v->n, 0, NULL,
-			 print_toc_row, &c};
+	struct rows t = {
+	    "index\tname\tguid\ttype\ttype_name\ttarget\n", v->n, 0, NULL, print_toc_row, &c};
 
 	return rows_render(&t, first, e);
 }

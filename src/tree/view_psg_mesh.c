@@ -1,5 +1,5 @@
-/* Text views of a Skate scene: skeleton/, meshes/NN/ and the decoded mesh objects. Pure
- * renderers into struct buf; no tree internals. */
+/* Text views of a Skate scene: skeleton/, meshes/NN/ and the decoded mesh objects. Mesh data
+ * (vertices, triangles, skin) render any row range, reading only the vertices they show. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +7,7 @@
 #include "psgfs/bytes.h"
 #include "psgfs/names.h"
 #include "psgfs/skate_mesh.h"
+#include "tree/view_psg.h"
 
 static void name_field(struct buf *b, const char *s)
 {
@@ -36,47 +37,84 @@ void skate_bone_file_name(const struct skate_scene *sc, uint32_t bone, char out[
 	snprintf(out, 80, "%03u.%s.txt", bone, comp);
 }
 
+static enum rc print_bone_row(const void *ctx, uint64_t i, const void *rec, struct buf *out)
+{
+	const struct skate_bone *b = &((const struct skate_scene *)ctx)->bones[i];
+
+	(void)rec;
+	buf_printf(out, "%llu\t", (unsigned long long)i);
+	name_field(out, b->name);
+	buf_printf(out, "\t%d\t", b->parent);
+	f32s(out, b->t, 3, '\t');
+	buf_putc(out, '\t');
+	f32s(out, b->q, 4, '\t');
+	buf_putc(out, '\n');
+	return RC_OK;
+}
+
+static enum rc print_name_row(const void *ctx, uint64_t i, const void *rec, struct buf *out)
+{
+	(void)rec;
+	name_field(out, ((const struct skate_scene *)ctx)->bones[i].name);
+	buf_putc(out, '\n');
+	return RC_OK;
+}
+
+static enum rc print_ibp_row(const void *ctx, uint64_t i, const void *rec, struct buf *out)
+{
+	const struct skate_bone *b = &((const struct skate_scene *)ctx)->bones[i];
+
+	(void)rec;
+	buf_printf(out, "%llu\t", (unsigned long long)i);
+	name_field(out, b->name);
+	buf_putc(out, '\t');
+	f32s(out, b->ibp, 16, '\t');
+	buf_putc(out, '\n');
+	return RC_OK;
+}
+
+struct rows view_skel_rows(const struct skate_scene *sc, enum view_skel_table which)
+{
+	static const char ibp_header[] = "index\tname\tm00\tm01\tm02\tm03\tm10\tm11\tm12\tm13"
+					 "\tm20\tm21\tm22\tm23\tm30\tm31\tm32\tm33\n";
+	struct rows t = {NULL, sc->n_bones, 0, NULL, print_name_row, sc};
+
+	if (which == VS_BONES) {
+		t.header = "index\tname\tparent\ttx\tty\ttz\tqx\tqy\tqz\tqw\n";
+		t.print = print_bone_row;
+	} else if (which == VS_INVBIND) {
+		t.header = ibp_header;
+		t.print = print_ibp_row;
+	}
+	return t;
+}
+
+/* A table whole, for tests and tools. */
+static enum rc rows_whole(struct rows t, struct buf *out)
+{
+	struct emit e;
+	enum rc r;
+
+	emit_init_window(&e, 0, SIZE_MAX);
+	r = rows_render(&t, 0, &e);
+	buf_put(out, e.b.data, e.b.len);
+	emit_free(&e);
+	return r == RC_OK ? done(out) : r;
+}
+
 enum rc skate_text_bones(const struct skate_scene *sc, struct buf *out)
 {
-	buf_puts(out, "index\tname\tparent\ttx\tty\ttz\tqx\tqy\tqz\tqw\n");
-	for (uint32_t i = 0; i < sc->n_bones; i++) {
-		const struct skate_bone *b = &sc->bones[i];
-
-		buf_printf(out, "%u\t", i);
-		name_field(out, b->name);
-		buf_printf(out, "\t%d\t", b->parent);
-		f32s(out, b->t, 3, '\t');
-		buf_putc(out, '\t');
-		f32s(out, b->q, 4, '\t');
-		buf_putc(out, '\n');
-	}
-	return done(out);
+	return rows_whole(view_skel_rows(sc, VS_BONES), out);
 }
 
 enum rc skate_text_bone_names(const struct skate_scene *sc, struct buf *out)
 {
-	for (uint32_t i = 0; i < sc->n_bones; i++) {
-		name_field(out, sc->bones[i].name);
-		buf_putc(out, '\n');
-	}
-	return done(out);
+	return rows_whole(view_skel_rows(sc, VS_NAMES), out);
 }
 
 enum rc skate_text_inverse_bind(const struct skate_scene *sc, struct buf *out)
 {
-	buf_puts(out, "index\tname");
-	for (int r = 0; r < 4; r++)
-		for (int c = 0; c < 4; c++)
-			buf_printf(out, "\tm%d%d", r, c);
-	buf_putc(out, '\n');
-	for (uint32_t i = 0; i < sc->n_bones; i++) {
-		buf_printf(out, "%u\t", i);
-		name_field(out, sc->bones[i].name);
-		buf_putc(out, '\t');
-		f32s(out, sc->bones[i].ibp, 16, '\t');
-		buf_putc(out, '\n');
-	}
-	return done(out);
+	return rows_whole(view_skel_rows(sc, VS_INVBIND), out);
 }
 
 static void matrix_rows(struct buf *out, const float m[16])
@@ -86,6 +124,15 @@ static void matrix_rows(struct buf *out, const float m[16])
 		f32s(out, m + 4 * r, 4, ' ');
 		buf_putc(out, '\n');
 	}
+}
+
+/* Where the parents came from: the PSG stores none (docs/skate-objects.md, "Skater rig"). */
+static void hierarchy_line(const struct skate_scene *sc, struct buf *out)
+{
+	char h[96];
+
+	skate_hierarchy_text(sc, h);
+	buf_printf(out, "hierarchy: %s\n", h);
 }
 
 enum rc skate_text_bone(const struct skate_scene *sc, uint32_t bone, struct buf *out)
@@ -107,10 +154,7 @@ enum rc skate_text_bone(const struct skate_scene *sc, uint32_t bone, struct buf 
 	} else {
 		buf_puts(out, "parent: none (root)\n");
 	}
-	buf_printf(out, "hierarchy: %s\n",
-		   sc->hierarchy == SKATE_HIER_TSV
-		       ? "from the hierarchy file"
-		       : "default (not in the PSG): every bone except 0 hangs from bone 0");
+	hierarchy_line(sc, out);
 	buf_puts(out, "children:");
 	for (uint32_t i = 0; i < sc->n_bones; i++)
 		if (sc->bones[i].parent == (int32_t)bone) {
@@ -153,11 +197,42 @@ static const char *class_name(uint8_t c)
 	return c == 1 ? "PERVERTEX" : c == 2 ? "PERINSTANCE" : c == 0 ? "NA" : "?";
 }
 
+/* info.txt: how the meshes' positions are stored and scaled, one line per distinct encoding
+ * (docs/skate-objects.md, "Skater vertex encoding"). */
+static void positions_summary(const struct skate_scene *sc, struct buf *out)
+{
+	enum { SHOWN = 8 };
+	const char *enc[SHOWN];
+	size_t count[SHOWN], n = 0, other = 0;
+
+	for (size_t i = 0; i < sc->n_meshes; i++) {
+		const char *e = sc->meshes[i].pos_encoding[0] ? sc->meshes[i].pos_encoding : "none";
+		size_t k = 0;
+
+		while (k < n && strcmp(enc[k], e) != 0)
+			k++;
+		if (k == n && n == SHOWN) {
+			other++;
+			continue;
+		}
+		if (k == n) {
+			enc[n] = e;
+			count[n++] = 0;
+		}
+		count[k]++;
+	}
+	for (size_t k = 0; k < n; k++)
+		buf_printf(out, "positions: %zu mesh%s %s\n", count[k], count[k] == 1 ? "" : "es",
+			   enc[k]);
+	if (other)
+		buf_printf(out, "positions: %zu meshes in other encodings\n", other);
+}
+
 enum rc skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out)
 {
 	const struct skate_scene_mesh *m;
 	const struct skate_vdes *v;
-	char tb[16];
+	char tb[16], enc[64];
 
 	if (mesh >= sc->n_meshes)
 		return RC_NOENT;
@@ -172,11 +247,11 @@ enum rc skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct 
 		return done(out);
 	buf_printf(out,
 		   "stride: %u\nvertex count: %u\ntypes flags: 0x%08X\nstreams: %u\nelements: %u\n"
-		   "frequency divider operation: 0x%04X\n",
+		   "frequency divider operation: 0x%04X\nposition encoding: %s\n",
 		   m->stride, m->vertex_count, v->types_flags, v->num_streams, v->num_elements,
-		   v->freq_div);
-	buf_puts(out,
-		 "\nelement\ttype\tformat\tcomponents\toffset\tstride\tstream\tclass\tusable\n");
+		   v->freq_div, m->pos_encoding[0] ? m->pos_encoding : "none");
+	buf_puts(out, "\nelement\ttype\tformat\tcomponents\toffset\tstride\tstream\tclass\tusable"
+		      "\tdecoded as\n");
 	for (unsigned i = 0; i < v->n_el; i++) {
 		const struct skate_velem *e = &v->el[i];
 		const char *fn = skate_vfmt_name(e->vertex_type);
@@ -186,141 +261,279 @@ enum rc skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct 
 			buf_puts(out, fn);
 		else
 			buf_printf(out, "0x%02X", e->vertex_type);
-		buf_printf(out, "\t%u\t%u\t%u\t%u\t%s\t%s\n", e->num_components, e->offset,
+		buf_printf(out, "\t%u\t%u\t%u\t%u\t%s\t%s\t", e->num_components, e->offset,
 			   e->stride, e->stream, class_name(e->elem_class),
 			   e->usable ? "yes" : "no");
+		if (e->usable) {
+			skate_elem_encoding(&v->elem[i], enc);
+			buf_puts(out, enc);
+		} else {
+			buf_putc(out, '-');
+		}
+		buf_putc(out, '\n');
 	}
 	return done(out);
+}
+
+struct mesh_rows {
+	const struct skate_scene *sc;
+	const struct skate_scene_mesh *m;
+};
+
+/* Dropped palette slots (-1) print nothing. */
+static enum rc print_palette_row(const void *ctx, uint64_t k, const void *rec, struct buf *out)
+{
+	const struct mesh_rows *mr = ctx;
+	int32_t b = mr->m->palette[k];
+
+	(void)rec;
+	if (b < 0)
+		return RC_OK;
+	buf_printf(out, "%llu\t%d\t", (unsigned long long)k, b);
+	name_field(out, mr->sc->bones[b].name);
+	buf_putc(out, '\n');
+	return RC_OK;
+}
+
+static enum rc print_island_row(const void *ctx, uint64_t i, const void *rec, struct buf *out)
+{
+	const struct skate_island *is = &((const struct mesh_rows *)ctx)->m->islands[i];
+
+	(void)rec;
+	buf_printf(out, "%llu\t%u\t%u\t%u\n", (unsigned long long)i, is->start, is->count,
+		   is->prim);
+	return RC_OK;
+}
+
+enum rc view_mesh_table(const struct skate_scene *sc, size_t mesh, bool islands, uint64_t first,
+			struct emit *e, uint64_t *items)
+{
+	struct mesh_rows mr;
+	struct rows t;
+
+	if (mesh >= sc->n_meshes)
+		return RC_NOENT;
+	mr = (struct mesh_rows){sc, &sc->meshes[mesh]};
+	t = islands ? (struct rows){"island\tstart\tcount\tprimitive\n",
+				    mr.m->n_islands,
+				    0,
+				    NULL,
+				    print_island_row,
+				    &mr}
+		    : (struct rows){
+			  "slot\tbone\tname\n", mr.m->n_palette, 0, NULL, print_palette_row, &mr};
+	if (items) {
+		*items = t.n + 1;
+		return RC_OK;
+	}
+	return rows_render(&t, first, e);
 }
 
 enum rc skate_text_palette(const struct skate_scene *sc, size_t mesh, struct buf *out)
 {
-	const struct skate_scene_mesh *m;
+	struct emit e;
+	enum rc r;
 
-	if (mesh >= sc->n_meshes)
-		return RC_NOENT;
-	m = &sc->meshes[mesh];
-	buf_puts(out, "slot\tbone\tname\n");
-	for (uint32_t k = 0; k < m->n_palette; k++) {
-		if (m->palette[k] < 0)
-			continue;
-		buf_printf(out, "%u\t%d\t", k, m->palette[k]);
-		name_field(out, sc->bones[m->palette[k]].name);
-		buf_putc(out, '\n');
-	}
-	return done(out);
+	emit_init_window(&e, 0, SIZE_MAX);
+	r = view_mesh_table(sc, mesh, false, 0, &e, NULL);
+	buf_put(out, e.b.data, e.b.len);
+	emit_free(&e);
+	return r == RC_OK ? done(out) : r;
 }
 
 enum rc skate_text_islands(const struct skate_scene *sc, size_t mesh, struct buf *out)
 {
-	const struct skate_scene_mesh *m;
+	struct emit e;
+	enum rc r;
 
-	if (mesh >= sc->n_meshes)
-		return RC_NOENT;
-	m = &sc->meshes[mesh];
-	buf_puts(out, "island\tstart\tcount\tprimitive\n");
-	for (uint32_t i = 0; i < m->n_islands; i++)
-		buf_printf(out, "%u\t%u\t%u\t%u\n", i, m->islands[i].start, m->islands[i].count,
-			   m->islands[i].prim);
-	return done(out);
+	emit_init_window(&e, 0, SIZE_MAX);
+	r = view_mesh_table(sc, mesh, true, 0, &e, NULL);
+	buf_put(out, e.b.data, e.b.len);
+	emit_free(&e);
+	return r == RC_OK ? done(out) : r;
 }
 
-/* Column names of one decoded attribute. */
-static void attr_header(struct buf *out, const struct skate_attr *a, unsigned k)
+/* Column names of one decoded element (k: its position among the usable ones). */
+static void elem_header(struct buf *out, const struct skate_elem *e, unsigned k)
 {
 	static const char *const xyzw[] = {"x", "y", "z", "w"};
 	static const char *const rgba[] = {"r", "g", "b", "a"};
-	const char *pre;
-	bool idx = false;
+	static const char *const uvst[] = {"u", "v", "s", "t"};
+	static const char *const pre[] = {
+	    [SKATE_USAGE_POSITION] = "p",
+	    [SKATE_USAGE_NORMAL] = "n",
+	    [SKATE_USAGE_TANGENT] = "t",
+	    [SKATE_USAGE_BINORMAL] = "b",
+	};
 
-	for (unsigned c = 0; c < a->n; c++) {
+	for (unsigned c = 0; c < e->n_out && c < 4; c++) {
 		buf_putc(out, '\t');
-		switch (a->type) {
-		case SKATE_ET_XYZ:
-			pre = "p";
+		switch (e->usage) {
+		case SKATE_USAGE_POSITION:
+		case SKATE_USAGE_NORMAL:
+		case SKATE_USAGE_TANGENT:
+		case SKATE_USAGE_BINORMAL:
+			buf_printf(out, "%s%s", pre[e->usage], xyzw[c]);
 			break;
-		case SKATE_ET_NORMAL:
-			pre = "n";
-			break;
-		case SKATE_ET_TANGENT:
-			pre = "t";
-			break;
-		case SKATE_ET_BINORMAL:
-			pre = "b";
-			break;
-		case SKATE_ET_COLOR:
+		case SKATE_USAGE_COLOR:
 			buf_puts(out, rgba[c]);
-			continue;
-		case SKATE_ET_SPECULAR:
+			break;
+		case SKATE_USAGE_SPECULAR:
 			buf_printf(out, "s%s", rgba[c]);
-			continue;
-		case SKATE_ET_WEIGHTS:
-			pre = "w";
-			idx = true;
 			break;
-		case SKATE_ET_INDICES:
-			pre = "i";
-			idx = true;
+		case SKATE_USAGE_BLEND_WEIGHTS:
+			buf_printf(out, "w%u", c);
 			break;
-		default:
-			if (a->type >= SKATE_ET_TEX0 && a->type < SKATE_ET_TEX0 + 6) {
-				static const char *const uvst[] = {"u", "v", "s", "t"};
-
-				buf_printf(out, "%s%u", uvst[c], a->type - SKATE_ET_TEX0);
-				continue;
+		case SKATE_USAGE_BLEND_INDICES:
+			buf_printf(out, "i%u", c);
+			break;
+		case SKATE_USAGE_TEXCOORD:
+			if (e->set < 6) {
+				buf_printf(out, "%s%u", uvst[c], e->set);
+				break;
 			}
+			/* fall through */
+		default:
 			buf_printf(out, "e%u_%u", k, c);
-			continue;
 		}
-		if (idx)
-			buf_printf(out, "%s%u", pre, c);
-		else
-			buf_printf(out, "%s%s", pre, xyzw[c]);
 	}
 }
 
-enum rc skate_text_vertices(const struct skate_mesh_data *md, struct buf *out)
+/* The usable elements of a mesh, in descriptor order (what a vertex batch decodes). */
+static unsigned usable_elems(const struct skate_scene_mesh *m, const struct skate_elem **out)
 {
-	buf_puts(out, "vertex");
-	for (unsigned k = 0; k < md->n_attr; k++)
-		attr_header(out, &md->attr[k], k);
-	buf_putc(out, '\n');
-	for (uint32_t v = 0; v < md->n_verts && !out->oom; v++) {
-		buf_printf(out, "%u", v);
-		for (unsigned k = 0; k < md->n_attr; k++) {
-			buf_putc(out, '\t');
-			f32s(out, md->attr[k].v + (size_t)v * md->attr[k].n, md->attr[k].n, '\t');
-		}
-		buf_putc(out, '\n');
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < m->desc.n_el && i < SKATE_MAX_ELEMS; i++)
+		if (m->desc.elem[i].usable)
+			out[n++] = &m->desc.elem[i];
+	return n;
+}
+
+enum rc view_vertices(const struct view_mesh *vm, uint64_t first, struct emit *e)
+{
+	const struct skate_scene_mesh *m = &vm->sc->meshes[vm->mesh];
+	const struct skate_elem *el[SKATE_MAX_ELEMS];
+	unsigned ne = usable_elems(m, el);
+	struct skate_vbatch b;
+	uint32_t v = first ? (uint32_t)(first - 1) : 0;
+	enum rc r = RC_OK;
+	bool more = true;
+
+	if (first == 0) {
+		buf_puts(&e->b, "vertex");
+		for (unsigned k = 0; k < ne; k++)
+			elem_header(&e->b, el[k], k);
+		buf_putc(&e->b, '\n');
+		if (!emit_item(e))
+			return RC_OK;
 	}
-	return done(out);
-}
-
-enum rc skate_text_triangles(const struct skate_mesh_data *md, struct buf *out)
-{
-	buf_puts(out, "triangle\ta\tb\tc\tisland\n");
-	for (size_t t = 0; t < md->n_tri && !out->oom; t++)
-		buf_printf(out, "%zu\t%u\t%u\t%u\t%u\n", t, md->tri[t][0], md->tri[t][1],
-			   md->tri[t][2], md->tri_island[t]);
-	return done(out);
-}
-
-enum rc skate_text_skin(const struct skate_scene *sc, const struct skate_mesh_data *md,
-			struct buf *out)
-{
-	buf_puts(out, "vertex\tbone\tname\tweight\n");
-	for (uint32_t v = 0; md->n_infl && v < md->n_verts && !out->oom; v++)
-		for (uint8_t j = 0; j < md->n_infl[v]; j++) {
-			uint32_t bone = md->infl[v][j].bone;
-
-			buf_printf(out, "%u\t%u\t", v, bone);
-			if (bone < sc->n_bones)
-				name_field(out, sc->bones[bone].name);
-			buf_putc(out, '\t');
-			buf_f32txt(out, md->infl[v][j].weight);
-			buf_putc(out, '\n');
+	skate_vbatch_init(&b);
+	while (more && v < m->vertex_count && r == RC_OK) {
+		r = skate_mesh_read_vertices(vm->s, vm->a, vm->sc, vm->mesh, v, skate_vbatch_cap(m),
+					     &b);
+		for (uint32_t i = 0; r == RC_OK && i < b.count && more; i++) {
+			buf_printf(&e->b, "%u", v + i);
+			for (unsigned k = 0; k < b.n_elem; k++) {
+				buf_putc(&e->b, '\t');
+				f32s(&e->b, b.v[k] + (size_t)i * b.elem[k].n_out, b.elem[k].n_out,
+				     '\t');
+			}
+			buf_putc(&e->b, '\n');
+			more = emit_item(e);
 		}
-	return done(out);
+		v += b.count;
+	}
+	skate_vbatch_free(&b);
+	return r;
+}
+
+/* Valid triples before raw triple r: the stats' restart table, then the rest counted. */
+static enum rc valid_before(const struct view_mesh *vm, uint64_t r, uint64_t *k,
+			    struct skate_tbatch *b)
+{
+	uint64_t at = r / SKATE_STATS_STEP * SKATE_STATS_STEP;
+	enum rc rc = RC_OK;
+
+	*k = vm->st->tri_valid_before[r / SKATE_STATS_STEP];
+	while (at < r && rc == RC_OK) {
+		uint64_t n = r - at < SKATE_TBATCH_MAX ? r - at : SKATE_TBATCH_MAX;
+
+		rc = skate_mesh_read_triangles(vm->s, vm->a, vm->sc, vm->mesh, at, (uint32_t)n, b);
+		for (uint32_t i = 0; rc == RC_OK && i < b->count; i++)
+			*k += b->tri[i].valid;
+		at += b->count;
+	}
+	return rc;
+}
+
+enum rc view_triangles(const struct view_mesh *vm, uint64_t first, struct emit *e)
+{
+	uint64_t raw = first ? first - 1 : 0, total = vm->st->n_raw_tri, k;
+	struct skate_tbatch b;
+	enum rc r;
+	bool more = true;
+
+	if (first == 0) {
+		buf_puts(&e->b, "triangle\ta\tb\tc\tisland\n");
+		if (!emit_item(e))
+			return RC_OK;
+	}
+	skate_tbatch_init(&b);
+	r = valid_before(vm, raw, &k, &b);
+	while (more && raw < total && r == RC_OK) {
+		uint64_t n = total - raw < SKATE_TBATCH_MAX ? total - raw : SKATE_TBATCH_MAX;
+
+		r = skate_mesh_read_triangles(vm->s, vm->a, vm->sc, vm->mesh, raw, (uint32_t)n, &b);
+		for (uint32_t i = 0; r == RC_OK && i < b.count && more; i++) {
+			const struct skate_tri *t = &b.tri[i];
+
+			if (t->valid)
+				buf_printf(&e->b, "%llu\t%u\t%u\t%u\t%u\n", (unsigned long long)k++,
+					   t->v[0], t->v[1], t->v[2], t->island);
+			more = emit_item(e);
+		}
+		raw += b.count;
+	}
+	skate_tbatch_free(&b);
+	return r;
+}
+
+enum rc view_skin(const struct view_mesh *vm, uint64_t first, struct emit *e)
+{
+	const struct skate_scene *sc = vm->sc;
+	const struct skate_scene_mesh *m = &sc->meshes[vm->mesh];
+	struct skate_vbatch b;
+	uint32_t v = first ? (uint32_t)(first - 1) : 0;
+	enum rc r = RC_OK;
+	bool more = true;
+
+	if (first == 0) {
+		buf_puts(&e->b, "vertex\tbone\tname\tweight\n");
+		if (!emit_item(e))
+			return RC_OK;
+	}
+	skate_vbatch_init(&b);
+	while (more && v < m->vertex_count && r == RC_OK) {
+		r = skate_mesh_read_vertices(vm->s, vm->a, sc, vm->mesh, v, skate_vbatch_cap(m),
+					     &b);
+		for (uint32_t i = 0; r == RC_OK && i < b.count && more; i++) {
+			for (uint8_t j = 0; j < b.n_infl[i]; j++) {
+				uint32_t bone = b.infl[i][j].bone;
+
+				buf_printf(&e->b, "%u\t%u\t", v + i, bone);
+				if (bone < sc->n_bones)
+					name_field(&e->b, sc->bones[bone].name);
+				buf_putc(&e->b, '\t');
+				buf_f32txt(&e->b, b.infl[i][j].weight);
+				buf_putc(&e->b, '\n');
+			}
+			more = emit_item(e);
+		}
+		v += b.count;
+	}
+	skate_vbatch_free(&b);
+	return r;
 }
 
 void skate_scene_summary(const struct skate_scene *sc, struct buf *out)
@@ -334,16 +547,14 @@ void skate_scene_summary(const struct skate_scene *sc, struct buf *out)
 			   sc->n_bones, sc->skeleton_model);
 	else
 		buf_puts(out, "skeleton: none (no readable RenderModelData)\n");
-	buf_printf(out, "hierarchy: %s\n",
-		   sc->hierarchy == SKATE_HIER_TSV
-		       ? "from the hierarchy file"
-		       : "not in the PSG; every bone except 0 hangs from bone 0");
+	hierarchy_line(sc, out);
 	if (sc->n_nonrigid)
 		buf_printf(out, "non-rigid bind matrices: %u\n", sc->n_nonrigid);
 	buf_printf(out,
 		   "models: %u\nmeshes: %zu (%zu decodable)\nvertices: %llu\ntriangles: %llu\n",
 		   sc->n_models, sc->n_meshes, ok, (unsigned long long)sc->total_vertices,
 		   (unsigned long long)sc->total_triangles);
+	positions_summary(sc, out);
 	buf_printf(out, "mesh problems: %zu\n", sc->n_problems);
 }
 
@@ -355,22 +566,29 @@ bool skate_mesh_object_has_text(uint32_t t)
 	       t == RW_T_IB || t == RW_T_MESHHELPER;
 }
 
-static void ref_text(struct buf *out, const struct arena *a, const char *field, uint32_t v)
+/* A reference field by the one rule (arena_ref_to): what it names, or why it names nothing. */
+static void ref_text(struct buf *out, const struct arena *a, const char *field, uint32_t v,
+		     uint32_t want)
 {
-	uint32_t obj, off;
-	enum rc r = arena_resolve_ref(a, v, &obj, &off);
-	char tb[16];
+	uint32_t obj = 0, off = 0;
+	enum rc r = arena_ref_to(a, v, want, &obj, &off);
+	char tb[16], wb[16];
 
 	buf_printf(out, "%s: 0x%08X", field, v);
-	if (r == RC_NOENT)
+	if (r == RC_NOENT) {
 		buf_puts(out, " (null)\n");
-	else if (r != RC_OK || obj >= a->n_dict)
+		return;
+	}
+	if ((r != RC_OK && r != RC_CORRUPT) || obj >= a->n_dict) {
 		buf_printf(out, " (does not resolve: %s)\n", rc_str(r));
-	else if (v >> 22)
-		buf_printf(out, " -> %04u.%s+0x%X\n", obj, rw_type_label(a->dict[obj].type_id, tb),
-			   off);
-	else
-		buf_printf(out, " -> %04u.%s\n", obj, rw_type_label(a->dict[obj].type_id, tb));
+		return;
+	}
+	buf_printf(out, " -> %04u.%s", obj, rw_type_label(a->dict[obj].type_id, tb));
+	if (v >> 22)
+		buf_printf(out, "+0x%X", off);
+	if (r == RC_CORRUPT)
+		buf_printf(out, " (not a %s)", arena_want_name(want, wb));
+	buf_putc(out, '\n');
 }
 
 static void aabb_text(struct buf *out, const char *field, const float *v)
@@ -404,9 +622,9 @@ static void text_model(struct buf *out, const struct arena *a, const struct skat
 		char f[48];
 
 		snprintf(f, sizeof f, "mesh %u", k);
-		ref_text(out, a, f, m->meshes[k].mesh);
+		ref_text(out, a, f, m->meshes[k].mesh, RW_T_OPTIMESH);
 		snprintf(f, sizeof f, "mesh %u material", k);
-		ref_text(out, a, f, m->meshes[k].material);
+		ref_text(out, a, f, m->meshes[k].material, RW_T_RENDERMATERIAL);
 	}
 	buf_printf(out, "\nisland AABBs (%u):\n", m->n_aabbs);
 	for (uint32_t i = 0; i < m->n_aabbs; i++) {
@@ -427,14 +645,14 @@ static void text_optimesh(struct buf *out, const struct arena *a, const struct s
 {
 	aabb_text(out, "m_BBox", m->bbox);
 	buf_printf(out, "m_uiNumVerts: %u\n", m->num_verts);
-	ref_text(out, a, "m_pMaterial", m->material);
-	ref_text(out, a, "m_pVertexDescriptor", m->vdes);
-	ref_text(out, a, "m_pMeshHelper", m->mesh_helper);
-	ref_text(out, a, "m_pIndexBuffer", m->ib);
-	ref_text(out, a, "m_pVertexBuffer", m->vb);
+	ref_text(out, a, "m_pMaterial", m->material, RW_T_RENDERMATERIAL);
+	ref_text(out, a, "m_pVertexDescriptor", m->vdes, RW_T_VDES);
+	ref_text(out, a, "m_pMeshHelper", m->mesh_helper, RW_T_MESHHELPER);
+	ref_text(out, a, "m_pIndexBuffer", m->ib, RW_T_IB);
+	ref_text(out, a, "m_pVertexBuffer", m->vb, RW_T_VB);
 	buf_printf(out, "m_uiNumIslands: %u\n", m->num_islands);
-	ref_text(out, a, "m_pIslandAreas", m->island_areas);
-	ref_text(out, a, "m_pIslandAABBs", m->island_aabbs);
+	ref_text(out, a, "m_pIslandAreas", m->island_areas, ARENA_WANT_UNKNOWN);
+	ref_text(out, a, "m_pIslandAABBs", m->island_aabbs, ARENA_WANT_UNKNOWN);
 	buf_printf(out,
 		   "m_pIslandDrawParams: 0x%X\nm_uiNumRemapIndices: %u\nm_pRemapTable: 0x%X\n"
 		   "m_uiNumBlendShapes: %u\nm_pBlendShapeTable: 0x%X\nm_szBlendShapeNames: 0x%X\n"
@@ -529,7 +747,7 @@ enum rc skate_mesh_object_text(const struct src *s, const struct arena *a, uint3
 
 		r = skate_vb_parse(p, n, &v);
 		if (r == RC_OK) {
-			ref_text(out, a, "m_buffer", v.buffer);
+			ref_text(out, a, "m_buffer", v.buffer, ARENA_WANT_BASERES);
 			buf_printf(
 			    out,
 			    "m_offset: %u\nm_bufferSize: %u\nm_location: %u\nm_lockFlags: %u\n"
@@ -541,7 +759,7 @@ enum rc skate_mesh_object_text(const struct src *s, const struct arena *a, uint3
 
 		r = skate_ib_parse(p, n, &v);
 		if (r == RC_OK) {
-			ref_text(out, a, "m_buffer", v.buffer);
+			ref_text(out, a, "m_buffer", v.buffer, ARENA_WANT_BASERES);
 			buf_printf(
 			    out,
 			    "m_offset: %u\nm_numIndices: %u\nm_stride: %u\nm_indexType: %u (%s)\n"
@@ -565,7 +783,7 @@ enum rc skate_mesh_object_text(const struct src *s, const struct arena *a, uint3
 				snprintf(f, sizeof f, "%s %u",
 					 i < m.n_ib ? "index buffer" : "vertex buffer",
 					 i < m.n_ib ? i : i - m.n_ib);
-				ref_text(out, a, f, m.refs[i]);
+				ref_text(out, a, f, m.refs[i], i < m.n_ib ? RW_T_IB : RW_T_VB);
 			}
 			skate_mesh_helper_free(&m);
 		}

@@ -73,6 +73,20 @@ enum rc ax_render(const struct ax_plan *p, unsigned part, uint64_t first, struct
 	return first < c->n ? fn(ctx, c, first, e) : RC_OK;
 }
 
+void view_glb_layout(const struct gltf_plan *p, struct layout_build *lb)
+{
+	for (unsigned i = 0; i < gltf_n_parts(p); i++) {
+		uint64_t n;
+		uint32_t size;
+
+		gltf_part(p, i, &n, &size);
+		if (size)
+			layout_fixed(lb, n, size);
+		else
+			layout_var(lb, n);
+	}
+}
+
 void view_diag_lines(const struct diag *d, struct buf *out)
 {
 	for (size_t i = 0; i < d->n; i++) {

@@ -5,6 +5,7 @@
 #ifndef PSGFS_TREE_VIEWS_H
 #define PSGFS_TREE_VIEWS_H
 
+#include "psgfs/gltf.h"
 #include "psgfs/psk.h"
 #include "tree/tree_int.h"
 
@@ -29,6 +30,9 @@ typedef enum rc (*ax_records_fn)(const void *ctx, const struct ax_chunk *c, uint
 void ax_layout(const struct ax_plan *p, struct layout_build *lb);
 enum rc ax_render(const struct ax_plan *p, unsigned part, uint64_t first, struct emit *e,
 		  ax_records_fn fn, const void *ctx);
+
+/* A GLB (include/psgfs/gltf.h): its parts as layout parts; render with gltf_render. */
+void view_glb_layout(const struct gltf_plan *p, struct layout_build *lb);
 
 /* errors.txt from a diag: one line each, then a count of those not kept. */
 void view_diag_lines(const struct diag *d, struct buf *out);

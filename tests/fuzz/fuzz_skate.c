@@ -58,19 +58,26 @@ static void mesh_views(const struct src *s, const struct arena *a, struct skate_
 	struct buf b;
 
 	for (size_t k = 0; k < sc->n_meshes; k++) {
-		struct skate_mesh_data *md = NULL;
+		struct skate_mesh_stats *st = NULL;
+		struct view_mesh vm = {s, a, sc, k, NULL};
+		struct emit e;
 
 		buf_init(&b);
 		(void)skate_text_descriptor(sc, k, &b);
 		(void)skate_text_palette(sc, k, &b);
 		(void)skate_text_islands(sc, k, &b);
-		if (skate_mesh_decode(s, a, sc, k, &md, d) == RC_OK) {
-			(void)skate_text_vertices(md, &b);
-			(void)skate_text_triangles(md, &b);
-			(void)skate_text_skin(sc, md, &b);
-			skate_mesh_data_free(md);
-		}
 		buf_free(&b);
+		if (!sc->meshes[k].ok)
+			continue;
+		emit_init_count(&e, 4096);
+		(void)view_vertices(&vm, 0, &e);
+		(void)view_skin(&vm, 0, &e);
+		if (skate_mesh_stats_build(s, a, sc, k, &st, d) == RC_OK) {
+			vm.st = st;
+			(void)view_triangles(&vm, 0, &e);
+			skate_mesh_stats_free(st);
+		}
+		emit_free(&e);
 	}
 	buf_init(&b);
 	(void)skate_text_bones(sc, &b);

@@ -121,17 +121,17 @@ static void psk_seeds(struct seedset *s)
 
 /* Small textures of every converted format and layout kind. */
 static const struct gen_tex_spec small_specs[] = {
-    {GCM_TEX_DXT1, 8, 8, 0, false, 0, false},
-    {GCM_TEX_DXT3, 8, 4, 1, false, 0, false},
-    {GCM_TEX_DXT5 | GCM_TEX_LN, 12, 4, 1, false, 0, false},
-    {GCM_TEX_A8R8G8B8, 4, 4, 0, true, 0, false},
-    {GCM_TEX_A8R8G8B8 | GCM_TEX_LN, 3, 3, 1, false, 16, false},
-    {GCM_TEX_B8 | GCM_TEX_LN, 5, 3, 1, false, 8, false},
-    {GCM_TEX_R5G6B5, 4, 8, 2, false, 0, false},
-    {GCM_TEX_A1R5G5B5, 4, 4, 1, false, 0, true},
-    {GCM_TEX_A4R4G4B4 | GCM_TEX_LN, 6, 2, 1, false, 16, false},
-    {GCM_TEX_G8B8, 4, 4, 1, false, 0, false},
-    {GCM_TEX_D8R8G8B8 | GCM_TEX_UN, 4, 4, 1, false, 0, false},
+    {GCM_TEX_DXT1, 8, 8, 0, false, 0, false, 0},
+    {GCM_TEX_DXT3, 8, 4, 1, false, 0, false, 0},
+    {GCM_TEX_DXT5 | GCM_TEX_LN, 12, 4, 1, false, 0, false, 0},
+    {GCM_TEX_A8R8G8B8, 4, 4, 0, true, 0, false, 0},
+    {GCM_TEX_A8R8G8B8 | GCM_TEX_LN, 3, 3, 1, false, 16, false, 0},
+    {GCM_TEX_B8 | GCM_TEX_LN, 5, 3, 1, false, 8, false, 0},
+    {GCM_TEX_R5G6B5, 4, 8, 2, false, 0, false, 0},
+    {GCM_TEX_A1R5G5B5, 4, 4, 1, false, 0, true, 0},
+    {GCM_TEX_A4R4G4B4 | GCM_TEX_LN, 6, 2, 1, false, 16, false, 0},
+    {GCM_TEX_G8B8, 4, 4, 1, false, 0, false, 0},
+    {GCM_TEX_D8R8G8B8 | GCM_TEX_UN, 4, 4, 1, false, 0, false, 0},
 };
 
 static void psg_seeds(struct seedset *s)

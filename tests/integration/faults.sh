@@ -113,6 +113,10 @@ check "truncate to half: every read is the original bytes or EIO" hammer_ok r -a
 check "truncate to half: some reads are EIO (nothing re-derived from the short file)" \
 	eval '[[ $r =~ eio\ [1-9] ]]'
 check "truncate to half: mount alive" alive "$m"
+check "truncate to half: info.txt still answers and says the source changed" \
+	grep -q "^source: changed since mount" "$m/info.txt"
+check "truncate to half: errors.txt still answers and says the source changed" \
+	grep -q "^source: changed since mount" "$m/errors.txt"
 truncate -s 0 "$src"
 check "truncate to 0: every read is the original bytes or EIO" hammer_ok r -a -e "$m" "$ref" 4 1
 last=$(ls "$m/objects" | grep '\.bin$' | tail -1)

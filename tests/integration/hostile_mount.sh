@@ -160,4 +160,26 @@ mount_psgfs "$huge" "$m"
 check "2^32-1 points in a tiny file: mounts" test -f "$m/points.tsv"
 check "2^32-1 points: errors.txt names PNTS0000" grep -q "PNTS0000.*4294967295" "$m/errors.txt"
 check "2^32-1 points: every file reads or answers EIO" all_files_read_or_eio "$m"
+# Amplification: a small PSA whose sequences all cover every key shows far more bytes than it
+# holds (sequences x keys); every file stays exactly sized and the daemon's memory stays
+# within the cache budget plus a fixed margin while all of it is read.
+amp=$WORK/amp.psa
+"$PSGFS_GEN" psa --overlap --bones 60 --frames 100 --sequences 200 "$amp"
+am=$WORK/amp
+mount_psgfs "$amp" "$am" -o cache_size=4M
+pid=$(pgrep -n -f "psgfs $amp")
+amp_total=$(timeout 120 du -cb "$am" | tail -1 | cut -f1)
+echo "# $(stat -c %s "$amp")-byte PSA shows $amp_total bytes over $(find "$am" -type f | wc -l) files"
+check "amplification: the views add up to over 100x the file" \
+	test "$amp_total" -gt $(($(stat -c %s "$amp") * 100))
+check "amplification: every file reads whole at its st_size" bash -c \
+	"timeout 120 find '$am' -type f -name '*.psa' -exec sh -c 'for f; do [ \$(wc -c < \"\$f\") = \$(stat -c %s \"\$f\") ] || exit 1; done' _ {} +"
+peak=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
+echo "# daemon peak RSS ${peak} kB with a 4 MiB cache"
+if ldd "$PSGFS" | grep -q libasan; then # ASan's shadow memory and quarantine are not ours
+	echo "# ASan build: peak RSS reported, not bounded"
+else
+	check "amplification: peak RSS under the cache budget + 48 MiB" test "$peak" -lt $(((4 + 48) * 1024))
+fi
+unmount_psgfs "$am"
 finish

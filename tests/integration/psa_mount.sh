@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 2: a PSA mounted for real; per-sequence PSAs read back through psgfs itself and, when
+# A PSA mounted for real; per-sequence PSAs read back through psgfs itself and, when
 # darkplaces-server is installed, load in DarkPlaces with a PSK of the same skeleton.
 . "$(dirname "$0")/lib.sh"
 
@@ -8,14 +8,14 @@ psa=$WORK/anim.psa
 m=$WORK/m
 mount_psgfs "$psa" "$m"
 
-check "root lists chunks errors.txt info.txt sequences skeleton" \
-	test "$(ls "$m" | tr '\n' ' ')" = "chunks errors.txt info.txt sequences skeleton "
+check "root lists chunks errors.txt export info.txt sequences skeleton" \
+	test "$(ls "$m" | tr '\n' ' ')" = "chunks errors.txt export info.txt sequences skeleton "
 check "three sequence directories" test "$(ls "$m/sequences" | wc -l)" -eq 3
 check "info.txt: 6 bones, 3 sequences, no problems" \
 	bash -c "grep -q '^bones: 6$' '$m/info.txt' && grep -q '^sequences: 3$' '$m/info.txt' && grep -q '^problems: 0$' '$m/info.txt'"
 seq0=$(ls "$m/sequences" | head -1)
-check "sequence dir has info.txt keys.tsv scale_keys.tsv and its .psa" \
-	test "$(ls "$m/sequences/$seq0" | tr '\n' ' ')" = "$seq0.psa info.txt keys.tsv scale_keys.tsv "
+check "sequence dir has info.txt keys.tsv scale_keys.tsv and its .psa and .glb" \
+	test "$(ls "$m/sequences/$seq0" | tr '\n' ' ')" = "$seq0.glb $seq0.psa info.txt keys.tsv scale_keys.tsv "
 frames=$(sed -n 's/^num_raw_frames: //p' "$m/sequences/$seq0/info.txt")
 check "keys.tsv has frames x bones rows + header" \
 	test "$(wc -l < "$m/sequences/$seq0/keys.tsv")" -eq $((frames * 6 + 1))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 3: generated arenas mounted for real (normal, shuffled dictionary, textures, several
+# Generated arenas mounted for real (normal, shuffled dictionary, textures, several
 # hundred objects). Every objects/*.bin must hash to what the generator recorded it wrote.
 . "$(dirname "$0")/lib.sh"
 
@@ -21,7 +21,7 @@ sky=$WORK/sky.psg
 m=$WORK/sky
 mount_psgfs "$sky" "$m"
 check "sky: root layout" test "$(ls "$m" | tr '\n' ' ')" = \
-	"dictionary.tsv errors-full.txt errors.txt export header.txt info.txt meshes objects sections skeleton toc.tsv "
+	"dictionary.tsv errors-full.txt errors.txt export header.txt info.txt materials meshes objects sections skeleton toc.tsv "
 check "sky: sections/ has types, subreferences, external arenas" \
 	test "$(ls "$m/sections" | tr '\n' ' ')" = "external_arenas.tsv subreferences.tsv types.tsv "
 check "sky: 12 raw objects" test "$(ls "$m/objects" | grep -c '\.bin$')" -eq 12

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 2: a PSK mounted for real. Tree layout, exact sizes, bytes equal to the source chunks,
+# A PSK mounted for real. Tree layout, exact sizes, bytes equal to the source chunks,
 # stable inodes across remounts, sorted listings, mtime, EROFS, repeatable reads.
 . "$(dirname "$0")/lib.sh"
 
@@ -9,7 +9,7 @@ psk=$WORK/mesh.psk
 m=$WORK/m
 mount_psgfs "$psk" "$m"
 
-expected="chunks colors.tsv errors-full.txt errors.txt faces.tsv info.txt materials.tsv morphs normals.tsv points.tsv skeleton sockets.tsv uvs wedges.tsv weights.tsv"
+expected="chunks colors.tsv errors-full.txt errors.txt export faces.tsv info.txt materials.tsv morphs normals.tsv points.tsv skeleton sockets.tsv uvs wedges.tsv weights.tsv"
 check "root lists every PSK file, sorted" test "$(ls "$m" | tr '\n' ' ' | sed 's/ $//')" = "$expected"
 check "readdir order is already sorted (ls -f)" \
 	test "$(ls -f "$m" | grep -v '^\.\.\?$' | tr '\n' ' ')" = "$(ls "$m" | tr '\n' ' ')"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 4: a generated skinned arena mounted for real. Bones, hierarchy, palettes, vertex and
+# A generated skinned arena mounted for real. Bones, hierarchy, palettes, vertex and
 # triangle counts equal the generator's truth; skin weights sum to 1 per vertex; the exported
 # .psk reads back through psgfs itself and loads in DarkPlaces; hostile variants report.
 . "$(dirname "$0")/lib.sh"
@@ -88,6 +88,50 @@ mount_psgfs "$big" "$b"
 check "more than 65536 wedges: export/big.pskx" test -f "$b/export/big.pskx"
 cp "$b/export/big.pskx" "$WORK/big.pskx"
 check "pskx uses FACE3200" bash -c "'$PSGFS_TOOL' ls '$WORK/big.pskx' chunks | grep -q FACE3200"
+
+# Skater encodings (S1x4 positions in 1/16384 model units, UB256 weights / 255) and
+# the built-in skater rig as the hierarchy when bone names match it.
+sk=$WORK/sk.psg
+"$PSGFS_GEN" skinned --skater --rig-names --truth "$WORK/sk.truth" "$sk"
+s=$WORK/s
+mount_psgfs "$sk" "$s"
+check "skater: info.txt names the position scale" \
+	grep -qx 'positions: 4 meshes S1x4 as s16/16384 (bone units)' "$s/info.txt"
+check "skater: descriptor.txt names it per mesh" grep -qx \
+	'position encoding: S1x4 as s16/16384 (bone units)' "$s/meshes/00/descriptor.txt"
+check "skater: vertices.tsv holds the generator's model-space positions (1e-4)" bash -c "
+	for k in 0 1 2 3; do
+		tail -n +2 '$s/meshes/0'\$k/vertices.tsv | cut -f1-4 | sed \"s/^/\$k\t/\"
+	done > '$WORK/got.tsv'
+	awk -F'\t' '\$1==\"position\"{split(\$5,p,\" \"); print \$2\"\t\"\$3\"\t\"p[1]\"\t\"p[2]\"\t\"p[3]}' \
+		'$WORK/sk.truth' > '$WORK/want.tsv'
+	[ \$(wc -l < '$WORK/want.tsv') = 240 ] &&
+	paste '$WORK/got.tsv' '$WORK/want.tsv' | awk -F'\t' '
+		function d(a, b) { return a > b ? a - b : b - a }
+		\$1 != \$6 || \$2 != \$7 || d(\$3, \$8) > 1e-4 || d(\$4, \$9) > 1e-4 || d(\$5, \$10) > 1e-4 { bad = 1 }
+		END { exit bad }'"
+check "skater: skin.tsv weights (UB256 / 255) sum to 1 per vertex" bash -c "
+	tail -n +2 '$s/meshes/00/skin.tsv' | awk -F'\t' '{w[\$1] += \$NF} END {
+		for (v in w) if (w[v] < 0.999 || w[v] > 1.001) exit 1 }'"
+check "skater: info.txt says the rig gave the hierarchy" \
+	grep -qx 'hierarchy: built-in Skate skater rig: 10 of 12 bones matched' "$s/info.txt"
+check "skater: bones.tsv parents equal the rig's (the generator's truth)" \
+	diff <(awk -F'\t' '$1=="bone"{print $2"\t"$4}' "$WORK/sk.truth") \
+	<(tail -n +2 "$s/skeleton/bones.tsv" | cut -f1,3)
+check "skater: leftupcheek hangs from offset_leftupcheek, its nearest present rig ancestor" \
+	grep -qP '^9\tleftupcheek\t6\t' "$s/skeleton/bones.tsv"
+check "skater: each bone's file says where the hierarchy came from" \
+	grep -q 'hierarchy: built-in Skate skater rig' "$s/skeleton/bones/009.leftupcheek.txt"
+cp "$s/export/sk.psk" "$WORK/sk.psk"
+check "skater: the .psk has one root (extra roots hang from bone 0)" test \
+	"$("$PSGFS_TOOL" cat "$WORK/sk.psk" skeleton/bones.tsv | tail -n +2 | cut -f3 | sort -u | tr '\n' ' ')" = "0 6 "
+flat=$WORK/flat.tsv
+for i in $(seq 0 11); do printf '%d\t%d\n' "$i" $((i ? 0 : -1)); done > "$flat"
+sf=$WORK/sf
+mount_psgfs "$sk" "$sf" -o hierarchy="$flat"
+check "skater: -o hierarchy still overrides the rig" \
+	grep -q 'hierarchy: from the hierarchy file' "$sf/info.txt"
+check "skater: leftupcheek then hangs from bone 0" grep -qP '^9\tleftupcheek\t0\t' "$sf/skeleton/bones.tsv"
 
 # Hostile variants: problems in errors.txt, the mount stays up, raw objects readable.
 for h in palette index stride bones; do

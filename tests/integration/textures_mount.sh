@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5: a generated texture arena mounted for real. Every texture has a .dds and a .png that
+# A generated texture arena mounted for real. Every texture has a .dds and a .png that
 # ImageMagick decodes to the dimensions info.txt lists (cube maps: six frames); sizes exact.
 . "$(dirname "$0")/lib.sh"
 
@@ -60,4 +60,33 @@ check "short base resource: errors.txt names the texture" grep -qi 'texture' "$b
 check "short base resource: its .dds/.png return EIO" bash -c \
 	"! cat '$bm/textures/${first%.*}.dds' > /dev/null 2> '$WORK/e1' && grep -q 'Input/output error' '$WORK/e1'"
 check "short base resource: raw objects still read" bash -c "cat '$bm'/objects/*.bin > /dev/null"
+
+# The real tool-made shape: a DXT5 256x256 cube map whose base resource holds one face. What
+# is whole is served (a 2D DDS of that face, its picture); errors.txt says what is missing.
+short=$WORK/short.psg
+"$PSGFS_GEN" textures --short-cube "$short"
+sm=$WORK/s
+mount_psgfs "$short" "$sm"
+cube=$(grep 'DXT5 256x256 1 cube' "$sm/info.txt" | awk '{print $1}')
+check "short cube: listed in info.txt" test -n "$cube"
+check "short cube: errors.txt says one face of the cube is served" \
+	grep -q "holds 65536 bytes.*needs 393216; serving 1 face with 1 mip level" "$sm/errors.txt"
+check "short cube: the .dds is the one whole face (128 + 65536 bytes)" \
+	test "$(stat -c %s "$sm/textures/$cube.dds")" = 65664
+if command -v identify > /dev/null; then
+	check "short cube: ImageMagick reads the .dds as one 256x256 image" \
+		test "$(identify -format '%wx%h\n' "$sm/textures/$cube.dds" | tr '\n' ' ')" = "256x256 "
+	check "short cube: and the .png as 256x256" \
+		test "$(identify -format '%wx%h' "$sm/textures/$cube.png")" = 256x256
+fi
+# The benchmark shape: 19 DXT1/DXT5 textures up to 1024x1024 with full chains, one cube map.
+real=$WORK/real.psg
+"$PSGFS_GEN" textures --real-shape "$real"
+rm=$WORK/r
+mount_psgfs "$real" "$rm"
+check "real shape: 38 files in textures/" test "$(ls "$rm/textures" | wc -l)" = 38
+check "real shape: one cube map, the largest 1024x1024 with 11 levels" bash -c "
+	[ \$(grep -c ' cube\$' '$rm/info.txt') = 1 ] && grep -q ' DXT1 1024x1024 11 2d\$' '$rm/info.txt'"
+check "real shape: no problems" test ! -s "$rm/errors.txt"
+
 finish

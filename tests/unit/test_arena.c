@@ -1,4 +1,4 @@
-/* Arena parser (spec §10) against the builder/generators (§11), platform variants, hostile
+/* Arena parser against the builder/generators, platform variants, hostile
  * patches and the reference resolver. */
 #include <math.h>
 #include <setjmp.h>
@@ -952,6 +952,117 @@ static void test_resolve_ref(void **state)
 	gen_free(&g);
 }
 
+/* One rule for every reference field: resolve first, read 0 as null only when row 0 cannot be
+ * what the field points at. */
+static void test_ref_to(void **state)
+{
+	struct buf out;
+	struct arena a;
+	struct diag d;
+	uint8_t *p;
+	size_t n;
+	uint32_t obj, off;
+	char b[16];
+
+	(void)state;
+	buf_init(&out);
+	assert_int_equal(gen_psg_sky_order(PSGB_ORDER_BASERES_FIRST, 0, &out, NULL), RC_OK);
+	p = buf_steal(&out, &n);
+	diag_init(&d);
+	assert_int_equal(open_bytes(p, n, &a, &d), RC_OK);
+	assert_int_equal(diag_count(&d), 0);
+	assert_int_equal(a.dict[0].type_id, RW_T_PS3_GPU);
+	/* row 0 is a BaseResource: a field that may name one reads 0 as row 0 */
+	assert_int_equal(arena_ref_to(&a, 0, ARENA_WANT_BASERES, &obj, &off), RC_OK);
+	assert_int_equal(obj, 0);
+	assert_int_equal(off, 0);
+	/* ... while a material field reads it as null, and so does a field of unknown kind */
+	assert_int_equal(arena_ref_to(&a, 0, RW_T_RENDERMATERIAL, &obj, &off), RC_NOENT);
+	assert_int_equal(arena_ref_to(&a, 0, ARENA_WANT_UNKNOWN, &obj, &off), RC_NOENT);
+	/* other rows: the right type, the wrong type (still named), dangling, other kinds */
+	uint32_t ivb = arena_find_type(&a, RW_T_VB);
+	assert_int_equal(arena_ref_to(&a, ivb, RW_T_VB, &obj, &off), RC_OK);
+	assert_int_equal(obj, ivb);
+	assert_int_equal(arena_ref_to(&a, ivb, RW_T_IB, &obj, &off), RC_CORRUPT);
+	assert_int_equal(obj, ivb);
+	assert_int_equal(arena_ref_to(&a, ivb, ARENA_WANT_UNKNOWN, &obj, &off), RC_OK);
+	assert_int_equal(arena_ref_to(&a, 1, ARENA_WANT_BASERES, &obj, &off), RC_OK);
+	assert_int_equal(arena_ref_to(&a, 12, ARENA_WANT_BASERES, &obj, &off), RC_BOUNDS);
+	assert_int_equal(arena_ref_to(&a, 0x00800000, RW_T_RENDERMATERIAL, &obj, &off), RC_OK);
+	assert_int_equal(off, 0x14);
+	assert_int_equal(arena_ref_to(&a, 0x00800000, RW_T_INSTANCE, &obj, &off), RC_CORRUPT);
+	assert_int_equal(arena_ref_to(&a, 0x00400000, ARENA_WANT_BASERES, &obj, &off), RC_NOENT);
+	assert_int_equal(arena_ref_to(&a, 0x00C00000, ARENA_WANT_BASERES, &obj, &off),
+			 RC_UNSUPPORTED);
+	/* the stored m_buffer of the VertexBuffer is 0 or 1 now, and names its vertices */
+	uint32_t mb = ld_u32be(p + a.dict[ivb].start);
+	assert_true(mb <= 1);
+	assert_int_equal(arena_ref_to(&a, mb, ARENA_WANT_BASERES, &obj, &off), RC_OK);
+	assert_int_equal(a.dict[obj].size, 230 * 16);
+	assert_true(arena_type_fits(0x00010031, ARENA_WANT_BASERES));
+	assert_false(arena_type_fits(RW_T_VERSION, ARENA_WANT_BASERES));
+	assert_string_equal(arena_want_name(ARENA_WANT_BASERES, b), "BaseResource");
+	assert_string_equal(arena_want_name(RW_T_VB, b), "VertexBuffer");
+	arena_free(&a);
+	/* an empty dictionary has no row 0 */
+	memset(&a, 0, sizeof a);
+	assert_int_equal(arena_ref_to(&a, 0, ARENA_WANT_BASERES, &obj, &off), RC_NOENT);
+	diag_free(&d);
+	free(p);
+}
+
+/* Any dictionary order: base resources first, or rows given one by one. */
+static void test_builder_orders(void **state)
+{
+	static const uint8_t blob[32];
+	struct buf out;
+	struct arena a;
+	struct diag d;
+	uint8_t *p;
+	size_t n;
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		struct psg_builder *b = psgb_new(PSGB_REG_MODEL64, 1);
+		uint32_t ver = psgo_version(b, PSGO_NEW, true);
+		uint32_t br = psgb_add_base_resource(b, 0x10, blob, sizeof blob);
+		uint32_t vb = psgo_vertex_buffer(b, PSGO_NEW, br, sizeof blob);
+		const uint32_t rows[3] = {vb, br, ver};
+
+		(void)ver;
+		if (k == 0)
+			psgb_set_order(b, PSGB_ORDER_BASERES_FIRST);
+		else
+			psgb_set_rows(b, rows, 3);
+		buf_init(&out);
+		if (k == 2) { /* not a permutation */
+			const uint32_t bad[3] = {vb, vb, ver};
+
+			psgb_set_rows(b, bad, 3);
+			assert_int_equal(psgb_finish(b, 0, &out, NULL), RC_INVAL);
+			buf_free(&out);
+			continue;
+		}
+		assert_int_equal(psgb_finish(b, k ? 0x77 : 0, &out, NULL), RC_OK);
+		p = buf_steal(&out, &n);
+		diag_init(&d);
+		assert_int_equal(open_bytes(p, n, &a, &d), RC_OK);
+		assert_int_equal(diag_count(&d), 0);
+		if (k == 0) { /* [BaseResource, Version, VertexBuffer]: m_buffer stored as 0 */
+			assert_int_equal(a.dict[0].type_id, RW_T_PS3_GPU);
+			assert_int_equal(a.dict[1].type_id, RW_T_VERSION);
+			assert_int_equal(ld_u32be(p + a.dict[2].start), 0);
+		} else { /* [VertexBuffer, BaseResource, Version]: m_buffer stored as 1 */
+			assert_int_equal(a.dict[0].type_id, RW_T_VB);
+			assert_int_equal(a.dict[1].type_id, RW_T_PS3_GPU);
+			assert_int_equal(ld_u32be(p + a.dict[0].start), 1);
+		}
+		arena_free(&a);
+		diag_free(&d);
+		free(p);
+	}
+}
+
 static void test_type_names(void **state)
 {
 	static const struct {
@@ -1217,6 +1328,8 @@ int main(void)
 	    cmocka_unit_test(test_hostile_dictionary),
 	    cmocka_unit_test(test_random_mutations),
 	    cmocka_unit_test(test_resolve_ref),
+	    cmocka_unit_test(test_ref_to),
+	    cmocka_unit_test(test_builder_orders),
 	    cmocka_unit_test(test_type_names),
 	    cmocka_unit_test(test_sized),
 	    cmocka_unit_test(test_builder_misuse),

@@ -818,7 +818,7 @@ static void test_counts_and_duplicates(void **state)
 	psk_mesh_free(&m);
 }
 
-/* Spec §12 writer profile, byte level. */
+/* The writer profile (docs/psk-psa.md, "Writer profile (psgfs)"), byte level. */
 static void test_writer_profile(void **state)
 {
 	struct gen_psk_opts o;

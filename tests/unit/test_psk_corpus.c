@@ -1,6 +1,6 @@
 /*
- * Real third-party PSK/PSA files ($PSGFS_SHARED/corpus/psk, spec §9): exact counts, then
- * psk_write/psa_write and read back equal. Skips when the corpus is absent.
+ * Real third-party PSK/PSA files ($PSGFS_SHARED/corpus/psk; docs/psk-psa.md, "Test corpus"): exact
+ * counts, then psk_write/psa_write and read back equal. Skips when the corpus is absent.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -133,7 +133,8 @@ static void test_examplemesh(void **state)
 
 	(void)state;
 	check_mesh(&meshes[0]);
-	/* The fixture really has junk after the NUL in its chunk IDs (spec §9). */
+	/* The fixture really has junk after the NUL in its chunk IDs (docs/psk-psa.md, "Junk
+	 * bytes"). */
 	LOAD_OR_SKIP(p, meshes[0].path, &n);
 	scan_buf(p, n, &ch);
 	for (size_t i = 0; i < ch.n; i++)

@@ -213,18 +213,25 @@ static void test_roundtrip(void **state)
 					bool found = false;
 
 					sum += f.pm.weights[wi].weight;
+					/* slots past the influences: weight 0 on a bone already
+					 * named */
+					if (cnt >= tm->n_infl[v])
+						assert_true(f.pm.weights[wi].weight == 0.0f);
 					for (int j = 0; j < tm->n_infl[v]; j++)
 						if ((uint32_t)f.pm.weights[wi].bone ==
 						    tm->bone[v][j]) {
-							assert_true(fabsf(f.pm.weights[wi].weight -
+							if (cnt < tm->n_infl[v])
+								assert_true(
+								    fabsf(f.pm.weights[wi].weight -
 									  tm->weight[v][j]) <
 								    1e-6f);
 							found = true;
 						}
 					assert_true(found);
 				}
-				assert_int_equal(cnt, tm->n_infl[v]);
-				assert_true(cnt >= 1);
+				/* one record per influence slot of the mesh, whatever the vertex */
+				assert_true(cnt >= tm->n_infl[v]);
+				assert_true(cnt >= 1 && cnt <= 4);
 				assert_true(fabsf(sum - 1) < 1e-5f);
 			}
 		}

@@ -221,10 +221,16 @@ static void test_decode_small(void **state)
 	assert_int_equal(t.entries[1].object.obj, 2);
 	assert_int_equal(t.entries[1].object.off, 0x20);
 	assert_int_equal(t.n_map, 2);
+	/* m_Type says what the entry names: this one claims a Texture but points at a
+	 * VertexBuffer (it still resolves, for the views) */
+	assert_true(t.entries[0].object.res == RC_OK && !t.entries[0].object.type_ok);
+	assert_true(t.entries[1].object.type_ok);
 	skate_toc_free(&t);
 	free(p);
 
-	assert_int_equal(diag_count(&d), 0);
+	assert_int_equal(diag_count(&d), 1);
+	assert_string_equal(d.msg[0], "object 6 (TableOfContents): entry 0 m_pObject -> 4 is "
+				      "VertexBuffer, expected Texture");
 
 	struct skate_toc_item *items;
 	size_t n;
@@ -915,6 +921,55 @@ static void test_texture_toc(void **state)
 	}
 }
 
+/* A Texture at row 0: the TOC entry naming it stores 0, which must not read as null. */
+static void test_toc_row0(void **state)
+{
+	struct psg_builder *b = psgb_new(PSGB_REG_TEXTURE10, 0x7E570001u);
+	static const uint8_t texels[64];
+	uint8_t obj[40] = {0x86, 1, 2, 0};
+	struct skate_toc_item *items;
+	struct psgo_toc_entry e;
+	uint32_t ver, br, tex, toc;
+	size_t n;
+	struct buf out;
+	struct fx f;
+	struct diag d;
+
+	(void)state;
+	assert_non_null(b);
+	psgb_set_gpu_align(b, 0x80);
+	ver = psgo_version(b, PSGO_NEW, false);
+	br = psgb_add_base_resource(b, 0x80, texels, sizeof texels);
+	put32(obj, 0x18, br);
+	put32(obj, 0x1C, 2);
+	tex = psgb_add(b, RW_T_TEXTURE, 4, obj, sizeof obj);
+	psgb_ref(b, tex, 0x18);
+	e = (struct psgo_toc_entry){.name = "0x2c7f381800171902.Texture",
+				    .pad = 0xFEFFFFFFu,
+				    .guid = 0x2C7F381800171902ull,
+				    .type = RW_T_TEXTURE_HASH,
+				    .object = tex};
+	toc = psgo_toc(b, PSGO_NEW, &e, 1);
+	{
+		const uint32_t rows[4] = {tex, br, toc, ver};
+
+		psgb_set_rows(b, rows, 4);
+	}
+	buf_init(&out);
+	assert_int_equal(psgb_finish(b, 0, &out, NULL), RC_OK);
+	fx_open(&f, &out);
+	assert_int_equal(f.a.dict[0].type_id, RW_T_TEXTURE);
+	diag_init(&d);
+	assert_int_equal(skate_toc_entries(&f.s, &f.a, &items, &n, &d), RC_OK);
+	assert_int_equal(diag_count(&d), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(items[0].object, 0);
+	assert_int_equal(items[0].offset, 0);
+	skate_toc_items_free(items, n);
+	diag_free(&d);
+	fx_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -922,6 +977,7 @@ int main(void)
 	    cmocka_unit_test(test_tables_small),  cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_little_endian), cmocka_unit_test(test_mutations),
 	    cmocka_unit_test(test_sky),		  cmocka_unit_test(test_texture_toc),
+	    cmocka_unit_test(test_toc_row0),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -491,6 +491,57 @@ static void test_generated_default(void **st)
 	ga_close(&g);
 }
 
+/* A base resource shorter than the layout serves what is whole: faces, else levels of face 0. */
+static void check_short(const struct gen_tex_spec *spec, enum rc want, uint32_t faces,
+			uint32_t mips, uint32_t caps2)
+{
+	struct gen_tex_opts o = {.specs = spec, .n_specs = 1};
+	struct genarena g;
+	struct texture_image *img = NULL;
+	struct tex_desc td;
+	struct buf dds;
+
+	ga_open(&g, &o);
+	assert_int_equal(tex_describe(&g.s, &g.a, g.truth.items[0].tex_index, &td, &g.d), want);
+	assert_int_equal(diag_count(&g.d), 1); /* the shortfall is one problem line either way */
+	if (want != RC_OK) {
+		ga_close(&g);
+		return;
+	}
+	assert_non_null(strstr(g.d.msg[0], "serving"));
+	assert_int_equal(td.have_faces, faces);
+	assert_int_equal(td.have_mips, mips);
+	assert_int_equal(texture_load(&g.s, &g.a, g.truth.items[0].tex_index, &img, NULL), RC_OK);
+	assert_int_equal(img->size, g.truth.items[0].dds_payload_len);
+	assert_memory_equal(img->data, g.truth.items[0].dds_payload, img->size);
+	buf_init(&dds);
+	assert_int_equal(texture_dds(img, &dds), RC_OK);
+	assert_int_equal(dds.len, 128 + img->size);
+	assert_int_equal(le32(dds.data + 28), mips);
+	assert_int_equal(le32(dds.data + 112), caps2);
+	buf_free(&dds);
+	texture_image_free(img);
+	ga_close(&g);
+}
+
+static void test_short_base_resource(void **st)
+{
+	/* the real tool-made shape: a DXT5 256x256 cube holding one face of six */
+	struct gen_tex_spec one = {GCM_TEX_DXT5, 256, 256, 1, true, 0, false, 65536};
+	/* three whole faces (stride 65536) and part of a fourth: a partial cube */
+	struct gen_tex_spec three = {GCM_TEX_DXT5, 256, 256, 1, true, 0, false, 3 * 65536 + 100};
+	/* a 64x64 DXT1 2D with 7 levels cut inside level 2: levels 0 and 1 remain */
+	struct gen_tex_spec levels = {GCM_TEX_DXT1, 64, 64, 0, false, 0, false, 2048 + 512 + 10};
+	/* not even level 0 of face 0: EIO */
+	struct gen_tex_spec none = {GCM_TEX_DXT1, 64, 64, 0, false, 0, false, 1000};
+
+	(void)st;
+	check_short(&one, RC_OK, 1, 1, 0);
+	check_short(&three, RC_OK, 3, 1, 0x1E00);
+	check_short(&levels, RC_OK, 1, 2, 0);
+	check_short(&none, RC_CORRUPT, 0, 0, 0);
+}
+
 static void test_generated_shuffled_unnamed(void **st)
 {
 	struct gen_tex_opts o = {0};
@@ -605,7 +656,7 @@ static enum rc hostile_load(const struct hostile *hx, struct diag *d, bool text)
 
 static void hostile_base(struct hostile *hx, uint8_t fmt, uint16_t w, uint16_t h, uint8_t mips)
 {
-	struct gen_tex_spec s = {fmt, w, h, mips, false, 0, false};
+	struct gen_tex_spec s = {fmt, w, h, mips, false, 0, false, 0};
 
 	memset(hx, 0, sizeof *hx);
 	gen_tex_object(&s, 0, hx->obj);
@@ -746,6 +797,7 @@ int main(void)
 	    cmocka_unit_test(test_dds_headers),
 	    cmocka_unit_test(test_png_round_trip),
 	    cmocka_unit_test(test_generated_default),
+	    cmocka_unit_test(test_short_base_resource),
 	    cmocka_unit_test(test_generated_shuffled_unnamed),
 	    cmocka_unit_test(test_info_and_text),
 	    cmocka_unit_test(test_hostile),

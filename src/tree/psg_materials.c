@@ -1,0 +1,460 @@
+/*
+ * A model's materials and the textures they name in the companion texture arena
+ * (docs/skate-objects.md, "Material links to texture arenas"): each tRMaterial of every
+ * RenderMaterialData, its channels, and for each texture channel the texture of
+ * `<stem>_Textures.<ext>` whose TableOfContents GUID is the channel's GUID. In a folder mount
+ * the companion is the sibling file of that name; in a single-file mount, the file beside the
+ * source. Nothing here is fatal: what does not resolve is listed.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "psgfs/bytes.h"
+#include "psgfs/names.h"
+#include "tree/ns_psg.h"
+#include "tree/psg_materials.h"
+
+/* ---- the model's materials ---- */
+
+static char *str_dup(const struct skate_str *s)
+{
+	return s->p ? strndup((const char *)s->p, s->len) : NULL;
+}
+
+static void material_free_one(struct psg_material *m)
+{
+	for (uint32_t c = 0; c < m->n_ch; c++) {
+		free(m->ch[c].input);
+		free(m->ch[c].stream);
+		free(m->ch[c].texture);
+		free(m->ch[c].own);
+	}
+	free(m->ch);
+}
+
+void psg_materials_free(struct psg_materials *ms)
+{
+	if (!ms)
+		return;
+	for (uint32_t i = 0; i < ms->n; i++)
+		material_free_one(&ms->v[i]);
+	free(ms->v);
+	free(ms->companion);
+	free(ms);
+}
+
+/* A texture channel's link name: its input sanitised ("diffuse"); the tree core makes names
+ * that collide after sanitising unique. */
+static void channel_file(struct psg_channel *ch)
+{
+	const char *in = ch->input ? ch->input : "channel";
+
+	name_component(in, strlen(in), ch->file);
+}
+
+/* The label of a material: its "Name" or "AttribulatorMaterialName" (a string, or the name of
+ * the own TOC entry the GUID names), else "material". */
+static void material_label(struct psg_material *m)
+{
+	static const char *const prefer[] = {"Name", "AttribulatorMaterialName"};
+	const char *label = NULL;
+
+	for (size_t p = 0; p < 2 && !label; p++)
+		for (uint32_t c = 0; c < m->n_ch && !label; c++) {
+			const struct psg_channel *ch = &m->ch[c];
+			const char *v = ch->stream ? ch->stream : ch->own;
+
+			if (v && *v && ch->input && !strcmp(ch->input, prefer[p]))
+				label = v;
+		}
+	name_component(label ? label : "material", strlen(label ? label : "material"), m->label);
+}
+
+static enum rc add_material(struct psg_materials *ms, uint32_t rmd, const struct skate_rmd *d,
+			    const struct skate_rmd_material *mt)
+{
+	struct psg_material *m = &ms->v[ms->n];
+	uint32_t n = mt->channels_ok ? mt->num_channels : 0;
+
+	memset(m, 0, sizeof *m);
+	m->rmd = rmd;
+	m->at = mt->at;
+	if (n > d->n_channels - mt->first_channel)
+		n = d->n_channels - mt->first_channel;
+	m->ch = xcalloc_n(n ? n : 1, sizeof *m->ch);
+	if (!m->ch)
+		return RC_NOMEM;
+	ms->n++;
+	for (uint32_t c = 0; c < n; c++) {
+		const struct skate_rmd_channel *src = &d->channels[mt->first_channel + c];
+		struct psg_channel *ch = &m->ch[m->n_ch++];
+
+		ch->own_entry = -1;
+		ch->input = str_dup(&src->shader_input);
+		ch->kind = (uint8_t)src->kind;
+		ch->guid = src->guid;
+		ch->stream = src->kind == SKATE_UNION_STREAM ? str_dup(&src->stream_name) : NULL;
+		memcpy(ch->constants, src->constants, sizeof ch->constants);
+		channel_file(ch);
+	}
+	material_label(m);
+	return RC_OK;
+}
+
+static enum rc add_rmd(const struct src *s, const struct arena *a, uint32_t i,
+		       struct psg_materials *ms, size_t *cap)
+{
+	struct skate_rmd d;
+	uint8_t *p = NULL;
+	size_t len = 0;
+	enum rc r = arena_read_object(s, a, i, &p, &len);
+
+	if (r != RC_OK)
+		return RC_OK; /* errors.txt lists unreadable objects already */
+	r = skate_rmd_decode(a, i, p, len, &d, NULL);
+	if (r != RC_OK) {
+		free(p);
+		return r == RC_NOMEM ? r : RC_OK;
+	}
+	for (uint32_t k = 0; k < d.n_materials && r == RC_OK; k++) {
+		if (ms->n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 8;
+			struct psg_material *v = xrealloc_n(ms->v, nc, sizeof *v);
+
+			if (!v) {
+				r = RC_NOMEM;
+				break;
+			}
+			ms->v = v;
+			*cap = nc;
+		}
+		r = add_material(ms, i, &d, &d.materials[k]);
+	}
+	skate_rmd_free(&d);
+	free(p);
+	return r;
+}
+
+enum rc psg_materials_load(const struct src *s, const struct arena *a, const char *stem,
+			   const char *ext, struct psg_materials **out)
+{
+	struct psg_materials *ms = calloc(1, sizeof *ms);
+	size_t cap = 0;
+	enum rc r = ms ? RC_OK : RC_NOMEM;
+
+	for (uint32_t i = 0; r == RC_OK && i < a->n_dict; i++)
+		if (a->dict[i].type_id == RW_T_RENDERMATERIAL)
+			r = add_rmd(s, a, i, ms, &cap);
+	if (r == RC_OK &&
+	    asprintf(&ms->companion, "%s_Textures%s%s", stem, ext ? "." : "", ext ? ext : "") < 0)
+		r = RC_NOMEM;
+	if (r != RC_OK) {
+		psg_materials_free(ms);
+		return r;
+	}
+	*out = ms;
+	return RC_OK;
+}
+
+/* ---- resolving GUIDs in the companion ---- */
+
+static int by_guid(const void *pa, const void *pb)
+{
+	const struct psg_tex_ref *a = pa, *b = pb;
+
+	if (a->guid != b->guid)
+		return a->guid < b->guid ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order; /* the first entry wins */
+}
+
+static const struct psg_tex_ref *find_guid(const struct psg_textures_index *ix, uint64_t guid)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->v[mid].guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && ix->v[lo].guid == guid ? &ix->v[lo] : NULL;
+}
+
+/* Sorted once, searched per channel: hostile counts on both sides stay n log n. */
+enum rc psg_materials_resolve(struct psg_materials *ms, struct psg_textures_index *ix, bool own)
+{
+	qsort(ix->v, ix->n, sizeof *ix->v, by_guid);
+	for (uint32_t i = 0; i < ms->n; i++) {
+		for (uint32_t c = 0; c < ms->v[i].n_ch; c++) {
+			struct psg_channel *ch = &ms->v[i].ch[c];
+			const struct psg_tex_ref *hit;
+			char **dst = own ? &ch->own : &ch->texture;
+
+			if (ch->kind != SKATE_UNION_GUID || ch->own_entry >= 0 ||
+			    !(hit = find_guid(ix, ch->guid)))
+				continue;
+			*dst = strdup(hit->name ? hit->name : "");
+			if (!*dst)
+				return RC_NOMEM;
+			if (own)
+				ch->own_entry = (int64_t)hit->order;
+			else
+				ch->tex_row = hit->row;
+		}
+		if (own)
+			material_label(&ms->v[i]);
+	}
+	return RC_OK;
+}
+
+void psg_materials_counts(const struct psg_materials *ms, uint32_t *guid_ch, uint32_t *resolved)
+{
+	*guid_ch = *resolved = 0;
+	for (uint32_t i = 0; i < ms->n; i++)
+		for (uint32_t c = 0; c < ms->v[i].n_ch; c++)
+			if (ms->v[i].ch[c].kind == SKATE_UNION_GUID &&
+			    ms->v[i].ch[c].own_entry < 0) {
+				(*guid_ch)++;
+				*resolved += ms->v[i].ch[c].texture != NULL;
+			}
+}
+
+/* Resolve through an open companion; BROKEN when it is no texture arena. */
+static enum rc link_through(struct asset *comp, struct psg_materials *ms, enum psg_comp_where ok)
+{
+	struct psg_textures_index ix;
+	enum rc r = psg_textures_index_of(comp, &ix);
+
+	if (r == RC_NOMEM)
+		return r;
+	if (r != RC_OK) {
+		ms->where = PSG_COMP_BROKEN;
+		return RC_OK;
+	}
+	ms->where = ok;
+	r = psg_materials_resolve(ms, &ix, false);
+	free(ix.v);
+	return r;
+}
+
+/* ---- the companion arena ---- */
+
+/* The entry of dir named `name`, exact or else ignoring case (game folders mix cases). */
+static char *find_beside(const char *dir, const char *name)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char *found = NULL;
+
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, name) == 0) {
+			free(found);
+			found = strdup(de->d_name);
+			break;
+		}
+		if (!found && strcasecmp(de->d_name, name) == 0)
+			found = strdup(de->d_name);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Folder mounts: the sibling entry of that name, as the folder layer holds it, so links point
+ * at the very tree the mount shows. */
+static void locate_in_folder(struct asset *as, struct psg_mount *m)
+{
+	uint32_t parent, slot = folder_sibling(as->t, as->slot, m->comp_name);
+	const char *name;
+	char *dup;
+
+	if (!slot)
+		return;
+	m->comp_found = true;
+	m->comp_slot = slot;
+	if (folder_entry_name(as->t, slot, &parent, &name) && (dup = strdup(name))) {
+		free(m->comp_name);
+		m->comp_name = dup;
+	}
+}
+
+/* Single-file mounts: the file beside the source, opened once and kept for the mount. */
+static void locate_beside(struct asset *as, struct psg_mount *m)
+{
+	const char *slash = strrchr(as->path, '/');
+	char *dir = slash ? strndup(as->path, (size_t)(slash - as->path) + 1) : strdup("./");
+	char *found = dir ? find_beside(dir, m->comp_name) : NULL;
+	char *path = NULL, why[256];
+
+	if (found && asprintf(&path, "%s%s", dir, found) >= 0) {
+		m->comp_found = true;
+		free(m->comp_name);
+		m->comp_name = found;
+		found = NULL;
+		/* Outside every slot: nothing of the mount is keyed by it. */
+		if (asset_open(as->t, UINT32_MAX, AT_FDCWD, path, NULL, ASSET_STRICT, &m->comp, why,
+			       sizeof why) != TREE_FAIL_NONE)
+			m->comp = NULL;
+	}
+	free(path);
+	free(found);
+	free(dir);
+}
+
+static void companion_locate(struct asset *as)
+{
+	struct psg_mount *m = pm(as);
+	const char *dot = strrchr(as->name, '.');
+
+	pthread_mutex_lock(&m->comp_mu);
+	if (!m->comp_looked &&
+	    asprintf(&m->comp_name, "%s_Textures%s", as->stem, dot ? dot : "") >= 0) {
+		m->comp_looked = true;
+		if (as->t->fold)
+			locate_in_folder(as, m);
+		else
+			locate_beside(as, m);
+	}
+	pthread_mutex_unlock(&m->comp_mu);
+}
+
+struct asset *psg_companion_get(struct asset *as, struct cache_ent **pin, enum rc *r)
+{
+	struct psg_mount *m = pm(as);
+
+	*pin = NULL;
+	companion_locate(as);
+	if (!m->comp_looked) {
+		*r = RC_NOMEM;
+		return NULL;
+	}
+	if (!m->comp_found) {
+		*r = RC_NOENT;
+		return NULL;
+	}
+	if (as->t->fold)
+		return tree_asset_get(as->t, m->comp_slot, pin, r);
+	if (!m->comp)
+		*r = RC_FORMAT;
+	return m->comp;
+}
+
+void psg_companion_put(struct asset *as, struct cache_ent *pin)
+{
+	tree_asset_put(as->t, pin);
+}
+
+const char *psg_companion_name(struct asset *as)
+{
+	return pm(as)->comp_looked ? pm(as)->comp_name : NULL;
+}
+
+void psg_companion_close(struct psg_mount *m)
+{
+	asset_close(m->comp);
+	free(m->comp_name);
+	m->comp = NULL;
+	m->comp_name = NULL;
+}
+
+enum rc psg_materials_link(struct asset *as, struct psg_materials *ms)
+{
+	struct cache_ent *pin;
+	enum rc r;
+	struct asset *comp = psg_companion_get(as, &pin, &r);
+	const char *name = psg_companion_name(as);
+
+	ms->where = PSG_COMP_NONE;
+	if (name) {
+		char *dup = strdup(name);
+
+		if (!dup) {
+			psg_companion_put(as, pin);
+			return RC_NOMEM;
+		}
+		free(ms->companion);
+		ms->companion = dup;
+	}
+	if (!comp) {
+		if (r == RC_NOMEM)
+			return r;
+		ms->where = r == RC_NOENT ? PSG_COMP_NONE : PSG_COMP_BROKEN;
+		return RC_OK;
+	}
+	r = link_through(comp, ms, as->t->fold ? PSG_COMP_FOLDER : PSG_COMP_BESIDE);
+	psg_companion_put(as, pin);
+	return r;
+}
+
+/* ---- material.txt ---- */
+
+static const char *kind_name(uint8_t k)
+{
+	return k == SKATE_UNION_GUID ? "guid" : k == SKATE_UNION_STREAM ? "stream" : "constants";
+}
+
+/* What a GUID names: a texture of the companion, an entry of the model's own TOC, or nothing. */
+static void guid_target(const struct psg_materials *ms, const struct psg_channel *ch,
+			struct buf *out)
+{
+	if (ch->own_entry >= 0) {
+		buf_printf(out, "toc entry %lld", (long long)ch->own_entry);
+		if (*ch->own) {
+			buf_putc(out, ' ');
+			buf_tsv_name(out, ch->own, strlen(ch->own));
+		}
+	} else if (ch->texture) {
+		buf_printf(out, "texture %s", ch->texture);
+	} else {
+		buf_puts(out, ms->where == PSG_COMP_NONE     ? "- (no companion)"
+			      : ms->where == PSG_COMP_BROKEN ? "- (companion unreadable)"
+							     : "- (not in the companion)");
+	}
+}
+
+void psg_material_text(const struct psg_materials *ms, uint32_t i, struct buf *out)
+{
+	const struct psg_material *m = &ms->v[i];
+
+	buf_printf(out, "material: %u\nobject: %04u.RenderMaterialData +0x%X\nname: %s\n", i,
+		   m->rmd, m->at, m->label);
+	buf_printf(
+	    out, "companion: %s (%s)\n", ms->companion,
+	    ms->where == PSG_COMP_FOLDER   ? "found beside the model; links below"
+	    : ms->where == PSG_COMP_BESIDE ? "found beside the source; links need a folder mount"
+	    : ms->where == PSG_COMP_BROKEN ? "found, but it cannot be opened as a texture arena"
+					   : "not found");
+	buf_puts(out, "channel\tinput\tkind\tvalue\tresolves to\n");
+	for (uint32_t c = 0; c < m->n_ch; c++) {
+		const struct psg_channel *ch = &m->ch[c];
+
+		buf_printf(out, "%u\t", c);
+		if (ch->input)
+			buf_tsv_name(out, ch->input, strlen(ch->input));
+		buf_printf(out, "\t%s\t", kind_name(ch->kind));
+		if (ch->kind == SKATE_UNION_GUID) {
+			buf_printf(out, "0x%016llX\t", (unsigned long long)ch->guid);
+			guid_target(ms, ch, out);
+		} else if (ch->kind == SKATE_UNION_STREAM) {
+			if (ch->stream)
+				buf_tsv_name(out, ch->stream, strlen(ch->stream));
+			buf_puts(out, "\t-");
+		} else {
+			for (int k = 0; k < 4; k++) {
+				if (k)
+					buf_putc(out, ' ');
+				buf_f32txt(out, ch->constants[k]);
+			}
+			buf_puts(out, "\t-");
+		}
+		buf_putc(out, '\n');
+	}
+}

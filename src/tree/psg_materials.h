@@ -1,0 +1,78 @@
+/* A model's materials and their links into the companion texture arena (psg_materials.c). */
+#ifndef PSGFS_TREE_PSG_MATERIALS_H
+#define PSGFS_TREE_PSG_MATERIALS_H
+
+#include "psgfs/arena.h"
+#include "psgfs/buf.h"
+#include "psgfs/names.h"
+#include "psgfs/skate_objects.h"
+#include "tree/tree_int.h"
+
+/* Where the companion `<stem>_Textures.<ext>` was found. */
+enum psg_comp_where {
+	PSG_COMP_NONE,	 /* not found */
+	PSG_COMP_FOLDER, /* a sibling in the mounted folder: materials link into it */
+	PSG_COMP_BESIDE, /* beside the source of a single-file mount: named, not linked */
+	PSG_COMP_BROKEN, /* found, but it is not a readable texture arena */
+};
+
+struct psg_channel {
+	char *input;			   /* m_ShaderInput ("diffuse"), NULL when bad */
+	char file[NAME_COMPONENT_MAX + 1]; /* link name stem, unique in the material */
+	uint8_t kind;			   /* enum skate_union */
+	uint64_t guid;
+	char *stream;
+	float constants[4];
+	char *texture;	   /* guid channels: the companion's texture file stem, NULL if none */
+	uint32_t tex_row;  /* and that texture's dictionary row in the companion */
+	char *own;	   /* guid channels naming an entry of the model's own TOC: its name */
+	int64_t own_entry; /* that entry's index, -1 if none */
+};
+
+struct psg_material {
+	uint32_t rmd, at; /* RenderMaterialData row, offset of the tRMaterial */
+	char label[NAME_COMPONENT_MAX + 1];
+	struct psg_channel *ch;
+	uint32_t n_ch;
+};
+
+struct psg_materials {
+	struct psg_material *v;
+	uint32_t n;
+	char *companion; /* its file name (as found, else as expected) */
+	enum psg_comp_where where;
+};
+
+/* TOC GUID -> name: a companion's textures (file stems), or the model's own entries. */
+struct psg_tex_ref {
+	uint64_t guid;
+	const char *name;
+	uint32_t row; /* the object the entry names */
+	size_t order; /* TOC position: the first of equal GUIDs wins */
+};
+struct psg_textures_index {
+	struct psg_tex_ref *v;
+	size_t n;
+};
+
+/* Every tRMaterial of every RenderMaterialData in dictionary order; ext: the model's
+ * extension ("psg", "rx2") for the companion's name. */
+enum rc psg_materials_load(const struct src *s, const struct arena *a, const char *stem,
+			   const char *ext, struct psg_materials **out);
+void psg_materials_free(struct psg_materials *ms);
+/* Fill each GUID channel from an index (sorts it): own = the model's own TOC (the Name
+ * channel's target, which also labels the material), else the companion's textures. */
+enum rc psg_materials_resolve(struct psg_materials *ms, struct psg_textures_index *ix, bool own);
+/* Find the companion of the model asset `as` (a sibling in a folder mount, else beside the
+ * source), set ms->where and resolve the channels through it. Fails only for memory. */
+enum rc psg_materials_link(struct asset *as, struct psg_materials *ms);
+/* Provided by ns_psg.c: the texture index of an open arena asset, borrowing its memoised
+ * TableOfContents and texture names (valid while the asset stays open); RC_UNSUPPORTED when
+ * the asset is not a PSG arena with textures. Free ix->v with free(). */
+enum rc psg_textures_index_of(struct asset *as, struct psg_textures_index *ix);
+/* Counts for info.txt: texture channels, and how many of them resolved. */
+void psg_materials_counts(const struct psg_materials *ms, uint32_t *guid_ch, uint32_t *resolved);
+/* materials/NN.name/material.txt */
+void psg_material_text(const struct psg_materials *ms, uint32_t i, struct buf *out);
+
+#endif

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# A model's materials link into its companion texture arena. In a folder mount,
+# materials/NN.name/ holds material.txt and relative links diffuse.dds|png ... that resolve to
+# byte-identical files of <stem>_Textures.psg/textures/; a single-file mount names the
+# companion it would use; missing, broken or wrong companions are listed, never fatal.
+. "$(dirname "$0")/lib.sh"
+
+src=$WORK/src
+mkdir -p "$src"
+"$PSGFS_GEN" sky "$src/sky.psg"
+"$PSGFS_GEN" textures "$src/sky_Textures.psg"
+
+m=$WORK/m
+mount_psgfs "$src" "$m"
+mat=$m/sky.psg/materials/00.material
+check "folder: materials/ lists the one material" test "$(ls "$m/sky.psg/materials")" = 00.material
+check "folder: material.txt, and a .dds and .png link per resolved channel" test \
+	"$(ls "$mat" | tr '\n' ' ')" = \
+	"detail.dds detail.png diffuse.dds diffuse.png material.txt specular.dds specular.png "
+check "folder: the diffuse link is relative, into the companion's textures/" test \
+	"$(readlink "$mat/diffuse.png")" = "../../../sky_Textures.psg/textures/0x2c7f381800171902.png"
+check "folder: links are symlinks (lstat)" test -L "$mat/specular.dds"
+check "folder: st_size of a link is its target's length" test \
+	"$(stat -c %s "$mat/diffuse.dds")" = "$(readlink "$mat/diffuse.dds" | tr -d '\n' | wc -c)"
+check "folder: every link resolves to the byte-identical texture file" bash -c "
+	for l in '$mat'/*.dds '$mat'/*.png; do
+		t=\$(readlink \"\$l\"); cmp -s \"\$l\" '$m/sky_Textures.psg/textures/'\"\${t##*/}\" || exit 1
+	done"
+check "folder: diffuse is texture 2, specular texture 3 (GUIDs of the companion's TOC)" bash -c "
+	readlink '$mat/diffuse.dds' | grep -q '0x2c7f381800171902.dds\$' &&
+	readlink '$mat/specular.dds' | grep -q '0x2c7f381800171903.dds\$'"
+check "folder: material.txt says the companion was found" \
+	grep -qx "companion: sky_Textures.psg (found beside the model; links below)" "$mat/material.txt"
+check "folder: the Name channel names the model's own TOC entry 0" \
+	grep -qP '^0\tName\tguid\t0x5D2A6B1C00170001\ttoc entry 0$' "$mat/material.txt"
+check "folder: an unresolvable GUID is listed" \
+	grep -qP '^1\tAttribulatorMaterialName\tguid\t0x[0-9A-F]{16}\t- \(not in the companion\)$' \
+	"$mat/material.txt"
+check "folder: info.txt counts what resolved" grep -qx \
+	"materials: 1; 3 of 4 GUID channels name a texture of sky_Textures.psg (linked)" \
+	"$m/sky.psg/info.txt"
+check "folder: st_size of material.txt exact" \
+	test "$(stat -c %s "$mat/material.txt")" = "$(wc -c < "$mat/material.txt")"
+check "folder: the companion itself has no materials/" test ! -e "$m/sky_Textures.psg/materials"
+check "folder: find -L follows every link to a file" bash -c \
+	"[ \$(find -L '$m/sky.psg/materials' -type f -name '*.png' | wc -l) = 3 ]"
+check "folder: cp -L copies the texture bytes" bash -c \
+	"cp -L '$mat/diffuse.png' '$WORK/d.png' && cmp -s '$WORK/d.png' '$mat/diffuse.png'"
+unmount_psgfs "$m"
+
+# The companion's case differs (game folders mix cases): found, linked by its real name.
+up=$WORK/up
+mkdir -p "$up"
+cp "$src/sky.psg" "$up/sky.psg"
+cp "$src/sky_Textures.psg" "$up/SKY_TEXTURES.PSG"
+mount_psgfs "$up" "$m"
+mat=$m/sky.psg/materials/00.material
+check "case: the link uses the companion's real name" test \
+	"$(readlink "$mat/diffuse.dds")" = "../../../SKY_TEXTURES.PSG/textures/0x2c7f381800171902.dds"
+check "case: and resolves" cmp -s "$mat/diffuse.dds" \
+	"$m/SKY_TEXTURES.PSG/textures/0x2c7f381800171902.dds"
+unmount_psgfs "$m"
+
+# No companion: material.txt and info.txt say so; no links; nothing else changes.
+lone=$WORK/lone
+mkdir -p "$lone"
+cp "$src/sky.psg" "$lone/"
+mount_psgfs "$lone" "$m"
+mat=$m/sky.psg/materials/00.material
+check "missing: only material.txt" test "$(ls "$mat")" = material.txt
+check "missing: material.txt says not found" \
+	grep -qx "companion: sky_Textures.psg (not found)" "$mat/material.txt"
+check "missing: channels listed without a target" \
+	grep -qP '^2\tdiffuse\tguid\t0x2C7F381800171902\t- \(no companion\)$' "$mat/material.txt"
+check "missing: errors.txt stays empty" test ! -s "$m/sky.psg/errors.txt"
+unmount_psgfs "$m"
+
+# A companion that is not a texture arena (garbage, then a model): listed, the model mounts.
+bad=$WORK/bad
+mkdir -p "$bad"
+cp "$src/sky.psg" "$bad/"
+head -c 5000 /dev/urandom > "$bad/sky_Textures.psg"
+mount_psgfs "$bad" "$m"
+mat=$m/sky.psg/materials/00.material
+check "garbage companion: material.txt says it cannot be opened" \
+	grep -q "cannot be opened as a texture arena" "$mat/material.txt"
+check "garbage companion: no links" test "$(ls "$mat")" = material.txt
+check "garbage companion: the model's export still reads" \
+	bash -c "cat '$m/sky.psg/export/sky.pskx' > /dev/null"
+unmount_psgfs "$m"
+cp "$src/sky.psg" "$bad/sky_Textures.psg"
+mount_psgfs "$bad" "$m"
+check "model as companion: not a texture arena" grep -q "cannot be opened as a texture arena" \
+	"$m/sky.psg/materials/00.material/material.txt"
+unmount_psgfs "$m"
+
+# Single-file mounts name the companion beside the source and what it resolves; no links.
+mount_psgfs "$src/sky.psg" "$m"
+mat=$m/materials/00.material
+check "single: materials/ exists" test -d "$mat"
+check "single: only material.txt" test "$(ls "$mat")" = material.txt
+check "single: the companion beside the source is named" grep -qx \
+	"companion: sky_Textures.psg (found beside the source; links need a folder mount)" \
+	"$mat/material.txt"
+check "single: channels say which texture they name" \
+	grep -qP '^2\tdiffuse\tguid\t0x2C7F381800171902\ttexture 0x2c7f381800171902$' "$mat/material.txt"
+unmount_psgfs "$m"
+mount_psgfs "$lone/sky.psg" "$m"
+check "single, no companion: not found" \
+	grep -qx "companion: sky_Textures.psg (not found)" "$m/materials/00.material/material.txt"
+unmount_psgfs "$m"
+
+# The offline tool shows the same materials.
+check "tool: cat material.txt matches the mount's" bash -c \
+	"'$PSGFS_TOOL' cat '$src/sky.psg' materials/00.material/material.txt | grep -q 'texture 0x2c7f381800171903'"
+
+finish
