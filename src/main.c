@@ -37,6 +37,7 @@ struct opts {
 	char *cache_size;
 	char *hierarchy;
 	char *stats;
+	char *max_assets;
 	int zup;
 	int yup;
 	char *umask;
@@ -65,6 +66,7 @@ static const struct fuse_opt opt_spec[] = {
     OPT("cache_size=%s", cache_size),
     OPT("hierarchy=%s", hierarchy),
     OPT("stats=%s", stats),
+    OPT("max_assets=%s", max_assets),
     OPT("zup", zup),
     OPT("yup", yup),
     OPT("umask=%s", umask),
@@ -97,6 +99,8 @@ static void usage(FILE *out)
 	    "                         (a regular file of at most 16M, read before mounting)\n"
 	    "  -o yup                 PSG: export the .psk/.pskx in the game's Y-up (default:\n"
 	    "                         Z-up, as PSK importers expect; -o zup is accepted)\n"
+	    "  -o max_assets=N        FOLDER: asset files kept open at once, 1 to 65536\n"
+	    "                         (default 128; each holds a file descriptor)\n"
 	    "  -o umask=MASK          octal bits removed from every permission (the bits\n"
 	    "                         otherwise follow the source file's)\n"
 	    "  -o stats=FILE          write request/cache counters to FILE on SIGUSR1 and at\n"
@@ -201,6 +205,19 @@ static int check_cache_size(struct daemon *d)
 	return EXIT_CONTINUE;
 }
 
+static int check_max_assets(struct daemon *d)
+{
+	char why[160];
+
+	if (!d->o.max_assets)
+		return EXIT_CONTINUE;
+	if (cliopt_max_assets(d->o.max_assets, &d->topts.max_assets, why, sizeof why) != RC_OK) {
+		fprintf(stderr, "psgfs: bad max_assets '%s': %s\n", d->o.max_assets, why);
+		return EXIT_USAGE;
+	}
+	return EXIT_CONTINUE;
+}
+
 /* Read now, before mounting: a FIFO would block, a device or directory is no hierarchy. */
 static int check_hierarchy(struct daemon *d)
 {
@@ -254,6 +271,7 @@ static int validate_opts(struct daemon *d)
 	int rc;
 
 	if ((rc = check_cache_size(d)) != EXIT_CONTINUE ||
+	    (rc = check_max_assets(d)) != EXIT_CONTINUE ||
 	    (rc = check_hierarchy(d)) != EXIT_CONTINUE || (rc = check_stats(d)) != EXIT_CONTINUE)
 		return rc;
 	d->topts.yup = d->o.yup;
@@ -399,6 +417,7 @@ static void teardown(struct daemon *d)
 	free(d->o.cache_size);
 	free(d->o.hierarchy);
 	free(d->o.stats);
+	free(d->o.max_assets);
 	free(d->o.umask);
 	fuse_opt_free_args(&d->args);
 }

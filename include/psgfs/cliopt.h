@@ -14,6 +14,7 @@
 
 #define CLIOPT_CACHE_MIN     (1u << 20)	 /* smallest cache budget either program accepts */
 #define CLIOPT_HIERARCHY_MAX (16u << 20) /* largest hierarchy file read */
+#define CLIOPT_ASSETS_MAX    65536u	 /* most assets a folder mount keeps open */
 
 /*
  * "64M" -> 67108864: decimal digits, then an optional K, M or G (powers of 1024, any case),
@@ -24,6 +25,10 @@ enum rc cliopt_size(const char *s, uint64_t *out, char *why, size_t whylen);
 
 /* A cache budget: cliopt_size, at least CLIOPT_CACHE_MIN, and fits in size_t. */
 enum rc cliopt_cache_size(const char *s, size_t *out, char *why, size_t whylen);
+
+/* Open assets of a folder mount (each holds a file descriptor): cliopt_size, 1 to
+ * CLIOPT_ASSETS_MAX. */
+enum rc cliopt_max_assets(const char *s, unsigned *out, char *why, size_t whylen);
 
 /*
  * The whole text of a small user-given file, NUL-terminated (free() it). Symbolic links are

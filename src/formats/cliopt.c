@@ -74,6 +74,19 @@ enum rc cliopt_cache_size(const char *s, size_t *out, char *why, size_t whylen)
 	return RC_OK;
 }
 
+enum rc cliopt_max_assets(const char *s, unsigned *out, char *why, size_t whylen)
+{
+	uint64_t v;
+	enum rc r = cliopt_size(s, &v, why, whylen);
+
+	if (r == RC_INVAL) /* a count: cliopt_size's example of a size would mislead */
+		return fail(RC_INVAL, why, whylen, "%s", "not a count (decimal digits, e.g. 128)");
+	if (r != RC_OK || v < 1 || v > CLIOPT_ASSETS_MAX)
+		return fail(RC_INVAL, why, whylen, "%s", "allowed: 1 to 65536");
+	*out = (unsigned)v;
+	return RC_OK;
+}
+
 static const char *file_kind(mode_t m)
 {
 	return S_ISDIR(m)    ? "a directory"

@@ -444,14 +444,14 @@ void psgfs_ll_write_stats(struct psgfs_ll *ll, FILE *out)
 		"cache_hits %llu\ncache_misses %llu\ncache_inserts %llu\ncache_evictions %llu\n"
 		"cache_bytes %llu\ncache_peak_bytes %llu\ncache_entries %llu\ncache_budget %llu\n"
 		"renders %llu\nrender_bytes %llu\nrender_failures %llu\nraw_reads %llu\n"
-		"raw_bytes %llu\n",
+		"asset_opens %llu\nraw_bytes %llu\n",
 		(unsigned long long)cs.hits, (unsigned long long)cs.misses,
 		(unsigned long long)cs.inserts, (unsigned long long)cs.evictions,
 		(unsigned long long)cs.bytes, (unsigned long long)cs.peak_bytes,
 		(unsigned long long)cs.entries, (unsigned long long)cs.budget,
 		(unsigned long long)tc.renders, (unsigned long long)tc.render_bytes,
 		(unsigned long long)tc.render_failures, (unsigned long long)tc.raw_reads,
-		(unsigned long long)tc.raw_bytes);
+		(unsigned long long)tc.asset_opens, (unsigned long long)tc.raw_bytes);
 	fflush(out);
 }
 

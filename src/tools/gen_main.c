@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "psgfs/cliopt.h"
+#include "psgfs/gen_folder.h"
 #include "psgfs/gen_psg.h"
 #include "psgfs/gen_psg_skinned.h"
 #include "psgfs/gen_psg_textures.h"
@@ -29,6 +30,8 @@ static void usage(FILE *out)
 	    "  sized     model arena of about --size bytes (many static meshes), for benchmarks\n"
 	    "  textures  texture arena with every supported format, mips, a cube map, NPOT sizes\n"
 	    "  skinned   Skate 3 skinned multi-mesh model arena (every GCM vertex format)\n"
+	    "  folder    a folder of assets shaped like an unpacked Skate 3 game, with junk\n"
+	    "            (OUT is a directory that must not exist)\n"
 	    "  hash      print the FNV-1a 64 hash of each FILE argument (as --record writes)\n"
 	    "\n"
 	    "N is decimal digits with an optional K, M or G suffix (powers of 1024).\n"
@@ -75,6 +78,11 @@ static void usage(FILE *out)
 	    "TSV;\n"
 	    "                      --skater adds each vertex's position and bone-local position\n"
 	    "  --hierarchy-out F   the 'bone<TAB>parent' file for psgfs -o hierarchy=\n"
+	    "folder:\n"
+	    "  --assets N          well-formed asset files besides the junk, 1 to 1000000\n"
+	    "                      (default 60; models count with their companions)\n"
+	    "  --wide N            of those, N in one folder (cas_db/wide), 0 to 1000000\n"
+	    "  --manifest FILE     write 'path kind shown' rows, one per entry written\n"
 	    "textures:\n"
 	    "  --platform P        ps3 (default), x360 (an Xbox 360 .rx2 arena of twins) or\n"
 	    "                      ps3-twin (the PS3 arena those twins match)\n"
@@ -113,6 +121,9 @@ enum {
 	O_TRUTH,
 	O_HIER,
 	O_PLATFORM,
+	O_ASSETS,
+	O_WIDE,
+	O_MANIFEST,
 	O_SHORT_CUBE,
 	O_REAL_SHAPE,
 	O_OVERLAP,
@@ -148,6 +159,9 @@ static const struct option longopts[] = {
     {"truth", required_argument, NULL, O_TRUTH},
     {"hierarchy-out", required_argument, NULL, O_HIER},
     {"platform", required_argument, NULL, O_PLATFORM},
+    {"assets", required_argument, NULL, O_ASSETS},
+    {"wide", required_argument, NULL, O_WIDE},
+    {"manifest", required_argument, NULL, O_MANIFEST},
     {"short-cube", no_argument, NULL, O_SHORT_CUBE},
     {"real-shape", no_argument, NULL, O_REAL_SHAPE},
     {"overlap", no_argument, NULL, O_OVERLAP},
@@ -183,6 +197,8 @@ static const struct {
     {"skinned", O_VERTS, 1, 1u << 22},
     {"skinned", O_ISLANDS, 1, 64},
     {"skinned", O_TRIS, 1, 1u << 20},
+    {"folder", O_ASSETS, 1, GEN_FOLDER_MAX_ASSETS},
+    {"folder", O_WIDE, 0, GEN_FOLDER_MAX_ASSETS},
 };
 
 static const char *opt_name(int opt)
@@ -243,7 +259,8 @@ static uint32_t parse_count(const char *kind, int opt, const char *s)
 
 static bool known_kind(const char *kind)
 {
-	static const char *const kinds[] = {"psk", "psa", "sky", "sized", "textures", "skinned"};
+	static const char *const kinds[] = {"psk",	"psa",	   "sky",   "sized",
+					    "textures", "skinned", "folder"};
 
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
 		if (!strcmp(kind, kinds[i]))
@@ -350,6 +367,47 @@ static int write_hierarchy(const char *path, const struct gen_skinned_truth *t)
 	return 0;
 }
 
+static int write_manifest(const char *path, const struct gen_folder_manifest *m)
+{
+	FILE *f;
+
+	if (!path)
+		return 0;
+	if (!(f = open_text(path)))
+		return 1;
+	fprintf(f, "path\tkind\tshown\n");
+	for (size_t i = 0; i < m->n; i++)
+		fprintf(f, "%s\t%s\t%s\n", m->v[i].path, m->v[i].kind, m->v[i].shown);
+	return fclose(f) == 0 ? 0 : 1;
+}
+
+/* folder: a directory tree rather than one buffer. */
+static int run_folder(const struct gen_folder_opts *o, const char *out, const char *manifest)
+{
+	struct gen_folder_manifest m;
+	enum rc r;
+	int rc;
+
+	if (o->wide > (o->assets ? o->assets : 60)) {
+		fprintf(stderr, "psgfs-gen: folder: --wide %u is more than --assets\n", o->wide);
+		return 2;
+	}
+	r = gen_folder(o, out, &m);
+	if (r != RC_OK) {
+		if (r == RC_INVAL)
+			fprintf(stderr, "psgfs-gen: %s: already exists\n", out);
+		else if (r == RC_IO)
+			fprintf(stderr, "psgfs-gen: %s: %s\n", out, strerror(errno));
+		else
+			fprintf(stderr, "psgfs-gen: folder: %s\n", rc_str(r));
+		gen_folder_manifest_free(&m);
+		return 1;
+	}
+	rc = write_manifest(manifest, &m);
+	gen_folder_manifest_free(&m);
+	return rc;
+}
+
 /* FNV-1a 64 of whole files, streamed, so tests can compare with a --record. */
 static int hash_files(int n, char **paths)
 {
@@ -387,6 +445,8 @@ int main(int argc, char **argv)
 	struct psg_gen_record rec = {0};
 	struct gen_skinned_opts sk = {.layout = -1};
 	struct gen_skinned_truth truth = {0};
+	struct gen_folder_opts fo = {0};
+	const char *manifest = NULL;
 	const char *truth_path = NULL, *hier_path = NULL, *platform = "ps3";
 	bool short_cube = false, real_shape = false;
 	uint64_t seed = 1, shuffle = 0, size = 1 << 20;
@@ -508,6 +568,15 @@ int main(int argc, char **argv)
 			}
 			platform = optarg;
 			break;
+		case O_ASSETS:
+			fo.assets = parse_count(kind, c, optarg);
+			break;
+		case O_WIDE:
+			fo.wide = parse_count(kind, c, optarg);
+			break;
+		case O_MANIFEST:
+			manifest = optarg;
+			break;
 		case O_SHORT_CUBE:
 			short_cube = true;
 			break;
@@ -542,7 +611,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "psgfs-gen: --platform does not apply to %s\n", kind);
 		return 2;
 	}
+	if (manifest && strcmp(kind, "folder")) {
+		fprintf(stderr, "psgfs-gen: --manifest does not apply to %s\n", kind);
+		return 2;
+	}
 	out = argv[optind];
+	fo.seed = seed;
+	if (!strcmp(kind, "folder"))
+		return run_folder(&fo, out, manifest);
 	buf_init(&b);
 	if (!strcmp(kind, "psk")) {
 		r = gen_psk_file(&pk, &b);

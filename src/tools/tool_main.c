@@ -17,7 +17,7 @@ static void usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: psgfs-tool [options] COMMAND FILE [ARG]\n"
+	    "usage: psgfs-tool [options] COMMAND FILE|FOLDER [ARG]\n"
 	    "\n"
 	    "commands:\n"
 	    "  ls FILE [PATH]      list a directory of the tree (type, size, inode, name)\n"
@@ -32,6 +32,8 @@ static void usage(FILE *out)
 	    "  --yup               PSG: export in the game's Y-up (default: Z-up)\n"
 	    "  --cache-size SIZE   cache budget as -o cache_size= of psgfs: digits with an\n"
 	    "                      optional K, M or G suffix (default 64M, minimum 1M)\n"
+	    "  --max-assets N      FOLDER: asset files kept open at once, as -o max_assets=\n"
+	    "                      of psgfs (1 to 65536, default 128)\n"
 	    "\n"
 	    "walk also prints the cache budget and how many entries were evicted.\n"
 	    "\n"
@@ -161,6 +163,17 @@ struct args {
 	const char *cmd, *file, *arg; /* arg: PATH of ls/cat, DIR of extract, or NULL */
 };
 
+static int set_max_assets(struct args *a, const char *s)
+{
+	char why[160];
+
+	if (cliopt_max_assets(s, &a->o.max_assets, why, sizeof why) != RC_OK) {
+		fprintf(stderr, "psgfs-tool: bad --max-assets '%s': %s\n", s, why);
+		return 2;
+	}
+	return 0;
+}
+
 static int set_cache_size(struct args *a, const char *s)
 {
 	char why[160];
@@ -208,6 +221,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 	    {"zup", no_argument, NULL, 'z'},
 	    {"yup", no_argument, NULL, 'y'},
 	    {"cache-size", required_argument, NULL, 'c'},
+	    {"max-assets", required_argument, NULL, 'm'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -222,6 +236,8 @@ static int parse_args(struct args *a, int argc, char **argv)
 			a->o.yup = true;
 		} else if (c == 'c') {
 			rc = set_cache_size(a, optarg);
+		} else if (c == 'm') {
+			rc = set_max_assets(a, optarg);
 		} else if (c == 'h') {
 			usage(stdout);
 			return 0;

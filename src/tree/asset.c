@@ -43,6 +43,9 @@ bool asset_source_changed(struct asset *as)
 {
 	struct stat st;
 
+	if (as->fd < 0)
+		return false; /* a broken asset that never opened its file: nothing derives from it
+			       */
 	if (atomic_load(&as->changed))
 		return true;
 	if (as->fd >= 0 && fstat(as->fd, &st) == 0 && !stat_differs(&st, &as->st))
@@ -262,8 +265,13 @@ static enum tree_open_fail open_source(struct asset *as, int dirfd, const char *
 
 	/* Non-blocking: opening a FIFO must not wait for a writer (it is refused below). */
 	as->fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (expect ? O_NOFOLLOW : 0));
-	if (as->fd < 0 || fstat(as->fd, &as->st) != 0)
-		return fail(why, whylen, TREE_FAIL_OPEN, "cannot open: %s", strerror(errno));
+	if (as->fd < 0 || fstat(as->fd, &as->st) != 0) {
+		/* Out of descriptors or memory says nothing about the file: not "broken". */
+		bool passing = errno == EMFILE || errno == ENFILE || errno == ENOMEM;
+
+		return fail(why, whylen, passing ? TREE_FAIL_OTHER : TREE_FAIL_OPEN,
+			    "cannot open: %s", strerror(errno));
+	}
 	if (!S_ISREG(as->st.st_mode))
 		return fail(why, whylen, TREE_FAIL_OPEN, "%s", "not a regular file");
 	if (expect) {
@@ -311,6 +319,13 @@ enum tree_open_fail asset_open(struct tree *t, uint32_t slot, int dirfd, const c
 			as->fmt = NULL; /* nothing to unmount */
 	}
 	if (f != TREE_FAIL_NONE && mode == ASSET_LENIENT && f != TREE_FAIL_OTHER) {
+		/* The explanation derives nothing from the file: it stays readable whatever
+		 * the file does next. A file already changed since it was listed says so. */
+		if (atomic_load(&as->changed))
+			snprintf(why, whylen, "changed since its folder was listed");
+		if (as->fd >= 0)
+			close(as->fd);
+		as->fd = -1;
 		as->why = strdup(why);
 		as->fmt = &tree_format_broken;
 		if (as->why && as->fmt->mount(as, why, whylen) == TREE_FAIL_NONE)

@@ -6,7 +6,10 @@
  * tree, other files pass through. Symbolic links stay links (never followed); FIFOs, sockets
  * and devices are left out. Assets are opened only when something inside them is used, and
  * live in the shared cache like everything else, at most max_assets at a time: file
- * descriptors and memory stay bounded however many are visited.
+ * descriptors and memory stay bounded however many are visited. An asset closed by that limit
+ * reopens only as the same unchanged file in the same format, else everything below it fails
+ * with EIO (same_as_first). Running out of memory or descriptors is never taken for a
+ * property of a file: such a listing is not kept, such an opening is not remembered.
  *
  * Slots: an entry's slot is its source inode number when that is below 2^31 and on the
  * mounted folder's device (stable across remounts of an unchanged folder); otherwise, and for a
@@ -35,7 +38,11 @@ struct fentry {
 	uint32_t slot, parent;
 	uint8_t type;
 	bool asset;  /* a container: shown as a directory */
-	bool listed; /* directories: children read */
+	bool denied; /* assets: the sniff was refused permission (it will open as broken) */
+	bool dead;   /* files: reopened as something else; everything below fails with EIO */
+	const struct tree_format *fmt; /* files: the format of the first opening */
+	uint64_t why_hash;	       /* ... and, when broken, of its reason */
+	bool listed;		       /* directories: children read */
 	struct stat st;
 	char *name;
 	char *link;	/* links: the target as stored */
@@ -115,6 +122,19 @@ static bool entry_insert(struct folder *f, struct fentry *e)
 	return true;
 }
 
+static void entry_remove(struct folder *f, uint32_t slot)
+{
+	struct fentry **pp = &f->tab[bucket_of(f, slot)];
+
+	for (; *pp; pp = &(*pp)->hnext) {
+		if ((*pp)->slot == slot) {
+			*pp = (*pp)->hnext;
+			f->n--;
+			return;
+		}
+	}
+}
+
 static void entry_free(struct fentry *e)
 {
 	free(e->name);
@@ -141,7 +161,8 @@ static int open_dir_of(struct folder *f, const struct fentry *e)
 {
 	const struct fentry *chain[MAX_DEPTH];
 	unsigned depth = 0;
-	int fd = dup(f->root_fd);
+	/* Not dup(): a duplicate shares the root's directory offset with every other read. */
+	int fd = openat(f->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	while (e && e->slot != 0 && depth < MAX_DEPTH) {
 		chain[depth++] = e;
@@ -179,32 +200,84 @@ static bool name_is_asset_ext(const char *name)
 	return false;
 }
 
-/* Is this regular file a container? By content; by extension when it cannot be read. */
-static bool sniff(int dirfd, const char *name)
+/* Out of descriptors or memory: a passing condition, never a property of the file. */
+static bool errno_transient(int e)
 {
-	uint8_t head[32];
-	ssize_t got;
-	int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd < 0)
-		return name_is_asset_ext(name);
-	got = pread(fd, head, sizeof head, 0);
-	close(fd);
-	if (got < 0)
-		return name_is_asset_ext(name);
-	return asset_detect(head, (size_t)got) != NULL;
+	return e == EMFILE || e == ENFILE || e == ENOMEM;
 }
 
-static struct fentry *entry_from(int dirfd, uint32_t parent, const char *name)
+/* ---- sniffing: is a regular file a container? By content; by extension if unreadable ---- */
+
+#define SNIFF_BYTES 32
+
+/* Ask for the first page of a file and return at once: the reads of a whole folder go to the
+ * disk together. Closing the file does not cancel them. */
+static void sniff_hint(int dirfd, const struct fentry *e)
+{
+	int fd;
+
+	if (e->type != FE_FILE)
+		return;
+	fd = openat(dirfd, e->name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		posix_fadvise(fd, 0, SNIFF_BYTES, POSIX_FADV_WILLNEED);
+		close(fd);
+	}
+}
+
+/* Sniff one file; false when it could not be opened for want of descriptors or memory. */
+static bool sniff(int dirfd, struct fentry *e)
+{
+	uint8_t head[SNIFF_BYTES];
+	ssize_t got = -1;
+	int fd;
+
+	if (e->type != FE_FILE)
+		return true;
+	fd = openat(dirfd, e->name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		e->denied = errno == EACCES || errno == EPERM;
+		if (errno_transient(errno))
+			return false;
+	} else {
+		got = pread(fd, head, sizeof head, 0);
+		close(fd);
+	}
+	e->asset = got < 0 ? name_is_asset_ext(e->name) : asset_detect(head, (size_t)got) != NULL;
+	return true;
+}
+
+/*
+ * Sniff the regular files of a listing. Each file's first page was asked for as its entry was
+ * read (sniff_hint), so the reads are queued together: a folder that is not in the page cache
+ * costs about one disk round trip instead of one per file, with one descriptor open at a
+ * time. False when a file could not be opened for want of descriptors or memory (the listing
+ * is then not kept).
+ */
+static bool sniff_all(int dirfd, struct fentry **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!sniff(dirfd, v[i]))
+			return false;
+	return true;
+}
+
+/* The entry of one name (not sniffed yet), or NULL: vanished or not shown, or *again when it
+ * could not be read for want of memory or descriptors (then the listing is not to be kept). */
+static struct fentry *entry_from(int dirfd, uint32_t parent, const char *name, bool *again)
 {
 	struct fentry *e;
 	struct stat st;
 
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+	*again = false;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		*again = errno_transient(errno);
 		return NULL;
+	}
 	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
 		return NULL; /* FIFOs, sockets, devices: left out */
 	e = calloc(1, sizeof *e);
+	*again = !e;
 	if (!e)
 		return NULL;
 	e->parent = parent;
@@ -218,9 +291,9 @@ static struct fentry *entry_from(int dirfd, uint32_t parent, const char *name)
 		target[n > 0 ? n : 0] = '\0';
 		e->link = strdup(target);
 	}
-	if (e->type == FE_FILE)
-		e->asset = sniff(dirfd, name);
-	if (!e->name || (e->type == FE_LINK && !e->link)) {
+	if (!e->name || (e->type == FE_LINK && !e->link))
+		*again = true;
+	if (*again) {
 		entry_free(e);
 		return NULL;
 	}
@@ -242,41 +315,118 @@ static enum rc add_kid(struct fentry *dir, uint32_t slot, size_t *cap)
 	return RC_OK;
 }
 
-/* Read a source folder once (under f->mu): its entries join the table. */
-static enum rc read_folder(struct folder *f, struct fentry *dir)
+/* Forget what a listing that is not kept added (its entries were never handed out). */
+static void unlist(struct folder *f, struct fentry *dir)
+{
+	for (size_t i = 0; i < dir->n_kids; i++) {
+		struct fentry *e = entry_find(f, dir->kids[i]);
+
+		entry_remove(f, dir->kids[i]);
+		if (e)
+			entry_free(e);
+	}
+	free(dir->kids);
+	dir->kids = NULL;
+	dir->n_kids = 0;
+}
+
+/* Entries read from a folder, not yet in the table. */
+struct pending {
+	struct fentry **v;
+	size_t n, cap;
+};
+
+static bool pending_add(struct pending *p, struct fentry *e)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		struct fentry **v = xrealloc_n(p->v, cap, sizeof *v);
+
+		if (!v)
+			return false;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = e;
+	return true;
+}
+
+/* Entries from index `from` on (those not handed to the table). */
+static void pending_free(struct pending *p, size_t from)
+{
+	for (size_t i = from; i < p->n; i++)
+		entry_free(p->v[i]);
+	free(p->v);
+}
+
+/* Names and stats of a folder's entries, each file's first page asked for on the way, then
+ * their sniffs; false: for want of memory or descriptors (nothing to keep). */
+static bool gather(DIR *d, uint32_t parent, struct pending *p)
 {
 	struct dirent *de;
-	size_t cap = 0;
-	enum rc r = RC_OK;
-	DIR *d;
-	int fd = open_dir_of(f, dir);
+	bool again = false;
 
-	if (fd < 0)
-		return RC_IO;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return RC_IO;
-	}
-	while (r == RC_OK && (de = readdir(d))) {
+	while (!again && (de = readdir(d))) {
 		struct fentry *e;
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		e = entry_from(dirfd(d), dir->slot, de->d_name);
-		if (!e)
-			continue; /* vanished, unreadable or not shown */
-		e->slot = slot_for(f, &e->st);
-		if (e->slot == 0 || !entry_insert(f, e)) {
+		e = entry_from(dirfd(d), parent, de->d_name, &again);
+		if (e && !pending_add(p, e)) {
 			entry_free(e);
-			r = RC_NOMEM;
-			break;
+			again = true;
 		}
-		r = add_kid(dir, e->slot, &cap);
+		/* Its first page comes in while the rest of the folder is read. */
+		if (e && !again)
+			sniff_hint(dirfd(d), e);
+	}
+	return !again && sniff_all(dirfd(d), p->v, p->n);
+}
+
+/*
+ * Read a source folder once (under f->mu): its entries join the table. Running out of
+ * memory or descriptors keeps nothing, so the next visit reads the folder again; any other
+ * failure keeps what was read as the snapshot (a folder that fails half-way stays half).
+ */
+static enum rc read_folder(struct folder *f, struct fentry *dir)
+{
+	struct pending p = {0};
+	size_t cap = 0, i;
+	enum rc r;
+	DIR *d;
+	int fd = open_dir_of(f, dir);
+
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		r = errno_transient(errno) ? RC_NOMEM : RC_IO;
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	if (!gather(d, dir->slot, &p)) {
+		closedir(d);
+		pending_free(&p, 0);
+		return RC_NOMEM;
 	}
 	closedir(d);
+	for (i = 0; i < p.n; i++) {
+		struct fentry *e = p.v[i];
+
+		e->slot = slot_for(f, &e->st);
+		if (e->slot == 0 || add_kid(dir, e->slot, &cap) != RC_OK)
+			break;
+		if (!entry_insert(f, e)) {
+			dir->n_kids--;
+			break;
+		}
+	}
+	if (i < p.n) { /* out of memory: forget the inserted ones, free the rest */
+		unlist(f, dir);
+		pending_free(&p, i);
+		return RC_NOMEM;
+	}
+	pending_free(&p, p.n);
 	dir->listed = true; /* even a partial read is the snapshot from now on */
-	return r;
+	return RC_OK;
 }
 
 /* ---- requests from the tree core ---- */
@@ -328,7 +478,9 @@ enum rc folder_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
 	out->mtime = e->st.st_mtim;
 	if (e->type == FE_DIR || (e->type == FE_FILE && e->asset)) {
 		out->type = TT_DIR;
-		out->perm = dir_perm(e->st.st_mode);
+		/* An asset this daemon may not read opens as broken: open to all, like its
+		 * explanation (see asset_getattr). */
+		out->perm = e->asset && e->denied ? 0555 : dir_perm(e->st.st_mode);
 	} else if (e->type == FE_LINK) {
 		out->type = TT_LINK;
 		out->perm = 0777;
@@ -480,6 +632,37 @@ static void asset_box_free(void *p)
 	free(b);
 }
 
+static uint64_t why_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; s && *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * An asset closed by the limit and opened again must be the file it was: the kernel holds
+ * inode numbers and sizes from the first opening, and the numbers of one format mean other
+ * things in another (a broken asset's info.txt is another format's node 1). So a reopening
+ * that finds another file, a changed one, another format or another reason to be broken
+ * marks the entry dead: from then on everything below it fails with EIO, the snapshot rule
+ * of single-file mounts (what was read keeps its bytes, nothing new is derived).
+ */
+static enum rc same_as_first(struct fentry *e, struct asset *as)
+{
+	uint64_t h = why_hash(as->why);
+
+	if (!e->fmt) {
+		e->fmt = as->fmt;
+		e->why_hash = h;
+		return RC_OK;
+	}
+	if (as->fmt != e->fmt || h != e->why_hash || asset_source_changed(as))
+		e->dead = true;
+	return e->dead ? RC_IO : RC_OK;
+}
+
 static enum rc open_asset(struct tree *t, struct fentry *e, struct asset **out)
 {
 	struct fentry *dir = entry_get(t, e->parent);
@@ -488,6 +671,8 @@ static enum rc open_asset(struct tree *t, struct fentry *e, struct asset **out)
 	char why[256];
 
 	if (dfd < 0) {
+		if (errno_transient(errno))
+			return RC_NOMEM;
 		if (!e->asset)
 			return RC_IO;
 		snprintf(why, sizeof why, "cannot open its folder: %s", strerror(errno));
@@ -499,6 +684,11 @@ static enum rc open_asset(struct tree *t, struct fentry *e, struct asset **out)
 	}
 	if (fl != TREE_FAIL_NONE)
 		return fl == TREE_FAIL_OTHER ? RC_NOMEM : RC_IO;
+	if (same_as_first(e, *out) != RC_OK) {
+		asset_close(*out);
+		*out = NULL;
+		return RC_IO;
+	}
 	return RC_OK;
 }
 
@@ -515,6 +705,11 @@ struct asset *folder_asset_get(struct tree *t, uint32_t slot, struct cache_ent *
 	}
 	pthread_mutex_lock(&f->amu);
 	b = cache_get(t->cache, asset_ckey(slot), pin);
+	if (!b && e->dead) {
+		pthread_mutex_unlock(&f->amu);
+		*r = RC_IO;
+		return NULL;
+	}
 	if (!b) {
 		b = calloc(1, sizeof *b);
 		*r = b ? open_asset(t, e, &b->as) : RC_NOMEM;

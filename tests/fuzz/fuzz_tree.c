@@ -3,13 +3,18 @@
  * of the virtual tree (decoded views, exports and textures included), checking the
  * invariants of fuzz_tree_check. In FZT_TWICE mode the tree gets a 1-byte cache so each read
  * renders afresh and "the same bytes twice" compares two independent renders.
+ * Folder mode (fuzz_folder_check): the input is a few files of one temporary folder; the
+ * folder is opened and walked the same way, and each file's entry is compared with the file
+ * opened alone.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -23,6 +28,8 @@ struct walk {
 	struct fuzz_tree_result *res;
 	unsigned long visited;
 	bool twice;
+	tree_ino *inos; /* folder mode: every number listed, to check they differ */
+	size_t n_inos, cap_inos;
 };
 
 static void problem(struct fuzz_tree_result *r, const char *fmt, ...)
@@ -144,6 +151,8 @@ static void walk_dir(struct walk *w, tree_ino ino, const char *path, int depth)
 		const char *name = tree_dir_name(d, i);
 
 		w->visited++;
+		if (w->inos && w->n_inos < w->cap_inos)
+			w->inos[w->n_inos++] = tree_dir_ino(d, i);
 		snprintf(child, sizeof child, "%s/%s", path, name);
 		if (!name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..")) {
 			problem(w->res, "%s: unsafe name", child);
@@ -242,12 +251,329 @@ int fuzz_one_tree(const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* ---- folder mode ---- */
+
+/* Where the parts of an input go: a model, its companion, a subfolder, names that do not say
+ * what the file is. Past the last separator everything goes to the last name. */
+static const char *const folder_names[FUZZ_FOLDER_FILES] = {
+    "m.psg", "m_Textures.psg", "sub/anim.psa", "sub/MESH.PSK", "noext", "notes.txt"};
+
+struct part {
+	const uint8_t *p;
+	size_t n;
+};
+
+static size_t split_parts(const uint8_t *p, size_t n, struct part *out)
+{
+	const size_t seplen = sizeof FUZZ_FOLDER_SEP - 1;
+	const uint8_t *cur = p, *end = p + n;
+	size_t k = 0;
+
+	while (k < FUZZ_FOLDER_FILES - 1) {
+		const uint8_t *hit = memmem(cur, (size_t)(end - cur), FUZZ_FOLDER_SEP, seplen);
+
+		if (!hit)
+			break;
+		out[k++] = (struct part){cur, (size_t)(hit - cur)};
+		cur = hit + seplen;
+	}
+	out[k++] = (struct part){cur, (size_t)(end - cur)};
+	return k;
+}
+
+static int write_at(const char *dir, const char *name, const uint8_t *p, size_t n)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	for (size_t off = 0; off < n;) {
+		ssize_t w = write(fd, p + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(fd);
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	return close(fd);
+}
+
+/* The folder: the parts, a link to the model, a link up from the subfolder. */
+static int folder_make(char *dir, size_t dirlen, const struct part *parts, size_t k)
+{
+	char path[256];
+
+	snprintf(dir, dirlen, "/tmp/psgfs-fzf.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof path, "%s/sub", dir);
+	if (mkdir(path, 0755) != 0)
+		return -1;
+	for (size_t i = 0; i < k; i++)
+		if (write_at(dir, folder_names[i], parts[i].p, parts[i].n) != 0)
+			return -1;
+	snprintf(path, sizeof path, "%s/link.psg", dir);
+	if (symlink("m.psg", path) != 0)
+		return -1;
+	snprintf(path, sizeof path, "%s/sub/up", dir);
+	return symlink("..", path);
+}
+
+static void folder_remove(const char *dir)
+{
+	static const char *const extra[] = {"link.psg", "sub/up"};
+	char path[256];
+
+	for (size_t i = 0; i < FUZZ_FOLDER_FILES + 2; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir,
+			 i < FUZZ_FOLDER_FILES ? folder_names[i] : extra[i - FUZZ_FOLDER_FILES]);
+		unlink(path);
+	}
+	snprintf(path, sizeof path, "%s/sub", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
+/* A digest of a subtree in listing order: names, types, sizes, link targets, bytes, and
+ * which of them failed. Two trees with the same digest show the same thing. */
+struct digest {
+	uint64_t h;
+	unsigned long n;
+};
+
+static void dg_mix(struct digest *d, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		d->h = (d->h ^ b[i]) * 0x100000001b3ull;
+}
+
+static void dg_u64(struct digest *d, uint64_t v)
+{
+	dg_mix(d, &v, sizeof v);
+}
+
+static void dg_file(struct tree *t, tree_ino ino, enum tree_type type, struct digest *d)
+{
+	struct tree_stat st;
+	char *target;
+	size_t got;
+	bool ok;
+
+	if (type == TT_LINK) {
+		if (tree_readlink(t, ino, &target) == RC_OK)
+			dg_mix(d, target, strlen(target) + 1);
+		else
+			dg_u64(d, 0x11);
+		free(target);
+		return;
+	}
+	if (tree_getattr(t, ino, &st) != RC_OK || st.size > (64u << 20)) {
+		dg_u64(d, 0x22);
+		return;
+	}
+	dg_u64(d, st.size);
+	uint8_t *p = read_all(t, ino, st.size, &got, &ok);
+
+	if (ok)
+		dg_mix(d, p, got);
+	else
+		dg_u64(d, 0x33);
+	free(p);
+}
+
+static void digest_tree(struct tree *t, tree_ino ino, struct digest *d, int depth)
+{
+	struct tree_dir *dir;
+
+	if (depth > WALK_MAX_DEPTH || tree_opendir(t, ino, &dir) != RC_OK) {
+		dg_u64(d, 0x44);
+		return;
+	}
+	for (size_t i = 0; i < tree_dir_count(dir) && d->n < WALK_MAX_FILES; i++) {
+		const char *name = tree_dir_name(dir, i);
+		enum tree_type type = tree_dir_type(dir, i);
+
+		d->n++;
+		dg_mix(d, name, strlen(name) + 1);
+		dg_u64(d, type);
+		if (type == TT_DIR)
+			digest_tree(t, tree_dir_ino(dir, i), d, depth + 1);
+		else
+			dg_file(t, tree_dir_ino(dir, i), type, d);
+	}
+	tree_closedir(t, dir);
+}
+
+/* An entry that is a plain file: its bytes are the part's. */
+static void same_bytes(struct tree *ft, const struct tree_stat *es, const struct part *pt,
+		       const char *name, struct fuzz_tree_result *res)
+{
+	size_t got;
+	bool ok;
+	uint8_t *p;
+
+	if (es->type != TT_FILE || es->size != pt->n) {
+		problem(res, "%s: not an asset, yet not a file of its own size", name);
+		return;
+	}
+	p = read_all(ft, es->ino, es->size, &got, &ok);
+	if (!ok || got != pt->n || (got && memcmp(p, pt->p, got) != 0))
+		problem(res, "%s: a pass-through file whose bytes differ", name);
+	free(p);
+}
+
+/* An entry that could not be mounted: a directory whose info.txt says what the file alone
+ * said. */
+static void says_why(struct tree *ft, const char *name, const char *why,
+		     struct fuzz_tree_result *res)
+{
+	char path[256], *want = NULL;
+	struct tree_stat st;
+	size_t got;
+	bool ok;
+	uint8_t *p;
+
+	snprintf(path, sizeof path, "%s/info.txt", name);
+	if (tree_resolve(ft, path, &st) != RC_OK || st.type != TT_FILE || st.size > 65536) {
+		problem(res, "%s: cannot be mounted alone, but has no info.txt", name);
+		return;
+	}
+	p = read_all(ft, st.ino, st.size, &got, &ok);
+	if (ok && asprintf(&want, "status: cannot mount: %s\n", why) >= 0)
+		ok = memmem(p, got, want, strlen(want)) != NULL;
+	if (!ok)
+		problem(res, "%s: info.txt does not say '%s'", name, why);
+	free(want);
+	free(p);
+}
+
+/* The entry of one part against the same file opened alone. */
+static void compare_part(const char *dir, const char *name, const struct part *pt, struct tree *ft,
+			 const struct tree_opts *o, struct fuzz_tree_result *res)
+{
+	char path[256], why[512];
+	struct tree_stat es;
+	struct tree *st;
+	enum tree_open_fail f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if (tree_resolve(ft, name, &es) != RC_OK) {
+		problem(res, "%s: missing from the folder", name);
+		return;
+	}
+	f = tree_open(path, o, &st, why, sizeof why);
+	if (f == TREE_FAIL_NONE) {
+		struct digest a = {0xcbf29ce484222325ull, 0}, b = a;
+
+		if (es.type != TT_DIR)
+			problem(res, "%s: an asset alone, not a directory in the folder", name);
+		else {
+			digest_tree(st, TREE_ROOT_INO, &a, 0);
+			digest_tree(ft, es.ino, &b, 0);
+			if (a.h != b.h || a.n != b.n)
+				problem(res,
+					"%s: its folder entry is not the tree of the file alone",
+					name);
+		}
+		tree_close(st);
+	} else if (f == TREE_FAIL_FORMAT && es.type != TT_DIR) {
+		same_bytes(ft, &es, pt, name, res); /* unknown magic: passed through */
+	} else if (f == TREE_FAIL_FORMAT || f == TREE_FAIL_DAMAGED || f == TREE_FAIL_OPEN) {
+		/* (a known magic whose format then refuses the file is a broken asset) */
+		says_why(ft, name, why, res);
+	} else {
+		problem(res, "%s: tree_open failed with class %d: %s", name, (int)f, why);
+	}
+}
+
+static int cmp_ino(const void *x, const void *y)
+{
+	tree_ino a = *(const tree_ino *)x, b = *(const tree_ino *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static void walk_folder(struct tree *ft, struct fuzz_tree_result *res, bool twice)
+{
+	struct walk w = {.t = ft, .res = res, .twice = twice};
+
+	w.cap_inos = WALK_MAX_FILES + 1;
+	w.inos = malloc(w.cap_inos * sizeof *w.inos);
+	if (!w.inos) {
+		problem(res, "out of memory");
+		return;
+	}
+	w.inos[w.n_inos++] = TREE_ROOT_INO;
+	walk_dir(&w, TREE_ROOT_INO, "", 0);
+	qsort(w.inos, w.n_inos, sizeof *w.inos, cmp_ino);
+	for (size_t i = 1; i < w.n_inos; i++)
+		if (w.inos[i] == w.inos[i - 1])
+			problem(res, "inode number %llu listed twice",
+				(unsigned long long)w.inos[i]);
+	free(w.inos);
+}
+
+int fuzz_folder_check(const uint8_t *p, size_t n, unsigned flags, struct fuzz_tree_result *res)
+{
+	/* Two open assets at most, so walks close and reopen them. */
+	struct tree_opts o = {.cache_bytes = flags & FZT_TWICE ? 1 : 8u << 20,
+			      .yup = flags & FZT_ZUP,
+			      .max_assets = 2};
+	struct part parts[FUZZ_FOLDER_FILES];
+	size_t k = split_parts(p, n, parts);
+	char dir[64], why[512];
+	struct tree *ft;
+
+	memset(res, 0, sizeof *res);
+	if (folder_make(dir, sizeof dir, parts, k) != 0) {
+		problem(res, "cannot make the folder: %s", strerror(errno));
+		folder_remove(dir);
+		return -1;
+	}
+	res->open = tree_open(dir, &o, &ft, why, sizeof why);
+	if (res->open != TREE_FAIL_NONE) {
+		problem(res, "the folder did not open: %s", why);
+	} else {
+		walk_folder(ft, res, flags & FZT_TWICE);
+		for (size_t i = 0; i < k && !res->problem[0]; i++)
+			compare_part(dir, folder_names[i], &parts[i], ft, &o, res);
+		tree_close(ft);
+	}
+	folder_remove(dir);
+	return res->problem[0] ? -1 : 0;
+}
+
+int fuzz_one_folder(const uint8_t *p, size_t n)
+{
+	struct fuzz_tree_result r;
+
+	if (fuzz_folder_check(p, n, (n % 4 == 0 ? FZT_TWICE : 0) | (n & 1 ? FZT_ZUP : 0), &r) !=
+	    0) {
+		fprintf(stderr, "fuzz_folder: %s\n", r.problem);
+		return -1;
+	}
+	return 0;
+}
+
 #ifdef PSGFS_LIBFUZZER
 int LLVMFuzzerTestOneInput(const uint8_t *p, size_t n);
 int LLVMFuzzerTestOneInput(const uint8_t *p, size_t n)
 {
+#ifdef PSGFS_FUZZ_FOLDER
+	if (fuzz_one_folder(p, n))
+		abort();
+#else
 	if (fuzz_one_tree(p, n))
 		abort();
+#endif
 	return 0;
 }
 #endif

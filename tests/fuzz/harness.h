@@ -19,13 +19,16 @@ int fuzz_one_skate(const uint8_t *p, size_t n);
 int fuzz_one_psk(const uint8_t *p, size_t n);
 int fuzz_one_psa(const uint8_t *p, size_t n);
 int fuzz_one_tree(const uint8_t *p, size_t n);
+int fuzz_one_folder(const uint8_t *p, size_t n);
 
-/* Which harnesses a seed feeds (the corpus directory names are arena skate psk psa tree). */
-#define FZ_ARENA 1u
-#define FZ_SKATE 2u
-#define FZ_PSK	 4u
-#define FZ_PSA	 8u
-#define FZ_TREE	 16u
+/* Which harnesses a seed feeds (the corpus directory names are arena skate psk psa tree
+ * folder). */
+#define FZ_ARENA  1u
+#define FZ_SKATE  2u
+#define FZ_PSK	  4u
+#define FZ_PSA	  8u
+#define FZ_TREE	  16u
+#define FZ_FOLDER 32u
 
 /*
  * What mounting and walking one input did (fuzz_tree_check). The invariants: tree_open either
@@ -46,6 +49,19 @@ struct fuzz_tree_result {
 #define FZT_TWICE 1u
 #define FZT_ZUP	  2u
 int fuzz_tree_check(const uint8_t *p, size_t n, unsigned flags, struct fuzz_tree_result *res);
+
+/*
+ * Folder mode: the input is up to FUZZ_FOLDER_FILES files of one temporary folder, separated
+ * by FUZZ_FOLDER_SEP (m.psg, m_Textures.psg, sub/anim.psa, sub/MESH.PSK, noext, notes.txt, in
+ * that order), plus a link to m.psg and one up from sub/. The folder is opened (it must open),
+ * walked with the invariants above, every inode number listed once; and each file's entry
+ * matches the file opened alone: the same tree (names, types, sizes, bytes, failures) when it
+ * mounts, its own bytes when it is not a container, an info.txt with the same reason when it
+ * is refused. Returns 0 or -1 (res->problem says why).
+ */
+#define FUZZ_FOLDER_FILES 6
+#define FUZZ_FOLDER_SEP	  "<<psgfs-next-file>>"
+int fuzz_folder_check(const uint8_t *p, size_t n, unsigned flags, struct fuzz_tree_result *res);
 
 /* Generated seed inputs (tests/fuzz/seeds.c): deterministic, a few KiB each. */
 struct fuzz_seed {

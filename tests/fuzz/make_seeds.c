@@ -1,6 +1,6 @@
 /*
  * make_seeds OUTDIR [EVERY]: write the generated seed corpora, OUTDIR/<harness>/<name>, for
- * the harnesses arena, skate, psk, psa and tree, plus every EVERY-th hostile mutant of each
+ * the harnesses arena, skate, psk, psa, tree and folder, plus every EVERY-th hostile mutant of each
  * seed (default 16; 0 = none; the slow tree harness gets every 4*EVERY-th of seeds up to
  * 16 KiB) so fuzzing starts from broken files too.
  */
@@ -13,7 +13,9 @@
 #include "harness.h"
 #include "mutate.h"
 
-static const char *const harness_dir[5] = {"arena", "skate", "psk", "psa", "tree"};
+#define N_HARNESS 6
+static const char *const harness_dir[N_HARNESS] = {"arena", "skate", "psk",
+						   "psa",   "tree",  "folder"};
 
 static int write_file(const char *path, const uint8_t *p, size_t n)
 {
@@ -45,13 +47,15 @@ static void sample(void *ctx, const char *what, const uint8_t *p, size_t n)
 	(void)what;
 	if (k % s->every != 0)
 		return;
-	for (int h = 0; h < 5; h++) {
+	for (int h = 0; h < N_HARNESS; h++) {
 		char path[4096];
 
 		if (!(s->seed->harnesses & (1u << h)))
 			continue;
-		/* The tree harness runs ~100 times slower: fewer mutants, none of big seeds. */
-		if ((1u << h) == FZ_TREE && (k % (4 * s->every) != 0 || s->seed->len > 16384))
+		/* The tree and folder harnesses run ~100 times slower: fewer mutants, none of
+		 * big seeds. */
+		if (((1u << h) == FZ_TREE || (1u << h) == FZ_FOLDER) &&
+		    (k % (4 * s->every) != 0 || s->seed->len > 16384))
 			continue;
 		snprintf(path, sizeof path, "%s/%s/%s.m%05zu", s->out, harness_dir[h],
 			 s->seed->name, k);
@@ -73,14 +77,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mkdir(argv[1], 0755);
-	for (int h = 0; h < 5; h++) {
+	for (int h = 0; h < N_HARNESS; h++) {
 		snprintf(path, sizeof path, "%s/%s", argv[1], harness_dir[h]);
 		mkdir(path, 0755);
 	}
 	if (fuzz_seeds_make(&v, &n) != 0)
 		return 1;
 	for (size_t i = 0; i < n; i++) {
-		for (int h = 0; h < 5; h++) {
+		for (int h = 0; h < N_HARNESS; h++) {
 			if (!(v[i].harnesses & (1u << h)))
 				continue;
 			snprintf(path, sizeof path, "%s/%s/%s", argv[1], harness_dir[h], v[i].name);

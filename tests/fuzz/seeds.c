@@ -179,12 +179,57 @@ static void psg_seeds(struct seedset *s)
 	add(s, "sized_64k", FZ_ARENA | FZ_TREE, gen_psg_sized(64u << 10, 1, &b, NULL), &b);
 }
 
+static const struct fuzz_seed *find_seed(const struct seedset *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i].name, name))
+			return &s->v[i];
+	return NULL;
+}
+
+/* Folder seeds: other seeds (or text) as the files of one folder, in the order of
+ * FUZZ_FOLDER_SEP's description (harness.h); "" leaves a file empty. */
+static void add_folder(struct seedset *s, const char *name, const char *const parts[], size_t k)
+{
+	struct buf b;
+
+	buf_init(&b);
+	for (size_t i = 0; i < k; i++) {
+		const struct fuzz_seed *f = find_seed(s, parts[i]);
+
+		if (i)
+			buf_puts(&b, FUZZ_FOLDER_SEP);
+		if (f)
+			buf_put(&b, f->data, f->len);
+		else
+			buf_puts(&b, parts[i]); /* not a seed's name: the text itself */
+	}
+	add(s, name, FZ_FOLDER, RC_OK, &b);
+}
+
+static void folder_seeds(struct seedset *s)
+{
+	static const char *const mix[] = {"sky",	 "textures_small", "psa_default",
+					  "psk_default", "skinned",	   "a text file\n"};
+	static const char *const pair[] = {"sky_shuffled", "textures_unnamed_shuffled"};
+	static const char *const hostile[] = {
+	    "skinned_palette_past", "",
+	    "psa_hostile_names",    "psk_hostile_names",
+	    "skinned_bones_past",   "ANIMHEAD but nothing after it"};
+
+	add_folder(s, "folder_mix", mix, 6);
+	add_folder(s, "folder_pair", pair, 2);
+	add_folder(s, "folder_hostile", hostile, 6);
+}
+
 int fuzz_seeds_make(struct fuzz_seed **out, size_t *n)
 {
 	struct seedset s = {0};
 
 	psk_seeds(&s);
 	psg_seeds(&s);
+	if (!s.err)
+		folder_seeds(&s);
 	if (s.err) {
 		fuzz_seeds_free(s.v, s.n);
 		*out = NULL;

@@ -87,6 +87,27 @@ static void test_cache_size(void **state)
 	assert_true(v == CLIOPT_CACHE_MIN);
 }
 
+static void test_max_assets(void **state)
+{
+	unsigned v = 7;
+
+	(void)state;
+	assert_int_equal(cliopt_max_assets("1", &v, why, sizeof why), RC_OK);
+	assert_int_equal(v, 1);
+	assert_int_equal(cliopt_max_assets("64K", &v, why, sizeof why), RC_OK);
+	assert_int_equal(v, CLIOPT_ASSETS_MAX);
+	assert_int_equal(cliopt_max_assets("0", &v, why, sizeof why), RC_INVAL);
+	assert_string_equal(why, "allowed: 1 to 65536");
+	assert_int_equal(cliopt_max_assets("65537", &v, why, sizeof why), RC_INVAL);
+	assert_int_equal(cliopt_max_assets("4294967297", &v, why, sizeof why), RC_INVAL);
+	assert_int_equal(cliopt_max_assets("-1", &v, why, sizeof why), RC_INVAL);
+	assert_string_equal(why, "not a count (decimal digits, e.g. 128)");
+	assert_int_equal(cliopt_max_assets("99999999999999999999", &v, why, sizeof why), RC_INVAL);
+	assert_string_equal(why, "allowed: 1 to 65536");
+	assert_int_equal(cliopt_max_assets("", &v, why, sizeof why), RC_INVAL);
+	assert_int_equal(v, CLIOPT_ASSETS_MAX); /* untouched on failure */
+}
+
 /* A scratch directory per test, removed with everything in it. */
 static char dir[64];
 
@@ -268,6 +289,7 @@ int main(void)
 	    cmocka_unit_test(test_size_good),
 	    cmocka_unit_test(test_size_bad),
 	    cmocka_unit_test(test_cache_size),
+	    cmocka_unit_test(test_max_assets),
 	    cmocka_unit_test_setup_teardown(test_read_text, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_read_text_refuses, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_replace_file, dir_setup, dir_teardown),

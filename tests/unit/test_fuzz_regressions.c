@@ -2,7 +2,7 @@
  * Replays the fuzz harnesses (tests/fuzz/fuzz_*.c, the same code libFuzzer runs) in the normal
  * suite: every generated seed through its harnesses, then every file kept in
  * tests/fuzz/regressions/<harness>/ (crashes, leaks, OOMs and timeouts found by tests/fuzz/run)
- * through all five harnesses. A regression that comes back crashes or fails here.
+ * through all six harnesses. A regression that comes back crashes or fails here.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,7 +29,7 @@ static const struct {
 } harnesses[] = {
     {"arena", fuzz_one_arena, FZ_ARENA}, {"skate", fuzz_one_skate, FZ_SKATE},
     {"psk", fuzz_one_psk, FZ_PSK},	 {"psa", fuzz_one_psa, FZ_PSA},
-    {"tree", fuzz_one_tree, FZ_TREE},
+    {"tree", fuzz_one_tree, FZ_TREE},	 {"folder", fuzz_one_folder, FZ_FOLDER},
 };
 #define N_HARNESS (sizeof harnesses / sizeof harnesses[0])
 
@@ -49,9 +49,19 @@ static void test_seeds(void **state)
 				fail_msg("seed %s fails harness %s", v[i].name, harnesses[h].name);
 			runs++;
 		}
-		/* A clean generated file mounts and every one of its files reads. */
+		/* A clean generated file mounts and every one of its files reads; a folder seed
+		 * opens, and its clean files read (the hostile one has failures). */
 		struct fuzz_tree_result r;
 
+		if (v[i].harnesses == FZ_FOLDER) {
+			assert_int_equal(fuzz_folder_check(v[i].data, v[i].len, FZT_TWICE, &r), 0);
+			assert_int_equal(r.open, TREE_FAIL_NONE);
+			assert_true(r.files > 20);
+			if (strcmp(v[i].name, "folder_hostile") && r.failed)
+				fail_msg("seed %s: %lu of %lu files fail", v[i].name, r.failed,
+					 r.files);
+			continue;
+		}
 		assert_int_equal(fuzz_tree_check(v[i].data, v[i].len, FZT_TWICE, &r), 0);
 		assert_int_equal(r.open, TREE_FAIL_NONE);
 		if (r.failed)

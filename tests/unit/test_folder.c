@@ -1,0 +1,395 @@
+/*
+ * Folder mounts through the tree API: what an asset shows when its file vanished before it
+ * was opened, when it changed after it was closed by the open-asset limit, and when opening
+ * it failed for lack of file descriptors (a passing condition, not damage to remember).
+ */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "psgfs/gen_psg.h"
+#include "psgfs/gen_psk.h"
+#include "psgfs/tree.h"
+
+static char dir[64];
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static int dir_setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/psgfs-folder.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int dir_teardown(void **state)
+{
+	(void)state;
+	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void put(const char *name, const struct buf *b)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	f = fopen(p, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b->data, 1, b->len, f), b->len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void put_sky(const char *name, uint64_t shuffle)
+{
+	struct buf b;
+
+	buf_init(&b);
+	assert_int_equal(gen_psg_sky(shuffle, &b, NULL), RC_OK);
+	put(name, &b);
+	buf_free(&b);
+}
+
+static void put_psk(const char *name)
+{
+	struct gen_psk_opts o;
+	struct buf b;
+
+	gen_psk_opts_default(&o, 3);
+	buf_init(&b);
+	assert_int_equal(gen_psk_file(&o, &b), RC_OK);
+	put(name, &b);
+	buf_free(&b);
+}
+
+static struct tree *open_dir(unsigned max_assets)
+{
+	struct tree_opts o = {.max_assets = max_assets};
+	struct tree *t;
+	char why[256];
+
+	assert_int_equal(tree_open(dir, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+	return t;
+}
+
+/* The whole of a file of the tree, NUL-terminated; NULL with *r on failure. */
+static char *slurp(struct tree *t, const char *path, enum rc *r)
+{
+	struct tree_stat st;
+	size_t got;
+	char *p;
+
+	*r = tree_resolve(t, path, &st);
+	if (*r != RC_OK)
+		return NULL;
+	p = malloc(st.size + 1);
+	assert_non_null(p);
+	*r = tree_read(t, st.ino, 0, st.size, p, &got);
+	if (*r != RC_OK) {
+		free(p);
+		return NULL;
+	}
+	assert_int_equal(got, st.size);
+	p[got] = '\0';
+	return p;
+}
+
+static void list_root(struct tree *t)
+{
+	struct tree_dir *d;
+
+	assert_int_equal(tree_opendir(t, TREE_ROOT_INO, &d), RC_OK);
+	tree_closedir(t, d);
+}
+
+static void path_of(char *out, size_t n, const char *name)
+{
+	snprintf(out, n, "%s/%s", dir, name);
+}
+
+/* Listed, then deleted before anything opened it: a directory that says why, readable by
+ * anyone who can see it. */
+static void test_vanished_before_open(void **state)
+{
+	struct tree_stat st;
+	struct tree *t;
+	char p[256], *info, *errs;
+	enum rc r;
+
+	(void)state;
+	put_sky("a.psg", 0);
+	path_of(p, sizeof p, "a.psg");
+	assert_int_equal(chmod(p, 0), 0);
+	t = open_dir(0);
+	list_root(t);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(tree_resolve(t, "a.psg", &st), RC_OK);
+	assert_int_equal(st.type, TT_DIR);
+	info = slurp(t, "a.psg/info.txt", &r);
+	assert_int_equal(r, RC_OK);
+	assert_non_null(strstr(info, "cannot open: No such file or directory"));
+	errs = slurp(t, "a.psg/errors.txt", &r);
+	assert_int_equal(r, RC_OK);
+	assert_non_null(strstr(errs, "No such file or directory"));
+	assert_int_equal(tree_resolve(t, "a.psg/info.txt", &st), RC_OK);
+	assert_int_equal(st.perm, 0444);
+	free(info);
+	free(errs);
+	tree_close(t);
+}
+
+/* Listed, then replaced before anything opened it: nothing is derived from the new file, and
+ * the directory says why. */
+static void test_replaced_before_open(void **state)
+{
+	struct tree *t;
+	char p[256], q[256], *info;
+	enum rc r;
+
+	(void)state;
+	put_sky("a.psg", 0);
+	t = open_dir(0);
+	list_root(t);
+	put_sky("b.psg", 5);
+	path_of(p, sizeof p, "b.psg");
+	path_of(q, sizeof q, "a.psg");
+	assert_int_equal(rename(p, q), 0);
+	info = slurp(t, "a.psg/info.txt", &r);
+	assert_int_equal(r, RC_OK);
+	assert_non_null(strstr(info, "cannot mount: changed since its folder was listed"));
+	free(info);
+	tree_close(t);
+}
+
+/* Read a.psg's header.txt (ino[0]) and info.txt (ino[1]), then make the one-asset limit
+ * close a.psg by opening b.psg. */
+static struct tree *read_then_evict(tree_ino ino[2], char **bytes)
+{
+	struct tree_stat st;
+	struct tree *t;
+	enum rc r;
+	char *other;
+
+	put_sky("a.psg", 0);
+	put_sky("b.psg", 5);
+	t = open_dir(1);
+	*bytes = slurp(t, "a.psg/header.txt", &r);
+	assert_int_equal(r, RC_OK);
+	assert_int_equal(tree_resolve(t, "a.psg/header.txt", &st), RC_OK);
+	ino[0] = st.ino;
+	assert_int_equal(tree_resolve(t, "a.psg/info.txt", &st), RC_OK);
+	ino[1] = st.ino;
+	other = slurp(t, "b.psg/header.txt", &r);
+	assert_int_equal(r, RC_OK);
+	free(other);
+	return t;
+}
+
+/* Closed by the limit and reopened unchanged: the same numbers, the same bytes. */
+static void test_reopen_unchanged(void **state)
+{
+	struct tree_stat st;
+	tree_ino ino[2];
+	struct tree *t;
+	char *before, *after;
+	enum rc r;
+
+	(void)state;
+	t = read_then_evict(ino, &before);
+	after = slurp(t, "a.psg/header.txt", &r);
+	assert_int_equal(r, RC_OK);
+	assert_string_equal(before, after);
+	assert_int_equal(tree_resolve(t, "a.psg/header.txt", &st), RC_OK);
+	assert_true(st.ino == ino[0]);
+	free(before);
+	free(after);
+	tree_close(t);
+}
+
+/* Every number a closed asset handed out fails with EIO once its file is another file: the
+ * reopened file is never read in its place (nor a "broken" explanation under old numbers). */
+static void expect_eio_below(struct tree *t, const tree_ino ino[2], const char *what)
+{
+	struct tree_stat st;
+	struct tree_dir *d;
+	char buf[64];
+	size_t got;
+
+	print_message("after %s\n", what);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(tree_read(t, ino[i], 0, sizeof buf, buf, &got), RC_IO);
+		assert_int_equal(tree_getattr(t, ino[i], &st), RC_IO);
+	}
+	assert_int_equal(tree_resolve(t, "a.psg", &st), RC_OK); /* the entry stays listed */
+	assert_int_equal(tree_opendir(t, st.ino, &d), RC_IO);
+	assert_int_equal(tree_resolve(t, "a.psg/info.txt", &st), RC_IO);
+}
+
+static void test_reopen_replaced(void **state)
+{
+	char p[256], q[256], *before;
+	tree_ino ino[2];
+	struct tree *t;
+
+	(void)state;
+	t = read_then_evict(ino, &before);
+	put_psk("new.psk");
+	path_of(p, sizeof p, "new.psk");
+	path_of(q, sizeof q, "a.psg");
+	assert_int_equal(rename(p, q), 0);
+	expect_eio_below(t, ino, "a PSK renamed over a.psg");
+	free(before);
+	tree_close(t);
+}
+
+static void test_reopen_deleted(void **state)
+{
+	char p[256], *before;
+	tree_ino ino[2];
+	struct tree *t;
+
+	(void)state;
+	t = read_then_evict(ino, &before);
+	path_of(p, sizeof p, "a.psg");
+	assert_int_equal(unlink(p), 0);
+	expect_eio_below(t, ino, "a.psg deleted");
+	free(before);
+	tree_close(t);
+}
+
+static void test_reopen_rewritten(void **state)
+{
+	char *before;
+	tree_ino ino[2];
+	struct tree *t;
+
+	(void)state;
+	t = read_then_evict(ino, &before);
+	sleep(1);	     /* a later mtime even on coarse timestamps */
+	put_sky("a.psg", 9); /* same size, other dictionary order, written in place */
+	expect_eio_below(t, ino, "a.psg rewritten in place");
+	free(before);
+	tree_close(t);
+}
+
+/* The lowest free descriptor: every one below it is in use. */
+static int lowest_free_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	close(fd);
+	return fd;
+}
+
+/* Run fn with only `spare` more descriptors allowed; returns its result. */
+static enum rc with_fds(int spare, enum rc (*fn)(struct tree *t), struct tree *t)
+{
+	struct rlimit old, low;
+	enum rc r;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = (rlim_t)(lowest_free_fd() + spare);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	r = fn(t);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	return r;
+}
+
+static enum rc resolve_info(struct tree *t)
+{
+	struct tree_stat st;
+
+	return tree_resolve(t, "a.psg/info.txt", &st);
+}
+
+static enum rc list_root_rc(struct tree *t)
+{
+	struct tree_dir *d;
+	enum rc r = tree_opendir(t, TREE_ROOT_INO, &d);
+
+	if (r == RC_OK)
+		tree_closedir(t, d);
+	return r;
+}
+
+/* Opening an asset without a descriptor to spare fails for now; it is not remembered as a
+ * broken asset. */
+static void test_out_of_fds_at_open(void **state)
+{
+	struct tree *t;
+	char *info;
+	enum rc r;
+
+	(void)state;
+	put_sky("a.psg", 0);
+	t = open_dir(0);
+	list_root(t);
+	r = with_fds(0, resolve_info, t);
+	assert_int_not_equal(r, RC_OK);
+	assert_int_not_equal(r, RC_IO); /* ENOMEM-like: try again later */
+	info = slurp(t, "a.psg/info.txt", &r);
+	assert_int_equal(r, RC_OK);
+	assert_non_null(strstr(info, "format: psg"));
+	free(info);
+	tree_close(t);
+}
+
+/* A listing that could not sniff its files (no descriptor to spare) is not kept: files are
+ * never classed by their extension for want of a descriptor. */
+static void test_out_of_fds_at_listing(void **state)
+{
+	struct tree_stat st;
+	struct tree *t;
+	struct buf b;
+
+	(void)state;
+	put_sky("disguised", 0);
+	buf_init(&b);
+	buf_puts(&b, "text, not an arena\n");
+	put("notes.psg", &b);
+	buf_free(&b);
+	t = open_dir(0);
+	assert_int_equal(with_fds(1, list_root_rc, t), RC_NOMEM);
+	assert_int_equal(tree_resolve(t, "disguised", &st), RC_OK);
+	assert_int_equal(st.type, TT_DIR);
+	assert_int_equal(tree_resolve(t, "notes.psg", &st), RC_OK);
+	assert_int_equal(st.type, TT_FILE);
+	tree_close(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_vanished_before_open, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_replaced_before_open, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_reopen_unchanged, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_reopen_replaced, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_reopen_deleted, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_reopen_rewritten, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_out_of_fds_at_open, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_out_of_fds_at_listing, dir_setup, dir_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
