@@ -147,6 +147,7 @@ static void sky_build(struct sky *k, bool x360)
 		k->isl[i].start_index = i * (3 * SKY_TRIS / SKY_ISLANDS);
 		k->isl[i].index_count = 3 * SKY_TRIS / SKY_ISLANDS;
 		k->isl[i].prim = x360 ? SX360_PRIM_TRIANGLELIST : 5;
+		k->isl[i].base_vertex = 0;
 		psgo_island_bounds((const float(*)[3])k->pos, SKY_VERTS, k->idx, NULL,
 				   k->isl[i].start_index, k->isl[i].index_count, &k->isl_box[i],
 				   k->isl_area[i]);
