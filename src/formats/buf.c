@@ -98,6 +98,8 @@ static inline bool buf_room(const struct buf *b, size_t n)
 
 void buf_put(struct buf *b, const void *p, size_t n)
 {
+	if (n == 0) /* p may be NULL then (a PNG's empty IEND), and memcpy must not see it */
+		return;
 	if (buf_room(b, n)) {
 		memcpy(b->data + b->len, p, n);
 		b->len += n;
