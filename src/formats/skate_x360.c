@@ -349,6 +349,8 @@ static unsigned x360_vdes_count(const struct skate_vdes *v, const uint8_t *p, si
 
 static void x360_vdes_element(struct br *r, struct skate_velem *v)
 {
+	const struct x360_fmt *f;
+
 	memset(v, 0, sizeof *v);
 	v->stream = br_u16(r);
 	v->offset = br_u16(r);
@@ -358,7 +360,8 @@ static void x360_vdes_element(struct br *r, struct skate_velem *v)
 	v->usage_index = br_u8(r);
 	v->type = br_u8(r);
 	v->elem_class = br_u32(r);
-	v->num_components = (uint8_t)(fmt_lookup(v->format) ? fmt_lookup(v->format)->count : 0);
+	f = fmt_lookup(v->format);
+	v->num_components = f ? f->count : 0;
 }
 
 /* The stride: the byte after the elements; when it is missing or 0, the elements' extent. */
@@ -486,11 +489,6 @@ static void x360_dip_decode(struct br *r, struct skate_island *out)
 	out->triangles = out->prim == SX360_PRIM_TRIANGLELIST;
 }
 
-static const char *x360_type_name(uint8_t type, char buf[16])
-{
-	return sx360_etype_name(type, buf);
-}
-
 const struct skate_platform skate_platform_x360 = {
     .name = "Xbox 360",
     .plat = RW_XB2,
@@ -502,6 +500,6 @@ const struct skate_platform skate_platform_x360 = {
     .dip_decode = x360_dip_decode,
     .tri_prim = SX360_PRIM_TRIANGLELIST,
     .elem_describe = x360_elem_describe,
-    .elem_type_name = x360_type_name,
+    .elem_type_name = sx360_etype_name,
     .base_res_row_before = true,
 };
