@@ -116,6 +116,12 @@ enum rc gen_psg_sky(uint64_t shuffle_seed, struct buf *out, struct psg_gen_recor
  * and 1, so VertexBuffer.m_buffer is stored as 0). */
 enum rc gen_psg_sky_order(enum psgb_order order, uint64_t shuffle_seed, struct buf *out,
 			  struct psg_gen_record *rec);
+/* The sky on a platform. PSGB_XB2: the Xbox 360 twin (docs/xbox360.md, "Models"): the same
+ * objects, vertex bytes (FLOAT3 + SHORT2N) and index bytes in the Xbox 360 object layouts,
+ * islands of primitive 4; each buffer follows its base resource, so only the logical order
+ * without shuffle is allowed (RC_INVAL otherwise). */
+enum rc gen_psg_sky_platform(enum psgb_platform plat, enum psgb_order order, uint64_t shuffle_seed,
+			     struct buf *out, struct psg_gen_record *rec);
 
 /*
  * A model arena of roughly target_bytes (64 KiB .. 3 GiB; RC_INVAL outside) made of many

@@ -1,11 +1,11 @@
 /*
- * Encoders for the RW4 / Pegasus objects of a PS3 model arena (docs/skate-objects.md),
- * shared by every PSG generator. Each psgo_* writer serialises one object
- * big-endian into dictionary slot `idx` of a builder (pass PSGO_NEW to take the next index)
- * and declares its dictionary-index reference fields with psgb_ref, so shuffled arenas stay
- * consistent. Reference fields take the stored value (docs/rw4-arena.md, "References inside
- * objects"): a dictionary index, a subreference
- * value from psgb_add_subref (0x00800000 | i), or 0 for null. Returns the slot index.
+ * Encoders for the RW4 / Pegasus objects of a PS3 model arena (docs/skate-objects.md) and the
+ * Xbox 360 renderengine objects (docs/xbox360.md, "Models"), shared by every PSG generator. Each
+ * psgo_* writer serialises one object big-endian into dictionary slot `idx` of a builder (pass
+ * PSGO_NEW to take the next index) and declares its dictionary-index reference fields with
+ * psgb_ref, so shuffled arenas stay consistent. Reference fields take the stored value
+ * (docs/rw4-arena.md, "References inside objects"): a dictionary index, a subreference value from
+ * psgb_add_subref (0x00800000 | i), or 0 for null. Returns the slot index.
  */
 #ifndef PSGFS_GEN_PSG_OBJECTS_H
 #define PSGFS_GEN_PSG_OBJECTS_H
@@ -63,10 +63,12 @@ uint32_t psgo_index_buffer(struct psg_builder *b, uint32_t idx, uint32_t base_re
 uint32_t psgo_mesh_helper(struct psg_builder *b, uint32_t idx, const uint32_t *ibs, unsigned n_ib,
 			  const uint32_t *vbs, unsigned n_vb);
 
-/* PS3 DrawIndexedParameters (12 bytes). prim 5 = triangles. */
+/* PS3 DrawIndexedParameters (12 bytes), prim 5 = triangles; Xbox 360 (16 bytes), prim 4 =
+ * triangles, with a base vertex. */
 struct psgo_island {
 	uint32_t start_index, index_count;
-	uint8_t prim;
+	uint32_t prim;
+	int32_t base_vertex; /* Xbox 360 only */
 };
 struct psgo_optimesh {
 	struct psgo_aabb bbox;	    /* w = 0 */
@@ -80,10 +82,34 @@ struct psgo_optimesh {
 	uint32_t n_islands;
 	const uint16_t *remap; /* bone palette; static meshes use {0} */
 	uint32_t n_remap;
+	bool x360; /* Xbox 360 DrawIndexedParameters (16 bytes) */
 };
-/* RenderOptiMeshData; size align4(0x60 + 12*islands + 2*remap). */
+/* RenderOptiMeshData; size align4(0x60 + 12*islands + 2*remap), 16*islands on Xbox 360. */
 uint32_t psgo_optimesh(struct psg_builder *b, uint32_t idx, const struct psgo_optimesh *m);
 size_t psgo_optimesh_size(uint32_t n_islands, uint32_t n_remap);
+
+/* ---- Xbox 360 (docs/xbox360.md, "Models"; values in skate_x360.h) ---- */
+
+/* Vertex element: format code, byte offset, Xenon element type, Direct3D usage and index. */
+struct psgo_x360_elem {
+	uint32_t format;
+	uint16_t offset;
+	uint8_t type;
+	uint8_t usage, usage_index;
+};
+/* VertexDescriptor {declaration 0, typesFlags = OR of 1 << type, numElements, refCount 0,
+ * instanceStreams 0, pad}, 16-byte elements (stream 0, method 0, class PERVERTEX), then the
+ * stride byte and 7 zero bytes. */
+uint32_t psgo_x360_vdes(struct psg_builder *b, uint32_t idx, const struct psgo_x360_elem *el,
+			unsigned n, uint8_t stride);
+/* VertexBuffer: Direct3D resource {Common 1, ReferenceCount 1, 0, 0, 0, BaseFlush 0xFFFF0000},
+ * vertex fetch constant {type 3, address 0; byte swap 8in32, size in dwords}, m_bufferSize,
+ * m_type 0 (0x28 bytes). Its data is the base resource in the row before it: add that first. */
+uint32_t psgo_x360_vertex_buffer(struct psg_builder *b, uint32_t idx, uint32_t size);
+/* IndexBuffer: Direct3D resource {Common 2 | 32-bit flag | byte swap (8in16 for u16, 8in32
+ * for u32) << 29, 1, 0, 0, 0, 0xFFFF0000}, Address 0, Size, m_numIndices (0x24 bytes). */
+uint32_t psgo_x360_index_buffer(struct psg_builder *b, uint32_t idx, uint32_t num_indices,
+				uint32_t width);
 
 /* RenderModelData mesh-table row. */
 struct psgo_mesh_ref {

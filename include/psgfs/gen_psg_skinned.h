@@ -1,9 +1,9 @@
 /*
- * Deterministic skinned model arenas (PS3) with ground truth, for the Skate mesh decoders and
- * the PSK export (docs/skate-objects.md). N bones with rigid inverse bind
- * matrices from a random tree of bind poses, M meshes of several islands, each mesh with its
- * own palette (a proper subset of the skeleton) and a vertex layout preset so that all seven
- * GCM formats are used across meshes, u16 and u32 index buffers.
+ * Deterministic skinned model arenas (PS3, and their Xbox 360 twins) with ground truth, for the
+ * Skate mesh decoders and the PSK export (docs/skate-objects.md, docs/xbox360.md "Models"). N
+ * bones with rigid inverse bind matrices from a random tree of bind poses, M meshes of several
+ * islands, each mesh with its own palette (a proper subset of the skeleton) and a vertex layout
+ * preset so that all seven GCM formats are used across meshes, u16 and u32 index buffers.
  */
 #ifndef PSGFS_GEN_PSG_SKINNED_H
 #define PSGFS_GEN_PSG_SKINNED_H
@@ -26,10 +26,25 @@
  *   UB256x4 as byte / 255 (24; u16). The skeleton is scaled to fit +-1.5 and every vertex
  *   lies within 0.1 (per axis, bone-local) of its first bone.
  * Meshes with more than 65535 vertices always get u32 indices. layout -1 cycles 0..3.
+ *
+ * Xbox 360 (GEN_SK_X360): the same PS3 vertices stored element by element in the Xbox 360
+ * format that holds their values exactly (twin layouts; stride; position encoding):
+ * 0: FLOAT3, HEND3N, FLOAT16_2, UBYTE4N colour, UBYTE4 indices, UBYTE4N weights (32)
+ * 1: FLOAT16_4 (w = 1), SHORT4N normal (w = 0), SHORT2N, UBYTE4N indices, SHORT4N weights (32)
+ * 2: FLOAT3 (the S32K integers), HEND3N tangent, FLOAT3, FLOAT2, UBYTE4, FLOAT4 (56)
+ * 3: FLOAT3, HEND3N, FLOAT16_2, SHORT4N binormal (28)
+ * 4: SHORT4N as s16 / 16384 (bone units), HEND3N, SHORT2N, UBYTE4, UBYTE4 weights (24)
+ * GEN_SK_X360_ALT swaps in the formats PS3 lacks, re-quantising those values (the truth
+ * follows): 0: DEC3N normal, USHORT2N uv; 1: DHEN3N normal, USHORT4N weights; 2: DEC3N tangent,
+ * SHORT4 indices (60); 3: DHEN3N binormal (24); 4: as the twin. Island primitives are 4
+ * (D3DPT_TRIANGLELIST), and every VertexBuffer and IndexBuffer follows its base resource
+ * (docs/xbox360.md, "Models"), so shuffled or base-resources-first rows are refused.
  */
 #define GEN_SK_LAYOUTS 4
 #define GEN_SK_SKATER  4
 #define GEN_SK_PRESETS 5
+
+enum gen_skinned_platform { GEN_SK_PS3 = 0, GEN_SK_X360, GEN_SK_X360_ALT };
 
 enum gen_skinned_hostile {
 	GEN_SK_SANE = 0,
@@ -55,6 +70,7 @@ struct gen_skinned_opts {
 	 * 131 + 64 bones. */
 	bool rig_names;
 	enum gen_skinned_hostile hostile;
+	enum gen_skinned_platform platform; /* GEN_SK_PS3 (0) unless set */
 };
 
 /* One mesh as the decoder should see it (values already quantised by their format). */

@@ -63,6 +63,16 @@ enum skate_ctype {
 	/* One 32-bit word: x bits 0-10 / 1023, y bits 11-21 / 1023, z bits 22-31 / 511, each
 	 * sign-extended (signed normalised). */
 	SKATE_CT_S11_11_10,
+	SKATE_CT_U16,
+	/* Four u8 in one 32-bit word read in the element's byte order, x in bits 0-7 (on a
+	 * big-endian platform the last byte in memory is x). */
+	SKATE_CT_U8_WORD,
+	/* One 32-bit word: x bits 0-9, y bits 10-19, z bits 20-29, each / 511 sign-extended;
+	 * bits 30-31 (w) ignored. */
+	SKATE_CT_S10_10_10,
+	/* One 32-bit word: x bits 0-9 / 511, y bits 10-20 / 1023, z bits 21-31 / 1023,
+	 * sign-extended. */
+	SKATE_CT_S10_11_11,
 };
 
 /*
@@ -85,17 +95,19 @@ struct skate_elem {
 	float divisor;		 /* 1 = as stored */
 	const char *format_name; /* the platform's name of the stored format ("S1", "UB256") */
 	const char *scale_note;	 /* why the divisor is what it is ("bone units"), or NULL */
+	bool name_has_count;	 /* format_name already says how many ("FLOAT3", "SHORT4N") */
 };
 
 /* "POSITION", "NORMAL", ..., "TEXCOORD", "OTHER". */
 const char *skate_usage_name(uint8_t usage);
-/* "s16", "u8", "f16", "f32", "s11_11_10". */
+/* "s16", "u8", "f16", "f32", "s11_11_10", "u16", "u8 word", "s10_10_10", "s10_11_11". */
 const char *skate_ctype_name(uint8_t ctype);
 /* Decode element e of the vertex at p (e->size bytes there, byte order be) into n_out
  * floats. An unusable element writes nothing. */
 void skate_elem_decode(const struct skate_elem *e, const uint8_t *p, bool be, float out[4]);
 /* One line saying how an element is stored and scaled, for descriptor.txt and info.txt:
- * "S1x4 as s16/16384 (bone units)", "Fx3 as f32", "UBx4 as u8/255 (normalised)". */
+ * "S1x4 as s16/16384 (bone units)", "Fx3 as f32", "UBx4 as u8/255 (normalised)" (Xbox 360:
+ * "SHORT4N as s16/16384 (bone units)"). */
 void skate_elem_encoding(const struct skate_elem *e, char out[64]);
 
 /* IEEE half (bits) to float, incl. subnormals, inf and nan (inline: vertex loops use it). */
@@ -111,6 +123,14 @@ static inline float skate_half_to_float(uint16_t h)
 }
 /* S11_11_10: x bits 0-10 / 1023, y bits 11-21 / 1023, z bits 22-31 / 511, sign-extended. */
 void skate_cmp_decode(uint32_t v, float out[3]);
+/* Any packed three-component ctype (S11_11_10, S10_10_10, S10_11_11) of word v. */
+void skate_packed3_decode(uint8_t ctype, uint32_t v, float out[3]);
+/* Whether ctype is one 32-bit word holding three signed normalised fields. */
+static inline bool skate_ctype_packed3(uint8_t ctype)
+{
+	return ctype == SKATE_CT_S11_11_10 || ctype == SKATE_CT_S10_10_10 ||
+	       ctype == SKATE_CT_S10_11_11;
+}
 
 /* ---- PS3 GCM vertex formats and element types (docs/skate-objects.md, "Vertex descriptor") */
 
@@ -163,10 +183,15 @@ struct skate_platform;
 #define SKATE_MAX_ELEMS 16
 /* One element as stored (PS3 layout; other platforms fill the fields they have). */
 struct skate_velem {
-	uint8_t vertex_type, num_components, stream, offset;
+	uint8_t vertex_type, num_components; /* PS3: GCM format, components; Xbox 360: 0, count */
+	uint16_t stream, offset;
 	uint16_t stride;
-	uint8_t type, elem_class;
-	bool usable; /* known format, 1..4 components, offset + compSize*n <= stride */
+	uint8_t type;	     /* the platform's element type */
+	uint32_t elem_class; /* 1 PERVERTEX, 2 PERINSTANCE, 0 NA */
+	bool usable;	     /* known format, 1..4 components, offset + size <= stride */
+	/* Xbox 360 only: the D3DDECLTYPE-style format code, D3D method, usage and usage index */
+	uint32_t format;
+	uint8_t method, usage, usage_index;
 };
 struct skate_vdes {
 	uint32_t ref_count, types_flags;
@@ -176,7 +201,12 @@ struct skate_vdes {
 	unsigned n_el; /* elements present (<= num_elements, <= 16, <= what the object holds) */
 	uint8_t trailer[8];
 	bool has_trailer;
-	uint16_t stride; /* stream stride (of the first element) */
+	uint8_t trailer_len; /* bytes of trailer[] present (8 when has_trailer) */
+	uint16_t stride;     /* stream stride (PS3: of the first element; Xbox 360: the byte after
+				the elements) */
+	/* Xbox 360 only: m_d3dVertexDeclaration (a runtime pointer) and m_instanceStreams */
+	uint32_t decl;
+	uint16_t instance_streams;
 };
 /* idx only names the object in diag lines. RC_CORRUPT when the 16-byte header is
  * missing; elements that do not fit the stride are kept with usable = false (+ diag). */
@@ -187,6 +217,8 @@ struct skate_vb {
 	uint32_t buffer, offset, buffer_size;
 	uint8_t location, lock_flags;
 	uint16_t pad0;
+	/* Xbox 360 only: the Direct3D resource words, the vertex fetch constant and m_type */
+	uint32_t d3d[6], fetch[2], vb_type;
 };
 enum rc skate_vb_parse(const uint8_t *p, size_t n, struct skate_vb *out);
 
@@ -194,6 +226,8 @@ struct skate_ib {
 	uint32_t buffer, offset, num_indices, stride;
 	uint8_t index_type, location, type, lock_flags;
 	uint32_t width; /* bytes per index (2 or 4), 0 when the stride is unusable */
+	/* Xbox 360 only: the Direct3D resource words, Address and Size */
+	uint32_t d3d[6], address, size;
 };
 enum rc skate_ib_parse(const uint8_t *p, size_t n, struct skate_ib *out);
 
@@ -209,9 +243,10 @@ void skate_mesh_helper_free(struct skate_mesh_helper *m);
 /* One island = one DrawIndexedParameters record. */
 struct skate_island {
 	uint32_t start, count; /* in indices */
-	uint8_t prim;	       /* primitive code as stored */
+	uint32_t prim;	       /* primitive code as stored */
 	uint8_t pad[3];
-	bool triangles; /* prim is the platform's triangle list */
+	bool triangles;	     /* prim is the platform's triangle list */
+	int32_t base_vertex; /* added to every index (Xbox 360 baseVertexIndex; 0 on PS3) */
 };
 struct skate_optimesh {
 	float bbox[8];
@@ -375,8 +410,8 @@ enum rc skate_scene_load(const struct src *s, const struct arena *a, const char 
 			 struct skate_scene **out, struct diag *diag);
 void skate_scene_free(struct skate_scene *sc);
 /* Where the hierarchy came from, one line without newline: "built-in Skate skater rig: 57 of
- * 60 bones matched", "from the hierarchy file: 14 of 14 bones listed" or "not in the PSG: every bone
- * but 0 hangs from bone 0". */
+ * 60 bones matched", "from the hierarchy file: 14 of 14 bones listed" or "not in the PSG: every
+ * bone but 0 hangs from bone 0". */
 void skate_hierarchy_text(const struct skate_scene *sc, char out[96]);
 size_t skate_scene_bytes(const struct skate_scene *sc);
 static inline uint32_t skate_scene_bone_count(const struct skate_scene *sc)
@@ -473,7 +508,8 @@ enum rc skate_mesh_read_vertices(const struct src *s, const struct arena *a,
 
 #define SKATE_TBATCH_MAX 4096u /* raw triples per skate_mesh_read_triangles call */
 
-/* One raw index triple. valid: all three indices are below the vertex count. */
+/* One raw index triple: the vertices it names (index value plus the island's base vertex).
+ * valid: all three are below the vertex count. */
 struct skate_tri {
 	uint32_t v[3];
 	uint32_t island;

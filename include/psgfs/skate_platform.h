@@ -49,10 +49,20 @@ struct skate_platform {
 	void (*elem_describe)(const struct skate_velem *el, struct skate_elem *out);
 	/* The platform's name of a stored element type ("XYZ", "TEX0", ...). */
 	const char *(*elem_type_name)(uint8_t type, char buf[16]);
+	/* VertexBuffer and IndexBuffer name no base resource: theirs is the dictionary row just
+	 * before them (Xbox 360). Else the objects' buffer field is a reference. */
+	bool base_res_row_before;
 };
 
 /* The PS3 table (skate_ps3.c). */
 extern const struct skate_platform skate_platform_ps3;
+/* The Xbox 360 table (skate_x360.c; docs/xbox360.md, "Models"). */
+extern const struct skate_platform skate_platform_x360;
+
+/* MeshHelper {numIndexBuffers, numVertexBuffers, IB refs, VB refs}, the same on every
+ * platform, in byte order be. */
+enum rc skate_mesh_helper_decode(const uint8_t *p, size_t n, bool be, uint32_t idx,
+				 struct skate_mesh_helper *out, struct diag *d);
 
 /* The table of the arena's platform, NULL when there is none yet (scene load then gives
  * RC_UNSUPPORTED). */

@@ -240,6 +240,7 @@ static enum rc ps3_vdes_parse(const uint8_t *p, size_t n, bool be, uint32_t idx,
 	for (unsigned i = 0; i < out->n_el; i++)
 		ps3_vdes_element(&r, out, i, idx, d);
 	out->has_trailer = br_copy(&r, out->trailer, sizeof out->trailer);
+	out->trailer_len = out->has_trailer ? sizeof out->trailer : 0;
 	if (out->stride == 0)
 		diag_add(d, "object %u (VertexDescriptor): stride 0", idx);
 	return RC_OK;
@@ -298,8 +299,8 @@ static enum rc ps3_ib_parse(const uint8_t *p, size_t n, bool be, uint32_t idx, s
 	return RC_OK;
 }
 
-static enum rc ps3_mesh_helper_parse(const uint8_t *p, size_t n, bool be, uint32_t idx,
-				     struct skate_mesh_helper *out, struct diag *d)
+enum rc skate_mesh_helper_decode(const uint8_t *p, size_t n, bool be, uint32_t idx,
+				 struct skate_mesh_helper *out, struct diag *d)
 {
 	uint64_t want;
 	size_t room;
@@ -343,6 +344,7 @@ static void ps3_dip_decode(struct br *r, struct skate_island *out)
 	out->prim = br_u8(r);
 	br_copy(r, out->pad, sizeof out->pad);
 	out->triangles = out->prim == PRIM_TRIS;
+	out->base_vertex = 0;
 }
 
 const struct skate_platform skate_platform_ps3 = {
@@ -351,7 +353,7 @@ const struct skate_platform skate_platform_ps3 = {
     .vdes_parse = ps3_vdes_parse,
     .vb_parse = ps3_vb_parse,
     .ib_parse = ps3_ib_parse,
-    .mesh_helper_parse = ps3_mesh_helper_parse,
+    .mesh_helper_parse = skate_mesh_helper_decode,
     .dip_size = DIP_SIZE,
     .dip_decode = ps3_dip_decode,
     .tri_prim = PRIM_TRIS,
@@ -380,5 +382,5 @@ enum rc skate_ib_parse(const uint8_t *p, size_t n, struct skate_ib *out)
 enum rc skate_mesh_helper_parse(const uint8_t *p, size_t n, uint32_t idx,
 				struct skate_mesh_helper *out, struct diag *d)
 {
-	return ps3_mesh_helper_parse(p, n, true, idx, out, d);
+	return skate_mesh_helper_decode(p, n, true, idx, out, d);
 }

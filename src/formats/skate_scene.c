@@ -333,6 +333,26 @@ static void mesh_vdes(const struct mesh_ctx *c, uint32_t ref)
 	}
 }
 
+/*
+ * The base resource of buffer object obj: what its buffer field v names (want_ref), or, on a
+ * platform whose buffers name none, the dictionary row just before it (docs/xbox360.md,
+ * "Models"). SKATE_NONE (+ diag) when there is none.
+ */
+static uint32_t buffer_res(const struct mesh_ctx *c, uint32_t obj, uint32_t v, const char *what)
+{
+	const struct arena_dict_entry *br;
+
+	if (!c->sc->platform->base_res_row_before)
+		return want_ref(c->a, v, ARENA_WANT_BASERES, false, obj, "m_buffer", c->d);
+	br = obj > 0 && obj <= c->a->n_dict ? &c->a->dict[obj - 1] : NULL;
+	if (!br || !br->base_resource || !br->readable) {
+		diag_add(c->d, "object %u (%s): no readable BaseResource in the row before it", obj,
+			 what);
+		return SKATE_NONE;
+	}
+	return obj - 1;
+}
+
 /* The vertex buffer, its base resource and the vertex count it holds. */
 static void mesh_vb(const struct mesh_ctx *c, uint32_t ref)
 {
@@ -352,7 +372,7 @@ static void mesh_vb(const struct mesh_ctx *c, uint32_t ref)
 	free(p);
 	if (r != RC_OK)
 		return;
-	m->vb_res = want_ref(c->a, vb.buffer, ARENA_WANT_BASERES, false, m->vb, "m_buffer", c->d);
+	m->vb_res = buffer_res(c, m->vb, vb.buffer, "VertexBuffer");
 	if (m->vb_res == SKATE_NONE)
 		return;
 	br = &c->a->dict[m->vb_res];
@@ -397,7 +417,7 @@ static void mesh_ib(const struct mesh_ctx *c, uint32_t ref)
 	free(p);
 	if (r != RC_OK)
 		return;
-	m->ib_res = want_ref(c->a, ib.buffer, ARENA_WANT_BASERES, false, m->ib, "m_buffer", c->d);
+	m->ib_res = buffer_res(c, m->ib, ib.buffer, "IndexBuffer");
 	m->index_count = ib.num_indices;
 	m->index_width = ib.width;
 	if (m->ib_res == SKATE_NONE || !m->index_width)

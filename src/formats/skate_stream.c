@@ -23,6 +23,13 @@
 
 /* ---- the skin rules ---- */
 
+/* Whether components of this ctype are stored as integers. */
+static bool int_ctype(uint8_t ctype)
+{
+	return ctype == SKATE_CT_U8 || ctype == SKATE_CT_S16 || ctype == SKATE_CT_U16 ||
+	       ctype == SKATE_CT_U8_WORD;
+}
+
 /* What skin_vertex needs to know about a mesh, fixed for all its vertices. */
 struct skin_rules {
 	const int32_t *palette; /* global bone per slot, -1 = dropped */
@@ -54,8 +61,7 @@ static void skin_rules_init(struct skin_rules *k, const struct skate_scene *sc,
 			k->we = (int)i;
 	}
 	k->ni = k->ie >= 0 ? el[k->ie].n_out : 0;
-	k->int_slots = k->ie >= 0 && el[k->ie].divisor == 1.0f &&
-		       (el[k->ie].ctype == SKATE_CT_S16 || el[k->ie].ctype == SKATE_CT_U8);
+	k->int_slots = k->ie >= 0 && el[k->ie].divisor == 1.0f && int_ctype(el[k->ie].ctype);
 	k->nw = k->we >= 0 ? el[k->we].n_out : 0;
 	k->implicit = k->ie >= 0 && k->we >= 0 && k->nw == k->ni - 1;
 	k->rigid = k->ie < 0 && k->we < 0;
@@ -176,11 +182,26 @@ static void decode_column(const struct skate_elem *e, const uint8_t *base, size_
 	base += e->offset;
 	switch (e->ctype) {
 	case SKATE_CT_S11_11_10:
+	case SKATE_CT_S10_10_10:
+	case SKATE_CT_S10_11_11:
 		for (uint32_t v = 0; v < n; v++) {
 			const uint8_t *q = base + (size_t)v * stride;
 
-			skate_cmp_decode(be ? ld_u32be(q) : ld_u32le(q), out + (size_t)v * os);
+			skate_packed3_decode(e->ctype, be ? ld_u32be(q) : ld_u32le(q),
+					     out + (size_t)v * os);
 		}
+		break;
+	case SKATE_CT_U8_WORD: /* x is the word's low byte: the last in memory when be */
+		if (be)
+			COLUMN((float)q[3 - c])
+		else
+			COLUMN((float)q[c])
+		break;
+	case SKATE_CT_U16:
+		if (be)
+			COLUMN((float)ld_u16be(q + 2 * c))
+		else
+			COLUMN((float)ld_u16le(q + 2 * c))
 		break;
 	case SKATE_CT_S16:
 		if (be)
@@ -401,11 +422,21 @@ static inline uint32_t index_at(const uint8_t *p, size_t k, uint32_t width, bool
 	return be ? ld_u32be(p + 4 * k) : ld_u32le(p + 4 * k);
 }
 
+/* The vertex an index value names in an island with this base vertex; UINT32_MAX (never a
+ * vertex) when the sum leaves 0..UINT32_MAX - 1. */
+static inline uint32_t based(uint32_t v, int32_t base)
+{
+	int64_t x = (int64_t)v + base;
+
+	return x < 0 || x >= UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+}
+
 /* Decode k triples of island i starting at its raw triple t into b->tri[at..]. */
 static void tbatch_decode(struct skate_tbatch *b, const struct skate_scene_mesh *m, bool be,
 			  uint32_t i, uint64_t t, uint32_t k, uint32_t at)
 {
 	uint64_t pos0 = (uint64_t)m->islands[i].start + (t - m->tri_first[i]) * 3;
+	int32_t base = m->islands[i].base_vertex;
 
 	for (uint32_t j = 0; j < k; j++) {
 		struct skate_tri *o = &b->tri[at + j];
@@ -414,6 +445,8 @@ static void tbatch_decode(struct skate_tbatch *b, const struct skate_scene_mesh 
 		o->valid = true;
 		for (int c = 0; c < 3; c++) {
 			o->v[c] = index_at(b->raw, 3 * (size_t)j + (size_t)c, m->index_width, be);
+			if (base)
+				o->v[c] = based(o->v[c], base);
 			if (o->v[c] < m->vertex_count)
 				continue;
 			if (!b->n_invalid) {
@@ -501,6 +534,7 @@ struct stats_run {
 	bool raw_ok;	     /* influences can be counted from undivided values (stats_raw_ok) */
 	bool count_ok;	     /* ... by skin_count (stats_count_ok) */
 	bool i_u8x4, w_u8x4; /* with four u8 indices / weights (read directly) */
+	bool i_rev, w_rev;   /* ... in reversed byte order (is_rev_u8x4) */
 	bool be;
 	float lo[3], hi[3]; /* position bounds before the position divisor */
 	uint32_t first_bad_vertex, first_bad_value;
@@ -517,7 +551,17 @@ static inline __attribute__((always_inline)) void load_raw(const struct skate_el
 	q += e->offset;
 	switch (e->ctype) {
 	case SKATE_CT_S11_11_10:
-		skate_cmp_decode(be ? ld_u32be(q) : ld_u32le(q), out);
+	case SKATE_CT_S10_10_10:
+	case SKATE_CT_S10_11_11:
+		skate_packed3_decode(e->ctype, be ? ld_u32be(q) : ld_u32le(q), out);
+		break;
+	case SKATE_CT_U8_WORD:
+		for (unsigned c = 0; c < 4; c++)
+			out[c] = (float)q[be ? 3 - c : c];
+		break;
+	case SKATE_CT_U16:
+		for (unsigned c = 0; c < cnt; c++)
+			out[c] = (float)(be ? ld_u16be(q + 2 * c) : ld_u16le(q + 2 * c));
 		break;
 	case SKATE_CT_S16:
 		for (unsigned c = 0; c < cnt; c++)
@@ -557,11 +601,10 @@ static bool stats_raw_ok(const struct skin_rules *k, const struct skate_elem *el
 
 	if (k->implicit || (k->ie >= 0 && el[k->ie].divisor != 1.0f))
 		return false;
-	return !w || w->divisor == 1.0f ||
-	       (w->divisor >= 1.0f && (w->ctype == SKATE_CT_S16 || w->ctype == SKATE_CT_U8));
+	return !w || w->divisor == 1.0f || (w->divisor >= 1.0f && int_ctype(w->ctype));
 }
 
-/* Components of an integer element (U8 or S16) of the vertex at q, undivided. */
+/* Components of an integer element (int_ctype) of the vertex at q, undivided. */
 static inline __attribute__((always_inline)) void
 load_ints(const struct skate_elem *e, const uint8_t *q, bool be, int32_t out[4])
 {
@@ -569,17 +612,28 @@ load_ints(const struct skate_elem *e, const uint8_t *q, bool be, int32_t out[4])
 
 	memset(out, 0, 4 * sizeof *out);
 	q += e->offset;
-	if (e->ctype == SKATE_CT_U8)
+	switch (e->ctype) {
+	case SKATE_CT_U8:
 		for (unsigned c = 0; c < cnt; c++)
 			out[c] = q[c];
-	else
+		break;
+	case SKATE_CT_U8_WORD:
+		for (unsigned c = 0; c < 4; c++)
+			out[c] = q[be ? 3 - c : c];
+		break;
+	case SKATE_CT_U16:
+		for (unsigned c = 0; c < cnt; c++)
+			out[c] = be ? ld_u16be(q + 2 * c) : ld_u16le(q + 2 * c);
+		break;
+	default:
 		for (unsigned c = 0; c < cnt; c++)
 			out[c] = (int16_t)(be ? ld_u16be(q + 2 * c) : ld_u16le(q + 2 * c));
+	}
 }
 
 static bool int_elem(const struct skate_elem *e)
 {
-	return e->ctype == SKATE_CT_U8 || e->ctype == SKATE_CT_S16;
+	return int_ctype(e->ctype);
 }
 
 /*
@@ -647,7 +701,8 @@ static bool stats_count_ok(const struct skin_rules *k, const struct skate_elem *
 		return false;
 	if (k->ie >= 0 && (!int_elem(&el[k->ie]) || el[k->ie].divisor != 1.0f))
 		return false;
-	if (k->n_palette > 256 && (k->ie < 0 || el[k->ie].ctype != SKATE_CT_U8))
+	if (k->n_palette > 256 &&
+	    (k->ie < 0 || (el[k->ie].ctype != SKATE_CT_U8 && el[k->ie].ctype != SKATE_CT_U8_WORD)))
 		return false; /* skin_count looks slots up in bone_of[256] */
 	if (!w)
 		return true;
@@ -682,16 +737,25 @@ static inline unsigned usable_weights(const struct stats_run *run, const uint8_t
 	return m;
 }
 
-/* usable_weights for four u8 weights, the skater layout. */
-static inline unsigned usable_u8x4(const uint8_t *w)
+/* usable_weights for four u8 weights, the skater layout; rev: component j is byte 3 - j (a
+ * big-endian word of four u8). */
+static inline unsigned usable_u8x4(const uint8_t *w, bool rev)
 {
-	return (unsigned)(w[0] != 0) | (unsigned)(w[1] != 0) << 1 | (unsigned)(w[2] != 0) << 2 |
-	       (unsigned)(w[3] != 0) << 3;
+	unsigned m = (unsigned)(w[0] != 0) | (unsigned)(w[1] != 0) << 1 |
+		     (unsigned)(w[2] != 0) << 2 | (unsigned)(w[3] != 0) << 3;
+
+	return rev ? (m >> 3 & 1) | (m >> 1 & 2) | (m << 1 & 4) | (m << 3 & 8) : m;
 }
 
 static bool is_u8x4(const struct skate_elem *e)
 {
-	return e->ctype == SKATE_CT_U8 && e->count == 4;
+	return (e->ctype == SKATE_CT_U8 && e->count == 4) || e->ctype == SKATE_CT_U8_WORD;
+}
+
+/* Whether a four-u8 element keeps component j in byte 3 - j. */
+static bool is_rev_u8x4(const struct skate_elem *e, bool be)
+{
+	return e->ctype == SKATE_CT_U8_WORD && be;
 }
 
 /*
@@ -729,7 +793,7 @@ static unsigned stats_vertex(struct stats_run *run, const uint8_t *q, uint64_t *
 	if (run->count_ok) {
 		int32_t ii[4] = {0, 1, 2, 3};
 		bool big = false;
-		unsigned w = run->w_u8x4  ? usable_u8x4(q + run->el[k->we].offset)
+		unsigned w = run->w_u8x4  ? usable_u8x4(q + run->el[k->we].offset, run->w_rev)
 			     : k->we >= 0 ? usable_weights(run, q, &big)
 					  : 1;
 
@@ -738,7 +802,10 @@ static unsigned stats_vertex(struct stats_run *run, const uint8_t *q, uint64_t *
 		if (run->i_u8x4) {
 			const uint8_t *p = q + run->el[k->ie].offset;
 
-			ii[0] = p[0], ii[1] = p[1], ii[2] = p[2], ii[3] = p[3];
+			if (run->i_rev)
+				ii[0] = p[3], ii[1] = p[2], ii[2] = p[1], ii[3] = p[0];
+			else
+				ii[0] = p[0], ii[1] = p[1], ii[2] = p[2], ii[3] = p[3];
 			if (!big)
 				return skin_count_memo(run, p, ii, w, bad, first_slot);
 		} else if (k->ie >= 0) {
@@ -864,6 +931,8 @@ static void stats_layout(struct stats_run *run, struct skate_elem *el, const str
 	run->count_ok = stats_count_ok(&run->k, el);
 	run->i_u8x4 = run->k.ie >= 0 && is_u8x4(&el[run->k.ie]);
 	run->w_u8x4 = run->k.we >= 0 && is_u8x4(&el[run->k.we]);
+	run->i_rev = run->i_u8x4 && is_rev_u8x4(&el[run->k.ie], be);
+	run->w_rev = run->w_u8x4 && is_rev_u8x4(&el[run->k.we], be);
 	for (int c = 0; c < 3; c++) {
 		run->lo[c] = INFINITY;
 		run->hi[c] = -INFINITY;
@@ -905,10 +974,11 @@ static enum rc stats_vertices(const struct src *s, const struct arena *a,
 	return RC_OK;
 }
 
-/* Count the valid ones among k triples of index bytes p; t0 is the raw number of the first
- * and pos0 its index position (for the first invalid triple's message). */
+/* Count the valid ones among k triples of index bytes p of an island with this base vertex;
+ * t0 is the raw number of the first and pos0 its index position (for the first invalid
+ * triple's message). */
 static void stats_triples(struct stats_run *run, const struct skate_scene_mesh *m, bool be,
-			  const uint8_t *p, uint32_t k, uint64_t t0, uint64_t pos0)
+			  int32_t base, const uint8_t *p, uint32_t k, uint64_t t0, uint64_t pos0)
 {
 	struct skate_mesh_stats *st = run->st;
 
@@ -920,6 +990,8 @@ static void stats_triples(struct stats_run *run, const struct skate_scene_mesh *
 		for (int c = 0; c < 3; c++) {
 			uint32_t v = index_at(p, 3 * (size_t)j + (size_t)c, m->index_width, be);
 
+			if (base)
+				v = based(v, base);
 			if (v < m->vertex_count)
 				continue;
 			if (!run->n_bad_tri) {
@@ -951,7 +1023,8 @@ static enum rc stats_triangles(const struct src *s, const struct arena *a,
 
 			if (r != RC_OK)
 				return r;
-			stats_triples(run, m, a->big_endian, buf, k, t, pos);
+			stats_triples(run, m, a->big_endian, m->islands[i].base_vertex, buf, k, t,
+				      pos);
 			t += k;
 		}
 	}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen/gen_skinned_x360.h"
 #include "psgfs/arena.h"
 #include "psgfs/bytes.h"
 #include "psgfs/gen_psg.h"
@@ -12,6 +13,7 @@
 #include "psgfs/gen_psg_skinned.h"
 #include "psgfs/prng.h"
 #include "psgfs/skate_mesh.h"
+#include "psgfs/skate_x360.h"
 
 #define SKATER_REACH 1.5  /* skater skeletons fit in +-1.5 so s16 / 16384 holds every vertex */
 #define SKATER_LOCAL 0.1f /* skater vertices lie within 0.1 of their first bone, per axis */
@@ -641,6 +643,7 @@ static enum rc make_mesh(struct prng *r, const struct gen_skinned_truth *t,
 /* One generation run: options, PRNG, truth, builder and the model's shared tables. */
 struct gen {
 	struct gen_skinned_opts op;
+	bool x360; /* an Xbox 360 arena (op.platform) */
 	struct prng r;
 	struct gen_skinned_truth *t;
 	struct psg_builder *b;
@@ -679,7 +682,11 @@ static enum rc opts_check(struct gen_skinned_opts *op)
 		op->tris = 20;
 	if (op->n_bones < 3 || op->n_bones > 4096 || op->n_meshes > 256 ||
 	    (op->rig_names && op->n_bones > SKATE_RIG_BONES + 64) || op->layout >= GEN_SK_PRESETS ||
-	    op->verts > (1u << 22) || op->islands > 64 || op->tris > (1u << 20))
+	    op->verts > (1u << 22) || op->islands > 64 || op->tris > (1u << 20) ||
+	    op->platform > GEN_SK_X360_ALT)
+		return RC_INVAL;
+	/* Xbox 360 buffers name no base resource: each must stay in the row after its own. */
+	if (op->platform != GEN_SK_PS3 && (op->shuffle_seed || op->baseres_first))
 		return RC_INVAL;
 	return RC_OK;
 }
@@ -714,6 +721,10 @@ static enum rc gen_alloc(struct gen *g)
 	if (!g->t->mesh || !g->refs || !g->iaabb || !g->iarea || !g->ch || !g->mats || !g->mnames ||
 	    !g->bnames || !g->b)
 		return RC_NOMEM;
+	if (g->x360) { /* GPU data in the PHYSICAL region, 4-byte aligned as in real models */
+		psgb_set_platform(g->b, PSGB_XB2);
+		psgb_set_gpu_align(g->b, 4);
+	}
 	if (g->op.baseres_first)
 		psgb_set_order(g->b, PSGB_ORDER_BASERES_FIRST);
 	return RC_OK;
@@ -779,7 +790,7 @@ static enum rc gen_triangles(struct gen *g, struct gen_skinned_mesh_truth *m, st
 	m->n_islands = ni;
 	m->n_tri = ni * nt;
 	for (uint32_t k = 0; k < ni; k++) {
-		x->is[k] = (struct psgo_island){k * nt * 3, nt * 3, 5};
+		x->is[k] = (struct psgo_island){k * nt * 3, nt * 3, g->x360 ? 4u : 5u, 0};
 		m->island_start[k] = x->is[k].start_index;
 		m->island_count[k] = x->is[k].index_count;
 		for (uint32_t tr = 0; tr < nt; tr++) {
@@ -805,12 +816,10 @@ static enum rc gen_triangles(struct gen *g, struct gen_skinned_mesh_truth *m, st
 }
 
 /* The hostile variants that live in mesh 0's index bytes, palette or stride; then the index
- * bytes themselves. Returns the stride the descriptor declares. */
+ * bytes themselves. Returns the stride the descriptor declares (of `stride` bytes). */
 static uint16_t gen_hostile(const struct gen *g, uint32_t mi, struct gen_skinned_mesh_truth *m,
-			    const struct layout *L, struct gen_idx *x)
+			    uint16_t stride, struct gen_idx *x)
 {
-	uint16_t stride = L->stride;
-
 	if (mi == 0 && g->op.hostile == GEN_SK_INDEX_PAST_VERTS) {
 		if (x->i16)
 			x->i16[1] = (uint16_t)(m->n_verts + 7);
@@ -830,21 +839,53 @@ static uint16_t gen_hostile(const struct gen *g, uint32_t mi, struct gen_skinned
 	return stride;
 }
 
-/* The seven objects of one mesh: base resources, VB, IB, descriptor, helper, OptiMesh. */
-static void gen_mesh_objects(struct gen *g, uint32_t mi, const struct gen_skinned_mesh_truth *m,
-			     const struct layout *L, const uint8_t *vb, const struct gen_idx *x,
-			     uint16_t stride)
+/* A vertex layout on either platform. */
+struct mesh_layout {
+	const struct layout *ps3;
+	const struct gsx_layout *x360; /* NULL on PS3 */
+};
+
+static uint16_t layout_stride(const struct mesh_layout *ml)
+{
+	return ml->x360 ? ml->x360->stride : ml->ps3->stride;
+}
+
+/* Base resources, buffers and descriptor of one mesh; each buffer right after its base
+ * resource (Xbox 360 finds it there). *vbo, *ibo: the buffers. Returns the descriptor. */
+static uint32_t gen_buffers(struct gen *g, const struct gen_skinned_mesh_truth *m,
+			    const struct mesh_layout *ml, const uint8_t *vb,
+			    const struct gen_idx *x, uint16_t stride, uint32_t *vbo, uint32_t *ibo)
 {
 	struct psg_builder *b = g->b;
-	uint32_t vbr = psgb_add_base_resource(b, 0x10, vb, (size_t)m->n_verts * L->stride);
-	uint32_t vbo = psgo_vertex_buffer(b, PSGO_NEW, vbr, m->n_verts * L->stride);
-	uint32_t ibr = psgb_add_base_resource(b, 0x10, x->bytes, (size_t)x->n * m->index_width);
-	uint32_t ibo = psgo_index_buffer(b, PSGO_NEW, ibr, x->n, m->index_width);
-	uint32_t vd = psgo_vdes(b, PSGO_NEW, L->el, L->n, stride);
+	uint32_t vsize = m->n_verts * layout_stride(ml), isize = x->n * m->index_width;
+	uint32_t vbr, ibr;
+
+	if (ml->x360) {
+		psgb_add_base_resource(b, 4, vb, vsize);
+		*vbo = psgo_x360_vertex_buffer(b, PSGO_NEW, vsize);
+		psgb_add_base_resource(b, 4, x->bytes, isize);
+		*ibo = psgo_x360_index_buffer(b, PSGO_NEW, x->n, m->index_width);
+		return psgo_x360_vdes(b, PSGO_NEW, ml->x360->el, ml->x360->n, (uint8_t)stride);
+	}
+	vbr = psgb_add_base_resource(b, 0x10, vb, vsize);
+	*vbo = psgo_vertex_buffer(b, PSGO_NEW, vbr, vsize);
+	ibr = psgb_add_base_resource(b, 0x10, x->bytes, isize);
+	*ibo = psgo_index_buffer(b, PSGO_NEW, ibr, x->n, m->index_width);
+	return psgo_vdes(b, PSGO_NEW, ml->ps3->el, ml->ps3->n, stride);
+}
+
+/* The seven objects of one mesh: base resources, VB, IB, descriptor, helper, OptiMesh. */
+static void gen_mesh_objects(struct gen *g, uint32_t mi, const struct gen_skinned_mesh_truth *m,
+			     const struct mesh_layout *ml, const uint8_t *vb,
+			     const struct gen_idx *x, uint16_t stride)
+{
+	struct psg_builder *b = g->b;
+	uint32_t vbo, ibo, vd = gen_buffers(g, m, ml, vb, x, stride, &vbo, &ibo);
 	uint32_t mh = psgo_mesh_helper(b, PSGO_NEW, &ibo, 1, &vbo, 1);
 	struct psgo_optimesh om;
 
 	memset(&om, 0, sizeof om);
+	om.x360 = g->x360;
 	psgo_bounds((const float(*)[3])m->pos, m->n_verts, &om.bbox);
 	om.material = psgb_add_subref(b, g->mat_idx, psgo_material_offset(mi));
 	om.vdes = vd;
@@ -860,29 +901,83 @@ static void gen_mesh_objects(struct gen *g, uint32_t mi, const struct gen_skinne
 	g->refs[mi].mesh = psgo_optimesh(b, PSGO_NEW, &om);
 }
 
+/* Vertex v's skin truth again from re-quantised weights w (in slot order, as vertex_skin
+ * made it): the same bones, the new weights normalised. */
+static void requant_skin(struct gen_skinned_mesh_truth *m, uint32_t v, const float w[4])
+{
+	float sum = 0;
+	unsigned n = 0;
+
+	for (unsigned j = 0; j < 4 && n < m->n_infl[v]; j++)
+		if (w[j] > 0)
+			m->weight[v][n++] = w[j];
+	for (unsigned j = 0; j < n; j++)
+		sum += m->weight[v][j];
+	for (unsigned j = 0; j < n; j++)
+		m->weight[v][j] /= sum;
+}
+
+/* The truth of what the Xbox 360 layout re-quantised (bit k of changed: element k). */
+static void requant_truth(struct gen_skinned_mesh_truth *m, uint32_t v, const struct gsx_layout *xl,
+			  unsigned changed, float val[GSX_MAX_ELEMS][4])
+{
+	for (unsigned k = 0; k < xl->n; k++) {
+		if (!(changed >> k & 1))
+			continue;
+		if (xl->el[k].type == SX360_ET_NORMAL)
+			memcpy(m->normal[v], val[k], sizeof m->normal[v]);
+		else if (xl->el[k].type == SX360_ET_TEX0)
+			memcpy(m->uv[v], val[k], sizeof m->uv[v]);
+		else if (xl->el[k].type == SX360_ET_WEIGHTS)
+			requant_skin(m, v, val[k]);
+	}
+}
+
+/* The PS3 vertices vb as the Xbox 360 layout stores them (fresh buffer, NULL on NOMEM). */
+static uint8_t *to_x360(struct gen_skinned_mesh_truth *m, const struct layout *L,
+			const struct gsx_layout *xl, const uint8_t *vb)
+{
+	uint8_t *xv = xcalloc_n(m->n_verts, xl->stride);
+	float val[GSX_MAX_ELEMS][4];
+
+	for (uint32_t v = 0; xv && v < m->n_verts; v++) {
+		unsigned changed = gsx_vertex(xl, L->el, vb + (size_t)v * L->stride,
+					      xv + (size_t)v * xl->stride, val);
+
+		requant_truth(m, v, xl, changed, val);
+	}
+	return xv;
+}
+
 static enum rc gen_mesh(struct gen *g, uint32_t mi)
 {
 	struct gen_skinned_mesh_truth *m = &g->t->mesh[mi];
-	const struct layout *L;
+	struct mesh_layout ml = {0};
 	struct gen_idx x = {0};
-	uint8_t *vb;
+	uint8_t *vb, *xv = NULL;
 	enum rc res;
 
 	m->layout = g->op.layout < 0 ? (int)(mi % GEN_SK_LAYOUTS) : g->op.layout;
-	L = &layouts[m->layout];
-	m->skinned = L->skinned;
-	m->pos_encoding = L->pos_encoding;
+	ml.ps3 = &layouts[m->layout];
+	if (g->x360)
+		ml.x360 = gsx_layout_of(m->layout, g->op.platform == GEN_SK_X360_ALT);
+	m->skinned = ml.ps3->skinned;
+	m->pos_encoding = ml.x360 ? ml.x360->pos_encoding : ml.ps3->pos_encoding;
 	m->n_verts = g->op.verts;
-	m->index_width = g->op.verts > 65535 ? 4 : L->index_width;
+	m->index_width = g->op.verts > 65535 ? 4 : ml.ps3->index_width;
 	snprintf(m->material, sizeof m->material, "%s", g->mnames[mi]);
-	vb = xcalloc_n(m->n_verts, L->stride);
-	res = vb ? make_mesh(&g->r, g->t, m, L, vb) : RC_NOMEM;
+	vb = xcalloc_n(m->n_verts, ml.ps3->stride);
+	res = vb ? make_mesh(&g->r, g->t, m, ml.ps3, vb) : RC_NOMEM;
+	if (res == RC_OK && ml.x360 && !(xv = to_x360(m, ml.ps3, ml.x360, vb)))
+		res = RC_NOMEM;
 	if (res == RC_OK)
 		res = gen_triangles(g, m, &x);
 	if (res == RC_OK)
-		gen_mesh_objects(g, mi, m, L, vb, &x, gen_hostile(g, mi, m, L, &x));
+		gen_mesh_objects(g, mi, m, &ml, xv ? xv : vb, &x,
+				 gen_hostile(g, mi, m, layout_stride(&ml), &x));
 	g->isl += g->op.islands;
 	free(vb);
+	free(xv);
 	gen_idx_free(&x);
 	return res;
 }
@@ -925,7 +1020,7 @@ enum rc gen_psg_skinned(const struct gen_skinned_opts *o, struct buf *out,
 			struct gen_skinned_truth *truth)
 {
 	struct gen_skinned_truth tt;
-	struct gen g = {.op = *o, .t = truth ? truth : &tt};
+	struct gen g = {.op = *o, .t = truth ? truth : &tt, .x360 = o->platform != GEN_SK_PS3};
 	enum rc res;
 
 	memset(g.t, 0, sizeof *g.t);

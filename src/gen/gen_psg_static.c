@@ -11,6 +11,7 @@
 #include "psgfs/gen_psg.h"
 #include "psgfs/gen_psg_objects.h"
 #include "psgfs/prng.h"
+#include "psgfs/skate_x360.h"
 
 #define SKY_SEG	    10
 #define SKY_RINGS   19 /* latitude rings between the poles */
@@ -132,7 +133,7 @@ struct sky {
 	float isl_area[SKY_ISLANDS][4];
 };
 
-static void sky_build(struct sky *k)
+static void sky_build(struct sky *k, bool x360)
 {
 	sky_geometry(k->pos, k->uv, k->idx);
 	for (uint32_t v = 0; v < SKY_VERTS; v++)
@@ -145,7 +146,8 @@ static void sky_build(struct sky *k)
 	for (uint32_t i = 0; i < SKY_ISLANDS; i++) {
 		k->isl[i].start_index = i * (3 * SKY_TRIS / SKY_ISLANDS);
 		k->isl[i].index_count = 3 * SKY_TRIS / SKY_ISLANDS;
-		k->isl[i].prim = 5;
+		k->isl[i].prim = x360 ? SX360_PRIM_TRIANGLELIST : 5;
+		k->isl[i].base_vertex = 0;
 		psgo_island_bounds((const float(*)[3])k->pos, SKY_VERTS, k->idx, NULL,
 				   k->isl[i].start_index, k->isl[i].index_count, &k->isl_box[i],
 				   k->isl_area[i]);
@@ -188,9 +190,25 @@ static void sky_material_instance(struct psg_builder *b, const uint32_t o[12],
 	psgo_instance(b, o[2], 0, &inst, 1);
 }
 
+/* Rows 3-9 of the Xbox 360 sky: the same vertex bytes as FLOAT3 + SHORT2N, each buffer right
+ * after its base resource (docs/xbox360.md, "Models"). */
+static void sky_x360_buffers(struct psg_builder *b, const uint32_t o[12], const struct sky *k)
+{
+	static const struct psgo_x360_elem el[2] = {
+	    {SX360_FMT_FLOAT3, 0, SX360_ET_XYZ, SX360_USAGE_POSITION, 0},
+	    {SX360_FMT_SHORT2N, 12, SX360_ET_TEX0, SX360_USAGE_TEXCOORD, 0},
+	};
+
+	psgb_set_base_resource(b, o[3], 4, k->vb, sizeof k->vb);
+	psgo_x360_vertex_buffer(b, o[4], sizeof k->vb);
+	psgb_set_base_resource(b, o[5], 4, k->ib, sizeof k->ib);
+	psgo_x360_index_buffer(b, o[6], 3 * SKY_TRIS, 2);
+	psgo_x360_vdes(b, o[8], el, 2, 16);
+}
+
 /* Rows 3-9: base resources, VertexBuffer, IndexBuffer, OptiMesh, descriptor, MeshHelper. */
 static void sky_mesh(struct psg_builder *b, const uint32_t o[12], const struct sky *k,
-		     uint32_t s_mat, uint32_t s_areas, uint32_t s_aabbs)
+		     uint32_t s_mat, uint32_t s_areas, uint32_t s_aabbs, bool x360)
 {
 	static const uint16_t remap[1] = {0};
 	static const struct psgo_vdes_elem el[2] = {
@@ -210,19 +228,30 @@ static void sky_mesh(struct psg_builder *b, const uint32_t o[12], const struct s
 	    .n_islands = SKY_ISLANDS,
 	    .remap = remap,
 	    .n_remap = 1,
+	    .x360 = x360,
 	};
 
-	psgb_set_base_resource(b, o[3], 0x10, k->vb, sizeof k->vb);
-	psgo_vertex_buffer(b, o[4], o[3], sizeof k->vb);
-	psgb_set_base_resource(b, o[5], 0x10, k->ib, sizeof k->ib);
-	psgo_index_buffer(b, o[6], o[5], 3 * SKY_TRIS, 2);
+	if (x360) {
+		sky_x360_buffers(b, o, k);
+	} else {
+		psgb_set_base_resource(b, o[3], 0x10, k->vb, sizeof k->vb);
+		psgo_vertex_buffer(b, o[4], o[3], sizeof k->vb);
+		psgb_set_base_resource(b, o[5], 0x10, k->ib, sizeof k->ib);
+		psgo_index_buffer(b, o[6], o[5], 3 * SKY_TRIS, 2);
+		psgo_vdes(b, o[8], el, 2, 16);
+	}
 	psgo_optimesh(b, o[7], &om);
-	psgo_vdes(b, o[8], el, 2, 16);
 	psgo_mesh_helper(b, o[9], &o[6], 1, &o[4], 1);
 }
 
 enum rc gen_psg_sky_order(enum psgb_order order, uint64_t shuffle_seed, struct buf *out,
 			  struct psg_gen_record *rec)
+{
+	return gen_psg_sky_platform(PSGB_PS3, order, shuffle_seed, out, rec);
+}
+
+enum rc gen_psg_sky_platform(enum psgb_platform plat, enum psgb_order order, uint64_t shuffle_seed,
+			     struct buf *out, struct psg_gen_record *rec)
 {
 	static const char *const bone[1] = {"skyboxSphere"};
 	struct sky *k = malloc(sizeof *k);
@@ -230,17 +259,26 @@ enum rc gen_psg_sky_order(enum psgb_order order, uint64_t shuffle_seed, struct b
 	struct psgo_model_layout ml;
 	uint32_t o[12], s_mat, s_areas, s_aabbs, s_inst;
 
+	bool x360 = plat == PSGB_XB2;
+	enum rc r = !k || !b						    ? RC_NOMEM
+		    : x360 && (order != PSGB_ORDER_LOGICAL || shuffle_seed) ? RC_INVAL
+									    : RC_OK;
+
 	if (rec) {
 		rec->obj = NULL;
 		rec->n = 0;
 	}
-	if (!k || !b) {
+	if (r != RC_OK) {
 		free(k);
 		psgb_free(b);
-		return RC_NOMEM;
+		return r;
 	}
-	sky_build(k);
+	sky_build(k, x360);
 	psgb_set_order(b, order);
+	if (x360) {
+		psgb_set_platform(b, PSGB_XB2);
+		psgb_set_gpu_align(b, 4);
+	}
 	for (int i = 0; i < 12; i++)
 		o[i] = psgb_reserve(b);
 	const struct psgo_mesh_ref mesh_ref = {o[7], 0};
@@ -262,7 +300,7 @@ enum rc gen_psg_sky_order(enum psgb_order order, uint64_t shuffle_seed, struct b
 	s_inst = psgb_add_subref(b, o[2], psgo_instance_offset(0));
 	psgo_version(b, o[0], true);
 	sky_material_instance(b, o, &k->box);
-	sky_mesh(b, o, k, s_mat, s_areas, s_aabbs);
+	sky_mesh(b, o, k, s_mat, s_areas, s_aabbs, x360);
 	psgo_model(b, o[10], &model);
 	const struct psgo_toc_entry toc[4] = {
 	    {NULL, 0xFEFFFFFFu, SKY_G_MAT, RW_T_SUBREF_RENDERMATERIAL, s_mat},
@@ -358,8 +396,8 @@ static bool sz_islands(const struct sz_mesh *m, struct psgo_island isl[2], struc
 	}
 	for (uint32_t k = 0; k < ni; k++)
 		idx[k] = sz_index(m, k);
-	isl[0] = (struct psgo_island){0, half, 5};
-	isl[1] = (struct psgo_island){half, ni - half, 5};
+	isl[0] = (struct psgo_island){0, half, 5, 0};
+	isl[1] = (struct psgo_island){half, ni - half, 5, 0};
 	for (int i = 0; i < 2; i++)
 		psgo_island_bounds((const float(*)[3])pos, nv, NULL, idx, isl[i].start_index,
 				   isl[i].index_count, &box[i], area[i]);

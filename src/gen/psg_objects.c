@@ -1,4 +1,5 @@
-/* Big-endian encoders for the PS3 model-arena objects (docs/skate-objects.md). */
+/* Big-endian encoders for the PS3 model-arena objects (docs/skate-objects.md) and the Xbox 360
+ * renderengine objects (docs/xbox360.md, "Models"). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,10 +196,27 @@ size_t psgo_optimesh_size(uint32_t n_islands, uint32_t n_remap)
 	return (size_t)align_up(0x60 + 12ull * n_islands + 2ull * n_remap, 4);
 }
 
+/* One DrawIndexedParameters record: PS3 {start, count, prim, 3 zero bytes}; Xbox 360
+ * {prim, base vertex, start, count}. */
+static void po_island(struct buf *o, const struct psgo_island *is, bool x360)
+{
+	if (x360) {
+		buf_u32be(o, is->prim);
+		buf_u32be(o, (uint32_t)is->base_vertex);
+		buf_u32be(o, is->start_index);
+		buf_u32be(o, is->index_count);
+		return;
+	}
+	buf_u32be(o, is->start_index);
+	buf_u32be(o, is->index_count);
+	buf_u8(o, (uint8_t)is->prim);
+	buf_zero(o, 3);
+}
+
 uint32_t psgo_optimesh(struct psg_builder *b, uint32_t idx, const struct psgo_optimesh *m)
 {
 	struct buf o;
-	uint32_t draw = 0x60, remap = 0x60 + 12 * m->n_islands;
+	uint32_t draw = 0x60, remap = 0x60 + (m->x360 ? 16 : 12) * m->n_islands;
 
 	idx = po_take(b, idx);
 	buf_init(&o);
@@ -223,16 +241,87 @@ uint32_t psgo_optimesh(struct psg_builder *b, uint32_t idx, const struct psgo_op
 	buf_u32be(&o, m->n_remap);
 	buf_u32be(&o, remap);
 	buf_zero(&o, 16); /* blend shapes: count, table, names, pad */
-	for (uint32_t i = 0; i < m->n_islands; i++) {
-		buf_u32be(&o, m->islands[i].start_index);
-		buf_u32be(&o, m->islands[i].index_count);
-		buf_u8(&o, m->islands[i].prim);
-		buf_zero(&o, 3);
-	}
+	for (uint32_t i = 0; i < m->n_islands; i++)
+		po_island(&o, &m->islands[i], m->x360);
 	for (uint32_t i = 0; i < m->n_remap; i++)
 		buf_u16be(&o, m->remap[i]);
 	buf_pad_to(&o, 4);
 	return po_emit(b, idx, RW_T_OPTIMESH, 0x10, &o);
+}
+
+/* ---- Xbox 360 ---- */
+
+uint32_t psgo_x360_vdes(struct psg_builder *b, uint32_t idx, const struct psgo_x360_elem *el,
+			unsigned n, uint8_t stride)
+{
+	uint32_t flags = 0;
+	struct buf o;
+
+	idx = po_take(b, idx);
+	if (n > 16)
+		n = 16;
+	for (unsigned i = 0; i < n; i++)
+		if (el[i].type < 32)
+			flags |= 1u << el[i].type;
+	buf_init(&o);
+	buf_u32be(&o, 0); /* m_d3dVertexDeclaration: made at load time */
+	buf_u32be(&o, flags);
+	buf_u16be(&o, (uint16_t)n);
+	buf_u16be(&o, 0); /* m_refCount */
+	buf_u16be(&o, 0); /* m_instanceStreams */
+	buf_u16be(&o, 0);
+	for (unsigned i = 0; i < n; i++) {
+		buf_u16be(&o, 0); /* stream */
+		buf_u16be(&o, el[i].offset);
+		buf_u32be(&o, el[i].format);
+		buf_u8(&o, 0); /* method: default */
+		buf_u8(&o, el[i].usage);
+		buf_u8(&o, el[i].usage_index);
+		buf_u8(&o, el[i].type);
+		buf_u32be(&o, 1); /* PERVERTEX */
+	}
+	buf_u8(&o, stride);
+	buf_zero(&o, 7);
+	return po_emit(b, idx, RW_T_VDES, 4, &o);
+}
+
+/* The Direct3D resource header of a buffer: Common, reference count 1, fences, identifier, and
+ * the flush range every real Xbox 360 resource seen carries. */
+static void po_d3d_resource(struct buf *o, uint32_t common)
+{
+	buf_u32be(o, common);
+	buf_u32be(o, 1);
+	buf_zero(o, 12);
+	buf_u32be(o, 0xFFFF0000u);
+}
+
+uint32_t psgo_x360_vertex_buffer(struct psg_builder *b, uint32_t idx, uint32_t size)
+{
+	struct buf o;
+
+	idx = po_take(b, idx);
+	buf_init(&o);
+	po_d3d_resource(&o, 1);		   /* D3DRTYPE_VERTEXBUFFER */
+	buf_u32be(&o, 3);		   /* fetch constant type: vertex; address 0 until load */
+	buf_u32be(&o, size >> 2 << 2 | 2); /* size in dwords (bits 2-25), byte swap 8in32 */
+	buf_u32be(&o, size);
+	buf_u32be(&o, 0);
+	return po_emit(b, idx, RW_T_VB, 4, &o);
+}
+
+uint32_t psgo_x360_index_buffer(struct psg_builder *b, uint32_t idx, uint32_t num_indices,
+				uint32_t width)
+{
+	uint32_t common = 2u | (width == 4 ? 0x80000000u | 2u << 29 : 1u << 29);
+	struct buf o;
+
+	idx = po_take(b, idx);
+	buf_init(&o);
+	po_d3d_resource(&o, common); /* D3DRTYPE_INDEXBUFFER, 32-bit flag, byte swap */
+	buf_u32be(&o, 0);	     /* Address: set at load */
+	buf_u32be(&o, num_indices * width);
+	buf_u32be(&o, num_indices);
+	return po_emit(b, idx, RW_T_IB, 4, &o);
 }
 
 void psgo_model_layout(const struct psgo_model *m, struct psgo_model_layout *l)

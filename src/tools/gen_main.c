@@ -26,10 +26,12 @@ static void usage(FILE *out)
 	    "kinds:\n"
 	    "  psk       Unreal skeletal mesh (PSK; PSKX layout with --big)\n"
 	    "  psa       Unreal animation set (PSA)\n"
-	    "  sky       Skate 3 static model arena shaped like the real night sky\n"
+	    "  sky       Skate 3 static model arena shaped like the real night sky (--platform\n"
+	    "            x360: its Xbox 360 twin)\n"
 	    "  sized     model arena of about --size bytes (many static meshes), for benchmarks\n"
 	    "  textures  texture arena with every supported format, mips, a cube map, NPOT sizes\n"
-	    "  skinned   Skate 3 skinned multi-mesh model arena (every GCM vertex format)\n"
+	    "  skinned   Skate 3 skinned multi-mesh model arena (every GCM vertex format;\n"
+	    "            --platform x360: its Xbox 360 twin)\n"
 	    "  folder    a folder of assets shaped like an unpacked Skate 3 game, with junk\n"
 	    "            (OUT is a directory that must not exist)\n"
 	    "  hash      print the FNV-1a 64 hash of each FILE argument (as --record writes)\n"
@@ -78,6 +80,10 @@ static void usage(FILE *out)
 	    "TSV;\n"
 	    "                      --skater adds each vertex's position and bone-local position\n"
 	    "  --hierarchy-out F   the 'bone<TAB>parent' file for psgfs -o hierarchy=\n"
+	    "  --platform P        ps3 (default), x360 (the Xbox 360 twin of the PS3 arena of the\n"
+	    "                      same options: equal values in Xbox 360 formats) or x360-alt\n"
+	    "                      (also the formats PS3 lacks, re-quantised; the truth follows);\n"
+	    "                      x360 arenas refuse --shuffle-dict and --baseres-first\n"
 	    "folder:\n"
 	    "  --assets N          well-formed asset files besides the junk, 1 to 1000000\n"
 	    "                      (default 60; models count with their companions)\n"
@@ -255,6 +261,30 @@ static uint64_t parse_in_range(const char *kind, int opt, const char *s)
 static uint32_t parse_count(const char *kind, int opt, const char *s)
 {
 	return (uint32_t)parse_in_range(kind, opt, s);
+}
+
+/* The platforms each kind can generate for; one line on stderr when p is not one of them. */
+static bool platform_ok(const char *kind, const char *p)
+{
+	static const struct {
+		const char *kind, *list, *p[3];
+	} kinds[] = {
+	    {"textures", "ps3, x360 or ps3-twin", {"ps3", "x360", "ps3-twin"}},
+	    {"skinned", "ps3, x360 or x360-alt", {"ps3", "x360", "x360-alt"}},
+	    {"sky", "ps3 or x360", {"ps3", "x360", NULL}},
+	};
+
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		if (strcmp(kinds[i].kind, kind))
+			continue;
+		for (int k = 0; k < 3; k++)
+			if (kinds[i].p[k] && !strcmp(kinds[i].p[k], p))
+				return true;
+		fprintf(stderr, "psgfs-gen: bad --platform '%s': %s\n", p, kinds[i].list);
+		return false;
+	}
+	fprintf(stderr, "psgfs-gen: --platform does not apply to %s\n", kind);
+	return false;
 }
 
 static bool known_kind(const char *kind)
@@ -559,13 +589,8 @@ int main(int argc, char **argv)
 			hier_path = optarg;
 			break;
 		case O_PLATFORM:
-			if (strcmp(optarg, "ps3") && strcmp(optarg, "x360") &&
-			    strcmp(optarg, "ps3-twin")) {
-				fprintf(stderr,
-					"psgfs-gen: bad --platform '%s': ps3, x360 or ps3-twin\n",
-					optarg);
+			if (!platform_ok(kind, optarg))
 				return 2;
-			}
 			platform = optarg;
 			break;
 		case O_ASSETS:
@@ -607,14 +632,13 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (strcmp(platform, "ps3") && strcmp(kind, "textures")) {
-		fprintf(stderr, "psgfs-gen: --platform does not apply to %s\n", kind);
-		return 2;
-	}
 	if (manifest && strcmp(kind, "folder")) {
 		fprintf(stderr, "psgfs-gen: --manifest does not apply to %s\n", kind);
 		return 2;
 	}
+	sk.platform = !strcmp(platform, "x360")	      ? GEN_SK_X360
+		      : !strcmp(platform, "x360-alt") ? GEN_SK_X360_ALT
+						      : GEN_SK_PS3;
 	out = argv[optind];
 	fo.seed = seed;
 	if (!strcmp(kind, "folder"))
@@ -625,9 +649,10 @@ int main(int argc, char **argv)
 	} else if (!strcmp(kind, "psa")) {
 		r = gen_psa_file(&pa, &b);
 	} else if (!strcmp(kind, "sky")) {
-		r = gen_psg_sky_order(sk.baseres_first ? PSGB_ORDER_BASERES_FIRST
-						       : PSGB_ORDER_LOGICAL,
-				      shuffle, &b, &rec);
+		r = gen_psg_sky_platform(sk.platform == GEN_SK_PS3 ? PSGB_PS3 : PSGB_XB2,
+					 sk.baseres_first ? PSGB_ORDER_BASERES_FIRST
+							  : PSGB_ORDER_LOGICAL,
+					 shuffle, &b, &rec);
 	} else if (!strcmp(kind, "sized")) {
 		r = gen_psg_sized(size, seed, &b, &rec);
 	} else if (!strcmp(kind, "textures")) {

@@ -14,6 +14,7 @@
 #include "psgfs/skate_export.h"
 #include "psgfs/skate_mesh.h"
 #include "psgfs/skate_objects.h"
+#include "psgfs/skate_platform.h"
 #include "psgfs/texture.h"
 #include "tree/ns_psg.h"
 #include "tree/psg_materials.h"
@@ -782,9 +783,10 @@ static enum tree_open_fail psg_mount(struct asset *as, char *why, size_t whylen)
 		m->has_textures |= type == RW_T_TEXTURE;
 		m->has_materials |= type == RW_T_RENDERMATERIAL;
 	}
-	/* The scene decodes PS3 only: list no skeleton/meshes/export that could not be opened. */
-	if (m->has_model && m->a.h.plat != RW_PS3) {
-		diag_add(&m->open_diag, "platform %s: meshes are decoded for ps3 only",
+	/* The scene decodes the platforms with a table (PS3, Xbox 360): list no
+	 * skeleton/meshes/export that could not be opened. */
+	if (m->has_model && !skate_platform_of(&m->a)) {
+		diag_add(&m->open_diag, "platform %s: meshes are decoded for ps3 and xb2 only",
 			 m->a.h.platform);
 		m->has_model = false;
 	}

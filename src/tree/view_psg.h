@@ -60,8 +60,9 @@ void skate_bone_file_name(const struct skate_scene *sc, uint32_t bone, char out[
  * names.txt (one name per line), inverse_bind.tsv (index name m00 .. m33, as stored). */
 enum view_skel_table { VS_BONES, VS_NAMES, VS_INVBIND };
 struct rows view_skel_rows(const struct skate_scene *sc, enum view_skel_table which);
-/* meshes/NN/palette.tsv (slot bone name) or islands.tsv (island start count primitive)
- * from item `first`; items (optional): only count the items (header included). */
+/* meshes/NN/palette.tsv (slot bone name) or islands.tsv (island start count primitive, and
+ * base_vertex on Xbox 360) from item `first`; items (optional): only count the items (header
+ * included). */
 enum rc view_mesh_table(const struct skate_scene *sc, size_t mesh, bool islands, uint64_t first,
 			struct emit *e, uint64_t *items);
 /* The same tables whole. */
@@ -96,6 +97,17 @@ enum rc view_triangles(const struct view_mesh *vm, uint64_t first, struct emit *
 enum rc view_skin(const struct view_mesh *vm, uint64_t first, struct emit *e);
 /* info.txt lines: bones, hierarchy source, meshes, vertices, triangles, problems. */
 void skate_scene_summary(const struct skate_scene *sc, struct buf *out);
+
+/* ---- Xbox 360 mesh objects (view_psg_x360.c) ---- */
+
+/* meshes/NN/descriptor.txt of an Xbox 360 scene (mesh < sc->n_meshes). */
+enum rc view_x360_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out);
+/* The fields of a decoded VertexDescriptor, VertexBuffer or IndexBuffer (object idx). */
+void view_x360_vdes_text(struct buf *out, const struct skate_vdes *v);
+void view_x360_vb_text(struct buf *out, const struct arena *a, uint32_t idx,
+		       const struct skate_vb *v);
+void view_x360_ib_text(struct buf *out, const struct arena *a, uint32_t idx,
+		       const struct skate_ib *v);
 
 /* True for the types skate_mesh_object_text decodes. */
 bool skate_mesh_object_has_text(uint32_t type_id);

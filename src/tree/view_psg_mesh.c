@@ -7,6 +7,7 @@
 #include "psgfs/bytes.h"
 #include "psgfs/names.h"
 #include "psgfs/skate_mesh.h"
+#include "psgfs/skate_platform.h"
 #include "tree/view_psg.h"
 
 static void name_field(struct buf *b, const char *s)
@@ -236,6 +237,8 @@ enum rc skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct 
 
 	if (mesh >= sc->n_meshes)
 		return RC_NOENT;
+	if (sc->platform && sc->platform->plat == RW_XB2)
+		return view_x360_descriptor(sc, mesh, out);
 	m = &sc->meshes[mesh];
 	v = &m->desc;
 	buf_printf(out, "mesh: %zu\ndecodable: %s\n", mesh, m->ok ? "yes" : "no");
@@ -295,13 +298,22 @@ static enum rc print_palette_row(const void *ctx, uint64_t k, const void *rec, s
 	return RC_OK;
 }
 
+static bool x360_scene(const struct skate_scene *sc)
+{
+	return sc->platform && sc->platform->plat == RW_XB2;
+}
+
+/* Xbox 360 islands add their base vertex (docs/xbox360.md, "Models"). */
 static enum rc print_island_row(const void *ctx, uint64_t i, const void *rec, struct buf *out)
 {
-	const struct skate_island *is = &((const struct mesh_rows *)ctx)->m->islands[i];
+	const struct mesh_rows *mr = ctx;
+	const struct skate_island *is = &mr->m->islands[i];
 
 	(void)rec;
-	buf_printf(out, "%llu\t%u\t%u\t%u\n", (unsigned long long)i, is->start, is->count,
-		   is->prim);
+	buf_printf(out, "%llu\t%u\t%u\t%u", (unsigned long long)i, is->start, is->count, is->prim);
+	if (x360_scene(mr->sc))
+		buf_printf(out, "\t%d", is->base_vertex);
+	buf_putc(out, '\n');
 	return RC_OK;
 }
 
@@ -314,14 +326,16 @@ enum rc view_mesh_table(const struct skate_scene *sc, size_t mesh, bool islands,
 	if (mesh >= sc->n_meshes)
 		return RC_NOENT;
 	mr = (struct mesh_rows){sc, &sc->meshes[mesh]};
-	t = islands ? (struct rows){"island\tstart\tcount\tprimitive\n",
-				    mr.m->n_islands,
-				    0,
-				    NULL,
-				    print_island_row,
-				    &mr}
-		    : (struct rows){
-			  "slot\tbone\tname\n", mr.m->n_palette, 0, NULL, print_palette_row, &mr};
+	t = islands
+		? (struct rows){x360_scene(sc) ? "island\tstart\tcount\tprimitive\tbase_vertex\n"
+					       : "island\tstart\tcount\tprimitive\n",
+				mr.m->n_islands,
+				0,
+				NULL,
+				print_island_row,
+				&mr}
+		: (struct rows){
+		      "slot\tbone\tname\n", mr.m->n_palette, 0, NULL, print_palette_row, &mr};
 	if (items) {
 		*items = t.n + 1;
 		return RC_OK;
@@ -660,9 +674,13 @@ static void text_optimesh(struct buf *out, const struct arena *a, const struct s
 		   m->draw_params, m->num_remap, m->remap_table, m->num_blend_shapes,
 		   m->blend_shape_table, m->blend_shape_names, m->pad);
 	buf_printf(out, "\nislands (%u): start count primitive\n", m->n_islands);
-	for (uint32_t i = 0; i < m->n_islands; i++)
-		buf_printf(out, "island %u: %u %u %u\n", i, m->islands[i].start,
-			   m->islands[i].count, m->islands[i].prim);
+	for (uint32_t i = 0; i < m->n_islands; i++) {
+		buf_printf(out, "island %u: %u %u %u", i, m->islands[i].start, m->islands[i].count,
+			   m->islands[i].prim);
+		if (m->islands[i].base_vertex) /* Xbox 360 only */
+			buf_printf(out, " base vertex %d", m->islands[i].base_vertex);
+		buf_putc(out, '\n');
+	}
 	buf_printf(out, "\nremap table (%u):", m->n_remap);
 	for (uint32_t i = 0; i < m->n_remap; i++)
 		buf_printf(out, " %u", m->remap[i]);
@@ -698,9 +716,62 @@ static void text_vdes(struct buf *out, const struct skate_vdes *v)
 			   v->trailer[5], v->trailer[6], v->trailer[7]);
 }
 
+/* The VertexDescriptor, VertexBuffer or IndexBuffer at p by the platform's decoders. */
+static enum rc text_buffers(struct buf *out, const struct arena *a, const struct skate_platform *pl,
+			    uint32_t t, uint32_t idx, const uint8_t *p, size_t n, struct diag *d)
+{
+	bool x360 = pl->plat == RW_XB2;
+	enum rc r;
+
+	if (t == RW_T_VDES) {
+		struct skate_vdes v;
+
+		r = pl->vdes_parse(p, n, a->big_endian, idx, &v, d);
+		if (r == RC_OK && x360)
+			view_x360_vdes_text(out, &v);
+		else if (r == RC_OK)
+			text_vdes(out, &v);
+	} else if (t == RW_T_VB) {
+		struct skate_vb v;
+
+		r = pl->vb_parse(p, n, a->big_endian, idx, &v, d);
+		if (r == RC_OK && x360) {
+			view_x360_vb_text(out, a, idx, &v);
+		} else if (r == RC_OK) {
+			ref_text(out, a, "m_buffer", v.buffer, ARENA_WANT_BASERES);
+			buf_printf(
+			    out,
+			    "m_offset: %u\nm_bufferSize: %u\nm_location: %u\nm_lockFlags: %u\n"
+			    "m_pad0: %u\n",
+			    v.offset, v.buffer_size, v.location, v.lock_flags, v.pad0);
+		}
+	} else {
+		struct skate_ib v;
+
+		r = pl->ib_parse(p, n, a->big_endian, idx, &v, d);
+		if (r == RC_OK && x360) {
+			view_x360_ib_text(out, a, idx, &v);
+		} else if (r == RC_OK) {
+			ref_text(out, a, "m_buffer", v.buffer, ARENA_WANT_BASERES);
+			buf_printf(
+			    out,
+			    "m_offset: %u\nm_numIndices: %u\nm_stride: %u\nm_indexType: %u (%s)\n"
+			    "m_location: %u\nm_type: %u\nm_lockFlags: %u\n",
+			    v.offset, v.num_indices, v.stride, v.index_type,
+			    v.index_type == 1	? "16-bit"
+			    : v.index_type == 0 ? "32-bit"
+						: "unknown",
+			    v.location, v.type, v.lock_flags);
+		}
+	}
+	return r;
+}
+
+/* Objects are decoded by the arena's platform table; the PS3 one for platforms without. */
 enum rc skate_mesh_object_text(const struct src *s, const struct arena *a, uint32_t idx,
 			       struct buf *out)
 {
+	const struct skate_platform *pl = skate_platform_of(a);
 	struct diag d;
 	uint8_t *p = NULL;
 	size_t n;
@@ -718,12 +789,14 @@ enum rc skate_mesh_object_text(const struct src *s, const struct arena *a, uint3
 	r = arena_read_object(s, a, idx, &p, &n);
 	if (r != RC_OK)
 		return r == RC_NOMEM ? r : RC_BOUNDS;
+	if (!pl)
+		pl = &skate_platform_ps3;
 	diag_init(&d);
 	buf_printf(out, "object: %04u.%s\nsize: %zu\n\n", idx, rw_type_label(t, tb), n);
 	if (t == RW_T_RENDERMODEL) {
 		struct skate_model m;
 
-		r = skate_model_parse(p, n, idx, &m, &d);
+		r = skate_model_decode(p, n, a->big_endian, idx, &m, &d);
 		if (r == RC_OK) {
 			text_model(out, a, &m);
 			skate_model_free(&m);
@@ -731,49 +804,17 @@ enum rc skate_mesh_object_text(const struct src *s, const struct arena *a, uint3
 	} else if (t == RW_T_OPTIMESH) {
 		struct skate_optimesh m;
 
-		r = skate_optimesh_parse(p, n, idx, &m, &d);
+		r = skate_optimesh_decode(pl, p, n, a->big_endian, idx, &m, &d);
 		if (r == RC_OK) {
 			text_optimesh(out, a, &m);
 			skate_optimesh_free(&m);
 		}
-	} else if (t == RW_T_VDES) {
-		struct skate_vdes v;
-
-		r = skate_vdes_parse(p, n, idx, &v, &d);
-		if (r == RC_OK)
-			text_vdes(out, &v);
-	} else if (t == RW_T_VB) {
-		struct skate_vb v;
-
-		r = skate_vb_parse(p, n, &v);
-		if (r == RC_OK) {
-			ref_text(out, a, "m_buffer", v.buffer, ARENA_WANT_BASERES);
-			buf_printf(
-			    out,
-			    "m_offset: %u\nm_bufferSize: %u\nm_location: %u\nm_lockFlags: %u\n"
-			    "m_pad0: %u\n",
-			    v.offset, v.buffer_size, v.location, v.lock_flags, v.pad0);
-		}
-	} else if (t == RW_T_IB) {
-		struct skate_ib v;
-
-		r = skate_ib_parse(p, n, &v);
-		if (r == RC_OK) {
-			ref_text(out, a, "m_buffer", v.buffer, ARENA_WANT_BASERES);
-			buf_printf(
-			    out,
-			    "m_offset: %u\nm_numIndices: %u\nm_stride: %u\nm_indexType: %u (%s)\n"
-			    "m_location: %u\nm_type: %u\nm_lockFlags: %u\n",
-			    v.offset, v.num_indices, v.stride, v.index_type,
-			    v.index_type == 1	? "16-bit"
-			    : v.index_type == 0 ? "32-bit"
-						: "unknown",
-			    v.location, v.type, v.lock_flags);
-		}
+	} else if (t == RW_T_VDES || t == RW_T_VB || t == RW_T_IB) {
+		r = text_buffers(out, a, pl, t, idx, p, n, &d);
 	} else {
 		struct skate_mesh_helper m;
 
-		r = skate_mesh_helper_parse(p, n, idx, &m, &d);
+		r = pl->mesh_helper_parse(p, n, a->big_endian, idx, &m, &d);
 		if (r == RC_OK) {
 			buf_printf(out, "m_numIndexBuffers: %u\nm_numVertexBuffers: %u\n", m.n_ib,
 				   m.n_vb);

@@ -465,6 +465,10 @@ static void psg_mutants(struct mut *m)
 	static const size_t fixed[] = {1, 4, 8, 12, 16, 0x44, 0x74, 0xBF, 0xC0};
 	for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++)
 		truncate_at(m, fixed[k], "header");
+	if (a.h.header_size != 0xC0) { /* Xbox 360 (0xAC) and the others */
+		truncate_at(m, a.h.header_size - 1, "header");
+		truncate_at(m, a.h.header_size, "header");
+	}
 	for (int k = 0; k < 4; k++)
 		truncate_at(m, a.h.sections + a.section_off[k], "section start");
 	truncate_at(m, (size_t)a.sections_end, "sections end");
@@ -489,8 +493,10 @@ static void psg_mutants(struct mut *m)
 	emit(m, "one dictionary row more than written");
 	put32(m, 0x44, (uint32_t)m->n + 1);
 	emit(m, "RD[0].size past EOF");
-	static const char *const plat[] = {"xb2", "rev", "w32", "ps4"};
-	for (size_t k = 0; k < 4; k++) {
+	static const char *const plat[] = {"ps3", "xb2", "rev", "w32", "ps4"};
+	for (size_t k = 0; k < 5; k++) {
+		if (!memcmp(m->base + 4, plat[k], 4))
+			continue;
 		memcpy(m->w + 4, plat[k], 4);
 		emit(m, "platform %s", plat[k]);
 	}

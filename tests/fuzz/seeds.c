@@ -134,6 +134,46 @@ static const struct gen_tex_spec small_specs[] = {
     {GCM_TEX_D8R8G8B8 | GCM_TEX_UN, 4, 4, 1, false, 0, false, 0},
 };
 
+/* Xbox 360 models (.rx2): the sky twin, skinned twins in every preset with the twin and the
+ * re-quantised formats, and the hostile variants. */
+static void x360_seeds(struct seedset *s)
+{
+	struct gen_skinned_opts k = {.seed = 1,
+				     .n_bones = 4,
+				     .n_meshes = 4,
+				     .verts = 12,
+				     .islands = 2,
+				     .tris = 3,
+				     .layout = -1,
+				     .platform = GEN_SK_X360};
+	static const char *const hostile[] = {
+	    "x360_skinned_palette_past", "x360_skinned_index_past", "x360_skinned_stride_small",
+	    "x360_skinned_bones_past"};
+	struct buf b;
+
+	buf_init(&b);
+	add(s, "x360_sky", FZ_PSG, gen_psg_sky_platform(PSGB_XB2, PSGB_ORDER_LOGICAL, 0, &b, NULL),
+	    &b);
+	buf_init(&b);
+	add(s, "x360_skinned", FZ_PSG, gen_psg_skinned(&k, &b, NULL), &b);
+	k.platform = GEN_SK_X360_ALT;
+	k.seed = 2;
+	buf_init(&b);
+	add(s, "x360_skinned_alt", FZ_PSG, gen_psg_skinned(&k, &b, NULL), &b);
+	k.layout = GEN_SK_SKATER;
+	k.n_meshes = 2;
+	buf_init(&b);
+	add(s, "x360_skinned_skater", FZ_PSG, gen_psg_skinned(&k, &b, NULL), &b);
+	k.layout = -1;
+	k.n_meshes = 1;
+	k.platform = GEN_SK_X360;
+	for (int h = 0; h < 4; h++) {
+		k.hostile = (enum gen_skinned_hostile)(GEN_SK_PALETTE_PAST_SKELETON + h);
+		buf_init(&b);
+		add(s, hostile[h], FZ_PSG, gen_psg_skinned(&k, &b, NULL), &b);
+	}
+}
+
 static void psg_seeds(struct seedset *s)
 {
 	struct gen_tex_opts t = {.specs = small_specs,
@@ -177,6 +217,7 @@ static void psg_seeds(struct seedset *s)
 	}
 	buf_init(&b);
 	add(s, "sized_64k", FZ_ARENA | FZ_TREE, gen_psg_sized(64u << 10, 1, &b, NULL), &b);
+	x360_seeds(s);
 }
 
 static const struct fuzz_seed *find_seed(const struct seedset *s, const char *name)

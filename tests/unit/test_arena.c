@@ -1209,7 +1209,7 @@ static void test_objects_multi(void **state)
 	static const uint16_t remap[5] = {0, 1, 1, 0, 1};
 	const float ibp[2][16] = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1},
 				  {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 4, 5, 6, 1}};
-	struct psgo_island isl[3] = {{0, 3, 5}, {3, 3, 5}, {6, 3, 5}};
+	struct psgo_island isl[3] = {{0, 3, 5, 0}, {3, 3, 5, 0}, {6, 3, 5, 0}};
 	struct psgo_aabb boxes[3] = {{{0}, {0}}};
 	float areas[3][4] = {{1, 2, 3, 0}, {4, 5, 6, 0}, {7, 8, 9, 0}};
 	struct psg_builder *b = psgb_new(PSGB_REG_MODEL64, 9);

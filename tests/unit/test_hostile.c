@@ -1,9 +1,9 @@
 /*
  * The generated hostile-input set (tests/fuzz/mutate.c) against the whole tree, no FUSE.
- * Every mutant of generated PSK, PSA, static sky, skinned and texture arenas is opened as psgfs
- * would: tree_open refuses it with FORMAT/DAMAGED/OPEN, or it mounts and every file reads
- * exactly st_size bytes, identically on two fresh renders, or fails (EIO) both times; when
- * anything failed, errors.txt is non-empty (fuzz_tree_check).
+ * Every mutant of generated PSK, PSA, static sky, skinned (PS3 and Xbox 360) and texture arenas
+ * is opened as psgfs would: tree_open refuses it with FORMAT/DAMAGED/OPEN, or it mounts and
+ * every file reads exactly st_size bytes, identically on two fresh renders, or fails (EIO) both
+ * times; when anything failed, errors.txt is non-empty (fuzz_tree_check).
  *
  * Memory bound: allocations are counted through -Wl,--wrap (malloc, calloc, realloc, strdup,
  * free; libpsgfs is linked statically, so all of its allocations are seen). No single
@@ -173,7 +173,7 @@ static void one(void *ctx, const char *what, const uint8_t *p, size_t n)
 /* The bases: one of each kind; the other seeds feed the fuzzers. */
 static const char *const bases[] = {
     "psk_full", "psk_hostile_names", "psa_scale_keys", "psa_hostile_names",
-    "sky",	"skinned",	     "textures_small"};
+    "sky",	"skinned",	     "textures_small", "x360_skinned_alt"};
 
 static void test_hostile_set(void **state)
 {

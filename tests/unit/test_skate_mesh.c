@@ -285,9 +285,15 @@ static void test_platform_table(void **state)
 	assert_string_equal(skate_platform_ps3.name, "PS3");
 	assert_int_equal(skate_platform_ps3.dip_size, 12);
 	assert_int_equal(skate_platform_ps3.tri_prim, 5);
-	/* No Xbox 360, Wii or PC table yet: the scene refuses those arenas. */
+	assert_false(skate_platform_ps3.base_res_row_before);
+	a.h.plat = RW_XB2;
+	assert_ptr_equal(skate_platform_of(&a), &skate_platform_x360);
+	assert_int_equal(skate_platform_x360.dip_size, 16);
+	assert_int_equal(skate_platform_x360.tri_prim, 4);
+	assert_true(skate_platform_x360.base_res_row_before);
+	/* No Wii or PC table yet: the scene refuses those arenas. */
 	src_init_mem(&s, &m, "", 0);
-	for (int p = RW_XB2; p <= RW_W32; p++) {
+	for (int p = RW_REV; p <= RW_W32; p++) {
 		a.h.plat = (enum rw_platform)p;
 		assert_null(skate_platform_of(&a));
 		assert_int_equal(skate_scene_load(&s, &a, NULL, &sc, NULL), RC_UNSUPPORTED);

@@ -443,6 +443,12 @@ static void test_no_vertex_limit(void **state)
 
 /* ---- the fast counting paths against the full skin rules, on hostile values ---- */
 
+/* A PS3 element as stored: GCM format, components, offset, stride, element type. */
+#define VE(vt, n, off, stride, type)                                                               \
+	{                                                                                          \
+		vt, n, 0, off, stride, type, 1, true, 0, 0, 0, 0                                   \
+	}
+
 struct adv_layout {
 	struct skate_velem el[3];
 	unsigned n;
@@ -525,9 +531,9 @@ static void adv_case(const struct adv_layout *L, uint32_t n_palette, bool dups, 
 	m.stride = L->stride;
 	m.vertex_count = nv;
 	for (unsigned e = 0; e <= L->n; e++) { /* and a position after the stride (m.stride) */
-		m.desc.el[e] =
-		    e < L->n ? L->el[e]
-			     : (struct skate_velem){SKATE_VF_UB, 3, 0, 0, 0, SKATE_ET_XYZ, 1, true};
+		m.desc.el[e] = e < L->n
+				   ? L->el[e]
+				   : (struct skate_velem)VE(SKATE_VF_UB, 3, 0, 0, SKATE_ET_XYZ);
 		skate_platform_ps3.elem_describe(&m.desc.el[e], &m.desc.elem[e]);
 	}
 	m.desc.n_el = L->n + 1;
@@ -559,25 +565,25 @@ static void test_stats_adversarial(void **state)
 {
 	static const struct adv_layout L[] = {
 	    /* u8 slots (memo), float weights with NaN, inf, huge and negative values */
-	    {{{SKATE_VF_UB256, 4, 0, 0, 20, SKATE_ET_INDICES, 1, true},
-	      {SKATE_VF_F, 4, 0, 4, 20, SKATE_ET_WEIGHTS, 1, true}},
+	    {{VE(SKATE_VF_UB256, 4, 0, 20, SKATE_ET_INDICES),
+	      VE(SKATE_VF_F, 4, 4, 20, SKATE_ET_WEIGHTS)},
 	     2,
 	     20},
 	    /* s16 slots, three u8 weights for four indices: the implicit last weight */
-	    {{{SKATE_VF_S32K, 4, 0, 0, 12, SKATE_ET_INDICES, 1, true},
-	      {SKATE_VF_UB, 3, 0, 8, 12, SKATE_ET_WEIGHTS, 1, true}},
+	    {{VE(SKATE_VF_S32K, 4, 0, 12, SKATE_ET_INDICES),
+	      VE(SKATE_VF_UB, 3, 8, 12, SKATE_ET_WEIGHTS)},
 	     2,
 	     12},
 	    /* indices only; weights only */
-	    {{{SKATE_VF_UB, 4, 0, 0, 4, SKATE_ET_INDICES, 1, true}}, 1, 4},
-	    {{{SKATE_VF_S1, 4, 0, 0, 8, SKATE_ET_WEIGHTS, 1, true}}, 1, 8},
+	    {{VE(SKATE_VF_UB, 4, 0, 4, SKATE_ET_INDICES)}, 1, 4},
+	    {{VE(SKATE_VF_S1, 4, 0, 8, SKATE_ET_WEIGHTS)}, 1, 8},
 	    /* half-float indices (not always whole) with u8 weights; s16 slots with half weights */
-	    {{{SKATE_VF_SF, 4, 0, 0, 12, SKATE_ET_INDICES, 1, true},
-	      {SKATE_VF_UB256, 4, 0, 8, 12, SKATE_ET_WEIGHTS, 1, true}},
+	    {{VE(SKATE_VF_SF, 4, 0, 12, SKATE_ET_INDICES),
+	      VE(SKATE_VF_UB256, 4, 8, 12, SKATE_ET_WEIGHTS)},
 	     2,
 	     12},
-	    {{{SKATE_VF_S1, 2, 0, 0, 12, SKATE_ET_INDICES, 1, true},
-	      {SKATE_VF_SF, 4, 0, 4, 12, SKATE_ET_WEIGHTS, 1, true}},
+	    {{VE(SKATE_VF_S1, 2, 0, 12, SKATE_ET_INDICES),
+	      VE(SKATE_VF_SF, 4, 4, 12, SKATE_ET_WEIGHTS)},
 	     2,
 	     12},
 	};
