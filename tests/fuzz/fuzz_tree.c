@@ -360,7 +360,25 @@ static void dg_u64(struct digest *d, uint64_t v)
 	dg_mix(d, &v, sizeof v);
 }
 
-static void dg_file(struct tree *t, tree_ino ino, enum tree_type type, struct digest *d)
+/* The lines of a text but the one that starts "materials:" (how the companion was found). */
+static void dg_text_but_materials(struct digest *d, const uint8_t *p, size_t n)
+{
+	static const char key[] = "materials:";
+
+	for (size_t i = 0; i < n;) {
+		const uint8_t *nl = memchr(p + i, '\n', n - i);
+		size_t len = nl ? (size_t)(nl - (p + i)) + 1 : n - i;
+
+		if (len < sizeof key - 1 || memcmp(p + i, key, sizeof key - 1))
+			dg_mix(d, p + i, len);
+		i += len;
+	}
+}
+
+/* A file's size and bytes (a link: its target). skip_materials: a text whose materials line is
+ * left out, with its size. */
+static void dg_file(struct tree *t, tree_ino ino, enum tree_type type, bool skip_materials,
+		    struct digest *d)
 {
 	struct tree_stat st;
 	char *target;
@@ -379,13 +397,16 @@ static void dg_file(struct tree *t, tree_ino ino, enum tree_type type, struct di
 		dg_u64(d, 0x22);
 		return;
 	}
-	dg_u64(d, st.size);
+	if (!skip_materials)
+		dg_u64(d, st.size);
 	uint8_t *p = read_all(t, ino, st.size, &got, &ok);
 
-	if (ok)
+	if (!ok)
+		dg_u64(d, 0x33);
+	else if (!skip_materials)
 		dg_mix(d, p, got);
 	else
-		dg_u64(d, 0x33);
+		dg_text_but_materials(d, p, got);
 	free(p);
 }
 
@@ -401,13 +422,18 @@ static void digest_tree(struct tree *t, tree_ino ino, struct digest *d, int dept
 		const char *name = tree_dir_name(dir, i);
 		enum tree_type type = tree_dir_type(dir, i);
 
+		/* Materials differ by design: the folder mount links to the companion and its
+		 * material.txt and info.txt say so; the file alone only names it. */
+		if (type == TT_LINK || !strcmp(name, "material.txt"))
+			continue;
 		d->n++;
 		dg_mix(d, name, strlen(name) + 1);
 		dg_u64(d, type);
 		if (type == TT_DIR)
 			digest_tree(t, tree_dir_ino(dir, i), d, depth + 1);
 		else
-			dg_file(t, tree_dir_ino(dir, i), type, d);
+			dg_file(t, tree_dir_ino(dir, i), type,
+				depth == 0 && !strcmp(name, "info.txt"), d);
 	}
 	tree_closedir(t, dir);
 }
