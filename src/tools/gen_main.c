@@ -468,222 +468,284 @@ static int hash_files(int n, char **paths)
 	return rc;
 }
 
-int main(int argc, char **argv)
-{
+/* Everything the command line chose. */
+struct gen_args {
+	const char *kind, *out, *record, *manifest, *truth_path, *hier_path, *platform;
 	struct gen_psk_opts pk;
 	struct gen_psa_opts pa;
-	struct psg_gen_record rec = {0};
-	struct gen_skinned_opts sk = {.layout = -1};
-	struct gen_skinned_truth truth = {0};
-	struct gen_folder_opts fo = {0};
-	const char *manifest = NULL;
-	const char *truth_path = NULL, *hier_path = NULL, *platform = "ps3";
-	bool short_cube = false, real_shape = false;
-	uint64_t seed = 1, shuffle = 0, size = 1 << 20;
-	const char *record = NULL, *kind, *out;
-	struct buf b;
-	enum rc r;
+	struct gen_skinned_opts sk;
+	struct gen_folder_opts fo;
+	bool short_cube, real_shape;
+	uint64_t seed, shuffle, size;
+};
+
+/* Options of the PSK and PSA kinds; false when c is not one of them. */
+static bool psk_psa_opt(struct gen_args *a, int c)
+{
+	switch (c) {
+	case O_POINTS:
+		a->pk.points = parse_count(a->kind, c, optarg);
+		break;
+	case O_MATERIALS:
+		a->pk.materials = parse_count(a->kind, c, optarg);
+		break;
+	case O_MORPHS:
+		a->pk.morphs = parse_count(a->kind, c, optarg);
+		break;
+	case O_SOCKETS:
+		a->pk.sockets = parse_count(a->kind, c, optarg);
+		break;
+	case O_UVSETS:
+		a->pk.extra_uv_sets = parse_count(a->kind, c, optarg);
+		break;
+	case O_NORMALS:
+		a->pk.normals = true;
+		break;
+	case O_COLORS:
+		a->pk.colors = true;
+		break;
+	case O_BIG:
+		a->pk.big = true;
+		break;
+	case O_HOSTILE:
+		a->pk.hostile_names = a->pa.hostile_names = true;
+		break;
+	case O_SEQS:
+		a->pa.sequences = parse_count(a->kind, c, optarg);
+		break;
+	case O_FRAMES:
+		a->pa.max_frames = parse_count(a->kind, c, optarg);
+		break;
+	case O_SCALE:
+		a->pa.scale_keys = true;
+		break;
+	case O_MATCH:
+		a->pa.match_psk = true;
+		break;
+	case O_OVERLAP:
+		a->pa.overlap = true;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* --hostile of the skinned kind; false (after a message) for an unknown name. */
+static bool skinned_hostile(struct gen_args *a, const char *name)
+{
+	static const struct {
+		const char *name;
+		enum gen_skinned_hostile v;
+	} names[] = {{"palette", GEN_SK_PALETTE_PAST_SKELETON},
+		     {"index", GEN_SK_INDEX_PAST_VERTS},
+		     {"stride", GEN_SK_STRIDE_TOO_SMALL},
+		     {"bones", GEN_SK_BONES_PAST_OBJECT}};
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(name, names[i].name)) {
+			a->sk.hostile = names[i].v;
+			return true;
+		}
+	fprintf(stderr, "psgfs-gen: unknown --hostile '%s'\n", name);
+	return false;
+}
+
+/* Options of the skinned, textures and folder kinds; false when c is not one of them. */
+static bool psg_folder_opt(struct gen_args *a, int c)
+{
+	switch (c) {
+	case O_MESHES:
+		a->sk.n_meshes = parse_count(a->kind, c, optarg);
+		break;
+	case O_VERTS:
+		a->sk.verts = parse_count(a->kind, c, optarg);
+		break;
+	case O_ISLANDS:
+		a->sk.islands = parse_count(a->kind, c, optarg);
+		break;
+	case O_TRIS:
+		a->sk.tris = parse_count(a->kind, c, optarg);
+		break;
+	case O_BASERES_FIRST:
+		a->sk.baseres_first = true;
+		break;
+	case O_SKATER:
+		a->sk.layout = GEN_SK_SKATER;
+		break;
+	case O_RIG:
+		a->sk.rig_names = true;
+		break;
+	case O_ASSETS:
+		a->fo.assets = parse_count(a->kind, c, optarg);
+		break;
+	case O_WIDE:
+		a->fo.wide = parse_count(a->kind, c, optarg);
+		break;
+	case O_SHORT_CUBE:
+		a->short_cube = true;
+		break;
+	case O_REAL_SHAPE:
+		a->real_shape = true;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* Options every kind shares and those naming files; -1 when c is not one of them, else 0 or
+ * an exit status (2: usage). */
+static int common_opt(struct gen_args *a, int c)
+{
+	switch (c) {
+	case O_SEED:
+		a->seed = parse_u64(c, optarg);
+		a->pk.seed = a->pa.seed = a->sk.seed = a->seed;
+		return 0;
+	case O_SHUFFLE:
+		a->shuffle = a->sk.shuffle_seed = parse_u64(c, optarg);
+		return 0;
+	case O_SIZE:
+		a->size = parse_in_range(a->kind, c, optarg);
+		return 0;
+	case O_BONES:
+		a->pk.bones = a->pa.bones = a->sk.n_bones = parse_count(a->kind, c, optarg);
+		return 0;
+	case O_RECORD:
+		a->record = optarg;
+		return 0;
+	case O_TRUTH:
+		a->truth_path = optarg;
+		return 0;
+	case O_HIER:
+		a->hier_path = optarg;
+		return 0;
+	case O_MANIFEST:
+		a->manifest = optarg;
+		return 0;
+	case O_HOSTILE_SK:
+		return skinned_hostile(a, optarg) ? 0 : 2;
+	case O_PLATFORM:
+		if (!platform_ok(a->kind, optarg))
+			return 2;
+		a->platform = optarg;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* argv past the kind into a; -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct gen_args *a)
+{
 	int c, rc;
 
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	kind = argv[1];
-	if (!strcmp(kind, "hash"))
-		return hash_files(argc - 2, argv + 2);
-	if (!known_kind(kind)) {
-		fprintf(stderr, "psgfs-gen: unknown kind '%s'\n", kind);
-		return 2;
-	}
-	gen_psk_opts_default(&pk, 1);
-	gen_psa_opts_default(&pa, 1);
+	gen_psk_opts_default(&a->pk, 1);
+	gen_psa_opts_default(&a->pa, 1);
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_SEED:
-			seed = parse_u64(c, optarg);
-			pk.seed = pa.seed = sk.seed = seed;
-			break;
-		case O_SHUFFLE:
-			shuffle = sk.shuffle_seed = parse_u64(c, optarg);
-			break;
-		case O_RECORD:
-			record = optarg;
-			break;
-		case O_SIZE:
-			size = parse_in_range(kind, c, optarg);
-			break;
-		case O_POINTS:
-			pk.points = parse_count(kind, c, optarg);
-			break;
-		case O_BONES:
-			pk.bones = pa.bones = sk.n_bones = parse_count(kind, c, optarg);
-			break;
-		case O_MATERIALS:
-			pk.materials = parse_count(kind, c, optarg);
-			break;
-		case O_MORPHS:
-			pk.morphs = parse_count(kind, c, optarg);
-			break;
-		case O_SOCKETS:
-			pk.sockets = parse_count(kind, c, optarg);
-			break;
-		case O_UVSETS:
-			pk.extra_uv_sets = parse_count(kind, c, optarg);
-			break;
-		case O_NORMALS:
-			pk.normals = true;
-			break;
-		case O_COLORS:
-			pk.colors = true;
-			break;
-		case O_BIG:
-			pk.big = true;
-			break;
-		case O_HOSTILE:
-			pk.hostile_names = pa.hostile_names = true;
-			break;
-		case O_SEQS:
-			pa.sequences = parse_count(kind, c, optarg);
-			break;
-		case O_FRAMES:
-			pa.max_frames = parse_count(kind, c, optarg);
-			break;
-		case O_SCALE:
-			pa.scale_keys = true;
-			break;
-		case O_MATCH:
-			pa.match_psk = true;
-			break;
-		case O_MESHES:
-			sk.n_meshes = parse_count(kind, c, optarg);
-			break;
-		case O_VERTS:
-			sk.verts = parse_count(kind, c, optarg);
-			break;
-		case O_ISLANDS:
-			sk.islands = parse_count(kind, c, optarg);
-			break;
-		case O_TRIS:
-			sk.tris = parse_count(kind, c, optarg);
-			break;
-		case O_HOSTILE_SK:
-			if (!strcmp(optarg, "palette"))
-				sk.hostile = GEN_SK_PALETTE_PAST_SKELETON;
-			else if (!strcmp(optarg, "index"))
-				sk.hostile = GEN_SK_INDEX_PAST_VERTS;
-			else if (!strcmp(optarg, "stride"))
-				sk.hostile = GEN_SK_STRIDE_TOO_SMALL;
-			else if (!strcmp(optarg, "bones"))
-				sk.hostile = GEN_SK_BONES_PAST_OBJECT;
-			else {
-				fprintf(stderr, "psgfs-gen: unknown --hostile '%s'\n", optarg);
-				return 2;
-			}
-			break;
-		case O_TRUTH:
-			truth_path = optarg;
-			break;
-		case O_HIER:
-			hier_path = optarg;
-			break;
-		case O_PLATFORM:
-			if (!platform_ok(kind, optarg))
-				return 2;
-			platform = optarg;
-			break;
-		case O_ASSETS:
-			fo.assets = parse_count(kind, c, optarg);
-			break;
-		case O_WIDE:
-			fo.wide = parse_count(kind, c, optarg);
-			break;
-		case O_MANIFEST:
-			manifest = optarg;
-			break;
-		case O_SHORT_CUBE:
-			short_cube = true;
-			break;
-		case O_REAL_SHAPE:
-			real_shape = true;
-			break;
-		case O_OVERLAP:
-			pa.overlap = true;
-			break;
-		case O_BASERES_FIRST:
-			sk.baseres_first = true;
-			break;
-		case O_SKATER:
-			sk.layout = GEN_SK_SKATER;
-			break;
-		case O_RIG:
-			sk.rig_names = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
+		if (psk_psa_opt(a, c) || psg_folder_opt(a, c))
+			continue;
+		if ((rc = common_opt(a, c)) >= 0) {
+			if (rc)
+				return rc;
+			continue;
 		}
+		usage(c == 'h' ? stdout : stderr);
+		return c == 'h' ? 0 : 2;
 	}
 	if (optind != argc - 1) {
 		usage(stderr);
 		return 2;
 	}
-	if (manifest && strcmp(kind, "folder")) {
-		fprintf(stderr, "psgfs-gen: --manifest does not apply to %s\n", kind);
+	if (a->manifest && strcmp(a->kind, "folder")) {
+		fprintf(stderr, "psgfs-gen: --manifest does not apply to %s\n", a->kind);
 		return 2;
 	}
-	sk.platform = !strcmp(platform, "x360")	      ? GEN_SK_X360
-		      : !strcmp(platform, "x360-alt") ? GEN_SK_X360_ALT
-						      : GEN_SK_PS3;
-	out = argv[optind];
-	fo.seed = seed;
-	if (!strcmp(kind, "folder"))
-		return run_folder(&fo, out, manifest);
-	buf_init(&b);
-	if (!strcmp(kind, "psk")) {
-		r = gen_psk_file(&pk, &b);
-	} else if (!strcmp(kind, "psa")) {
-		r = gen_psa_file(&pa, &b);
-	} else if (!strcmp(kind, "sky")) {
-		r = gen_psg_sky_platform(sk.platform == GEN_SK_PS3 ? PSGB_PS3 : PSGB_XB2,
-					 sk.baseres_first ? PSGB_ORDER_BASERES_FIRST
-							  : PSGB_ORDER_LOGICAL,
-					 shuffle, &b, &rec);
-	} else if (!strcmp(kind, "sized")) {
-		r = gen_psg_sized(size, seed, &b, &rec);
-	} else if (!strcmp(kind, "textures")) {
-		struct gen_tex_opts to = {.shuffle_seed = shuffle, .short_cube = short_cube};
+	a->sk.platform = !strcmp(a->platform, "x360")	    ? GEN_SK_X360
+			 : !strcmp(a->platform, "x360-alt") ? GEN_SK_X360_ALT
+							    : GEN_SK_PS3;
+	a->out = argv[optind];
+	a->fo.seed = a->seed;
+	return -1;
+}
 
-		if (real_shape)
-			to.specs = gen_tex_real_specs(&to.n_specs);
+static enum rc gen_textures(const struct gen_args *a, struct buf *b, struct psg_gen_record *rec)
+{
+	struct gen_tex_opts to = {.shuffle_seed = a->shuffle, .short_cube = a->short_cube};
 
-		if (!strcmp(platform, "x360"))
-			r = gen_x360_textures(NULL, &b, &rec, NULL);
-		else if (!strcmp(platform, "ps3-twin"))
-			r = gen_x360_ps3_twins(NULL, &b, &rec, NULL);
-		else
-			r = gen_psg_textures(&to, &b, &rec, NULL);
-	} else if (!strcmp(kind, "skinned")) {
-		r = gen_psg_skinned(&sk, &b, &truth);
-		if (r == RC_OK &&
-		    (write_truth(truth_path, &truth) || write_hierarchy(hier_path, &truth)))
-			r = RC_IO;
-		gen_skinned_truth_free(&truth);
-	} else {
-		fprintf(stderr, "psgfs-gen: unknown kind '%s'\n", kind);
+	if (a->real_shape)
+		to.specs = gen_tex_real_specs(&to.n_specs);
+	if (!strcmp(a->platform, "x360"))
+		return gen_x360_textures(NULL, b, rec, NULL);
+	if (!strcmp(a->platform, "ps3-twin"))
+		return gen_x360_ps3_twins(NULL, b, rec, NULL);
+	return gen_psg_textures(&to, b, rec, NULL);
+}
+
+static enum rc gen_skinned(const struct gen_args *a, struct buf *b)
+{
+	struct gen_skinned_truth truth = {0};
+	enum rc r = gen_psg_skinned(&a->sk, b, &truth);
+
+	if (r == RC_OK &&
+	    (write_truth(a->truth_path, &truth) || write_hierarchy(a->hier_path, &truth)))
+		r = RC_IO;
+	gen_skinned_truth_free(&truth);
+	return r;
+}
+
+/* One file of a kind other than folder into b (and rec for arenas). */
+static enum rc generate(const struct gen_args *a, struct buf *b, struct psg_gen_record *rec)
+{
+	const char *k = a->kind;
+
+	if (!strcmp(k, "psk"))
+		return gen_psk_file(&a->pk, b);
+	if (!strcmp(k, "psa"))
+		return gen_psa_file(&a->pa, b);
+	if (!strcmp(k, "sky"))
+		return gen_psg_sky_platform(a->sk.platform == GEN_SK_PS3 ? PSGB_PS3 : PSGB_XB2,
+					    a->sk.baseres_first ? PSGB_ORDER_BASERES_FIRST
+								: PSGB_ORDER_LOGICAL,
+					    a->shuffle, b, rec);
+	if (!strcmp(k, "sized"))
+		return gen_psg_sized(a->size, a->seed, b, rec);
+	if (!strcmp(k, "textures"))
+		return gen_textures(a, b, rec);
+	return gen_skinned(a, b); /* known_kind() let nothing else through */
+}
+
+int main(int argc, char **argv)
+{
+	struct gen_args a = {.sk = {.layout = -1}, .platform = "ps3", .seed = 1, .size = 1 << 20};
+	struct psg_gen_record rec = {0};
+	struct buf b;
+	enum rc r;
+	int rc;
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	a.kind = argv[1];
+	if (!strcmp(a.kind, "hash"))
+		return hash_files(argc - 2, argv + 2);
+	if (!known_kind(a.kind)) {
+		fprintf(stderr, "psgfs-gen: unknown kind '%s'\n", a.kind);
 		return 2;
 	}
-	if (r != RC_OK || b.oom) {
-		rc = report_failure(kind, b.oom ? RC_NOMEM : r);
-		buf_free(&b);
-		psg_gen_record_free(&rec);
+	if ((rc = parse_args(argc, argv, &a)) >= 0)
 		return rc;
-	}
-	rc = write_out(out, &b) | write_record(record, &rec);
+	if (!strcmp(a.kind, "folder"))
+		return run_folder(&a.fo, a.out, a.manifest);
+	buf_init(&b);
+	r = generate(&a, &b, &rec);
+	if (r != RC_OK || b.oom)
+		rc = report_failure(a.kind, b.oom ? RC_NOMEM : r);
+	else
+		rc = write_out(a.out, &b) | write_record(a.record, &rec);
 	buf_free(&b);
 	psg_gen_record_free(&rec);
 	return rc;
