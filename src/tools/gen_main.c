@@ -17,6 +17,7 @@
 #include "psgfs/gen_psk.h"
 #include "psgfs/gen_x360_textures.h"
 
+/* One string on purpose: the help text reads here as it prints (81 lines, no logic). */
 static void usage(FILE *out)
 {
 	fprintf(

@@ -195,7 +195,7 @@ enum rc ax_bones_tsv_layout(const struct tctx *c, struct layout_build *lb)
 {
 	struct rows t = bone_rows(c, false);
 
-	rows_layout(&t, lb);
+	view_rows_layout(&t, lb);
 	return RC_OK;
 }
 
@@ -204,14 +204,14 @@ enum rc ax_bones_tsv(const struct tctx *c, unsigned part, uint64_t first, struct
 	struct rows t = bone_rows(c, false);
 
 	(void)part;
-	return rows_render(&t, first, e);
+	return view_rows_render(&t, first, e);
 }
 
 enum rc ax_names_layout(const struct tctx *c, struct layout_build *lb)
 {
 	struct rows t = bone_rows(c, true);
 
-	rows_layout(&t, lb);
+	view_rows_layout(&t, lb);
 	return RC_OK;
 }
 
@@ -220,7 +220,7 @@ enum rc ax_names(const struct tctx *c, unsigned part, uint64_t first, struct emi
 	struct rows t = bone_rows(c, true);
 
 	(void)part;
-	return rows_render(&t, first, e);
+	return view_rows_render(&t, first, e);
 }
 
 static void bone_ref(struct buf *out, const struct psk_bone *b, size_t n, int64_t i)
@@ -308,7 +308,7 @@ enum rc ax_errors_layout(const struct tctx *c, struct layout_build *lb)
 {
 	struct rows t = diag_rows(&ax_of(c)->d);
 
-	rows_layout(&t, lb);
+	view_rows_layout(&t, lb);
 	if (asset_source_changed(c->as))
 		layout_var(lb, 1);
 	return RC_OK;
@@ -323,5 +323,5 @@ enum rc ax_errors(const struct tctx *c, unsigned part, uint64_t first, struct em
 		emit_item(e);
 		return RC_OK;
 	}
-	return rows_render(&t, first, e);
+	return view_rows_render(&t, first, e);
 }

@@ -233,7 +233,7 @@ static enum rc keys_layout(const struct tctx *c, struct layout_build *lb)
 	enum rc r = keys_of(c, &k, &t);
 
 	if (r == RC_OK)
-		rows_layout(&t, lb);
+		view_rows_layout(&t, lb);
 	return r;
 }
 
@@ -244,7 +244,7 @@ static enum rc keys_render(const struct tctx *c, unsigned part, uint64_t first, 
 	enum rc r = keys_of(c, &k, &t);
 
 	(void)part;
-	return r == RC_OK ? rows_render(&t, first, e) : r;
+	return r == RC_OK ? view_rows_render(&t, first, e) : r;
 }
 
 /* ---- one sequence as its own .psa ---- */
@@ -320,7 +320,7 @@ static enum rc seq_psa_layout(const struct tctx *c, struct layout_build *lb)
 	enum rc r = seq_psa_of(c, &sp);
 
 	if (r == RC_OK)
-		ax_layout(&sp.plan, lb);
+		view_ax_layout(&sp.plan, lb);
 	return r;
 }
 
@@ -329,7 +329,7 @@ static enum rc seq_psa_render(const struct tctx *c, unsigned part, uint64_t firs
 	struct seq_psa sp;
 	enum rc r = seq_psa_of(c, &sp);
 
-	return r == RC_OK ? ax_render(&sp.plan, part, first, e, seq_records, &sp) : r;
+	return r == RC_OK ? view_ax_render(&sp.plan, part, first, e, seq_records, &sp) : r;
 }
 
 /* ---- glTF: one sequence, or every sequence ---- */

@@ -135,7 +135,7 @@ static enum rc list_bones(const struct tctx *c, struct tlist *out)
 	for (uint32_t i = 0; i < s->sc->n_bones && i <= TNODE_A_MAX; i++) {
 		char nm[80];
 
-		skate_bone_file_name(s->sc, i, nm);
+		view_bone_file_name(s->sc, i, nm);
 		tlist_add(out, tn(K_BONE, i, 0), "%s", nm);
 	}
 	return RC_OK;
@@ -310,14 +310,14 @@ static enum rc info_text(const struct tctx *c, struct buf *out)
 		   (unsigned long long)as->src.size);
 	if (asset_source_changed(as))
 		buf_puts(out, "source: changed since mount (views not yet read fail with EIO)\n");
-	r = psg_render_info_summary(&m->a, out);
+	r = view_info_summary(&m->a, out);
 	if (r != RC_OK)
 		return r;
 	if (m->has_model) {
 		const struct scene_memo *s = psg_scene_of(as, &r);
 
 		if (s)
-			skate_scene_summary(s->sc, out);
+			view_scene_summary(s->sc, out);
 		else
 			buf_printf(out, "scene: cannot decode: %s\n", rc_str(r));
 	}
@@ -329,7 +329,7 @@ static enum rc info_text(const struct tctx *c, struct buf *out)
 			if (!tn_->names[i])
 				continue;
 			buf_puts(out, "  ");
-			if (texture_info_line(&as->src, &m->a, i, tn_->names[i], out) != RC_OK)
+			if (view_texture_info_line(&as->src, &m->a, i, tn_->names[i], out) != RC_OK)
 				buf_printf(out, "%s (unreadable)\n", tn_->names[i]);
 		}
 	}
@@ -366,8 +366,8 @@ static enum rc errors_text(const struct tctx *c, struct buf *out)
 WHOLE(render_info, r = info_text(c, out))
 WHOLE(render_errors, r = errors_text(c, out))
 WHOLE(render_diag, view_diag_lines(c->need, out); r = RC_OK)
-WHOLE(render_header, r = psg_render_header_txt(arena_of(c), out))
-WHOLE(render_extarenas, r = psg_render_external_arenas_tsv(arena_of(c), out))
+WHOLE(render_header, r = view_header_txt(arena_of(c), out))
+WHOLE(render_extarenas, r = view_external_arenas_tsv(arena_of(c), out))
 
 static enum rc obj_txt_text(const struct tctx *c, struct buf *out)
 {
@@ -395,8 +395,8 @@ static const struct skate_scene *sc_of(const struct tctx *c)
 	return ((const struct scene_memo *)c->need)->sc;
 }
 
-WHOLE(render_bone, r = skate_text_bone(sc_of(c), c->self.a, out))
-WHOLE(render_desc, r = skate_text_descriptor(sc_of(c), c->self.a, out))
+WHOLE(render_bone, r = view_bone_text(sc_of(c), c->self.a, out))
+WHOLE(render_desc, r = view_descriptor_text(sc_of(c), c->self.a, out))
 
 static enum view_skel_table skel_table(const struct tctx *c)
 {
@@ -409,7 +409,7 @@ static enum rc skel_layout(const struct tctx *c, struct layout_build *lb)
 {
 	struct rows t = view_skel_rows(sc_of(c), skel_table(c));
 
-	rows_layout(&t, lb);
+	view_rows_layout(&t, lb);
 	return RC_OK;
 }
 
@@ -418,7 +418,7 @@ static enum rc skel_render(const struct tctx *c, unsigned part, uint64_t first, 
 	struct rows t = view_skel_rows(sc_of(c), skel_table(c));
 
 	(void)part;
-	return rows_render(&t, first, e);
+	return view_rows_render(&t, first, e);
 }
 
 static enum rc mesh_table_layout(const struct tctx *c, struct layout_build *lb)
@@ -517,7 +517,7 @@ static enum rc export_layout(const struct tctx *c, struct layout_build *lb)
 	enum rc r = export_of(c, &x);
 
 	if (r == RC_OK)
-		ax_layout(&x.plan, lb);
+		view_ax_layout(&x.plan, lb);
 	return r;
 }
 
@@ -526,7 +526,7 @@ static enum rc export_render(const struct tctx *c, unsigned part, uint64_t first
 	struct export_ctx x;
 	enum rc r = export_of(c, &x);
 
-	return r == RC_OK ? ax_render(&x.plan, part, first, e, export_records, &x) : r;
+	return r == RC_OK ? view_ax_render(&x.plan, part, first, e, export_records, &x) : r;
 }
 
 /* ---- tables ---- */
@@ -557,7 +557,7 @@ static enum rc arena_table_layout(const struct tctx *c, struct layout_build *lb)
 	if (r != RC_OK)
 		return r;
 	t = view_arena_rows(arena_of(c), w);
-	rows_layout(&t, lb);
+	view_rows_layout(&t, lb);
 	return RC_OK;
 }
 
@@ -572,7 +572,7 @@ static enum rc arena_table_render(const struct tctx *c, unsigned part, uint64_t 
 	if (r != RC_OK)
 		return r;
 	t = view_arena_rows(arena_of(c), w);
-	return rows_render(&t, first, e);
+	return view_rows_render(&t, first, e);
 }
 
 static enum rc toc_layout(const struct tctx *c, struct layout_build *lb)

@@ -521,7 +521,7 @@ static enum rc table_layout(const struct tctx *c, struct layout_build *lb)
 	enum rc r = table_of(c, &tc, &t);
 
 	if (r == RC_OK)
-		rows_layout(&t, lb);
+		view_rows_layout(&t, lb);
 	return r;
 }
 
@@ -532,7 +532,7 @@ static enum rc table_render(const struct tctx *c, unsigned part, uint64_t first,
 	enum rc r = table_of(c, &tc, &t);
 
 	(void)part;
-	return r == RC_OK ? rows_render(&t, first, e) : r;
+	return r == RC_OK ? view_rows_render(&t, first, e) : r;
 }
 
 static enum rc glb_layout(const struct tctx *c, struct layout_build *lb)

@@ -190,7 +190,7 @@ static enum rc load_tex(struct asset *as, uint64_t i, void **data, size_t *bytes
 
 bool psg_type_has_text(uint32_t type_id)
 {
-	return skate_object_has_text(type_id) || skate_mesh_object_has_text(type_id) ||
+	return view_object_has_text(type_id) || view_mesh_object_has_text(type_id) ||
 	       type_id == RW_T_TEXTURE;
 }
 
@@ -202,12 +202,12 @@ enum rc psg_object_text(struct asset *as, uint32_t i, struct buf *out, struct di
 	if (i >= a->n_dict)
 		return RC_NOENT;
 	type = a->dict[i].type_id;
-	if (skate_object_has_text(type))
-		return skate_object_text(&as->src, a, i, out, d);
-	if (skate_mesh_object_has_text(type))
-		return skate_mesh_object_text(&as->src, a, i, out);
+	if (view_object_has_text(type))
+		return view_object_text(&as->src, a, i, out, d);
+	if (view_mesh_object_has_text(type))
+		return view_mesh_object_text(&as->src, a, i, out);
 	if (type == RW_T_TEXTURE)
-		return texture_object_text(&as->src, a, i, out);
+		return view_texture_object_text(&as->src, a, i, out);
 	return RC_NOENT;
 }
 
@@ -216,7 +216,7 @@ void psg_obj_name(const struct arena *a, uint32_t i, char *out, size_t n)
 	struct buf b;
 
 	buf_init(&b);
-	psg_obj_label(a, i, &b);
+	view_obj_label(a, i, &b);
 	buf_putc(&b, 0);
 	snprintf(out, n, "%s", b.oom || !b.data ? "object" : (char *)b.data);
 	buf_free(&b);

@@ -9,14 +9,14 @@
 #include "tree/views.h"
 
 /* "NNNN.TypeName" for dictionary index i (4 digits, more when >= 10000). */
-void psg_obj_label(const struct arena *a, uint32_t i, struct buf *out);
+void view_obj_label(const struct arena *a, uint32_t i, struct buf *out);
 /* Name of descriptor k for the arena's platform ("MAINMEMORY", ...), "RD<k>" when unknown. */
-const char *psg_rd_name(enum rw_platform plat, unsigned k);
+const char *view_rd_name(enum rw_platform plat, unsigned k);
 
-enum rc psg_render_header_txt(const struct arena *a, struct buf *out);
-enum rc psg_render_external_arenas_tsv(const struct arena *a, struct buf *out);
+enum rc view_header_txt(const struct arena *a, struct buf *out);
+enum rc view_external_arenas_tsv(const struct arena *a, struct buf *out);
 /* Lines of info.txt about the container (platform, version, object counts by type). */
-enum rc psg_render_info_summary(const struct arena *a, struct buf *out);
+enum rc view_info_summary(const struct arena *a, struct buf *out);
 
 enum view_arena_table { VA_DICT, VA_TYPES, VA_SUBREFS };
 struct rows view_arena_rows(const struct arena *a, enum view_arena_table which);
@@ -39,22 +39,22 @@ enum rc view_toc_render(const struct arena *a, const struct view_toc *v, uint64_
 			struct emit *e);
 
 /* objects/NNNN.TypeName.txt of VersionData, TableOfContents, RenderMaterialData, InstanceData
- * and BaseResources (see skate_object_text in skate_objects.h for the contract). */
-bool skate_object_has_text(uint32_t type_id);
-enum rc skate_object_text(const struct src *s, const struct arena *a, uint32_t idx, struct buf *out,
-			  struct diag *d);
+ * and BaseResources (see view_object_text in skate_objects.h for the contract). */
+bool view_object_has_text(uint32_t type_id);
+enum rc view_object_text(const struct src *s, const struct arena *a, uint32_t idx, struct buf *out,
+			 struct diag *d);
 
 /* objects/NNNN.Texture.txt; RC_UNSUPPORTED for non-Texture rows. */
-enum rc texture_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-			    struct buf *out);
+enum rc view_texture_object_text(const struct src *s, const struct arena *a, uint32_t idx,
+				 struct buf *out);
 /* One info.txt line "name format WxH mips cube|2d". */
-enum rc texture_info_line(const struct src *s, const struct arena *a, uint32_t idx,
-			  const char *name, struct buf *out);
+enum rc view_texture_info_line(const struct src *s, const struct arena *a, uint32_t idx,
+			       const char *name, struct buf *out);
 
 /* ---- skeleton and meshes (view_psg_mesh.c); TSV with a header line ---- */
 
 /* "NNN.<safe name>.txt" for skeleton/bones/ (3+ digits). out must hold 80 bytes. */
-void skate_bone_file_name(const struct skate_scene *sc, uint32_t bone, char out[80]);
+void view_bone_file_name(const struct skate_scene *sc, uint32_t bone, char out[80]);
 
 /* skeleton/bones.tsv (index name parent tx ty tz qx qy qz qw: bind pose, model space),
  * names.txt (one name per line), inverse_bind.tsv (index name m00 .. m33, as stored). */
@@ -66,18 +66,18 @@ struct rows view_skel_rows(const struct skate_scene *sc, enum view_skel_table wh
 enum rc view_mesh_table(const struct skate_scene *sc, size_t mesh, bool islands, uint64_t first,
 			struct emit *e, uint64_t *items);
 /* The same tables whole. */
-enum rc skate_text_bones(const struct skate_scene *sc, struct buf *out);
+enum rc view_bones_text(const struct skate_scene *sc, struct buf *out);
 /* skeleton/names.txt: one name per line. */
-enum rc skate_text_bone_names(const struct skate_scene *sc, struct buf *out);
+enum rc view_bone_names_text(const struct skate_scene *sc, struct buf *out);
 /* skeleton/inverse_bind.tsv: index name m00 .. m33 (row-major as stored). */
-enum rc skate_text_inverse_bind(const struct skate_scene *sc, struct buf *out);
+enum rc view_inverse_bind_text(const struct skate_scene *sc, struct buf *out);
 /* skeleton/bones/NNN.name.txt. RC_NOENT for a bad index. */
-enum rc skate_text_bone(const struct skate_scene *sc, uint32_t bone, struct buf *out);
+enum rc view_bone_text(const struct skate_scene *sc, uint32_t bone, struct buf *out);
 /* meshes/NN/descriptor.txt, palette.tsv (slot bone name), islands.tsv
  * (island start count primitive). RC_NOENT for a bad mesh index. */
-enum rc skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out);
-enum rc skate_text_palette(const struct skate_scene *sc, size_t mesh, struct buf *out);
-enum rc skate_text_islands(const struct skate_scene *sc, size_t mesh, struct buf *out);
+enum rc view_descriptor_text(const struct skate_scene *sc, size_t mesh, struct buf *out);
+enum rc view_palette_text(const struct skate_scene *sc, size_t mesh, struct buf *out);
+enum rc view_islands_text(const struct skate_scene *sc, size_t mesh, struct buf *out);
 /*
  * A mesh's data files, rendered from any item on: vertices.tsv (vertex + one column per
  * component: px py pz, nx ny nz, u0 v0, r g b a, w0.., i0.., tx.., bx.., ...; item v+1 is
@@ -96,7 +96,7 @@ enum rc view_vertices(const struct view_mesh *vm, uint64_t first, struct emit *e
 enum rc view_triangles(const struct view_mesh *vm, uint64_t first, struct emit *e);
 enum rc view_skin(const struct view_mesh *vm, uint64_t first, struct emit *e);
 /* info.txt lines: bones, hierarchy source, meshes, vertices, triangles, problems. */
-void skate_scene_summary(const struct skate_scene *sc, struct buf *out);
+void view_scene_summary(const struct skate_scene *sc, struct buf *out);
 
 /* ---- Xbox 360 mesh objects (view_psg_x360.c) ---- */
 
@@ -109,15 +109,15 @@ void view_x360_vb_text(struct buf *out, const struct arena *a, uint32_t idx,
 void view_x360_ib_text(struct buf *out, const struct arena *a, uint32_t idx,
 		       const struct skate_ib *v);
 
-/* True for the types skate_mesh_object_text decodes. */
-bool skate_mesh_object_has_text(uint32_t type_id);
+/* True for the types view_mesh_object_text decodes. */
+bool view_mesh_object_has_text(uint32_t type_id);
 /*
  * Decoded view of one RenderModelData, RenderOptiMeshData, VertexDescriptor, VertexBuffer,
  * IndexBuffer or MeshHelper: every field by name, references as "-> NNNN.TypeName" (+0xOFF for
  * subreferences). RC_UNSUPPORTED for other types, RC_BOUNDS for a bad index or an
  * unreadable object, RC_CORRUPT when the object is broken.
  */
-enum rc skate_mesh_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-			       struct buf *out);
+enum rc view_mesh_object_text(const struct src *s, const struct arena *a, uint32_t idx,
+			      struct buf *out);
 
 #endif

@@ -20,7 +20,7 @@
 /* Extra VersionData bytes shown in hex. */
 #define HEX_SHOW_MAX 64u
 
-void psg_obj_label(const struct arena *a, uint32_t i, struct buf *out)
+void view_obj_label(const struct arena *a, uint32_t i, struct buf *out)
 {
 	char lb[16];
 
@@ -31,7 +31,7 @@ void psg_obj_label(const struct arena *a, uint32_t i, struct buf *out)
 	buf_printf(out, "%04" PRIu32 ".%s", i, rw_type_label(a->dict[i].type_id, lb));
 }
 
-const char *psg_rd_name(enum rw_platform plat, unsigned k)
+const char *view_rd_name(enum rw_platform plat, unsigned k)
 {
 	static const char *const ps3[6] = {"MAINMEMORY",      "DISPOSABLE",
 					   "UNINITIALIZED",   "DISPOSABLE_UNINITIALIZED",
@@ -54,7 +54,7 @@ static void put_ref(struct buf *b, const struct arena *a, const struct skate_ref
 	buf_printf(b, "0x%08" PRIX32, r->raw);
 	if (r->res == RC_OK) {
 		buf_puts(b, " -> ");
-		psg_obj_label(a, r->obj, b);
+		view_obj_label(a, r->obj, b);
 		if (r->sub || r->off)
 			buf_printf(b, "+0x%" PRIX32, r->off);
 	} else if (r->res == RC_NOENT) {
@@ -132,7 +132,7 @@ static void header_resources_txt(const struct arena *a, struct buf *out)
 		buf_printf(out,
 			   "resource_descriptor[%u] %s: size 0x%08" PRIX32 " (%" PRIu32
 			   ") align 0x%" PRIX32 "\n",
-			   k, psg_rd_name(h->plat, k), h->rd[k].size, h->rd[k].size,
+			   k, view_rd_name(h->plat, k), h->rd[k].size, h->rd[k].size,
 			   h->rd[k].align);
 		sum += h->rd[k].size;
 	}
@@ -140,16 +140,16 @@ static void header_resources_txt(const struct arena *a, struct buf *out)
 		buf_printf(out,
 			   "resources_used[%u] %s: size 0x%08" PRIX32 " (%" PRIu32
 			   ") align 0x%" PRIX32 "\n",
-			   k, psg_rd_name(h->plat, k), h->ru[k].size, h->ru[k].size,
+			   k, view_rd_name(h->plat, k), h->ru[k].size, h->ru[k].size,
 			   h->ru[k].align);
 	for (unsigned k = 0; k < n; k++)
 		buf_printf(out, "target_resource[%u] %s: 0x%08" PRIX32 "\n", k,
-			   psg_rd_name(h->plat, k), h->target_resource[k]);
+			   view_rd_name(h->plat, k), h->target_resource[k]);
 	buf_printf(out, "arena_group: 0x%08" PRIX32 "\n", h->arena_group);
 	put_hexdec(out, "header_size", h->header_size);
 	for (unsigned k = 1; k < n; k++)
 		buf_printf(out, "region_base[%u] %s: 0x%08" PRIX64 " (%" PRIu64 ")\n", k,
-			   psg_rd_name(h->plat, k), h->region_base[k], h->region_base[k]);
+			   view_rd_name(h->plat, k), h->region_base[k], h->region_base[k]);
 	put_hexdec(out, "file_size", a->file_size);
 	buf_printf(out, "descriptor_size_sum: 0x%08" PRIX64 " (%" PRIu64 ")", sum, sum);
 	if (sum == a->file_size)
@@ -196,7 +196,7 @@ static void header_sections_txt(const struct arena *a, struct buf *out)
 	buf_printf(out, "  atom_table: 0x%08" PRIX32 "\n", a->atoms_table);
 }
 
-enum rc psg_render_header_txt(const struct arena *a, struct buf *out)
+enum rc view_header_txt(const struct arena *a, struct buf *out)
 {
 	header_fields_txt(&a->h, out);
 	header_resources_txt(a, out);
@@ -244,7 +244,7 @@ static enum rc print_subref_row(const void *ctx, uint64_t i, const void *rec, st
 		   r->object < a->n_dict ? rw_type_label(a->dict[r->object].type_id, lb) : "-",
 		   r->offset);
 	if (r->valid && r->object < a->n_dict) {
-		psg_obj_label(a, r->object, out);
+		view_obj_label(a, r->object, out);
 		buf_printf(out, "+0x%" PRIX32 "\n", r->offset);
 	} else if (r->object >= a->n_dict) {
 		buf_printf(out, "invalid (object %" PRIu32 " of %" PRIu32 ")\n", r->object,
@@ -281,7 +281,7 @@ struct rows view_arena_rows(const struct arena *a, enum view_arena_table which)
 	return t;
 }
 
-enum rc psg_render_external_arenas_tsv(const struct arena *a, struct buf *out)
+enum rc view_external_arenas_tsv(const struct arena *a, struct buf *out)
 {
 	buf_puts(out, "index\trecord\tpointer\tmeaning\n");
 	for (int i = 0; i < 3; i++) {
@@ -396,7 +396,7 @@ static enum rc print_toc_row(const void *ctx, uint64_t i, const void *rec, struc
 		   toc_type_name(e->type, lb));
 	if (e->object.res == RC_OK) {
 		buf_puts(out, "-> ");
-		psg_obj_label(c->a, e->object.obj, out);
+		view_obj_label(c->a, e->object.obj, out);
 		if (e->object.sub || e->object.off)
 			buf_printf(out, "+0x%" PRIX32, e->object.off);
 	} else if (e->object.res == RC_NOENT) {
@@ -415,7 +415,7 @@ enum rc view_toc_render(const struct arena *a, const struct view_toc *v, uint64_
 	struct rows t = {
 	    "index\tname\tguid\ttype\ttype_name\ttarget\n", v->n, 0, NULL, print_toc_row, &c};
 
-	return rows_render(&t, first, e);
+	return view_rows_render(&t, first, e);
 }
 
 /* ---- info.txt lines ---- */
@@ -427,7 +427,7 @@ static int cmp_u32(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-enum rc psg_render_info_summary(const struct arena *a, struct buf *out)
+enum rc view_info_summary(const struct arena *a, struct buf *out)
 {
 	uint32_t *ids = NULL, bad_sub = 0;
 
@@ -468,7 +468,7 @@ enum rc psg_render_info_summary(const struct arena *a, struct buf *out)
 
 /* ---- objects/NNNN.TypeName.txt ---- */
 
-bool skate_object_has_text(uint32_t type_id)
+bool view_object_has_text(uint32_t type_id)
 {
 	return type_id == RW_T_VERSION || type_id == RW_T_TOC || type_id == RW_T_RENDERMATERIAL ||
 	       type_id == RW_T_INSTANCE || rw_is_base_resource(type_id);
@@ -479,7 +479,7 @@ static void put_obj_head(struct buf *b, const struct arena *a, uint32_t idx)
 	const struct arena_dict_entry *e = &a->dict[idx];
 
 	buf_puts(b, "object: ");
-	psg_obj_label(a, idx, b);
+	view_obj_label(a, idx, b);
 	buf_printf(b, "\ntype_id: 0x%08" PRIX32 "\ntype_index: %" PRIu32 "\n", e->type_id,
 		   e->type_index);
 	buf_printf(b, "offset: 0x%08" PRIX64 "\nsize: %" PRIu32 "\nalign: 0x%" PRIX32 "\n",
@@ -684,7 +684,7 @@ static void text_base_resource(struct buf *b, const struct src *s, const struct 
 	bool more = false;
 
 	buf_printf(b, "region: %" PRIu32 " %s\n", k,
-		   k < a->h.n_rd ? psg_rd_name(a->h.plat, k) : "(no such descriptor)");
+		   k < a->h.n_rd ? view_rd_name(a->h.plat, k) : "(no such descriptor)");
 	if (k < a->h.n_rd && k < RW_MAX_RD)
 		buf_printf(b, "region_base: 0x%08" PRIX64 "\n", a->h.region_base[k]);
 	buf_printf(b,
@@ -725,7 +725,7 @@ static void text_base_resource(struct buf *b, const struct src *s, const struct 
 		}
 	for (uint32_t i = 0; i < n_hits; i++) {
 		buf_puts(b, "  ");
-		psg_obj_label(a, hits[i], b);
+		view_obj_label(a, hits[i], b);
 		buf_puts(b, " m_buffer\n");
 		found++;
 	}
@@ -737,8 +737,8 @@ static void text_base_resource(struct buf *b, const struct src *s, const struct 
 		buf_printf(b, "  (searched only the %u nearest buffer objects)\n", BR_SCAN_MAX);
 }
 
-enum rc skate_object_text(const struct src *s, const struct arena *a, uint32_t idx, struct buf *out,
-			  struct diag *d)
+enum rc view_object_text(const struct src *s, const struct arena *a, uint32_t idx, struct buf *out,
+			 struct diag *d)
 {
 	uint32_t type;
 	uint8_t *p = NULL;
@@ -755,7 +755,7 @@ enum rc skate_object_text(const struct src *s, const struct arena *a, uint32_t i
 	if (idx >= a->n_dict)
 		return RC_BOUNDS;
 	type = a->dict[idx].type_id;
-	if (!skate_object_has_text(type))
+	if (!view_object_has_text(type))
 		return RC_UNSUPPORTED;
 	if (rw_is_base_resource(type)) {
 		put_obj_head(out, a, idx);

@@ -29,7 +29,7 @@ static enum rc done(struct buf *out)
 	return out->oom ? RC_NOMEM : RC_OK;
 }
 
-void skate_bone_file_name(const struct skate_scene *sc, uint32_t bone, char out[80])
+void view_bone_file_name(const struct skate_scene *sc, uint32_t bone, char out[80])
 {
 	char comp[NAME_COMPONENT_MAX + 1];
 	const char *nm = bone < sc->n_bones ? sc->bones[bone].name : "";
@@ -97,23 +97,23 @@ static enum rc rows_whole(struct rows t, struct buf *out)
 	enum rc r;
 
 	emit_init_window(&e, 0, SIZE_MAX);
-	r = rows_render(&t, 0, &e);
+	r = view_rows_render(&t, 0, &e);
 	buf_put(out, e.b.data, e.b.len);
 	emit_free(&e);
 	return r == RC_OK ? done(out) : r;
 }
 
-enum rc skate_text_bones(const struct skate_scene *sc, struct buf *out)
+enum rc view_bones_text(const struct skate_scene *sc, struct buf *out)
 {
 	return rows_whole(view_skel_rows(sc, VS_BONES), out);
 }
 
-enum rc skate_text_bone_names(const struct skate_scene *sc, struct buf *out)
+enum rc view_bone_names_text(const struct skate_scene *sc, struct buf *out)
 {
 	return rows_whole(view_skel_rows(sc, VS_NAMES), out);
 }
 
-enum rc skate_text_inverse_bind(const struct skate_scene *sc, struct buf *out)
+enum rc view_inverse_bind_text(const struct skate_scene *sc, struct buf *out)
 {
 	return rows_whole(view_skel_rows(sc, VS_INVBIND), out);
 }
@@ -136,7 +136,7 @@ static void hierarchy_line(const struct skate_scene *sc, struct buf *out)
 	buf_printf(out, "hierarchy: %s\n", h);
 }
 
-enum rc skate_text_bone(const struct skate_scene *sc, uint32_t bone, struct buf *out)
+enum rc view_bone_text(const struct skate_scene *sc, uint32_t bone, struct buf *out)
 {
 	const struct skate_bone *b;
 	uint32_t nch = 0;
@@ -229,7 +229,7 @@ static void positions_summary(const struct skate_scene *sc, struct buf *out)
 		buf_printf(out, "positions: %zu meshes in other encodings\n", other);
 }
 
-enum rc skate_text_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out)
+enum rc view_descriptor_text(const struct skate_scene *sc, size_t mesh, struct buf *out)
 {
 	const struct skate_scene_mesh *m;
 	const struct skate_vdes *v;
@@ -340,10 +340,10 @@ enum rc view_mesh_table(const struct skate_scene *sc, size_t mesh, bool islands,
 		*items = t.n + 1;
 		return RC_OK;
 	}
-	return rows_render(&t, first, e);
+	return view_rows_render(&t, first, e);
 }
 
-enum rc skate_text_palette(const struct skate_scene *sc, size_t mesh, struct buf *out)
+enum rc view_palette_text(const struct skate_scene *sc, size_t mesh, struct buf *out)
 {
 	struct emit e;
 	enum rc r;
@@ -355,7 +355,7 @@ enum rc skate_text_palette(const struct skate_scene *sc, size_t mesh, struct buf
 	return r == RC_OK ? done(out) : r;
 }
 
-enum rc skate_text_islands(const struct skate_scene *sc, size_t mesh, struct buf *out)
+enum rc view_islands_text(const struct skate_scene *sc, size_t mesh, struct buf *out)
 {
 	struct emit e;
 	enum rc r;
@@ -550,7 +550,7 @@ enum rc view_skin(const struct view_mesh *vm, uint64_t first, struct emit *e)
 	return r;
 }
 
-void skate_scene_summary(const struct skate_scene *sc, struct buf *out)
+void view_scene_summary(const struct skate_scene *sc, struct buf *out)
 {
 	size_t ok = 0;
 
@@ -574,7 +574,7 @@ void skate_scene_summary(const struct skate_scene *sc, struct buf *out)
 
 /* ---- decoded objects ---- */
 
-bool skate_mesh_object_has_text(uint32_t t)
+bool view_mesh_object_has_text(uint32_t t)
 {
 	return t == RW_T_RENDERMODEL || t == RW_T_OPTIMESH || t == RW_T_VDES || t == RW_T_VB ||
 	       t == RW_T_IB || t == RW_T_MESHHELPER;
@@ -768,8 +768,8 @@ static enum rc text_buffers(struct buf *out, const struct arena *a, const struct
 }
 
 /* Objects are decoded by the arena's platform table; the PS3 one for platforms without. */
-enum rc skate_mesh_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-			       struct buf *out)
+enum rc view_mesh_object_text(const struct src *s, const struct arena *a, uint32_t idx,
+			      struct buf *out)
 {
 	const struct skate_platform *pl = skate_platform_of(a);
 	struct diag d;
@@ -782,7 +782,7 @@ enum rc skate_mesh_object_text(const struct src *s, const struct arena *a, uint3
 	if (idx >= a->n_dict)
 		return RC_BOUNDS;
 	t = a->dict[idx].type_id;
-	if (!skate_mesh_object_has_text(t))
+	if (!view_mesh_object_has_text(t))
 		return RC_UNSUPPORTED;
 	if (!a->dict[idx].readable)
 		return RC_BOUNDS;

@@ -114,8 +114,8 @@ static enum rc x360_object_text(const struct src *s, const struct arena *a, uint
 	return out->oom ? RC_NOMEM : RC_OK;
 }
 
-enum rc texture_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-			    struct buf *out)
+enum rc view_texture_object_text(const struct src *s, const struct arena *a, uint32_t idx,
+				 struct buf *out)
 {
 	struct ps3_texture t;
 	struct tex_layout l;
@@ -191,8 +191,8 @@ enum rc texture_object_text(const struct src *s, const struct arena *a, uint32_t
 	return out->oom ? RC_NOMEM : RC_OK;
 }
 
-enum rc texture_info_line(const struct src *s, const struct arena *a, uint32_t idx,
-			  const char *name, struct buf *out)
+enum rc view_texture_info_line(const struct src *s, const struct arena *a, uint32_t idx,
+			       const char *name, struct buf *out)
 {
 	struct ps3_texture t;
 	const char *fname;

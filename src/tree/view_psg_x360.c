@@ -95,7 +95,7 @@ static void base_res_line(struct buf *out, const struct arena *a, uint32_t idx)
 		buf_puts(out, "none\n");
 		return;
 	}
-	psg_obj_label(a, idx - 1, out);
+	view_obj_label(a, idx - 1, out);
 	buf_printf(out, " (%u bytes)\n", a->dict[idx - 1].size);
 }
 

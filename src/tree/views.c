@@ -4,12 +4,12 @@
 #include "psgfs/bytes.h"
 #include "tree/views.h"
 
-void rows_layout(const struct rows *t, struct layout_build *lb)
+void view_rows_layout(const struct rows *t, struct layout_build *lb)
 {
 	layout_var(lb, t->n + (t->header != NULL));
 }
 
-enum rc rows_render(const struct rows *t, uint64_t first, struct emit *e)
+enum rc view_rows_render(const struct rows *t, uint64_t first, struct emit *e)
 {
 	uint8_t *batch = NULL;
 	uint64_t row;
@@ -49,7 +49,7 @@ enum rc rows_render(const struct rows *t, uint64_t first, struct emit *e)
 	return r;
 }
 
-void ax_layout(const struct ax_plan *p, struct layout_build *lb)
+void view_ax_layout(const struct ax_plan *p, struct layout_build *lb)
 {
 	for (unsigned i = 0; i < p->n; i++) {
 		layout_fixed(lb, 1, 32);
@@ -57,8 +57,8 @@ void ax_layout(const struct ax_plan *p, struct layout_build *lb)
 	}
 }
 
-enum rc ax_render(const struct ax_plan *p, unsigned part, uint64_t first, struct emit *e,
-		  ax_records_fn fn, const void *ctx)
+enum rc view_ax_render(const struct ax_plan *p, unsigned part, uint64_t first, struct emit *e,
+		       ax_records_fn fn, const void *ctx)
 {
 	const struct ax_chunk *c;
 

@@ -21,15 +21,15 @@ struct rows {
 	enum rc (*print)(const void *ctx, uint64_t i, const void *rec, struct buf *b);
 	const void *ctx;
 };
-void rows_layout(const struct rows *t, struct layout_build *lb);
-enum rc rows_render(const struct rows *t, uint64_t first, struct emit *e);
+void view_rows_layout(const struct rows *t, struct layout_build *lb);
+enum rc view_rows_render(const struct rows *t, uint64_t first, struct emit *e);
 
 /* An ActorX file: two parts per chunk, its 32-byte header and its records. */
 typedef enum rc (*ax_records_fn)(const void *ctx, const struct ax_chunk *c, uint64_t first,
 				 struct emit *e);
-void ax_layout(const struct ax_plan *p, struct layout_build *lb);
-enum rc ax_render(const struct ax_plan *p, unsigned part, uint64_t first, struct emit *e,
-		  ax_records_fn fn, const void *ctx);
+void view_ax_layout(const struct ax_plan *p, struct layout_build *lb);
+enum rc view_ax_render(const struct ax_plan *p, unsigned part, uint64_t first, struct emit *e,
+		       ax_records_fn fn, const void *ctx);
 
 /* A GLB (include/psgfs/gltf.h): its parts as layout parts; render with gltf_render. */
 void view_glb_layout(const struct gltf_plan *p, struct layout_build *lb);

@@ -12,8 +12,8 @@ typedef enum rc (*render_fn)(const struct arena *, struct buf *);
 
 int fuzz_one_arena(const uint8_t *p, size_t n)
 {
-	static const render_fn renders[] = {psg_render_header_txt, psg_render_external_arenas_tsv,
-					    psg_render_info_summary};
+	static const render_fn renders[] = {view_header_txt, view_external_arenas_tsv,
+					    view_info_summary};
 	struct src s;
 	struct src_mem m;
 	struct arena a;
@@ -60,7 +60,7 @@ int fuzz_one_arena(const uint8_t *p, size_t n)
 		struct emit e;
 
 		emit_init_count(&e, 4096);
-		(void)rows_render(&t, 0, &e);
+		(void)view_rows_render(&t, 0, &e);
 		emit_free(&e);
 	}
 	arena_free(&a);

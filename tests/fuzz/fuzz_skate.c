@@ -63,9 +63,9 @@ static void mesh_views(const struct src *s, const struct arena *a, struct skate_
 		struct emit e;
 
 		buf_init(&b);
-		(void)skate_text_descriptor(sc, k, &b);
-		(void)skate_text_palette(sc, k, &b);
-		(void)skate_text_islands(sc, k, &b);
+		(void)view_descriptor_text(sc, k, &b);
+		(void)view_palette_text(sc, k, &b);
+		(void)view_islands_text(sc, k, &b);
 		buf_free(&b);
 		if (!sc->meshes[k].ok)
 			continue;
@@ -80,16 +80,16 @@ static void mesh_views(const struct src *s, const struct arena *a, struct skate_
 		emit_free(&e);
 	}
 	buf_init(&b);
-	(void)skate_text_bones(sc, &b);
-	(void)skate_text_bone_names(sc, &b);
-	(void)skate_text_inverse_bind(sc, &b);
+	(void)view_bones_text(sc, &b);
+	(void)view_bone_names_text(sc, &b);
+	(void)view_inverse_bind_text(sc, &b);
 	for (uint32_t i = 0; i < sc->n_bones && i < 1024; i++) {
 		char name[80];
 
-		skate_bone_file_name(sc, i, name);
-		(void)skate_text_bone(sc, i, &b);
+		view_bone_file_name(sc, i, name);
+		(void)view_bone_text(sc, i, &b);
 	}
-	skate_scene_summary(sc, &b);
+	view_scene_summary(sc, &b);
 	buf_free(&b);
 	for (int zup = 0; zup < 2; zup++) {
 		bool pskx;
@@ -119,7 +119,7 @@ static void textures(const struct src *s, const struct arena *a, struct diag *d)
 		buf_init(&b);
 		(void)texture_dds(img, &b);
 		(void)texture_png(s, img, &b);
-		(void)texture_info_line(s, a, i, "t", &b);
+		(void)view_texture_info_line(s, a, i, "t", &b);
 		buf_free(&b);
 		texture_image_free(img);
 	}
@@ -150,10 +150,10 @@ int fuzz_one_skate(const uint8_t *p, size_t n)
 			decode_all(&a, i, obj, len, &d);
 		free(obj);
 		buf_init(&b);
-		(void)skate_object_text(&s, &a, i, &b, &d);
-		(void)skate_mesh_object_text(&s, &a, i, &b);
-		(void)texture_object_text(&s, &a, i, &b);
-		psg_obj_label(&a, i, &b);
+		(void)view_object_text(&s, &a, i, &b, &d);
+		(void)view_mesh_object_text(&s, &a, i, &b);
+		(void)view_texture_object_text(&s, &a, i, &b);
+		view_obj_label(&a, i, &b);
 		buf_free(&b);
 	}
 	if (skate_toc_entries(&s, &a, &items, &n_items, &d) == RC_OK)

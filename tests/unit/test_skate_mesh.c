@@ -914,7 +914,7 @@ static void run_hostile(enum gen_skinned_hostile h, const char *needle, int layo
 	}
 	for (uint32_t i = 0; i < f.a.n_dict; i++) {
 		buf_init(&b);
-		(void)skate_mesh_object_text(&f.s, &f.a, i, &b);
+		(void)view_mesh_object_text(&f.s, &f.a, i, &b);
 		buf_free(&b);
 	}
 	buf_init(&b);
@@ -980,7 +980,7 @@ static void test_mutations(void **state)
 					struct buf b;
 
 					buf_init(&b);
-					(void)skate_mesh_object_text(&f.s, &f.a, i, &b);
+					(void)view_mesh_object_text(&f.s, &f.a, i, &b);
 					buf_free(&b);
 				}
 				diag_free(&d);
@@ -1385,43 +1385,43 @@ static void test_text(void **state)
 	assert_int_equal(skate_scene_load(&f.s, &f.a, f.t.hierarchy_tsv, &sc, NULL), RC_OK);
 
 	buf_init(&b);
-	assert_int_equal(skate_text_bones(sc, &b), RC_OK);
+	assert_int_equal(view_bones_text(sc, &b), RC_OK);
 	assert_true(starts(&b, "index\tname\tparent\ttx\tty\ttz\tqx\tqy\tqz\tqw\n"));
 	assert_int_equal(count_lines(&b), 7);
 	buf_free(&b);
 	buf_init(&b);
-	assert_int_equal(skate_text_bone_names(sc, &b), RC_OK);
+	assert_int_equal(view_bone_names_text(sc, &b), RC_OK);
 	assert_true(starts(&b, "ROOT\nBone_001\n"));
 	buf_free(&b);
 	buf_init(&b);
-	assert_int_equal(skate_text_inverse_bind(sc, &b), RC_OK);
+	assert_int_equal(view_inverse_bind_text(sc, &b), RC_OK);
 	assert_true(starts(&b, "index\tname\tm00\tm01"));
 	assert_int_equal(count_lines(&b), 7);
 	buf_free(&b);
 	buf_init(&b);
-	assert_int_equal(skate_text_bone(sc, 2, &b), RC_OK);
+	assert_int_equal(view_bone_text(sc, 2, &b), RC_OK);
 	buf_putc(&b, 0);
 	assert_non_null(strstr((char *)b.data, "name: Bone_002"));
 	assert_non_null(strstr((char *)b.data, "rigid: yes"));
 	buf_free(&b);
-	assert_int_equal(skate_text_bone(sc, 99, &b), RC_NOENT);
-	skate_bone_file_name(sc, 2, name);
+	assert_int_equal(view_bone_text(sc, 99, &b), RC_NOENT);
+	view_bone_file_name(sc, 2, name);
 	assert_string_equal(name, "002.Bone_002.txt");
 
 	buf_init(&b);
-	assert_int_equal(skate_text_descriptor(sc, 0, &b), RC_OK);
+	assert_int_equal(view_descriptor_text(sc, 0, &b), RC_OK);
 	buf_putc(&b, 0);
 	assert_non_null(strstr((char *)b.data, "stride: 32"));
 	assert_non_null(strstr((char *)b.data, "INDICES\tUB256\t4\t24"));
 	assert_non_null(strstr((char *)b.data, "NORMAL\tCMP\t1\t12"));
 	buf_free(&b);
 	buf_init(&b);
-	assert_int_equal(skate_text_palette(sc, 1, &b), RC_OK);
+	assert_int_equal(view_palette_text(sc, 1, &b), RC_OK);
 	assert_true(starts(&b, "slot\tbone\tname\n"));
 	assert_int_equal(count_lines(&b), 1 + sc->meshes[1].n_palette);
 	buf_free(&b);
 	buf_init(&b);
-	assert_int_equal(skate_text_islands(sc, 1, &b), RC_OK);
+	assert_int_equal(view_islands_text(sc, 1, &b), RC_OK);
 	assert_true(starts(&b, "island\tstart\tcount\tprimitive\n0\t0\t12\t5\n1\t12\t12\t5\n"));
 	buf_free(&b);
 
@@ -1449,7 +1449,7 @@ static void test_text(void **state)
 	skate_mesh_data_free(md);
 
 	buf_init(&b);
-	skate_scene_summary(sc, &b);
+	view_scene_summary(sc, &b);
 	buf_putc(&b, 0);
 	assert_non_null(strstr((char *)b.data, "skeleton: 6 bones"));
 	assert_non_null(strstr((char *)b.data, "hierarchy: from the hierarchy file"));
@@ -1462,8 +1462,8 @@ static void test_text(void **state)
 		enum rc r;
 
 		buf_init(&b);
-		r = skate_mesh_object_text(&f.s, &f.a, i, &b);
-		if (!skate_mesh_object_has_text(t)) {
+		r = view_mesh_object_text(&f.s, &f.a, i, &b);
+		if (!view_mesh_object_has_text(t)) {
 			assert_int_equal(r, RC_UNSUPPORTED);
 		} else {
 			assert_int_equal(r, RC_OK);
@@ -1486,7 +1486,7 @@ static void test_text(void **state)
 		buf_free(&b);
 	}
 	assert_int_equal(seen_types, 0x3F);
-	assert_int_equal(skate_mesh_object_text(&f.s, &f.a, f.a.n_dict, &b), RC_BOUNDS);
+	assert_int_equal(view_mesh_object_text(&f.s, &f.a, f.a.n_dict, &b), RC_BOUNDS);
 	skate_scene_free(sc);
 	fx_free(&f);
 }

@@ -130,7 +130,7 @@ static char *render_obj(struct fx *f, uint32_t idx, enum rc want, struct diag *d
 	char *s;
 
 	buf_init(&b);
-	assert_int_equal(skate_object_text(&f->s, &f->a, idx, &b, d), want);
+	assert_int_equal(view_object_text(&f->s, &f->a, idx, &b, d), want);
 	buf_putc(&b, 0);
 	s = (char *)buf_steal(&b, &n);
 	assert_non_null(s);
@@ -339,7 +339,7 @@ static enum rc render_rows(struct rows t, struct buf *b)
 	enum rc r;
 
 	emit_init_window(&e, 0, SIZE_MAX);
-	r = rows_render(&t, 0, &e);
+	r = view_rows_render(&t, 0, &e);
 	buf_put(b, e.b.data, e.b.len);
 	emit_free(&e);
 	return r;
@@ -373,7 +373,7 @@ static char *render(struct fx *f, int which, bool count, size_t *len)
 		buf_init(&b);
 	switch (which) {
 	case 0:
-		r = psg_render_header_txt(&f->a, &b);
+		r = view_header_txt(&f->a, &b);
 		break;
 	case 1:
 	case 2:
@@ -384,18 +384,18 @@ static char *render(struct fx *f, int which, bool count, size_t *len)
 				&b);
 		break;
 	case 4:
-		r = psg_render_external_arenas_tsv(&f->a, &b);
+		r = view_external_arenas_tsv(&f->a, &b);
 		break;
 	case 5:
 		r = render_toc(&f->s, &f->a, &b);
 		break;
 	case 6:
-		r = psg_render_info_summary(&f->a, &b);
+		r = view_info_summary(&f->a, &b);
 		break;
 	default: {
 		uint32_t idx = (uint32_t)(which - 7);
 
-		r = skate_object_text(&f->s, &f->a, idx, &b, NULL);
+		r = view_object_text(&f->s, &f->a, idx, &b, NULL);
 		if (r == RC_UNSUPPORTED || r == RC_CORRUPT)
 			r = RC_OK;
 		break;
@@ -763,8 +763,8 @@ static void test_mutations(void **state)
 
 			buf_init(&b1);
 			buf_init_count(&b2);
-			r1 = skate_object_text(&s, &f.a, i, &b1, &d);
-			r2 = skate_object_text(&s, &f.a, i, &b2, NULL);
+			r1 = view_object_text(&s, &f.a, i, &b1, &d);
+			r2 = view_object_text(&s, &f.a, i, &b2, NULL);
 			assert_int_equal(r1, r2);
 			assert_int_equal(b1.len, b2.len);
 			buf_free(&b1);
@@ -811,8 +811,8 @@ static void test_sky(void **state)
 			enum rc r;
 
 			buf_init(&b);
-			r = skate_object_text(&f.s, &f.a, i, &b, &d);
-			if (skate_object_has_text(f.a.dict[i].type_id)) {
+			r = view_object_text(&f.s, &f.a, i, &b, &d);
+			if (view_object_has_text(f.a.dict[i].type_id)) {
 				assert_int_equal(r, RC_OK);
 				seen++;
 				buf_putc(&b, 0);

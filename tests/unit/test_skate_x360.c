@@ -717,13 +717,13 @@ static void test_sky_twin(void **state)
 	same_stats(&p, &x, 0);
 	same_psk(&p, &x);
 	buf_init(&t);
-	assert_int_equal(skate_text_descriptor(x.sc, 0, &t), RC_OK);
+	assert_int_equal(view_descriptor_text(x.sc, 0, &t), RC_OK);
 	buf_putc(&t, 0);
 	assert_non_null(strstr((char *)t.data, "0\tXYZ\tFLOAT3\t3\t0\t16\t0\tPERVERTEX\tyes"));
 	assert_non_null(strstr((char *)t.data, "TEXCOORD 0"));
 	buf_free(&t);
 	buf_init(&t);
-	assert_int_equal(skate_text_islands(x.sc, 0, &t), RC_OK);
+	assert_int_equal(view_islands_text(x.sc, 0, &t), RC_OK);
 	buf_putc(&t, 0);
 	assert_non_null(strstr((char *)t.data, "primitive\tbase_vertex\n0\t0\t285\t4\t0\n"));
 	assert_non_null(strstr((char *)t.data, "\n3\t855\t285\t4\t0\n"));
@@ -1020,7 +1020,7 @@ static void test_row_before(void **state)
 	skate_scene_free(sc);
 	diag_free(&d);
 	buf_init(&b);
-	assert_int_equal(skate_mesh_object_text(&x.s, &x.a, 4, &b), RC_OK);
+	assert_int_equal(view_mesh_object_text(&x.s, &x.a, 4, &b), RC_OK);
 	buf_putc(&b, 0);
 	assert_non_null(strstr((char *)b.data, "base resource (the row before): none"));
 	buf_free(&b);
@@ -1073,7 +1073,7 @@ static void run_hostile(enum gen_skinned_hostile h, const char *needle, int layo
 	}
 	for (uint32_t i = 0; i < f.a.n_dict; i++) {
 		buf_init(&b);
-		(void)skate_mesh_object_text(&f.s, &f.a, i, &b);
+		(void)view_mesh_object_text(&f.s, &f.a, i, &b);
 		buf_free(&b);
 	}
 	buf_init(&b);
@@ -1162,7 +1162,7 @@ static void test_mutations(void **state)
 					skate_scene_free(sc);
 				}
 				buf_init(&b);
-				(void)skate_mesh_object_text(&f.s, &f.a, i, &b);
+				(void)view_mesh_object_text(&f.s, &f.a, i, &b);
 				buf_free(&b);
 			}
 			f.file[e->start + k] = keep;
