@@ -42,7 +42,7 @@ void pngs_part(const struct pngs *p, unsigned part, uint64_t *n_items, uint32_t 
 enum rc pngs_render(const struct pngs *p, unsigned part, uint64_t first, struct emit *e);
 uint64_t pngs_size(const struct pngs *p);
 
-uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n);
-uint32_t adler32_update(uint32_t adler, const uint8_t *p, size_t n);
+uint32_t pngs_crc32(uint32_t crc, const uint8_t *p, size_t n);
+uint32_t pngs_adler32(uint32_t adler, const uint8_t *p, size_t n);
 
 #endif

@@ -24,7 +24,7 @@ static void crc_init(void)
 	}
 }
 
-uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
+uint32_t pngs_crc32(uint32_t crc, const uint8_t *p, size_t n)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -35,7 +35,7 @@ uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
 	return ~crc;
 }
 
-uint32_t adler32_update(uint32_t adler, const uint8_t *p, size_t n)
+uint32_t pngs_adler32(uint32_t adler, const uint8_t *p, size_t n)
 {
 	uint32_t a = adler & 0xFFFF, b = adler >> 16;
 
@@ -89,12 +89,12 @@ uint64_t pngs_size(const struct pngs *p)
 /* A chunk: length, type, data, CRC of type and data. */
 static void put_chunk(struct buf *b, const char *type, const uint8_t *data, uint32_t n)
 {
-	uint32_t crc = crc32_update(0, (const uint8_t *)type, 4);
+	uint32_t crc = pngs_crc32(0, (const uint8_t *)type, 4);
 
 	buf_u32be(b, n);
 	buf_put(b, type, 4);
 	buf_put(b, data, n);
-	buf_u32be(b, crc32_update(crc, data, n));
+	buf_u32be(b, pngs_crc32(crc, data, n));
 }
 
 static void put_head(const struct pngs *p, struct buf *b)
@@ -182,9 +182,9 @@ static enum rc put_tail(const struct pngs *p, struct buf *b)
 
 		r = p->rows(p->ctx, y, n, px);
 		for (uint32_t i = 0; r == RC_OK && i < n; i++) {
-			adler = adler32_update(adler, &filter, 1);
-			adler = adler32_update(adler, px + (size_t)i * (p->row_bytes - 1),
-					       (size_t)(p->row_bytes - 1));
+			adler = pngs_adler32(adler, &filter, 1);
+			adler = pngs_adler32(adler, px + (size_t)i * (p->row_bytes - 1),
+					     (size_t)(p->row_bytes - 1));
 		}
 	}
 	free(px);

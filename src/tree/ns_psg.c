@@ -661,7 +661,7 @@ static enum rc pic_rows(const void *ctx, uint32_t y0, uint32_t n, uint8_t *px)
 	return tex_picture_rows(p->s, p->d, y0, n, px);
 }
 
-static enum rc png_layout(const struct tctx *c, struct layout_build *lb)
+static enum rc tex_png_layout(const struct tctx *c, struct layout_build *lb)
 {
 	const struct tex_desc *d = c->need;
 	struct pngs p;
@@ -677,7 +677,7 @@ static enum rc png_layout(const struct tctx *c, struct layout_build *lb)
 	return r;
 }
 
-static enum rc png_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+static enum rc tex_png_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
 {
 	const struct tex_desc *d = c->need;
 	struct pic_ctx pc = {&c->as->src, d};
@@ -833,7 +833,7 @@ static const struct tree_kind psg_kinds[K_COUNT] = {
     [K_M_SKIN] = FILE_("skin", N_SCENE, mesh_layout, mesh_render, false),
     [K_TEXTURES] = DIR_("textures", N_TEXNAMES, list_textures),
     [K_TEX_DDS] = FILE_("dds", N_TEX, dds_layout, dds_render, true),
-    [K_TEX_PNG] = FILE_("png", N_TEX, png_layout, png_render, true),
+    [K_TEX_PNG] = FILE_("png", N_TEX, tex_png_layout, tex_png_render, true),
     [K_EXPORT] = DIR_("export", N_PLAN, list_export),
     [K_EXPORT_PSK] = FILE_("psk export", N_PLAN, export_layout, export_render, true),
     [K_EXPORT_PSKX] = FILE_("pskx export", N_PLAN, export_layout, export_render, true),

@@ -544,7 +544,7 @@ static void png_part(const void *ctx, unsigned part, uint64_t *n, uint32_t *sz)
 	pngs_part(ctx, part, n, sz);
 }
 
-static enum rc png_render(const void *ctx, unsigned part, uint64_t first, struct emit *e)
+static enum rc tex_png_render(const void *ctx, unsigned part, uint64_t first, struct emit *e)
 {
 	return pngs_render(ctx, part, first, e);
 }
@@ -565,8 +565,8 @@ static void test_image(void **state)
 
 	(void)state;
 	assert_int_equal(pngs_init(&png, 5, 3, false, checker_rows, NULL), RC_OK);
-	im = (struct gltf_image){{"checker", 7}, "image/png", PNGS_PARTS,
-				 png_part,	 png_render,  &png};
+	im = (struct gltf_image){{"checker", 7}, "image/png",	 PNGS_PARTS,
+				 png_part,	 tex_png_render, &png};
 	tm_init(t);
 	t->mat.image = 0;
 	t->m.images = &im;
