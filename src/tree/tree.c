@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -637,6 +638,21 @@ void tree_asset_put(struct tree *t, struct cache_ent *pin)
 
 /* ---- open and close ---- */
 
+/* The asset of a single-file mount, by an absolute path: files looked for beside it later
+ * (a model's companion) must still be found after the daemon has changed to "/". */
+static enum tree_open_fail open_single(struct tree *t, const char *path, char *why, size_t whylen)
+{
+	char cwd[PATH_MAX], *abs = NULL;
+	enum tree_open_fail f;
+
+	if (path[0] != '/' && getcwd(cwd, sizeof cwd) && asprintf(&abs, "%s/%s", cwd, path) < 0)
+		abs = NULL;
+	f = asset_open(t, 0, AT_FDCWD, abs ? abs : path, NULL, ASSET_STRICT, &t->single, why,
+		       whylen);
+	free(abs);
+	return f;
+}
+
 enum tree_open_fail tree_open(const char *path, const struct tree_opts *o, struct tree **out,
 			      char *why, size_t whylen)
 {
@@ -662,7 +678,9 @@ enum tree_open_fail tree_open(const char *path, const struct tree_opts *o, struc
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		f = folder_open(t, path, why, whylen);
 	else
-		f = asset_open(t, 0, AT_FDCWD, path, NULL, ASSET_STRICT, &t->single, why, whylen);
+		f = open_single(t, path, why, whylen);
+	if (f == TREE_FAIL_NONE && t->single) /* what its mount decoded; later loads add theirs */
+		cache_charge(t->cache, atomic_load(&t->single->bytes));
 	if (f != TREE_FAIL_NONE) {
 		tree_close(t);
 		return f;

@@ -105,6 +105,14 @@ check "single: the companion beside the source is named" grep -qx \
 check "single: channels say which texture they name" \
 	grep -qP '^2\tdiffuse\tguid\t0x2C7F381800171902\ttexture 0x2c7f381800171902$' "$mat/material.txt"
 unmount_psgfs "$m"
+# A relative FILE: the daemon works from "/" once mounted, yet still finds the companion.
+(cd "$src" && mount_psgfs sky.psg "$m")
+check "single, relative path, daemonised: the companion is still found" grep -qx \
+	"companion: sky_Textures.psg (found beside the source; links need a folder mount)" \
+	"$m/materials/00.material/material.txt"
+check "   ... and the .glb embeds its diffuse texture" bash -c \
+	"cmp -s <('$PSGFS_TOOL' cat '$src/sky.psg' export/sky.glb) '$m/export/sky.glb'"
+unmount_psgfs "$m"
 mount_psgfs "$lone/sky.psg" "$m"
 check "single, no companion: not found" \
 	grep -qx "companion: sky_Textures.psg (not found)" "$m/materials/00.material/material.txt"
