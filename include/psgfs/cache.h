@@ -30,6 +30,10 @@ struct cache_stats {
 	uint64_t bytes, entries, budget, peak_bytes;
 };
 
+/* What malloc adds to each block it hands out (glibc on 64-bit: a 16-byte header and
+ * rounding); loaders add it per block to the bytes they report. */
+#define CACHE_MALLOC_HEADER 16
+
 struct cache *cache_new(size_t budget_bytes);
 void cache_free(struct cache *c);
 
@@ -43,6 +47,12 @@ void *cache_get(struct cache *c, struct cache_key key, struct cache_ent **ent);
 void *cache_put(struct cache *c, struct cache_key key, void *data, size_t bytes,
 		void (*dtor)(void *), struct cache_ent **ent);
 void cache_unpin(struct cache *c, struct cache_ent *ent);
+/*
+ * Charge bytes held outside any entry for as long as the cache lives (a mount's permanent
+ * structures): they count against the budget, entries are evicted to make room, and what is
+ * left for entries never goes below zero (then every put is handed out detached).
+ */
+void cache_charge(struct cache *c, size_t bytes);
 /* Wrap data in an entry that is never kept: it lives while pinned (one pin returned). */
 void *cache_put_detached(struct cache *c, void *data, size_t bytes, void (*dtor)(void *),
 			 struct cache_ent **ent);

@@ -172,8 +172,13 @@ void *asset_perm(struct asset *as, unsigned slot, tree_load_fn fn, enum rc *r)
 		p->r = run_load(as, fn, slot, &p->data, &bytes, &p->dtor);
 		p->done = true;
 		atomic_fetch_add(&as->bytes, bytes);
+		/* Both kinds of mount count permanent decodes against the budget: a folder's asset
+		 * entry grows; a single-file mount's asset is never evicted, so its bytes are
+		 * fixed. */
 		if (as->ent)
 			cache_resize(as->t->cache, as->ent, atomic_load(&as->bytes));
+		else if (as->t->single == as)
+			cache_charge(as->t->cache, bytes);
 	}
 	pthread_mutex_unlock(&p->mu);
 	*r = p->r;
@@ -335,7 +340,7 @@ enum tree_open_fail asset_open(struct tree *t, uint32_t slot, int dirfd, const c
 		asset_close(as);
 		return f;
 	}
-	atomic_store(&as->bytes, sizeof *as + strlen(as->path) * 3);
+	atomic_fetch_add(&as->bytes, sizeof *as + strlen(as->path) * 3); /* after any mount loads */
 	*out = as;
 	return TREE_FAIL_NONE;
 }
@@ -359,7 +364,7 @@ enum tree_open_fail asset_open_broken(struct tree *t, uint32_t slot, const char 
 		asset_close(as);
 		return TREE_FAIL_OTHER;
 	}
-	atomic_store(&as->bytes, sizeof *as);
+	atomic_fetch_add(&as->bytes, sizeof *as);
 	*out = as;
 	return TREE_FAIL_NONE;
 }

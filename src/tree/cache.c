@@ -22,11 +22,13 @@ struct cache {
 	size_t nbuckets;
 	struct cache_ent *head, *tail;
 	size_t budget;
+	size_t fixed; /* charged by cache_charge: counted in st.bytes, never evicted */
 	struct cache_stats st;
 };
 
-/* Per-entry bookkeeping charged to the budget, so many tiny entries stay bounded too. */
-#define CACHE_OVERHEAD (sizeof(struct cache_ent) + 16)
+/* Per-entry bookkeeping charged to the budget (the entry and the data block's malloc header),
+ * so many tiny entries stay bounded too. */
+#define CACHE_OVERHEAD (sizeof(struct cache_ent) + 2 * CACHE_MALLOC_HEADER)
 
 static bool key_eq(struct cache_key a, struct cache_key b)
 {
@@ -230,7 +232,7 @@ void *cache_put(struct cache *c, struct cache_key key, void *data, size_t bytes,
 		return old->data;
 	}
 	c->st.inserts++;
-	if (bytes + CACHE_OVERHEAD <= c->budget) {
+	if (bytes + CACHE_OVERHEAD <= c->budget - c->fixed) {
 		shrink_to(c, c->budget - bytes - CACHE_OVERHEAD);
 		e->hnext = c->tab[bucket(c, key)];
 		c->tab[bucket(c, key)] = e;
@@ -315,6 +317,17 @@ void cache_resize(struct cache *c, struct cache_ent *e, size_t bytes)
 		lru_push_front(c, e);
 		shrink_to(c, c->budget);
 	}
+	pthread_mutex_unlock(&c->mu);
+}
+
+void cache_charge(struct cache *c, size_t bytes)
+{
+	pthread_mutex_lock(&c->mu);
+	c->fixed = bytes < c->budget - c->fixed ? c->fixed + bytes : c->budget;
+	c->st.bytes += bytes;
+	if (c->st.bytes > c->st.peak_bytes)
+		c->st.peak_bytes = c->st.bytes;
+	shrink_to(c, c->budget);
 	pthread_mutex_unlock(&c->mu);
 }
 

@@ -95,6 +95,20 @@ static enum rc ctx_open(struct asset *as, tree_ino ino, struct tnode n, struct t
 	return RC_OK;
 }
 
+/* Layouts stay cached for as long as their file is used: arrays grown by doubling are cut to
+ * their length so that what the cache is charged is what malloc holds. */
+static void *fit_array(void *v, size_t n, size_t size)
+{
+	void *w;
+
+	if (!v || n == 0) {
+		free(v);
+		return NULL;
+	}
+	w = realloc(v, n * size);
+	return w ? w : v;
+}
+
 /* One counting pass over a variable part: its size and checkpoints. */
 static enum rc count_part(const struct tree_kind *k, const struct tctx *c, unsigned part,
 			  struct layout_part *p)
@@ -108,7 +122,7 @@ static enum rc count_part(const struct tree_kind *k, const struct tctx *c, unsig
 		r = RC_NOMEM;
 	if (r == RC_OK) {
 		p->size = e.b.len;
-		p->cp = e.cp;
+		p->cp = fit_array(e.cp, e.n_cp, sizeof *e.cp);
 		p->n_cp = (uint32_t)e.n_cp;
 		e.cp = NULL;
 	}
@@ -142,16 +156,16 @@ static enum rc build_layout(const struct layout_arg *la, struct layout **out, si
 	if (r == RC_OK && (lb.oom || !l))
 		r = RC_NOMEM;
 	if (r == RC_OK) {
-		l->parts = lb.parts;
+		l->parts = fit_array(lb.parts, lb.n, sizeof *lb.parts);
 		l->n_parts = lb.n;
 		lb.parts = NULL;
-		*bytes = sizeof *l + l->n_parts * sizeof *l->parts;
+		*bytes = sizeof *l + l->n_parts * sizeof *l->parts + 2 * CACHE_MALLOC_HEADER;
 		for (unsigned i = 0; i < l->n_parts && r == RC_OK; i++) {
 			struct layout_part *p = &l->parts[i];
 
 			if (p->item_size == 0 && p->n_items) {
 				r = count_part(k, &c, i, p);
-				*bytes += p->n_cp * sizeof *p->cp;
+				*bytes += p->n_cp * sizeof *p->cp + CACHE_MALLOC_HEADER;
 			}
 			p->off = l->size;
 			if (r == RC_OK && !add_ok(l->size, p->size, &l->size))
@@ -377,7 +391,7 @@ static const struct piece *piece_get(struct asset *as, tree_ino ino, struct tnod
 	before = atomic_fetch_add(&as->t->render_bytes, pc->len);
 	if ((before ^ (before + pc->len)) >> TRIM_SHIFT)
 		malloc_trim(0);
-	pc = cache_put(c, key, pc, pc->len + sizeof *pc, piece_free, ent);
+	pc = cache_put(c, key, pc, pc->len + sizeof *pc + CACHE_MALLOC_HEADER, piece_free, ent);
 	if (!pc)
 		*r = RC_NOMEM;
 	return pc;
