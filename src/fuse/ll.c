@@ -5,6 +5,7 @@
  * zero-message where the kernel supports it, and readdirplus answers lookups in bulk.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <stdatomic.h>
@@ -452,6 +453,12 @@ void psgfs_ll_write_stats(struct psgfs_ll *ll, FILE *out)
 		(unsigned long long)tc.renders, (unsigned long long)tc.render_bytes,
 		(unsigned long long)tc.render_failures, (unsigned long long)tc.raw_reads,
 		(unsigned long long)tc.asset_opens, (unsigned long long)tc.raw_bytes);
+#ifdef __GLIBC__
+	/* What malloc holds beside the cache's own count: live blocks and freed-but-kept bytes. */
+	struct mallinfo2 mi = mallinfo2();
+
+	fprintf(out, "heap_in_use %zu\nheap_free %zu\n", mi.uordblks + mi.hblkhd, mi.fordblks);
+#endif
 	fflush(out);
 }
 
