@@ -433,11 +433,6 @@ int main(int argc, char **argv)
 	 * freed by cache evictions in one arena are not reused by another, so RSS would drift far
 	 * above the cache budget (64M cache, whole-tree cat: 99 MB peak RssAnon -> 86 MB). */
 	mallopt(M_ARENA_MAX, 2);
-	/* Rendered pieces (up to 128 KiB) and decodes come and go with the cache; from the heap
-	 * they leave holes that RSS keeps, from mmap they go back at free. A fixed threshold also
-	 * stops glibc raising it after the first free (a64M at 16M cache, reading every file: peak
-	 * RssAnon 30.8 -> 28.1 MB, heap held free 15.2 -> 8.1 MB). */
-	mallopt(M_MMAP_THRESHOLD, 64 << 10);
 
 	d.args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
 	if ((rc = parse_args(&d)) == EXIT_CONTINUE && (rc = validate_opts(&d)) == EXIT_CONTINUE &&

@@ -8,6 +8,7 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "psgfs/bytes.h"
 #include "tree/tree_int.h"
@@ -15,7 +16,7 @@
 /* A checkpoint every so many bytes of a variable part: a window renders at most this much
  * before the bytes it wants. */
 #define CP_EVERY   (TREE_PIECE / 4)
-#define TRIM_SHIFT 24 /* malloc_trim after every 16 MiB rendered */
+#define TRIM_SHIFT 22 /* malloc_trim after every 4 MiB rendered */
 
 /* ---- layouts ---- */
 
@@ -256,13 +257,41 @@ bool render_size_known(struct asset *as, tree_ino ino, struct tnode n, uint64_t 
 struct piece {
 	uint8_t *p;
 	size_t len;
+	bool mapped; /* p came from mmap */
 };
+
+/*
+ * Cached pieces live as long as the LRU keeps them and are freed in LRU order, not in the
+ * order they were made: from the heap they leave holes that RSS keeps (a64M at 16M cache,
+ * reading every file: 15 MB held free). Large ones are mapped instead and go back to the
+ * system at once; the short-lived buffers a render uses stay on the fast heap.
+ */
+#define PIECE_MAP_MIN (64u << 10)
+
+static uint8_t *piece_alloc(size_t len, bool *mapped)
+{
+	void *p;
+
+	*mapped = false;
+	if (len >= PIECE_MAP_MIN) {
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (p != MAP_FAILED) {
+			*mapped = true;
+			return p;
+		}
+	}
+	return malloc(len ? len : 1);
+}
 
 static void piece_free(void *v)
 {
 	struct piece *pc = v;
 
-	free(pc->p);
+	if (pc->mapped)
+		munmap(pc->p, pc->len);
+	else
+		free(pc->p);
 	free(pc);
 }
 
@@ -330,7 +359,7 @@ static enum rc render_piece(struct asset *as, tree_ino ino, struct tnode n, cons
 		hi = l->size;
 	pc = calloc(1, sizeof *pc);
 	if (pc)
-		pc->p = malloc(hi - lo ? hi - lo : 1);
+		pc->p = piece_alloc((size_t)(hi - lo), &pc->mapped);
 	if (!pc || !pc->p) {
 		if (pc)
 			free(pc);
