@@ -136,5 +136,8 @@ float br_f32(struct br *r);
 void *xcalloc_n(size_t n, size_t size);
 /* reallocarray that refuses overflow. */
 void *xrealloc_n(void *p, size_t n, size_t size);
+/* An array grown by doubling cut to its n elements, for data kept long: p itself when realloc
+ * fails; freed (NULL) when n is 0. */
+void *xshrink_n(void *p, size_t n, size_t size);
 
 #endif

@@ -30,9 +30,15 @@ struct cache_stats {
 	uint64_t bytes, entries, budget, peak_bytes;
 };
 
-/* What malloc adds to each block it hands out (glibc on 64-bit: a 16-byte header and
- * rounding); loaders add it per block to the bytes they report. */
-#define CACHE_MALLOC_HEADER 16
+/* What malloc really spends on a block of n bytes (glibc, 64-bit: an 8-byte header, 16-byte
+ * steps, 32 at least): loaders report the sum over their blocks, so that a budget bounds what
+ * the heap holds, many small blocks included. */
+static inline size_t cache_heap_cost(size_t n)
+{
+	size_t c = (n + 8 + 15) & ~(size_t)15;
+
+	return c < 32 ? 32 : c;
+}
 
 struct cache *cache_new(size_t budget_bytes);
 void cache_free(struct cache *c);

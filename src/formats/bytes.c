@@ -109,6 +109,18 @@ void *xrealloc_n(void *p, size_t n, size_t size)
 	return realloc(p, total ? total : 1);
 }
 
+void *xshrink_n(void *p, size_t n, size_t size)
+{
+	void *q;
+
+	if (!p || n == 0) {
+		free(p);
+		return NULL;
+	}
+	q = realloc(p, n * size); /* no overflow: p already holds at least n elements */
+	return q ? q : p;
+}
+
 const char *rc_str(enum rc r)
 {
 	switch (r) {

@@ -26,9 +26,9 @@ struct cache {
 	struct cache_stats st;
 };
 
-/* Per-entry bookkeeping charged to the budget (the entry and the data block's malloc header),
- * so many tiny entries stay bounded too. */
-#define CACHE_OVERHEAD (sizeof(struct cache_ent) + 2 * CACHE_MALLOC_HEADER)
+/* Per-entry bookkeeping charged to the budget (the entry, and the header of the data block,
+ * whose own size the caller reports), so many tiny entries stay bounded too. */
+#define CACHE_OVERHEAD (cache_heap_cost(sizeof(struct cache_ent)) + 16)
 
 static bool key_eq(struct cache_key a, struct cache_key b)
 {

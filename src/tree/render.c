@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "psgfs/bytes.h"
 #include "tree/tree_int.h"
@@ -96,20 +97,6 @@ static enum rc ctx_open(struct asset *as, tree_ino ino, struct tnode n, struct t
 	return RC_OK;
 }
 
-/* Layouts stay cached for as long as their file is used: arrays grown by doubling are cut to
- * their length so that what the cache is charged is what malloc holds. */
-static void *fit_array(void *v, size_t n, size_t size)
-{
-	void *w;
-
-	if (!v || n == 0) {
-		free(v);
-		return NULL;
-	}
-	w = realloc(v, n * size);
-	return w ? w : v;
-}
-
 /* One counting pass over a variable part: its size and checkpoints. */
 static enum rc count_part(const struct tree_kind *k, const struct tctx *c, unsigned part,
 			  struct layout_part *p)
@@ -123,7 +110,8 @@ static enum rc count_part(const struct tree_kind *k, const struct tctx *c, unsig
 		r = RC_NOMEM;
 	if (r == RC_OK) {
 		p->size = e.b.len;
-		p->cp = fit_array(e.cp, e.n_cp, sizeof *e.cp);
+		/* Kept as long as the layout: cut to length, so it is charged what it holds. */
+		p->cp = xshrink_n(e.cp, e.n_cp, sizeof *e.cp);
 		p->n_cp = (uint32_t)e.n_cp;
 		e.cp = NULL;
 	}
@@ -157,16 +145,18 @@ static enum rc build_layout(const struct layout_arg *la, struct layout **out, si
 	if (r == RC_OK && (lb.oom || !l))
 		r = RC_NOMEM;
 	if (r == RC_OK) {
-		l->parts = fit_array(lb.parts, lb.n, sizeof *lb.parts);
+		l->parts = xshrink_n(lb.parts, lb.n, sizeof *lb.parts);
 		l->n_parts = lb.n;
 		lb.parts = NULL;
-		*bytes = sizeof *l + l->n_parts * sizeof *l->parts + 2 * CACHE_MALLOC_HEADER;
+		*bytes =
+		    cache_heap_cost(sizeof *l) + cache_heap_cost(l->n_parts * sizeof *l->parts);
 		for (unsigned i = 0; i < l->n_parts && r == RC_OK; i++) {
 			struct layout_part *p = &l->parts[i];
 
 			if (p->item_size == 0 && p->n_items) {
 				r = count_part(k, &c, i, p);
-				*bytes += p->n_cp * sizeof *p->cp + CACHE_MALLOC_HEADER;
+				if (p->n_cp)
+					*bytes += cache_heap_cost(p->n_cp * sizeof *p->cp);
 			}
 			p->off = l->size;
 			if (r == RC_OK && !add_ok(l->size, p->size, &l->size))
@@ -282,6 +272,15 @@ static uint8_t *piece_alloc(size_t len, bool *mapped)
 		}
 	}
 	return malloc(len ? len : 1);
+}
+
+/* What a piece holds: its struct, and its bytes on the heap or in whole pages. */
+static size_t piece_cost(const struct piece *pc)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return cache_heap_cost(sizeof *pc) +
+	       (pc->mapped ? (pc->len + page - 1) / page * page : cache_heap_cost(pc->len));
 }
 
 static void piece_free(void *v)
@@ -402,7 +401,7 @@ static const struct piece *piece_get(struct asset *as, tree_ino ino, struct tnod
 		*r = render_piece(as, ino, n, l, idx, &pc);
 		if (*r != RC_OK)
 			return NULL;
-		pc = cache_put_detached(c, pc, pc->len + sizeof *pc, piece_free, ent);
+		pc = cache_put_detached(c, pc, piece_cost(pc), piece_free, ent);
 		if (!pc)
 			*r = RC_NOMEM;
 		return pc;
@@ -420,7 +419,7 @@ static const struct piece *piece_get(struct asset *as, tree_ino ino, struct tnod
 	before = atomic_fetch_add(&as->t->render_bytes, pc->len);
 	if ((before ^ (before + pc->len)) >> TRIM_SHIFT)
 		malloc_trim(0);
-	pc = cache_put(c, key, pc, pc->len + sizeof *pc + CACHE_MALLOC_HEADER, piece_free, ent);
+	pc = cache_put(c, key, pc, piece_cost(pc), piece_free, ent);
 	if (!pc)
 		*r = RC_NOMEM;
 	return pc;

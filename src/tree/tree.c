@@ -16,16 +16,6 @@
 
 /* ---- listings ---- */
 
-/* What malloc really spends on a block of n bytes (glibc: 8 bytes of header, 16-byte steps,
- * 32 at least), so the cache charges listings of many short names what they cost: counting
- * the bare string lengths undercharged them by half. */
-static size_t heap_cost(size_t n)
-{
-	size_t c = (n + 8 + 15) & ~(size_t)15;
-
-	return c < 32 ? 32 : c;
-}
-
 static void tlist_push(struct tlist *l, tree_ino ino, uint8_t type, const char *name)
 {
 	if (l->oom)
@@ -48,7 +38,8 @@ static void tlist_push(struct tlist *l, tree_ino ino, uint8_t type, const char *
 	}
 	l->v[l->n].ino = ino;
 	l->v[l->n].type = type;
-	l->bytes += heap_cost(strlen(name) + 1);
+	/* Block costs, not bare lengths: those undercharged listings of short names by half. */
+	l->bytes += cache_heap_cost(strlen(name) + 1);
 	l->n++;
 }
 
@@ -157,18 +148,13 @@ static enum rc dir_finish(struct tlist *l, enum rc r, void **data, size_t *bytes
 	for (int pass = 0; pass < 4 && dedupe(l->v, l->n); pass++)
 		qsort(l->v, l->n, sizeof *l->v, ent_cmp);
 	/* The array as long as the listing: growth by doubling left up to half of it unused. */
-	if (l->n && l->n < l->cap) {
-		struct tlist_ent *v = realloc(l->v, l->n * sizeof *v);
-
-		if (v)
-			l->v = v;
-	}
+	l->v = xshrink_n(l->v, l->n, sizeof *l->v);
 	d->v = l->v;
 	d->n = l->n;
 	for (size_t i = 0; i < l->n; i++)
 		d->subdirs += l->v[i].type == TT_DIR;
 	*data = d;
-	*bytes = l->bytes + heap_cost(l->n * sizeof *l->v) + heap_cost(sizeof *d);
+	*bytes = l->bytes + cache_heap_cost(l->n * sizeof *l->v) + cache_heap_cost(sizeof *d);
 	*dtor = dir_free;
 	return RC_OK;
 }
