@@ -38,7 +38,8 @@ int main(int argc, char **argv)
 	t0 = now_ns();
 	pid = fork();
 	if (pid == 0) {
-		dup2(2, 1); /* the caller reads our stdout to its end: the daemon must not hold it */
+		dup2(2,
+		     1); /* the caller reads our stdout to its end: the daemon must not hold it */
 		execvp(argv[2], argv + 2);
 		_exit(127);
 	}

@@ -10,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/source.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/base/source.h"
 
 static double clock_s(clockid_t c)
 {

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "fuse/ll.h"
-#include "psgfs/cliopt.h"
-#include "psgfs/tree.h"
+#include "psgfs/base/cliopt.h"
+#include "psgfs/tree/tree.h"
 
 enum exit_code {
 	EXIT_OK = 0,

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/bytes.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/bytes.h"
 
 #define AR_SEC_MANIFEST 0x00010004u
 #define AR_SEC_TYPES	0x00010005u

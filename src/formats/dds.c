@@ -4,7 +4,7 @@
  * Compressed: DDPF_FOURCC DXT1/DXT3/DXT5 and a linear size; uncompressed: DDPF_RGB (with
  * ALPHAPIXELS) or DDPF_LUMINANCE bit masks and a pitch.
  */
-#include "psgfs/texture.h"
+#include "psgfs/formats/texture.h"
 
 #define DDSD_CAPS	 0x1u
 #define DDSD_HEIGHT	 0x2u

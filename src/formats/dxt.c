@@ -1,8 +1,8 @@
 /* DXT1/3/5 (BC1/2/3) block decoding to RGBA8, as D3D defines it. */
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/texture.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/texture.h"
 
 static void rgb565(uint16_t c, uint8_t out[3])
 {

@@ -1,10 +1,10 @@
-/* glTF 2.0 binary writer: plan, bounds and the binary parts (see include/psgfs/gltf.h). */
+/* glTF 2.0 binary writer: plan, bounds and the binary parts (see include/psgfs/formats/gltf.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gltf_int.h"
-#include "psgfs/bytes.h"
+#include "psgfs/base/bytes.h"
 
 #define GLB_MAGIC    0x46546C67u /* "glTF" */
 #define GLB_JSON     0x4E4F534Au

@@ -2,8 +2,8 @@
 #ifndef PSGFS_GLTF_INT_H
 #define PSGFS_GLTF_INT_H
 
-#include "psgfs/buf.h"
-#include "psgfs/gltf.h"
+#include "psgfs/base/buf.h"
+#include "psgfs/formats/gltf.h"
 
 #define GLTF_NONE UINT32_MAX
 

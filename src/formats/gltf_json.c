@@ -1,6 +1,6 @@
 /*
- * The JSON chunk of a GLB, one item per glTF object (see include/psgfs/gltf.h): item k is found
- * from the section table alone, so a window renders from any item. Deterministic by
+ * The JSON chunk of a GLB, one item per glTF object (see include/psgfs/formats/gltf.h): item k is
+ * found from the section table alone, so a window renders from any item. Deterministic by
  * construction: floats in their shortest round-trip form, bounds exactly (%.17g of the float).
  */
 #include <math.h>

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "gltf_int.h"
-#include "psgfs/bytes.h"
+#include "psgfs/base/bytes.h"
 
 float gltf_finite(float f)
 {
@@ -157,20 +157,6 @@ static void local_matrix(const struct gltf_node *n, double m[16])
 
 	gltf_node_trs(n, t, r, s);
 	gltf_trs_matrix(t, r, s, m);
-}
-
-void gltf_world(const struct gltf_node *nodes, uint32_t i, double out[16])
-{
-	double l[16];
-	int64_t j;
-
-	local_matrix(&nodes[i], out);
-	/* Parents come first, so the walk up ends within i steps. */
-	for (j = nodes[i].parent; j >= 0 && (uint64_t)j < i; j = nodes[j].parent) {
-		local_matrix(&nodes[j], l);
-		gltf_mat_mul(l, out, out);
-		i = (uint32_t)j;
-	}
 }
 
 enum rc gltf_bind_ibms(struct gltf_node *nodes, uint32_t n)

@@ -1,11 +1,11 @@
-/* Uncompressed PNG, rendered item by item (see include/psgfs/png.h). */
+/* Uncompressed PNG, rendered item by item (see include/psgfs/formats/png.h). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/buf.h"
-#include "psgfs/bytes.h"
-#include "psgfs/png.h"
+#include "psgfs/base/buf.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/png.h"
 
 #define HEAD_BYTES     (8 + 25 + 14) /* signature, IHDR, IDAT with the 2-byte zlib header */
 #define TAIL_BYTES     (16 + 12)     /* IDAT with the Adler-32, IEND */

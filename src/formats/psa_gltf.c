@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
+#include "psgfs/base/bytes.h"
 #include "psk_gltf_int.h"
 
 #define MAX_FRAMES   (1u << 22) /* times f / rate stay distinct floats below this */
@@ -47,7 +47,7 @@ static const char *seq_problem(const struct psa_index *ax, size_t s, uint32_t *f
  * The sequences of an export (seq < 0: all, within a key budget so overlapping sequences
  * cannot multiply the file) into out[] when given; their number. notes: why others are not.
  */
-static size_t select_seqs(const struct psa_index *ax, int64_t seq, struct pg_anim *out,
+static size_t select_seqs(const struct psa_index *ax, int64_t seq, struct psk_gltf_anim *out,
 			  uint32_t *frames_out, struct diag *notes)
 {
 	uint64_t used = 0, budget = ax->keys.n + KEY_SLACK;
@@ -76,9 +76,9 @@ static size_t select_seqs(const struct psa_index *ax, int64_t seq, struct pg_ani
 			diag_add(notes, "glb: sequence %zu: anim rate not usable, %g fps assumed",
 				 s, (double)DEFAULT_RATE);
 		if (out) {
-			out[n] =
-			    (struct pg_anim){(uint32_t)s, first,
-					     rate_ok(q->anim_rate) ? q->anim_rate : DEFAULT_RATE};
+			out[n] = (struct psk_gltf_anim){(uint32_t)s, first,
+							rate_ok(q->anim_rate) ? q->anim_rate
+									      : DEFAULT_RATE};
 			frames_out[n] = frames;
 		}
 		n++;
@@ -100,13 +100,13 @@ void psa_gltf_notes(const struct psa_index *ix, struct diag *notes)
 
 /* One block: bones [c0, c0+nc) x frames [f0, f0+nf) of a sequence, bone-major, each key as
  * 10 floats (translation, rotation, scale) converted as docs/gltf.md says. */
-struct pg_block {
+struct psk_gltf_block {
 	uint32_t c0, nc, f0, nf;
 	float v[];
 };
 
 struct block_req {
-	const struct pg_ctx *c;
+	const struct psk_gltf_ctx *c;
 	uint32_t anim, c0, nc, f0, nf;
 };
 
@@ -135,7 +135,7 @@ static uint64_t block_key(const struct psk_gltf *g, const struct block_req *q)
 }
 
 /* Keys of frame rows [f, f+nf), bones [c0, c0+nc), into out[(bone - c0) * rows + row]. */
-static enum rc read_rows(const struct pg_ctx *c, const struct pg_anim *pa, bool scale,
+static enum rc read_rows(const struct psk_gltf_ctx *c, const struct psk_gltf_anim *pa, bool scale,
 			 const struct block_req *q, void *buf, void *out)
 {
 	const struct psa_index *ax = c->g->ax;
@@ -165,9 +165,9 @@ static enum rc load_block(const void *arg, void **data, size_t *bytes, void (**d
 {
 	const struct block_req *q = arg;
 	const struct psk_gltf *g = q->c->g;
-	const struct pg_anim *pa = &g->pa[q->anim];
+	const struct psk_gltf_anim *pa = &g->pa[q->anim];
 	size_t n = (size_t)q->nc * q->nf, nb = g->ax->n_bones;
-	struct pg_block *blk = malloc(sizeof *blk + n * BLK_FLOATS * sizeof(float));
+	struct psk_gltf_block *blk = malloc(sizeof *blk + n * BLK_FLOATS * sizeof(float));
 	struct psa_key *keys = xcalloc_n(n, sizeof *keys);
 	struct psa_scale_key *sk = g->anims[q->anim].scale ? xcalloc_n(n, sizeof *sk) : NULL;
 	void *buf = xcalloc_n(BLK_KEYS + nb, sizeof(struct psa_key));
@@ -180,7 +180,7 @@ static enum rc load_block(const void *arg, void **data, size_t *bytes, void (**d
 	for (size_t i = 0; r == RC_OK && i < n; i++) {
 		float *v = blk->v + i * BLK_FLOATS;
 
-		pg_key_trs(q->c0 + i / q->nf, keys[i].pos, keys[i].rot, v, v + 3);
+		psk_gltf_key_trs(q->c0 + i / q->nf, keys[i].pos, keys[i].rot, v, v + 3);
 		for (int k = 0; k < 3; k++)
 			v[7 + k] = sk ? sk[i].scale[k] : 1.0f;
 	}
@@ -191,7 +191,7 @@ static enum rc load_block(const void *arg, void **data, size_t *bytes, void (**d
 		free(blk);
 		return r;
 	}
-	*blk = (struct pg_block){q->c0, q->nc, q->f0, q->nf};
+	*blk = (struct psk_gltf_block){q->c0, q->nc, q->f0, q->nf};
 	*data = blk;
 	*bytes = sizeof *blk + n * BLK_FLOATS * sizeof(float);
 	*dtor = free;
@@ -199,8 +199,8 @@ static enum rc load_block(const void *arg, void **data, size_t *bytes, void (**d
 }
 
 /* Block q, from the cache when there is one (pinned in *pin), else loaded for this call. */
-static const struct pg_block *get_block(const struct pg_ctx *c, const struct block_req *q,
-					void **pin, enum rc *r)
+static const struct psk_gltf_block *get_block(const struct psk_gltf_ctx *c,
+					      const struct block_req *q, void **pin, enum rc *r)
 {
 	void *data;
 	size_t bytes;
@@ -213,7 +213,7 @@ static const struct pg_block *get_block(const struct pg_ctx *c, const struct blo
 	return *r == RC_OK ? data : NULL;
 }
 
-static void put_block(const struct pg_ctx *c, const struct pg_block *b, void *pin)
+static void put_block(const struct psk_gltf_ctx *c, const struct psk_gltf_block *b, void *pin)
 {
 	if (c->cache)
 		c->cache->put(c->cache->ctx, pin);
@@ -222,14 +222,14 @@ static void put_block(const struct pg_ctx *c, const struct pg_block *b, void *pi
 }
 
 /* Elements [first, first+n) are bone-major (bone k, frame f): copied block by block. */
-static enum rc fill_keys(const struct pg_ctx *c, const struct gltf_req *q, uint64_t first, size_t n,
-			 float *out)
+static enum rc fill_keys(const struct psk_gltf_ctx *c, const struct gltf_req *q, uint64_t first,
+			 size_t n, float *out)
 {
 	uint64_t F = c->g->anims[q->set].n_frames;
 	unsigned comp = q->what == GLTF_D_ROTATION ? 4 : 3;
 	unsigned at = q->what == GLTF_D_TRANSLATION ? 0 : q->what == GLTF_D_ROTATION ? 3 : 7;
 	struct block_req bq = {.c = c};
-	const struct pg_block *b = NULL;
+	const struct psk_gltf_block *b = NULL;
 	void *pin = NULL;
 	enum rc r = RC_OK;
 
@@ -252,9 +252,9 @@ static enum rc fill_keys(const struct pg_ctx *c, const struct gltf_req *q, uint6
 	return r;
 }
 
-enum rc pg_psa_fill(void *ctx, const struct gltf_req *q, uint64_t first, size_t n, void *out)
+enum rc psk_gltf_psa_fill(void *ctx, const struct gltf_req *q, uint64_t first, size_t n, void *out)
 {
-	const struct pg_ctx *c = ctx;
+	const struct psk_gltf_ctx *c = ctx;
 
 	if (q->set >= c->g->m.n_anims || n == 0)
 		return RC_INVAL;
@@ -303,7 +303,7 @@ enum rc psa_gltf_open(const struct src *s, const struct psa_index *ax, const cha
 		      int64_t seq, struct psk_gltf **out)
 {
 	struct psk_gltf *g = calloc(1, sizeof *g);
-	struct pg_ctx c = {g, s, NULL};
+	struct psk_gltf_ctx c = {g, s, NULL};
 	enum rc r = RC_OK;
 
 	if (!g || !(g->name = strdup(name)) || ax->n_bones > UINT32_MAX / 2) {
@@ -317,11 +317,11 @@ enum rc psa_gltf_open(const struct src *s, const struct psa_index *ax, const cha
 		r = RC_NOMEM;
 	g->bytes = sizeof *g + ax->n_bones * sizeof *g->nodes;
 	if (r == RC_OK) {
-		pg_bone_nodes(ax->bones, ax->n_bones, g->nodes);
+		psk_gltf_bone_nodes(ax->bones, ax->n_bones, g->nodes);
 		r = gltf_bind_ibms(g->nodes, (uint32_t)ax->n_bones);
 	}
 	g->m = (struct gltf_model){
-	    .nodes = g->nodes, .n_nodes = (uint32_t)ax->n_bones, .fill = pg_psa_fill};
+	    .nodes = g->nodes, .n_nodes = (uint32_t)ax->n_bones, .fill = psk_gltf_psa_fill};
 	if (r == RC_OK)
 		r = build_anims(g, seq);
 	if (r == RC_OK)

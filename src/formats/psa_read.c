@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
+#include "psgfs/base/bytes.h"
 #include "psk_int.h"
 
 static float f32(const uint8_t *p)

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/names.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
 #include "psk_gltf_int.h"
 
 /* ---- shared with psa_gltf.c ---- */
 
-void pg_cps_push(struct pg_cps *c, uint64_t v, bool *oom)
+void psk_gltf_cps_push(struct psk_gltf_cps *c, uint64_t v, bool *oom)
 {
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 16;
@@ -30,7 +30,7 @@ void pg_cps_push(struct pg_cps *c, uint64_t v, bool *oom)
 	c->v[c->n++] = v;
 }
 
-void pg_key_trs(size_t bone, const float pos[3], const float rot[4], float t[3], float r[4])
+void psk_gltf_key_trs(size_t bone, const float pos[3], const float rot[4], float t[3], float r[4])
 {
 	memcpy(t, pos, 3 * sizeof *t);
 	memcpy(r, rot, 4 * sizeof *r);
@@ -46,7 +46,7 @@ void pg_key_trs(size_t bone, const float pos[3], const float rot[4], float t[3],
 		t[k] = isfinite(t[k]) ? t[k] : 0.0f;
 }
 
-size_t pg_bone_nodes(const struct psk_bone *b, size_t n, struct gltf_node *out)
+size_t psk_gltf_bone_nodes(const struct psk_bone *b, size_t n, struct gltf_node *out)
 {
 	size_t moved = 0;
 
@@ -66,7 +66,7 @@ size_t pg_bone_nodes(const struct psk_bone *b, size_t n, struct gltf_node *out)
 			nd->parent = 0; /* a tree needs parents first; orphans hang under bone 0 */
 			moved++;
 		}
-		pg_key_trs(i, b[i].pos, b[i].rot, nd->t, nd->r);
+		psk_gltf_key_trs(i, b[i].pos, b[i].rot, nd->t, nd->r);
 	}
 	return moved;
 }
@@ -152,7 +152,7 @@ static void put_vec3(float *o, const struct psk_point *p)
 }
 
 /* POSITION, NORMAL per point and SKIN: what each wedge's point has. */
-static enum rc fill_by_point(const struct pg_ctx *c, enum gltf_data what, const uint32_t *pt,
+static enum rc fill_by_point(const struct psk_gltf_ctx *c, enum gltf_data what, const uint32_t *pt,
 			     size_t n, void *out)
 {
 	const struct psk_gltf *g = c->g;
@@ -183,7 +183,7 @@ static enum rc fill_by_point(const struct pg_ctx *c, enum gltf_data what, const 
 }
 
 /* Attributes stored per wedge: UV sets, colours, normals when there is one per wedge. */
-static enum rc fill_by_wedge(const struct pg_ctx *c, const struct gltf_req *q, uint64_t first,
+static enum rc fill_by_wedge(const struct psk_gltf_ctx *c, const struct gltf_req *q, uint64_t first,
 			     size_t n, const struct psk_wedge *w, void *out)
 {
 	const struct psk_gltf *g = c->g;
@@ -211,7 +211,7 @@ static enum rc fill_by_wedge(const struct pg_ctx *c, const struct gltf_req *q, u
 	return RC_OK;
 }
 
-static enum rc fill_vertices(const struct pg_ctx *c, const struct gltf_req *q, uint64_t first,
+static enum rc fill_vertices(const struct psk_gltf_ctx *c, const struct gltf_req *q, uint64_t first,
 			     size_t n, void *out)
 {
 	struct psk_wedge *w = xcalloc_n(n ? n : 1, sizeof *w);
@@ -236,12 +236,12 @@ static enum rc fill_vertices(const struct pg_ctx *c, const struct gltf_req *q, u
 
 #define FACE_READ 256 /* faces read at once: a batch of indices rarely needs many more */
 
-static enum rc fill_indices(const struct pg_ctx *c, uint32_t prim, uint64_t first, size_t n,
+static enum rc fill_indices(const struct psk_gltf_ctx *c, uint32_t prim, uint64_t first, size_t n,
 			    uint32_t *out)
 {
 	const struct psk_gltf *g = c->g;
 	const struct psk_index *ix = g->ix;
-	const struct pg_cps *cp = &g->face_cp[prim];
+	const struct psk_gltf_cps *cp = &g->face_cp[prim];
 	uint64_t tri0 = first / 3, j = tri0 / PG_CP_EVERY, t, face, end = first + n;
 	struct psk_face *f = xcalloc_n(FACE_READ, sizeof *f);
 	size_t got = 0;
@@ -259,8 +259,8 @@ static enum rc fill_indices(const struct pg_ctx *c, uint32_t prim, uint64_t firs
 			/* PSK fronts are clockwise, glTF's counter-clockwise. */
 			uint32_t v[3] = {f[i].wedge[0], f[i].wedge[2], f[i].wedge[1]};
 
-			if (!pg_face_ok(&f[i], ix->wedges.n) ||
-			    pg_face_key(&f[i], ix->n_materials) != g->prim_key[prim])
+			if (!psk_gltf_face_ok(&f[i], ix->wedges.n) ||
+			    psk_gltf_face_key(&f[i], ix->n_materials) != g->prim_key[prim])
 				continue;
 			for (uint64_t e = 0; e < 3; e++)
 				if (t * 3 + e >= first && t * 3 + e < end)
@@ -275,7 +275,7 @@ static enum rc fill_indices(const struct pg_ctx *c, uint32_t prim, uint64_t firs
 
 /* ---- morph targets: wedges whose point the morph moves, in wedge order ---- */
 
-static const struct pg_delta *find_delta(const struct psk_gltf *g, uint32_t t, uint32_t point)
+static const struct psk_gltf_delta *find_delta(const struct psk_gltf *g, uint32_t t, uint32_t point)
 {
 	size_t lo = g->delta_off[t], hi = g->delta_off[t + 1];
 
@@ -292,11 +292,11 @@ static const struct pg_delta *find_delta(const struct psk_gltf *g, uint32_t t, u
 	return NULL;
 }
 
-static enum rc fill_target(const struct pg_ctx *c, const struct gltf_req *q, uint64_t first,
+static enum rc fill_target(const struct psk_gltf_ctx *c, const struct gltf_req *q, uint64_t first,
 			   size_t n, void *out)
 {
 	const struct psk_gltf *g = c->g;
-	const struct pg_cps *cp = &g->target_cp[q->set];
+	const struct psk_gltf_cps *cp = &g->target_cp[q->set];
 	uint64_t j = first / PG_CP_EVERY, k, w;
 	struct psk_wedge *wb = xcalloc_n(GLTF_BATCH, sizeof *wb);
 	size_t got = 0;
@@ -311,7 +311,7 @@ static enum rc fill_target(const struct pg_ctx *c, const struct gltf_req *q, uin
 
 		r = psk_get_wedges(c->s, g->ix, (size_t)w, m, wb);
 		for (size_t i = 0; r == RC_OK && i < m && got < n; i++) {
-			const struct pg_delta *d = find_delta(g, q->set, wb[i].point);
+			const struct psk_gltf_delta *d = find_delta(g, q->set, wb[i].point);
 
 			if (!d || k++ < first)
 				continue;
@@ -329,9 +329,9 @@ static enum rc fill_target(const struct pg_ctx *c, const struct gltf_req *q, uin
 	return r == RC_OK && got < n ? RC_CORRUPT : r;
 }
 
-enum rc pg_psk_fill(void *ctx, const struct gltf_req *q, uint64_t first, size_t n, void *out)
+enum rc psk_gltf_psk_fill(void *ctx, const struct gltf_req *q, uint64_t first, size_t n, void *out)
 {
-	const struct pg_ctx *c = ctx;
+	const struct psk_gltf_ctx *c = ctx;
 
 	switch (q->what) {
 	case GLTF_D_INDEX:
@@ -355,7 +355,7 @@ enum rc psk_gltf_render(const struct psk_gltf *g, const struct src *s,
 			const struct psk_gltf_cache *cache, unsigned part, uint64_t first,
 			struct emit *e)
 {
-	struct pg_ctx c = {g, s, cache};
+	struct psk_gltf_ctx c = {g, s, cache};
 
 	return gltf_render(&g->plan, &c, part, first, e);
 }

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/names.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
 #include "psk_gltf_int.h"
 
 #define MAX_TARGET_REFS 65536 /* morph targets x primitives: each primitive lists every target */
@@ -18,7 +18,7 @@
 
 struct face_scan {
 	uint64_t count[PG_N_KEYS];
-	struct pg_cps cps[PG_N_KEYS];
+	struct psk_gltf_cps cps[PG_N_KEYS];
 	size_t dropped, no_material;
 	bool oom;
 };
@@ -33,15 +33,15 @@ static enum rc scan_faces(const struct src *s, const struct psk_index *ix, struc
 
 		r = psk_get_faces(s, ix, at, n, f);
 		for (size_t i = 0; r == RC_OK && i < n; i++) {
-			uint32_t key = pg_face_key(&f[i], ix->n_materials);
+			uint32_t key = psk_gltf_face_key(&f[i], ix->n_materials);
 
-			if (!pg_face_ok(&f[i], ix->wedges.n)) {
+			if (!psk_gltf_face_ok(&f[i], ix->wedges.n)) {
 				fs->dropped++;
 				continue;
 			}
 			fs->no_material += key == PG_NONE_KEY;
 			if (fs->count[key] % PG_CP_EVERY == 0)
-				pg_cps_push(&fs->cps[key], at + i, &fs->oom);
+				psk_gltf_cps_push(&fs->cps[key], at + i, &fs->oom);
 			fs->count[key]++;
 		}
 	}
@@ -164,7 +164,7 @@ static enum rc build_skin(struct psk_gltf *g, const struct src *s, struct diag *
 
 static int cmp_delta(const void *x, const void *y)
 {
-	const struct pg_delta *a = x, *b = y;
+	const struct psk_gltf_delta *a = x, *b = y;
 
 	if (a->point != b->point)
 		return a->point < b->point ? -1 : 1;
@@ -173,7 +173,7 @@ static int cmp_delta(const void *x, const void *y)
 
 /* A delta as glTF wants it: CUE4Parse mirrors points but not morph deltas, so Y is negated
  * as Darklight does on import (docs/psk-psa.md, "Morph targets"), then turned Y-up. */
-static void put_delta(const struct psk_morph_delta *d, struct pg_delta *o)
+static void put_delta(const struct psk_morph_delta *d, struct psk_gltf_delta *o)
 {
 	o->point = (uint32_t)d->point;
 	for (int k = 0; k < 3; k++) {
@@ -193,7 +193,7 @@ static enum rc load_morph(struct psk_gltf *g, const struct src *s, uint32_t t, s
 	const struct psk_index *ix = g->ix;
 	const struct psk_morph *mo = &ix->morphs[t];
 	struct psk_morph_delta *d = xcalloc_n(BATCH, sizeof *d);
-	struct pg_delta *out = g->deltas + *at;
+	struct psk_gltf_delta *out = g->deltas + *at;
 	size_t n_out = 0, keep = 0;
 	enum rc r = d ? RC_OK : RC_NOMEM;
 
@@ -257,7 +257,7 @@ static enum rc target_wedges(struct psk_gltf *g, const struct src *s, uint32_t n
 				struct gltf_target *x = &g->targets[tg[e]];
 
 				if (x->n_sparse % PG_CP_EVERY == 0)
-					pg_cps_push(&g->target_cp[tg[e]], at + i, &oom);
+					psk_gltf_cps_push(&g->target_cp[tg[e]], at + i, &oom);
 				x->n_sparse++;
 			}
 		}
@@ -464,7 +464,7 @@ static enum rc build_model(struct psk_gltf *g, const struct src *s, struct diag 
 	if (!g->nodes || !g->mats || nn > UINT32_MAX / 2 || ix->n_materials > UINT32_MAX / 2)
 		return RC_NOMEM;
 	g->bytes += nn * sizeof *g->nodes + ix->n_materials * sizeof *g->mats;
-	moved = pg_bone_nodes(ix->bones, ix->n_bones, g->nodes);
+	moved = psk_gltf_bone_nodes(ix->bones, ix->n_bones, g->nodes);
 	if (moved)
 		diag_add(notes,
 			 "glb: %zu bones whose parent is not an earlier bone hang under "
@@ -479,7 +479,7 @@ static enum rc build_model(struct psk_gltf *g, const struct src *s, struct diag 
 				   .n_nodes = (uint32_t)nn,
 				   .materials = g->mats,
 				   .n_materials = (uint32_t)ix->n_materials,
-				   .fill = pg_psk_fill};
+				   .fill = psk_gltf_psk_fill};
 	if (r == RC_OK && ix->wedges.n && ix->wedges.n < UINT32_MAX)
 		r = build_mesh(g, s, notes);
 	else if (r == RC_OK && ix->wedges.n)
@@ -491,7 +491,7 @@ enum rc psk_gltf_open(const struct src *s, const struct psk_index *ix, const cha
 		      struct psk_gltf **out, struct diag *notes)
 {
 	struct psk_gltf *g = calloc(1, sizeof *g);
-	struct pg_ctx c = {g, s, NULL};
+	struct psk_gltf_ctx c = {g, s, NULL};
 	enum rc r;
 
 	if (!g || !(g->name = strdup(name))) {

@@ -6,9 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "psgfs/buf.h"
-#include "psgfs/diag.h"
-#include "psgfs/psk.h"
+#include "psgfs/base/buf.h"
+#include "psgfs/base/diag.h"
+#include "psgfs/formats/psk.h"
 
 /* On-disk record sizes (docs/psk-psa.md, "PSK chunk list", "PSA chunks"). */
 #define PSK_REC_PNTS	 12

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
+#include "psgfs/base/bytes.h"
 #include "psk_int.h"
 
 enum psk_ct {

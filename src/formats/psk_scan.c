@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/names.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
 #include "psk_int.h"
 
 void psk_id_text(const struct psk_chunk *c, char out[84])

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
+#include "psgfs/base/bytes.h"
 #include "psk_int.h"
 
 /* ---- records ---- */

@@ -2,7 +2,7 @@
  * safe in file names. */
 #include <stdio.h>
 
-#include "psgfs/arena.h"
+#include "psgfs/formats/arena.h"
 
 struct rw_type_row {
 	uint32_t id;

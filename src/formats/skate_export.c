@@ -1,5 +1,5 @@
 /*
- * A Skate scene prepared for export (include/psgfs/skate_export.h), and its PSK records:
+ * A Skate scene prepared for export (include/psgfs/formats/skate_export.h), and its PSK records:
  * points/wedges per vertex, faces with clockwise winding, bones parents-first with
  * parent-relative transforms in PSK's quaternion convention (root plain, children
  * conjugated), normalised RAWWEIGHTS (docs/psk-psa.md, "Writer profile (psgfs)").
@@ -11,10 +11,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/psk.h"
-#include "psgfs/skate_export.h"
-#include "psgfs/skate_mesh.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/psk.h"
+#include "psgfs/formats/skate_export.h"
+#include "psgfs/formats/skate_mesh.h"
 
 /* Printable ASCII names, <= 63 bytes, zero-filled (docs/psk-psa.md, "Names"). */
 static void psk_name(char dst[PSK_NAME_LEN], const char *src, const char *fallback)
@@ -140,7 +140,7 @@ static int name_sort_cmp(const void *x, const void *y)
 }
 
 /* Bone names must be unique ignoring case: later duplicates get "_<index>". */
-static bool unique_names(struct skx_bone *bones, size_t n)
+static bool unique_names(struct skate_export_bone *bones, size_t n)
 {
 	struct name_sort *v = xcalloc_n(n, sizeof *v);
 
@@ -215,8 +215,9 @@ static void local_of(const float t[3], const float q[4], const float *pt, const 
 }
 
 /* Export bone k from scene bone b, hanging from export bone p (or none). */
-static void set_bone(struct skx_bone *xb, const struct skate_scene *sc, uint32_t b,
-		     const float t[3], const float q[4], const struct skx_bone *parent, int32_t p)
+static void set_bone(struct skate_export_bone *xb, const struct skate_scene *sc, uint32_t b,
+		     const float t[3], const float q[4], const struct skate_export_bone *parent,
+		     int32_t p)
 {
 	char fb[24];
 
@@ -230,10 +231,10 @@ static void set_bone(struct skx_bone *xb, const struct skate_scene *sc, uint32_t
 		 xb->local_t, xb->local_q);
 }
 
-void skx_bone_model_local(const struct skate_scene *sc, const struct skx_model *m, uint32_t k,
-			  float t[3], float q[4])
+void skate_export_bone_model_local(const struct skate_scene *sc, const struct skate_export_model *m,
+				   uint32_t k, float t[3], float q[4])
 {
-	const struct skx_bone *b = &m->bones[k];
+	const struct skate_export_bone *b = &m->bones[k];
 	const struct skate_bone *sb, *pb = NULL;
 
 	if (b->scene >= sc->n_bones) { /* the synthesized root */
@@ -247,7 +248,7 @@ void skx_bone_model_local(const struct skate_scene *sc, const struct skx_model *
 	local_of(sb->t, sb->q, pb ? pb->t : NULL, pb ? pb->q : NULL, t, q);
 }
 
-static enum rc build_bones(const struct skate_scene *sc, struct skx_model *m)
+static enum rc build_bones(const struct skate_scene *sc, struct skate_export_model *m)
 {
 	uint32_t n = sc->n_bones;
 	uint32_t *order;
@@ -301,7 +302,7 @@ out:
 /* ---- meshes ---- */
 
 /* Where each usage sits among the mesh's usable elements (as vertex batches give them). */
-static void find_elems(const struct skate_scene_mesh *sm, struct skx_mesh *xm)
+static void find_elems(const struct skate_scene_mesh *sm, struct skate_export_mesh *xm)
 {
 	int k = 0;
 
@@ -347,10 +348,10 @@ static unsigned influence_slots(const struct skate_scene_mesh *sm)
 
 /* Add scene mesh mi as the next exported mesh; false (with a line) when it is left out. */
 static enum rc add_mesh(const struct src *s, const struct arena *a, const struct skate_scene *sc,
-			struct skx_model *m, uint32_t mi)
+			struct skate_export_model *m, uint32_t mi)
 {
 	const struct skate_scene_mesh *sm = &sc->meshes[mi];
-	struct skx_mesh *xm = &m->meshes[m->n_meshes];
+	struct skate_export_mesh *xm = &m->meshes[m->n_meshes];
 	char fb[40];
 	enum rc r;
 
@@ -402,10 +403,10 @@ static enum rc add_mesh(const struct src *s, const struct arena *a, const struct
 	return RC_OK;
 }
 
-enum rc skx_build(const struct src *s, const struct arena *a, const struct skate_scene *sc,
-		  bool zup, bool with_stats, struct skx_model **out)
+enum rc skate_export_build(const struct src *s, const struct arena *a, const struct skate_scene *sc,
+			   bool zup, bool with_stats, struct skate_export_model **out)
 {
-	struct skx_model *m = calloc(1, sizeof *m);
+	struct skate_export_model *m = calloc(1, sizeof *m);
 	enum rc r = m ? RC_OK : RC_NOMEM;
 
 	*out = NULL;
@@ -428,14 +429,14 @@ enum rc skx_build(const struct src *s, const struct arena *a, const struct skate
 	if (r == RC_OK && m->n_materials == 0) /* every PSK has at least one material */
 		psk_name(m->materials[m->n_materials++], "material_00", "material_00");
 	if (r != RC_OK) {
-		skx_free(m);
+		skate_export_free(m);
 		return r;
 	}
 	*out = m;
 	return RC_OK;
 }
 
-void skx_free(struct skx_model *m)
+void skate_export_free(struct skate_export_model *m)
 {
 	if (!m)
 		return;
@@ -449,7 +450,7 @@ void skx_free(struct skx_model *m)
 	free(m);
 }
 
-size_t skx_bytes(const struct skx_model *m)
+size_t skate_export_bytes(const struct skate_export_model *m)
 {
 	size_t b = sizeof *m + m->n_bones * (sizeof *m->bones + sizeof *m->pos) +
 		   m->n_meshes * sizeof *m->meshes + SKX_MAX_MATERIALS * PSK_NAME_LEN;
@@ -464,7 +465,7 @@ size_t skx_bytes(const struct skx_model *m)
 
 /* The mesh whose range [base(k), base(k) + len(k)) holds i: the last with base <= i. */
 #define MESH_OF(fn, base)                                                                          \
-	uint32_t fn(const struct skx_model *m, uint64_t i)                                         \
+	uint32_t fn(const struct skate_export_model *m, uint64_t i)                                \
 	{                                                                                          \
 		uint32_t lo = 0, hi = m->n_meshes;                                                 \
                                                                                                    \
@@ -479,11 +480,11 @@ size_t skx_bytes(const struct skx_model *m)
 		return lo;                                                                         \
 	}
 
-MESH_OF(skx_mesh_of_vertex, vert_base)
-MESH_OF(skx_mesh_of_face, face_base)
-MESH_OF(skx_mesh_of_weight, weight_base)
+MESH_OF(skate_export_mesh_of_vertex, vert_base)
+MESH_OF(skate_export_mesh_of_face, face_base)
+MESH_OF(skate_export_mesh_of_weight, weight_base)
 
-void skx_axes(const struct skx_model *m, const float in[3], float out[3])
+void skate_export_axes(const struct skate_export_model *m, const float in[3], float out[3])
 {
 	float x = in[0], y = in[1], z = in[2];
 
@@ -492,7 +493,7 @@ void skx_axes(const struct skx_model *m, const float in[3], float out[3])
 	out[2] = m->zup ? y : z;
 }
 
-void skx_psk_counts(const struct skx_model *m, bool pskx, struct psk_counts *k)
+void skate_export_psk_counts(const struct skate_export_model *m, bool pskx, struct psk_counts *k)
 {
 	memset(k, 0, sizeof *k);
 	k->points = k->wedges = m->n_verts;
@@ -516,7 +517,7 @@ struct rec_ctx {
 	const struct src *s;
 	const struct arena *a;
 	const struct skate_scene *sc;
-	const struct skx_model *m;
+	const struct skate_export_model *m;
 	struct skate_vbatch vb;
 	uint32_t vb_mesh; /* exported mesh the batch belongs to, UINT32_MAX: none */
 	struct skate_tbatch tb;
@@ -525,7 +526,7 @@ struct rec_ctx {
 /* Vertex v of exported mesh k, decoded (index into the batch), loading batches as needed. */
 static enum rc vertex_at(struct rec_ctx *c, uint32_t k, uint32_t v, uint32_t *at)
 {
-	const struct skx_mesh *xm = &c->m->meshes[k];
+	const struct skate_export_mesh *xm = &c->m->meshes[k];
 	enum rc r;
 
 	if (c->vb_mesh != k || v < c->vb.first || v >= c->vb.first + c->vb.count) {
@@ -552,7 +553,7 @@ static const float *elem_val(const struct rec_ctx *c, int el, uint32_t at)
 static void put_vertex_rec(struct rec_ctx *c, const struct ax_chunk *ch, uint32_t k, uint32_t at,
 			   uint64_t i, struct buf *b)
 {
-	const struct skx_mesh *xm = &c->m->meshes[k];
+	const struct skate_export_mesh *xm = &c->m->meshes[k];
 	float v3[3] = {0, 0, 0}, o[3];
 	const float *f;
 	int el;
@@ -566,7 +567,7 @@ static void put_vertex_rec(struct rec_ctx *c, const struct ax_chunk *ch, uint32_
 			for (unsigned j = 0; j < 3 && j < c->vb.elem[el].n_out; j++)
 				v3[j] = f[j];
 		}
-		skx_axes(c->m, v3, o);
+		skate_export_axes(c->m, v3, o);
 		psk_put_point(b, &(struct psk_point){o[0], o[1], o[2]});
 		return;
 	case AX_VTXW: {
@@ -618,7 +619,7 @@ static enum rc vertex_records(struct rec_ctx *c, const struct ax_chunk *ch, uint
 	enum rc r = RC_OK;
 
 	while (i < ch->n && r == RC_OK) {
-		uint32_t k = skx_mesh_of_vertex(c->m, i), at;
+		uint32_t k = skate_export_mesh_of_vertex(c->m, i), at;
 
 		r = vertex_at(c, k, (uint32_t)(i - c->m->meshes[k].vert_base), &at);
 		for (; r == RC_OK && at < c->vb.count; at++, i++) {
@@ -634,14 +635,14 @@ static enum rc vertex_records(struct rec_ctx *c, const struct ax_chunk *ch, uint
 static enum rc face_records(struct rec_ctx *c, const struct ax_chunk *ch, uint64_t first,
 			    struct emit *e)
 {
-	const struct skx_model *m = c->m;
+	const struct skate_export_model *m = c->m;
 	bool more = true;
 	enum rc r = RC_OK;
 	uint64_t i = first;
 
 	while (more && i < ch->n && r == RC_OK) {
-		uint32_t mk = skx_mesh_of_face(m, i);
-		const struct skx_mesh *xm = &m->meshes[mk];
+		uint32_t mk = skate_export_mesh_of_face(m, i);
+		const struct skate_export_mesh *xm = &m->meshes[mk];
 		uint64_t raw = i - xm->face_base, n = xm->n_faces - raw;
 
 		r = skate_mesh_read_triangles(c->s, c->a, c->sc, xm->scene, raw,
@@ -670,7 +671,7 @@ static enum rc face_records(struct rec_ctx *c, const struct ax_chunk *ch, uint64
 static struct psk_weight vertex_weight(const struct rec_ctx *c, uint32_t at, uint64_t point,
 				       unsigned slot)
 {
-	const struct skx_model *m = c->m;
+	const struct skate_export_model *m = c->m;
 	uint8_t ni = c->vb.n_infl[at];
 	unsigned j = slot < ni ? slot : 0;
 	uint32_t gb = ni ? c->vb.infl[at][j].bone : UINT32_MAX;
@@ -685,13 +686,13 @@ static struct psk_weight vertex_weight(const struct rec_ctx *c, uint32_t at, uin
 static enum rc weight_records(struct rec_ctx *c, const struct ax_chunk *ch, uint64_t first,
 			      struct emit *e)
 {
-	const struct skx_model *m = c->m;
+	const struct skate_export_model *m = c->m;
 	uint64_t i = first;
 	enum rc r = RC_OK;
 
 	while (i < ch->n && r == RC_OK) {
-		uint32_t mk = skx_mesh_of_weight(m, i), at;
-		const struct skx_mesh *xm = &m->meshes[mk];
+		uint32_t mk = skate_export_mesh_of_weight(m, i), at;
+		const struct skate_export_mesh *xm = &m->meshes[mk];
 		uint64_t local = i - xm->weight_base;
 		uint32_t v = (uint32_t)(local / xm->slots);
 		unsigned slot = (unsigned)(local % xm->slots);
@@ -710,11 +711,11 @@ static enum rc weight_records(struct rec_ctx *c, const struct ax_chunk *ch, uint
 	return r;
 }
 
-static enum rc bone_records(const struct skx_model *m, const struct ax_chunk *ch, uint64_t first,
-			    struct emit *e)
+static enum rc bone_records(const struct skate_export_model *m, const struct ax_chunk *ch,
+			    uint64_t first, struct emit *e)
 {
 	for (uint64_t i = first; i < ch->n && i < m->n_bones; i++) {
-		const struct skx_bone *xb = &m->bones[i];
+		const struct skate_export_bone *xb = &m->bones[i];
 		struct psk_bone pb;
 
 		memset(&pb, 0, sizeof pb);
@@ -733,7 +734,7 @@ static enum rc bone_records(const struct skx_model *m, const struct ax_chunk *ch
 	return RC_OK;
 }
 
-static enum rc material_records(const struct skx_model *m, const struct ax_chunk *ch,
+static enum rc material_records(const struct skate_export_model *m, const struct ax_chunk *ch,
 				uint64_t first, struct emit *e)
 {
 	for (uint64_t i = first; i < ch->n && i < m->n_materials; i++) {
@@ -766,9 +767,9 @@ static uint32_t want_of(enum ax_rec rec)
 	}
 }
 
-enum rc skx_psk_records(const struct src *s, const struct arena *a, const struct skate_scene *sc,
-			const struct skx_model *m, const struct ax_chunk *ch, uint64_t first,
-			struct emit *e)
+enum rc skate_export_psk_records(const struct src *s, const struct arena *a,
+				 const struct skate_scene *sc, const struct skate_export_model *m,
+				 const struct ax_chunk *ch, uint64_t first, struct emit *e)
 {
 	struct rec_ctx c = {s, a, sc, m, {0}, UINT32_MAX, {0}};
 	enum rc r;
@@ -800,14 +801,14 @@ enum rc skx_psk_records(const struct src *s, const struct arena *a, const struct
 enum rc skate_export_psk(const struct src *s, const struct arena *a, const struct skate_scene *sc,
 			 bool zup, struct buf *out, bool *is_pskx)
 {
-	struct skx_model *m;
+	struct skate_export_model *m;
 	struct psk_counts k;
 	struct ax_plan p;
-	enum rc r = skx_build(s, a, sc, zup, true, &m);
+	enum rc r = skate_export_build(s, a, sc, zup, true, &m);
 
 	if (r != RC_OK)
 		return r;
-	skx_psk_counts(m, false, &k);
+	skate_export_psk_counts(m, false, &k);
 	r = psk_plan(&k, &p);
 	for (unsigned i = 0; i < p.n && r == RC_OK; i++) {
 		struct emit e;
@@ -816,12 +817,12 @@ enum rc skate_export_psk(const struct src *s, const struct arena *a, const struc
 		if (p.c[i].n == 0)
 			continue;
 		emit_init_window(&e, 0, SIZE_MAX);
-		r = skx_psk_records(s, a, sc, m, &p.c[i], 0, &e);
+		r = skate_export_psk_records(s, a, sc, m, &p.c[i], 0, &e);
 		buf_put(out, e.b.data, e.b.len);
 		emit_free(&e);
 	}
 	if (is_pskx)
 		*is_pskx = m->n_verts > 65536;
-	skx_free(m);
+	skate_export_free(m);
 	return r == RC_OK && out->oom ? RC_NOMEM : r;
 }

@@ -1,15 +1,15 @@
 /*
  * A Skate model as glTF (docs/gltf.md, "PSG models"). The export model (skate_export.c) decides
- * what goes out; this file maps it onto include/psgfs/gltf.h and answers the writer's requests
- * for data from the mesh streams, a batch of vertices or triangles at a time.
+ * what goes out; this file maps it onto include/psgfs/formats/gltf.h and answers the writer's
+ * requests for data from the mesh streams, a batch of vertices or triangles at a time.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/skate_gltf.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/skate_gltf.h"
 
 struct sg_mesh_name {
 	char s[24];
@@ -18,7 +18,7 @@ struct sg_mesh_name {
 struct skate_gltf {
 	const struct arena *a;
 	const struct skate_scene *sc;
-	const struct skx_model *m;
+	const struct skate_export_model *m;
 	struct gltf_node *nodes;
 	struct gltf_mesh *meshes;
 	struct gltf_prim *prims;
@@ -81,7 +81,7 @@ static uint32_t want_of(enum gltf_data what)
 }
 
 /* The usable element a request reads, -1 when the mesh has none (zeros go out). */
-static int elem_of(const struct skx_mesh *xm, const struct gltf_req *q)
+static int elem_of(const struct skate_export_mesh *xm, const struct gltf_req *q)
 {
 	switch (q->what) {
 	case GLTF_D_POSITION:
@@ -104,7 +104,7 @@ static uint8_t unorm8(float x)
 	return (uint8_t)(v > 255.0f ? 255.0f : v > 0.0f ? v : 0.0f);
 }
 
-/* Vertex i of the batch as the request's C type (include/psgfs/gltf.h). */
+/* Vertex i of the batch as the request's C type (include/psgfs/formats/gltf.h). */
 static void put_vertex(const struct sg_ctx *c, const struct gltf_req *q, int el, uint32_t i,
 		       void *out)
 {
@@ -118,7 +118,7 @@ static void put_vertex(const struct sg_ctx *c, const struct gltf_req *q, int el,
 		for (unsigned k = 0; k < 4; k++)
 			o[k] = k < n_out ? unorm8(f[k]) : 255;
 	} else if (q->what == GLTF_D_SKIN) {
-		const struct skx_model *m = c->g->m;
+		const struct skate_export_model *m = c->g->m;
 		struct gltf_influence *o = out;
 
 		memset(o, 0, sizeof *o);
@@ -156,7 +156,7 @@ static size_t elem_bytes(enum gltf_data what)
 static enum rc fill_vertices(struct sg_ctx *c, const struct gltf_req *q, uint64_t first, size_t n,
 			     void *out)
 {
-	const struct skx_mesh *xm = &c->g->m->meshes[c->g->xmesh[q->mesh]];
+	const struct skate_export_mesh *xm = &c->g->m->meshes[c->g->xmesh[q->mesh]];
 	int el = elem_of(xm, q);
 	size_t sz = elem_bytes(q->what), done = 0;
 
@@ -185,7 +185,7 @@ static enum rc fill_vertices(struct sg_ctx *c, const struct gltf_req *q, uint64_
 static enum rc fill_indices(struct sg_ctx *c, const struct gltf_req *q, uint64_t first, size_t n,
 			    uint32_t *out)
 {
-	const struct skx_mesh *xm = &c->g->m->meshes[c->g->xmesh[q->mesh]];
+	const struct skate_export_mesh *xm = &c->g->m->meshes[c->g->xmesh[q->mesh]];
 	uint64_t t = first / 3, end = first + n, done = 0;
 
 	while (first + done < end) {
@@ -260,19 +260,19 @@ enum rc skate_gltf_render(const struct skate_gltf *g, const struct src *s, unsig
 /* Joints: the export's bones, parents first, in model space whatever the .psk's axes. */
 static enum rc build_nodes(struct skate_gltf *g)
 {
-	const struct skx_model *m = g->m;
+	const struct skate_export_model *m = g->m;
 
 	g->nodes = xcalloc_n(m->n_bones ? m->n_bones : 1, sizeof *g->nodes);
 	if (!g->nodes)
 		return RC_NOMEM;
 	for (uint32_t i = 0; i < m->n_bones; i++) {
-		const struct skx_bone *b = &m->bones[i];
+		const struct skate_export_bone *b = &m->bones[i];
 		struct gltf_node *nd = &g->nodes[i];
 
 		nd->name = (struct gltf_name){b->name, sizeof b->name};
 		nd->parent = b->parent;
 		nd->joint = true;
-		skx_bone_model_local(g->sc, m, i, nd->t, nd->r);
+		skate_export_bone_model_local(g->sc, m, i, nd->t, nd->r);
 		nd->s[0] = nd->s[1] = nd->s[2] = 1.0f;
 	}
 	g->bytes += m->n_bones * sizeof *g->nodes;
@@ -280,7 +280,7 @@ static enum rc build_nodes(struct skate_gltf *g)
 }
 
 /* UV sets a mesh has from set 0 up, without gaps. */
-static uint32_t uv_sets(const struct skx_mesh *xm)
+static uint32_t uv_sets(const struct skate_export_mesh *xm)
 {
 	uint32_t n = 0;
 
@@ -292,7 +292,7 @@ static uint32_t uv_sets(const struct skx_mesh *xm)
 /* One glTF mesh per exported mesh with vertices and triangles; the others are noted. */
 static enum rc build_meshes(struct skate_gltf *g, struct diag *notes)
 {
-	const struct skx_model *m = g->m;
+	const struct skate_export_model *m = g->m;
 	uint32_t n = m->n_meshes ? m->n_meshes : 1;
 
 	g->meshes = xcalloc_n(n, sizeof *g->meshes);
@@ -304,7 +304,7 @@ static enum rc build_meshes(struct skate_gltf *g, struct diag *notes)
 	g->bytes +=
 	    n * (sizeof *g->meshes + sizeof *g->prims + sizeof *g->xmesh + sizeof *g->names);
 	for (uint32_t k = 0; k < m->n_meshes; k++) {
-		const struct skx_mesh *xm = &m->meshes[k];
+		const struct skate_export_mesh *xm = &m->meshes[k];
 		uint32_t i = g->model.n_meshes;
 		struct gltf_mesh *me = &g->meshes[i];
 
@@ -331,7 +331,7 @@ static enum rc build_meshes(struct skate_gltf *g, struct diag *notes)
 
 static enum rc build_materials(struct skate_gltf *g, uint32_t n_images, const int32_t *mat_image)
 {
-	const struct skx_model *m = g->m;
+	const struct skate_export_model *m = g->m;
 
 	g->mats = xcalloc_n(m->n_materials ? m->n_materials : 1, sizeof *g->mats);
 	if (!g->mats)
@@ -347,7 +347,7 @@ static enum rc build_materials(struct skate_gltf *g, uint32_t n_images, const in
 }
 
 enum rc skate_gltf_open(const struct src *s, const struct arena *a, const struct skate_scene *sc,
-			const struct skx_model *m, const struct gltf_image *images,
+			const struct skate_export_model *m, const struct gltf_image *images,
 			uint32_t n_images, const int32_t *mat_image, struct skate_gltf **out,
 			struct diag *notes)
 {

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/skate_mesh.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/skate_mesh.h"
 #include "skate_int.h"
 
 #define UNSET (-2) /* parent not decided yet */

@@ -2,9 +2,9 @@
 #ifndef PSGFS_SKATE_INT_H
 #define PSGFS_SKATE_INT_H
 
-#include "psgfs/diag.h"
-#include "psgfs/result.h"
-#include "psgfs/skate_mesh.h"
+#include "psgfs/base/diag.h"
+#include "psgfs/base/result.h"
+#include "psgfs/formats/skate_mesh.h"
 
 /* Set every bone's parent (skate_hierarchy.c): from tsv when given, else from the built-in
  * skater rig when the names match it, else leave the default (every bone under bone 0).

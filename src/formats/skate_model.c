@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/skate_mesh.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/skate_mesh.h"
 
 #define MODEL_HDR 0x40u
 

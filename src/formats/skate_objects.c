@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/skate_objects.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/skate_objects.h"
 
 #define TOC_HDR	  20u
 #define TOC_ENTRY 24u

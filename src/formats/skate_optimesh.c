@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/skate_platform.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/formats/skate_platform.h"
 
 #define OPTI_HDR 0x60u
 

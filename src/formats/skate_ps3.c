@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/skate_platform.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/formats/skate_platform.h"
 
 #define VDES_HDR  16u
 #define VDES_ELEM 8u
@@ -21,14 +21,14 @@
 #define PRIM_TRIS 5u /* CELL_GCM_PRIMITIVE_TRIANGLES */
 
 /* CELL_GCM_VERTEX_* as neutral storage: component type, bytes per component, divisor. */
-struct gcm_fmt {
+struct skate_ps3_vfmt {
 	const char *name;
 	uint8_t ctype, comp_size;
 	bool normalized;
 	float divisor;
 };
 
-static const struct gcm_fmt gcm_fmt[8] = {
+static const struct skate_ps3_vfmt skate_ps3_vfmts[8] = {
     [SKATE_VF_S1] = {"S1", SKATE_CT_S16, 2, true, 32767.0f},
     [SKATE_VF_F] = {"F", SKATE_CT_F32, 4, false, 1.0f},
     [SKATE_VF_SF] = {"SF", SKATE_CT_F16, 2, false, 1.0f},
@@ -38,21 +38,23 @@ static const struct gcm_fmt gcm_fmt[8] = {
     [SKATE_VF_UB256] = {"UB256", SKATE_CT_U8, 1, false, 1.0f},
 };
 
-static const struct gcm_fmt *gcm_lookup(uint8_t vt)
+static const struct skate_ps3_vfmt *skate_ps3_vfmt_find(uint8_t vt)
 {
-	return vt < sizeof gcm_fmt / sizeof gcm_fmt[0] && gcm_fmt[vt].name ? &gcm_fmt[vt] : NULL;
+	return vt < sizeof skate_ps3_vfmts / sizeof skate_ps3_vfmts[0] && skate_ps3_vfmts[vt].name
+		   ? &skate_ps3_vfmts[vt]
+		   : NULL;
 }
 
 const char *skate_vfmt_name(uint8_t vt)
 {
-	const struct gcm_fmt *f = gcm_lookup(vt);
+	const struct skate_ps3_vfmt *f = skate_ps3_vfmt_find(vt);
 
 	return f ? f->name : NULL;
 }
 
 unsigned skate_vfmt_comp_size(uint8_t vt)
 {
-	const struct gcm_fmt *f = gcm_lookup(vt);
+	const struct skate_ps3_vfmt *f = skate_ps3_vfmt_find(vt);
 
 	return f ? f->comp_size : 0;
 }
@@ -111,7 +113,7 @@ static void ps3_skater_rules(const struct skate_velem *el, struct skate_elem *e)
 
 static void ps3_elem_describe(const struct skate_velem *el, struct skate_elem *e)
 {
-	const struct gcm_fmt *f = gcm_lookup(el->vertex_type);
+	const struct skate_ps3_vfmt *f = skate_ps3_vfmt_find(el->vertex_type);
 
 	memset(e, 0, sizeof *e);
 	ps3_usage(el->type, e);
@@ -140,7 +142,7 @@ unsigned skate_velem_decode(uint8_t vt, unsigned ncomp, const uint8_t *p, bool a
 				 .usable = true};
 	struct skate_elem e;
 
-	if (!gcm_lookup(vt) || ncomp < 1 || ncomp > 4)
+	if (!skate_ps3_vfmt_find(vt) || ncomp < 1 || ncomp > 4)
 		return 0;
 	ps3_elem_describe(&el, &e);
 	skate_elem_decode(&e, p, true, out);

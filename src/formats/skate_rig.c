@@ -9,7 +9,7 @@
  */
 #include <strings.h>
 
-#include "psgfs/skate_mesh.h"
+#include "psgfs/formats/skate_mesh.h"
 
 /* clang-format off */
 const struct skate_rig_bone skate_rig[SKATE_RIG_BONES] = {

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/skate_objects.h"
-#include "psgfs/skate_platform.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/formats/skate_objects.h"
+#include "psgfs/formats/skate_platform.h"
 #include "skate_int.h"
 
 #define MATERIAL_NAME_MAX 255

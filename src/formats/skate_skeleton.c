@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "psgfs/skate_mesh.h"
+#include "psgfs/formats/skate_mesh.h"
 
 bool skate_mat4_inverse(const float m[16], float out[16])
 {

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/skate_mesh.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/skate_mesh.h"
 
 #define STATS_VERT_BYTES (128u << 10) /* vertex bytes per read: the buffer stays in L2 */
 #define STATS_IDX_BYTES	 (96u << 10)  /* index bytes per read (a multiple of 3 * 4) */

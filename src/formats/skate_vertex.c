@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/skate_platform.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/formats/skate_platform.h"
 
 const struct skate_platform *skate_platform_of(const struct arena *a)
 {

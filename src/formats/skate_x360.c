@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/skate_platform.h"
-#include "psgfs/skate_x360.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/formats/skate_platform.h"
+#include "psgfs/formats/skate_x360.h"
 
 /* One format code: its name, and how psgfs decodes it (ctype 0xFF: not decoded). */
 struct x360_fmt {
@@ -85,21 +85,21 @@ static const struct x360_fmt *fmt_lookup(uint32_t code)
 	return NULL;
 }
 
-const char *sx360_format_name(uint32_t code)
+const char *skate_x360_format_name(uint32_t code)
 {
 	const struct x360_fmt *f = fmt_lookup(code);
 
 	return f ? f->name : NULL;
 }
 
-bool sx360_format_decoded(uint32_t code)
+bool skate_x360_format_decoded(uint32_t code)
 {
 	const struct x360_fmt *f = fmt_lookup(code);
 
 	return f && f->ctype != NOT_DECODED;
 }
 
-unsigned sx360_format_size(uint32_t code)
+unsigned skate_x360_format_size(uint32_t code)
 {
 	/* by the Xenos vertex format in bits 0-5 (Xenia xenos.h, VertexFormat) */
 	switch (code & 0x3F) {
@@ -127,7 +127,7 @@ unsigned sx360_format_size(uint32_t code)
 	}
 }
 
-const char *sx360_etype_name(uint8_t type, char buf[16])
+const char *skate_x360_etype_name(uint8_t type, char buf[16])
 {
 	static const char *const n[] = {
 	    "NA",      "XYZ",	   "XYZRHW",   "NORMAL",  "VERTEXCOLOR", "PRELIT",   "TEX0",
@@ -141,7 +141,7 @@ const char *sx360_etype_name(uint8_t type, char buf[16])
 	return buf;
 }
 
-const char *sx360_usage_name(uint8_t usage, char buf[16])
+const char *skate_x360_usage_name(uint8_t usage, char buf[16])
 {
 	static const char *const n[] = {
 	    "POSITION", "BLENDWEIGHT", "BLENDINDICES", "NORMAL", "PSIZE", "TEXCOORD", "TANGENT",
@@ -266,7 +266,7 @@ static void x360_elem_describe(const struct skate_velem *el, struct skate_elem *
 	e->normalized = f->normalized;
 	e->divisor = f->divisor;
 	e->n_out = skate_ctype_packed3(f->ctype) ? 3 : f->count;
-	e->size = (uint8_t)sx360_format_size(f->code);
+	e->size = (uint8_t)skate_x360_format_size(f->code);
 	x360_skater_rules(e);
 }
 
@@ -276,13 +276,13 @@ static void x360_elem_describe(const struct skate_velem *el, struct skate_elem *
 static bool x360_elem_fits(const struct skate_velem *v, unsigned i, uint16_t stride, uint32_t idx,
 			   struct diag *d)
 {
-	unsigned size = sx360_format_size(v->format);
-	const char *fn = sx360_format_name(v->format);
+	unsigned size = skate_x360_format_size(v->format);
+	const char *fn = skate_x360_format_name(v->format);
 	char tb[16];
 
-	if (!fn || !sx360_format_decoded(v->format)) {
+	if (!fn || !skate_x360_format_decoded(v->format)) {
 		diag_add(d, "object %u (VertexDescriptor): element %u (%s) format 0x%08X %s", idx,
-			 i, sx360_etype_name(v->type, tb), v->format,
+			 i, skate_x360_etype_name(v->type, tb), v->format,
 			 fn ? "is not decoded" : "unknown");
 		return false;
 	}
@@ -290,14 +290,14 @@ static bool x360_elem_fits(const struct skate_velem *v, unsigned i, uint16_t str
 		diag_add(d,
 			 "object %u (VertexDescriptor): element %u (%s) in stream %u (only stream "
 			 "0 is understood)",
-			 idx, i, sx360_etype_name(v->type, tb), v->stream);
+			 idx, i, skate_x360_etype_name(v->type, tb), v->stream);
 		return false;
 	}
 	if ((unsigned)v->offset + size > stride) {
 		diag_add(d,
 			 "object %u (VertexDescriptor): element %u (%s) %s at offset %u does not "
 			 "fit stride %u",
-			 idx, i, sx360_etype_name(v->type, tb), fn, v->offset, stride);
+			 idx, i, skate_x360_etype_name(v->type, tb), fn, v->offset, stride);
 		return false;
 	}
 	return true;
@@ -317,7 +317,7 @@ static void x360_usage_check(const struct skate_velem *v, const struct skate_ele
 	diag_add(d,
 		 "object %u (VertexDescriptor): element %u type %s but Direct3D usage %s %u; "
 		 "the type used",
-		 idx, i, sx360_etype_name(v->type, tb), sx360_usage_name(v->usage, ub),
+		 idx, i, skate_x360_etype_name(v->type, tb), skate_x360_usage_name(v->usage, ub),
 		 v->usage_index);
 }
 
@@ -370,7 +370,7 @@ static void x360_vdes_stride(struct skate_vdes *out, struct br *r, uint32_t idx,
 	unsigned ext = 0;
 
 	for (unsigned i = 0; i < out->n_el; i++) {
-		unsigned end = out->el[i].offset + sx360_format_size(out->el[i].format);
+		unsigned end = out->el[i].offset + skate_x360_format_size(out->el[i].format);
 
 		if (out->el[i].stream == 0 && end > ext)
 			ext = end;
@@ -500,6 +500,6 @@ const struct skate_platform skate_platform_x360 = {
     .dip_decode = x360_dip_decode,
     .tri_prim = SX360_PRIM_TRIANGLELIST,
     .elem_describe = x360_elem_describe,
-    .elem_type_name = sx360_etype_name,
+    .elem_type_name = skate_x360_etype_name,
     .base_res_row_before = true,
 };

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/names.h"
-#include "psgfs/texture.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
+#include "psgfs/formats/texture.h"
 
-struct gcm_fmt {
+struct tex_ps3_fmt {
 	uint8_t base;
 	const char *name;
 	uint8_t bpp; /* bytes per texel, or per block when compressed; 0 = unknown */
@@ -25,7 +25,7 @@ struct gcm_fmt {
 	enum tex_kind kind;
 };
 
-static const struct gcm_fmt gcm_fmts[] = {
+static const struct tex_ps3_fmt tex_ps3_fmts[] = {
     {GCM_TEX_B8, "B8", 1, false, true, false, TEXK_L8},
     {GCM_TEX_A1R5G5B5, "A1R5G5B5", 2, false, true, true, TEXK_A1R5G5B5},
     {GCM_TEX_A4R4G4B4, "A4R4G4B4", 2, false, true, true, TEXK_A4R4G4B4},
@@ -55,26 +55,19 @@ static const struct gcm_fmt gcm_fmts[] = {
     {0x9F, "Y16_X16_FLOAT", 4, false, false, false, TEXK_BGRX8},
 };
 
-static const struct gcm_fmt *fmt_find(uint8_t base)
+static const struct tex_ps3_fmt *fmt_find(uint8_t base)
 {
-	for (size_t i = 0; i < sizeof gcm_fmts / sizeof gcm_fmts[0]; i++)
-		if (gcm_fmts[i].base == base)
-			return &gcm_fmts[i];
+	for (size_t i = 0; i < sizeof tex_ps3_fmts / sizeof tex_ps3_fmts[0]; i++)
+		if (tex_ps3_fmts[i].base == base)
+			return &tex_ps3_fmts[i];
 	return NULL;
 }
 
-const char *gcm_format_name(uint8_t base_format)
+const char *tex_ps3_format_name(uint8_t base_format)
 {
-	const struct gcm_fmt *f = fmt_find(base_format);
+	const struct tex_ps3_fmt *f = fmt_find(base_format);
 
 	return f ? f->name : NULL;
-}
-
-bool gcm_format_supported(uint8_t base_format)
-{
-	const struct gcm_fmt *f = fmt_find(base_format);
-
-	return f && f->supported;
 }
 
 uint32_t tex_kind_bpp(enum tex_kind k)
@@ -195,7 +188,7 @@ static bool level_out_bytes(enum tex_kind k, uint32_t w, uint32_t h, uint64_t *o
 
 /* Whether the header describes a texture that can be converted (format, dimension, size, a
  * mip count its size allows). */
-static enum rc check_header(const struct ps3_texture *t, const struct gcm_fmt *f, char *why,
+static enum rc check_header(const struct ps3_texture *t, const struct tex_ps3_fmt *f, char *why,
 			    size_t whylen)
 {
 	uint32_t maxm = 0;
@@ -233,7 +226,7 @@ static enum rc check_header(const struct ps3_texture *t, const struct gcm_fmt *f
 
 /* How rows are laid out: DXT packed whatever the pitch says; uncompressed swizzled without LN
  * (power-of-two sizes only), else rows `pitch` apart. */
-static enum rc row_layout(const struct ps3_texture *t, const struct gcm_fmt *f,
+static enum rc row_layout(const struct ps3_texture *t, const struct tex_ps3_fmt *f,
 			  struct tex_layout *l, char *why, size_t whylen)
 {
 	if (f->compressed) {
@@ -263,7 +256,7 @@ static enum rc row_layout(const struct ps3_texture *t, const struct gcm_fmt *f,
 
 enum rc tex_layout_get(const struct ps3_texture *t, struct tex_layout *l, char *why, size_t whylen)
 {
-	const struct gcm_fmt *f = fmt_find(t->base_format);
+	const struct tex_ps3_fmt *f = fmt_find(t->base_format);
 	uint64_t face = 0, out = 0, v;
 	bool cube;
 	enum rc r;
@@ -301,7 +294,7 @@ enum rc tex_layout_get(const struct ps3_texture *t, struct tex_layout *l, char *
 	return RC_OK;
 }
 
-uint32_t gcm_swizzle_index(uint32_t x, uint32_t y, unsigned lw, unsigned lh)
+uint32_t tex_ps3_swizzle_index(uint32_t x, uint32_t y, unsigned lw, unsigned lh)
 {
 	uint32_t idx = 0;
 	unsigned shift = 0, top = lw > lh ? lw : lh;
@@ -315,23 +308,23 @@ uint32_t gcm_swizzle_index(uint32_t x, uint32_t y, unsigned lw, unsigned lh)
 	return idx;
 }
 
-void gcm_unswizzle(const uint8_t *src, uint8_t *dst, unsigned lw, unsigned lh, uint32_t bpp)
+void tex_ps3_unswizzle(const uint8_t *src, uint8_t *dst, unsigned lw, unsigned lh, uint32_t bpp)
 {
 	uint32_t w = 1u << lw, h = 1u << lh;
 
 	for (uint32_t y = 0; y < h; y++)
 		for (uint32_t x = 0; x < w; x++)
 			memcpy(dst + ((size_t)y * w + x) * bpp,
-			       src + (size_t)gcm_swizzle_index(x, y, lw, lh) * bpp, bpp);
+			       src + (size_t)tex_ps3_swizzle_index(x, y, lw, lh) * bpp, bpp);
 }
 
-void gcm_swizzle(const uint8_t *src, uint8_t *dst, unsigned lw, unsigned lh, uint32_t bpp)
+void tex_ps3_swizzle(const uint8_t *src, uint8_t *dst, unsigned lw, unsigned lh, uint32_t bpp)
 {
 	uint32_t w = 1u << lw, h = 1u << lh;
 
 	for (uint32_t y = 0; y < h; y++)
 		for (uint32_t x = 0; x < w; x++)
-			memcpy(dst + (size_t)gcm_swizzle_index(x, y, lw, lh) * bpp,
+			memcpy(dst + (size_t)tex_ps3_swizzle_index(x, y, lw, lh) * bpp,
 			       src + ((size_t)y * w + x) * bpp, bpp);
 }
 
@@ -393,9 +386,9 @@ static void conv_texel(uint8_t base, const uint8_t *s, uint8_t *d)
 	d[1] = (uint8_t)(v >> 8);
 }
 
-bool gcm_kind(uint8_t base_format, enum tex_kind *kind, bool *alpha)
+bool tex_ps3_kind(uint8_t base_format, enum tex_kind *kind, bool *alpha)
 {
-	const struct gcm_fmt *f = fmt_find(base_format);
+	const struct tex_ps3_fmt *f = fmt_find(base_format);
 
 	if (!f || !f->supported)
 		return false;
@@ -444,13 +437,13 @@ static enum rc swizzled_band(const struct src *s, uint64_t at, const struct ps3_
 	if (!tmp)
 		return RC_NOMEM;
 	for (uint32_t tx = 0; tx < tiles && r == RC_OK; tx++) {
-		uint64_t idx = gcm_swizzle_index(tx * band, y0, lw, lh);
+		uint64_t idx = tex_ps3_swizzle_index(tx * band, y0, lw, lh);
 
 		r = src_read(s, at + idx * l->bpp, tmp, (size_t)run * l->bpp);
 		for (uint32_t y = 0; y < band && r == RC_OK; y++)
 			for (uint32_t x = 0; x < band; x++) {
-				uint32_t i =
-				    gcm_swizzle_index(x, y, lw < lh ? lw : lh, lw < lh ? lw : lh);
+				uint32_t i = tex_ps3_swizzle_index(x, y, lw < lh ? lw : lh,
+								   lw < lh ? lw : lh);
 
 				memcpy(texels + ((size_t)y * w + tx * band + x) * l->bpp,
 				       tmp + (size_t)i * l->bpp, l->bpp);

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/tex_x360.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/tex_x360.h"
 
 #define PAGE	      4096u
 #define BAND	      32u  /* unit rows per macro tile */
@@ -96,7 +96,7 @@ static const char *const fmt_names[64] = {
 struct x360_fmt {
 	uint8_t fmt;
 	uint8_t unit_bytes, block;
-	enum x360tex_canon canon;
+	enum tex_x360_canon canon;
 };
 
 static const struct x360_fmt x360_fmts[] = {
@@ -114,20 +114,20 @@ static const struct x360_fmt *fmt_find(uint8_t fmt)
 	return NULL;
 }
 
-const char *x360tex_format_name(uint8_t fmt)
+const char *tex_x360_format_name(uint8_t fmt)
 {
 	return fmt < 64 ? fmt_names[fmt] : NULL;
 }
 
-bool x360tex_format_supported(uint8_t fmt)
+bool tex_x360_format_supported(uint8_t fmt)
 {
 	return fmt_find(fmt) != NULL;
 }
 
-bool x360tex_canon_kind(enum x360tex_canon c, enum tex_kind *k)
+bool tex_x360_canon_kind(enum tex_x360_canon c, enum tex_kind *k)
 {
 	static const struct {
-		enum x360tex_canon c;
+		enum tex_x360_canon c;
 		enum tex_kind k;
 	} map[] = {
 	    {X360TEX_C_DXT1, TEXK_DXT1},   {X360TEX_C_DXT3, TEXK_DXT3},
@@ -159,7 +159,7 @@ static int32_t sbits(uint32_t v, unsigned at, unsigned n)
 	return (u & 1u << (n - 1)) ? (int32_t)u - (int32_t)(1u << n) : (int32_t)u;
 }
 
-static void fetch_size_decode(uint32_t d2, struct x360tex_fetch *f)
+static void fetch_size_decode(uint32_t d2, struct tex_x360_fetch *f)
 {
 	f->width = f->height = f->depth = 1;
 	f->stack_depth = 0;
@@ -182,7 +182,7 @@ static void fetch_size_decode(uint32_t d2, struct x360tex_fetch *f)
 	}
 }
 
-void x360tex_fetch_decode(const uint32_t dw[6], struct x360tex_fetch *f)
+void tex_x360_fetch_decode(const uint32_t dw[6], struct tex_x360_fetch *f)
 {
 	memset(f, 0, sizeof *f);
 	memcpy(f->dw, dw, sizeof f->dw);
@@ -235,7 +235,7 @@ static uint32_t put(int64_t v, unsigned at, unsigned n)
 	return ((uint32_t)v & mask) << at;
 }
 
-static uint32_t fetch_size_encode(const struct x360tex_fetch *f)
+static uint32_t fetch_size_encode(const struct tex_x360_fetch *f)
 {
 	switch (f->dimension) {
 	case X360TEX_DIM_1D:
@@ -249,7 +249,7 @@ static uint32_t fetch_size_encode(const struct x360tex_fetch *f)
 	}
 }
 
-void x360tex_fetch_encode(const struct x360tex_fetch *f, uint32_t dw[6])
+void tex_x360_fetch_encode(const struct tex_x360_fetch *f, uint32_t dw[6])
 {
 	dw[0] = put(f->type, 0, 2) | put(f->pitch, 22, 9) | put(f->tiled, 31, 1);
 	for (unsigned i = 0; i < 4; i++)
@@ -274,7 +274,7 @@ void x360tex_fetch_encode(const struct x360tex_fetch *f, uint32_t dw[6])
 		put(f->packed_mips, 11, 1) | put(f->mip_address, 12, 20);
 }
 
-enum rc x360tex_object_decode(const uint8_t *obj, size_t len, struct x360tex_object *out)
+enum rc tex_x360_object_decode(const uint8_t *obj, size_t len, struct tex_x360_object *out)
 {
 	uint32_t dw[6];
 
@@ -290,7 +290,7 @@ enum rc x360tex_object_decode(const uint8_t *obj, size_t len, struct x360tex_obj
 	out->mip_flush = ld_u32be(obj + 24);
 	for (unsigned i = 0; i < 6; i++)
 		dw[i] = ld_u32be(obj + X360TEX_FETCH_OFFSET + 4 * i);
-	x360tex_fetch_decode(dw, &out->fetch);
+	tex_x360_fetch_decode(dw, &out->fetch);
 	return RC_OK;
 }
 
@@ -302,7 +302,7 @@ static void st_u32be(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-void x360tex_object_encode(const struct x360tex_object *o, uint8_t out[X360TEX_OBJECT_SIZE])
+void tex_x360_object_encode(const struct tex_x360_object *o, uint8_t out[X360TEX_OBJECT_SIZE])
 {
 	uint32_t dw[6];
 	const uint32_t head[7] = {o->common,	 o->ref_count,	o->fence,    o->read_fence,
@@ -310,7 +310,7 @@ void x360tex_object_encode(const struct x360tex_object *o, uint8_t out[X360TEX_O
 
 	for (unsigned i = 0; i < 7; i++)
 		st_u32be(out + 4 * i, head[i]);
-	x360tex_fetch_encode(&o->fetch, dw);
+	tex_x360_fetch_encode(&o->fetch, dw);
 	for (unsigned i = 0; i < 6; i++)
 		st_u32be(out + X360TEX_FETCH_OFFSET + 4 * i, dw[i]);
 }
@@ -353,7 +353,7 @@ static uint32_t lvl(uint32_t v, uint32_t level)
 	return v ? v : 1;
 }
 
-uint32_t x360tex_tiled_offset(uint32_t x, uint32_t y, uint32_t pitch_units, uint32_t bpb_log2)
+uint32_t tex_x360_tiled_offset(uint32_t x, uint32_t y, uint32_t pitch_units, uint32_t bpb_log2)
 {
 	/* Macro tile index, then the unit inside its 8x16 micro tile (y's lowest bit apart). */
 	uint64_t macro = ((uint64_t)(y >> 5) * (pitch_units >> 5) + (x >> 5)) << 6;
@@ -366,14 +366,14 @@ uint32_t x360tex_tiled_offset(uint32_t x, uint32_t y, uint32_t pitch_units, uint
 	       bank << 11 | pipe << 6 | (y & 1) << 4;
 }
 
-uint32_t x360tex_packed_level(uint32_t w, uint32_t h)
+uint32_t tex_x360_packed_level(uint32_t w, uint32_t h)
 {
 	uint32_t l = ceil_log2(w < h ? w : h);
 
 	return l > 4 ? l - 4 : 0;
 }
 
-bool x360tex_packed_offset(uint32_t w, uint32_t h, uint32_t level, uint32_t *x, uint32_t *y)
+bool tex_x360_packed_offset(uint32_t w, uint32_t h, uint32_t level, uint32_t *x, uint32_t *y)
 {
 	uint32_t lw = ceil_log2(w), lh = ceil_log2(h), ls = lw < lh ? lw : lh;
 	uint32_t base, pm;
@@ -431,7 +431,7 @@ static void note(char *why, size_t whylen, const char *fmt, ...)
 }
 
 /* Canonical form of an uncompressed format from its swizzle; RC_UNSUPPORTED if it has none. */
-static enum rc layout_swizzle(const struct x360tex_fetch *f, struct x360tex_layout *l, char *why,
+static enum rc layout_swizzle(const struct tex_x360_fetch *f, struct tex_x360_layout *l, char *why,
 			      size_t whylen)
 {
 	const uint8_t *s = l->swz;
@@ -463,18 +463,18 @@ static enum rc layout_swizzle(const struct x360tex_fetch *f, struct x360tex_layo
 		return RC_OK;
 	}
 	note(why, whylen, "%s swizzle 0x%03X (r%u g%u b%u a%u) has no canonical form",
-	     x360tex_format_name(l->format), f->swizzle, s[0], s[1], s[2], s[3]);
+	     tex_x360_format_name(l->format), f->swizzle, s[0], s[1], s[2], s[3]);
 	return RC_UNSUPPORTED;
 }
 
-static enum rc layout_head(const struct x360tex_fetch *f, struct x360tex_layout *l, char *why,
+static enum rc layout_head(const struct tex_x360_fetch *f, struct tex_x360_layout *l, char *why,
 			   size_t whylen)
 {
 	const struct x360_fmt *xf = fmt_find(f->format);
 
 	if (!xf) {
 		note(why, whylen, "format %s (0x%02X) is not converted",
-		     x360tex_format_name(f->format), f->format);
+		     tex_x360_format_name(f->format), f->format);
 		return RC_UNSUPPORTED;
 	}
 	if (f->dimension == X360TEX_DIM_1D || f->dimension == X360TEX_DIM_3D) {
@@ -517,8 +517,8 @@ static enum rc layout_head(const struct x360tex_fetch *f, struct x360tex_layout 
 }
 
 /* Storage of (level-like) dims w x h texels, row pitch `pitch_units`; fills stride fields. */
-static void storage_dims(const struct x360tex_layout *l, uint32_t pitch_units, uint32_t h_texels,
-			 bool base, struct x360tex_level *v, uint64_t *stride)
+static void storage_dims(const struct tex_x360_layout *l, uint32_t pitch_units, uint32_t h_texels,
+			 bool base, struct tex_x360_level *v, uint64_t *stride)
 {
 	v->pitch_units = align32(pitch_units);
 	v->height_units = align32(div_up(h_texels, l->block));
@@ -529,7 +529,7 @@ static void storage_dims(const struct x360tex_layout *l, uint32_t pitch_units, u
 }
 
 /* End (exclusive) of the bytes a read of the whole level touches, in face 0's storage. */
-static uint64_t level_end(const struct x360tex_layout *l, const struct x360tex_level *v)
+static uint64_t level_end(const struct tex_x360_layout *l, const struct tex_x360_level *v)
 {
 	uint32_t y1 = v->y_off + v->units_h - 1, x1 = v->x_off + v->units_w - 1;
 
@@ -544,14 +544,14 @@ static uint64_t level_end(const struct x360tex_layout *l, const struct x360tex_l
 }
 
 /* Place every level; RC_CORRUPT when a level does not fit its storage. */
-static enum rc layout_levels(const struct x360tex_fetch *f, struct x360tex_layout *l, char *why,
+static enum rc layout_levels(const struct tex_x360_fetch *f, struct tex_x360_layout *l, char *why,
 			     size_t whylen)
 {
-	struct x360tex_level base = {0}, tail = {0};
+	struct tex_x360_level base = {0}, tail = {0};
 	uint64_t stride, pos, face_off = 0;
 	uint32_t pw = 1u << ceil_log2(l->width), ph = 1u << ceil_log2(l->height);
 
-	l->packed_level = f->packed_mips ? x360tex_packed_level(l->width, l->height) : UINT32_MAX;
+	l->packed_level = f->packed_mips ? tex_x360_packed_level(l->width, l->height) : UINT32_MAX;
 	l->base_packed = l->packed_level == 0;
 	/* A packed base is stored in power-of-two rounded dimensions (the tail's own shape). */
 	storage_dims(l, div_up((uint32_t)f->pitch << 5, l->block), l->base_packed ? ph : l->height,
@@ -559,7 +559,7 @@ static enum rc layout_levels(const struct x360tex_fetch *f, struct x360tex_layou
 	base.face_stride = stride;
 	l->mip_offset = pos = stride * l->faces;
 	for (uint32_t i = 0; i < l->levels && i < X360TEX_MAX_LEVELS; i++) {
-		struct x360tex_level *v = &l->lv[i];
+		struct tex_x360_level *v = &l->lv[i];
 		uint64_t s;
 
 		if (i == 0 || l->base_packed) {
@@ -581,7 +581,7 @@ static enum rc layout_levels(const struct x360tex_fetch *f, struct x360tex_layou
 		v->packed = i >= l->packed_level;
 		v->x_off = v->y_off = 0;
 		if (v->packed) {
-			x360tex_packed_offset(l->width, l->height, i, &v->x_off, &v->y_off);
+			tex_x360_packed_offset(l->width, l->height, i, &v->x_off, &v->y_off);
 			v->x_off /= l->block;
 			v->y_off /= l->block;
 		}
@@ -606,8 +606,8 @@ static enum rc layout_levels(const struct x360tex_fetch *f, struct x360tex_layou
 	return RC_OK;
 }
 
-enum rc x360tex_layout_get(const struct x360tex_fetch *f, struct x360tex_layout *l, char *why,
-			   size_t whylen)
+enum rc tex_x360_layout_get(const struct tex_x360_fetch *f, struct tex_x360_layout *l, char *why,
+			    size_t whylen)
 {
 	enum rc r;
 
@@ -620,19 +620,19 @@ enum rc x360tex_layout_get(const struct x360tex_fetch *f, struct x360tex_layout 
 	return layout_levels(f, l, why, whylen);
 }
 
-enum rc x360tex_prepare(const uint8_t *obj, size_t len, uint64_t res_size, uint32_t index,
-			struct x360tex_object *o, struct x360tex_layout *l, struct diag *diag)
+enum rc tex_x360_prepare(const uint8_t *obj, size_t len, uint64_t res_size, uint32_t index,
+			 struct tex_x360_object *o, struct tex_x360_layout *l, struct diag *diag)
 {
 	char why[320];
 	enum rc r;
 
 	memset(l, 0, sizeof *l);
-	if (x360tex_object_decode(obj, len, o) != RC_OK) {
+	if (tex_x360_object_decode(obj, len, o) != RC_OK) {
 		diag_add(diag, "object %u (Texture): %zu bytes, shorter than %u", index, len,
 			 X360TEX_OBJECT_SIZE);
 		return RC_CORRUPT;
 	}
-	r = x360tex_layout_get(&o->fetch, l, why, sizeof why);
+	r = tex_x360_layout_get(&o->fetch, l, why, sizeof why);
 	if (r == RC_OK && (o->common & 0xF) != X360TEX_COMMON_TEXTURE)
 		note(why, sizeof why, "D3D common word 0x%08X is not a texture (3)", o->common);
 	if (r == RC_OK && o->fetch.mip_address == 0 && l->levels > 1 && !l->base_packed)
@@ -651,7 +651,7 @@ enum rc x360tex_prepare(const uint8_t *obj, size_t len, uint64_t res_size, uint3
 		diag_add(diag,
 			 "object %u (Texture): base resource holds %llu bytes, %s %ux%u %u mips%s "
 			 "needs %llu",
-			 index, (unsigned long long)res_size, x360tex_format_name(l->format),
+			 index, (unsigned long long)res_size, tex_x360_format_name(l->format),
 			 l->width, l->height, l->levels, l->faces == 6 ? " cube" : "",
 			 (unsigned long long)l->need);
 		return RC_CORRUPT;
@@ -673,7 +673,7 @@ static uint8_t swz_pick(const uint8_t c[4], uint8_t sel)
 }
 
 /* One unit, already unswapped, to its canonical bytes. */
-static void unit_to_canon(const struct x360tex_layout *l, const uint8_t *s, uint8_t *d)
+static void unit_to_canon(const struct tex_x360_layout *l, const uint8_t *s, uint8_t *d)
 {
 	uint16_t v;
 
@@ -698,7 +698,7 @@ static void unit_to_canon(const struct x360tex_layout *l, const uint8_t *s, uint
 }
 
 /* Inverse of unit_to_canon (writers); components nobody selects are 0. */
-static void canon_to_unit(const struct x360tex_layout *l, const uint8_t *d, uint8_t *s)
+static void canon_to_unit(const struct tex_x360_layout *l, const uint8_t *d, uint8_t *s)
 {
 	switch (l->format) {
 	case X360TEX_FMT_8_8_8_8: {
@@ -735,16 +735,16 @@ static void unswap(uint8_t *p, size_t n, uint32_t mask)
 /* --- reading --- */
 
 /* Byte offset of unit (x, y) inside its storage. */
-static uint64_t unit_addr(const struct x360tex_layout *l, const struct x360tex_level *v, uint32_t x,
-			  uint32_t y)
+static uint64_t unit_addr(const struct tex_x360_layout *l, const struct tex_x360_level *v,
+			  uint32_t x, uint32_t y)
 {
 	if (l->tiled)
-		return x360tex_tiled_offset(x, y, v->pitch_units, floor_log2(l->unit_bytes));
+		return tex_x360_tiled_offset(x, y, v->pitch_units, floor_log2(l->unit_bytes));
 	return (uint64_t)y * v->row_bytes + (uint64_t)x * l->unit_bytes;
 }
 
 /* Storage byte range holding storage rows [y0, y1) of the level's columns. */
-static void band_range(const struct x360tex_layout *l, const struct x360tex_level *v, uint32_t y0,
+static void band_range(const struct tex_x360_layout *l, const struct tex_x360_level *v, uint32_t y0,
 		       uint32_t y1, uint64_t *lo, uint64_t *hi)
 {
 	uint32_t x0 = v->x_off, x1 = v->x_off + v->units_w - 1;
@@ -763,10 +763,10 @@ static void band_range(const struct x360tex_layout *l, const struct x360tex_leve
 }
 
 struct band_ctx {
-	const struct x360tex_layout *l;
-	const struct x360tex_level *v;
+	const struct tex_x360_layout *l;
+	const struct tex_x360_level *v;
 	uint64_t at; /* storage start of this face */
-	x360tex_read_fn read;
+	tex_x360_read_fn read;
 	void *rctx;
 	uint8_t *buf;
 	size_t cap;
@@ -775,8 +775,8 @@ struct band_ctx {
 /* Convert storage rows [y0, y1) (inside one band) into dst. */
 static enum rc band_rows(struct band_ctx *c, uint32_t y0, uint32_t y1, uint8_t *dst)
 {
-	const struct x360tex_layout *l = c->l;
-	const struct x360tex_level *v = c->v;
+	const struct tex_x360_layout *l = c->l;
+	const struct tex_x360_level *v = c->v;
 	uint64_t lo, hi;
 	uint8_t *p;
 	enum rc r;
@@ -806,8 +806,9 @@ static enum rc band_rows(struct band_ctx *c, uint32_t y0, uint32_t y1, uint8_t *
 	return RC_OK;
 }
 
-enum rc x360tex_read_rows(const struct x360tex_layout *l, uint32_t face, uint32_t level,
-			  uint32_t row0, uint32_t n, x360tex_read_fn read, void *ctx, uint8_t *dst)
+enum rc tex_x360_read_rows(const struct tex_x360_layout *l, uint32_t face, uint32_t level,
+			   uint32_t row0, uint32_t n, tex_x360_read_fn read, void *ctx,
+			   uint8_t *dst)
 {
 	struct band_ctx c = {0};
 	uint32_t y, end, band;
@@ -838,18 +839,18 @@ enum rc x360tex_read_rows(const struct x360tex_layout *l, uint32_t face, uint32_
 	return r;
 }
 
-enum rc x360tex_read_level(const struct x360tex_layout *l, uint32_t face, uint32_t level,
-			   x360tex_read_fn read, void *ctx, uint8_t *dst)
+enum rc tex_x360_read_level(const struct tex_x360_layout *l, uint32_t face, uint32_t level,
+			    tex_x360_read_fn read, void *ctx, uint8_t *dst)
 {
 	if (!l || level >= l->levels)
 		return RC_INVAL;
-	return x360tex_read_rows(l, face, level, 0, l->lv[level].units_h, read, ctx, dst);
+	return tex_x360_read_rows(l, face, level, 0, l->lv[level].units_h, read, ctx, dst);
 }
 
-enum rc x360tex_write_level(const struct x360tex_layout *l, uint32_t face, uint32_t level,
-			    const uint8_t *canon, uint8_t *res, size_t res_len)
+enum rc tex_x360_write_level(const struct tex_x360_layout *l, uint32_t face, uint32_t level,
+			     const uint8_t *canon, uint8_t *res, size_t res_len)
 {
-	const struct x360tex_level *v;
+	const struct tex_x360_level *v;
 	uint32_t mask;
 	uint64_t at;
 	uint8_t unit[16];

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/names.h"
-#include "psgfs/png.h"
-#include "psgfs/skate_objects.h"
-#include "psgfs/texture.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
+#include "psgfs/formats/png.h"
+#include "psgfs/formats/skate_objects.h"
+#include "psgfs/formats/texture.h"
 
 /* ---- describing a texture ---- */
 
@@ -46,8 +46,8 @@ static enum rc read_ps3_header(const struct src *s, const struct arena *a, uint3
 	}
 	if (why[0])
 		diag_add(diag, "object %u (Texture): %s", idx, why);
-	gcm_kind(d->ps3.base_format, &d->kind, &d->alpha);
-	d->format_name = gcm_format_name(d->ps3.base_format);
+	tex_ps3_kind(d->ps3.base_format, &d->kind, &d->alpha);
+	d->format_name = tex_ps3_format_name(d->ps3.base_format);
 	d->width = d->ps3.width;
 	d->height = d->ps3.height;
 	d->mips = d->ps3l.mips;
@@ -118,7 +118,7 @@ static enum rc describe_x360(const struct src *s, const struct arena *a, uint32_
 			     struct tex_desc *d, struct diag *diag)
 {
 	const struct arena_dict_entry *br = idx > 0 ? &a->dict[idx - 1] : NULL;
-	struct x360tex_object o;
+	struct tex_x360_object o;
 	uint8_t *obj = NULL;
 	size_t len = 0;
 	enum rc r;
@@ -133,15 +133,15 @@ static enum rc describe_x360(const struct src *s, const struct arena *a, uint32_
 		diag_add(diag, "object %u (Texture): unreadable (%s)", idx, rc_str(r));
 		return r;
 	}
-	r = x360tex_prepare(obj, len, br->size, idx, &o, &d->x360, diag);
+	r = tex_x360_prepare(obj, len, br->size, idx, &o, &d->x360, diag);
 	free(obj);
 	if (r != RC_OK)
 		return r;
 	d->plat = TEX_X360;
-	x360tex_canon_kind(d->x360.canon, &d->kind);
+	tex_x360_canon_kind(d->x360.canon, &d->kind);
 	d->alpha = d->kind == TEXK_DXT1 || d->kind == TEXK_DXT3 || d->kind == TEXK_DXT5 ||
 		   d->kind == TEXK_BGRA8;
-	d->format_name = x360tex_format_name(d->x360.format);
+	d->format_name = tex_x360_format_name(d->x360.format);
 	d->width = d->x360.width;
 	d->height = d->x360.height;
 	d->mips = d->have_mips = d->x360.levels;
@@ -247,7 +247,7 @@ enum rc tex_read_rows(const struct src *s, const struct tex_desc *d, uint32_t fa
 	if (d->plat == TEX_X360) {
 		struct x360_read rd = {s, d->base};
 
-		return x360tex_read_rows(&d->x360, face, level, row0, n, x360_read, &rd, out);
+		return tex_x360_read_rows(&d->x360, face, level, row0, n, x360_read, &rd, out);
 	}
 	return ps3_read_rows(s, d->base, &d->ps3, &d->ps3l, d->kind, face, level, row0, n, out);
 }

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "psgfs/tree.h"
+#include "psgfs/tree/tree.h"
 
 /* Inodes whose kernel caches must be dropped, handed to a thread of their own (libfuse's
  * notifications must not run inside a request for the same inode). */

@@ -1,5 +1,5 @@
 /*
- * Asset folders for folder mounts (include/psgfs/gen_folder.h). Everything is written relative
+ * Asset folders for folder mounts (include/psgfs/gen/gen_folder.h). Everything is written relative
  * to one directory descriptor, so no path is ever resolved through a link this generator made.
  * Bytes come from the other generators: models are the static sky or a small skinned arena,
  * each companion a texture arena of a few textures (the first default ones, so the sky's
@@ -16,14 +16,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/gen_folder.h"
-#include "psgfs/gen_psg.h"
-#include "psgfs/gen_psg_skinned.h"
-#include "psgfs/gen_psg_textures.h"
-#include "psgfs/gen_psk.h"
-#include "psgfs/gen_x360_textures.h"
-#include "psgfs/prng.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/gen/gen_folder.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psg_skinned.h"
+#include "psgfs/gen/gen_psg_textures.h"
+#include "psgfs/gen/gen_psk.h"
+#include "psgfs/gen/gen_x360_textures.h"
+#include "psgfs/gen/prng.h"
 
 #define CAS_DB		   "data/content/createacharacter/model/cas_db"
 #define TEX_DIR		   "data/content/createacharacter/texture"

@@ -6,14 +6,14 @@
 #include <string.h>
 
 #include "gen/gen_skinned_x360.h"
-#include "psgfs/arena.h"
-#include "psgfs/bytes.h"
-#include "psgfs/gen_psg.h"
-#include "psgfs/gen_psg_objects.h"
-#include "psgfs/gen_psg_skinned.h"
-#include "psgfs/prng.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/skate_x360.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psg_objects.h"
+#include "psgfs/gen/gen_psg_skinned.h"
+#include "psgfs/gen/prng.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/formats/skate_x360.h"
 
 #define SKATER_REACH 1.5  /* skater skeletons fit in +-1.5 so s16 / 16384 holds every vertex */
 #define SKATER_LOCAL 0.1f /* skater vertices lie within 0.1 of their first bone, per axis */

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/bytes.h"
-#include "psgfs/gen_psg.h"
-#include "psgfs/gen_psg_objects.h"
-#include "psgfs/prng.h"
-#include "psgfs/skate_x360.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psg_objects.h"
+#include "psgfs/gen/prng.h"
+#include "psgfs/formats/skate_x360.h"
 
 #define SKY_SEG	    10
 #define SKY_RINGS   19 /* latitude rings between the poles */

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/bytes.h"
-#include "psgfs/gen_psg_objects.h"
-#include "psgfs/gen_psg_textures.h"
-#include "psgfs/texture.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/gen/gen_psg_objects.h"
+#include "psgfs/gen/gen_psg_textures.h"
+#include "psgfs/formats/texture.h"
 
 #define LN GCM_TEX_LN
 #define UN GCM_TEX_UN
@@ -509,7 +509,8 @@ static bool gt_make_level(const struct gen_tex_spec *s, uint32_t face, uint32_t 
 			for (uint32_t x = 0; x < w; x++) {
 				size_t li = (size_t)y * w + x;
 				size_t at =
-				    swz ? (size_t)gcm_swizzle_index(x, y, ilog2(w), ilog2(h)) * bpp
+				    swz ? (size_t)tex_ps3_swizzle_index(x, y, ilog2(w), ilog2(h)) *
+					      bpp
 					: y * stride + (size_t)x * bpp;
 
 				enc_texel(base, o->src + li * 4, o->ps3 + at, o->q + li * 4,

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/gen_psk.h"
-#include "psgfs/prng.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/gen/gen_psk.h"
+#include "psgfs/gen/prng.h"
 
 #define GEN_MAX_RECORDS	 (1u << 24) /* keeps generated files well below a few hundred MB */
 #define GEN_DEFAULT_FLAG 20100422

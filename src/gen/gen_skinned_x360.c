@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "gen/gen_skinned_x360.h"
-#include "psgfs/bytes.h"
-#include "psgfs/skate_x360.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/skate_x360.h"
 
 #define E(fmt, off, et, use, idx)                                                                  \
 	{                                                                                          \

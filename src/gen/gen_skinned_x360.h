@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "psgfs/gen_psg_objects.h"
+#include "psgfs/gen/gen_psg_objects.h"
 
 #define GSX_MAX_ELEMS 6
 

@@ -1,7 +1,7 @@
 /*
  * Xbox 360 texture arena generator: the twin of the PS3 texture arena (gen_x360_textures.h).
  * The texels of a twin are the PS3 generator's canonical payload, stored through
- * x360tex_write_level; DXN blocks are encoded here. The Texture object's header words and the
+ * tex_x360_write_level; DXN blocks are encoded here. The Texture object's header words and the
  * fetch constant are those of the real files (docs/xbox360.md, "Texture object"); the formats
  * no real Skate file showed use the endian value and swizzle of their Direct3D format.
  */
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/bytes.h"
-#include "psgfs/gen_psg_objects.h"
-#include "psgfs/gen_x360_textures.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/gen/gen_psg_objects.h"
+#include "psgfs/gen/gen_x360_textures.h"
 
 #define GX_ARENA_ID  0x7E570000u
 #define GX_GUID	     0x2c7f381800171900ull /* the PS3 generator's, so twins share GUIDs */
@@ -133,15 +133,15 @@ static void gx_format_words(uint8_t fmt, uint8_t *endian, uint16_t *swizzle)
 }
 
 /* Fetch constant of a spec; *l receives its layout. */
-static enum rc gx_object(const struct gen_x360_spec *s, struct x360tex_object *o,
-			 struct x360tex_layout *l)
+static enum rc gx_object(const struct gen_x360_spec *s, struct tex_x360_object *o,
+			 struct tex_x360_layout *l)
 {
-	struct x360tex_fetch *f = &o->fetch;
+	struct tex_x360_fetch *f = &o->fetch;
 	uint32_t levels = gx_levels(s), block, pitch;
 	bool packed_base;
 
 	memset(o, 0, sizeof *o);
-	if (!x360tex_format_supported(s->format) || s->width == 0 || s->height == 0 ||
+	if (!tex_x360_format_supported(s->format) || s->width == 0 || s->height == 0 ||
 	    s->width > 8192 || s->height > 8192 || levels == 0 || levels > X360TEX_MAX_LEVELS)
 		return RC_INVAL;
 	block = s->format == X360TEX_FMT_8 || s->format == X360TEX_FMT_5_6_5 ||
@@ -163,21 +163,21 @@ static enum rc gx_object(const struct gen_x360_spec *s, struct x360tex_object *o
 	f->mip_max_level = (uint8_t)(levels - 1);
 	f->packed_mips = true;
 	/* Base pitch: the width in units, power-of-two rounded when the base is in the tail. */
-	packed_base = x360tex_packed_level(s->width, s->height) == 0;
+	packed_base = tex_x360_packed_level(s->width, s->height) == 0;
 	pitch = packed_base ? 1u : s->width;
 	while (packed_base && pitch < s->width)
 		pitch <<= 1;
 	pitch = ((pitch + block - 1) / block + 31) / 32 * 32 * block;
 	f->pitch = (uint16_t)(pitch >> 5);
-	if (x360tex_layout_get(f, l, NULL, 0) != RC_OK)
+	if (tex_x360_layout_get(f, l, NULL, 0) != RC_OK)
 		return RC_INVAL;
 	f->mip_address = (uint32_t)(l->mip_offset >> 12);
 	return RC_OK;
 }
 
-enum rc gen_x360_texture_object(const struct gen_x360_spec *s, struct x360tex_object *o)
+enum rc gen_x360_texture_object(const struct gen_x360_spec *s, struct tex_x360_object *o)
 {
-	struct x360tex_layout l;
+	struct tex_x360_layout l;
 
 	return gx_object(s, o, &l);
 }
@@ -250,7 +250,7 @@ static void gx_dxn_level(uint32_t face, uint32_t level, uint32_t w, uint32_t h, 
 }
 
 /* Canonical DXN payload (faces x levels) and face 0 level 0 source. */
-static bool gx_dxn_payload(const struct x360tex_layout *l, uint8_t **canon, uint8_t **src)
+static bool gx_dxn_payload(const struct tex_x360_layout *l, uint8_t **canon, uint8_t **src)
 {
 	*canon = malloc(l->canon_bytes ? (size_t)l->canon_bytes : 1);
 	*src = xcalloc_n((size_t)l->width * l->height, 2);
@@ -265,7 +265,7 @@ static bool gx_dxn_payload(const struct x360tex_layout *l, uint8_t **canon, uint
 }
 
 /* The base resource image of one texture from its canonical payload. */
-static uint8_t *gx_resource(const struct x360tex_layout *l, const uint8_t *canon)
+static uint8_t *gx_resource(const struct tex_x360_layout *l, const uint8_t *canon)
 {
 	uint8_t *res = calloc(1, (size_t)l->full);
 
@@ -273,7 +273,7 @@ static uint8_t *gx_resource(const struct x360tex_layout *l, const uint8_t *canon
 		for (uint32_t i = 0; i < l->levels; i++) {
 			const uint8_t *c = canon + f * l->face_bytes + l->lv[i].canon_offset;
 
-			if (x360tex_write_level(l, f, i, c, res, (size_t)l->full) != RC_OK) {
+			if (tex_x360_write_level(l, f, i, c, res, (size_t)l->full) != RC_OK) {
 				free(res);
 				return NULL;
 			}
@@ -337,8 +337,8 @@ static enum rc gx_add(struct gx_state *g, struct psg_builder *b, size_t k,
 {
 	const struct gen_x360_spec *s = &g->specs[k];
 	uint32_t t = g->twin_of[k];
-	struct x360tex_object obj;
-	struct x360tex_layout l;
+	struct tex_x360_object obj;
+	struct tex_x360_layout l;
 	uint8_t bytes[X360TEX_OBJECT_SIZE], *canon = NULL, *src = NULL, *res;
 	size_t canon_len;
 	uint64_t guid = t != UINT32_MAX ? GX_GUID + t : GX_GUID + GX_GUID_DXN + k;
@@ -360,7 +360,7 @@ static enum rc gx_add(struct gx_state *g, struct psg_builder *b, size_t k,
 	res = canon_len == l.canon_bytes ? gx_resource(&l, canon) : NULL;
 	if (res) {
 		bi = psgb_add_base_resource(b, GX_RES_ALIGN, res, (size_t)l.full);
-		x360tex_object_encode(&obj, bytes);
+		tex_x360_object_encode(&obj, bytes);
 		tx = psgb_add(b, RW_T_TEXTURE, 4, bytes, sizeof bytes);
 		snprintf(name, 40, "0x%016llx.Texture", (unsigned long long)guid);
 		*toc = (struct psgo_toc_entry){name, 0x9B0F1678u, guid, RW_T_TEXTURE_HASH, tx};

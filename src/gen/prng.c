@@ -1,5 +1,5 @@
 /* splitmix64: tiny, fast, and identical on every platform. */
-#include "psgfs/prng.h"
+#include "psgfs/gen/prng.h"
 
 uint64_t prng_next(struct prng *r)
 {

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/bytes.h"
-#include "psgfs/gen_psg.h"
-#include "psgfs/prng.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/prng.h"
 
 #define PB_FILL_CHUNK  (1u << 20)
 #define PB_MAX_OBJECTS (1u << 22) /* a dictionary index must stay below the >>22 kind bits */

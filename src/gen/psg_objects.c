@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/buf.h"
-#include "psgfs/bytes.h"
-#include "psgfs/gen_psg_objects.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/buf.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/gen/gen_psg_objects.h"
 
 static uint32_t po_take(struct psg_builder *b, uint32_t idx)
 {

@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/cliopt.h"
-#include "psgfs/gen_folder.h"
-#include "psgfs/gen_psg.h"
-#include "psgfs/gen_psg_skinned.h"
-#include "psgfs/gen_psg_textures.h"
-#include "psgfs/gen_psk.h"
-#include "psgfs/gen_x360_textures.h"
+#include "psgfs/base/cliopt.h"
+#include "psgfs/gen/gen_folder.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psg_skinned.h"
+#include "psgfs/gen/gen_psg_textures.h"
+#include "psgfs/gen/gen_psk.h"
+#include "psgfs/gen/gen_x360_textures.h"
 
 /* One string on purpose: the help text reads here as it prints (81 lines, no logic). */
 static void usage(FILE *out)

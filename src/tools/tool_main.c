@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "psgfs/cliopt.h"
-#include "psgfs/tree.h"
+#include "psgfs/base/cliopt.h"
+#include "psgfs/tree/tree.h"
 
 static void usage(FILE *out)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "psgfs/bytes.h"
+#include "psgfs/base/bytes.h"
 #include "tree/tree_int.h"
 
 /* ---- snapshot reads ---- */

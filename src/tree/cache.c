@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "psgfs/cache.h"
+#include "psgfs/tree/cache.h"
 
 struct cache_ent {
 	struct cache_key key;
@@ -270,23 +270,6 @@ struct cache_stats cache_get_stats(struct cache *c)
 	s = c->st;
 	pthread_mutex_unlock(&c->mu);
 	return s;
-}
-
-void cache_pin(struct cache *c, struct cache_ent *e)
-{
-	pthread_mutex_lock(&c->mu);
-	e->pins++;
-	pthread_mutex_unlock(&c->mu);
-}
-
-bool cache_detached(struct cache *c, struct cache_ent *e)
-{
-	bool d;
-
-	pthread_mutex_lock(&c->mu);
-	d = !e->linked;
-	pthread_mutex_unlock(&c->mu);
-	return d;
 }
 
 void cache_drop(struct cache *c, struct cache_key key)

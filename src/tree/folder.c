@@ -25,7 +25,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "psgfs/bytes.h"
+#include "psgfs/base/bytes.h"
 #include "tree/tree_int.h"
 
 #define SEQ_SLOT_FIRST	   0x80000000u

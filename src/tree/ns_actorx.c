@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/names.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
 #include "tree/ns_actorx.h"
 
 enum tree_open_fail ax_mount(struct asset *as, bool anim, char *why, size_t whylen)
@@ -56,25 +56,6 @@ void ax_unmount(struct asset *as)
 	diag_free(&x->d);
 	free(x);
 	as->priv = NULL;
-}
-
-bool ax_has_chunk(const struct ax_ns *x, const char *ids)
-{
-	for (size_t i = 0; i < x->chunks->n; i++) {
-		const char *id = x->chunks->v[i].id, *p = ids;
-		size_t n = strlen(id);
-
-		if (x->chunks->v[i].data_count == 0)
-			continue;
-		while (*p) {
-			size_t k = strcspn(p, "|");
-
-			if (k == n && strncmp(p, id, k) == 0)
-				return true;
-			p += k + (p[k] == '|');
-		}
-	}
-	return false;
 }
 
 void ax_vec(struct buf *out, const float *v, size_t n)

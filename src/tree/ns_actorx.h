@@ -2,8 +2,8 @@
 #ifndef PSGFS_TREE_NS_ACTORX_H
 #define PSGFS_TREE_NS_ACTORX_H
 
-#include "psgfs/diag.h"
-#include "psgfs/psk.h"
+#include "psgfs/base/diag.h"
+#include "psgfs/formats/psk.h"
 #include "tree/tree_int.h"
 #include "tree/views.h"
 
@@ -40,8 +40,6 @@ static inline const struct ax_ns *ax_of(const struct tctx *c)
 
 enum tree_open_fail ax_mount(struct asset *as, bool anim, char *why, size_t whylen);
 void ax_unmount(struct asset *as);
-/* Has a chunk with one of these IDs ("A|B") holding at least one record. */
-bool ax_has_chunk(const struct ax_ns *x, const char *ids);
 /* Lines of info.txt every ActorX file has: the file, its chunk table, the source's state. */
 void ax_info_head(const struct tctx *c, const char *format, struct buf *out);
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/names.h"
-#include "psgfs/psk_gltf.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
+#include "psgfs/formats/psk_gltf.h"
 #include "tree/ns_actorx.h"
 
 enum {

@@ -7,15 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/bytes.h"
-#include "psgfs/names.h"
-#include "psgfs/png.h"
-#include "psgfs/skate_export.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/skate_objects.h"
-#include "psgfs/skate_platform.h"
-#include "psgfs/texture.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
+#include "psgfs/formats/png.h"
+#include "psgfs/formats/skate_export.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/formats/skate_objects.h"
+#include "psgfs/formats/skate_platform.h"
+#include "psgfs/formats/texture.h"
 #include "tree/ns_psg.h"
 #include "tree/psg_materials.h"
 #include "tree/view_psg.h"
@@ -228,7 +228,7 @@ static enum rc material_link(const struct tctx *c, struct buf *target)
  * is known from the plan; the .pskx (extension chunks, FACE3200 when needed) always. */
 static enum rc list_export(const struct tctx *c, struct tlist *out)
 {
-	const struct skx_model *plan = c->need;
+	const struct skate_export_model *plan = c->need;
 	char stem[NAME_COMPONENT_MAX + 1];
 
 	name_component(c->as->stem, strlen(c->as->stem), stem);
@@ -260,7 +260,7 @@ static void export_summary(struct asset *as, struct buf *out)
 {
 	struct cache_ent *ent;
 	enum rc r;
-	const struct skx_model *p = asset_need(as, N_PLAN, 0, &ent, &r);
+	const struct skate_export_model *p = asset_need(as, N_PLAN, 0, &ent, &r);
 
 	if (!p) {
 		buf_printf(out, "export: cannot plan: %s\n", rc_str(r));
@@ -485,7 +485,7 @@ static enum rc mesh_render(const struct tctx *c, unsigned part, uint64_t first, 
 
 struct export_ctx {
 	const struct tctx *c;
-	const struct skx_model *m;
+	const struct skate_export_model *m;
 	struct ax_plan plan;
 };
 
@@ -495,7 +495,7 @@ static enum rc export_of(const struct tctx *c, struct export_ctx *x)
 
 	x->c = c;
 	x->m = c->need;
-	skx_psk_counts(x->m, c->self.kind == K_EXPORT_PSKX, &k);
+	skate_export_psk_counts(x->m, c->self.kind == K_EXPORT_PSKX, &k);
 	return psk_plan(&k, &x->plan);
 }
 
@@ -508,7 +508,7 @@ static enum rc export_records(const void *ctx, const struct ax_chunk *ch, uint64
 
 	if (!s)
 		return r;
-	return skx_psk_records(&x->c->as->src, arena_of(x->c), s->sc, x->m, ch, first, e);
+	return skate_export_psk_records(&x->c->as->src, arena_of(x->c), s->sc, x->m, ch, first, e);
 }
 
 static enum rc export_layout(const struct tctx *c, struct layout_build *lb)

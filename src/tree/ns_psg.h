@@ -8,9 +8,9 @@
 
 #include <pthread.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/diag.h"
-#include "psgfs/skate_mesh.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/diag.h"
+#include "psgfs/formats/skate_mesh.h"
 #include "tree/tree_int.h"
 
 /* The decodes of an arena (psg_needs), indexed by the kinds' `need`. */

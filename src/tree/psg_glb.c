@@ -8,11 +8,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/names.h"
-#include "psgfs/png.h"
-#include "psgfs/skate_gltf.h"
-#include "psgfs/texture.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
+#include "psgfs/formats/png.h"
+#include "psgfs/formats/skate_gltf.h"
+#include "psgfs/formats/texture.h"
 #include "tree/ns_psg.h"
 #include "tree/psg_materials.h"
 #include "tree/views.h"
@@ -145,7 +145,7 @@ static bool add_picture(struct asset *as, struct glb_memo *gm, uint32_t row, con
 
 /* Each exported material's base colour: its diffuse channel's texture, one picture each. */
 static enum rc pick_images(struct asset *as, const struct skate_scene *sc,
-			   const struct skx_model *x, struct glb_memo *gm)
+			   const struct skate_export_model *x, struct glb_memo *gm)
 {
 	struct cache_ent *ent;
 	enum rc r;
@@ -181,7 +181,7 @@ enum rc psg_load_glb(struct asset *as, uint64_t arg, void **data, size_t *bytes,
 	struct cache_ent *ent;
 	enum rc r;
 	const struct scene_memo *s = psg_scene_of(as, &r);
-	const struct skx_model *x = s ? asset_need(as, N_EXPORT, 0, &ent, &r) : NULL;
+	const struct skate_export_model *x = s ? asset_need(as, N_EXPORT, 0, &ent, &r) : NULL;
 	struct glb_memo *gm;
 
 	(void)arg;

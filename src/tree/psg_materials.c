@@ -14,8 +14,8 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/names.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
 #include "tree/ns_psg.h"
 #include "tree/psg_materials.h"
 

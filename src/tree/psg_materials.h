@@ -2,10 +2,10 @@
 #ifndef PSGFS_TREE_PSG_MATERIALS_H
 #define PSGFS_TREE_PSG_MATERIALS_H
 
-#include "psgfs/arena.h"
-#include "psgfs/buf.h"
-#include "psgfs/names.h"
-#include "psgfs/skate_objects.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/buf.h"
+#include "psgfs/base/names.h"
+#include "psgfs/formats/skate_objects.h"
 #include "tree/tree_int.h"
 
 /* Where the companion `<stem>_Textures.<ext>` was found. */

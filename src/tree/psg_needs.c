@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/bytes.h"
-#include "psgfs/skate_export.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/skate_objects.h"
-#include "psgfs/texture.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/skate_export.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/formats/skate_objects.h"
+#include "psgfs/formats/texture.h"
 #include "tree/ns_psg.h"
 #include "tree/psg_materials.h"
 #include "tree/view_psg.h"
@@ -96,16 +96,16 @@ static enum rc load_export(struct asset *as, uint64_t with_stats, void **data, s
 {
 	enum rc r;
 	const struct scene_memo *s = psg_scene_of(as, &r);
-	struct skx_model *m;
+	struct skate_export_model *m;
 
 	if (!s)
 		return r;
-	r = skx_build(&as->src, &pm(as)->a, s->sc, !as->t->opts.yup, with_stats != 0, &m);
+	r = skate_export_build(&as->src, &pm(as)->a, s->sc, !as->t->opts.yup, with_stats != 0, &m);
 	if (r != RC_OK)
 		return r;
 	*data = m;
-	*bytes = skx_bytes(m);
-	*dtor = (void (*)(void *))skx_free;
+	*bytes = skate_export_bytes(m);
+	*dtor = (void (*)(void *))skate_export_free;
 	return RC_OK;
 }
 
@@ -284,7 +284,7 @@ static enum rc load_sweep(struct asset *as, uint64_t arg, void **data, size_t *b
 	if (m->has_model) {
 		const struct scene_memo *sc = psg_scene_of(as, &r);
 		struct cache_ent *ent;
-		const struct skx_model *plan;
+		const struct skate_export_model *plan;
 
 		if (!sc)
 			diag_add(d, "scene: cannot decode: %s", rc_str(r));

@@ -1,5 +1,5 @@
 /*
- * Streamed rendering. A file is a layout of parts, each a run of items (include/psgfs/emit.h);
+ * Streamed rendering. A file is a layout of parts, each a run of items (include/psgfs/base/emit.h);
  * its size is arithmetic for fixed-size items and one counting pass for the others, which also
  * leaves checkpoints. Any byte range is then rendered piece by piece (TREE_PIECE bytes, aligned)
  * from the nearest item start, and pieces live in the shared cache like everything else: memory
@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "psgfs/bytes.h"
+#include "psgfs/base/bytes.h"
 #include "tree/tree_int.h"
 
 /* A checkpoint every so many bytes of a variable part: a window renders at most this much

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "psgfs/bytes.h"
+#include "psgfs/base/bytes.h"
 #include "tree/tree_int.h"
 
 /* ---- listings ---- */
@@ -690,11 +690,6 @@ void tree_set_change_hook(struct tree *t, void (*fn)(void *ctx, tree_ino ino), v
 {
 	t->on_change_ctx = ctx;
 	t->on_change = fn;
-}
-
-const char *tree_format_name(const struct tree *t)
-{
-	return t->fold ? "folder" : t->single->fmt->name;
 }
 
 const struct stat *tree_source_stat(const struct tree *t)

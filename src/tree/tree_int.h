@@ -18,12 +18,12 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "psgfs/buf.h"
-#include "psgfs/cache.h"
-#include "psgfs/diag.h"
-#include "psgfs/emit.h"
-#include "psgfs/source.h"
-#include "psgfs/tree.h"
+#include "psgfs/base/buf.h"
+#include "psgfs/tree/cache.h"
+#include "psgfs/base/diag.h"
+#include "psgfs/base/emit.h"
+#include "psgfs/base/source.h"
+#include "psgfs/tree/tree.h"
 
 #define TNODE_KIND_MAX 62u
 #define TNODE_A_MAX    ((1u << 20) - 1)
@@ -86,7 +86,7 @@ void tlist_add(struct tlist *l, struct tnode node, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void tlist_add_ino(struct tlist *l, tree_ino ino, uint8_t type, const char *name);
 
-/* ---- what a file is made of: parts of items (see include/psgfs/emit.h) ---- */
+/* ---- what a file is made of: parts of items (see include/psgfs/base/emit.h) ---- */
 
 struct layout_part {
 	uint64_t off;  /* in the file */

@@ -2,10 +2,10 @@
 #ifndef PSGFS_TREE_VIEW_PSG_H
 #define PSGFS_TREE_VIEW_PSG_H
 
-#include "psgfs/arena.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/skate_objects.h"
-#include "psgfs/texture.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/formats/skate_objects.h"
+#include "psgfs/formats/texture.h"
 #include "tree/views.h"
 
 /* "NNNN.TypeName" for dictionary index i (4 digits, more when >= 10000). */

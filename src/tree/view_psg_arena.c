@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/skate_objects.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/skate_objects.h"
 #include "tree/view_psg.h"
 
 /*

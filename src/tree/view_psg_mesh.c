@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/names.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/skate_platform.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/formats/skate_platform.h"
 #include "tree/view_psg.h"
 
 static void name_field(struct buf *b, const char *s)

@@ -1,8 +1,8 @@
 /* Text views of PS3 Texture objects: objects/NNNN.Texture.txt and the info.txt lines. */
 #include <stdlib.h>
 
-#include "psgfs/bytes.h"
-#include "psgfs/texture.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/texture.h"
 #include "tree/view_psg.h"
 
 static const char *store_type_name(uint32_t v)
@@ -55,7 +55,7 @@ static void describe_problems(const struct src *s, const struct arena *a, uint32
 }
 
 static enum rc x360_header(const struct src *s, const struct arena *a, uint32_t idx,
-			   struct x360tex_object *o)
+			   struct tex_x360_object *o)
 {
 	uint8_t *p = NULL;
 	size_t len = 0;
@@ -68,7 +68,7 @@ static enum rc x360_header(const struct src *s, const struct arena *a, uint32_t 
 	r = arena_read_object(s, a, idx, &p, &len);
 	if (r != RC_OK)
 		return RC_BOUNDS;
-	r = x360tex_object_decode(p, len, o);
+	r = tex_x360_object_decode(p, len, o);
 	free(p);
 	return r == RC_OK ? RC_OK : RC_CORRUPT;
 }
@@ -79,15 +79,15 @@ static const char *const x360_dims[] = {"1D", "2D", "3D", "cube"};
 static enum rc x360_object_text(const struct src *s, const struct arena *a, uint32_t idx,
 				struct buf *out)
 {
-	struct x360tex_object o;
-	const struct x360tex_fetch *f = &o.fetch;
+	struct tex_x360_object o;
+	const struct tex_x360_fetch *f = &o.fetch;
 	const char *fname;
 	struct diag d;
 	enum rc r = x360_header(s, a, idx, &o);
 
 	if (r != RC_OK)
 		return r;
-	fname = x360tex_format_name(f->format);
+	fname = tex_x360_format_name(f->format);
 	buf_printf(out, "object: %04u.Texture\n", idx);
 	buf_printf(out, "common: 0x%08X\nref_count: %u\nfence: 0x%08X\nread_fence: 0x%08X\n",
 		   o.common, o.ref_count, o.fence, o.read_fence);
@@ -129,7 +129,7 @@ enum rc view_texture_object_text(const struct src *s, const struct arena *a, uin
 	r = read_header(s, a, idx, &t);
 	if (r != RC_OK)
 		return r;
-	fname = gcm_format_name(t.base_format);
+	fname = tex_ps3_format_name(t.base_format);
 	lr = tex_layout_get(&t, &l, why, sizeof why);
 
 	buf_printf(out, "object: %04u.Texture\n", idx);
@@ -200,23 +200,23 @@ enum rc view_texture_info_line(const struct src *s, const struct arena *a, uint3
 	enum rc r;
 
 	if (a->h.plat == RW_XB2) {
-		struct x360tex_object o;
-		struct x360tex_layout l;
+		struct tex_x360_object o;
+		struct tex_x360_layout l;
 
 		r = x360_header(s, a, idx, &o);
 		if (r != RC_OK)
 			return r;
-		fname = x360tex_format_name(o.fetch.format);
+		fname = tex_x360_format_name(o.fetch.format);
 		buf_printf(out, "%s %s %ux%u %u %s\n", name, fname ? fname : "unknown",
 			   o.fetch.width, o.fetch.height,
-			   x360tex_layout_get(&o.fetch, &l, NULL, 0) == RC_OK ? l.levels : 0,
+			   tex_x360_layout_get(&o.fetch, &l, NULL, 0) == RC_OK ? l.levels : 0,
 			   o.fetch.dimension == 3 ? "cube" : "2d");
 		return out->oom ? RC_NOMEM : RC_OK;
 	}
 	r = read_header(s, a, idx, &t);
 	if (r != RC_OK)
 		return r;
-	fname = gcm_format_name(t.base_format);
+	fname = tex_ps3_format_name(t.base_format);
 	cube = t.cubemap != 0 || t.store_type == TEX_STORE_CUBE;
 	if (fname)
 		buf_printf(out, "%s %s %ux%u %u %s\n", name, fname, t.width, t.height, t.mipmap,

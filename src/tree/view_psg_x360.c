@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "psgfs/skate_x360.h"
+#include "psgfs/formats/skate_x360.h"
 #include "tree/view_psg.h"
 
 static const char *class_name(uint32_t c)
@@ -14,7 +14,7 @@ static const char *class_name(uint32_t c)
 
 static void format_field(struct buf *out, uint32_t code)
 {
-	const char *fn = sx360_format_name(code);
+	const char *fn = skate_x360_format_name(code);
 
 	if (fn)
 		buf_puts(out, fn);
@@ -45,7 +45,7 @@ enum rc view_x360_descriptor(const struct skate_scene *sc, size_t mesh, struct b
 	for (unsigned i = 0; i < v->n_el; i++) {
 		const struct skate_velem *e = &v->el[i];
 
-		buf_printf(out, "%u\t%s\t", i, sx360_etype_name(e->type, tb));
+		buf_printf(out, "%u\t%s\t", i, skate_x360_etype_name(e->type, tb));
 		format_field(out, e->format);
 		buf_printf(out, "\t%u\t%u\t%u\t%u\t%s\t%s\t", e->num_components, e->offset,
 			   e->stride, e->stream, class_name(e->elem_class),
@@ -56,7 +56,7 @@ enum rc view_x360_descriptor(const struct skate_scene *sc, size_t mesh, struct b
 		} else {
 			buf_putc(out, '-');
 		}
-		buf_printf(out, "\t%s %u\n", sx360_usage_name(e->usage, ub), e->usage_index);
+		buf_printf(out, "\t%s %u\n", skate_x360_usage_name(e->usage, ub), e->usage_index);
 	}
 	return out->oom ? RC_NOMEM : RC_OK;
 }
@@ -73,13 +73,14 @@ void view_x360_vdes_text(struct buf *out, const struct skate_vdes *v)
 	for (unsigned i = 0; i < v->n_el; i++) {
 		const struct skate_velem *e = &v->el[i];
 
-		buf_printf(out, "element %u: type %s format ", i, sx360_etype_name(e->type, tb));
+		buf_printf(out, "element %u: type %s format ", i,
+			   skate_x360_etype_name(e->type, tb));
 		format_field(out, e->format);
 		buf_printf(out,
 			   " (0x%08X) method %u usage %s %u stream %u offset %u class %s (%u)%s\n",
-			   e->format, e->method, sx360_usage_name(e->usage, ub), e->usage_index,
-			   e->stream, e->offset, class_name(e->elem_class), e->elem_class,
-			   v->elem[i].usable ? "" : " UNUSABLE");
+			   e->format, e->method, skate_x360_usage_name(e->usage, ub),
+			   e->usage_index, e->stream, e->offset, class_name(e->elem_class),
+			   e->elem_class, v->elem[i].usable ? "" : " UNUSABLE");
 	}
 	buf_puts(out, "after the elements:");
 	for (unsigned i = 0; i < v->trailer_len; i++)

@@ -1,7 +1,7 @@
 /* Tables and ActorX files rendered item by item (see views.h). */
 #include <stdlib.h>
 
-#include "psgfs/bytes.h"
+#include "psgfs/base/bytes.h"
 #include "tree/views.h"
 
 void view_rows_layout(const struct rows *t, struct layout_build *lb)

@@ -1,12 +1,12 @@
 /*
  * Building blocks of the files a tree shows: tables rendered row by row, and ActorX files
- * rendered chunk by chunk from a plan. Both render any item range (include/psgfs/emit.h).
+ * rendered chunk by chunk from a plan. Both render any item range (include/psgfs/base/emit.h).
  */
 #ifndef PSGFS_TREE_VIEWS_H
 #define PSGFS_TREE_VIEWS_H
 
-#include "psgfs/gltf.h"
-#include "psgfs/psk.h"
+#include "psgfs/formats/gltf.h"
+#include "psgfs/formats/psk.h"
 #include "tree/tree_int.h"
 
 /* A table: item 0 is the header line (when there is one), item i+1 is row i. Rows are loaded
@@ -31,7 +31,7 @@ void view_ax_layout(const struct ax_plan *p, struct layout_build *lb);
 enum rc view_ax_render(const struct ax_plan *p, unsigned part, uint64_t first, struct emit *e,
 		       ax_records_fn fn, const void *ctx);
 
-/* A GLB (include/psgfs/gltf.h): its parts as layout parts; render with gltf_render. */
+/* A GLB (include/psgfs/formats/gltf.h): its parts as layout parts; render with gltf_render. */
 void view_glb_layout(const struct gltf_plan *p, struct layout_build *lb);
 
 /* errors.txt from a diag: one line each, then a count of those not kept. */

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 
 #include "harness.h"
-#include "psgfs/arena.h"
-#include "psgfs/bytes.h"
-#include "psgfs/skate_objects.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/skate_objects.h"
 #include "tree/view_psg.h"
 
 typedef enum rc (*render_fn)(const struct arena *, struct buf *);

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "harness.h"
-#include "psgfs/psk.h"
+#include "psgfs/formats/psk.h"
 
 int fuzz_one_psk(const uint8_t *p, size_t n)
 {

@@ -8,10 +8,11 @@
 #include <string.h>
 
 #include "harness.h"
-#include "psgfs/arena.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/skate_objects.h"
-#include "psgfs/texture.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/formats/skate_export.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/formats/skate_objects.h"
+#include "psgfs/formats/texture.h"
 #include "tree/view_psg.h"
 
 /* Decoders only hold pointers into p; every one gets the same bytes. */

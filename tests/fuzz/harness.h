@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "psgfs/tree.h"
+#include "psgfs/tree/tree.h"
 
 int fuzz_one_arena(const uint8_t *p, size_t n);
 int fuzz_one_skate(const uint8_t *p, size_t n);

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "mutate.h"
-#include "psgfs/arena.h"
-#include "psgfs/bytes.h"
-#include "psgfs/prng.h"
-#include "psgfs/source.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/gen/prng.h"
+#include "psgfs/base/source.h"
 
 /* Count-like values every count, size, offset and index gets. */
 static const uint32_t hostile_u32[] = {0, 1, 0x80000000u, 0xFFFFFFFFu};

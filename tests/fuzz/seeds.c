@@ -4,11 +4,11 @@
 #include <string.h>
 
 #include "harness.h"
-#include "psgfs/gen_psg.h"
-#include "psgfs/gen_psg_skinned.h"
-#include "psgfs/gen_psg_textures.h"
-#include "psgfs/gen_psk.h"
-#include "psgfs/texture.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psg_skinned.h"
+#include "psgfs/gen/gen_psg_textures.h"
+#include "psgfs/gen/gen_psk.h"
+#include "psgfs/formats/texture.h"
 
 #define FZ_PSG (FZ_ARENA | FZ_SKATE | FZ_TREE)
 

@@ -14,9 +14,9 @@
 #include <cmocka.h>
 
 #include "json_mini.h"
-#include "psgfs/buf.h"
-#include "psgfs/bytes.h"
-#include "psgfs/gltf.h"
+#include "psgfs/base/buf.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/gltf.h"
 
 /* Renders part `part` of a GLB from item `first` (gltf_render with the caller's context). */
 typedef enum rc (*glb_render_fn)(void *ctx, unsigned part, uint64_t first, struct emit *e);

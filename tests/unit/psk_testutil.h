@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/buf.h"
-#include "psgfs/bytes.h"
-#include "psgfs/diag.h"
-#include "psgfs/psk.h"
-#include "psgfs/source.h"
+#include "psgfs/base/buf.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/diag.h"
+#include "psgfs/formats/psk.h"
+#include "psgfs/base/source.h"
 
 #define TU __attribute__((unused)) static
 

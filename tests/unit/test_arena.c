@@ -10,12 +10,12 @@
 
 #include <cmocka.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/buf.h"
-#include "psgfs/bytes.h"
-#include "psgfs/gen_psg.h"
-#include "psgfs/gen_psg_objects.h"
-#include "psgfs/prng.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/buf.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psg_objects.h"
+#include "psgfs/gen/prng.h"
 
 struct gen {
 	uint8_t *p;

@@ -10,12 +10,12 @@
 
 #include <cmocka.h>
 
-#include "psgfs/buf.h"
-#include "psgfs/bytes.h"
-#include "psgfs/diag.h"
-#include "psgfs/names.h"
-#include "psgfs/prng.h"
-#include "psgfs/source.h"
+#include "psgfs/base/buf.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/diag.h"
+#include "psgfs/base/names.h"
+#include "psgfs/gen/prng.h"
+#include "psgfs/base/source.h"
 
 static void test_rng_ok(void **state)
 {

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "psgfs/cliopt.h"
+#include "psgfs/base/cliopt.h"
 
 static char why[256];
 

@@ -20,9 +20,9 @@
 
 #include <cmocka.h>
 
-#include "psgfs/gen_psg.h"
-#include "psgfs/gen_psk.h"
-#include "psgfs/tree.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psk.h"
+#include "psgfs/tree/tree.h"
 
 static char dir[64];
 

@@ -1,6 +1,6 @@
 /*
- * The glTF 2.0 binary writer (include/psgfs/gltf.h) and the ActorX exports built on it
- * (include/psgfs/psk_gltf.h): JSON escaping of hostile names, the GLB container (header and
+ * The glTF 2.0 binary writer (include/psgfs/formats/gltf.h) and the ActorX exports built on it
+ * (include/psgfs/formats/psk_gltf.h): JSON escaping of hostile names, the GLB container (header and
  * chunk lengths, 4-byte alignment, padding), accessor bounds, sanitising of what the data
  * callback gives, exact sizes, byte ranges equal to the whole, and numbers: skinning the bind
  * pose with the exported joints, hierarchy and inverse binds gives back every vertex, PSK
@@ -10,9 +10,9 @@
 #include <stdio.h>
 
 #include "glb_testutil.h"
-#include "psgfs/gen_psk.h"
-#include "psgfs/png.h"
-#include "psgfs/psk_gltf.h"
+#include "psgfs/gen/gen_psk.h"
+#include "psgfs/formats/png.h"
+#include "psgfs/formats/psk_gltf.h"
 
 /* ---- JSON strings ---- */
 

@@ -6,8 +6,8 @@
 
 #include <cmocka.h>
 
-#include "psgfs/gen_psk.h"
-#include "psgfs/prng.h"
+#include "psgfs/gen/gen_psk.h"
+#include "psgfs/gen/prng.h"
 #include "psk_testutil.h"
 
 static uint8_t *write_anim(const struct psa_anim *a, size_t *n)

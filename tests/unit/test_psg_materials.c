@@ -13,12 +13,12 @@
 
 #include <cmocka.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/buf.h"
-#include "psgfs/diag.h"
-#include "psgfs/gen_psg.h"
-#include "psgfs/gen_psg_objects.h"
-#include "psgfs/source.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/buf.h"
+#include "psgfs/base/diag.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psg_objects.h"
+#include "psgfs/base/source.h"
 #include "tree/psg_materials.h"
 
 #define G_SELF	0x5D2A6B1C00170001ull /* the model's own TOC entry 0 */

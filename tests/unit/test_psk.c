@@ -8,9 +8,9 @@
 
 #include <malloc.h>
 
-#include "psgfs/gen_psk.h"
-#include "psgfs/names.h"
-#include "psgfs/prng.h"
+#include "psgfs/gen/gen_psk.h"
+#include "psgfs/base/names.h"
+#include "psgfs/gen/prng.h"
 #include "psk_testutil.h"
 
 /* Generate, write and return the bytes (and the in-memory mesh when m != NULL). */

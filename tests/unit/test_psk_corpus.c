@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "psgfs/names.h"
+#include "psgfs/base/names.h"
 #include "psk_testutil.h"
 
 static uint8_t *load(const char *rel, size_t *n)

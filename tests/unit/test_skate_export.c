@@ -12,13 +12,14 @@
 
 #include <cmocka.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/buf.h"
-#include "psgfs/diag.h"
-#include "psgfs/gen_psg_skinned.h"
-#include "psgfs/psk.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/source.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/buf.h"
+#include "psgfs/base/diag.h"
+#include "psgfs/gen/gen_psg_skinned.h"
+#include "psgfs/formats/psk.h"
+#include "psgfs/formats/skate_export.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/base/source.h"
 
 struct fx {
 	uint8_t *file;

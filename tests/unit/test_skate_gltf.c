@@ -16,12 +16,12 @@
 #include <cmocka.h>
 
 #include "glb_testutil.h"
-#include "psgfs/arena.h"
-#include "psgfs/gen_psg_skinned.h"
-#include "psgfs/skate_export.h"
-#include "psgfs/skate_gltf.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/source.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/gen/gen_psg_skinned.h"
+#include "psgfs/formats/skate_export.h"
+#include "psgfs/formats/skate_gltf.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/base/source.h"
 
 struct sx {
 	uint8_t *file;
@@ -31,7 +31,7 @@ struct sx {
 	struct arena a;
 	struct gen_skinned_truth t;
 	struct skate_scene *sc;
-	struct skx_model *x;
+	struct skate_export_model *x;
 	struct skate_gltf *g;
 	uint8_t *glb;
 	size_t n;
@@ -61,7 +61,7 @@ static void sx_open(struct sx *x, const struct gen_skinned_opts *o, bool zup)
 	assert_int_equal(arena_open(&x->s, &x->a, &d), RC_OK);
 	assert_int_equal(skate_scene_load(&x->s, &x->a, NULL, &x->sc, &d), RC_OK);
 	diag_free(&d);
-	assert_int_equal(skx_build(&x->s, &x->a, x->sc, zup, true, &x->x), RC_OK);
+	assert_int_equal(skate_export_build(&x->s, &x->a, x->sc, zup, true, &x->x), RC_OK);
 	assert_int_equal(skate_gltf_open(&x->s, &x->a, x->sc, x->x, NULL, 0, NULL, &x->g, NULL),
 			 RC_OK);
 	x->glb = glb_whole(skate_gltf_plan(x->g), sx_render, x, &x->n, &r);
@@ -76,7 +76,7 @@ static void sx_free(struct sx *x)
 	glb_close(&x->d);
 	free(x->glb);
 	skate_gltf_free(x->g);
-	skx_free(x->x);
+	skate_export_free(x->x);
 	skate_scene_free(x->sc);
 	arena_free(&x->a);
 	free(x->file);
@@ -160,7 +160,7 @@ static void check_meshes(const struct sx *x)
 	assert_int_equal(jget(&x->d.j, "meshes")->n, x->x->n_meshes);
 	assert_int_equal(jget(jat(jget(&x->d.j, "skins"), 0), "joints")->n, x->x->n_bones);
 	for (size_t k = 0; k < x->x->n_meshes; k++) {
-		const struct skx_mesh *xm = &x->x->meshes[k];
+		const struct skate_export_mesh *xm = &x->x->meshes[k];
 		struct skate_mesh_data *md;
 
 		assert_int_equal(skate_mesh_decode(&x->s, &x->a, x->sc, xm->scene, &md, NULL),

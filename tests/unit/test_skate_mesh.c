@@ -12,17 +12,18 @@
 
 #include <cmocka.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/buf.h"
-#include "psgfs/bytes.h"
-#include "psgfs/diag.h"
-#include "psgfs/gen_psg.h"
-#include "psgfs/gen_psg_objects.h"
-#include "psgfs/gen_psg_skinned.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/skate_platform.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/buf.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/diag.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psg_objects.h"
+#include "psgfs/gen/gen_psg_skinned.h"
+#include "psgfs/formats/skate_export.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/formats/skate_platform.h"
 #include "tree/view_psg.h"
-#include "psgfs/source.h"
+#include "psgfs/base/source.h"
 
 /* Byte order the put helpers write (the decoders take it from the arena). */
 static bool g_le;

@@ -9,16 +9,16 @@
 
 #include <cmocka.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/buf.h"
-#include "psgfs/bytes.h"
-#include "psgfs/diag.h"
-#include "psgfs/gen_psg.h"
-#include "psgfs/gen_psg_objects.h"
-#include "psgfs/prng.h"
-#include "psgfs/skate_objects.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/buf.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/diag.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psg_objects.h"
+#include "psgfs/gen/prng.h"
+#include "psgfs/formats/skate_objects.h"
 #include "tree/view_psg.h"
-#include "psgfs/source.h"
+#include "psgfs/base/source.h"
 
 /* A built arena kept open for one test. */
 struct fx {

@@ -12,15 +12,15 @@
 
 #include <cmocka.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/buf.h"
-#include "psgfs/bytes.h"
-#include "psgfs/diag.h"
-#include "psgfs/gen_psg_skinned.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/skate_platform.h"
-#include "psgfs/prng.h"
-#include "psgfs/source.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/buf.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/diag.h"
+#include "psgfs/gen/gen_psg_skinned.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/formats/skate_platform.h"
+#include "psgfs/gen/prng.h"
+#include "psgfs/base/source.h"
 
 struct fx {
 	uint8_t *file;

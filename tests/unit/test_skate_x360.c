@@ -16,18 +16,19 @@
 
 #include <cmocka.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/buf.h"
-#include "psgfs/bytes.h"
-#include "psgfs/diag.h"
-#include "psgfs/gen_psg.h"
-#include "psgfs/gen_psg_skinned.h"
-#include "psgfs/prng.h"
-#include "psgfs/skate_mesh.h"
-#include "psgfs/skate_platform.h"
-#include "psgfs/skate_x360.h"
-#include "psgfs/source.h"
-#include "psgfs/tree.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/buf.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/diag.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psg_skinned.h"
+#include "psgfs/gen/prng.h"
+#include "psgfs/formats/skate_export.h"
+#include "psgfs/formats/skate_mesh.h"
+#include "psgfs/formats/skate_platform.h"
+#include "psgfs/formats/skate_x360.h"
+#include "psgfs/base/source.h"
+#include "psgfs/tree/tree.h"
 #include "tree/view_psg.h"
 
 static void put16(uint8_t *p, uint16_t v)
@@ -74,30 +75,30 @@ static void test_format_table(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof decoded / sizeof decoded[0]; i++) {
-		assert_non_null(sx360_format_name(decoded[i]));
-		assert_true(sx360_format_decoded(decoded[i]));
-		assert_int_equal(sx360_format_size(decoded[i]), decoded_size[i]);
+		assert_non_null(skate_x360_format_name(decoded[i]));
+		assert_true(skate_x360_format_decoded(decoded[i]));
+		assert_int_equal(skate_x360_format_size(decoded[i]), decoded_size[i]);
 	}
-	assert_string_equal(sx360_format_name(0x002A23B9), "FLOAT3");
-	assert_string_equal(sx360_format_name(0x001A2286), "UBYTE4");
-	assert_string_equal(sx360_format_name(0x001A215A), "SHORT4N");
-	assert_string_equal(sx360_format_name(0x00182886), "D3DCOLOR");
-	assert_false(sx360_format_decoded(0x00182886));
-	assert_int_equal(sx360_format_size(0x00182886), 4);
-	assert_false(sx360_format_decoded(0x001A2186)); /* BYTE4N: named, not decoded */
-	assert_null(sx360_format_name(0x12345678));
-	assert_int_equal(sx360_format_size(0x0000003F), 0);
+	assert_string_equal(skate_x360_format_name(0x002A23B9), "FLOAT3");
+	assert_string_equal(skate_x360_format_name(0x001A2286), "UBYTE4");
+	assert_string_equal(skate_x360_format_name(0x001A215A), "SHORT4N");
+	assert_string_equal(skate_x360_format_name(0x00182886), "D3DCOLOR");
+	assert_false(skate_x360_format_decoded(0x00182886));
+	assert_int_equal(skate_x360_format_size(0x00182886), 4);
+	assert_false(skate_x360_format_decoded(0x001A2186)); /* BYTE4N: named, not decoded */
+	assert_null(skate_x360_format_name(0x12345678));
+	assert_int_equal(skate_x360_format_size(0x0000003F), 0);
 	/* The Xenon element numbering, not PS3's. */
-	assert_string_equal(sx360_etype_name(SX360_ET_XYZ, b), "XYZ");
+	assert_string_equal(skate_x360_etype_name(SX360_ET_XYZ, b), "XYZ");
 	assert_int_equal(SX360_ET_XYZ, 1);
-	assert_string_equal(sx360_etype_name(3, b), "NORMAL");
-	assert_string_equal(sx360_etype_name(6, b), "TEX0");
-	assert_string_equal(sx360_etype_name(0x0E, b), "INDICES");
-	assert_string_equal(sx360_etype_name(0x0F, b), "WEIGHTS");
-	assert_string_equal(sx360_etype_name(0x15, b), "TANGENT");
-	assert_string_equal(sx360_etype_name(0x40, b), "TYPE_0x40");
-	assert_string_equal(sx360_usage_name(SX360_USAGE_BLENDINDICES, b), "BLENDINDICES");
-	assert_string_equal(sx360_usage_name(99, b), "USAGE_99");
+	assert_string_equal(skate_x360_etype_name(3, b), "NORMAL");
+	assert_string_equal(skate_x360_etype_name(6, b), "TEX0");
+	assert_string_equal(skate_x360_etype_name(0x0E, b), "INDICES");
+	assert_string_equal(skate_x360_etype_name(0x0F, b), "WEIGHTS");
+	assert_string_equal(skate_x360_etype_name(0x15, b), "TANGENT");
+	assert_string_equal(skate_x360_etype_name(0x40, b), "TYPE_0x40");
+	assert_string_equal(skate_x360_usage_name(SX360_USAGE_BLENDINDICES, b), "BLENDINDICES");
+	assert_string_equal(skate_x360_usage_name(99, b), "USAGE_99");
 }
 
 /* ---- one element as the platform describes and decodes it ---- */
@@ -232,7 +233,7 @@ static void test_stream_matches_elem(void **state)
 		el->type = (uint8_t)(k < 8 ? SX360_ET_TEX0 + k : SX360_ET_XZ);
 		el->offset = off;
 		el->usable = true;
-		off += (uint16_t)sx360_format_size(el->format);
+		off += (uint16_t)skate_x360_format_size(el->format);
 	}
 	m.desc.n_el = 16;
 	m.stride = off;

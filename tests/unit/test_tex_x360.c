@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/bytes.h"
-#include "psgfs/gen_psg.h"
-#include "psgfs/gen_psg_textures.h"
-#include "psgfs/gen_x360_textures.h"
-#include "psgfs/tex_x360.h"
-#include "psgfs/texture.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psg_textures.h"
+#include "psgfs/gen/gen_x360_textures.h"
+#include "psgfs/formats/tex_x360.h"
+#include "psgfs/formats/texture.h"
 
 /* --- a read callback over memory that checks and records what is read --- */
 
@@ -75,11 +75,11 @@ static void test_fetch_fields(void **st)
 		0x0Fu << 27,
 	    3u | 1u << 2 | 2u << 3 | 0x8u << 5 | 3u << 9 | 1u << 11 | 0x12345u << 12,
 	};
-	struct x360tex_fetch f;
+	struct tex_x360_fetch f;
 	uint32_t back[6];
 
 	(void)st;
-	x360tex_fetch_decode(dw, &f);
+	tex_x360_fetch_decode(dw, &f);
 	assert_int_equal(f.type, 2);
 	assert_int_equal(f.sign[0], 1);
 	assert_int_equal(f.sign[1], 2);
@@ -125,32 +125,32 @@ static void test_fetch_fields(void **st)
 	assert_int_equal(f.aniso_bias, -8);
 	assert_true(f.packed_mips);
 	assert_int_equal(f.mip_address, 0x12345);
-	x360tex_fetch_encode(&f, back);
+	tex_x360_fetch_encode(&f, back);
 	assert_memory_equal(back, dw, sizeof dw);
-	assert_string_equal(x360tex_format_name(f.format), "DXT4_5");
+	assert_string_equal(tex_x360_format_name(f.format), "DXT4_5");
 }
 
 static void test_fetch_dimensions(void **st)
 {
 	uint32_t dw[6] = {0};
-	struct x360tex_fetch f;
+	struct tex_x360_fetch f;
 
 	(void)st;
 	dw[5] = 0u << 9; /* 1D: 24-bit width */
 	dw[2] = 0x00ABCDEFu;
-	x360tex_fetch_decode(dw, &f);
+	tex_x360_fetch_decode(dw, &f);
 	assert_int_equal(f.width, 0xABCDF0);
 	assert_int_equal(f.height, 1);
 	dw[5] = 2u << 9; /* 3D: 11, 11, 10 bits */
 	dw[2] = 10u | 20u << 11 | 30u << 22;
-	x360tex_fetch_decode(dw, &f);
+	tex_x360_fetch_decode(dw, &f);
 	assert_int_equal(f.width, 11);
 	assert_int_equal(f.height, 21);
 	assert_int_equal(f.depth, 31);
 	dw[5] = 1u << 9; /* stacked 2D: depth = stack depth + 1 */
 	dw[1] = 1u << 10;
 	dw[2] = 7u | 3u << 13 | 9u << 26;
-	x360tex_fetch_decode(dw, &f);
+	tex_x360_fetch_decode(dw, &f);
 	assert_true(f.stacked);
 	assert_int_equal(f.width, 8);
 	assert_int_equal(f.height, 4);
@@ -163,20 +163,20 @@ static void test_fetch_dimensions(void **st)
 			in[k] = rnd();
 		in[0] &= ~(7u << 19);
 		in[5] = (in[5] & ~(3u << 9)) | (1u + (rnd() & 2)) << 9; /* 2D or cube */
-		x360tex_fetch_decode(in, &f);
-		x360tex_fetch_encode(&f, out);
+		tex_x360_fetch_decode(in, &f);
+		tex_x360_fetch_encode(&f, out);
 		assert_memory_equal(in, out, sizeof in);
 	}
 	for (unsigned fmt = 0; fmt < 64; fmt++)
-		assert_non_null(x360tex_format_name((uint8_t)fmt));
-	assert_null(x360tex_format_name(64));
-	assert_string_equal(x360tex_format_name(X360TEX_FMT_DXN), "DXN");
-	assert_string_equal(x360tex_format_name(X360TEX_FMT_8_8_8_8), "8_8_8_8");
+		assert_non_null(tex_x360_format_name((uint8_t)fmt));
+	assert_null(tex_x360_format_name(64));
+	assert_string_equal(tex_x360_format_name(X360TEX_FMT_DXN), "DXN");
+	assert_string_equal(tex_x360_format_name(X360TEX_FMT_8_8_8_8), "8_8_8_8");
 }
 
 /* A fetch constant from a real file: only dw1 (format), dw2 (size), dw4 and dw5 given. */
 static void real_fetch(uint8_t fmt, uint32_t w, uint32_t h, uint32_t dw4, uint32_t dw5,
-		       struct x360tex_fetch *f)
+		       struct tex_x360_fetch *f)
 {
 	const uint32_t dw[6] = {2u | 1u << 31 | (w <= 16 ? 4u : (w / 4 + 31) / 32 * 4) << 22,
 				fmt | X360TEX_END_8IN16 << 6,
@@ -185,14 +185,14 @@ static void real_fetch(uint8_t fmt, uint32_t w, uint32_t h, uint32_t dw4, uint32
 				dw4,
 				dw5};
 
-	x360tex_fetch_decode(dw, f);
+	tex_x360_fetch_decode(dw, f);
 }
 
 static void test_real_constants(void **st)
 {
-	struct x360tex_fetch f;
-	struct x360tex_layout l;
-	struct x360tex_object o;
+	struct tex_x360_fetch f;
+	struct tex_x360_layout l;
+	struct tex_x360_object o;
 	uint32_t dw[6];
 	/* the real 16x16 DXT1 mip tail: level -> texel position in the 32x32-block tile */
 	static const uint32_t pos[5][2] = {{16, 0}, {8, 0}, {4, 0}, {0, 8}, {0, 4}};
@@ -205,7 +205,7 @@ static void test_real_constants(void **st)
 	assert_int_equal(f.dimension, X360TEX_DIM_2D);
 	assert_true(f.packed_mips);
 	assert_int_equal(f.mip_address, 2);
-	assert_int_equal(x360tex_layout_get(&f, &l, NULL, 0), RC_OK);
+	assert_int_equal(tex_x360_layout_get(&f, &l, NULL, 0), RC_OK);
 	assert_int_equal(l.levels, 5);
 	assert_int_equal(l.packed_level, 0);
 	assert_true(l.base_packed);
@@ -215,7 +215,7 @@ static void test_real_constants(void **st)
 	for (uint32_t i = 0; i < 5; i++) {
 		uint32_t x, y;
 
-		assert_true(x360tex_packed_offset(16, 16, i, &x, &y));
+		assert_true(tex_x360_packed_offset(16, 16, i, &x, &y));
 		assert_int_equal(x, pos[i][0]);
 		assert_int_equal(y, pos[i][1]);
 		assert_int_equal(l.lv[i].x_off * 4, pos[i][0]);
@@ -229,7 +229,7 @@ static void test_real_constants(void **st)
 	assert_int_equal(f.mip_max_level, 0);
 	assert_true(f.packed_mips);
 	assert_int_equal(f.mip_address, 4);
-	assert_int_equal(x360tex_layout_get(&f, &l, NULL, 0), RC_OK);
+	assert_int_equal(tex_x360_layout_get(&f, &l, NULL, 0), RC_OK);
 	assert_int_equal(l.levels, 1);
 	assert_int_equal(l.packed_level, 1);
 	assert_false(l.lv[0].packed);
@@ -239,14 +239,14 @@ static void test_real_constants(void **st)
 	assert_int_equal(gen_x360_texture_object(
 			     &(struct gen_x360_spec){X360TEX_FMT_DXT1, 16, 16, 0, false}, &o),
 			 RC_OK);
-	x360tex_fetch_encode(&o.fetch, dw);
+	tex_x360_fetch_encode(&o.fetch, dw);
 	assert_int_equal(dw[4], 0x100);
 	assert_int_equal(dw[5], 0x2A00);
 	assert_int_equal(o.common, 3);
 	assert_int_equal(gen_x360_texture_object(
 			     &(struct gen_x360_spec){X360TEX_FMT_DXT4_5, 32, 32, 1, false}, &o),
 			 RC_OK);
-	x360tex_fetch_encode(&o.fetch, dw);
+	tex_x360_fetch_encode(&o.fetch, dw);
 	assert_int_equal(dw[4], 0);
 	assert_int_equal(dw[5], 0x4A00);
 	assert_int_equal(dw[2], 31u | 31u << 13);
@@ -255,14 +255,14 @@ static void test_real_constants(void **st)
 	assert_int_equal(gen_x360_texture_object(
 			     &(struct gen_x360_spec){X360TEX_FMT_DXT4_5, 512, 512, 0, false}, &o),
 			 RC_OK);
-	x360tex_fetch_encode(&o.fetch, dw);
+	tex_x360_fetch_encode(&o.fetch, dw);
 	assert_int_equal(dw[0], 0x84000002u);
 	assert_int_equal(dw[1], 0x00000054u);
 	assert_int_equal(dw[2], 0x003FE1FFu);
 	assert_int_equal(dw[3], 0x00000D10u);
 	assert_int_equal(dw[4], 0x00000240u);
 	assert_int_equal(dw[5], 0x00040A00u);
-	assert_int_equal(x360tex_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
+	assert_int_equal(tex_x360_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
 	assert_int_equal(l.full, 0x60000);
 	assert_int_equal(l.need, 0x60000);
 	assert_int_equal(l.packed_level, 5);
@@ -297,7 +297,7 @@ static void test_tiled_offset(void **st)
 			assert_non_null(seen);
 			for (uint32_t y = 0; y < h; y++) {
 				for (uint32_t x = 0; x < pitch; x++) {
-					uint32_t a = x360tex_tiled_offset(x, y, pitch, lb);
+					uint32_t a = tex_x360_tiled_offset(x, y, pitch, lb);
 
 					assert_int_equal(a, ref_xg_tiled(x, y, pitch, lb) << lb);
 					/* a bijection into the 4 KiB-aligned storage */
@@ -310,7 +310,7 @@ static void test_tiled_offset(void **st)
 		}
 	}
 	/* far macro tiles */
-	assert_int_equal(x360tex_tiled_offset(8191, 8191, 8192, 4),
+	assert_int_equal(tex_x360_tiled_offset(8191, 8191, 8192, 4),
 			 ref_xg_tiled(8191, 8191, 8192, 4) << 4);
 }
 
@@ -359,11 +359,11 @@ static void test_packed_offsets(void **st)
 		for (size_t j = 0; j < nd; j++) {
 			uint32_t w = dims[i], h = dims[j], top = clog2(w > h ? w : h);
 
-			assert_int_equal(x360tex_packed_level(w, h),
+			assert_int_equal(tex_x360_packed_level(w, h),
 					 (clog2(w < h ? w : h) > 4 ? clog2(w < h ? w : h) - 4 : 0));
 			for (uint32_t lv = 0; lv <= top; lv++) {
 				uint32_t x, y, rx, ry;
-				bool p = x360tex_packed_offset(w, h, lv, &x, &y);
+				bool p = tex_x360_packed_offset(w, h, lv, &x, &y);
 
 				assert_int_equal(p, ref_tail(w, h, lv, &rx, &ry));
 				assert_int_equal(x, rx);
@@ -385,16 +385,16 @@ static void test_tail_no_overlap(void **st)
 			for (uint32_t h = 1; h <= 80; h += (h < 40 ? 1 : 7)) {
 				struct gen_x360_spec s = {fmts[fi], (uint16_t)w, (uint16_t)h, 0,
 							  false};
-				struct x360tex_object o;
-				struct x360tex_layout l;
+				struct tex_x360_object o;
+				struct tex_x360_layout l;
 
 				assert_int_equal(gen_x360_texture_object(&s, &o), RC_OK);
-				assert_int_equal(x360tex_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
+				assert_int_equal(tex_x360_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
 				for (uint32_t a = 0; a < l.levels; a++) {
-					const struct x360tex_level *p = &l.lv[a];
+					const struct tex_x360_level *p = &l.lv[a];
 
 					for (uint32_t b = a + 1; b < l.levels; b++) {
-						const struct x360tex_level *q = &l.lv[b];
+						const struct tex_x360_level *q = &l.lv[b];
 
 						if (p->storage != q->storage)
 							continue;
@@ -420,8 +420,8 @@ static void round_trip(const struct rt_case *c, uint32_t w, uint32_t h, uint8_t 
 		       bool tiled, uint8_t endian)
 {
 	struct gen_x360_spec s = {c->fmt, (uint16_t)w, (uint16_t)h, mips, cube};
-	struct x360tex_object o;
-	struct x360tex_layout l;
+	struct tex_x360_object o;
+	struct tex_x360_layout l;
 	struct rsrc rs = {0};
 	uint8_t *canon, *res, *back;
 
@@ -430,7 +430,7 @@ static void round_trip(const struct rt_case *c, uint32_t w, uint32_t h, uint8_t 
 	o.fetch.endian = endian;
 	if (c->swizzle)
 		o.fetch.swizzle = c->swizzle;
-	assert_int_equal(x360tex_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
+	assert_int_equal(tex_x360_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
 	assert_true(l.need <= l.full);
 	canon = malloc(l.canon_bytes);
 	res = calloc(1, l.full);
@@ -443,26 +443,26 @@ static void round_trip(const struct rt_case *c, uint32_t w, uint32_t h, uint8_t 
 	for (uint32_t f = 0; f < l.faces; f++)
 		for (uint32_t i = 0; i < l.levels; i++)
 			assert_int_equal(
-			    x360tex_write_level(&l, f, i,
-						canon + f * l.face_bytes + l.lv[i].canon_offset,
-						res, l.full),
+			    tex_x360_write_level(&l, f, i,
+						 canon + f * l.face_bytes + l.lv[i].canon_offset,
+						 res, l.full),
 			    RC_OK);
 	rs.p = res;
 	rs.size = l.need; /* nothing past need may be read */
 	for (uint32_t f = 0; f < l.faces; f++) {
 		for (uint32_t i = 0; i < l.levels; i++) {
-			const struct x360tex_level *v = &l.lv[i];
+			const struct tex_x360_level *v = &l.lv[i];
 			uint8_t *d = back + f * l.face_bytes + v->canon_offset;
 			size_t row = (size_t)v->units_w * l.unit_bytes;
 			uint32_t r0 = v->units_h > 2 ? 1 + rnd() % (v->units_h - 1) : 0;
 
-			assert_int_equal(x360tex_read_level(&l, f, i, rs_read, &rs, d), RC_OK);
+			assert_int_equal(tex_x360_read_level(&l, f, i, rs_read, &rs, d), RC_OK);
 			/* a row window equals the same rows of the whole level */
 			if (v->units_h > 2) {
 				uint8_t *part = malloc(row * 2);
 
 				assert_int_equal(
-				    x360tex_read_rows(&l, f, i, r0 - 1, 2, rs_read, &rs, part),
+				    tex_x360_read_rows(&l, f, i, r0 - 1, 2, rs_read, &rs, part),
 				    RC_OK);
 				assert_memory_equal(part, d + (r0 - 1) * row, row * 2);
 				free(part);
@@ -526,8 +526,8 @@ static void test_round_trips(void **st)
 static void test_texel_conversion(void **st)
 {
 	struct gen_x360_spec s = {X360TEX_FMT_8_8_8_8, 32, 32, 1, false};
-	struct x360tex_object o;
-	struct x360tex_layout l;
+	struct tex_x360_object o;
+	struct tex_x360_layout l;
 	struct rsrc rs = {0};
 	uint8_t res[4096] = {0}, out[4];
 	uint32_t a;
@@ -535,17 +535,17 @@ static void test_texel_conversion(void **st)
 	(void)st;
 	/* A8R8G8B8 as D3D stores it: bytes A R G B, 8in32, swizzle ZYXW -> canonical B G R A */
 	assert_int_equal(gen_x360_texture_object(&s, &o), RC_OK);
-	assert_int_equal(x360tex_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
+	assert_int_equal(tex_x360_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
 	assert_int_equal(l.full, 4096);
-	a = x360tex_tiled_offset(0, 0, 32, 2);
+	a = tex_x360_tiled_offset(0, 0, 32, 2);
 	res[a] = 0x11, res[a + 1] = 0x22, res[a + 2] = 0x33, res[a + 3] = 0x44;
 	rs.p = res;
 	rs.size = sizeof res;
-	assert_int_equal(x360tex_read_rows(&l, 0, 0, 0, 1, rs_read, &rs, NULL), RC_INVAL);
+	assert_int_equal(tex_x360_read_rows(&l, 0, 0, 0, 1, rs_read, &rs, NULL), RC_INVAL);
 	{
 		uint8_t row[32 * 4];
 
-		assert_int_equal(x360tex_read_rows(&l, 0, 0, 0, 1, rs_read, &rs, row), RC_OK);
+		assert_int_equal(tex_x360_read_rows(&l, 0, 0, 0, 1, rs_read, &rs, row), RC_OK);
 		memcpy(out, row, 4);
 	}
 	assert_int_equal(out[0], 0x44); /* B */
@@ -555,44 +555,44 @@ static void test_texel_conversion(void **st)
 	/* X8R8G8B8 (alpha swizzled to one) reads as BGRX with X = 0xFF */
 	o.fetch.swizzle =
 	    X360TEX_SWIZZLE(X360TEX_SWZ_Z, X360TEX_SWZ_Y, X360TEX_SWZ_X, X360TEX_SWZ_1);
-	assert_int_equal(x360tex_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
+	assert_int_equal(tex_x360_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
 	assert_int_equal(l.canon, X360TEX_C_BGRX8);
 	{
 		uint8_t row[32 * 4];
 		enum tex_kind k;
 
-		assert_int_equal(x360tex_read_rows(&l, 0, 0, 0, 1, rs_read, &rs, row), RC_OK);
+		assert_int_equal(tex_x360_read_rows(&l, 0, 0, 0, 1, rs_read, &rs, row), RC_OK);
 		assert_int_equal(row[0], 0x44);
 		assert_int_equal(row[3], 0xFF);
-		assert_true(x360tex_canon_kind(l.canon, &k));
+		assert_true(tex_x360_canon_kind(l.canon, &k));
 		assert_int_equal(k, TEXK_BGRX8);
 	}
 	/* R5G6B5: big-endian 0xF800 (red), 8in16 -> little-endian 0xF800 */
 	s.format = X360TEX_FMT_5_6_5;
 	memset(res, 0, sizeof res);
 	assert_int_equal(gen_x360_texture_object(&s, &o), RC_OK);
-	assert_int_equal(x360tex_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
-	a = x360tex_tiled_offset(1, 0, 32, 1);
+	assert_int_equal(tex_x360_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
+	a = tex_x360_tiled_offset(1, 0, 32, 1);
 	res[a] = 0xF8, res[a + 1] = 0x00;
 	{
 		uint8_t row[32 * 2];
 
-		assert_int_equal(x360tex_read_rows(&l, 0, 0, 0, 1, rs_read, &rs, row), RC_OK);
+		assert_int_equal(tex_x360_read_rows(&l, 0, 0, 0, 1, rs_read, &rs, row), RC_OK);
 		assert_int_equal(ld_u16le(row + 2), 0xF800);
 		/* red from component X instead: the 5-bit ends trade places */
 		o.fetch.swizzle =
 		    X360TEX_SWIZZLE(X360TEX_SWZ_X, X360TEX_SWZ_Y, X360TEX_SWZ_Z, X360TEX_SWZ_1);
-		assert_int_equal(x360tex_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
-		assert_int_equal(x360tex_read_rows(&l, 0, 0, 0, 1, rs_read, &rs, row), RC_OK);
+		assert_int_equal(tex_x360_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
+		assert_int_equal(tex_x360_read_rows(&l, 0, 0, 0, 1, rs_read, &rs, row), RC_OK);
 		assert_int_equal(ld_u16le(row + 2), 0x001F);
 	}
 	/* every canonical form has a kind; DXN is ATI2 (BC5) */
 	{
 		enum tex_kind k;
 
-		assert_true(x360tex_canon_kind(X360TEX_C_DXN, &k));
+		assert_true(tex_x360_canon_kind(X360TEX_C_DXN, &k));
 		assert_int_equal(k, TEXK_ATI2);
-		assert_true(x360tex_canon_kind(X360TEX_C_DXT5, &k));
+		assert_true(tex_x360_canon_kind(X360TEX_C_DXT5, &k));
 		assert_int_equal(k, TEXK_DXT5);
 	}
 }
@@ -637,38 +637,38 @@ static enum rc obj_read(void *ctx, uint64_t off, void *dst, size_t n)
 }
 
 /* Decode Xbox 360 texture tex (its base resource at row br) into a canonical payload. */
-static uint8_t *x360_load(struct xarena *x, uint32_t tex, uint32_t br, struct x360tex_layout *l)
+static uint8_t *x360_load(struct xarena *x, uint32_t tex, uint32_t br, struct tex_x360_layout *l)
 {
-	struct x360tex_object o;
+	struct tex_x360_object o;
 	struct obj_read rd = {&x->s, x->a.dict[br].start, x->a.dict[br].size};
 	uint8_t *obj = NULL, *canon;
 	size_t len = 0;
 
 	assert_int_equal(arena_read_object(&x->s, &x->a, tex, &obj, &len), RC_OK);
 	assert_int_equal(len, X360TEX_OBJECT_SIZE);
-	assert_int_equal(x360tex_prepare(obj, len, x->a.dict[br].size, tex, &o, l, &x->d), RC_OK);
+	assert_int_equal(tex_x360_prepare(obj, len, x->a.dict[br].size, tex, &o, l, &x->d), RC_OK);
 	free(obj);
 	canon = malloc(l->canon_bytes);
 	assert_non_null(canon);
 	for (uint32_t f = 0; f < l->faces; f++)
 		for (uint32_t i = 0; i < l->levels; i++)
 			assert_int_equal(
-			    x360tex_read_level(l, f, i, obj_read, &rd,
-					       canon + f * l->face_bytes + l->lv[i].canon_offset),
+			    tex_x360_read_level(l, f, i, obj_read, &rd,
+						canon + f * l->face_bytes + l->lv[i].canon_offset),
 			    RC_OK);
 	return canon;
 }
 
 /* Every (face, level) of an Xbox 360 canonical payload equals the PS3 twin's, and so do the DDS
  * files made from them; returns the number of (face, level) pairs. */
-static size_t twin_equal(uint8_t *canon, const struct x360tex_layout *l, struct texture_image *img)
+static size_t twin_equal(uint8_t *canon, const struct tex_x360_layout *l, struct texture_image *img)
 {
 	struct texture_image xi = *img;
 	struct buf a, b;
 	enum tex_kind kind;
 	size_t n = 0;
 
-	assert_true(x360tex_canon_kind(l->canon, &kind));
+	assert_true(tex_x360_canon_kind(l->canon, &kind));
 	assert_int_equal(kind, img->d.kind);
 	assert_int_equal(img->d.have_faces, l->faces);
 	assert_int_equal(img->d.have_mips, l->levels);
@@ -720,7 +720,7 @@ static void check_twins(const struct gen_x360_opts *opts, size_t *n_twins, size_
 	for (size_t k = 0; k < xt.n; k++) {
 		const struct gen_x360_truth_item *ti = &xt.items[k];
 		struct texture_image *img = NULL;
-		struct x360tex_layout l;
+		struct tex_x360_layout l;
 		uint8_t *canon;
 
 		assert_int_equal(x.a.dict[ti->buf_index].type_id, 0x00010031u);
@@ -804,7 +804,7 @@ static void test_dxn_source(void **st)
 	xa_open(&x);
 	for (size_t k = 0; k < xt.n; k++) {
 		const struct gen_x360_truth_item *ti = &xt.items[k];
-		struct x360tex_layout l;
+		struct tex_x360_layout l;
 		uint8_t *canon;
 		uint32_t bw, bh;
 
@@ -855,8 +855,8 @@ static void test_dxn_source(void **st)
 /* Storage offsets and tail positions worked out by hand from the layout rules. */
 static void test_pinned_layouts(void **st)
 {
-	struct x360tex_object o;
-	struct x360tex_layout l;
+	struct tex_x360_object o;
+	struct tex_x360_layout l;
 	/* 600x40 8_8_8_8, 10 levels: base 608 x 64 texels, mips in power-of-two storages
 	 * (1024 >> 1 = 512 wide for level 1, not 300 -> 320), the tail from level 2 */
 	static const uint32_t st600[10] = {0,	   155648, 221184, 221184, 221184,
@@ -869,7 +869,7 @@ static void test_pinned_layouts(void **st)
 			     &(struct gen_x360_spec){X360TEX_FMT_8_8_8_8, 600, 40, 0, false}, &o),
 			 RC_OK);
 	assert_int_equal(o.fetch.pitch, 19);
-	assert_int_equal(x360tex_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
+	assert_int_equal(tex_x360_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
 	assert_int_equal(l.levels, 10);
 	assert_int_equal(l.packed_level, 2);
 	assert_int_equal(l.mip_offset, 155648);
@@ -886,7 +886,7 @@ static void test_pinned_layouts(void **st)
 	assert_int_equal(gen_x360_texture_object(
 			     &(struct gen_x360_spec){X360TEX_FMT_DXT4_5, 16, 16, 0, true}, &o),
 			 RC_OK);
-	assert_int_equal(x360tex_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
+	assert_int_equal(tex_x360_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
 	assert_int_equal(l.faces, 6);
 	assert_int_equal(l.lv[4].face_stride, 16384);
 	assert_int_equal(l.full, 6 * 16384);
@@ -894,7 +894,7 @@ static void test_pinned_layouts(void **st)
 	assert_int_equal(
 	    gen_x360_texture_object(&(struct gen_x360_spec){X360TEX_FMT_DXT1, 64, 64, 0, true}, &o),
 	    RC_OK);
-	assert_int_equal(x360tex_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
+	assert_int_equal(tex_x360_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
 	assert_int_equal(l.mip_offset, 49152);
 	assert_int_equal(l.lv[1].storage, 49152);
 	assert_int_equal(l.lv[2].storage, 98304);
@@ -964,32 +964,32 @@ static void test_generated_bytes(void **st)
 /* --- hostile objects --- */
 
 static void obj_bytes(const struct gen_x360_spec *s, uint8_t out[X360TEX_OBJECT_SIZE],
-		      struct x360tex_object *o)
+		      struct tex_x360_object *o)
 {
 	assert_int_equal(gen_x360_texture_object(s, o), RC_OK);
-	x360tex_object_encode(o, out);
+	tex_x360_object_encode(o, out);
 }
 
 static enum rc prep(const uint8_t *b, size_t len, uint64_t res, struct diag *d)
 {
-	struct x360tex_object o;
-	struct x360tex_layout l;
+	struct tex_x360_object o;
+	struct tex_x360_layout l;
 
-	return x360tex_prepare(b, len, res, 7, &o, &l, d);
+	return tex_x360_prepare(b, len, res, 7, &o, &l, d);
 }
 
 static void test_hostile(void **st)
 {
 	struct gen_x360_spec s = {X360TEX_FMT_DXT1, 64, 64, 0, false};
-	struct x360tex_object o;
-	struct x360tex_layout l;
+	struct tex_x360_object o;
+	struct tex_x360_layout l;
 	uint8_t b[X360TEX_OBJECT_SIZE + 4];
 	struct diag d;
 
 	(void)st;
 	diag_init(&d);
 	obj_bytes(&s, b, &o);
-	assert_int_equal(x360tex_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
+	assert_int_equal(tex_x360_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
 	assert_int_equal(prep(b, sizeof b, l.full, &d), RC_OK); /* longer object: fine */
 	assert_int_equal(diag_count(&d), 0);
 	/* truncated object */
@@ -1010,7 +1010,7 @@ static void test_hostile(void **st)
 static void test_hostile_fields(void **st)
 {
 	struct gen_x360_spec s = {X360TEX_FMT_DXT1, 64, 64, 0, false};
-	struct x360tex_object o;
+	struct tex_x360_object o;
 	uint8_t b[X360TEX_OBJECT_SIZE];
 	struct diag d;
 
@@ -1022,56 +1022,56 @@ static void test_hostile_fields(void **st)
 		static const uint8_t bad_fmt[] = {0x00, 0x07, 0x0A, 0x20, 0x3A, 0x3F};
 
 		for (size_t i = 0; i < sizeof bad_fmt; i++) {
-			struct x360tex_object h = o;
+			struct tex_x360_object h = o;
 
 			h.fetch.format = bad_fmt[i];
-			x360tex_object_encode(&h, b);
+			tex_x360_object_encode(&h, b);
 			assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, 1u << 30, &d),
 					 RC_UNSUPPORTED);
 		}
 		for (uint8_t dim = 0; dim <= 2; dim += 2) {
-			struct x360tex_object h = o;
+			struct tex_x360_object h = o;
 
 			h.fetch.dimension = dim;
-			x360tex_object_encode(&h, b);
+			tex_x360_object_encode(&h, b);
 			assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, 1u << 30, &d),
 					 RC_UNSUPPORTED);
 		}
 		{
-			struct x360tex_object h = o;
+			struct tex_x360_object h = o;
 
 			h.fetch.stacked = true;
 			h.fetch.stack_depth = 3;
-			x360tex_object_encode(&h, b);
+			tex_x360_object_encode(&h, b);
 			assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, 1u << 30, &d),
 					 RC_UNSUPPORTED);
 		}
 	}
 	/* mip levels past the size: 64x64 has 7 */
 	{
-		struct x360tex_object h = o;
+		struct tex_x360_object h = o;
 
 		h.fetch.mip_max_level = 7;
-		x360tex_object_encode(&h, b);
+		tex_x360_object_encode(&h, b);
 		assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, 1u << 30, &d), RC_CORRUPT);
 		assert_non_null(strstr(d.msg[d.n - 1], "past the 64x64 chain"));
 		h.fetch.mip_max_level = 15;
-		x360tex_object_encode(&h, b);
+		tex_x360_object_encode(&h, b);
 		assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, 1u << 30, &d), RC_CORRUPT);
 	}
 	/* pitch too small for the width (0 and 1 x 32 texels for 64 wide DXT1 is 32 units...) */
 	{
-		struct x360tex_object h = o;
+		struct tex_x360_object h = o;
 
 		h.fetch.pitch = 0;
-		x360tex_object_encode(&h, b);
+		tex_x360_object_encode(&h, b);
 		assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, 1u << 30, &d), RC_CORRUPT);
 		assert_non_null(strstr(d.msg[d.n - 1], "does not fit"));
 		h = o;
 		h.fetch.format = X360TEX_FMT_8_8_8_8;
 		h.fetch.swizzle = 0x60A;
 		h.fetch.pitch = 1; /* 32 texels for a 64-texel row */
-		x360tex_object_encode(&h, b);
+		tex_x360_object_encode(&h, b);
 		assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, 1u << 30, &d), RC_CORRUPT);
 	}
 	diag_free(&d);
@@ -1081,8 +1081,8 @@ static void test_hostile_fields(void **st)
 static void test_hostile_swizzle_size(void **st)
 {
 	struct gen_x360_spec s = {X360TEX_FMT_DXT1, 64, 64, 0, false};
-	struct x360tex_object o;
-	struct x360tex_layout l;
+	struct tex_x360_object o;
+	struct tex_x360_layout l;
 	uint8_t b[X360TEX_OBJECT_SIZE];
 	struct diag d;
 
@@ -1090,33 +1090,33 @@ static void test_hostile_swizzle_size(void **st)
 	diag_init(&d);
 	obj_bytes(&s, b, &o);
 	{
-		struct x360tex_object h = o;
+		struct tex_x360_object h = o;
 
 		h.fetch.format = X360TEX_FMT_5_6_5;
 		h.fetch.swizzle =
 		    X360TEX_SWIZZLE(X360TEX_SWZ_Y, X360TEX_SWZ_X, X360TEX_SWZ_Z, X360TEX_SWZ_1);
-		x360tex_object_encode(&h, b);
+		tex_x360_object_encode(&h, b);
 		assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, 1u << 30, &d), RC_UNSUPPORTED);
 		h.fetch.format = X360TEX_FMT_8;
 		h.fetch.swizzle =
 		    X360TEX_SWIZZLE(X360TEX_SWZ_0, X360TEX_SWZ_0, X360TEX_SWZ_0, X360TEX_SWZ_X);
-		x360tex_object_encode(&h, b);
+		tex_x360_object_encode(&h, b);
 		assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, 1u << 30, &d), RC_UNSUPPORTED);
 		h.fetch.format = X360TEX_FMT_8_8_8_8;
 		h.fetch.swizzle = 6u; /* reserved selector */
-		x360tex_object_encode(&h, b);
+		tex_x360_object_encode(&h, b);
 		assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, 1u << 30, &d), RC_UNSUPPORTED);
 	}
 	/* huge size, resource short: an error before anything is allocated or read */
 	{
-		struct x360tex_object h = o;
+		struct tex_x360_object h = o;
 
 		h.fetch.width = h.fetch.height = 8192;
 		h.fetch.pitch = 8192 >> 5;
 		h.fetch.mip_max_level = 13;
-		x360tex_object_encode(&h, b);
+		tex_x360_object_encode(&h, b);
 		assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, 1u << 20, &d), RC_CORRUPT);
-		assert_int_equal(x360tex_layout_get(&h.fetch, &l, NULL, 0), RC_OK);
+		assert_int_equal(tex_x360_layout_get(&h.fetch, &l, NULL, 0), RC_OK);
 		assert_true(l.need > (32u << 20)); /* 8192^2 / 2 bytes of DXT1 and more */
 	}
 	diag_free(&d);
@@ -1126,8 +1126,8 @@ static void test_hostile_swizzle_size(void **st)
 static void test_hostile_notes(void **st)
 {
 	struct gen_x360_spec s = {X360TEX_FMT_DXT1, 64, 64, 0, false};
-	struct x360tex_object o;
-	struct x360tex_layout l;
+	struct tex_x360_object o;
+	struct tex_x360_layout l;
 	uint8_t b[X360TEX_OBJECT_SIZE];
 	struct diag d;
 
@@ -1135,15 +1135,15 @@ static void test_hostile_notes(void **st)
 	diag_init(&d);
 	obj_bytes(&s, b, &o);
 	{
-		struct x360tex_object h = o;
+		struct tex_x360_object h = o;
 		size_t before = diag_count(&d);
 
 		h.common = 5;
 		h.fetch.type = 0;
 		h.fetch.mip_min_level = 9;
 		h.fetch.mip_address = 0x77;
-		x360tex_object_encode(&h, b);
-		assert_int_equal(x360tex_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
+		tex_x360_object_encode(&h, b);
+		assert_int_equal(tex_x360_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
 		assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, l.full, &d), RC_OK);
 		assert_int_equal(diag_count(&d), before + 1);
 		assert_non_null(strstr(d.msg[d.n - 1], "type 0"));
@@ -1152,7 +1152,7 @@ static void test_hostile_notes(void **st)
 		assert_non_null(strstr(d.msg[d.n - 1], "mip address 0x77000"));
 		h = o;
 		h.fetch.mip_address = 0; /* Xenia would drop the mips; the layout still has them */
-		x360tex_object_encode(&h, b);
+		tex_x360_object_encode(&h, b);
 		assert_int_equal(prep(b, X360TEX_OBJECT_SIZE, l.full, &d), RC_OK);
 		assert_non_null(strstr(d.msg[d.n - 1], "mip address 0 with 7 levels"));
 	}
@@ -1162,40 +1162,40 @@ static void test_hostile_notes(void **st)
 static void test_hostile_reads(void **st)
 {
 	struct gen_x360_spec s = {X360TEX_FMT_DXT4_5, 100, 60, 0, true};
-	struct x360tex_object o;
-	struct x360tex_layout l;
+	struct tex_x360_object o;
+	struct tex_x360_layout l;
 	struct rsrc rs = {0};
 	uint8_t *dst;
 
 	(void)st;
 	assert_int_equal(gen_x360_texture_object(&s, &o), RC_OK);
-	assert_int_equal(x360tex_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
+	assert_int_equal(tex_x360_layout_get(&o.fetch, &l, NULL, 0), RC_OK);
 	dst = malloc(l.lv[0].canon_bytes);
 	assert_non_null(dst);
 	rs.size = l.need;
-	assert_int_equal(x360tex_read_level(&l, 6, 0, rs_read, &rs, dst), RC_INVAL);
-	assert_int_equal(x360tex_read_level(&l, 0, l.levels, rs_read, &rs, dst), RC_INVAL);
-	assert_int_equal(x360tex_read_rows(&l, 0, 0, l.lv[0].units_h, 1, rs_read, &rs, dst),
+	assert_int_equal(tex_x360_read_level(&l, 6, 0, rs_read, &rs, dst), RC_INVAL);
+	assert_int_equal(tex_x360_read_level(&l, 0, l.levels, rs_read, &rs, dst), RC_INVAL);
+	assert_int_equal(tex_x360_read_rows(&l, 0, 0, l.lv[0].units_h, 1, rs_read, &rs, dst),
 			 RC_INVAL);
-	assert_int_equal(x360tex_read_rows(&l, 0, 0, 1, UINT32_MAX, rs_read, &rs, dst), RC_INVAL);
-	assert_int_equal(x360tex_read_rows(&l, 0, 0, 0, 0, rs_read, &rs, NULL), RC_OK);
-	assert_int_equal(x360tex_read_level(&l, 5, 0, NULL, &rs, dst), RC_INVAL);
+	assert_int_equal(tex_x360_read_rows(&l, 0, 0, 1, UINT32_MAX, rs_read, &rs, dst), RC_INVAL);
+	assert_int_equal(tex_x360_read_rows(&l, 0, 0, 0, 0, rs_read, &rs, NULL), RC_OK);
+	assert_int_equal(tex_x360_read_level(&l, 5, 0, NULL, &rs, dst), RC_INVAL);
 	rs.fail = true;
-	assert_int_equal(x360tex_read_level(&l, 5, 0, rs_read, &rs, dst), RC_IO);
+	assert_int_equal(tex_x360_read_level(&l, 5, 0, rs_read, &rs, dst), RC_IO);
 	rs.fail = false;
 	rs.size = l.need - 1; /* a resource shorter than the layout: a read says so */
 	{
 		int short_reads = 0;
 
 		for (uint32_t i = 0; i < l.levels; i++) {
-			enum rc r = x360tex_read_level(&l, 5, i, rs_read, &rs, dst);
+			enum rc r = tex_x360_read_level(&l, 5, i, rs_read, &rs, dst);
 
 			assert_true(r == RC_OK || r == RC_BOUNDS);
 			short_reads += r == RC_BOUNDS;
 		}
 		assert_true(short_reads >= 1);
 	}
-	assert_int_equal(x360tex_write_level(&l, 0, 0, dst, dst, 16), RC_INVAL);
+	assert_int_equal(tex_x360_write_level(&l, 0, 0, dst, dst, 16), RC_INVAL);
 	free(dst);
 }
 
@@ -1207,8 +1207,8 @@ static void test_random_constants(void **st)
 	(void)st;
 	for (int i = 0; i < 60000; i++) {
 		uint32_t dw[6];
-		struct x360tex_fetch f;
-		struct x360tex_layout l;
+		struct tex_x360_fetch f;
+		struct tex_x360_layout l;
 		char why[320];
 
 		for (int k = 0; k < 6; k++)
@@ -1222,8 +1222,8 @@ static void test_random_constants(void **st)
 			dw[4] = (dw[4] & ~(15u << 6)) | (rnd() % 10) << 6;
 			dw[3] = (dw[3] & ~(0xFFFu << 1)) | 0x60Au << 1;
 		}
-		x360tex_fetch_decode(dw, &f);
-		if (x360tex_layout_get(&f, &l, why, sizeof why) != RC_OK)
+		tex_x360_fetch_decode(dw, &f);
+		if (tex_x360_layout_get(&f, &l, why, sizeof why) != RC_OK)
 			continue;
 		accepted++;
 		assert_true(l.need <= l.full);
@@ -1234,9 +1234,9 @@ static void test_random_constants(void **st)
 
 			assert_non_null(dst);
 			for (uint32_t lv = 0; lv < l.levels; lv++)
-				assert_int_equal(x360tex_read_level(&l, l.faces - 1, lv, rs_read,
-								    &rs,
-								    dst + l.lv[lv].canon_offset),
+				assert_int_equal(tex_x360_read_level(&l, l.faces - 1, lv, rs_read,
+								     &rs,
+								     dst + l.lv[lv].canon_offset),
 						 RC_OK);
 			assert_true(rs.max_end <= l.need);
 			free(dst);

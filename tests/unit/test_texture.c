@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psgfs/arena.h"
-#include "psgfs/bytes.h"
-#include "psgfs/gen_psg.h"
-#include "psgfs/gen_psg_textures.h"
-#include "psgfs/png.h"
-#include "psgfs/texture.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/base/bytes.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psg_textures.h"
+#include "psgfs/formats/png.h"
+#include "psgfs/formats/texture.h"
 #include "tree/view_psg.h"
 
 static void px_eq(const uint8_t *px, int i, int r, int g, int b, int a)
@@ -103,20 +103,20 @@ static void test_dxt5_alpha_modes(void **st)
 static void test_swizzle_index(void **st)
 {
 	(void)st;
-	assert_int_equal(gcm_swizzle_index(1, 0, 2, 2), 1);
-	assert_int_equal(gcm_swizzle_index(0, 1, 2, 2), 2);
-	assert_int_equal(gcm_swizzle_index(1, 1, 2, 2), 3);
-	assert_int_equal(gcm_swizzle_index(2, 0, 2, 2), 4);
-	assert_int_equal(gcm_swizzle_index(0, 2, 2, 2), 8);
-	assert_int_equal(gcm_swizzle_index(3, 3, 2, 2), 15);
+	assert_int_equal(tex_ps3_swizzle_index(1, 0, 2, 2), 1);
+	assert_int_equal(tex_ps3_swizzle_index(0, 1, 2, 2), 2);
+	assert_int_equal(tex_ps3_swizzle_index(1, 1, 2, 2), 3);
+	assert_int_equal(tex_ps3_swizzle_index(2, 0, 2, 2), 4);
+	assert_int_equal(tex_ps3_swizzle_index(0, 2, 2, 2), 8);
+	assert_int_equal(tex_ps3_swizzle_index(3, 3, 2, 2), 15);
 	/* 8x2: x0 y0 x1 x2 */
-	assert_int_equal(gcm_swizzle_index(2, 0, 3, 1), 4);
-	assert_int_equal(gcm_swizzle_index(4, 0, 3, 1), 8);
-	assert_int_equal(gcm_swizzle_index(7, 1, 3, 1), 15);
+	assert_int_equal(tex_ps3_swizzle_index(2, 0, 3, 1), 4);
+	assert_int_equal(tex_ps3_swizzle_index(4, 0, 3, 1), 8);
+	assert_int_equal(tex_ps3_swizzle_index(7, 1, 3, 1), 15);
 	/* 2x8: x0 y0 y1 y2 */
-	assert_int_equal(gcm_swizzle_index(0, 2, 1, 3), 4);
-	assert_int_equal(gcm_swizzle_index(1, 4, 1, 3), 9);
-	assert_int_equal(gcm_swizzle_index(0, 0, 0, 0), 0);
+	assert_int_equal(tex_ps3_swizzle_index(0, 2, 1, 3), 4);
+	assert_int_equal(tex_ps3_swizzle_index(1, 4, 1, 3), 9);
+	assert_int_equal(tex_ps3_swizzle_index(0, 0, 0, 0), 0);
 }
 
 static void test_swizzle_round_trip(void **st)
@@ -132,13 +132,13 @@ static void test_swizzle_round_trip(void **st)
 
 		for (size_t i = 0; i < n; i++)
 			a[i] = (uint8_t)(i * 7 + i / 3);
-		gcm_swizzle(a, b, lw, lh, 4);
-		gcm_unswizzle(b, c, lw, lh, 4);
+		tex_ps3_swizzle(a, b, lw, lh, 4);
+		tex_ps3_unswizzle(b, c, lw, lh, 4);
 		assert_memory_equal(a, c, n);
 		/* a permutation: every index hit once */
 		for (uint32_t y = 0; y < 1u << lh; y++)
 			for (uint32_t x = 0; x < 1u << lw; x++)
-				seen[gcm_swizzle_index(x, y, lw, lh)]++;
+				seen[tex_ps3_swizzle_index(x, y, lw, lh)]++;
 		for (size_t i = 0; i < n / 4; i++)
 			assert_int_equal(seen[i], 1);
 		free(a), free(b), free(c), free(seen);

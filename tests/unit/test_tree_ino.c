@@ -22,8 +22,8 @@
 
 #include <cmocka.h>
 
-#include "psgfs/gen_psg.h"
-#include "psgfs/prng.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/prng.h"
 #include "tree/tree_int.h"
 
 static int cmp_u64(const void *x, const void *y)

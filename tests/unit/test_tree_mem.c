@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "psgfs/gen_psg.h"
-#include "psgfs/gen_psk.h"
-#include "psgfs/tree.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psk.h"
+#include "psgfs/tree/tree.h"
 
 static void test_listing_charge(void **state)
 {

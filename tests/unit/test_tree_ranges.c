@@ -17,12 +17,12 @@
 
 #include <cmocka.h>
 
-#include "psgfs/gen_psg.h"
-#include "psgfs/gen_psg_skinned.h"
-#include "psgfs/gen_psg_textures.h"
-#include "psgfs/gen_psk.h"
-#include "psgfs/gen_x360_textures.h"
-#include "psgfs/tree.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psg_skinned.h"
+#include "psgfs/gen/gen_psg_textures.h"
+#include "psgfs/gen/gen_psk.h"
+#include "psgfs/gen/gen_x360_textures.h"
+#include "psgfs/tree/tree.h"
 
 #define CACHE	 (1u << 20)
 #define N_RANDOM 24

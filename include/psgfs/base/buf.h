@@ -1,0 +1,56 @@
+/*
+ * Growable output buffer shared by writers and text renderers. In counting mode nothing is
+ * stored and only `len` advances, so the exact size of a synthesized file costs no memory.
+ * Allocation failure is sticky (`oom`); callers check it once at the end.
+ */
+#ifndef PSGFS_BUF_H
+#define PSGFS_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct buf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+	bool count_only;
+	bool oom;
+};
+
+void buf_init(struct buf *b);
+void buf_init_count(struct buf *b);
+void buf_free(struct buf *b);
+/* Hand the bytes to the caller (buffer becomes empty). NULL when empty or oom. */
+uint8_t *buf_steal(struct buf *b, size_t *len);
+
+/* Allocate room for cap bytes in all now (no effect on len or in counting mode). */
+void buf_prealloc(struct buf *b, size_t cap);
+
+void buf_put(struct buf *b, const void *p, size_t n);
+void buf_zero(struct buf *b, size_t n);
+void buf_putc(struct buf *b, char c);
+void buf_puts(struct buf *b, const char *s);
+void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_pad_to(struct buf *b, size_t align); /* zero bytes up to a multiple of align */
+
+void buf_u8(struct buf *b, uint8_t v);
+void buf_u16le(struct buf *b, uint16_t v);
+void buf_u32le(struct buf *b, uint32_t v);
+void buf_f32le(struct buf *b, float v);
+void buf_u16be(struct buf *b, uint16_t v);
+void buf_u32be(struct buf *b, uint32_t v);
+void buf_u64be(struct buf *b, uint64_t v);
+void buf_f32be(struct buf *b, float v);
+/* Overwrite 4 bytes at an earlier position (no-op in counting mode). */
+void buf_set_u32be(struct buf *b, size_t at, uint32_t v);
+
+/* Text helpers: every TSV in the tree goes through these. */
+/* Shortest decimal that strtof reads back to the same float32 ("nan", "inf", "-inf" too). */
+void fmt_f32(char out[32], float f);
+void buf_f32txt(struct buf *b, float f);
+/* A field from an untrusted fixed-size name: stops at NUL, escapes \t \n \r \\ and
+ * non-printable bytes as \xHH so a TSV row stays one row. */
+void buf_tsv_name(struct buf *b, const void *raw, size_t maxlen);
+
+#endif

@@ -1,0 +1,492 @@
+/* Growable output buffer with a counting mode, plus the text helpers every TSV uses. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/base/buf.h"
+#include "psgfs/base/bytes.h"
+
+void buf_init(struct buf *b)
+{
+	memset(b, 0, sizeof *b);
+}
+
+void buf_init_count(struct buf *b)
+{
+	memset(b, 0, sizeof *b);
+	b->count_only = true;
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+uint8_t *buf_steal(struct buf *b, size_t *len)
+{
+	uint8_t *p = b->oom ? NULL : b->data;
+
+	*len = p ? b->len : 0;
+	if (!p)
+		free(b->data);
+	else if (b->cap - b->len > b->len / 16) {
+		/* Up to half of a grown buffer is slack; callers keep it (caches count len). */
+		uint8_t *q = realloc(p, b->len ? b->len : 1);
+
+		if (q)
+			p = q;
+	}
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return p;
+}
+
+void buf_prealloc(struct buf *b, size_t cap)
+{
+	uint8_t *p;
+
+	if (b->count_only || b->oom || cap <= b->cap)
+		return;
+	p = realloc(b->data, cap);
+	if (!p)
+		return; /* only speed is lost: the buffer still grows on demand */
+	b->data = p;
+	b->cap = cap;
+}
+
+/* Make room for n more bytes; false (and oom) when that cannot be done. */
+static bool buf_reserve(struct buf *b, size_t n)
+{
+	size_t want, cap;
+	uint8_t *p;
+
+	if (b->oom)
+		return false;
+	if (n > SIZE_MAX - b->len) {
+		b->oom = true;
+		return false;
+	}
+	if (b->count_only) {
+		b->len += n;
+		return false;
+	}
+	want = b->len + n;
+	if (want <= b->cap)
+		return true;
+	cap = b->cap ? b->cap : 256;
+	while (cap < want)
+		cap = cap > SIZE_MAX / 2 ? want : cap * 2;
+	p = realloc(b->data, cap);
+	if (!p) {
+		b->oom = true;
+		return false;
+	}
+	b->data = p;
+	b->cap = cap;
+	return true;
+}
+
+/* Room for n more bytes already allocated (never in counting mode, where data is NULL). */
+static inline bool buf_room(const struct buf *b, size_t n)
+{
+	return b->data && !b->oom && n <= b->cap - b->len;
+}
+
+void buf_put(struct buf *b, const void *p, size_t n)
+{
+	if (n == 0) /* p may be NULL then, which memcpy does not allow */
+		return;
+	if (buf_room(b, n)) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+		return;
+	}
+	if (n == 0 || !buf_reserve(b, n))
+		return;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+void buf_zero(struct buf *b, size_t n)
+{
+	if (n == 0 || !buf_reserve(b, n))
+		return;
+	memset(b->data + b->len, 0, n);
+	b->len += n;
+}
+
+void buf_putc(struct buf *b, char c)
+{
+	buf_put(b, &c, 1);
+}
+
+void buf_puts(struct buf *b, const char *s)
+{
+	buf_put(b, s, strlen(s));
+}
+
+void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	char small[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = true;
+		return;
+	}
+	if ((size_t)n < sizeof small) {
+		buf_put(b, small, (size_t)n);
+		return;
+	}
+	if (b->count_only) {
+		buf_reserve(b, (size_t)n);
+		return;
+	}
+	if (!buf_reserve(b, (size_t)n + 1))
+		return;
+	va_start(ap, fmt);
+	vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void buf_pad_to(struct buf *b, size_t align)
+{
+	if (align > 1 && b->len % align)
+		buf_zero(b, align - b->len % align);
+}
+
+void buf_u8(struct buf *b, uint8_t v)
+{
+	buf_put(b, &v, 1);
+}
+
+void buf_u16le(struct buf *b, uint16_t v)
+{
+	uint8_t p[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+
+	buf_put(b, p, 2);
+}
+
+void buf_u32le(struct buf *b, uint32_t v)
+{
+	uint8_t p[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+
+	if (buf_room(b, 4)) { /* the common case, as one store */
+		memcpy(b->data + b->len, p, 4);
+		b->len += 4;
+		return;
+	}
+	buf_put(b, p, 4);
+}
+
+void buf_f32le(struct buf *b, float v)
+{
+	buf_u32le(b, f32_bits(v));
+}
+
+void buf_u16be(struct buf *b, uint16_t v)
+{
+	uint8_t p[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+
+	buf_put(b, p, 2);
+}
+
+void buf_u32be(struct buf *b, uint32_t v)
+{
+	uint8_t p[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+
+	buf_put(b, p, 4);
+}
+
+void buf_u64be(struct buf *b, uint64_t v)
+{
+	buf_u32be(b, (uint32_t)(v >> 32));
+	buf_u32be(b, (uint32_t)v);
+}
+
+void buf_f32be(struct buf *b, float v)
+{
+	buf_u32be(b, f32_bits(v));
+}
+
+void buf_set_u32be(struct buf *b, size_t at, uint32_t v)
+{
+	if (b->count_only || b->oom || at > b->len || b->len - at < 4)
+		return;
+	b->data[at] = (uint8_t)(v >> 24);
+	b->data[at + 1] = (uint8_t)(v >> 16);
+	b->data[at + 2] = (uint8_t)(v >> 8);
+	b->data[at + 3] = (uint8_t)v;
+}
+
+/* The reference: %.Ng for the smallest N in 6..9 whose text reads back to f. */
+static void fmt_f32_printf(char out[32], float f)
+{
+	for (int prec = 6; prec <= 9; prec++) {
+		snprintf(out, 32, "%.*g", prec, (double)f);
+		if (strtof(out, NULL) == f && (f != 0 || signbit(strtof(out, NULL)) == signbit(f)))
+			return;
+	}
+}
+
+/*
+ * The same text as fmt_f32_printf, in exact integer arithmetic: for each N, the correctly
+ * rounded N-digit decimal of f (ties to even, as printf) and whether it lies inside f's
+ * rounding interval (what strtof's round-to-nearest-even makes of it). Values whose products
+ * would not fit 127 bits (|f| beyond about 1e-20 .. 1e25) return false and take the printf path.
+ */
+__extension__ typedef unsigned __int128 u128;
+
+static int u128_bits(u128 x)
+{
+	uint64_t hi = (uint64_t)(x >> 64), lo = (uint64_t)x;
+
+	return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
+}
+
+static u128 pow10_u128(int n)
+{
+	static const uint64_t p10[20] = {1ull,
+					 10ull,
+					 100ull,
+					 1000ull,
+					 10000ull,
+					 100000ull,
+					 1000000ull,
+					 10000000ull,
+					 100000000ull,
+					 1000000000ull,
+					 10000000000ull,
+					 100000000000ull,
+					 1000000000000ull,
+					 10000000000000ull,
+					 100000000000000ull,
+					 1000000000000000ull,
+					 10000000000000000ull,
+					 100000000000000000ull,
+					 1000000000000000000ull,
+					 10000000000000000000ull};
+
+	return n <= 19 ? p10[n] : (u128)p10[19] * p10[n - 19]; /* n <= 38 */
+}
+
+/* a * 10^p10 * 2^p2 (both >= 0) when it fits in 127 bits. */
+static bool scale_u128(u128 a, int p10, int p2, u128 *out)
+{
+	if (p10 > 38 || p2 > 126)
+		return false;
+	if (p10) {
+		u128 t = pow10_u128(p10);
+
+		if (u128_bits(a) + u128_bits(t) > 127)
+			return false;
+		a *= t;
+	}
+	if (p2) {
+		if (u128_bits(a) + p2 > 127)
+			return false;
+		a <<= p2;
+	}
+	*out = a;
+	return true;
+}
+
+/*
+ * floor(a * 2^s / 10^k) in *q, whether that was exact, and the remainder against half a unit
+ * (-1 below, 0 exactly half, 1 above); false when it does not fit.
+ */
+static bool scaled_div(u128 a, int k, int s, uint64_t *q, bool *exact, int *half)
+{
+	u128 num, den, qq, rem;
+
+	if (!scale_u128(a, k < 0 ? -k : 0, s > 0 ? s : 0, &num) ||
+	    !scale_u128(1, k > 0 ? k : 0, s < 0 ? -s : 0, &den))
+		return false;
+	if (k <= 0) { /* den is a power of two */
+		qq = s < 0 ? num >> -s : num;
+		rem = s < 0 ? num & (den - 1) : 0;
+	} else {
+		qq = num / den;
+		rem = num % den;
+	}
+	if (qq >> 62)
+		return false;
+	*q = (uint64_t)qq;
+	*exact = rem == 0;
+	*half = 2 * rem < den ? -1 : 2 * rem > den;
+	return true;
+}
+
+/* printf's %.{prec}g text of q * 10^(x - prec + 1), q having exactly prec digits. */
+static void fmt_g(char *o, bool neg, uint64_t q, int x, int prec)
+{
+	char d[24];
+	int n = 0;
+
+	for (int i = prec - 1; i >= 0; i--, q /= 10)
+		d[i] = (char)('0' + q % 10);
+	n = prec;
+	while (n > 1 && d[n - 1] == '0')
+		n--;
+	if (neg)
+		*o++ = '-';
+	if (x < -4 || x >= prec) {
+		unsigned ax = (unsigned)(x < 0 ? -x : x);
+
+		*o++ = d[0];
+		if (n > 1) {
+			*o++ = '.';
+			memcpy(o, d + 1, (size_t)n - 1);
+			o += n - 1;
+		}
+		*o++ = 'e';
+		*o++ = x < 0 ? '-' : '+';
+		if (ax >= 100)
+			*o++ = (char)('0' + ax / 100);
+		*o++ = (char)('0' + ax / 10 % 10);
+		*o++ = (char)('0' + ax % 10);
+	} else if (x >= 0) {
+		for (int i = 0; i <= x; i++)
+			*o++ = i < n ? d[i] : '0';
+		if (n > x + 1) {
+			*o++ = '.';
+			memcpy(o, d + x + 1, (size_t)(n - x - 1));
+			o += n - x - 1;
+		}
+	} else {
+		*o++ = '0';
+		*o++ = '.';
+		for (int i = 0; i < -x - 1; i++)
+			*o++ = '0';
+		memcpy(o, d, (size_t)n);
+		o += n;
+	}
+	*o = '\0';
+}
+
+static bool fmt_f32_exact(char out[32], float f)
+{
+	static const uint64_t p10[10] = {1,	 10,	  100,	    1000,      10000,
+					 100000, 1000000, 10000000, 100000000, 1000000000};
+	uint32_t bits, frac, bexp, m;
+	uint64_t q9, qlo, qhi;
+	bool even, asym, ex, exlo, exhi;
+	int e, s, x, k, half, dummy;
+	u128 v4;
+
+	memcpy(&bits, &f, sizeof bits);
+	frac = bits & 0x7FFFFF;
+	bexp = (bits >> 23) & 0xFF;
+	m = bexp ? frac | 0x800000 : frac;
+	e = bexp ? (int)bexp - 150 : -149;
+	even = (m & 1) == 0;
+	asym = frac == 0 && bexp > 1; /* the float below is nearer: a narrower lower interval */
+	/* |f| = v4 * 2^s; its rounding interval is [lo4, hi4] * 2^s, ends included when m is even
+	 */
+	v4 = (u128)m << 2;
+	s = e - 2;
+	/* floor(log10 |f|) or one less, from floor(log2 |f|) (78913 / 2^18 ~ log10 2) */
+	x = ((31 - __builtin_clz(m)) + e) * 78913;
+	x = x >= 0 ? x >> 18 : -((-x + (1 << 18) - 1) >> 18);
+	/* Nine digits of |f| on the grid 10^k with k = x - 8, x exactly floor(log10 |f|). */
+	for (int tries = 0;; tries++) {
+		k = x - 8;
+		if (tries > 2 || !scaled_div(v4, k, s, &q9, &ex, &half))
+			return false;
+		if (q9 < p10[8])
+			x--;
+		else if (q9 >= p10[9])
+			x++;
+		else
+			break;
+	}
+	/* The interval ends on the same grid: lo9 = qlo (+ a fraction unless exlo), same for hi. */
+	if (!scaled_div(v4 - (asym ? 1 : 2), k, s, &qlo, &exlo, &dummy) ||
+	    !scaled_div(v4 + 2, k, s, &qhi, &exhi, &dummy))
+		return false;
+	for (int prec = 6; prec <= 9; prec++) {
+		uint64_t d = p10[9 - prec], qp = q9 / d, r = q9 % d, c;
+		bool up;
+		int xo = x;
+
+		/* printf rounds the exact value half to even */
+		if (prec == 9)
+			up = half > 0 || (half == 0 && (qp & 1));
+		else
+			up = r > d / 2 || (r == d / 2 && (!ex || (qp & 1)));
+		qp += up;
+		c = qp * d; /* the candidate on the 10^k grid */
+		if ((c > qlo || (c == qlo && exlo && even)) &&
+		    (c < qhi || (c == qhi && (!exhi || even)))) {
+			if (qp == p10[prec]) { /* 99..9 rounded up into the next decade */
+				qp = p10[prec - 1];
+				xo++;
+			}
+			fmt_g(out, signbit(f), qp, xo, prec);
+			return true;
+		}
+	}
+	return false;
+}
+
+void fmt_f32(char out[32], float f)
+{
+	if (isnan(f)) {
+		strcpy(out, signbit(f) ? "-nan" : "nan");
+		return;
+	}
+	if (isinf(f)) {
+		strcpy(out, f < 0 ? "-inf" : "inf");
+		return;
+	}
+	if (f == 0) {
+		strcpy(out, signbit(f) ? "-0" : "0");
+		return;
+	}
+	/* %.9g always round-trips a float32; shorter forms are tried first so output reads well. */
+	if (!fmt_f32_exact(out, f))
+		fmt_f32_printf(out, f);
+}
+
+void buf_f32txt(struct buf *b, float f)
+{
+	char s[32];
+
+	fmt_f32(s, f);
+	buf_puts(b, s);
+}
+
+void buf_tsv_name(struct buf *b, const void *raw, size_t maxlen)
+{
+	static const char hex[] = "0123456789abcdef";
+	const uint8_t *p = raw;
+
+	for (size_t i = 0; i < maxlen && p[i]; i++) {
+		uint8_t c = p[i];
+
+		if (c == '\t')
+			buf_puts(b, "\\t");
+		else if (c == '\n')
+			buf_puts(b, "\\n");
+		else if (c == '\r')
+			buf_puts(b, "\\r");
+		else if (c == '\\')
+			buf_puts(b, "\\\\");
+		else if (c < 0x20 || c == 0x7f) {
+			char e[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+
+			buf_put(b, e, 4);
+		} else {
+			buf_putc(b, (char)c);
+		}
+	}
+}

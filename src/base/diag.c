@@ -1,0 +1,62 @@
+/* Bounded list of problem lines. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/diag.h"
+
+void diag_init(struct diag *d)
+{
+	memset(d, 0, sizeof *d);
+}
+
+void diag_free(struct diag *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->msg[i]);
+	free(d->msg);
+	memset(d, 0, sizeof *d);
+}
+
+size_t diag_count(const struct diag *d)
+{
+	return d->n + d->dropped;
+}
+
+void diag_add(struct diag *d, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	if (!d)
+		return;
+	if (d->n >= DIAG_MAX) {
+		d->dropped++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	for (char *p = line; *p; p++)
+		if (*p == '\n' || *p == '\t' || *p == '\r')
+			*p = ' ';
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		char **v = xrealloc_n(d->msg, cap, sizeof *v);
+
+		if (!v) {
+			d->dropped++;
+			return;
+		}
+		d->msg = v;
+		d->cap = cap;
+	}
+	d->msg[d->n] = strdup(line);
+	if (!d->msg[d->n]) {
+		d->dropped++;
+		return;
+	}
+	d->n++;
+}

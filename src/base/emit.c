@@ -1,0 +1,55 @@
+/* Item-by-item rendering windows and counting passes (see include/psgfs/base/emit.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/emit.h"
+
+/* Room for a typical window up front: growing by doubling copies it several times. */
+#define EMIT_RESERVE_MAX (256u << 10)
+
+void emit_init_window(struct emit *e, uint64_t first, size_t stop_at)
+{
+	memset(e, 0, sizeof *e);
+	buf_init(&e->b);
+	e->item = first;
+	e->stop_at = stop_at;
+	buf_prealloc(&e->b, stop_at < EMIT_RESERVE_MAX ? stop_at + 256 : EMIT_RESERVE_MAX);
+}
+
+void emit_init_count(struct emit *e, size_t cp_every)
+{
+	memset(e, 0, sizeof *e);
+	buf_init_count(&e->b);
+	e->counting = true;
+	e->cp_every = cp_every;
+}
+
+void emit_free(struct emit *e)
+{
+	buf_free(&e->b);
+	free(e->cp);
+	e->cp = NULL;
+	e->n_cp = e->cap_cp = 0;
+}
+
+bool emit_checkpoint(struct emit *e)
+{
+	e->cp_last = e->b.len;
+	if (e->cp_oom)
+		return true;
+	if (e->n_cp == e->cap_cp) {
+		size_t cap = e->cap_cp ? e->cap_cp * 2 : 64;
+		struct emit_cp *v = xrealloc_n(e->cp, cap, sizeof *v);
+
+		if (!v) {
+			/* Fewer checkpoints only make later windows render more; not an error. */
+			e->cp_oom = true;
+			return true;
+		}
+		e->cp = v;
+		e->cap_cp = cap;
+	}
+	e->cp[e->n_cp++] = (struct emit_cp){e->item, e->b.len};
+	return true;
+}
