@@ -634,9 +634,11 @@ enum rc ps3_write_rows(const struct ps3_texture *t, const struct tex_layout *l, 
 	}
 	for (uint32_t y = row0; y < row0 + n; y++)
 		for (uint32_t x = 0; x < w; x++) {
-			uint64_t o = l->swizzled ? (uint64_t)tex_ps3_swizzle_index(x, y, lw, lh) * l->bpp
-				     : (uint64_t)y * (l->row_pitch ? l->row_pitch : (uint64_t)w * l->bpp) +
-					   (uint64_t)x * l->bpp;
+			uint64_t o = l->swizzled
+					 ? (uint64_t)tex_ps3_swizzle_index(x, y, lw, lh) * l->bpp
+					 : (uint64_t)y * (l->row_pitch ? l->row_pitch
+								       : (uint64_t)w * l->bpp) +
+					       (uint64_t)x * l->bpp;
 
 			store_texel(t->base_format, canon, res + at + o);
 			canon += ob;

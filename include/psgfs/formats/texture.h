@@ -82,7 +82,8 @@ enum rc ps3_texture_decode(const uint8_t *obj, size_t len, bool big_endian,
 			   struct ps3_texture *out);
 /* The 40 bytes of t (format as stored; base_format, linear and unnormalized are ignored):
  * ps3_texture_decode of the result gives t back. */
-void ps3_texture_encode(const struct ps3_texture *t, bool big_endian, uint8_t out[PS3_TEXTURE_SIZE]);
+void ps3_texture_encode(const struct ps3_texture *t, bool big_endian,
+			uint8_t out[PS3_TEXTURE_SIZE]);
 /* The GCM base format a canonical kind is stored in when a texture changes format (B8 for
  * L8, D8R8G8B8 for BGRX8); 0 for ATI2, which RSX cannot sample. */
 uint8_t tex_ps3_base_for_kind(enum tex_kind k);
