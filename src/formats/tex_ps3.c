@@ -541,6 +541,13 @@ void ps3_texture_encode(const struct ps3_texture *t, bool big_endian, uint8_t ou
 	*p = t->format_copy;
 }
 
+uint32_t tex_ps3_texel_bytes(uint8_t base_format)
+{
+	const struct tex_ps3_fmt *f = fmt_find(base_format);
+
+	return f ? f->bpp : 0;
+}
+
 uint8_t tex_ps3_base_for_kind(enum tex_kind k)
 {
 	switch (k) {

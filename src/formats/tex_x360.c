@@ -856,7 +856,7 @@ enum rc tex_x360_write_rows(const struct tex_x360_layout *l, uint32_t face, uint
 	uint64_t at;
 	uint8_t unit[16];
 
-	if (!l || !canon || !res || face >= l->faces || level >= l->levels || res_len < l->full)
+	if (!l || !canon || !res || face >= l->faces || level >= l->levels)
 		return RC_INVAL;
 	v = &l->lv[level];
 	if (row0 > v->units_h || n > v->units_h - row0)
@@ -867,11 +867,14 @@ enum rc tex_x360_write_rows(const struct tex_x360_layout *l, uint32_t face, uint
 		for (uint32_t x = 0; x < v->units_w; x++) {
 			uint64_t a = at + unit_addr(l, v, v->x_off + x, v->y_off + y);
 
-			if (a + l->unit_bytes > res_len)
-				return RC_INVAL;
 			canon_to_unit(l, canon, unit);
-			for (uint32_t k = 0; k < l->unit_bytes; k++)
+			/* Checked per byte: the swap may move a byte of a unit narrower than its
+			 * word (a hostile endian field) past the unit. */
+			for (uint32_t k = 0; k < l->unit_bytes; k++) {
+				if (((a + k) ^ mask) >= res_len)
+					return RC_INVAL;
 				res[(a + k) ^ mask] = unit[k];
+			}
 			canon += l->unit_bytes;
 		}
 	}

@@ -202,8 +202,9 @@ enum rc tex_x360_read_level(const struct tex_x360_layout *l, uint32_t face, uint
 			    tex_x360_read_fn read, void *ctx, uint8_t *dst);
 /*
  * Inverse, for writers: store the canonical level `canon` into the base resource image res
- * (res_len >= l->full, zero-filled by the caller), tiled and swapped. Uncompressed formats
- * need an invertible swizzle (every channel a distinct component, or L8 from X).
+ * (res_len >= l->need; a new resource is l->full bytes, zero-filled by the caller), tiled and
+ * swapped. RC_INVAL when a unit falls outside res. Uncompressed formats need an invertible
+ * swizzle (every channel a distinct component, or L8 from X).
  */
 enum rc tex_x360_write_level(const struct tex_x360_layout *l, uint32_t face, uint32_t level,
 			     const uint8_t *canon, uint8_t *res, size_t res_len);

@@ -87,6 +87,8 @@ void ps3_texture_encode(const struct ps3_texture *t, bool big_endian,
 /* The GCM base format a canonical kind is stored in when a texture changes format (B8 for
  * L8, D8R8G8B8 for BGRX8); 0 for ATI2, which RSX cannot sample. */
 uint8_t tex_ps3_base_for_kind(enum tex_kind k);
+/* Bytes of one stored texel (of one 4x4 block when compressed) of a base format; 0 if unknown. */
+uint32_t tex_ps3_texel_bytes(uint8_t base_format);
 
 /* GCM name of a base format ("DXT1", "A8R8G8B8", ...) or NULL when unknown. */
 const char *tex_ps3_format_name(uint8_t base_format);
