@@ -141,6 +141,9 @@ static inline uint8_t *tm_apply(struct ar *x, uint32_t tex, enum texmod_input in
 	struct texmod_plan p;
 	uint8_t *out = NULL;
 
+	*outlen = 0;
+	if (plan_out)
+		memset(plan_out, 0, sizeof *plan_out);
 	src_init_mem(&ps, &pm, pic, plen);
 	*r = texmod_plan(&x->s, &x->a, tex, in, &ps, &p, why, whylen);
 	if (*r != RC_OK)

@@ -27,7 +27,7 @@ struct dds_read_info {
 	/* Bit-mask layouts that are not canonical: 1 to 4 bytes per texel, little-endian. */
 	uint32_t mask[4]; /* r g b a; luminance: the value in mask[0], copied to g and b */
 	bool luminance;
-	char format[32];     /* "DXT5", "A8B8G8R8", "L8A8", ... */
+	char format[48];     /* "DXT5", "A8R8G8B8", "32-bit masks FF/FF00/FF0000/FF000000" */
 	uint64_t data_off;   /* first texel: 128, or 148 with the DX10 header */
 	uint64_t face_bytes; /* one face, every level */
 };
