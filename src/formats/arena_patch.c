@@ -71,9 +71,11 @@ static enum rc region_rows(const struct arena *a, unsigned k, uint32_t **rows, u
 		const struct arena_dict_entry *p = &a->dict[v[j - 1]], *e = &a->dict[v[j]];
 
 		if ((uint64_t)p->ptr + p->size > e->ptr) {
+			uint32_t r0 = v[j - 1], r1 = v[j];
+
 			free(v);
-			return fail(why, whylen, RC_CORRUPT, "base resources %u and %u overlap",
-				    v[j - 1], v[j]);
+			return fail(why, whylen, RC_CORRUPT, "base resources %u and %u overlap", r0,
+				    r1);
 		}
 	}
 	*rows = v;
