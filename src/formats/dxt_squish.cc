@@ -1,6 +1,8 @@
 // libsquish's C++ interface as the one C function dxt_squish.h declares; the only C++ file.
-// Cluster fit is squish's default: clearly better than its range fit, and the iterative
-// variant costs about 3x the time for a fraction of a dB (bench/RESULTS.md, texture rows).
+// Cluster fit, squish's default: on a 1024x1024 photo-like picture in DXT5 it gave 46.0 dB
+// where range fit gave 43.5 dB and the iterative cluster fit 46.2 dB, taking 19x and 27x
+// range fit's time (Debian's libsquish 1.15, scalar build; bench/RESULTS.md). Encoding is
+// split across threads instead (tex_encode_rows).
 #include <squish.h>
 
 #include "dxt_squish.h"

@@ -2,6 +2,7 @@
  * RGBA8 to canonical texels and streamed mip chains (tex_encode.h). Block kinds go through
  * libsquish (dxt_squish.cc); everything else is arithmetic.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,61 @@ void tex_encode_units(enum tex_kind k, const uint8_t *rgba, uint32_t w, uint32_t
 				mask |= 1 << (y * 4 + x);
 			}
 		dxt_squish_block(px, mask, canon + (size_t)bx * bpp, squish_kind(k));
+	}
+}
+
+struct rows_job {
+	enum tex_kind k;
+	const uint8_t *rgba;
+	uint32_t w, rows, u0, u1; /* pixel rows in all, unit rows [u0, u1) */
+	uint8_t *canon;
+};
+
+static void *rows_run(void *arg)
+{
+	const struct rows_job *j = arg;
+	uint64_t rb = (uint64_t)((j->w + 3) / 4) * tex_kind_bpp(j->k);
+
+	for (uint32_t u = j->u0; u < j->u1; u++) {
+		uint32_t left = j->rows - 4 * u;
+
+		tex_encode_units(j->k, j->rgba + (size_t)u * 4 * j->w * 4, j->w,
+				 left < 4 ? left : 4, j->canon + u * rb);
+	}
+	return NULL;
+}
+
+void tex_encode_rows(enum tex_kind k, const uint8_t *rgba, uint32_t w, uint32_t rows,
+		     uint8_t *canon, unsigned threads)
+{
+	struct rows_job job[TEX_ENCODE_MAX_THREADS];
+	pthread_t tid[TEX_ENCODE_MAX_THREADS];
+	uint32_t units = (rows + 3) / 4, per;
+	unsigned n = 0;
+	bool started[TEX_ENCODE_MAX_THREADS] = {false};
+
+	if (!tex_kind_compressed(k)) {
+		tex_encode_units(k, rgba, w * rows, 1, canon);
+		return;
+	}
+	threads = threads < 1			     ? 1
+		  : threads > TEX_ENCODE_MAX_THREADS ? TEX_ENCODE_MAX_THREADS
+						     : threads;
+	/* Threads only for work worth one: a few hundred blocks each. */
+	while (threads > 1 && (uint64_t)units * ((w + 3) / 4) < 256ull * threads)
+		threads--;
+	per = (units + threads - 1) / threads;
+	for (uint32_t u = 0; u < units; u += per, n++)
+		job[n] = (struct rows_job){
+		    k, rgba, w, rows, u, u + per < units ? u + per : units, canon};
+	for (unsigned i = 1; i < n; i++)
+		started[i] = pthread_create(&tid[i], NULL, rows_run, &job[i]) == 0;
+	rows_run(&job[0]);
+	for (unsigned i = 1; i < n; i++) {
+		if (started[i])
+			pthread_join(tid[i], NULL);
+		else
+			rows_run(&job[i]); /* no thread to be had: done here */
 	}
 }
 

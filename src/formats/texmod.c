@@ -296,6 +296,7 @@ enum rc texmod_plan(const struct src *as, const struct arena *a, uint32_t tex, e
 		why[0] = 0;
 	p->tex = tex;
 	p->in = in;
+	p->threads = 1;
 	if (tex >= a->n_dict || a->dict[tex].type_id != RW_T_TEXTURE)
 		return fail(why, whylen, RC_INVAL, "row %u is not a Texture", tex);
 	if (a->h.plat != RW_PS3 && a->h.plat != RW_XB2)
@@ -331,12 +332,17 @@ void texmod_plan_free(struct texmod_plan *p)
 
 struct sink;
 
-/* Pixel rows of one (face, level) gathered into unit rows, encoded and stored. */
+/* Pixel rows of one (face, level) gathered into a batch of unit rows, encoded (in parallel)
+ * and stored. */
 struct lvl {
 	uint32_t w, h, y; /* pixels; next pixel row */
-	uint8_t *rgba;	  /* up to 4 pixel rows */
-	uint8_t *canon;	  /* one unit row */
+	uint32_t y0;	  /* first pixel row of the batch */
+	uint32_t batch;	  /* pixel rows a batch holds (whole unit rows) */
+	uint8_t *rgba;	  /* the batch */
+	uint8_t *canon;	  /* its unit rows */
 };
+
+#define BATCH_BYTES_MAX (256u << 10) /* pixels of a batch, at most 16 unit rows */
 
 struct sink {
 	const struct texmod_plan *p;
@@ -360,8 +366,7 @@ static enum rc put_units(const struct sink *k, uint32_t face, uint32_t level, ui
 
 static enum rc sink_init(struct sink *k, const struct texmod_plan *p, uint8_t *dst)
 {
-	uint32_t n = p->to.faces * p->to.mips;
-	bool comp = tex_kind_compressed(p->to.kind);
+	uint32_t n = p->to.faces * p->to.mips, unit = tex_kind_compressed(p->to.kind) ? 4 : 1;
 
 	memset(k, 0, sizeof *k);
 	k->p = p;
@@ -371,12 +376,16 @@ static enum rc sink_init(struct sink *k, const struct texmod_plan *p, uint8_t *d
 		return RC_NOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		struct lvl *v = &k->lv[i];
+		uint32_t units, bw;
 
 		v->w = tex_dim(p->to.width, i % p->to.mips);
 		v->h = tex_dim(p->to.height, i % p->to.mips);
-		v->rgba = xcalloc_n((size_t)v->w * (comp ? 4 : 1), 4);
-		v->canon =
-		    xcalloc_n((size_t)(comp ? (v->w + 3) / 4 : v->w), tex_kind_bpp(p->to.kind));
+		units = BATCH_BYTES_MAX / ((size_t)v->w * 4 * unit);
+		units = units < 1 ? 1 : units > 16 ? 16 : units;
+		v->batch = units * unit;
+		bw = unit == 4 ? (v->w + 3) / 4 : v->w;
+		v->rgba = xcalloc_n((size_t)v->w * v->batch, 4);
+		v->canon = xcalloc_n((size_t)bw * units, tex_kind_bpp(p->to.kind));
 		if (!v->rgba || !v->canon)
 			return RC_NOMEM;
 	}
@@ -395,20 +404,24 @@ static void sink_free(struct sink *k)
 	free(k->lv);
 }
 
-/* Pixel row y of (face, level), in order: a unit row goes out once complete. */
+/* Pixel row y of (face, level), in order: a batch goes out once full or at the level's end. */
 static enum rc sink_row(struct sink *k, uint32_t face, uint32_t level, const uint8_t *rgba)
 {
 	struct lvl *v = &k->lv[face * k->p->to.mips + level];
-	uint32_t unit = tex_kind_compressed(k->p->to.kind) ? 4 : 1, in = v->y % unit;
+	uint32_t unit = tex_kind_compressed(k->p->to.kind) ? 4 : 1, n;
+	enum rc r;
 
 	if (v->y >= v->h)
 		return RC_INVAL;
-	memcpy(v->rgba + (size_t)in * v->w * 4, rgba, (size_t)v->w * 4);
+	memcpy(v->rgba + (size_t)(v->y - v->y0) * v->w * 4, rgba, (size_t)v->w * 4);
 	v->y++;
-	if (in + 1 < unit && v->y < v->h)
+	n = v->y - v->y0;
+	if (n < v->batch && v->y < v->h)
 		return RC_OK;
-	tex_encode_units(k->p->to.kind, v->rgba, v->w, in + 1, v->canon);
-	return put_units(k, face, level, (v->y - 1) / unit, 1, v->canon);
+	tex_encode_rows(k->p->to.kind, v->rgba, v->w, n, v->canon, k->p->threads);
+	r = put_units(k, face, level, v->y0 / unit, (n + unit - 1) / unit, v->canon);
+	v->y0 = v->y;
+	return r;
 }
 
 static enum rc mip_row(void *ctx, uint32_t level, uint32_t y, const uint8_t *rgba)

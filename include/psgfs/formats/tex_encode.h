@@ -7,6 +7,7 @@
 #ifndef PSGFS_TEX_ENCODE_H
 #define PSGFS_TEX_ENCODE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "psgfs/base/result.h"
@@ -19,6 +20,15 @@
  */
 void tex_encode_units(enum tex_kind k, const uint8_t *rgba, uint32_t w, uint32_t rows,
 		      uint8_t *canon);
+
+/*
+ * `rows` pixel rows (a multiple of 4 but for the last unit row of a level) as canonical unit
+ * rows, the block kinds split across up to `threads` threads (1 to TEX_ENCODE_MAX_THREADS;
+ * fewer when there is too little work): block fitting is what a picture costs.
+ */
+#define TEX_ENCODE_MAX_THREADS 16u
+void tex_encode_rows(enum tex_kind k, const uint8_t *rgba, uint32_t w, uint32_t rows,
+		     uint8_t *canon, unsigned threads);
 
 /*
  * The mip chain of a w x h picture, streamed: level-0 rows go in top to bottom, and every

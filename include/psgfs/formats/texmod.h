@@ -56,6 +56,7 @@ struct texmod_plan {
 	uint64_t texels, texel_bytes; /* where they are in the new file, and how many */
 	struct arena_patch patch;
 	uint64_t out_size; /* bytes of the new arena */
+	unsigned threads;  /* block encoding threads (1; the caller may raise it before writing) */
 	char what[320];	   /* one line saying what was done, for info.txt */
 };
 
