@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -529,6 +530,33 @@ enum rc folder_readlink(struct tree *t, tree_ino ino, struct buf *out)
 	return RC_OK;
 }
 
+bool folder_slot_relpath(struct tree *t, uint32_t slot, char *out, size_t n)
+{
+	struct folder *f = t->fold;
+	const struct fentry *chain[MAX_DEPTH];
+	unsigned depth = 0;
+	size_t at = 0;
+	struct fentry *e;
+
+	pthread_mutex_lock(&f->mu);
+	for (e = entry_find(f, slot); e && e->slot != 0 && depth < MAX_DEPTH;
+	     e = entry_find(f, e->parent))
+		chain[depth++] = e;
+	pthread_mutex_unlock(&f->mu); /* entries are never freed before the mount ends */
+	if (!e || e->slot != 0 || depth == 0)
+		return false;
+	while (depth--) {
+		size_t len = strlen(chain[depth]->name);
+
+		if (at + len + 2 > n)
+			return false;
+		memcpy(out + at, chain[depth]->name, len);
+		at += len;
+		out[at++] = depth ? '/' : '\0';
+	}
+	return true;
+}
+
 bool folder_entry_name(struct tree *t, uint32_t slot, uint32_t *parent, const char **name)
 {
 	struct fentry *e = entry_get(t, slot);
@@ -663,13 +691,29 @@ static enum rc same_as_first(struct fentry *e, struct asset *as)
 	return e->dead ? RC_IO : RC_OK;
 }
 
+/* Texture mods: a mod of this file in OUTDIR is opened instead of the file. */
+static bool open_modded(struct tree *t, struct fentry *e, struct asset **out,
+			enum tree_open_fail *fl, char *why, size_t whylen)
+{
+	char rel[PATH_MAX];
+
+	return t->mods && e->asset && folder_slot_relpath(t, e->slot, rel, sizeof rel) &&
+	       mods_open_asset(t, e->slot, e->name, rel, ASSET_LENIENT, out, fl, why, whylen);
+}
+
 static enum rc open_asset(struct tree *t, struct fentry *e, struct asset **out)
 {
 	struct fentry *dir = entry_get(t, e->parent);
-	int dfd = dir ? open_dir_of(t->fold, dir) : -1;
+	int dfd;
 	enum tree_open_fail fl;
 	char why[256];
 
+	if (open_modded(t, e, out, &fl, why, sizeof why)) {
+		if (fl != TREE_FAIL_NONE)
+			return fl == TREE_FAIL_OTHER ? RC_NOMEM : RC_IO;
+		return same_as_first(e, *out) == RC_OK ? RC_OK : (asset_close(*out), RC_IO);
+	}
+	dfd = dir ? open_dir_of(t->fold, dir) : -1;
 	if (dfd < 0) {
 		if (errno_transient(errno))
 			return RC_NOMEM;
@@ -735,6 +779,24 @@ struct asset *folder_asset_get(struct tree *t, uint32_t slot, struct cache_ent *
 	pthread_mutex_unlock(&f->mu);
 	pthread_mutex_unlock(&f->amu);
 	return b->as;
+}
+
+void folder_slot_reset(struct tree *t, uint32_t slot)
+{
+	struct folder *f = t->fold;
+	struct fentry *e = entry_get(t, slot);
+
+	if (!e || e->type != FE_FILE)
+		return;
+	pthread_mutex_lock(&f->amu);
+	e->fmt = NULL; /* the next opening is a first opening */
+	e->dead = false;
+	cache_drop(t->cache, asset_ckey(slot));
+	pthread_mutex_lock(&f->mu);
+	if (e->in_lru)
+		lru_unlink(f, e);
+	pthread_mutex_unlock(&f->mu);
+	pthread_mutex_unlock(&f->amu);
 }
 
 /* ---- open and close ---- */
