@@ -8,6 +8,8 @@
  * Build: cc -O2 -Iinclude -Isrc -Itests/unit bench/tex_quality.c build/src/libpsgfs-gen.a \
  *        build/src/libpsgfs.a -lpng -lsquish -lstdc++ -lm -lpthread -o tex_quality
  * Run:   tex_quality [THREADS]      (default: the online CPUs)
+ *        tex_quality png FILE        the photo-like 1024x1024 picture as a PNG (bench/run)
+ *        tex_quality dds FILE        ... as a DXT5 DDS with its 11 levels
  */
 #include <math.h>
 #include <stdio.h>
@@ -221,6 +223,51 @@ static void end_to_end(unsigned threads)
 	free(px);
 }
 
+static void spit(const char *path, const uint8_t *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(p, 1, n, f) != n || fclose(f) != 0) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* The photo-like picture as a file for bench/run: a PNG, or a DXT5 DDS with every level. */
+static int write_picture(const char *kind, const char *path)
+{
+	const struct texmod_shape sh = {TEXK_DXT5, 1024, 1024, 11, 1};
+	uint8_t *px = malloc(1024 * 1024 * 4), *file;
+	struct buf pay;
+	size_t n;
+
+	photo(1024, 1024, px);
+	if (!strcmp(kind, "png")) {
+		file = tm_png_rgba(px, 1024, 1024, &n);
+	} else {
+		buf_init(&pay);
+		for (uint32_t l = 0, w = 1024; l < sh.mips; l++, w /= 2) {
+			uint8_t *lv = malloc((size_t)w * w * 4), *c = malloc((size_t)w * w + 16);
+
+			for (uint32_t y = 0; y < w; y++) /* a box filter is enough for a bench input */
+				for (uint32_t x = 0; x < w; x++)
+					memcpy(lv + 4 * ((size_t)y * w + x),
+					       px + 4 * ((size_t)y * (1024 / w) * 1024 + x * (1024 / w)),
+					       4);
+			tex_encode_rows(TEXK_DXT5, lv, w, w, c, 2);
+			buf_put(&pay, c, (size_t)((w + 3) / 4) * ((w + 3) / 4) * 16);
+			free(lv);
+			free(c);
+		}
+		file = tm_dds(&sh, pay.data, pay.len, &n);
+		buf_free(&pay);
+	}
+	spit(path, file, n);
+	free(file);
+	free(px);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long nc = sysconf(_SC_NPROCESSORS_ONLN);
@@ -228,6 +275,9 @@ int main(int argc, char **argv)
 	const uint32_t w = 1024, h = 1024;
 	uint8_t *pics[3];
 	const char *names[3] = {"gradient", "checker", "photo"};
+
+	if (argc == 3)
+		return write_picture(argv[1], argv[2]);
 
 	pics[0] = malloc(w * h * 4), pics[1] = malloc(w * h * 4), pics[2] = malloc(w * h * 4);
 	gradient(w, h, pics[0]);

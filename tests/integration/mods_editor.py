@@ -9,6 +9,7 @@ STEP:ERRNO for the first step that failed (close:EINVAL, rename:EROFS ...).
   two FILE SRC1 SRC2 FIRST     two writers at once, both O_TRUNC; FIRST (1 or 2) closes first
   readback FILE SRC            open O_RDWR|O_TRUNC, write SRC, read it back through the same fd
   dup FILE SRC                 open O_TRUNC, dup, close the first descriptor, write, close
+  timed FILE SRC               as trunc; prints the seconds close() took (bench/run)
 """
 import errno
 import os
@@ -90,9 +91,19 @@ def dup(path, src):
     step("close", os.close, fd2)
 
 
+def timed(path, src):
+    import time
+    fd = step("open", os.open, path, os.O_WRONLY | os.O_TRUNC)
+    write_all(fd, data(src))
+    t0 = time.monotonic()
+    step("close", os.close, fd)
+    print(f"{time.monotonic() - t0:.3f}")
+    sys.exit(0)
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"trunc": trunc, "temp": temp, "patch": patch, "two": two, "readback": readback,
+    {"timed": timed, "trunc": trunc, "temp": temp, "patch": patch, "two": two, "readback": readback,
      "dup": dup, "reverse": lambda p, s: trunc(p, s, True)}[cmd](*args)
     print("OK")
 
