@@ -25,6 +25,31 @@ size_t diag_count(const struct diag *d)
 	return d->n + d->dropped;
 }
 
+void diag_box_free(void *d)
+{
+	diag_free(d);
+	free(d);
+}
+
+void diag_note(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+	size_t used;
+
+	if (!why || whylen == 0)
+		return;
+	used = strlen(why);
+	if (used + 3 >= whylen)
+		return;
+	if (used) {
+		memcpy(why + used, "; ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(why + used, whylen - used, fmt, ap);
+	va_end(ap);
+}
+
 void diag_add(struct diag *d, const char *fmt, ...)
 {
 	char line[512];

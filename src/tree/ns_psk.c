@@ -99,12 +99,6 @@ static enum rc load_bone_points(struct asset *as, uint64_t arg, void **data, siz
 	return RC_OK;
 }
 
-static void diag_box_free(void *p)
-{
-	diag_free(p);
-	free(p);
-}
-
 /* errors-full.txt: the structural problems, those only the records show, then what the glTF
  * export had to leave out or repair. */
 static enum rc load_full_check(struct asset *as, uint64_t arg, void **data, size_t *bytes,

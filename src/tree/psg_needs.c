@@ -229,12 +229,6 @@ static void diag_append(struct diag *to, const struct diag *from)
 	to->dropped += from->dropped;
 }
 
-static void diag_box_free(void *p)
-{
-	diag_free(p);
-	free(p);
-}
-
 /* Textures and decoded object views, in dictionary order. */
 static void sweep_objects(struct asset *as, struct diag *d)
 {
