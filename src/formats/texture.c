@@ -357,6 +357,21 @@ enum rc tex_picture_rows(const struct src *s, const struct tex_desc *d, uint32_t
 	return r;
 }
 
+static enum rc pic_rows(const void *ctx, uint32_t y0, uint32_t n, uint8_t *px)
+{
+	const struct tex_pic *p = ctx;
+
+	return tex_picture_rows(p->s, p->d, y0, n, px);
+}
+
+enum rc tex_picture_png(struct pngs *p, struct tex_pic *pic, const struct src *s,
+			const struct tex_desc *d)
+{
+	*pic = (struct tex_pic){s, d};
+	return pngs_init(p, tex_picture_width(d), d->height, d->alpha, s ? pic_rows : NULL,
+			 s ? pic : NULL);
+}
+
 /* ---- whole images ---- */
 
 void texture_image_free(struct texture_image *t)
@@ -433,23 +448,11 @@ enum rc texture_dds(const struct texture_image *t, struct buf *out)
 	return out->oom ? RC_NOMEM : RC_OK;
 }
 
-struct pic_ctx {
-	const struct src *s;
-	const struct tex_desc *d;
-};
-
-static enum rc pic_rows(const void *ctx, uint32_t y0, uint32_t n, uint8_t *px)
-{
-	const struct pic_ctx *p = ctx;
-
-	return tex_picture_rows(p->s, p->d, y0, n, px);
-}
-
 enum rc texture_png(const struct src *s, const struct texture_image *t, struct buf *out)
 {
-	struct pic_ctx pc = {s, &t->d};
+	struct tex_pic pic;
 	struct pngs p;
-	enum rc r = pngs_init(&p, tex_picture_width(&t->d), t->d.height, t->d.alpha, pic_rows, &pc);
+	enum rc r = tex_picture_png(&p, &pic, s, &t->d);
 
 	for (unsigned part = 0; part < PNGS_PARTS && r == RC_OK; part++) {
 		uint64_t n;

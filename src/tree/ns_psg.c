@@ -649,23 +649,11 @@ static enum rc dds_render(const struct tctx *c, unsigned part, uint64_t first, s
 	return r;
 }
 
-struct pic_ctx {
-	const struct src *s;
-	const struct tex_desc *d;
-};
-
-static enum rc pic_rows(const void *ctx, uint32_t y0, uint32_t n, uint8_t *px)
-{
-	const struct pic_ctx *p = ctx;
-
-	return tex_picture_rows(p->s, p->d, y0, n, px);
-}
-
 static enum rc tex_png_layout(const struct tctx *c, struct layout_build *lb)
 {
-	const struct tex_desc *d = c->need;
+	struct tex_pic pic;
 	struct pngs p;
-	enum rc r = pngs_init(&p, tex_picture_width(d), d->height, d->alpha, NULL, NULL);
+	enum rc r = tex_picture_png(&p, &pic, NULL, c->need);
 
 	for (unsigned i = 0; i < PNGS_PARTS && r == RC_OK; i++) {
 		uint64_t n;
@@ -679,10 +667,9 @@ static enum rc tex_png_layout(const struct tctx *c, struct layout_build *lb)
 
 static enum rc tex_png_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
 {
-	const struct tex_desc *d = c->need;
-	struct pic_ctx pc = {&c->as->src, d};
+	struct tex_pic pic;
 	struct pngs p;
-	enum rc r = pngs_init(&p, tex_picture_width(d), d->height, d->alpha, pic_rows, &pc);
+	enum rc r = tex_picture_png(&p, &pic, &c->as->src, c->need);
 
 	return r == RC_OK ? pngs_render(&p, part, first, e) : r;
 }

@@ -33,6 +33,7 @@
 #include "psgfs/base/diag.h"
 #include "psgfs/base/result.h"
 #include "psgfs/base/source.h"
+#include "psgfs/formats/png.h"
 #include "psgfs/formats/tex_kind.h"
 #include "psgfs/formats/tex_x360.h"
 
@@ -161,6 +162,14 @@ uint32_t tex_picture_width(const struct tex_desc *d);
 /* Pixel rows [y0, y0+n) of the picture (channels: 4 with alpha, else 3). */
 enum rc tex_picture_rows(const struct src *s, const struct tex_desc *d, uint32_t y0, uint32_t n,
 			 uint8_t *px);
+/* The picture as a PNG stream (png.h) in p, reading its rows from s through pic: storage the
+ * caller keeps as long as p. s NULL: p only sizes its parts (pngs_part, pngs_size). */
+struct tex_pic {
+	const struct src *s;
+	const struct tex_desc *d;
+};
+enum rc tex_picture_png(struct pngs *p, struct tex_pic *pic, const struct src *s,
+			const struct tex_desc *d);
 /* RGBA8 of n canonical unit rows of a level of width w (compressed: 4 pixel rows each). */
 void tex_canon_rgba(enum tex_kind k, const uint8_t *canon, uint32_t w, uint32_t n, uint8_t *rgba);
 
