@@ -52,7 +52,7 @@ void diag_note(char *why, size_t whylen, const char *fmt, ...)
 
 void diag_add(struct diag *d, const char *fmt, ...)
 {
-	char line[512];
+	char line[512], **v;
 	va_list ap;
 
 	if (!d)
@@ -67,17 +67,12 @@ void diag_add(struct diag *d, const char *fmt, ...)
 	for (char *p = line; *p; p++)
 		if (*p == '\n' || *p == '\t' || *p == '\r')
 			*p = ' ';
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 16;
-		char **v = xrealloc_n(d->msg, cap, sizeof *v);
-
-		if (!v) {
-			d->dropped++;
-			return;
-		}
-		d->msg = v;
-		d->cap = cap;
+	v = xgrow_n(d->msg, d->n, &d->cap, sizeof *v, 16);
+	if (!v) {
+		d->dropped++;
+		return;
 	}
+	d->msg = v;
 	d->msg[d->n] = strdup(line);
 	if (!d->msg[d->n]) {
 		d->dropped++;

@@ -95,16 +95,14 @@ static void rows_add(struct rows *r, const char *fmt, ...)
 	if (vasprintf(&line, fmt, ap) < 0)
 		line = NULL;
 	va_end(ap);
-	if (line && r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 256;
-		char **grown = xrealloc_n(r->line, cap, sizeof *grown);
+	if (line) {
+		char **grown = xgrow_n(r->line, r->n, &r->cap, sizeof *grown, 256);
 
 		if (!grown) {
 			free(line);
 			line = NULL;
 		} else {
 			r->line = grown;
-			r->cap = cap;
 		}
 	}
 	if (!line) {

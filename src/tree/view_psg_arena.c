@@ -316,17 +316,11 @@ void view_toc_free(struct view_toc *v)
 
 static bool toc_push(struct view_toc *v, size_t *cap, const struct skate_toc_entry *e)
 {
-	struct view_toc_entry *x;
+	struct view_toc_entry *x = xgrow_n(v->e, v->n, cap, sizeof *x, 16);
 
-	if (v->n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		struct view_toc_entry *ne = xrealloc_n(v->e, nc, sizeof *ne);
-
-		if (!ne)
-			return false;
-		v->e = ne;
-		*cap = nc;
-	}
+	if (!x)
+		return false;
+	v->e = x;
 	x = &v->e[v->n];
 	memset(x, 0, sizeof *x);
 	x->guid = e->guid;

@@ -203,6 +203,33 @@ static void test_src_mem(void **state)
 	assert_ptr_equal(xcalloc_n(SIZE_MAX / 2, 4), NULL);
 }
 
+/* Doubling from `first`, p kept while there is room, and a refused overflow leaves p alone. */
+static void test_xgrow(void **state)
+{
+	size_t cap = 0, n;
+	uint32_t *v = NULL, *g;
+
+	(void)state;
+	for (n = 0; n < 100; n++) {
+		g = xgrow_n(v, n, &cap, sizeof *v, 4);
+		assert_non_null(g);
+		assert_true(n < cap);
+		if (n < 4)
+			assert_int_equal(cap, 4);
+		v = g;
+		v[n] = (uint32_t)n;
+	}
+	assert_int_equal(cap, 128);
+	for (n = 0; n < 100; n++)
+		assert_int_equal(v[n], n);
+	g = xgrow_n(v, 99, &cap, sizeof *v, 4);
+	assert_ptr_equal(g, v);
+	cap = SIZE_MAX / 2 + 1;
+	assert_null(xgrow_n(v, cap, &cap, sizeof *v, 4));
+	assert_int_equal(cap, SIZE_MAX / 2 + 1);
+	free(v);
+}
+
 static void sha_of(const void *p, size_t n, size_t step, char hex[SHA256_HEX_LEN + 1])
 {
 	struct sha256 s;
@@ -258,6 +285,7 @@ int main(void)
 	    cmocka_unit_test(test_diag_bounded),
 	    cmocka_unit_test(test_src_mem),
 	    cmocka_unit_test(test_sha256),
+	    cmocka_unit_test(test_xgrow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
