@@ -10,8 +10,6 @@
 
 /* "NNNN.TypeName" for dictionary index i (4 digits, more when >= 10000). */
 void view_obj_label(const struct arena *a, uint32_t i, struct buf *out);
-/* Name of descriptor k for the arena's platform ("MAINMEMORY", ...), "RD<k>" when unknown. */
-const char *view_rd_name(enum rw_platform plat, unsigned k);
 
 enum rc view_header_txt(const struct arena *a, struct buf *out);
 enum rc view_external_arenas_tsv(const struct arena *a, struct buf *out);

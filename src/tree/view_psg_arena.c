@@ -31,24 +31,6 @@ void view_obj_label(const struct arena *a, uint32_t i, struct buf *out)
 	buf_printf(out, "%04" PRIu32 ".%s", i, rw_type_label(a->dict[i].type_id, lb));
 }
 
-const char *view_rd_name(enum rw_platform plat, unsigned k)
-{
-	static const char *const ps3[6] = {"MAINMEMORY",      "DISPOSABLE",
-					   "UNINITIALIZED",   "DISPOSABLE_UNINITIALIZED",
-					   "GRAPHICS_SYSTEM", "GRAPHICS_LOCAL"};
-	static const char *const xb2[5] = {"MAINMEMORY", "DISPOSABLE", "PHYSICAL", "UNINITIALIZED",
-					   "DISPOSABLE_UNINITIALIZED"};
-	static const char *const rd[RW_MAX_RD] = {"RD0", "RD1", "RD2", "RD3", "RD4", "RD5"};
-
-	if (plat == RW_PS3 && k < 6)
-		return ps3[k];
-	if (plat == RW_XB2 && k < 5)
-		return xb2[k];
-	if (k == 0)
-		return "MAINMEMORY";
-	return k < RW_MAX_RD ? rd[k] : "RD?";
-}
-
 static void put_ref(struct buf *b, const struct arena *a, const struct skate_ref *r)
 {
 	buf_printf(b, "0x%08" PRIX32, r->raw);
@@ -132,7 +114,7 @@ static void header_resources_txt(const struct arena *a, struct buf *out)
 		buf_printf(out,
 			   "resource_descriptor[%u] %s: size 0x%08" PRIX32 " (%" PRIu32
 			   ") align 0x%" PRIX32 "\n",
-			   k, view_rd_name(h->plat, k), h->rd[k].size, h->rd[k].size,
+			   k, arena_rd_name(h->plat, k), h->rd[k].size, h->rd[k].size,
 			   h->rd[k].align);
 		sum += h->rd[k].size;
 	}
@@ -140,16 +122,16 @@ static void header_resources_txt(const struct arena *a, struct buf *out)
 		buf_printf(out,
 			   "resources_used[%u] %s: size 0x%08" PRIX32 " (%" PRIu32
 			   ") align 0x%" PRIX32 "\n",
-			   k, view_rd_name(h->plat, k), h->ru[k].size, h->ru[k].size,
+			   k, arena_rd_name(h->plat, k), h->ru[k].size, h->ru[k].size,
 			   h->ru[k].align);
 	for (unsigned k = 0; k < n; k++)
 		buf_printf(out, "target_resource[%u] %s: 0x%08" PRIX32 "\n", k,
-			   view_rd_name(h->plat, k), h->target_resource[k]);
+			   arena_rd_name(h->plat, k), h->target_resource[k]);
 	buf_printf(out, "arena_group: 0x%08" PRIX32 "\n", h->arena_group);
 	put_hexdec(out, "header_size", h->header_size);
 	for (unsigned k = 1; k < n; k++)
 		buf_printf(out, "region_base[%u] %s: 0x%08" PRIX64 " (%" PRIu64 ")\n", k,
-			   view_rd_name(h->plat, k), h->region_base[k], h->region_base[k]);
+			   arena_rd_name(h->plat, k), h->region_base[k], h->region_base[k]);
 	put_hexdec(out, "file_size", a->file_size);
 	buf_printf(out, "descriptor_size_sum: 0x%08" PRIX64 " (%" PRIu64 ")", sum, sum);
 	if (sum == a->file_size)
@@ -678,7 +660,7 @@ static void text_base_resource(struct buf *b, const struct src *s, const struct 
 	bool more = false;
 
 	buf_printf(b, "region: %" PRIu32 " %s\n", k,
-		   k < a->h.n_rd ? view_rd_name(a->h.plat, k) : "(no such descriptor)");
+		   k < a->h.n_rd ? arena_rd_name(a->h.plat, k) : "(no such descriptor)");
 	if (k < a->h.n_rd && k < RW_MAX_RD)
 		buf_printf(b, "region_base: 0x%08" PRIX64 "\n", a->h.region_base[k]);
 	buf_printf(b,
