@@ -42,12 +42,38 @@ bool view_object_has_text(uint32_t type_id);
 enum rc view_object_text(const struct src *s, const struct arena *a, uint32_t idx, struct buf *out,
 			 struct diag *d);
 
-/* objects/NNNN.Texture.txt; RC_UNSUPPORTED for non-Texture rows. */
+/* objects/NNNN.Texture.txt by the arena's platform; RC_UNSUPPORTED for non-Texture rows. */
 enum rc view_texture_object_text(const struct src *s, const struct arena *a, uint32_t idx,
 				 struct buf *out);
 /* One info.txt line "name format WxH mips cube|2d". */
 enum rc view_texture_info_line(const struct src *s, const struct arena *a, uint32_t idx,
 			       const char *name, struct buf *out);
+
+/*
+ * What one platform's arenas show their own way: one row per platform (view_psg_ps3.c,
+ * view_psg_x360.c) beside its decoders (skate_platform.h). A new platform is a new row.
+ */
+struct view_platform {
+	const struct skate_platform *decoders;
+	/* meshes/NN/descriptor.txt (mesh < sc->n_meshes). */
+	enum rc (*descriptor)(const struct skate_scene *sc, size_t mesh, struct buf *out);
+	/* The fields of a decoded VertexDescriptor, VertexBuffer or IndexBuffer (object idx). */
+	void (*vdes_text)(struct buf *out, const struct skate_vdes *v);
+	void (*vb_text)(struct buf *out, const struct arena *a, uint32_t idx,
+			const struct skate_vb *v);
+	void (*ib_text)(struct buf *out, const struct arena *a, uint32_t idx,
+			const struct skate_ib *v);
+	/* view_texture_object_text and view_texture_info_line of the platform. */
+	enum rc (*texture_text)(const struct src *s, const struct arena *a, uint32_t idx,
+				struct buf *out);
+	enum rc (*texture_info_line)(const struct src *s, const struct arena *a, uint32_t idx,
+				     const char *name, struct buf *out);
+};
+extern const struct view_platform view_platform_ps3;
+extern const struct view_platform view_platform_x360;
+/* The row of the platform whose decoders these are (skate_platform_decoders); the PS3 one
+ * when none is theirs, or for NULL. */
+const struct view_platform *view_platform_of(const struct skate_platform *decoders);
 
 /* ---- skeleton and meshes (view_psg_mesh.c); TSV with a header line ---- */
 
@@ -96,16 +122,12 @@ enum rc view_skin(const struct view_mesh *vm, uint64_t first, struct emit *e);
 /* info.txt lines: bones, hierarchy source, meshes, vertices, triangles, problems. */
 void view_scene_summary(const struct skate_scene *sc, struct buf *out);
 
-/* ---- Xbox 360 mesh objects (view_psg_x360.c) ---- */
-
-/* meshes/NN/descriptor.txt of an Xbox 360 scene (mesh < sc->n_meshes). */
-enum rc view_x360_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out);
-/* The fields of a decoded VertexDescriptor, VertexBuffer or IndexBuffer (object idx). */
-void view_x360_vdes_text(struct buf *out, const struct skate_vdes *v);
-void view_x360_vb_text(struct buf *out, const struct arena *a, uint32_t idx,
-		       const struct skate_vb *v);
-void view_x360_ib_text(struct buf *out, const struct arena *a, uint32_t idx,
-		       const struct skate_ib *v);
+/* A reference field by the one rule (arena_ref_to): "field: 0x... -> NNNN.Type[+0xOFF]", or
+ * why it names nothing, then a newline. */
+void view_ref_text(struct buf *out, const struct arena *a, const char *field, uint32_t v,
+		   uint32_t want);
+/* A vertex element's class: PERVERTEX, PERINSTANCE, NA or "?". */
+const char *view_elem_class_name(uint32_t c);
 
 /* True for the types view_mesh_object_text decodes. */
 bool view_mesh_object_has_text(uint32_t type_id);
