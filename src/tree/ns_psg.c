@@ -112,7 +112,7 @@ static enum rc list_objects(const struct tctx *c, struct tlist *out)
 
 		psg_obj_name(a, i, label, sizeof label);
 		tlist_add(out, tn(K_OBJ_BIN, i, 0), "%s.bin", label);
-		if (psg_type_has_text(a->dict[i].type_id))
+		if (view_object_has_text(a->dict[i].type_id))
 			tlist_add(out, tn(K_OBJ_TXT, i, 0), "%s.txt", label);
 	}
 	return RC_OK;

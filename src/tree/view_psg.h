@@ -36,15 +36,36 @@ void view_toc_free(struct view_toc *v);
 enum rc view_toc_render(const struct arena *a, const struct view_toc *v, uint64_t first,
 			struct emit *e);
 
-/* objects/NNNN.TypeName.txt of VersionData, TableOfContents, RenderMaterialData, InstanceData
- * and BaseResources (see view_object_text in skate_objects.h for the contract). */
+/*
+ * objects/NNNN.TypeName.txt: one row per type with a decoded view (view_psg_object.c), so a
+ * type has a view exactly when it has a row. Every field by name, references as
+ * "-> NNNN.TypeName" (+0xOFF for subreferences), then the problems decoding found, which
+ * are also added to d (may be NULL). RC_BOUNDS for a bad index or an unreadable object,
+ * RC_UNSUPPORTED for a type without a row, the decoder's failure when the object is broken.
+ */
 bool view_object_has_text(uint32_t type_id);
 enum rc view_object_text(const struct src *s, const struct arena *a, uint32_t idx, struct buf *out,
 			 struct diag *d);
 
-/* objects/NNNN.Texture.txt by the arena's platform; RC_UNSUPPORTED for non-Texture rows. */
-enum rc view_texture_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-				 struct buf *out);
+/* What a row's function gets: the object, and its bytes when the row reads them. */
+struct view_object {
+	const struct src *s;
+	const struct arena *a;
+	uint32_t idx;
+	const uint8_t *p;
+	size_t n;
+};
+/* The rows' functions: they print the view and add what they find to problems. */
+enum rc view_obj_version(const struct view_object *o, struct buf *out, struct diag *problems);
+enum rc view_obj_toc(const struct view_object *o, struct buf *out, struct diag *problems);
+enum rc view_obj_material(const struct view_object *o, struct buf *out, struct diag *problems);
+enum rc view_obj_instance(const struct view_object *o, struct buf *out, struct diag *problems);
+enum rc view_obj_base_resource(const struct view_object *o, struct buf *out, struct diag *problems);
+enum rc view_obj_model(const struct view_object *o, struct buf *out, struct diag *problems);
+enum rc view_obj_optimesh(const struct view_object *o, struct buf *out, struct diag *problems);
+enum rc view_obj_buffer(const struct view_object *o, struct buf *out, struct diag *problems);
+enum rc view_obj_mesh_helper(const struct view_object *o, struct buf *out, struct diag *problems);
+
 /* One info.txt line "name format WxH mips cube|2d". */
 enum rc view_texture_info_line(const struct src *s, const struct arena *a, uint32_t idx,
 			       const char *name, struct buf *out);
@@ -63,7 +84,7 @@ struct view_platform {
 			const struct skate_vb *v);
 	void (*ib_text)(struct buf *out, const struct arena *a, uint32_t idx,
 			const struct skate_ib *v);
-	/* view_texture_object_text and view_texture_info_line of the platform. */
+	/* objects/NNNN.Texture.txt and view_texture_info_line of the platform. */
 	enum rc (*texture_text)(const struct src *s, const struct arena *a, uint32_t idx,
 				struct buf *out);
 	enum rc (*texture_info_line)(const struct src *s, const struct arena *a, uint32_t idx,
@@ -128,16 +149,5 @@ void view_ref_text(struct buf *out, const struct arena *a, const char *field, ui
 		   uint32_t want);
 /* A vertex element's class: PERVERTEX, PERINSTANCE, NA or "?". */
 const char *view_elem_class_name(uint32_t c);
-
-/* True for the types view_mesh_object_text decodes. */
-bool view_mesh_object_has_text(uint32_t type_id);
-/*
- * Decoded view of one RenderModelData, RenderOptiMeshData, VertexDescriptor, VertexBuffer,
- * IndexBuffer or MeshHelper: every field by name, references as "-> NNNN.TypeName" (+0xOFF for
- * subreferences). RC_UNSUPPORTED for other types, RC_BOUNDS for a bad index or an
- * unreadable object, RC_CORRUPT when the object is broken.
- */
-enum rc view_mesh_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-			      struct buf *out);
 
 #endif

@@ -444,12 +444,6 @@ enum rc view_info_summary(const struct arena *a, struct buf *out)
 
 /* ---- objects/NNNN.TypeName.txt ---- */
 
-bool view_object_has_text(uint32_t type_id)
-{
-	return type_id == RW_T_VERSION || type_id == RW_T_TOC || type_id == RW_T_RENDERMATERIAL ||
-	       type_id == RW_T_INSTANCE || rw_is_base_resource(type_id);
-}
-
 static void put_obj_head(struct buf *b, const struct arena *a, uint32_t idx)
 {
 	const struct arena_dict_entry *e = &a->dict[idx];
@@ -713,80 +707,72 @@ static void text_base_resource(struct buf *b, const struct src *s, const struct 
 		buf_printf(b, "  (searched only the %u nearest buffer objects)\n", BR_SCAN_MAX);
 }
 
-enum rc view_object_text(const struct src *s, const struct arena *a, uint32_t idx, struct buf *out,
-			 struct diag *d)
+/* The problems decoding found, after the fields. */
+static enum rc arena_obj_done(struct buf *out, const struct diag *d)
 {
-	uint32_t type;
-	uint8_t *p = NULL;
-	size_t len = 0;
-	struct diag local;
-	enum rc r;
-	union {
-		struct skate_version v;
-		struct skate_toc t;
-		struct skate_rmd m;
-		struct skate_instance_data in;
-	} u;
-
-	if (idx >= a->n_dict)
-		return RC_BOUNDS;
-	type = a->dict[idx].type_id;
-	if (!view_object_has_text(type))
-		return RC_UNSUPPORTED;
-	if (rw_is_base_resource(type)) {
-		put_obj_head(out, a, idx);
-		text_base_resource(out, s, a, idx);
-		return out->oom ? RC_NOMEM : RC_OK;
+	if (diag_count(d)) {
+		buf_printf(out, "problems (%zu):\n", diag_count(d));
+		for (size_t i = 0; i < d->n; i++)
+			buf_printf(out, "  %s\n", d->msg[i]);
 	}
-	r = arena_read_object(s, a, idx, &p, &len);
+	return RC_OK;
+}
+
+enum rc view_obj_version(const struct view_object *o, struct buf *out, struct diag *d)
+{
+	struct skate_version v;
+	enum rc r = skate_version_decode(o->a, o->idx, o->p, o->n, &v, d);
+
 	if (r != RC_OK)
-		return r == RC_NOMEM ? r : RC_BOUNDS;
+		return r;
+	put_obj_head(out, o->a, o->idx);
+	text_version(out, &v);
+	return arena_obj_done(out, d);
+}
 
-	diag_init(&local);
-	switch (type) {
-	case RW_T_VERSION:
-		r = skate_version_decode(a, idx, p, len, &u.v, &local);
-		break;
-	case RW_T_TOC:
-		r = skate_toc_decode(a, idx, p, len, &u.t, &local);
-		break;
-	case RW_T_RENDERMATERIAL:
-		r = skate_rmd_decode(a, idx, p, len, &u.m, &local);
-		break;
-	default:
-		r = skate_instance_decode(a, idx, p, len, &u.in, &local);
-		break;
-	}
-	if (r == RC_OK) {
-		put_obj_head(out, a, idx);
-		switch (type) {
-		case RW_T_VERSION:
-			text_version(out, &u.v);
-			break;
-		case RW_T_TOC:
-			text_toc(out, a, &u.t);
-			skate_toc_free(&u.t);
-			break;
-		case RW_T_RENDERMATERIAL:
-			text_rmd(out, a, &u.m);
-			skate_rmd_free(&u.m);
-			break;
-		default:
-			text_instance(out, a, &u.in);
-			skate_instance_free(&u.in);
-			break;
-		}
-		if (diag_count(&local)) {
-			buf_printf(out, "problems (%zu):\n", diag_count(&local));
-			for (size_t i = 0; i < local.n; i++)
-				buf_printf(out, "  %s\n", local.msg[i]);
-		}
-	}
-	for (size_t i = 0; i < local.n; i++)
-		diag_add(d, "%s", local.msg[i]);
-	diag_free(&local);
-	free(p);
-	if (r == RC_OK && out->oom)
-		return RC_NOMEM;
-	return r;
+enum rc view_obj_toc(const struct view_object *o, struct buf *out, struct diag *d)
+{
+	struct skate_toc t;
+	enum rc r = skate_toc_decode(o->a, o->idx, o->p, o->n, &t, d);
+
+	if (r != RC_OK)
+		return r;
+	put_obj_head(out, o->a, o->idx);
+	text_toc(out, o->a, &t);
+	skate_toc_free(&t);
+	return arena_obj_done(out, d);
+}
+
+enum rc view_obj_material(const struct view_object *o, struct buf *out, struct diag *d)
+{
+	struct skate_rmd m;
+	enum rc r = skate_rmd_decode(o->a, o->idx, o->p, o->n, &m, d);
+
+	if (r != RC_OK)
+		return r;
+	put_obj_head(out, o->a, o->idx);
+	text_rmd(out, o->a, &m);
+	skate_rmd_free(&m);
+	return arena_obj_done(out, d);
+}
+
+enum rc view_obj_instance(const struct view_object *o, struct buf *out, struct diag *d)
+{
+	struct skate_instance_data in;
+	enum rc r = skate_instance_decode(o->a, o->idx, o->p, o->n, &in, d);
+
+	if (r != RC_OK)
+		return r;
+	put_obj_head(out, o->a, o->idx);
+	text_instance(out, o->a, &in);
+	skate_instance_free(&in);
+	return arena_obj_done(out, d);
+}
+
+enum rc view_obj_base_resource(const struct view_object *o, struct buf *out, struct diag *d)
+{
+	(void)d;
+	put_obj_head(out, o->a, o->idx);
+	text_base_resource(out, o->s, o->a, o->idx);
+	return RC_OK;
 }

@@ -532,12 +532,6 @@ void view_scene_summary(const struct skate_scene *sc, struct buf *out)
 
 /* ---- decoded objects ---- */
 
-bool view_mesh_object_has_text(uint32_t t)
-{
-	return t == RW_T_RENDERMODEL || t == RW_T_OPTIMESH || t == RW_T_VDES || t == RW_T_VB ||
-	       t == RW_T_IB || t == RW_T_MESHHELPER;
-}
-
 /* A reference field by the one rule (arena_ref_to): what it names, or why it names nothing. */
 void view_ref_text(struct buf *out, const struct arena *a, const char *field, uint32_t v,
 		   uint32_t want)
@@ -645,105 +639,107 @@ static void text_optimesh(struct buf *out, const struct arena *a, const struct s
 	buf_putc(out, '\n');
 }
 
-/* The VertexDescriptor, VertexBuffer or IndexBuffer at p by the platform's decoders. */
-static enum rc text_buffers(struct buf *out, const struct arena *a, const struct skate_platform *pl,
-			    uint32_t t, uint32_t idx, const uint8_t *p, size_t n, struct diag *d)
+/* Every mesh object's view starts with the row and its size. */
+static void mesh_obj_head(const struct view_object *o, struct buf *out)
 {
-	const struct view_platform *vp = view_platform_of(pl);
+	char tb[16];
+
+	buf_printf(out, "object: %04u.%s\nsize: %zu\n\n", o->idx,
+		   rw_type_label(o->a->dict[o->idx].type_id, tb), o->n);
+}
+
+/* The problems decoding found, after the fields; a decoder's failure is RC_CORRUPT. */
+static enum rc mesh_obj_done(struct buf *out, const struct diag *d, enum rc r)
+{
+	if (r == RC_OK && d->n) {
+		buf_puts(out, "\nproblems:\n");
+		for (size_t i = 0; i < d->n; i++)
+			buf_printf(out, "%s\n", d->msg[i]);
+	}
+	return r == RC_OK || r == RC_NOMEM ? r : RC_CORRUPT;
+}
+
+enum rc view_obj_model(const struct view_object *o, struct buf *out, struct diag *d)
+{
+	struct skate_model m;
 	enum rc r;
 
+	mesh_obj_head(o, out);
+	r = skate_model_decode(o->p, o->n, o->a->big_endian, o->idx, &m, d);
+	if (r == RC_OK) {
+		text_model(out, o->a, &m);
+		skate_model_free(&m);
+	}
+	return mesh_obj_done(out, d, r);
+}
+
+/* Objects are decoded by the arena's platform table; the PS3 one for platforms without. */
+enum rc view_obj_optimesh(const struct view_object *o, struct buf *out, struct diag *d)
+{
+	struct skate_optimesh m;
+	enum rc r;
+
+	mesh_obj_head(o, out);
+	r = skate_optimesh_decode(skate_platform_decoders(o->a), o->p, o->n, o->a->big_endian,
+				  o->idx, &m, d);
+	if (r == RC_OK) {
+		text_optimesh(out, o->a, &m);
+		skate_optimesh_free(&m);
+	}
+	return mesh_obj_done(out, d, r);
+}
+
+/* The VertexDescriptor, VertexBuffer or IndexBuffer by the platform's decoders and view row. */
+enum rc view_obj_buffer(const struct view_object *o, struct buf *out, struct diag *d)
+{
+	const struct skate_platform *pl = skate_platform_decoders(o->a);
+	const struct view_platform *vp = view_platform_of(pl);
+	const struct arena *a = o->a;
+	uint32_t t = a->dict[o->idx].type_id;
+	enum rc r;
+
+	mesh_obj_head(o, out);
 	if (t == RW_T_VDES) {
 		struct skate_vdes v;
 
-		r = pl->vdes_parse(p, n, a->big_endian, idx, &v, d);
+		r = pl->vdes_parse(o->p, o->n, a->big_endian, o->idx, &v, d);
 		if (r == RC_OK)
 			vp->vdes_text(out, &v);
 	} else if (t == RW_T_VB) {
 		struct skate_vb v;
 
-		r = pl->vb_parse(p, n, a->big_endian, idx, &v, d);
+		r = pl->vb_parse(o->p, o->n, a->big_endian, o->idx, &v, d);
 		if (r == RC_OK)
-			vp->vb_text(out, a, idx, &v);
+			vp->vb_text(out, a, o->idx, &v);
 	} else {
 		struct skate_ib v;
 
-		r = pl->ib_parse(p, n, a->big_endian, idx, &v, d);
+		r = pl->ib_parse(o->p, o->n, a->big_endian, o->idx, &v, d);
 		if (r == RC_OK)
-			vp->ib_text(out, a, idx, &v);
+			vp->ib_text(out, a, o->idx, &v);
 	}
-	return r;
+	return mesh_obj_done(out, d, r);
 }
 
-/* Objects are decoded by the arena's platform table; the PS3 one for platforms without. */
-enum rc view_mesh_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-			      struct buf *out)
+enum rc view_obj_mesh_helper(const struct view_object *o, struct buf *out, struct diag *d)
 {
-	const struct skate_platform *pl = skate_platform_decoders(a);
-	struct diag d;
-	uint8_t *p = NULL;
-	size_t n;
+	struct skate_mesh_helper m;
 	enum rc r;
-	uint32_t t;
-	char tb[16];
 
-	if (idx >= a->n_dict)
-		return RC_BOUNDS;
-	t = a->dict[idx].type_id;
-	if (!view_mesh_object_has_text(t))
-		return RC_UNSUPPORTED;
-	if (!a->dict[idx].readable)
-		return RC_BOUNDS;
-	r = arena_read_object(s, a, idx, &p, &n);
-	if (r != RC_OK)
-		return r == RC_NOMEM ? r : RC_BOUNDS;
-	diag_init(&d);
-	buf_printf(out, "object: %04u.%s\nsize: %zu\n\n", idx, rw_type_label(t, tb), n);
-	if (t == RW_T_RENDERMODEL) {
-		struct skate_model m;
+	mesh_obj_head(o, out);
+	r = skate_platform_decoders(o->a)->mesh_helper_parse(o->p, o->n, o->a->big_endian, o->idx,
+							     &m, d);
+	if (r == RC_OK) {
+		buf_printf(out, "m_numIndexBuffers: %u\nm_numVertexBuffers: %u\n", m.n_ib, m.n_vb);
+		for (uint32_t i = 0; i < m.n_refs; i++) {
+			char f[32];
 
-		r = skate_model_decode(p, n, a->big_endian, idx, &m, &d);
-		if (r == RC_OK) {
-			text_model(out, a, &m);
-			skate_model_free(&m);
+			snprintf(f, sizeof f, "%s %u",
+				 i < m.n_ib ? "index buffer" : "vertex buffer",
+				 i < m.n_ib ? i : i - m.n_ib);
+			view_ref_text(out, o->a, f, m.refs[i], i < m.n_ib ? RW_T_IB : RW_T_VB);
 		}
-	} else if (t == RW_T_OPTIMESH) {
-		struct skate_optimesh m;
-
-		r = skate_optimesh_decode(pl, p, n, a->big_endian, idx, &m, &d);
-		if (r == RC_OK) {
-			text_optimesh(out, a, &m);
-			skate_optimesh_free(&m);
-		}
-	} else if (t == RW_T_VDES || t == RW_T_VB || t == RW_T_IB) {
-		r = text_buffers(out, a, pl, t, idx, p, n, &d);
-	} else {
-		struct skate_mesh_helper m;
-
-		r = pl->mesh_helper_parse(p, n, a->big_endian, idx, &m, &d);
-		if (r == RC_OK) {
-			buf_printf(out, "m_numIndexBuffers: %u\nm_numVertexBuffers: %u\n", m.n_ib,
-				   m.n_vb);
-			for (uint32_t i = 0; i < m.n_refs; i++) {
-				char f[32];
-
-				snprintf(f, sizeof f, "%s %u",
-					 i < m.n_ib ? "index buffer" : "vertex buffer",
-					 i < m.n_ib ? i : i - m.n_ib);
-				view_ref_text(out, a, f, m.refs[i], i < m.n_ib ? RW_T_IB : RW_T_VB);
-			}
-			skate_mesh_helper_free(&m);
-		}
+		skate_mesh_helper_free(&m);
 	}
-	free(p);
-	if (r == RC_OK && d.n) {
-		buf_puts(out, "\nproblems:\n");
-		for (size_t i = 0; i < d.n; i++)
-			buf_printf(out, "%s\n", d.msg[i]);
-	}
-	diag_free(&d);
-	if (r == RC_OK && out->oom)
-		r = RC_NOMEM;
-	if (r != RC_OK && r != RC_NOMEM)
-		r = RC_CORRUPT;
-	return r;
+	return mesh_obj_done(out, d, r);
 }

@@ -915,7 +915,7 @@ static void run_hostile(enum gen_skinned_hostile h, const char *needle, int layo
 	}
 	for (uint32_t i = 0; i < f.a.n_dict; i++) {
 		buf_init(&b);
-		(void)view_mesh_object_text(&f.s, &f.a, i, &b);
+		(void)view_object_text(&f.s, &f.a, i, &b, NULL);
 		buf_free(&b);
 	}
 	buf_init(&b);
@@ -981,7 +981,7 @@ static void test_mutations(void **state)
 					struct buf b;
 
 					buf_init(&b);
-					(void)view_mesh_object_text(&f.s, &f.a, i, &b);
+					(void)view_object_text(&f.s, &f.a, i, &b, NULL);
 					buf_free(&b);
 				}
 				diag_free(&d);
@@ -1463,10 +1463,11 @@ static void test_text(void **state)
 		enum rc r;
 
 		buf_init(&b);
-		r = view_mesh_object_text(&f.s, &f.a, i, &b);
-		if (!view_mesh_object_has_text(t)) {
+		r = view_object_text(&f.s, &f.a, i, &b, NULL);
+		if (!view_object_has_text(t)) {
 			assert_int_equal(r, RC_UNSUPPORTED);
-		} else {
+		} else if (t == RW_T_RENDERMODEL || t == RW_T_OPTIMESH || t == RW_T_VDES ||
+			   t == RW_T_VB || t == RW_T_IB || t == RW_T_MESHHELPER) {
 			assert_int_equal(r, RC_OK);
 			buf_putc(&b, 0);
 			seen_types |= 1 << (t == RW_T_RENDERMODEL ? 0
@@ -1487,7 +1488,7 @@ static void test_text(void **state)
 		buf_free(&b);
 	}
 	assert_int_equal(seen_types, 0x3F);
-	assert_int_equal(view_mesh_object_text(&f.s, &f.a, f.a.n_dict, &b), RC_BOUNDS);
+	assert_int_equal(view_object_text(&f.s, &f.a, f.a.n_dict, &b, NULL), RC_BOUNDS);
 	skate_scene_free(sc);
 	fx_free(&f);
 }

@@ -1021,7 +1021,7 @@ static void test_row_before(void **state)
 	skate_scene_free(sc);
 	diag_free(&d);
 	buf_init(&b);
-	assert_int_equal(view_mesh_object_text(&x.s, &x.a, 4, &b), RC_OK);
+	assert_int_equal(view_object_text(&x.s, &x.a, 4, &b, NULL), RC_OK);
 	buf_putc(&b, 0);
 	assert_non_null(strstr((char *)b.data, "base resource (the row before): none"));
 	buf_free(&b);
@@ -1074,7 +1074,7 @@ static void run_hostile(enum gen_skinned_hostile h, const char *needle, int layo
 	}
 	for (uint32_t i = 0; i < f.a.n_dict; i++) {
 		buf_init(&b);
-		(void)view_mesh_object_text(&f.s, &f.a, i, &b);
+		(void)view_object_text(&f.s, &f.a, i, &b, NULL);
 		buf_free(&b);
 	}
 	buf_init(&b);
@@ -1163,7 +1163,7 @@ static void test_mutations(void **state)
 					skate_scene_free(sc);
 				}
 				buf_init(&b);
-				(void)view_mesh_object_text(&f.s, &f.a, i, &b);
+				(void)view_object_text(&f.s, &f.a, i, &b, NULL);
 				buf_free(&b);
 			}
 			f.file[e->start + k] = keep;
