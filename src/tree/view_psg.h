@@ -39,9 +39,10 @@ enum rc view_toc_render(const struct arena *a, const struct view_toc *v, uint64_
 /*
  * objects/NNNN.TypeName.txt: one row per type with a decoded view (view_psg_object.c), so a
  * type has a view exactly when it has a row. Every field by name, references as
- * "-> NNNN.TypeName" (+0xOFF for subreferences), then the problems decoding found, which
- * are also added to d (may be NULL). RC_BOUNDS for a bad index or an unreadable object,
- * RC_UNSUPPORTED for a type without a row, the decoder's failure when the object is broken.
+ * "-> NNNN.TypeName" (+0xOFF for subreferences), then the problems decoding found as one
+ * footer, "problems (N):" and a line each, also added to d (may be NULL). RC_BOUNDS for a bad index
+ * or an unreadable object, RC_UNSUPPORTED for a type without a row, the decoder's failure when the
+ * object is broken.
  */
 bool view_object_has_text(uint32_t type_id);
 enum rc view_object_text(const struct src *s, const struct arena *a, uint32_t idx, struct buf *out,
@@ -84,9 +85,10 @@ struct view_platform {
 			const struct skate_vb *v);
 	void (*ib_text)(struct buf *out, const struct arena *a, uint32_t idx,
 			const struct skate_ib *v);
-	/* objects/NNNN.Texture.txt and view_texture_info_line of the platform. */
+	/* objects/NNNN.Texture.txt (its problems added to problems) and view_texture_info_line
+	 * of the platform. */
 	enum rc (*texture_text)(const struct src *s, const struct arena *a, uint32_t idx,
-				struct buf *out);
+				struct buf *out, struct diag *problems);
 	enum rc (*texture_info_line)(const struct src *s, const struct arena *a, uint32_t idx,
 				     const char *name, struct buf *out);
 };

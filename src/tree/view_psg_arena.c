@@ -707,17 +707,6 @@ static void text_base_resource(struct buf *b, const struct src *s, const struct 
 		buf_printf(b, "  (searched only the %u nearest buffer objects)\n", BR_SCAN_MAX);
 }
 
-/* The problems decoding found, after the fields. */
-static enum rc arena_obj_done(struct buf *out, const struct diag *d)
-{
-	if (diag_count(d)) {
-		buf_printf(out, "problems (%zu):\n", diag_count(d));
-		for (size_t i = 0; i < d->n; i++)
-			buf_printf(out, "  %s\n", d->msg[i]);
-	}
-	return RC_OK;
-}
-
 enum rc view_obj_version(const struct view_object *o, struct buf *out, struct diag *d)
 {
 	struct skate_version v;
@@ -727,7 +716,7 @@ enum rc view_obj_version(const struct view_object *o, struct buf *out, struct di
 		return r;
 	put_obj_head(out, o->a, o->idx);
 	text_version(out, &v);
-	return arena_obj_done(out, d);
+	return RC_OK;
 }
 
 enum rc view_obj_toc(const struct view_object *o, struct buf *out, struct diag *d)
@@ -740,7 +729,7 @@ enum rc view_obj_toc(const struct view_object *o, struct buf *out, struct diag *
 	put_obj_head(out, o->a, o->idx);
 	text_toc(out, o->a, &t);
 	skate_toc_free(&t);
-	return arena_obj_done(out, d);
+	return RC_OK;
 }
 
 enum rc view_obj_material(const struct view_object *o, struct buf *out, struct diag *d)
@@ -753,7 +742,7 @@ enum rc view_obj_material(const struct view_object *o, struct buf *out, struct d
 	put_obj_head(out, o->a, o->idx);
 	text_rmd(out, o->a, &m);
 	skate_rmd_free(&m);
-	return arena_obj_done(out, d);
+	return RC_OK;
 }
 
 enum rc view_obj_instance(const struct view_object *o, struct buf *out, struct diag *d)
@@ -766,7 +755,7 @@ enum rc view_obj_instance(const struct view_object *o, struct buf *out, struct d
 	put_obj_head(out, o->a, o->idx);
 	text_instance(out, o->a, &in);
 	skate_instance_free(&in);
-	return arena_obj_done(out, d);
+	return RC_OK;
 }
 
 enum rc view_obj_base_resource(const struct view_object *o, struct buf *out, struct diag *d)

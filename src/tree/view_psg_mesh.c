@@ -648,14 +648,9 @@ static void mesh_obj_head(const struct view_object *o, struct buf *out)
 		   rw_type_label(o->a->dict[o->idx].type_id, tb), o->n);
 }
 
-/* The problems decoding found, after the fields; a decoder's failure is RC_CORRUPT. */
-static enum rc mesh_obj_done(struct buf *out, const struct diag *d, enum rc r)
+/* A mesh object's decoder failing is RC_CORRUPT. */
+static enum rc mesh_obj_done(enum rc r)
 {
-	if (r == RC_OK && d->n) {
-		buf_puts(out, "\nproblems:\n");
-		for (size_t i = 0; i < d->n; i++)
-			buf_printf(out, "%s\n", d->msg[i]);
-	}
 	return r == RC_OK || r == RC_NOMEM ? r : RC_CORRUPT;
 }
 
@@ -670,7 +665,7 @@ enum rc view_obj_model(const struct view_object *o, struct buf *out, struct diag
 		text_model(out, o->a, &m);
 		skate_model_free(&m);
 	}
-	return mesh_obj_done(out, d, r);
+	return mesh_obj_done(r);
 }
 
 /* Objects are decoded by the arena's platform table; the PS3 one for platforms without. */
@@ -686,7 +681,7 @@ enum rc view_obj_optimesh(const struct view_object *o, struct buf *out, struct d
 		text_optimesh(out, o->a, &m);
 		skate_optimesh_free(&m);
 	}
-	return mesh_obj_done(out, d, r);
+	return mesh_obj_done(r);
 }
 
 /* The VertexDescriptor, VertexBuffer or IndexBuffer by the platform's decoders and view row. */
@@ -718,7 +713,7 @@ enum rc view_obj_buffer(const struct view_object *o, struct buf *out, struct dia
 		if (r == RC_OK)
 			vp->ib_text(out, a, o->idx, &v);
 	}
-	return mesh_obj_done(out, d, r);
+	return mesh_obj_done(r);
 }
 
 enum rc view_obj_mesh_helper(const struct view_object *o, struct buf *out, struct diag *d)
@@ -741,5 +736,5 @@ enum rc view_obj_mesh_helper(const struct view_object *o, struct buf *out, struc
 		}
 		skate_mesh_helper_free(&m);
 	}
-	return mesh_obj_done(out, d, r);
+	return mesh_obj_done(r);
 }

@@ -20,9 +20,8 @@ const struct view_platform *view_platform_of(const struct skate_platform *decode
 /* Textures are shown by their platform's row. */
 static enum rc obj_texture(const struct view_object *o, struct buf *out, struct diag *d)
 {
-	(void)d;
 	return view_platform_of(skate_platform_decoders(o->a))
-	    ->texture_text(o->s, o->a, o->idx, out);
+	    ->texture_text(o->s, o->a, o->idx, out, d);
 }
 
 static const struct object_view {
@@ -48,6 +47,18 @@ static const struct object_view *object_view(uint32_t type_id)
 		if (type_id >= object_views[i].first && type_id <= object_views[i].last)
 			return &object_views[i];
 	return NULL;
+}
+
+/* The one footer of every object view: what decoding found, counted, a line each. */
+static void put_problems(struct buf *out, const struct diag *d)
+{
+	if (!diag_count(d))
+		return;
+	buf_printf(out, "problems (%zu):\n", diag_count(d));
+	for (size_t i = 0; i < d->n; i++)
+		buf_printf(out, "  %s\n", d->msg[i]);
+	if (d->dropped)
+		buf_printf(out, "  ... %zu more not listed\n", d->dropped);
 }
 
 bool view_object_has_text(uint32_t type_id)
@@ -77,6 +88,8 @@ enum rc view_object_text(const struct src *s, const struct arena *a, uint32_t id
 	}
 	diag_init(&local);
 	r = v->text(&o, out, &local);
+	if (r == RC_OK)
+		put_problems(out, &local);
 	for (size_t i = 0; i < local.n; i++)
 		diag_add(d, "%s", local.msg[i]);
 	diag_free(&local);

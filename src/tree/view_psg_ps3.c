@@ -153,11 +153,10 @@ static enum rc read_header(const struct src *s, const struct arena *a, uint32_t 
 }
 
 static enum rc ps3_texture_text(const struct src *s, const struct arena *a, uint32_t idx,
-				struct buf *out)
+				struct buf *out, struct diag *problems)
 {
 	struct ps3_texture t;
 	struct tex_layout l;
-	struct diag d;
 	char why[256], tmp[16];
 	const char *fname;
 	enum rc r, lr;
@@ -208,22 +207,17 @@ static enum rc ps3_texture_text(const struct src *s, const struct arena *a, uint
 		buf_printf(out, "actual_bytes: %u\n", a->dict[t.m_buffer].size);
 
 	/* the same checks tex_describe makes, as problem lines */
-	diag_init(&d);
 	if (lr == RC_OK) {
 		struct tex_desc td;
 
-		tex_describe(s, a, idx, &td, &d);
-	} else
-		diag_add(&d, "object %u (Texture): %s", idx, why);
-	if (t.format_copy != t.format)
-		diag_add(&d, "object %u (Texture): format copy 0x%02X differs from format 0x%02X",
-			 idx, t.format_copy, t.format);
-	if (d.n) {
-		buf_puts(out, "problems:\n");
-		for (size_t i = 0; i < d.n; i++)
-			buf_printf(out, "  %s\n", d.msg[i]);
+		tex_describe(s, a, idx, &td, problems);
+	} else {
+		diag_add(problems, "object %u (Texture): %s", idx, why);
 	}
-	diag_free(&d);
+	if (t.format_copy != t.format)
+		diag_add(problems,
+			 "object %u (Texture): format copy 0x%02X differs from format 0x%02X", idx,
+			 t.format_copy, t.format);
 	return out->oom ? RC_NOMEM : RC_OK;
 }
 

@@ -155,28 +155,14 @@ static enum rc x360_header(const struct src *s, const struct arena *a, uint32_t 
 
 static const char *const x360_dims[] = {"1D", "2D", "3D", "cube"};
 
-/* Problems tex_describe finds (the same checks the pictures make), as an indented list. */
-static void describe_problems(const struct src *s, const struct arena *a, uint32_t idx,
-			      struct diag *d, struct buf *out)
-{
-	struct tex_desc td;
-
-	tex_describe(s, a, idx, &td, d);
-	if (d->n) {
-		buf_puts(out, "problems:\n");
-		for (size_t i = 0; i < d->n; i++)
-			buf_printf(out, "  %s\n", d->msg[i]);
-	}
-}
-
 /* objects/NNNN.Texture.txt of an Xbox 360 arena: the object words, the fetch constant. */
 static enum rc x360_texture_text(const struct src *s, const struct arena *a, uint32_t idx,
-				 struct buf *out)
+				 struct buf *out, struct diag *problems)
 {
 	struct tex_x360_object o;
 	const struct tex_x360_fetch *f = &o.fetch;
 	const char *fname;
-	struct diag d;
+	struct tex_desc td;
 	enum rc r = x360_header(s, a, idx, &o);
 
 	if (r != RC_OK)
@@ -202,9 +188,7 @@ static enum rc x360_texture_text(const struct src *s, const struct arena *a, uin
 		buf_printf(out, "texels: %04u.%s (the row before)\n", idx - 1,
 			   a->dict[idx - 1].base_resource ? "BaseResource"
 							  : "(not a BaseResource)");
-	diag_init(&d);
-	describe_problems(s, a, idx, &d, out);
-	diag_free(&d);
+	tex_describe(s, a, idx, &td, problems); /* the checks the pictures make */
 	return out->oom ? RC_NOMEM : RC_OK;
 }
 
