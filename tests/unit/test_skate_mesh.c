@@ -25,6 +25,8 @@
 #include "tree/view_psg.h"
 #include "psgfs/base/source.h"
 
+#include "arena_fixture.h"
+
 /* Byte order the put helpers write (the decoders take it from the arena). */
 static bool g_le;
 
@@ -593,37 +595,6 @@ static void test_skeleton_math(void **state)
 }
 
 /* ---- generated arenas ---- */
-
-struct fx {
-	uint8_t *file;
-	size_t len;
-	struct src_mem m;
-	struct src s;
-	struct arena a;
-	struct gen_skinned_truth t;
-};
-
-static void fx_gen(struct fx *f, const struct gen_skinned_opts *o)
-{
-	struct buf b;
-	struct diag d;
-
-	buf_init(&b);
-	assert_int_equal(gen_psg_skinned(o, &b, &f->t), RC_OK);
-	f->file = buf_steal(&b, &f->len);
-	assert_non_null(f->file);
-	src_init_mem(&f->s, &f->m, f->file, f->len);
-	diag_init(&d);
-	assert_int_equal(arena_open(&f->s, &f->a, &d), RC_OK);
-	diag_free(&d);
-}
-
-static void fx_free(struct fx *f)
-{
-	arena_free(&f->a);
-	free(f->file);
-	gen_skinned_truth_free(&f->t);
-}
 
 static bool quat_eq(const float *a, const float *b, float tol)
 {
