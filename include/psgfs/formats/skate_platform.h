@@ -4,8 +4,10 @@
  * "RenderOptiMeshData"). PS3 and Xbox 360 number element types differently, store different
  * vertex formats and lay out VertexBuffer, IndexBuffer, MeshHelper and DrawIndexedParameters
  * differently, so each platform is one const table, chosen once from the arena's platform.
- * Adding a platform is a new file holding a new table (skate_<platform>.c), not branches in
- * the scene code. Everything above this table works on the neutral forms of skate_mesh.h.
+ * Adding a platform is new files and rows, not branches: its tag and resource descriptors (a
+ * row of arena.c), this table (skate_<platform>.c, listed in skate_platform_of) with its
+ * texture functions (tex_<platform>.c), and its view row (src/tree/view_psg_<platform>.c,
+ * listed in view_platform_of). Everything above works on the neutral forms of skate_mesh.h.
  */
 #ifndef PSGFS_SKATE_PLATFORM_H
 #define PSGFS_SKATE_PLATFORM_H
