@@ -104,6 +104,22 @@ void *xrealloc_n(void *p, size_t n, size_t size)
 	return realloc(p, total ? total : 1);
 }
 
+void *xgrow_n(void *p, size_t n, size_t *cap, size_t size, size_t first)
+{
+	size_t nc;
+	void *q;
+
+	if (n < *cap)
+		return p;
+	if (*cap > SIZE_MAX / 2)
+		return NULL;
+	nc = *cap ? *cap * 2 : first;
+	q = xrealloc_n(p, nc, size);
+	if (q)
+		*cap = nc;
+	return q;
+}
+
 void *xshrink_n(void *p, size_t n, size_t size)
 {
 	void *q;

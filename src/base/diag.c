@@ -25,9 +25,34 @@ size_t diag_count(const struct diag *d)
 	return d->n + d->dropped;
 }
 
+void diag_box_free(void *d)
+{
+	diag_free(d);
+	free(d);
+}
+
+void diag_note(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+	size_t used;
+
+	if (!why || whylen == 0)
+		return;
+	used = strlen(why);
+	if (used + 3 >= whylen)
+		return;
+	if (used) {
+		memcpy(why + used, "; ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(why + used, whylen - used, fmt, ap);
+	va_end(ap);
+}
+
 void diag_add(struct diag *d, const char *fmt, ...)
 {
-	char line[512];
+	char line[512], **v;
 	va_list ap;
 
 	if (!d)
@@ -42,17 +67,12 @@ void diag_add(struct diag *d, const char *fmt, ...)
 	for (char *p = line; *p; p++)
 		if (*p == '\n' || *p == '\t' || *p == '\r')
 			*p = ' ';
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 16;
-		char **v = xrealloc_n(d->msg, cap, sizeof *v);
-
-		if (!v) {
-			d->dropped++;
-			return;
-		}
-		d->msg = v;
-		d->cap = cap;
+	v = xgrow_n(d->msg, d->n, &d->cap, sizeof *v, 16);
+	if (!v) {
+		d->dropped++;
+		return;
 	}
+	d->msg = v;
 	d->msg[d->n] = strdup(line);
 	if (!d->msg[d->n]) {
 		d->dropped++;

@@ -35,21 +35,18 @@ void emit_free(struct emit *e)
 
 bool emit_checkpoint(struct emit *e)
 {
+	struct emit_cp *v;
+
 	e->cp_last = e->b.len;
 	if (e->cp_oom)
 		return true;
-	if (e->n_cp == e->cap_cp) {
-		size_t cap = e->cap_cp ? e->cap_cp * 2 : 64;
-		struct emit_cp *v = xrealloc_n(e->cp, cap, sizeof *v);
-
-		if (!v) {
-			/* Fewer checkpoints only make later windows render more; not an error. */
-			e->cp_oom = true;
-			return true;
-		}
-		e->cp = v;
-		e->cap_cp = cap;
+	v = xgrow_n(e->cp, e->n_cp, &e->cap_cp, sizeof *v, 64);
+	if (!v) {
+		/* Fewer checkpoints only make later windows render more; not an error. */
+		e->cp_oom = true;
+		return true;
 	}
+	e->cp = v;
 	e->cp[e->n_cp++] = (struct emit_cp){e->item, e->b.len};
 	return true;
 }

@@ -32,16 +32,38 @@ static const char *ar_label(uint32_t type_id, char buf[16])
 
 /* ---- header ---- */
 
+/* One row per platform: its tag, header layout and the names of its resource descriptors
+ * (docs/rw4-arena.md, "Header"; NULL: "RD<k>"). */
 static const struct {
 	char tag[4];
 	enum rw_platform plat;
 	unsigned n_rd; /* resource descriptors the platform's header holds */
+	const char *rd_name[RW_MAX_RD];
 } ar_platforms[] = {
-    {"ps3", RW_PS3, 6},
-    {"xb2", RW_XB2, 5},
-    {"rev", RW_REV, 4},
-    {"w32", RW_W32, 4},
+    {"ps3",
+     RW_PS3,
+     6,
+     {"MAINMEMORY", "DISPOSABLE", "UNINITIALIZED", "DISPOSABLE_UNINITIALIZED", "GRAPHICS_SYSTEM",
+      "GRAPHICS_LOCAL"}},
+    {"xb2",
+     RW_XB2,
+     5,
+     {"MAINMEMORY", "DISPOSABLE", "PHYSICAL", "UNINITIALIZED", "DISPOSABLE_UNINITIALIZED"}},
+    {"rev", RW_REV, 4, {"MAINMEMORY"}},
+    {"w32", RW_W32, 4, {"MAINMEMORY"}},
 };
+
+const char *arena_rd_name(enum rw_platform plat, unsigned k)
+{
+	static const char *const rd[RW_MAX_RD] = {"RD0", "RD1", "RD2", "RD3", "RD4", "RD5"};
+
+	if (k >= RW_MAX_RD)
+		return "RD?";
+	for (size_t i = 0; i < sizeof ar_platforms / sizeof ar_platforms[0]; i++)
+		if (ar_platforms[i].plat == plat && ar_platforms[i].rd_name[k])
+			return ar_platforms[i].rd_name[k];
+	return rd[k];
+}
 
 /* The magic and the platform tag: which header layout follows. */
 static enum rc ar_magic(const struct src *s, struct arena *a)

@@ -175,27 +175,21 @@ static enum rc plan_tree(const struct gltf_model *m, struct gltf_plan *p)
 
 struct vbuild {
 	struct gltf_plan *p;
-	uint32_t cap_v, cap_a;
+	size_t cap_v, cap_a;
 	bool oom;
 };
 
 static uint32_t add_view(struct vbuild *vb, struct gltf_view v)
 {
 	struct gltf_plan *p = vb->p;
+	struct gltf_view *nv =
+	    vb->oom ? NULL : xgrow_n(p->views, p->n_views, &vb->cap_v, sizeof *nv, 32);
 
-	if (vb->oom)
+	if (!nv) {
+		vb->oom = true;
 		return GLTF_NONE;
-	if (p->n_views == vb->cap_v) {
-		uint32_t cap = vb->cap_v ? vb->cap_v * 2 : 32;
-		struct gltf_view *nv = xrealloc_n(p->views, cap, sizeof *nv);
-
-		if (!nv) {
-			vb->oom = true;
-			return GLTF_NONE;
-		}
-		p->views = nv;
-		vb->cap_v = cap;
 	}
+	p->views = nv;
 	p->views[p->n_views] = v;
 	return p->n_views++;
 }
@@ -203,20 +197,14 @@ static uint32_t add_view(struct vbuild *vb, struct gltf_view v)
 static void add_acc(struct vbuild *vb, struct gltf_acc a)
 {
 	struct gltf_plan *p = vb->p;
+	struct gltf_acc *na =
+	    vb->oom ? NULL : xgrow_n(p->accs, p->n_accs, &vb->cap_a, sizeof *na, 32);
 
-	if (vb->oom)
+	if (!na) {
+		vb->oom = true;
 		return;
-	if (p->n_accs == vb->cap_a) {
-		uint32_t cap = vb->cap_a ? vb->cap_a * 2 : 32;
-		struct gltf_acc *na = xrealloc_n(p->accs, cap, sizeof *na);
-
-		if (!na) {
-			vb->oom = true;
-			return;
-		}
-		p->accs = na;
-		vb->cap_a = cap;
 	}
+	p->accs = na;
 	p->accs[p->n_accs++] = a;
 }
 

@@ -16,17 +16,13 @@
 
 void psk_gltf_cps_push(struct psk_gltf_cps *c, uint64_t v, bool *oom)
 {
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		uint64_t *nv = xrealloc_n(c->v, cap, sizeof *nv);
+	uint64_t *nv = xgrow_n(c->v, c->n, &c->cap, sizeof *nv, 16);
 
-		if (!nv) {
-			*oom = true;
-			return;
-		}
-		c->v = nv;
-		c->cap = cap;
+	if (!nv) {
+		*oom = true;
+		return;
 	}
+	c->v = nv;
 	c->v[c->n++] = v;
 }
 

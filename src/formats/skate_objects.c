@@ -267,15 +267,10 @@ enum rc skate_toc_entries(const struct src *s, const struct arena *a, struct ska
 			const struct skate_toc_entry *e = &t.entries[k];
 			struct skate_toc_item *it;
 
-			if (nv == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				struct skate_toc_item *nvp = xrealloc_n(v, nc, sizeof *v);
-
-				if (!nvp)
-					goto nomem;
-				v = nvp;
-				cap = nc;
-			}
+			it = xgrow_n(v, nv, &cap, sizeof *v, 16);
+			if (!it)
+				goto nomem;
+			v = it;
 			it = &v[nv];
 			memset(it, 0, sizeof *it);
 			nv++;
@@ -318,7 +313,7 @@ static enum rc read_str_list(struct diag *d, uint32_t idx, const char *tn, const
 			     struct skate_str **out, uint32_t *n)
 {
 	size_t pos = off, cnt = 0, cap = 0;
-	struct skate_str *v = NULL;
+	struct skate_str *v = NULL, *nvp;
 
 	*out = NULL;
 	*n = 0;
@@ -338,17 +333,12 @@ static enum rc read_str_list(struct diag *d, uint32_t idx, const char *tn, const
 		}
 		if (s.len == 0 && stop_at_empty)
 			break;
-		if (cnt == cap) {
-			size_t nc = cap ? cap * 2 : 8;
-			struct skate_str *nvp = xrealloc_n(v, nc, sizeof *v);
-
-			if (!nvp) {
-				free(v);
-				return RC_NOMEM;
-			}
-			v = nvp;
-			cap = nc;
+		nvp = xgrow_n(v, cnt, &cap, sizeof *v, 8);
+		if (!nvp) {
+			free(v);
+			return RC_NOMEM;
 		}
+		v = nvp;
 		v[cnt++] = s;
 		pos += s.len + 1;
 	}

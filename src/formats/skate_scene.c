@@ -602,15 +602,11 @@ struct mesh_list {
 
 static enum rc mesh_list_add(struct mesh_list *l, struct mesh_src e)
 {
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 16;
-		struct mesh_src *v = xrealloc_n(l->v, nc, sizeof *v);
+	struct mesh_src *v = xgrow_n(l->v, l->n, &l->cap, sizeof *v, 16);
 
-		if (!v)
-			return RC_NOMEM;
-		l->v = v;
-		l->cap = nc;
-	}
+	if (!v)
+		return RC_NOMEM;
+	l->v = v;
 	l->v[l->n++] = e;
 	if (e.optimesh != SKATE_NONE)
 		l->listed[e.optimesh] = true;

@@ -20,6 +20,13 @@ const struct skate_platform *skate_platform_of(const struct arena *a)
 	return NULL;
 }
 
+const struct skate_platform *skate_platform_decoders(const struct arena *a)
+{
+	const struct skate_platform *pl = skate_platform_of(a);
+
+	return pl ? pl : &skate_platform_ps3;
+}
+
 const char *skate_usage_name(uint8_t usage)
 {
 	static const char *const n[] = {"POSITION",	 "NORMAL",	  "TANGENT",

@@ -8,7 +8,6 @@
  * swizzles power-of-two sizes, so an NPOT texture without LN is malformed and the most useful
  * reading is linear. For LN textures RSX addresses every mip level with the one pitch register.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,27 +143,6 @@ uint32_t tex_dim(uint32_t x, uint32_t level)
 	return x ? x : 1;
 }
 
-static void note(char *why, size_t whylen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void note(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-	size_t used;
-
-	if (!why || whylen == 0)
-		return;
-	used = strlen(why);
-	if (used + 3 >= whylen)
-		return;
-	if (used) {
-		memcpy(why + used, "; ", 3);
-		used += 2;
-	}
-	va_start(ap, fmt);
-	vsnprintf(why + used, whylen - used, fmt, ap);
-	va_end(ap);
-}
-
 /* Source bytes of one level as stored. */
 static bool level_src_bytes(const struct tex_layout *l, uint32_t w, uint32_t h, uint64_t *out)
 {
@@ -194,31 +172,31 @@ static enum rc check_header(const struct ps3_texture *t, const struct tex_ps3_fm
 	uint32_t maxm = 0;
 
 	if (!f) {
-		note(why, whylen, "unknown format byte 0x%02X", t->format);
+		diag_note(why, whylen, "unknown format byte 0x%02X", t->format);
 		return RC_UNSUPPORTED;
 	}
 	if (!f->supported) {
-		note(why, whylen, "format %s (0x%02X) is not converted", f->name, t->format);
+		diag_note(why, whylen, "format %s (0x%02X) is not converted", f->name, t->format);
 		return RC_UNSUPPORTED;
 	}
 	if (t->dimension == 3 || t->depth > 1) {
-		note(why, whylen, "3D texture (dimension %u, depth %u) is not converted",
-		     t->dimension, t->depth);
+		diag_note(why, whylen, "3D texture (dimension %u, depth %u) is not converted",
+			  t->dimension, t->depth);
 		return RC_UNSUPPORTED;
 	}
 	if (t->dimension != 1 && t->dimension != 2) {
-		note(why, whylen, "dimension %u is not 1, 2 or 3", t->dimension);
+		diag_note(why, whylen, "dimension %u is not 1, 2 or 3", t->dimension);
 		return RC_CORRUPT;
 	}
 	if (t->width == 0 || t->height == 0) {
-		note(why, whylen, "size %ux%u is empty", t->width, t->height);
+		diag_note(why, whylen, "size %ux%u is empty", t->width, t->height);
 		return RC_CORRUPT;
 	}
 	for (uint32_t s = t->width > t->height ? t->width : t->height; s; s >>= 1)
 		maxm++;
 	if (t->mipmap == 0 || t->mipmap > maxm) {
-		note(why, whylen, "mipmap count %u outside 1..%u for %ux%u", t->mipmap, maxm,
-		     t->width, t->height);
+		diag_note(why, whylen, "mipmap count %u outside 1..%u for %ux%u", t->mipmap, maxm,
+			  t->width, t->height);
 		return RC_CORRUPT;
 	}
 	return RC_OK;
@@ -233,20 +211,22 @@ static enum rc row_layout(const struct ps3_texture *t, const struct tex_ps3_fmt 
 		uint64_t packed = (uint64_t)((t->width + 3) / 4) * f->bpp;
 
 		if (t->pitch != packed)
-			note(why, whylen, "pitch %u is not the packed row of %llu bytes (ignored)",
-			     t->pitch, (unsigned long long)packed);
+			diag_note(why, whylen,
+				  "pitch %u is not the packed row of %llu bytes (ignored)",
+				  t->pitch, (unsigned long long)packed);
 	} else if (!t->linear) {
 		if (pow2_log(t->width) < 0 || pow2_log(t->height) < 0)
-			note(why, whylen,
-			     "non-power-of-two %ux%u texture is not linear (LN); read as packed "
-			     "linear rows",
-			     t->width, t->height);
+			diag_note(
+			    why, whylen,
+			    "non-power-of-two %ux%u texture is not linear (LN); read as packed "
+			    "linear rows",
+			    t->width, t->height);
 		else
 			l->swizzled = true;
 	} else if (t->pitch != 0) {
 		if ((uint64_t)t->width * f->bpp > t->pitch) {
-			note(why, whylen, "pitch %u is smaller than a row of %llu bytes", t->pitch,
-			     (unsigned long long)t->width * f->bpp);
+			diag_note(why, whylen, "pitch %u is smaller than a row of %llu bytes",
+				  t->pitch, (unsigned long long)t->width * f->bpp);
 			return RC_CORRUPT;
 		}
 		l->row_pitch = t->pitch;
@@ -269,8 +249,8 @@ enum rc tex_layout_get(const struct ps3_texture *t, struct tex_layout *l, char *
 		return r;
 	cube = t->cubemap != 0 || t->store_type == TEX_STORE_CUBE;
 	if ((t->cubemap != 0) != (t->store_type == TEX_STORE_CUBE))
-		note(why, whylen, "cubemap byte %u disagrees with storeType 0x%X; read as %s",
-		     t->cubemap, t->store_type, cube ? "cube map" : "2D");
+		diag_note(why, whylen, "cubemap byte %u disagrees with storeType 0x%X; read as %s",
+			  t->cubemap, t->store_type, cube ? "cube map" : "2D");
 	l->mips = t->mipmap;
 	l->faces = cube ? 6 : 1;
 	l->compressed = f->compressed;

@@ -12,7 +12,6 @@
  * of the storage (T = 32 x 32 units = 1 KiB << log2(unit bytes)): the address bits above
  * bit 12 are the macro tile index scaled by T, the pipe/bank bits stay inside a 4 KiB page.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -409,27 +408,6 @@ static uint32_t endian_mask(uint8_t e)
 
 /* --- layout --- */
 
-static void note(char *why, size_t whylen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void note(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-	size_t used;
-
-	if (!why || whylen == 0)
-		return;
-	used = strlen(why);
-	if (used + 3 >= whylen)
-		return;
-	if (used) {
-		memcpy(why + used, "; ", 3);
-		used += 2;
-	}
-	va_start(ap, fmt);
-	vsnprintf(why + used, whylen - used, fmt, ap);
-	va_end(ap);
-}
-
 /* Canonical form of an uncompressed format from its swizzle; RC_UNSUPPORTED if it has none. */
 static enum rc layout_swizzle(const struct tex_x360_fetch *f, struct tex_x360_layout *l, char *why,
 			      size_t whylen)
@@ -439,8 +417,8 @@ static enum rc layout_swizzle(const struct tex_x360_fetch *f, struct tex_x360_la
 	for (unsigned i = 0; i < 4; i++) {
 		l->swz[i] = (uint8_t)(f->swizzle >> (3 * i) & 7);
 		if (l->swz[i] > X360TEX_SWZ_1) {
-			note(why, whylen, "swizzle 0x%03X has reserved selector %u", f->swizzle,
-			     l->swz[i]);
+			diag_note(why, whylen, "swizzle 0x%03X has reserved selector %u",
+				  f->swizzle, l->swz[i]);
 			return RC_UNSUPPORTED;
 		}
 	}
@@ -462,8 +440,8 @@ static enum rc layout_swizzle(const struct tex_x360_fetch *f, struct tex_x360_la
 	default:
 		return RC_OK;
 	}
-	note(why, whylen, "%s swizzle 0x%03X (r%u g%u b%u a%u) has no canonical form",
-	     tex_x360_format_name(l->format), f->swizzle, s[0], s[1], s[2], s[3]);
+	diag_note(why, whylen, "%s swizzle 0x%03X (r%u g%u b%u a%u) has no canonical form",
+		  tex_x360_format_name(l->format), f->swizzle, s[0], s[1], s[2], s[3]);
 	return RC_UNSUPPORTED;
 }
 
@@ -473,22 +451,22 @@ static enum rc layout_head(const struct tex_x360_fetch *f, struct tex_x360_layou
 	const struct x360_fmt *xf = fmt_find(f->format);
 
 	if (!xf) {
-		note(why, whylen, "format %s (0x%02X) is not converted",
-		     tex_x360_format_name(f->format), f->format);
+		diag_note(why, whylen, "format %s (0x%02X) is not converted",
+			  tex_x360_format_name(f->format), f->format);
 		return RC_UNSUPPORTED;
 	}
 	if (f->dimension == X360TEX_DIM_1D || f->dimension == X360TEX_DIM_3D) {
-		note(why, whylen, "%s texture is not converted",
-		     f->dimension == X360TEX_DIM_1D ? "1D" : "3D");
+		diag_note(why, whylen, "%s texture is not converted",
+			  f->dimension == X360TEX_DIM_1D ? "1D" : "3D");
 		return RC_UNSUPPORTED;
 	}
 	if (f->stacked) {
-		note(why, whylen, "stacked (array) texture of %u slices is not converted",
-		     f->depth);
+		diag_note(why, whylen, "stacked (array) texture of %u slices is not converted",
+			  f->depth);
 		return RC_UNSUPPORTED;
 	}
 	if (f->type != FETCH_TEXTURE)
-		note(why, whylen, "fetch constant type %u is not 2 (texture)", f->type);
+		diag_note(why, whylen, "fetch constant type %u is not 2 (texture)", f->type);
 	l->format = f->format;
 	l->canon = xf->canon;
 	l->unit_bytes = xf->unit_bytes;
@@ -501,14 +479,14 @@ static enum rc layout_head(const struct tex_x360_fetch *f, struct tex_x360_layou
 	l->levels = f->mip_max_level + 1u;
 	if (l->levels > floor_log2(l->width > l->height ? l->width : l->height) + 1 ||
 	    l->levels > X360TEX_MAX_LEVELS) {
-		note(why, whylen, "mip max level %u is past the %ux%u chain (%u levels)",
-		     f->mip_max_level, l->width, l->height,
-		     floor_log2(l->width > l->height ? l->width : l->height) + 1);
+		diag_note(why, whylen, "mip max level %u is past the %ux%u chain (%u levels)",
+			  f->mip_max_level, l->width, l->height,
+			  floor_log2(l->width > l->height ? l->width : l->height) + 1);
 		return RC_CORRUPT;
 	}
 	if (f->mip_min_level > f->mip_max_level)
-		note(why, whylen, "mip min level %u is above the max level %u (ignored)",
-		     f->mip_min_level, f->mip_max_level);
+		diag_note(why, whylen, "mip min level %u is above the max level %u (ignored)",
+			  f->mip_min_level, f->mip_max_level);
 	if (xf->block == 1)
 		return layout_swizzle(f, l, why, whylen);
 	for (unsigned i = 0; i < 4; i++)
@@ -587,11 +565,12 @@ static enum rc layout_levels(const struct tex_x360_fetch *f, struct tex_x360_lay
 		}
 		if (v->x_off + v->units_w > v->pitch_units ||
 		    v->y_off + v->units_h > v->height_units) {
-			note(why, whylen,
-			     "level %u (%ux%u%s) does not fit its storage of %ux%u units (pitch "
-			     "field %u)",
-			     i, v->width, v->height, v->packed ? " in the mip tail" : "",
-			     v->pitch_units, v->height_units, f->pitch);
+			diag_note(
+			    why, whylen,
+			    "level %u (%ux%u%s) does not fit its storage of %ux%u units (pitch "
+			    "field %u)",
+			    i, v->width, v->height, v->packed ? " in the mip tail" : "",
+			    v->pitch_units, v->height_units, f->pitch);
 			return RC_CORRUPT;
 		}
 		v->canon_bytes = (uint64_t)v->units_w * v->units_h * l->unit_bytes;
@@ -634,15 +613,17 @@ enum rc tex_x360_prepare(const uint8_t *obj, size_t len, uint64_t res_size, uint
 	}
 	r = tex_x360_layout_get(&o->fetch, l, why, sizeof why);
 	if (r == RC_OK && (o->common & 0xF) != X360TEX_COMMON_TEXTURE)
-		note(why, sizeof why, "D3D common word 0x%08X is not a texture (3)", o->common);
+		diag_note(why, sizeof why, "D3D common word 0x%08X is not a texture (3)",
+			  o->common);
 	if (r == RC_OK && o->fetch.mip_address == 0 && l->levels > 1 && !l->base_packed)
-		note(why, sizeof why, "mip address 0 with %u levels (mips read at 0x%llX)",
-		     l->levels, (unsigned long long)l->mip_offset);
+		diag_note(why, sizeof why, "mip address 0 with %u levels (mips read at 0x%llX)",
+			  l->levels, (unsigned long long)l->mip_offset);
 	if (r == RC_OK && o->fetch.base_address == 0 && o->fetch.mip_address != 0 &&
 	    (uint64_t)o->fetch.mip_address << 12 != l->mip_offset)
-		note(why, sizeof why, "mip address 0x%llX is not the layout's 0x%llX (layout used)",
-		     (unsigned long long)o->fetch.mip_address << 12,
-		     (unsigned long long)l->mip_offset);
+		diag_note(why, sizeof why,
+			  "mip address 0x%llX is not the layout's 0x%llX (layout used)",
+			  (unsigned long long)o->fetch.mip_address << 12,
+			  (unsigned long long)l->mip_offset);
 	if (why[0])
 		diag_add(diag, "object %u (Texture): %s", index, why);
 	if (r != RC_OK)

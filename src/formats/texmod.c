@@ -36,9 +36,9 @@ static const char *kind_name(enum tex_kind k)
 	return (unsigned)k < sizeof n / sizeof n[0] ? n[k] : "?";
 }
 
-static bool plat_stores(enum tex_plat plat, enum tex_kind k)
+static bool plat_stores(enum texmod_plat plat, enum tex_kind k)
 {
-	return plat == TEX_X360 ? tex_x360_format_for_kind(k) != 0 : tex_ps3_base_for_kind(k) != 0;
+	return plat == TEXMOD_X360 ? tex_x360_format_for_kind(k) != 0 : tex_ps3_base_for_kind(k) != 0;
 }
 
 static bool shape_eq(const struct texmod_shape *a, const struct texmod_shape *b)
@@ -73,7 +73,7 @@ static enum rc plan_dds(const struct src *pic, const struct tex_desc *d, struct 
 		    why, whylen, RC_UNSUPPORTED,
 		    "DDS %s has no %s texture format, and the texture's own format cannot be "
 		    "read to convert it",
-		    p->dds.format, p->plat == TEX_X360 ? "Xbox 360" : "PS3");
+		    p->dds.format, p->plat == TEXMOD_X360 ? "Xbox 360" : "PS3");
 	p->to.kind = d->kind;
 	return RC_OK;
 }
@@ -112,7 +112,7 @@ static enum rc owned_resource(const struct src *as, const struct arena *a, struc
 {
 	uint32_t tex = p->tex, bi = 0, off = 0;
 
-	if (p->plat == TEX_X360) {
+	if (p->plat == TEXMOD_X360) {
 		if (tex == 0 || !a->dict[tex - 1].base_resource)
 			return fail(why, whylen, RC_UNSUPPORTED,
 				    "no base resource in the row before the texture");
@@ -216,7 +216,7 @@ static enum rc plan_relayout(const struct src *as, const struct arena *a, struct
 	uint64_t size;
 	enum rc r = RC_OK;
 
-	if (p->plat == TEX_PS3 &&
+	if (p->plat == TEXMOD_PS3 &&
 	    (a->dict[p->tex].size < sizeof raw ||
 	     src_read(as, a->dict[p->tex].start, raw, sizeof raw) != RC_OK ||
 	     ps3_texture_decode(raw, sizeof raw, a->big_endian, &p->ps3) != RC_OK))
@@ -225,14 +225,14 @@ static enum rc plan_relayout(const struct src *as, const struct arena *a, struct
 		return fail(why, whylen, RC_UNSUPPORTED, "little-endian arenas are not written");
 	r = owned_resource(as, a, p, why, whylen);
 	if (r == RC_OK)
-		r = p->plat == TEX_PS3 ? new_ps3_object(p, why, whylen)
+		r = p->plat == TEXMOD_PS3 ? new_ps3_object(p, why, whylen)
 				       : new_x360_object(as, a, p, why, whylen);
 	if (r != RC_OK)
 		return r;
 	if (a->dict[p->tex].start + p->obj_len > a->h.rd[0].size)
 		return fail(why, whylen, RC_CORRUPT,
 			    "the Texture object lies outside the main block");
-	size = p->plat == TEX_PS3 ? p->ps3l.total : p->x360.full;
+	size = p->plat == TEXMOD_PS3 ? p->ps3l.total : p->x360.full;
 	r = arena_patch_plan(a, p->res, size, &p->patch, why, whylen);
 	if (r != RC_OK)
 		return r;
@@ -249,7 +249,7 @@ static enum rc plan_in_place(const struct arena *a, const struct tex_desc *d, st
 	uint32_t off = 0;
 	enum rc r;
 
-	if (d->plat == TEX_X360) {
+	if (p->plat == TEXMOD_X360) {
 		p->res = p->tex - 1;
 		p->x360 = d->x360;
 	} else if (arena_ref_to(a, d->ps3.m_buffer, ARENA_WANT_BASERES, &p->res, &off) != RC_OK) {
@@ -302,7 +302,7 @@ enum rc texmod_plan(const struct src *as, const struct arena *a, uint32_t tex, e
 	if (a->h.plat != RW_PS3 && a->h.plat != RW_XB2)
 		return fail(why, whylen, RC_UNSUPPORTED, "textures of %s arenas are not written",
 			    a->h.platform);
-	p->plat = a->h.plat == RW_XB2 ? TEX_X360 : TEX_PS3;
+	p->plat = a->h.plat == RW_XB2 ? TEXMOD_X360 : TEXMOD_PS3;
 	p->have_from = tex_describe(as, a, tex, &d, NULL) == RC_OK;
 	if (p->have_from)
 		p->from = (struct texmod_shape){d.kind, d.width, d.height, d.mips, d.faces};
@@ -357,7 +357,7 @@ static enum rc put_units(const struct sink *k, uint32_t face, uint32_t level, ui
 {
 	const struct texmod_plan *p = k->p;
 
-	if (p->plat == TEX_X360)
+	if (p->plat == TEXMOD_X360)
 		return tex_x360_write_rows(&p->x360, face, level, row0, n, canon, k->texels,
 					   (size_t)p->texel_bytes);
 	return ps3_write_rows(&p->ps3, &p->ps3l, p->to.kind, face, level, row0, n, canon, k->texels,

@@ -11,6 +11,7 @@
 #include "psgfs/base/names.h"
 #include "psgfs/formats/png.h"
 #include "psgfs/formats/skate_objects.h"
+#include "psgfs/formats/skate_platform.h"
 #include "psgfs/formats/texture.h"
 
 /* ---- describing a texture ---- */
@@ -114,8 +115,8 @@ static void describe_note(const struct tex_desc *d, uint32_t bi, uint64_t held, 
  * Xbox 360: no field of the Texture object names its texels; the writers put the base
  * resource in the dictionary row just before it (docs/xbox360.md, "Texture object").
  */
-static enum rc describe_x360(const struct src *s, const struct arena *a, uint32_t idx,
-			     struct tex_desc *d, struct diag *diag)
+enum rc tex_describe_x360(const struct src *s, const struct arena *a, uint32_t idx,
+			  struct tex_desc *d, struct diag *diag)
 {
 	const struct arena_dict_entry *br = idx > 0 ? &a->dict[idx - 1] : NULL;
 	struct tex_x360_object o;
@@ -137,7 +138,6 @@ static enum rc describe_x360(const struct src *s, const struct arena *a, uint32_
 	free(obj);
 	if (r != RC_OK)
 		return r;
-	d->plat = TEX_X360;
 	tex_x360_canon_kind(d->x360.canon, &d->kind);
 	d->alpha = d->kind == TEXK_DXT1 || d->kind == TEXK_DXT3 || d->kind == TEXK_DXT5 ||
 		   d->kind == TEXK_BGRA8;
@@ -153,21 +153,24 @@ static enum rc describe_x360(const struct src *s, const struct arena *a, uint32_
 enum rc tex_describe(const struct src *s, const struct arena *a, uint32_t idx, struct tex_desc *d,
 		     struct diag *diag)
 {
-	const struct arena_dict_entry *br;
-	uint32_t boff;
-	uint64_t at, need;
-	enum rc r;
-
 	memset(d, 0, sizeof *d);
 	d->index = idx;
 	if (idx >= a->n_dict)
 		return RC_BOUNDS;
 	if (a->dict[idx].type_id != RW_T_TEXTURE)
 		return RC_UNSUPPORTED;
-	if (a->h.plat == RW_XB2)
-		return describe_x360(s, a, idx, d, diag);
-	d->plat = TEX_PS3;
-	r = read_ps3_header(s, a, idx, d, diag);
+	d->pl = skate_platform_decoders(a);
+	return d->pl->tex_describe(s, a, idx, d, diag);
+}
+
+enum rc tex_describe_ps3(const struct src *s, const struct arena *a, uint32_t idx,
+			 struct tex_desc *d, struct diag *diag)
+{
+	const struct arena_dict_entry *br;
+	uint32_t boff;
+	uint64_t at, need;
+	enum rc r = read_ps3_header(s, a, idx, d, diag);
+
 	if (r == RC_OK)
 		r = texel_source(a, idx, d->ps3.m_buffer, &br, &boff, diag);
 	if (r != RC_OK)
@@ -244,12 +247,21 @@ enum rc tex_read_rows(const struct src *s, const struct tex_desc *d, uint32_t fa
 		return RC_BOUNDS;
 	if (n == 0)
 		return RC_OK;
-	if (d->plat == TEX_X360) {
-		struct x360_read rd = {s, d->base};
+	return d->pl->tex_read_rows(s, d, face, level, row0, n, out);
+}
 
-		return tex_x360_read_rows(&d->x360, face, level, row0, n, x360_read, &rd, out);
-	}
+enum rc tex_read_rows_ps3(const struct src *s, const struct tex_desc *d, uint32_t face,
+			  uint32_t level, uint32_t row0, uint32_t n, uint8_t *out)
+{
 	return ps3_read_rows(s, d->base, &d->ps3, &d->ps3l, d->kind, face, level, row0, n, out);
+}
+
+enum rc tex_read_rows_x360(const struct src *s, const struct tex_desc *d, uint32_t face,
+			   uint32_t level, uint32_t row0, uint32_t n, uint8_t *out)
+{
+	struct x360_read rd = {s, d->base};
+
+	return tex_x360_read_rows(&d->x360, face, level, row0, n, x360_read, &rd, out);
 }
 
 /* ---- pictures ---- */
@@ -357,6 +369,21 @@ enum rc tex_picture_rows(const struct src *s, const struct tex_desc *d, uint32_t
 	return r;
 }
 
+static enum rc pic_rows(const void *ctx, uint32_t y0, uint32_t n, uint8_t *px)
+{
+	const struct tex_pic *p = ctx;
+
+	return tex_picture_rows(p->s, p->d, y0, n, px);
+}
+
+enum rc tex_picture_png(struct pngs *p, struct tex_pic *pic, const struct src *s,
+			const struct tex_desc *d)
+{
+	*pic = (struct tex_pic){s, d};
+	return pngs_init(p, tex_picture_width(d), d->height, d->alpha, s ? pic_rows : NULL,
+			 s ? pic : NULL);
+}
+
 /* ---- whole images ---- */
 
 void texture_image_free(struct texture_image *t)
@@ -433,23 +460,11 @@ enum rc texture_dds(const struct texture_image *t, struct buf *out)
 	return out->oom ? RC_NOMEM : RC_OK;
 }
 
-struct pic_ctx {
-	const struct src *s;
-	const struct tex_desc *d;
-};
-
-static enum rc pic_rows(const void *ctx, uint32_t y0, uint32_t n, uint8_t *px)
-{
-	const struct pic_ctx *p = ctx;
-
-	return tex_picture_rows(p->s, p->d, y0, n, px);
-}
-
 enum rc texture_png(const struct src *s, const struct texture_image *t, struct buf *out)
 {
-	struct pic_ctx pc = {s, &t->d};
+	struct tex_pic pic;
 	struct pngs p;
-	enum rc r = pngs_init(&p, tex_picture_width(&t->d), t->d.height, t->d.alpha, pic_rows, &pc);
+	enum rc r = tex_picture_png(&p, &pic, s, &t->d);
 
 	for (unsigned part = 0; part < PNGS_PARTS && r == RC_OK; part++) {
 		uint64_t n;

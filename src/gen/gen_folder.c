@@ -50,21 +50,17 @@ static const char *const categories[] = {"shirt",  "pants",  "shoes", "hat",  "b
 static void note(struct gf *g, const char *path, const char *kind, const char *shown)
 {
 	struct gen_folder_manifest *m = g->m;
+	struct gen_folder_entry *v;
 	char *p;
 
 	if (!m || g->err != RC_OK)
 		return;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		struct gen_folder_entry *v = xrealloc_n(m->v, cap, sizeof *v);
-
-		if (!v) {
-			g->err = RC_NOMEM;
-			return;
-		}
-		m->v = v;
-		m->cap = cap;
+	v = xgrow_n(m->v, m->n, &m->cap, sizeof *v, 64);
+	if (!v) {
+		g->err = RC_NOMEM;
+		return;
 	}
+	m->v = v;
 	p = strdup(path);
 	if (!p) {
 		g->err = RC_NOMEM;

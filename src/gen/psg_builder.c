@@ -100,17 +100,11 @@ static uint64_t fnv_update(uint64_t h, const uint8_t *q, size_t n)
 /* Grow *arr (of elem-sized items, *cap of them) so one more fits. */
 static bool pb_grow(void **arr, size_t *cap, size_t n, size_t elem)
 {
-	void *p;
-	size_t nc;
+	void *p = xgrow_n(*arr, n, cap, elem, 16);
 
-	if (n < *cap)
-		return true;
-	nc = *cap ? *cap * 2 : 16;
-	p = xrealloc_n(*arr, nc, elem);
 	if (!p)
 		return false;
 	*arr = p;
-	*cap = nc;
 	return true;
 }
 

@@ -47,7 +47,8 @@ static void po_aabb(struct buf *o, const struct psgo_aabb *a)
 struct po_pool {
 	const char **s;
 	uint32_t *off; /* relative to the pool start */
-	uint32_t n, cap, size;
+	uint32_t n, size;
+	size_t cap;
 	bool oom;
 };
 
@@ -58,9 +59,9 @@ static uint32_t po_pool_add(struct po_pool *p, const char *s)
 	for (uint32_t i = 0; i < p->n; i++)
 		if (strcmp(p->s[i], s) == 0)
 			return p->off[i];
-	if (p->n == p->cap) {
-		uint32_t nc = p->cap ? p->cap * 2 : 16;
-		const char **ns = xrealloc_n(p->s, nc, sizeof *ns);
+	if (p->n == p->cap) { /* two arrays, one capacity */
+		size_t cap = p->cap, cap_off = p->cap;
+		const char **ns = xgrow_n(p->s, p->n, &cap, sizeof *ns, 16);
 		uint32_t *no;
 
 		if (!ns) {
@@ -68,13 +69,13 @@ static uint32_t po_pool_add(struct po_pool *p, const char *s)
 			return 0;
 		}
 		p->s = ns;
-		no = xrealloc_n(p->off, nc, sizeof *no);
+		no = xgrow_n(p->off, p->n, &cap_off, sizeof *no, 16);
 		if (!no) {
 			p->oom = true;
 			return 0;
 		}
 		p->off = no;
-		p->cap = nc;
+		p->cap = cap;
 	}
 	p->s[p->n] = s;
 	p->off[p->n] = p->size;

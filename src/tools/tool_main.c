@@ -4,13 +4,16 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "psgfs/base/bytes.h"
 #include "psgfs/base/cliopt.h"
+#include "psgfs/base/sha256.h"
 #include "psgfs/tree/tree.h"
 
 static void usage(FILE *out)
@@ -25,6 +28,10 @@ static void usage(FILE *out)
 	    "  cat FILE PATH       write one file of the tree to standard output\n"
 	    "  extract FILE DIR    write the whole tree under DIR (DIR must not exist)\n"
 	    "  walk FILE           render every file; print counts; list files that fail\n"
+	    "  manifest FILE       every entry, sorted: 'path<TAB>size<TAB>sha256' for files\n"
+	    "                      (sha256 'EIO' when the file cannot be read), "
+	    "'path/<TAB>-<TAB>-'\n"
+	    "                      for directories, 'path<TAB>-><TAB>target' for links\n"
 	    "\n"
 	    "options:\n"
 	    "  --hierarchy FILE    PSG: bone hierarchy TSV (as -o hierarchy= of psgfs: a regular\n"
@@ -46,8 +53,8 @@ static int fail_code(enum tree_open_fail f)
 	return f == TREE_FAIL_OPEN ? 3 : f == TREE_FAIL_FORMAT ? 4 : f == TREE_FAIL_DAMAGED ? 5 : 1;
 }
 
-/* Stream one file; returns 0 or -1 (EIO-like failure of the view). */
-static int copy_file(struct tree *t, tree_ino ino, FILE *out, uint64_t *bytes)
+/* Stream one file to out and/or sha; returns 0 or -1 (EIO-like failure of the view). */
+static int copy_file(struct tree *t, tree_ino ino, FILE *out, struct sha256 *sha, uint64_t *bytes)
 {
 	static char buf[1 << 16];
 	uint64_t off = 0;
@@ -61,6 +68,8 @@ static int copy_file(struct tree *t, tree_ino ino, FILE *out, uint64_t *bytes)
 			break;
 		if (out && fwrite(buf, 1, got, out) != got)
 			return -1;
+		if (sha)
+			sha256_update(sha, buf, got);
 		off += got;
 	}
 	if (bytes)
@@ -68,20 +77,142 @@ static int copy_file(struct tree *t, tree_ino ino, FILE *out, uint64_t *bytes)
 	return 0;
 }
 
+/* manifest: one line per entry, printed sorted once the walk is done. */
+struct rows {
+	char **line;
+	size_t n, cap;
+	bool oom;
+};
+
+static void rows_add(struct rows *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *line;
+
+	if (r->oom)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
+	va_end(ap);
+	if (line) {
+		char **grown = xgrow_n(r->line, r->n, &r->cap, sizeof *grown, 256);
+
+		if (!grown) {
+			free(line);
+			line = NULL;
+		} else {
+			r->line = grown;
+		}
+	}
+	if (!line) {
+		r->oom = true;
+		return;
+	}
+	r->line[r->n++] = line;
+}
+
+static int rows_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Prints the rows sorted and frees them; 0, or 1 when a row could not be kept. */
+static int rows_print(struct rows *r)
+{
+	qsort(r->line, r->n, sizeof *r->line, rows_cmp);
+	for (size_t i = 0; i < r->n; i++) {
+		fputs(r->line[i], stdout);
+		free(r->line[i]);
+	}
+	free(r->line);
+	if (r->oom)
+		fprintf(stderr, "psgfs-tool: out of memory\n");
+	return r->oom ? 1 : 0;
+}
+
 struct walk {
 	struct tree *t;
-	FILE *list;	  /* find: paths go here */
-	const char *dest; /* extract: destination root */
+	FILE *list;	   /* find: paths go here */
+	const char *dest;  /* extract: destination root */
+	struct rows *rows; /* manifest: entries go here */
 	unsigned long files, dirs, failed;
 	unsigned long long bytes;
 };
+
+static void walk_link(struct walk *w, tree_ino ino, const char *child)
+{
+	char *target = NULL;
+
+	w->files++;
+	if (tree_readlink(w->t, ino, &target) != RC_OK) {
+		w->failed++;
+		if (w->rows)
+			rows_add(w->rows, "%s\t->\tEIO\n", child + 1);
+		return;
+	}
+	if (w->list)
+		fprintf(w->list, "%s -> %s\n", child + 1, target);
+	if (w->rows)
+		rows_add(w->rows, "%s\t->\t%s\n", child + 1, target);
+	if (w->dest) {
+		char p[8192];
+
+		snprintf(p, sizeof p, "%s%s", w->dest, child);
+		if (symlink(target, p) != 0)
+			w->failed++;
+	}
+	free(target);
+}
+
+static void walk_file(struct walk *w, const struct tree_stat *st, const char *child)
+{
+	struct sha256 sha;
+	FILE *out = NULL;
+	uint64_t got = 0;
+	bool ok;
+
+	w->files++;
+	if (w->list)
+		fprintf(w->list, "%s\t%llu\n", child + 1, (unsigned long long)st->size);
+	if (w->dest) {
+		char p[8192];
+
+		snprintf(p, sizeof p, "%s%s", w->dest, child);
+		out = fopen(p, "wb");
+		if (!out) {
+			w->failed++;
+			return;
+		}
+	}
+	sha256_init(&sha);
+	ok = copy_file(w->t, st->ino, out, w->rows ? &sha : NULL, &got) == 0 && got == st->size;
+	if (!ok) {
+		if (!w->rows) /* a manifest shows it as a row */
+			fprintf(stderr, "psgfs-tool: %s: input/output error\n", child + 1);
+		w->failed++;
+	}
+	if (w->rows) {
+		char hex[SHA256_HEX_LEN + 1];
+
+		sha256_hex(&sha, hex);
+		rows_add(w->rows, "%s\t%llu\t%s\n", child + 1, (unsigned long long)st->size,
+			 ok ? hex : "EIO");
+	}
+	w->bytes += got;
+	if (out)
+		fclose(out);
+}
 
 static void walk_dir(struct walk *w, tree_ino ino, const char *path)
 {
 	struct tree_dir *d;
 
 	if (tree_opendir(w->t, ino, &d) != RC_OK) {
-		fprintf(stderr, "psgfs-tool: %s/: cannot list\n", path);
+		if (w->rows)
+			rows_add(w->rows, "%s/\t-\tEIO\n", path + 1);
+		else
+			fprintf(stderr, "psgfs-tool: %s/: cannot list\n", path);
 		w->failed++;
 		return;
 	}
@@ -92,34 +223,21 @@ static void walk_dir(struct walk *w, tree_ino ino, const char *path)
 
 		snprintf(child, sizeof child, "%s/%s", path, tree_dir_name(d, i));
 		if (tree_getattr(w->t, cino, &st) != RC_OK) {
-			fprintf(stderr, "psgfs-tool: %s: input/output error\n", child + 1);
+			if (w->rows)
+				rows_add(w->rows, "%s\t?\tEIO\n", child + 1);
+			else
+				fprintf(stderr, "psgfs-tool: %s: input/output error\n", child + 1);
 			w->failed++;
 			continue;
 		}
 		if (st.type == TT_LINK) {
-			char *target = NULL;
-
-			w->files++;
-			if (tree_readlink(w->t, cino, &target) != RC_OK) {
-				w->failed++;
-			} else {
-				if (w->list)
-					fprintf(w->list, "%s -> %s\n", child + 1, target);
-				if (w->dest) {
-					char p[8192];
-
-					snprintf(p, sizeof p, "%s%s", w->dest, child);
-					if (symlink(target, p) != 0)
-						w->failed++;
-				}
-			}
-			free(target);
-			continue;
-		}
-		if (st.type == TT_DIR) {
+			walk_link(w, cino, child);
+		} else if (st.type == TT_DIR) {
 			w->dirs++;
 			if (w->list)
 				fprintf(w->list, "%s/\n", child + 1);
+			if (w->rows)
+				rows_add(w->rows, "%s/\t-\t-\n", child + 1);
 			if (w->dest) {
 				char p[8192];
 
@@ -128,31 +246,9 @@ static void walk_dir(struct walk *w, tree_ino ino, const char *path)
 					w->failed++;
 			}
 			walk_dir(w, cino, child);
-			continue;
+		} else {
+			walk_file(w, &st, child);
 		}
-		w->files++;
-		if (w->list)
-			fprintf(w->list, "%s\t%llu\n", child + 1, (unsigned long long)st.size);
-		FILE *out = NULL;
-		uint64_t got = 0;
-
-		if (w->dest) {
-			char p[8192];
-
-			snprintf(p, sizeof p, "%s%s", w->dest, child);
-			out = fopen(p, "wb");
-			if (!out) {
-				w->failed++;
-				continue;
-			}
-		}
-		if (copy_file(w->t, cino, out, &got) != 0 || got != st.size) {
-			fprintf(stderr, "psgfs-tool: %s: input/output error\n", child + 1);
-			w->failed++;
-		}
-		w->bytes += got;
-		if (out)
-			fclose(out);
 	}
 	tree_closedir(w->t, d);
 }
@@ -205,7 +301,7 @@ static int set_hierarchy(struct args *a, const char *path)
 
 static bool known_command(const char *cmd)
 {
-	static const char *const cmds[] = {"ls", "find", "cat", "extract", "walk"};
+	static const char *const cmds[] = {"ls", "find", "cat", "extract", "walk", "manifest"};
 
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (!strcmp(cmd, cmds[i]))
@@ -302,18 +398,25 @@ static int cmd_cat(struct tree *t, const char *path)
 		fprintf(stderr, "psgfs-tool: %s: no such file\n", path);
 		return 1;
 	}
-	if (copy_file(t, st.ino, stdout, NULL) != 0) {
+	if (copy_file(t, st.ino, stdout, NULL, NULL) != 0) {
 		fprintf(stderr, "psgfs-tool: %s: input/output error\n", path);
 		return 1;
 	}
 	return 0;
 }
 
-/* find, extract and walk: one depth-first walk with different outputs. */
+/* find, extract, walk and manifest: one depth-first walk with different outputs. A manifest
+ * shows the files that fail to read as rows, so its exit status is 0 even then. */
 static int cmd_walk(struct tree *t, const char *cmd, const char *dest)
 {
+	struct rows rows = {0};
 	struct walk w = {.t = t};
 
+	if (!strcmp(cmd, "manifest")) {
+		w.rows = &rows;
+		walk_dir(&w, TREE_ROOT_INO, "");
+		return rows_print(&rows);
+	}
 	if (!strcmp(cmd, "find"))
 		w.list = stdout;
 	if (!strcmp(cmd, "extract")) {

@@ -303,15 +303,11 @@ static struct fentry *entry_from(int dirfd, uint32_t parent, const char *name, b
 
 static enum rc add_kid(struct fentry *dir, uint32_t slot, size_t *cap)
 {
-	if (dir->n_kids == *cap) {
-		size_t nc = *cap ? *cap * 2 : 32;
-		uint32_t *v = xrealloc_n(dir->kids, nc, sizeof *v);
+	uint32_t *v = xgrow_n(dir->kids, dir->n_kids, cap, sizeof *v, 32);
 
-		if (!v)
-			return RC_NOMEM;
-		dir->kids = v;
-		*cap = nc;
-	}
+	if (!v)
+		return RC_NOMEM;
+	dir->kids = v;
 	dir->kids[dir->n_kids++] = slot;
 	return RC_OK;
 }
@@ -339,15 +335,11 @@ struct pending {
 
 static bool pending_add(struct pending *p, struct fentry *e)
 {
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 64;
-		struct fentry **v = xrealloc_n(p->v, cap, sizeof *v);
+	struct fentry **v = xgrow_n(p->v, p->n, &p->cap, sizeof *v, 64);
 
-		if (!v)
-			return false;
-		p->v = v;
-		p->cap = cap;
-	}
+	if (!v)
+		return false;
+	p->v = v;
 	p->v[p->n++] = e;
 	return true;
 }

@@ -201,7 +201,7 @@ static enum rc print_key(const void *ctx, uint64_t i, const void *rec, struct bu
 	return RC_OK;
 }
 
-static enum rc keys_of(const struct tctx *c, struct keys_ctx *k, struct rows *t)
+static enum rc keys_of(const struct tctx *c, struct keys_ctx *k, struct view_file *f)
 {
 	const struct psa_index *a = ix_of(c);
 	bool scale = c->self.kind == K_SEQ_SCALE;
@@ -216,36 +216,17 @@ static enum rc keys_of(const struct tctx *c, struct keys_ctx *k, struct rows *t)
 	k->a = a;
 	k->scale = scale;
 	/* No bones, no rows: a huge frame count must not spin through empty frames. */
-	*t = (struct rows){scale ? "frame\tbone\tname\tsx\tsy\tsz\ttime\n"
-				 : "frame\tbone\tname\tpx\tpy\tpz\tqx\tqy\tqz\tqw\ttime\n",
-			   a->n_bones ? n : 0,
-			   scale ? sizeof(struct psa_scale_key) : sizeof(struct psa_key),
-			   load_keys,
-			   print_key,
-			   k};
+	f->rows = (struct rows){scale ? "frame\tbone\tname\tsx\tsy\tsz\ttime\n"
+				      : "frame\tbone\tname\tpx\tpy\tpz\tqx\tqy\tqz\tqw\ttime\n",
+				a->n_bones ? n : 0,
+				scale ? sizeof(struct psa_scale_key) : sizeof(struct psa_key),
+				load_keys,
+				print_key,
+				k};
 	return RC_OK;
 }
 
-static enum rc keys_layout(const struct tctx *c, struct layout_build *lb)
-{
-	struct keys_ctx k;
-	struct rows t;
-	enum rc r = keys_of(c, &k, &t);
-
-	if (r == RC_OK)
-		view_rows_layout(&t, lb);
-	return r;
-}
-
-static enum rc keys_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
-{
-	struct keys_ctx k;
-	struct rows t;
-	enum rc r = keys_of(c, &k, &t);
-
-	(void)part;
-	return r == RC_OK ? view_rows_render(&t, first, e) : r;
-}
+VIEW_FILE(keys, struct keys_ctx, keys_of)
 
 /* ---- one sequence as its own .psa ---- */
 
@@ -256,18 +237,6 @@ struct seq_psa {
 	struct ax_plan plan;
 	uint64_t first;
 };
-
-static enum rc seq_psa_of(const struct tctx *c, struct seq_psa *sp)
-{
-	const struct psa_index *a = ix_of(c);
-
-	if (c->self.a >= a->n_seqs)
-		return RC_NOENT;
-	sp->s = &c->as->src;
-	sp->a = a;
-	return psa_sequence_export(&a->seqs[c->self.a], a->n_bones, a->keys.n, a->scale_keys.n,
-				   a->head_type_flag, &sp->seq, &sp->plan, &sp->first);
-}
 
 static enum rc seq_records(const void *ctx, const struct ax_chunk *ch, uint64_t first,
 			   struct emit *e)
@@ -314,23 +283,20 @@ static enum rc seq_records(const void *ctx, const struct ax_chunk *ch, uint64_t 
 	return r;
 }
 
-static enum rc seq_psa_layout(const struct tctx *c, struct layout_build *lb)
+static enum rc seq_psa_of(const struct tctx *c, struct seq_psa *sp, struct view_file *f)
 {
-	struct seq_psa sp;
-	enum rc r = seq_psa_of(c, &sp);
+	const struct psa_index *a = ix_of(c);
 
-	if (r == RC_OK)
-		view_ax_layout(&sp.plan, lb);
-	return r;
+	if (c->self.a >= a->n_seqs)
+		return RC_NOENT;
+	sp->s = &c->as->src;
+	sp->a = a;
+	*f = (struct view_file){.plan = &sp->plan, .records = seq_records, .ctx = sp};
+	return psa_sequence_export(&a->seqs[c->self.a], a->n_bones, a->keys.n, a->scale_keys.n,
+				   a->head_type_flag, &sp->seq, &sp->plan, &sp->first);
 }
 
-static enum rc seq_psa_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
-{
-	struct seq_psa sp;
-	enum rc r = seq_psa_of(c, &sp);
-
-	return r == RC_OK ? view_ax_render(&sp.plan, part, first, e, seq_records, &sp) : r;
-}
+VIEW_FILE(seq_psa, struct seq_psa, seq_psa_of)
 
 /* ---- glTF: one sequence, or every sequence ---- */
 

@@ -112,7 +112,7 @@ static enum rc list_objects(const struct tctx *c, struct tlist *out)
 
 		psg_obj_name(a, i, label, sizeof label);
 		tlist_add(out, tn(K_OBJ_BIN, i, 0), "%s.bin", label);
-		if (psg_type_has_text(a->dict[i].type_id))
+		if (view_object_has_text(a->dict[i].type_id))
 			tlist_add(out, tn(K_OBJ_TXT, i, 0), "%s.txt", label);
 	}
 	return RC_OK;
@@ -407,21 +407,14 @@ static enum view_skel_table skel_table(const struct tctx *c)
 					   : VS_INVBIND;
 }
 
-static enum rc skel_layout(const struct tctx *c, struct layout_build *lb)
+static enum rc skel_of(const struct tctx *c, enum view_skel_table *w, struct view_file *f)
 {
-	struct rows t = view_skel_rows(sc_of(c), skel_table(c));
-
-	view_rows_layout(&t, lb);
+	*w = skel_table(c);
+	f->rows = view_skel_rows(sc_of(c), *w);
 	return RC_OK;
 }
 
-static enum rc skel_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
-{
-	struct rows t = view_skel_rows(sc_of(c), skel_table(c));
-
-	(void)part;
-	return view_rows_render(&t, first, e);
-}
+VIEW_FILE(skel, enum view_skel_table, skel_of)
 
 static enum rc mesh_table_layout(const struct tctx *c, struct layout_build *lb)
 {
@@ -491,16 +484,6 @@ struct export_ctx {
 	struct ax_plan plan;
 };
 
-static enum rc export_of(const struct tctx *c, struct export_ctx *x)
-{
-	struct psk_counts k;
-
-	x->c = c;
-	x->m = c->need;
-	skate_export_psk_counts(x->m, c->self.kind == K_EXPORT_PSKX, &k);
-	return psk_plan(&k, &x->plan);
-}
-
 static enum rc export_records(const void *ctx, const struct ax_chunk *ch, uint64_t first,
 			      struct emit *e)
 {
@@ -513,23 +496,18 @@ static enum rc export_records(const void *ctx, const struct ax_chunk *ch, uint64
 	return skate_export_psk_records(&x->c->as->src, arena_of(x->c), s->sc, x->m, ch, first, e);
 }
 
-static enum rc export_layout(const struct tctx *c, struct layout_build *lb)
+static enum rc export_of(const struct tctx *c, struct export_ctx *x, struct view_file *f)
 {
-	struct export_ctx x;
-	enum rc r = export_of(c, &x);
+	struct psk_counts k;
 
-	if (r == RC_OK)
-		view_ax_layout(&x.plan, lb);
-	return r;
+	x->c = c;
+	x->m = c->need;
+	*f = (struct view_file){.plan = &x->plan, .records = export_records, .ctx = x};
+	skate_export_psk_counts(x->m, c->self.kind == K_EXPORT_PSKX, &k);
+	return psk_plan(&k, &x->plan);
 }
 
-static enum rc export_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
-{
-	struct export_ctx x;
-	enum rc r = export_of(c, &x);
-
-	return r == RC_OK ? view_ax_render(&x.plan, part, first, e, export_records, &x) : r;
-}
+VIEW_FILE(export, struct export_ctx, export_of)
 
 /* ---- tables ---- */
 
@@ -550,32 +528,16 @@ static enum rc arena_table(const struct tctx *c, enum view_arena_table *w)
 	}
 }
 
-static enum rc arena_table_layout(const struct tctx *c, struct layout_build *lb)
+static enum rc arena_table_of(const struct tctx *c, enum view_arena_table *w, struct view_file *f)
 {
-	enum view_arena_table w;
-	enum rc r = arena_table(c, &w);
-	struct rows t;
+	enum rc r = arena_table(c, w);
 
-	if (r != RC_OK)
-		return r;
-	t = view_arena_rows(arena_of(c), w);
-	view_rows_layout(&t, lb);
-	return RC_OK;
+	if (r == RC_OK)
+		f->rows = view_arena_rows(arena_of(c), *w);
+	return r;
 }
 
-static enum rc arena_table_render(const struct tctx *c, unsigned part, uint64_t first,
-				  struct emit *e)
-{
-	enum view_arena_table w;
-	enum rc r = arena_table(c, &w);
-	struct rows t;
-
-	(void)part;
-	if (r != RC_OK)
-		return r;
-	t = view_arena_rows(arena_of(c), w);
-	return view_rows_render(&t, first, e);
-}
+VIEW_FILE(arena_table, enum view_arena_table, arena_table_of)
 
 static enum rc toc_layout(const struct tctx *c, struct layout_build *lb)
 {
@@ -651,23 +613,11 @@ static enum rc dds_render(const struct tctx *c, unsigned part, uint64_t first, s
 	return r;
 }
 
-struct pic_ctx {
-	const struct src *s;
-	const struct tex_desc *d;
-};
-
-static enum rc pic_rows(const void *ctx, uint32_t y0, uint32_t n, uint8_t *px)
-{
-	const struct pic_ctx *p = ctx;
-
-	return tex_picture_rows(p->s, p->d, y0, n, px);
-}
-
 static enum rc tex_png_layout(const struct tctx *c, struct layout_build *lb)
 {
-	const struct tex_desc *d = c->need;
+	struct tex_pic pic;
 	struct pngs p;
-	enum rc r = pngs_init(&p, tex_picture_width(d), d->height, d->alpha, NULL, NULL);
+	enum rc r = tex_picture_png(&p, &pic, NULL, c->need);
 
 	for (unsigned i = 0; i < PNGS_PARTS && r == RC_OK; i++) {
 		uint64_t n;
@@ -681,10 +631,9 @@ static enum rc tex_png_layout(const struct tctx *c, struct layout_build *lb)
 
 static enum rc tex_png_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
 {
-	const struct tex_desc *d = c->need;
-	struct pic_ctx pc = {&c->as->src, d};
+	struct tex_pic pic;
 	struct pngs p;
-	enum rc r = pngs_init(&p, tex_picture_width(d), d->height, d->alpha, pic_rows, &pc);
+	enum rc r = tex_picture_png(&p, &pic, &c->as->src, c->need);
 
 	return r == RC_OK ? pngs_render(&p, part, first, e) : r;
 }

@@ -66,8 +66,7 @@ struct texnames_memo {
 
 /* The scene (permanent once loaded: nothing to unpin). */
 const struct scene_memo *psg_scene_of(struct asset *as, enum rc *r);
-/* Whether objects of the type have a decoded .txt view, and that view. */
-bool psg_type_has_text(uint32_t type_id);
+/* objects/NNNN.TypeName.txt of row i (view_object_text); RC_NOENT when it has none. */
 enum rc psg_object_text(struct asset *as, uint32_t i, struct buf *out, struct diag *d);
 /* "NNNN.TypeName" of object i into out (n bytes): objects/ names its files so. */
 void psg_obj_name(const struct arena *a, uint32_t i, char *out, size_t n);

@@ -99,12 +99,6 @@ static enum rc load_bone_points(struct asset *as, uint64_t arg, void **data, siz
 	return RC_OK;
 }
 
-static void diag_box_free(void *p)
-{
-	diag_free(p);
-	free(p);
-}
-
 /* errors-full.txt: the structural problems, those only the records show, then what the glTF
  * export had to leave out or repair. */
 static enum rc load_full_check(struct asset *as, uint64_t arg, void **data, size_t *bytes,
@@ -498,7 +492,7 @@ static uint64_t table_rows(const struct psk_index *ix, const struct tab_spec *sp
 }
 
 /* Which table a kind shows: its rows, and the context they read from. */
-static enum rc table_of(const struct tctx *c, struct tab_ctx *tc, struct rows *t)
+static enum rc table_of(const struct tctx *c, struct tab_ctx *tc, struct view_file *f)
 {
 	const struct tab_spec *sp =
 	    c->self.kind < sizeof tab_specs / sizeof tab_specs[0] ? &tab_specs[c->self.kind] : NULL;
@@ -510,30 +504,11 @@ static enum rc table_of(const struct tctx *c, struct tab_ctx *tc, struct rows *t
 	n = table_rows(tc->ix, sp, c->self.kind, c->self.a, &tc->sp);
 	if (n == UINT64_MAX)
 		return RC_NOENT;
-	*t = (struct rows){sp->header, n, sp->rec_size, sp->load, sp->print, tc};
+	f->rows = (struct rows){sp->header, n, sp->rec_size, sp->load, sp->print, tc};
 	return RC_OK;
 }
 
-static enum rc table_layout(const struct tctx *c, struct layout_build *lb)
-{
-	struct tab_ctx tc;
-	struct rows t;
-	enum rc r = table_of(c, &tc, &t);
-
-	if (r == RC_OK)
-		view_rows_layout(&t, lb);
-	return r;
-}
-
-static enum rc table_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
-{
-	struct tab_ctx tc;
-	struct rows t;
-	enum rc r = table_of(c, &tc, &t);
-
-	(void)part;
-	return r == RC_OK ? view_rows_render(&t, first, e) : r;
-}
+VIEW_FILE(table, struct tab_ctx, table_of)
 
 static enum rc glb_layout(const struct tctx *c, struct layout_build *lb)
 {

@@ -46,25 +46,13 @@ static void glb_memo_free(void *p)
 
 /* ---- pictures ---- */
 
-struct pic_src {
-	const struct src *s;
-	const struct tex_desc *d;
-};
-
-static enum rc pic_rows(const void *ctx, uint32_t y0, uint32_t n, uint8_t *px)
-{
-	const struct pic_src *p = ctx;
-
-	return tex_picture_rows(p->s, p->d, y0, n, px);
-}
-
 static void pic_part(const void *ctx, unsigned part, uint64_t *n_items, uint32_t *item_size)
 {
 	const struct glb_image *im = ctx;
+	struct tex_pic pic;
 	struct pngs p;
 
-	if (pngs_init(&p, tex_picture_width(&im->d), im->d.height, im->d.alpha, NULL, NULL) ==
-	    RC_OK)
+	if (tex_picture_png(&p, &pic, NULL, &im->d) == RC_OK)
 		pngs_part(&p, part, n_items, item_size);
 	else
 		*n_items = *item_size = 0;
@@ -77,13 +65,12 @@ static enum rc pic_render(const void *ctx, unsigned part, uint64_t first, struct
 	struct cache_ent *pin;
 	enum rc r;
 	struct asset *comp = psg_companion_get(im->model, &pin, &r);
-	struct pic_src ps;
+	struct tex_pic pic;
 	struct pngs p;
 
 	if (!comp)
 		return r == RC_NOMEM ? r : RC_IO;
-	ps = (struct pic_src){&comp->src, &im->d};
-	r = pngs_init(&p, tex_picture_width(&im->d), im->d.height, im->d.alpha, pic_rows, &ps);
+	r = tex_picture_png(&p, &pic, &comp->src, &im->d);
 	if (r == RC_OK)
 		r = pngs_render(&p, part, first, e);
 	psg_companion_put(im->model, pin);

@@ -122,17 +122,13 @@ static enum rc add_rmd(const struct src *s, const struct arena *a, uint32_t i,
 		return r == RC_NOMEM ? r : RC_OK;
 	}
 	for (uint32_t k = 0; k < d.n_materials && r == RC_OK; k++) {
-		if (ms->n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 8;
-			struct psg_material *v = xrealloc_n(ms->v, nc, sizeof *v);
+		struct psg_material *v = xgrow_n(ms->v, ms->n, cap, sizeof *v, 8);
 
-			if (!v) {
-				r = RC_NOMEM;
-				break;
-			}
-			ms->v = v;
-			*cap = nc;
+		if (!v) {
+			r = RC_NOMEM;
+			break;
 		}
+		ms->v = v;
 		r = add_material(ms, i, &d, &d.materials[k]);
 	}
 	skate_rmd_free(&d);

@@ -188,27 +188,13 @@ static enum rc load_tex(struct asset *as, uint64_t i, void **data, size_t *bytes
 
 /* ---- what errors.txt lists: checks that read no vertex data and no texels ---- */
 
-bool psg_type_has_text(uint32_t type_id)
-{
-	return view_object_has_text(type_id) || view_mesh_object_has_text(type_id) ||
-	       type_id == RW_T_TEXTURE;
-}
-
 enum rc psg_object_text(struct asset *as, uint32_t i, struct buf *out, struct diag *d)
 {
 	const struct arena *a = &pm(as)->a;
-	uint32_t type;
 
-	if (i >= a->n_dict)
+	if (i >= a->n_dict || !view_object_has_text(a->dict[i].type_id))
 		return RC_NOENT;
-	type = a->dict[i].type_id;
-	if (view_object_has_text(type))
-		return view_object_text(&as->src, a, i, out, d);
-	if (view_mesh_object_has_text(type))
-		return view_mesh_object_text(&as->src, a, i, out);
-	if (type == RW_T_TEXTURE)
-		return view_texture_object_text(&as->src, a, i, out);
-	return RC_NOENT;
+	return view_object_text(&as->src, a, i, out, d);
 }
 
 void psg_obj_name(const struct arena *a, uint32_t i, char *out, size_t n)
@@ -227,12 +213,6 @@ static void diag_append(struct diag *to, const struct diag *from)
 	for (size_t i = 0; i < from->n; i++)
 		diag_add(to, "%s", from->msg[i]);
 	to->dropped += from->dropped;
-}
-
-static void diag_box_free(void *p)
-{
-	diag_free(p);
-	free(p);
 }
 
 /* Textures and decoded object views, in dictionary order. */
@@ -257,7 +237,7 @@ static void sweep_objects(struct asset *as, struct diag *d)
 				diag_add(d, "object %u (Texture): cannot decode: %s", i, rc_str(r));
 			diag_free(&td_d);
 		}
-		if (!psg_type_has_text(type) || !a->dict[i].readable)
+		if (!view_object_has_text(type) || !a->dict[i].readable)
 			continue;
 		buf_init_count(&b);
 		r = psg_object_text(as, i, &b, NULL);

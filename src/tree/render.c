@@ -23,19 +23,13 @@
 
 static struct layout_part *lb_next(struct layout_build *lb)
 {
-	if (lb->oom)
-		return NULL;
-	if (lb->n == lb->cap) {
-		unsigned cap = lb->cap ? lb->cap * 2 : 8;
-		struct layout_part *p = xrealloc_n(lb->parts, cap, sizeof *p);
+	struct layout_part *p = lb->oom ? NULL : xgrow_n(lb->parts, lb->n, &lb->cap, sizeof *p, 8);
 
-		if (!p) {
-			lb->oom = true;
-			return NULL;
-		}
-		lb->parts = p;
-		lb->cap = cap;
+	if (!p) {
+		lb->oom = true;
+		return NULL;
 	}
+	lb->parts = p;
 	memset(&lb->parts[lb->n], 0, sizeof lb->parts[lb->n]);
 	return &lb->parts[lb->n++];
 }

@@ -18,19 +18,13 @@
 
 static void tlist_push(struct tlist *l, tree_ino ino, uint8_t type, const char *name)
 {
-	if (l->oom)
-		return;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct tlist_ent *v = xrealloc_n(l->v, cap, sizeof *v);
+	struct tlist_ent *v = l->oom ? NULL : xgrow_n(l->v, l->n, &l->cap, sizeof *v, 16);
 
-		if (!v) {
-			l->oom = true;
-			return;
-		}
-		l->v = v;
-		l->cap = cap;
+	if (!v) {
+		l->oom = true;
+		return;
 	}
+	l->v = v;
 	l->v[l->n].name = strdup(name);
 	if (!l->v[l->n].name) {
 		l->oom = true;

@@ -106,7 +106,8 @@ struct layout {
 /* What a kind's layout() adds to, in file order. */
 struct layout_build {
 	struct layout_part *parts;
-	unsigned n, cap;
+	unsigned n;
+	size_t cap;
 	bool oom;
 };
 /* n fixed-size items; their bytes are known from the count alone. */

@@ -10,8 +10,6 @@
 
 /* "NNNN.TypeName" for dictionary index i (4 digits, more when >= 10000). */
 void view_obj_label(const struct arena *a, uint32_t i, struct buf *out);
-/* Name of descriptor k for the arena's platform ("MAINMEMORY", ...), "RD<k>" when unknown. */
-const char *view_rd_name(enum rw_platform plat, unsigned k);
 
 enum rc view_header_txt(const struct arena *a, struct buf *out);
 enum rc view_external_arenas_tsv(const struct arena *a, struct buf *out);
@@ -38,18 +36,67 @@ void view_toc_free(struct view_toc *v);
 enum rc view_toc_render(const struct arena *a, const struct view_toc *v, uint64_t first,
 			struct emit *e);
 
-/* objects/NNNN.TypeName.txt of VersionData, TableOfContents, RenderMaterialData, InstanceData
- * and BaseResources (see view_object_text in skate_objects.h for the contract). */
+/*
+ * objects/NNNN.TypeName.txt: one row per type with a decoded view (view_psg_object.c), so a
+ * type has a view exactly when it has a row. Every field by name, references as
+ * "-> NNNN.TypeName" (+0xOFF for subreferences), then the problems decoding found as one
+ * footer, "problems (N):" and a line each, also added to d (may be NULL). RC_BOUNDS for a bad index
+ * or an unreadable object, RC_UNSUPPORTED for a type without a row, the decoder's failure when the
+ * object is broken.
+ */
 bool view_object_has_text(uint32_t type_id);
 enum rc view_object_text(const struct src *s, const struct arena *a, uint32_t idx, struct buf *out,
 			 struct diag *d);
 
-/* objects/NNNN.Texture.txt; RC_UNSUPPORTED for non-Texture rows. */
-enum rc view_texture_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-				 struct buf *out);
+/* What a row's function gets: the object, and its bytes when the row reads them. */
+struct view_object {
+	const struct src *s;
+	const struct arena *a;
+	uint32_t idx;
+	const uint8_t *p;
+	size_t n;
+};
+/* The rows' functions: they print the view and add what they find to problems. */
+enum rc view_obj_version(const struct view_object *o, struct buf *out, struct diag *problems);
+enum rc view_obj_toc(const struct view_object *o, struct buf *out, struct diag *problems);
+enum rc view_obj_material(const struct view_object *o, struct buf *out, struct diag *problems);
+enum rc view_obj_instance(const struct view_object *o, struct buf *out, struct diag *problems);
+enum rc view_obj_base_resource(const struct view_object *o, struct buf *out, struct diag *problems);
+enum rc view_obj_model(const struct view_object *o, struct buf *out, struct diag *problems);
+enum rc view_obj_optimesh(const struct view_object *o, struct buf *out, struct diag *problems);
+enum rc view_obj_buffer(const struct view_object *o, struct buf *out, struct diag *problems);
+enum rc view_obj_mesh_helper(const struct view_object *o, struct buf *out, struct diag *problems);
+
 /* One info.txt line "name format WxH mips cube|2d". */
 enum rc view_texture_info_line(const struct src *s, const struct arena *a, uint32_t idx,
 			       const char *name, struct buf *out);
+
+/*
+ * What one platform's arenas show their own way: one row per platform (view_psg_ps3.c,
+ * view_psg_x360.c) beside its decoders (skate_platform.h). A new platform is a new row.
+ */
+struct view_platform {
+	const struct skate_platform *decoders;
+	/* meshes/NN/descriptor.txt (mesh < sc->n_meshes). */
+	enum rc (*descriptor)(const struct skate_scene *sc, size_t mesh, struct buf *out);
+	/* The fields of a decoded VertexDescriptor, VertexBuffer or IndexBuffer (object idx). */
+	void (*vdes_text)(struct buf *out, const struct skate_vdes *v);
+	void (*vb_text)(struct buf *out, const struct arena *a, uint32_t idx,
+			const struct skate_vb *v);
+	void (*ib_text)(struct buf *out, const struct arena *a, uint32_t idx,
+			const struct skate_ib *v);
+	/* objects/NNNN.Texture.txt (its problems added to problems) and view_texture_info_line
+	 * of the platform. */
+	enum rc (*texture_text)(const struct src *s, const struct arena *a, uint32_t idx,
+				struct buf *out, struct diag *problems);
+	enum rc (*texture_info_line)(const struct src *s, const struct arena *a, uint32_t idx,
+				     const char *name, struct buf *out);
+};
+extern const struct view_platform view_platform_ps3;
+extern const struct view_platform view_platform_x360;
+/* The row of the platform whose decoders these are (skate_platform_decoders); the PS3 one
+ * when none is theirs, or for NULL. */
+const struct view_platform *view_platform_of(const struct skate_platform *decoders);
 
 /* ---- skeleton and meshes (view_psg_mesh.c); TSV with a header line ---- */
 
@@ -98,26 +145,11 @@ enum rc view_skin(const struct view_mesh *vm, uint64_t first, struct emit *e);
 /* info.txt lines: bones, hierarchy source, meshes, vertices, triangles, problems. */
 void view_scene_summary(const struct skate_scene *sc, struct buf *out);
 
-/* ---- Xbox 360 mesh objects (view_psg_x360.c) ---- */
-
-/* meshes/NN/descriptor.txt of an Xbox 360 scene (mesh < sc->n_meshes). */
-enum rc view_x360_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out);
-/* The fields of a decoded VertexDescriptor, VertexBuffer or IndexBuffer (object idx). */
-void view_x360_vdes_text(struct buf *out, const struct skate_vdes *v);
-void view_x360_vb_text(struct buf *out, const struct arena *a, uint32_t idx,
-		       const struct skate_vb *v);
-void view_x360_ib_text(struct buf *out, const struct arena *a, uint32_t idx,
-		       const struct skate_ib *v);
-
-/* True for the types view_mesh_object_text decodes. */
-bool view_mesh_object_has_text(uint32_t type_id);
-/*
- * Decoded view of one RenderModelData, RenderOptiMeshData, VertexDescriptor, VertexBuffer,
- * IndexBuffer or MeshHelper: every field by name, references as "-> NNNN.TypeName" (+0xOFF for
- * subreferences). RC_UNSUPPORTED for other types, RC_BOUNDS for a bad index or an
- * unreadable object, RC_CORRUPT when the object is broken.
- */
-enum rc view_mesh_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-			      struct buf *out);
+/* A reference field by the one rule (arena_ref_to): "field: 0x... -> NNNN.Type[+0xOFF]", or
+ * why it names nothing, then a newline. */
+void view_ref_text(struct buf *out, const struct arena *a, const char *field, uint32_t v,
+		   uint32_t want);
+/* A vertex element's class: PERVERTEX, PERINSTANCE, NA or "?". */
+const char *view_elem_class_name(uint32_t c);
 
 #endif

@@ -31,24 +31,6 @@ void view_obj_label(const struct arena *a, uint32_t i, struct buf *out)
 	buf_printf(out, "%04" PRIu32 ".%s", i, rw_type_label(a->dict[i].type_id, lb));
 }
 
-const char *view_rd_name(enum rw_platform plat, unsigned k)
-{
-	static const char *const ps3[6] = {"MAINMEMORY",      "DISPOSABLE",
-					   "UNINITIALIZED",   "DISPOSABLE_UNINITIALIZED",
-					   "GRAPHICS_SYSTEM", "GRAPHICS_LOCAL"};
-	static const char *const xb2[5] = {"MAINMEMORY", "DISPOSABLE", "PHYSICAL", "UNINITIALIZED",
-					   "DISPOSABLE_UNINITIALIZED"};
-	static const char *const rd[RW_MAX_RD] = {"RD0", "RD1", "RD2", "RD3", "RD4", "RD5"};
-
-	if (plat == RW_PS3 && k < 6)
-		return ps3[k];
-	if (plat == RW_XB2 && k < 5)
-		return xb2[k];
-	if (k == 0)
-		return "MAINMEMORY";
-	return k < RW_MAX_RD ? rd[k] : "RD?";
-}
-
 static void put_ref(struct buf *b, const struct arena *a, const struct skate_ref *r)
 {
 	buf_printf(b, "0x%08" PRIX32, r->raw);
@@ -132,7 +114,7 @@ static void header_resources_txt(const struct arena *a, struct buf *out)
 		buf_printf(out,
 			   "resource_descriptor[%u] %s: size 0x%08" PRIX32 " (%" PRIu32
 			   ") align 0x%" PRIX32 "\n",
-			   k, view_rd_name(h->plat, k), h->rd[k].size, h->rd[k].size,
+			   k, arena_rd_name(h->plat, k), h->rd[k].size, h->rd[k].size,
 			   h->rd[k].align);
 		sum += h->rd[k].size;
 	}
@@ -140,16 +122,16 @@ static void header_resources_txt(const struct arena *a, struct buf *out)
 		buf_printf(out,
 			   "resources_used[%u] %s: size 0x%08" PRIX32 " (%" PRIu32
 			   ") align 0x%" PRIX32 "\n",
-			   k, view_rd_name(h->plat, k), h->ru[k].size, h->ru[k].size,
+			   k, arena_rd_name(h->plat, k), h->ru[k].size, h->ru[k].size,
 			   h->ru[k].align);
 	for (unsigned k = 0; k < n; k++)
 		buf_printf(out, "target_resource[%u] %s: 0x%08" PRIX32 "\n", k,
-			   view_rd_name(h->plat, k), h->target_resource[k]);
+			   arena_rd_name(h->plat, k), h->target_resource[k]);
 	buf_printf(out, "arena_group: 0x%08" PRIX32 "\n", h->arena_group);
 	put_hexdec(out, "header_size", h->header_size);
 	for (unsigned k = 1; k < n; k++)
 		buf_printf(out, "region_base[%u] %s: 0x%08" PRIX64 " (%" PRIu64 ")\n", k,
-			   view_rd_name(h->plat, k), h->region_base[k], h->region_base[k]);
+			   arena_rd_name(h->plat, k), h->region_base[k], h->region_base[k]);
 	put_hexdec(out, "file_size", a->file_size);
 	buf_printf(out, "descriptor_size_sum: 0x%08" PRIX64 " (%" PRIu64 ")", sum, sum);
 	if (sum == a->file_size)
@@ -316,17 +298,11 @@ void view_toc_free(struct view_toc *v)
 
 static bool toc_push(struct view_toc *v, size_t *cap, const struct skate_toc_entry *e)
 {
-	struct view_toc_entry *x;
+	struct view_toc_entry *x = xgrow_n(v->e, v->n, cap, sizeof *x, 16);
 
-	if (v->n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		struct view_toc_entry *ne = xrealloc_n(v->e, nc, sizeof *ne);
-
-		if (!ne)
-			return false;
-		v->e = ne;
-		*cap = nc;
-	}
+	if (!x)
+		return false;
+	v->e = x;
 	x = &v->e[v->n];
 	memset(x, 0, sizeof *x);
 	x->guid = e->guid;
@@ -467,12 +443,6 @@ enum rc view_info_summary(const struct arena *a, struct buf *out)
 }
 
 /* ---- objects/NNNN.TypeName.txt ---- */
-
-bool view_object_has_text(uint32_t type_id)
-{
-	return type_id == RW_T_VERSION || type_id == RW_T_TOC || type_id == RW_T_RENDERMATERIAL ||
-	       type_id == RW_T_INSTANCE || rw_is_base_resource(type_id);
-}
 
 static void put_obj_head(struct buf *b, const struct arena *a, uint32_t idx)
 {
@@ -684,7 +654,7 @@ static void text_base_resource(struct buf *b, const struct src *s, const struct 
 	bool more = false;
 
 	buf_printf(b, "region: %" PRIu32 " %s\n", k,
-		   k < a->h.n_rd ? view_rd_name(a->h.plat, k) : "(no such descriptor)");
+		   k < a->h.n_rd ? arena_rd_name(a->h.plat, k) : "(no such descriptor)");
 	if (k < a->h.n_rd && k < RW_MAX_RD)
 		buf_printf(b, "region_base: 0x%08" PRIX64 "\n", a->h.region_base[k]);
 	buf_printf(b,
@@ -737,80 +707,61 @@ static void text_base_resource(struct buf *b, const struct src *s, const struct 
 		buf_printf(b, "  (searched only the %u nearest buffer objects)\n", BR_SCAN_MAX);
 }
 
-enum rc view_object_text(const struct src *s, const struct arena *a, uint32_t idx, struct buf *out,
-			 struct diag *d)
+enum rc view_obj_version(const struct view_object *o, struct buf *out, struct diag *d)
 {
-	uint32_t type;
-	uint8_t *p = NULL;
-	size_t len = 0;
-	struct diag local;
-	enum rc r;
-	union {
-		struct skate_version v;
-		struct skate_toc t;
-		struct skate_rmd m;
-		struct skate_instance_data in;
-	} u;
+	struct skate_version v;
+	enum rc r = skate_version_decode(o->a, o->idx, o->p, o->n, &v, d);
 
-	if (idx >= a->n_dict)
-		return RC_BOUNDS;
-	type = a->dict[idx].type_id;
-	if (!view_object_has_text(type))
-		return RC_UNSUPPORTED;
-	if (rw_is_base_resource(type)) {
-		put_obj_head(out, a, idx);
-		text_base_resource(out, s, a, idx);
-		return out->oom ? RC_NOMEM : RC_OK;
-	}
-	r = arena_read_object(s, a, idx, &p, &len);
 	if (r != RC_OK)
-		return r == RC_NOMEM ? r : RC_BOUNDS;
+		return r;
+	put_obj_head(out, o->a, o->idx);
+	text_version(out, &v);
+	return RC_OK;
+}
 
-	diag_init(&local);
-	switch (type) {
-	case RW_T_VERSION:
-		r = skate_version_decode(a, idx, p, len, &u.v, &local);
-		break;
-	case RW_T_TOC:
-		r = skate_toc_decode(a, idx, p, len, &u.t, &local);
-		break;
-	case RW_T_RENDERMATERIAL:
-		r = skate_rmd_decode(a, idx, p, len, &u.m, &local);
-		break;
-	default:
-		r = skate_instance_decode(a, idx, p, len, &u.in, &local);
-		break;
-	}
-	if (r == RC_OK) {
-		put_obj_head(out, a, idx);
-		switch (type) {
-		case RW_T_VERSION:
-			text_version(out, &u.v);
-			break;
-		case RW_T_TOC:
-			text_toc(out, a, &u.t);
-			skate_toc_free(&u.t);
-			break;
-		case RW_T_RENDERMATERIAL:
-			text_rmd(out, a, &u.m);
-			skate_rmd_free(&u.m);
-			break;
-		default:
-			text_instance(out, a, &u.in);
-			skate_instance_free(&u.in);
-			break;
-		}
-		if (diag_count(&local)) {
-			buf_printf(out, "problems (%zu):\n", diag_count(&local));
-			for (size_t i = 0; i < local.n; i++)
-				buf_printf(out, "  %s\n", local.msg[i]);
-		}
-	}
-	for (size_t i = 0; i < local.n; i++)
-		diag_add(d, "%s", local.msg[i]);
-	diag_free(&local);
-	free(p);
-	if (r == RC_OK && out->oom)
-		return RC_NOMEM;
-	return r;
+enum rc view_obj_toc(const struct view_object *o, struct buf *out, struct diag *d)
+{
+	struct skate_toc t;
+	enum rc r = skate_toc_decode(o->a, o->idx, o->p, o->n, &t, d);
+
+	if (r != RC_OK)
+		return r;
+	put_obj_head(out, o->a, o->idx);
+	text_toc(out, o->a, &t);
+	skate_toc_free(&t);
+	return RC_OK;
+}
+
+enum rc view_obj_material(const struct view_object *o, struct buf *out, struct diag *d)
+{
+	struct skate_rmd m;
+	enum rc r = skate_rmd_decode(o->a, o->idx, o->p, o->n, &m, d);
+
+	if (r != RC_OK)
+		return r;
+	put_obj_head(out, o->a, o->idx);
+	text_rmd(out, o->a, &m);
+	skate_rmd_free(&m);
+	return RC_OK;
+}
+
+enum rc view_obj_instance(const struct view_object *o, struct buf *out, struct diag *d)
+{
+	struct skate_instance_data in;
+	enum rc r = skate_instance_decode(o->a, o->idx, o->p, o->n, &in, d);
+
+	if (r != RC_OK)
+		return r;
+	put_obj_head(out, o->a, o->idx);
+	text_instance(out, o->a, &in);
+	skate_instance_free(&in);
+	return RC_OK;
+}
+
+enum rc view_obj_base_resource(const struct view_object *o, struct buf *out, struct diag *d)
+{
+	(void)d;
+	put_obj_head(out, o->a, o->idx);
+	text_base_resource(out, o->s, o->a, o->idx);
+	return RC_OK;
 }

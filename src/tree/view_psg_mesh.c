@@ -193,7 +193,7 @@ enum rc view_bone_text(const struct skate_scene *sc, uint32_t bone, struct buf *
 	return done(out);
 }
 
-static const char *class_name(uint8_t c)
+const char *view_elem_class_name(uint32_t c)
 {
 	return c == 1 ? "PERVERTEX" : c == 2 ? "PERINSTANCE" : c == 0 ? "NA" : "?";
 }
@@ -231,51 +231,9 @@ static void positions_summary(const struct skate_scene *sc, struct buf *out)
 
 enum rc view_descriptor_text(const struct skate_scene *sc, size_t mesh, struct buf *out)
 {
-	const struct skate_scene_mesh *m;
-	const struct skate_vdes *v;
-	char tb[16], enc[64];
-
 	if (mesh >= sc->n_meshes)
 		return RC_NOENT;
-	if (sc->platform && sc->platform->plat == RW_XB2)
-		return view_x360_descriptor(sc, mesh, out);
-	m = &sc->meshes[mesh];
-	v = &m->desc;
-	buf_printf(out, "mesh: %zu\ndecodable: %s\n", mesh, m->ok ? "yes" : "no");
-	if (m->vdes != SKATE_NONE)
-		buf_printf(out, "vertex descriptor: object %u\n", m->vdes);
-	else
-		buf_puts(out, "vertex descriptor: none\n");
-	if (!m->has_desc)
-		return done(out);
-	buf_printf(out,
-		   "stride: %u\nvertex count: %u\ntypes flags: 0x%08X\nstreams: %u\nelements: %u\n"
-		   "frequency divider operation: 0x%04X\nposition encoding: %s\n",
-		   m->stride, m->vertex_count, v->types_flags, v->num_streams, v->num_elements,
-		   v->freq_div, m->pos_encoding[0] ? m->pos_encoding : "none");
-	buf_puts(out, "\nelement\ttype\tformat\tcomponents\toffset\tstride\tstream\tclass\tusable"
-		      "\tdecoded as\n");
-	for (unsigned i = 0; i < v->n_el; i++) {
-		const struct skate_velem *e = &v->el[i];
-		const char *fn = skate_vfmt_name(e->vertex_type);
-
-		buf_printf(out, "%u\t%s\t", i, skate_etype_name(e->type, tb));
-		if (fn)
-			buf_puts(out, fn);
-		else
-			buf_printf(out, "0x%02X", e->vertex_type);
-		buf_printf(out, "\t%u\t%u\t%u\t%u\t%s\t%s\t", e->num_components, e->offset,
-			   e->stride, e->stream, class_name(e->elem_class),
-			   e->usable ? "yes" : "no");
-		if (e->usable) {
-			skate_elem_encoding(&v->elem[i], enc);
-			buf_puts(out, enc);
-		} else {
-			buf_putc(out, '-');
-		}
-		buf_putc(out, '\n');
-	}
-	return done(out);
+	return view_platform_of(sc->platform)->descriptor(sc, mesh, out);
 }
 
 struct mesh_rows {
@@ -298,9 +256,9 @@ static enum rc print_palette_row(const void *ctx, uint64_t k, const void *rec, s
 	return RC_OK;
 }
 
-static bool x360_scene(const struct skate_scene *sc)
+static bool has_base_vertex(const struct skate_scene *sc)
 {
-	return sc->platform && sc->platform->plat == RW_XB2;
+	return sc->platform && sc->platform->island_base_vertex;
 }
 
 /* Xbox 360 islands add their base vertex (docs/xbox360.md, "Models"). */
@@ -311,7 +269,7 @@ static enum rc print_island_row(const void *ctx, uint64_t i, const void *rec, st
 
 	(void)rec;
 	buf_printf(out, "%llu\t%u\t%u\t%u", (unsigned long long)i, is->start, is->count, is->prim);
-	if (x360_scene(mr->sc))
+	if (has_base_vertex(mr->sc))
 		buf_printf(out, "\t%d", is->base_vertex);
 	buf_putc(out, '\n');
 	return RC_OK;
@@ -326,16 +284,16 @@ enum rc view_mesh_table(const struct skate_scene *sc, size_t mesh, bool islands,
 	if (mesh >= sc->n_meshes)
 		return RC_NOENT;
 	mr = (struct mesh_rows){sc, &sc->meshes[mesh]};
-	t = islands
-		? (struct rows){x360_scene(sc) ? "island\tstart\tcount\tprimitive\tbase_vertex\n"
-					       : "island\tstart\tcount\tprimitive\n",
-				mr.m->n_islands,
-				0,
-				NULL,
-				print_island_row,
-				&mr}
-		: (struct rows){
-		      "slot\tbone\tname\n", mr.m->n_palette, 0, NULL, print_palette_row, &mr};
+	t = islands ? (struct rows){has_base_vertex(sc)
+					? "island\tstart\tcount\tprimitive\tbase_vertex\n"
+					: "island\tstart\tcount\tprimitive\n",
+				    mr.m->n_islands,
+				    0,
+				    NULL,
+				    print_island_row,
+				    &mr}
+		    : (struct rows){
+			  "slot\tbone\tname\n", mr.m->n_palette, 0, NULL, print_palette_row, &mr};
 	if (items) {
 		*items = t.n + 1;
 		return RC_OK;
@@ -574,15 +532,9 @@ void view_scene_summary(const struct skate_scene *sc, struct buf *out)
 
 /* ---- decoded objects ---- */
 
-bool view_mesh_object_has_text(uint32_t t)
-{
-	return t == RW_T_RENDERMODEL || t == RW_T_OPTIMESH || t == RW_T_VDES || t == RW_T_VB ||
-	       t == RW_T_IB || t == RW_T_MESHHELPER;
-}
-
 /* A reference field by the one rule (arena_ref_to): what it names, or why it names nothing. */
-static void ref_text(struct buf *out, const struct arena *a, const char *field, uint32_t v,
-		     uint32_t want)
+void view_ref_text(struct buf *out, const struct arena *a, const char *field, uint32_t v,
+		   uint32_t want)
 {
 	uint32_t obj = 0, off = 0;
 	enum rc r = arena_ref_to(a, v, want, &obj, &off);
@@ -636,9 +588,9 @@ static void text_model(struct buf *out, const struct arena *a, const struct skat
 		char f[48];
 
 		snprintf(f, sizeof f, "mesh %u", k);
-		ref_text(out, a, f, m->meshes[k].mesh, RW_T_OPTIMESH);
+		view_ref_text(out, a, f, m->meshes[k].mesh, RW_T_OPTIMESH);
 		snprintf(f, sizeof f, "mesh %u material", k);
-		ref_text(out, a, f, m->meshes[k].material, RW_T_RENDERMATERIAL);
+		view_ref_text(out, a, f, m->meshes[k].material, RW_T_RENDERMATERIAL);
 	}
 	buf_printf(out, "\nisland AABBs (%u):\n", m->n_aabbs);
 	for (uint32_t i = 0; i < m->n_aabbs; i++) {
@@ -659,14 +611,14 @@ static void text_optimesh(struct buf *out, const struct arena *a, const struct s
 {
 	aabb_text(out, "m_BBox", m->bbox);
 	buf_printf(out, "m_uiNumVerts: %u\n", m->num_verts);
-	ref_text(out, a, "m_pMaterial", m->material, RW_T_RENDERMATERIAL);
-	ref_text(out, a, "m_pVertexDescriptor", m->vdes, RW_T_VDES);
-	ref_text(out, a, "m_pMeshHelper", m->mesh_helper, RW_T_MESHHELPER);
-	ref_text(out, a, "m_pIndexBuffer", m->ib, RW_T_IB);
-	ref_text(out, a, "m_pVertexBuffer", m->vb, RW_T_VB);
+	view_ref_text(out, a, "m_pMaterial", m->material, RW_T_RENDERMATERIAL);
+	view_ref_text(out, a, "m_pVertexDescriptor", m->vdes, RW_T_VDES);
+	view_ref_text(out, a, "m_pMeshHelper", m->mesh_helper, RW_T_MESHHELPER);
+	view_ref_text(out, a, "m_pIndexBuffer", m->ib, RW_T_IB);
+	view_ref_text(out, a, "m_pVertexBuffer", m->vb, RW_T_VB);
 	buf_printf(out, "m_uiNumIslands: %u\n", m->num_islands);
-	ref_text(out, a, "m_pIslandAreas", m->island_areas, ARENA_WANT_UNKNOWN);
-	ref_text(out, a, "m_pIslandAABBs", m->island_aabbs, ARENA_WANT_UNKNOWN);
+	view_ref_text(out, a, "m_pIslandAreas", m->island_areas, ARENA_WANT_UNKNOWN);
+	view_ref_text(out, a, "m_pIslandAABBs", m->island_aabbs, ARENA_WANT_UNKNOWN);
 	buf_printf(out,
 		   "m_pIslandDrawParams: 0x%X\nm_uiNumRemapIndices: %u\nm_pRemapTable: 0x%X\n"
 		   "m_uiNumBlendShapes: %u\nm_pBlendShapeTable: 0x%X\nm_szBlendShapeNames: 0x%X\n"
@@ -687,158 +639,102 @@ static void text_optimesh(struct buf *out, const struct arena *a, const struct s
 	buf_putc(out, '\n');
 }
 
-static void text_vdes(struct buf *out, const struct skate_vdes *v)
+/* Every mesh object's view starts with the row and its size. */
+static void mesh_obj_head(const struct view_object *o, struct buf *out)
 {
 	char tb[16];
 
-	buf_printf(out,
-		   "m_refCount: %u\nm_typesFlags: 0x%08X\nm_numStreams: %u\nm_numElements: %u\n"
-		   "m_frequencyDividerOperation: 0x%04X\nm_pad0: %u\nstride: %u\n",
-		   v->ref_count, v->types_flags, v->num_streams, v->num_elements, v->freq_div,
-		   v->pad0, v->stride);
-	for (unsigned i = 0; i < v->n_el; i++) {
-		const struct skate_velem *e = &v->el[i];
-		const char *fn = skate_vfmt_name(e->vertex_type);
-
-		buf_printf(out, "element %u: type %s vertexType ", i,
-			   skate_etype_name(e->type, tb));
-		if (fn)
-			buf_printf(out, "%s (%u)", fn, e->vertex_type);
-		else
-			buf_printf(out, "unknown (%u)", e->vertex_type);
-		buf_printf(out, " components %u stream %u offset %u stride %u class %s (%u)%s\n",
-			   e->num_components, e->stream, e->offset, e->stride,
-			   class_name(e->elem_class), e->elem_class, e->usable ? "" : " UNUSABLE");
-	}
-	if (v->has_trailer)
-		buf_printf(out, "trailer: %02X %02X %02X %02X %02X %02X %02X %02X\n", v->trailer[0],
-			   v->trailer[1], v->trailer[2], v->trailer[3], v->trailer[4],
-			   v->trailer[5], v->trailer[6], v->trailer[7]);
+	buf_printf(out, "object: %04u.%s\nsize: %zu\n\n", o->idx,
+		   rw_type_label(o->a->dict[o->idx].type_id, tb), o->n);
 }
 
-/* The VertexDescriptor, VertexBuffer or IndexBuffer at p by the platform's decoders. */
-static enum rc text_buffers(struct buf *out, const struct arena *a, const struct skate_platform *pl,
-			    uint32_t t, uint32_t idx, const uint8_t *p, size_t n, struct diag *d)
+/* A mesh object's decoder failing is RC_CORRUPT. */
+static enum rc mesh_obj_done(enum rc r)
 {
-	bool x360 = pl->plat == RW_XB2;
+	return r == RC_OK || r == RC_NOMEM ? r : RC_CORRUPT;
+}
+
+enum rc view_obj_model(const struct view_object *o, struct buf *out, struct diag *d)
+{
+	struct skate_model m;
 	enum rc r;
 
-	if (t == RW_T_VDES) {
-		struct skate_vdes v;
-
-		r = pl->vdes_parse(p, n, a->big_endian, idx, &v, d);
-		if (r == RC_OK && x360)
-			view_x360_vdes_text(out, &v);
-		else if (r == RC_OK)
-			text_vdes(out, &v);
-	} else if (t == RW_T_VB) {
-		struct skate_vb v;
-
-		r = pl->vb_parse(p, n, a->big_endian, idx, &v, d);
-		if (r == RC_OK && x360) {
-			view_x360_vb_text(out, a, idx, &v);
-		} else if (r == RC_OK) {
-			ref_text(out, a, "m_buffer", v.buffer, ARENA_WANT_BASERES);
-			buf_printf(
-			    out,
-			    "m_offset: %u\nm_bufferSize: %u\nm_location: %u\nm_lockFlags: %u\n"
-			    "m_pad0: %u\n",
-			    v.offset, v.buffer_size, v.location, v.lock_flags, v.pad0);
-		}
-	} else {
-		struct skate_ib v;
-
-		r = pl->ib_parse(p, n, a->big_endian, idx, &v, d);
-		if (r == RC_OK && x360) {
-			view_x360_ib_text(out, a, idx, &v);
-		} else if (r == RC_OK) {
-			ref_text(out, a, "m_buffer", v.buffer, ARENA_WANT_BASERES);
-			buf_printf(
-			    out,
-			    "m_offset: %u\nm_numIndices: %u\nm_stride: %u\nm_indexType: %u (%s)\n"
-			    "m_location: %u\nm_type: %u\nm_lockFlags: %u\n",
-			    v.offset, v.num_indices, v.stride, v.index_type,
-			    v.index_type == 1	? "16-bit"
-			    : v.index_type == 0 ? "32-bit"
-						: "unknown",
-			    v.location, v.type, v.lock_flags);
-		}
+	mesh_obj_head(o, out);
+	r = skate_model_decode(o->p, o->n, o->a->big_endian, o->idx, &m, d);
+	if (r == RC_OK) {
+		text_model(out, o->a, &m);
+		skate_model_free(&m);
 	}
-	return r;
+	return mesh_obj_done(r);
 }
 
 /* Objects are decoded by the arena's platform table; the PS3 one for platforms without. */
-enum rc view_mesh_object_text(const struct src *s, const struct arena *a, uint32_t idx,
-			      struct buf *out)
+enum rc view_obj_optimesh(const struct view_object *o, struct buf *out, struct diag *d)
 {
-	const struct skate_platform *pl = skate_platform_of(a);
-	struct diag d;
-	uint8_t *p = NULL;
-	size_t n;
+	struct skate_optimesh m;
 	enum rc r;
-	uint32_t t;
-	char tb[16];
 
-	if (idx >= a->n_dict)
-		return RC_BOUNDS;
-	t = a->dict[idx].type_id;
-	if (!view_mesh_object_has_text(t))
-		return RC_UNSUPPORTED;
-	if (!a->dict[idx].readable)
-		return RC_BOUNDS;
-	r = arena_read_object(s, a, idx, &p, &n);
-	if (r != RC_OK)
-		return r == RC_NOMEM ? r : RC_BOUNDS;
-	if (!pl)
-		pl = &skate_platform_ps3;
-	diag_init(&d);
-	buf_printf(out, "object: %04u.%s\nsize: %zu\n\n", idx, rw_type_label(t, tb), n);
-	if (t == RW_T_RENDERMODEL) {
-		struct skate_model m;
+	mesh_obj_head(o, out);
+	r = skate_optimesh_decode(skate_platform_decoders(o->a), o->p, o->n, o->a->big_endian,
+				  o->idx, &m, d);
+	if (r == RC_OK) {
+		text_optimesh(out, o->a, &m);
+		skate_optimesh_free(&m);
+	}
+	return mesh_obj_done(r);
+}
 
-		r = skate_model_decode(p, n, a->big_endian, idx, &m, &d);
-		if (r == RC_OK) {
-			text_model(out, a, &m);
-			skate_model_free(&m);
-		}
-	} else if (t == RW_T_OPTIMESH) {
-		struct skate_optimesh m;
+/* The VertexDescriptor, VertexBuffer or IndexBuffer by the platform's decoders and view row. */
+enum rc view_obj_buffer(const struct view_object *o, struct buf *out, struct diag *d)
+{
+	const struct skate_platform *pl = skate_platform_decoders(o->a);
+	const struct view_platform *vp = view_platform_of(pl);
+	const struct arena *a = o->a;
+	uint32_t t = a->dict[o->idx].type_id;
+	enum rc r;
 
-		r = skate_optimesh_decode(pl, p, n, a->big_endian, idx, &m, &d);
-		if (r == RC_OK) {
-			text_optimesh(out, a, &m);
-			skate_optimesh_free(&m);
-		}
-	} else if (t == RW_T_VDES || t == RW_T_VB || t == RW_T_IB) {
-		r = text_buffers(out, a, pl, t, idx, p, n, &d);
+	mesh_obj_head(o, out);
+	if (t == RW_T_VDES) {
+		struct skate_vdes v;
+
+		r = pl->vdes_parse(o->p, o->n, a->big_endian, o->idx, &v, d);
+		if (r == RC_OK)
+			vp->vdes_text(out, &v);
+	} else if (t == RW_T_VB) {
+		struct skate_vb v;
+
+		r = pl->vb_parse(o->p, o->n, a->big_endian, o->idx, &v, d);
+		if (r == RC_OK)
+			vp->vb_text(out, a, o->idx, &v);
 	} else {
-		struct skate_mesh_helper m;
+		struct skate_ib v;
 
-		r = pl->mesh_helper_parse(p, n, a->big_endian, idx, &m, &d);
-		if (r == RC_OK) {
-			buf_printf(out, "m_numIndexBuffers: %u\nm_numVertexBuffers: %u\n", m.n_ib,
-				   m.n_vb);
-			for (uint32_t i = 0; i < m.n_refs; i++) {
-				char f[32];
+		r = pl->ib_parse(o->p, o->n, a->big_endian, o->idx, &v, d);
+		if (r == RC_OK)
+			vp->ib_text(out, a, o->idx, &v);
+	}
+	return mesh_obj_done(r);
+}
 
-				snprintf(f, sizeof f, "%s %u",
-					 i < m.n_ib ? "index buffer" : "vertex buffer",
-					 i < m.n_ib ? i : i - m.n_ib);
-				ref_text(out, a, f, m.refs[i], i < m.n_ib ? RW_T_IB : RW_T_VB);
-			}
-			skate_mesh_helper_free(&m);
+enum rc view_obj_mesh_helper(const struct view_object *o, struct buf *out, struct diag *d)
+{
+	struct skate_mesh_helper m;
+	enum rc r;
+
+	mesh_obj_head(o, out);
+	r = skate_platform_decoders(o->a)->mesh_helper_parse(o->p, o->n, o->a->big_endian, o->idx,
+							     &m, d);
+	if (r == RC_OK) {
+		buf_printf(out, "m_numIndexBuffers: %u\nm_numVertexBuffers: %u\n", m.n_ib, m.n_vb);
+		for (uint32_t i = 0; i < m.n_refs; i++) {
+			char f[32];
+
+			snprintf(f, sizeof f, "%s %u",
+				 i < m.n_ib ? "index buffer" : "vertex buffer",
+				 i < m.n_ib ? i : i - m.n_ib);
+			view_ref_text(out, o->a, f, m.refs[i], i < m.n_ib ? RW_T_IB : RW_T_VB);
 		}
+		skate_mesh_helper_free(&m);
 	}
-	free(p);
-	if (r == RC_OK && d.n) {
-		buf_puts(out, "\nproblems:\n");
-		for (size_t i = 0; i < d.n; i++)
-			buf_printf(out, "%s\n", d.msg[i]);
-	}
-	diag_free(&d);
-	if (r == RC_OK && out->oom)
-		r = RC_NOMEM;
-	if (r != RC_OK && r != RC_NOMEM)
-		r = RC_CORRUPT;
-	return r;
+	return mesh_obj_done(r);
 }

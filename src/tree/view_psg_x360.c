@@ -1,16 +1,16 @@
-/* Text views of the Xbox 360 mesh objects (docs/xbox360.md, "Models"): meshes/NN/descriptor.txt
- * and objects/NNNN.{VertexDescriptor,VertexBuffer,IndexBuffer}.txt. Everything else a model
- * shows is platform-neutral and rendered by view_psg_mesh.c. */
+/* The Xbox 360 row of the view platform table (view_psg.h, struct view_platform): the text of
+ * what Xbox 360 arenas store their own way (docs/xbox360.md, "Models", "Texture object"):
+ * meshes/NN/descriptor.txt, objects/NNNN.{VertexDescriptor,VertexBuffer,IndexBuffer}.txt,
+ * Texture objects and their info.txt lines. Everything else a model shows is platform-neutral
+ * and rendered by view_psg_mesh.c. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "psgfs/formats/skate_platform.h"
 #include "psgfs/formats/skate_x360.h"
+#include "psgfs/formats/texture.h"
 #include "tree/view_psg.h"
-
-static const char *class_name(uint32_t c)
-{
-	return c == 1 ? "PERVERTEX" : c == 2 ? "PERINSTANCE" : c == 0 ? "NA" : "?";
-}
 
 static void format_field(struct buf *out, uint32_t code)
 {
@@ -22,7 +22,7 @@ static void format_field(struct buf *out, uint32_t code)
 		buf_printf(out, "0x%08X", code);
 }
 
-enum rc view_x360_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out)
+static enum rc x360_descriptor(const struct skate_scene *sc, size_t mesh, struct buf *out)
 {
 	const struct skate_scene_mesh *m = &sc->meshes[mesh];
 	const struct skate_vdes *v = &m->desc;
@@ -48,7 +48,7 @@ enum rc view_x360_descriptor(const struct skate_scene *sc, size_t mesh, struct b
 		buf_printf(out, "%u\t%s\t", i, skate_x360_etype_name(e->type, tb));
 		format_field(out, e->format);
 		buf_printf(out, "\t%u\t%u\t%u\t%u\t%s\t%s\t", e->num_components, e->offset,
-			   e->stride, e->stream, class_name(e->elem_class),
+			   e->stride, e->stream, view_elem_class_name(e->elem_class),
 			   v->elem[i].usable ? "yes" : "no");
 		if (v->elem[i].usable) {
 			skate_elem_encoding(&v->elem[i], enc);
@@ -61,7 +61,7 @@ enum rc view_x360_descriptor(const struct skate_scene *sc, size_t mesh, struct b
 	return out->oom ? RC_NOMEM : RC_OK;
 }
 
-void view_x360_vdes_text(struct buf *out, const struct skate_vdes *v)
+static void x360_vdes_text(struct buf *out, const struct skate_vdes *v)
 {
 	char tb[16], ub[16];
 
@@ -76,11 +76,11 @@ void view_x360_vdes_text(struct buf *out, const struct skate_vdes *v)
 		buf_printf(out, "element %u: type %s format ", i,
 			   skate_x360_etype_name(e->type, tb));
 		format_field(out, e->format);
-		buf_printf(out,
-			   " (0x%08X) method %u usage %s %u stream %u offset %u class %s (%u)%s\n",
-			   e->format, e->method, skate_x360_usage_name(e->usage, ub),
-			   e->usage_index, e->stream, e->offset, class_name(e->elem_class),
-			   e->elem_class, v->elem[i].usable ? "" : " UNUSABLE");
+		buf_printf(
+		    out, " (0x%08X) method %u usage %s %u stream %u offset %u class %s (%u)%s\n",
+		    e->format, e->method, skate_x360_usage_name(e->usage, ub), e->usage_index,
+		    e->stream, e->offset, view_elem_class_name(e->elem_class), e->elem_class,
+		    v->elem[i].usable ? "" : " UNUSABLE");
 	}
 	buf_puts(out, "after the elements:");
 	for (unsigned i = 0; i < v->trailer_len; i++)
@@ -108,8 +108,8 @@ static void d3d_words(struct buf *out, const uint32_t w[6])
 		   w[0], w[1], w[2], w[3], w[4], w[5]);
 }
 
-void view_x360_vb_text(struct buf *out, const struct arena *a, uint32_t idx,
-		       const struct skate_vb *v)
+static void x360_vb_text(struct buf *out, const struct arena *a, uint32_t idx,
+			 const struct skate_vb *v)
 {
 	base_res_line(out, a, idx);
 	d3d_words(out, v->d3d);
@@ -120,8 +120,8 @@ void view_x360_vb_text(struct buf *out, const struct arena *a, uint32_t idx,
 		   v->fetch[1] >> 2 & 0xFFFFFF, v->buffer_size, v->vb_type);
 }
 
-void view_x360_ib_text(struct buf *out, const struct arena *a, uint32_t idx,
-		       const struct skate_ib *v)
+static void x360_ib_text(struct buf *out, const struct arena *a, uint32_t idx,
+			 const struct skate_ib *v)
 {
 	base_res_line(out, a, idx);
 	d3d_words(out, v->d3d);
@@ -131,3 +131,91 @@ void view_x360_ib_text(struct buf *out, const struct arena *a, uint32_t idx,
 		   8 * v->width, v->d3d[0] >> SX360_IB_ENDIAN_SHIFT & 3, v->address, v->size,
 		   v->num_indices);
 }
+
+/* ---- textures (docs/xbox360.md, "Texture object") ---- */
+
+static enum rc x360_header(const struct src *s, const struct arena *a, uint32_t idx,
+			   struct tex_x360_object *o)
+{
+	uint8_t *p = NULL;
+	size_t len = 0;
+	enum rc r;
+
+	if (idx >= a->n_dict)
+		return RC_BOUNDS;
+	if (a->dict[idx].type_id != RW_T_TEXTURE)
+		return RC_UNSUPPORTED;
+	r = arena_read_object(s, a, idx, &p, &len);
+	if (r != RC_OK)
+		return RC_BOUNDS;
+	r = tex_x360_object_decode(p, len, o);
+	free(p);
+	return r == RC_OK ? RC_OK : RC_CORRUPT;
+}
+
+static const char *const x360_dims[] = {"1D", "2D", "3D", "cube"};
+
+/* objects/NNNN.Texture.txt of an Xbox 360 arena: the object words, the fetch constant. */
+static enum rc x360_texture_text(const struct src *s, const struct arena *a, uint32_t idx,
+				 struct buf *out, struct diag *problems)
+{
+	struct tex_x360_object o;
+	const struct tex_x360_fetch *f = &o.fetch;
+	const char *fname;
+	struct tex_desc td;
+	enum rc r = x360_header(s, a, idx, &o);
+
+	if (r != RC_OK)
+		return r;
+	fname = tex_x360_format_name(f->format);
+	buf_printf(out, "object: %04u.Texture\n", idx);
+	buf_printf(out, "common: 0x%08X\nref_count: %u\nfence: 0x%08X\nread_fence: 0x%08X\n",
+		   o.common, o.ref_count, o.fence, o.read_fence);
+	buf_printf(out, "identifier: 0x%08X\nbase_flush: 0x%08X\nmip_flush: 0x%08X\n", o.identifier,
+		   o.base_flush, o.mip_flush);
+	buf_printf(out, "fetch_constant: %08X %08X %08X %08X %08X %08X\n", f->dw[0], f->dw[1],
+		   f->dw[2], f->dw[3], f->dw[4], f->dw[5]);
+	buf_printf(out, "format: 0x%02X %s\nendian: %u\ntiled: %s\n", f->format,
+		   fname ? fname : "unknown", f->endian, f->tiled ? "yes" : "no");
+	buf_printf(out, "dimension: %s\nwidth: %u\nheight: %u\ndepth: %u\n",
+		   x360_dims[f->dimension & 3], f->width, f->height, f->depth);
+	buf_printf(out, "pitch: %u\nbase_address: 0x%08X\nmip_address: 0x%08X\n",
+		   (unsigned)f->pitch << 5, f->base_address << 12, f->mip_address << 12);
+	buf_printf(out, "mip_min_level: %u\nmip_max_level: %u\npacked_mips: %s\n", f->mip_min_level,
+		   f->mip_max_level, f->packed_mips ? "yes" : "no");
+	buf_printf(out, "swizzle: 0x%03X\nnum_format: %u\n", f->swizzle, f->num_format);
+	if (idx > 0)
+		buf_printf(out, "texels: %04u.%s (the row before)\n", idx - 1,
+			   a->dict[idx - 1].base_resource ? "BaseResource"
+							  : "(not a BaseResource)");
+	tex_describe(s, a, idx, &td, problems); /* the checks the pictures make */
+	return out->oom ? RC_NOMEM : RC_OK;
+}
+
+static enum rc x360_texture_info_line(const struct src *s, const struct arena *a, uint32_t idx,
+				      const char *name, struct buf *out)
+{
+	struct tex_x360_object o;
+	struct tex_x360_layout l;
+	const char *fname;
+	enum rc r = x360_header(s, a, idx, &o);
+
+	if (r != RC_OK)
+		return r;
+	fname = tex_x360_format_name(o.fetch.format);
+	buf_printf(out, "%s %s %ux%u %u %s\n", name, fname ? fname : "unknown", o.fetch.width,
+		   o.fetch.height,
+		   tex_x360_layout_get(&o.fetch, &l, NULL, 0) == RC_OK ? l.levels : 0,
+		   o.fetch.dimension == 3 ? "cube" : "2d");
+	return out->oom ? RC_NOMEM : RC_OK;
+}
+
+const struct view_platform view_platform_x360 = {
+    .decoders = &skate_platform_x360,
+    .descriptor = x360_descriptor,
+    .vdes_text = x360_vdes_text,
+    .vb_text = x360_vb_text,
+    .ib_text = x360_ib_text,
+    .texture_text = x360_texture_text,
+    .texture_info_line = x360_texture_info_line,
+};

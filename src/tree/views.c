@@ -73,6 +73,21 @@ enum rc view_ax_render(const struct ax_plan *p, unsigned part, uint64_t first, s
 	return first < c->n ? fn(ctx, c, first, e) : RC_OK;
 }
 
+void view_file_layout(const struct view_file *f, struct layout_build *lb)
+{
+	if (f->plan)
+		view_ax_layout(f->plan, lb);
+	else
+		view_rows_layout(&f->rows, lb);
+}
+
+enum rc view_file_render(const struct view_file *f, unsigned part, uint64_t first, struct emit *e)
+{
+	if (f->plan)
+		return view_ax_render(f->plan, part, first, e, f->records, f->ctx);
+	return view_rows_render(&f->rows, first, e);
+}
+
 void view_glb_layout(const struct gltf_plan *p, struct layout_build *lb)
 {
 	for (unsigned i = 0; i < gltf_n_parts(p); i++) {

@@ -31,6 +31,43 @@ void view_ax_layout(const struct ax_plan *p, struct layout_build *lb);
 enum rc view_ax_render(const struct ax_plan *p, unsigned part, uint64_t first, struct emit *e,
 		       ax_records_fn fn, const void *ctx);
 
+/*
+ * A file whose layout and render both begin by finding what it is made of: a table, or an
+ * ActorX plan with the function writing its records. VIEW_FILE(name, scratch, of) defines a
+ * kind's name_layout and name_render from
+ *     enum rc of(const struct tctx *c, scratch *x, struct view_file *f)
+ * which fills f (rows, or plan + records + ctx); x is storage f may point into.
+ */
+struct view_file {
+	struct rows rows; /* when plan is NULL */
+	const struct ax_plan *plan;
+	ax_records_fn records;
+	const void *ctx; /* of records */
+};
+void view_file_layout(const struct view_file *f, struct layout_build *lb);
+enum rc view_file_render(const struct view_file *f, unsigned part, uint64_t first, struct emit *e);
+
+#define VIEW_FILE(name, scratch, of)                                                               \
+	static enum rc name##_layout(const struct tctx *c, struct layout_build *lb)                \
+	{                                                                                          \
+		scratch x;                                                                         \
+		struct view_file f = {.plan = NULL};                                               \
+		enum rc r = of(c, &x, &f);                                                         \
+                                                                                                   \
+		if (r == RC_OK)                                                                    \
+			view_file_layout(&f, lb);                                                  \
+		return r;                                                                          \
+	}                                                                                          \
+	static enum rc name##_render(const struct tctx *c, unsigned part, uint64_t first,          \
+				     struct emit *e)                                               \
+	{                                                                                          \
+		scratch x;                                                                         \
+		struct view_file f = {.plan = NULL};                                               \
+		enum rc r = of(c, &x, &f);                                                         \
+                                                                                                   \
+		return r == RC_OK ? view_file_render(&f, part, first, e) : r;                      \
+	}
+
 /* A GLB (include/psgfs/formats/gltf.h): its parts as layout parts; render with gltf_render. */
 void view_glb_layout(const struct gltf_plan *p, struct layout_build *lb);
 

@@ -152,8 +152,6 @@ int fuzz_one_skate(const uint8_t *p, size_t n)
 		free(obj);
 		buf_init(&b);
 		(void)view_object_text(&s, &a, i, &b, &d);
-		(void)view_mesh_object_text(&s, &a, i, &b);
-		(void)view_texture_object_text(&s, &a, i, &b);
 		view_obj_label(&a, i, &b);
 		buf_free(&b);
 	}

@@ -1314,6 +1314,19 @@ static void test_objects_multi(void **state)
 	buf_free(&out);
 }
 
+/* Resource descriptor names come from each platform's row; unnamed ones are "RD<k>". */
+static void test_rd_names(void **state)
+{
+	(void)state;
+	assert_string_equal(arena_rd_name(RW_PS3, 0), "MAINMEMORY");
+	assert_string_equal(arena_rd_name(RW_PS3, 5), "GRAPHICS_LOCAL");
+	assert_string_equal(arena_rd_name(RW_XB2, 2), "PHYSICAL");
+	assert_string_equal(arena_rd_name(RW_XB2, 5), "RD5");
+	assert_string_equal(arena_rd_name(RW_REV, 0), "MAINMEMORY");
+	assert_string_equal(arena_rd_name(RW_W32, 3), "RD3");
+	assert_string_equal(arena_rd_name(RW_PS3, RW_MAX_RD), "RD?");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1334,6 +1347,7 @@ int main(void)
 	    cmocka_unit_test(test_sized),
 	    cmocka_unit_test(test_builder_misuse),
 	    cmocka_unit_test(test_objects_multi),
+	    cmocka_unit_test(test_rd_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

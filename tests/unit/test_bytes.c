@@ -15,6 +15,7 @@
 #include "psgfs/base/diag.h"
 #include "psgfs/base/names.h"
 #include "psgfs/gen/prng.h"
+#include "psgfs/base/sha256.h"
 #include "psgfs/base/source.h"
 
 static void test_rng_ok(void **state)
@@ -202,6 +203,76 @@ static void test_src_mem(void **state)
 	assert_ptr_equal(xcalloc_n(SIZE_MAX / 2, 4), NULL);
 }
 
+/* Doubling from `first`, p kept while there is room, and a refused overflow leaves p alone. */
+static void test_xgrow(void **state)
+{
+	size_t cap = 0, n;
+	uint32_t *v = NULL, *g;
+
+	(void)state;
+	for (n = 0; n < 100; n++) {
+		g = xgrow_n(v, n, &cap, sizeof *v, 4);
+		assert_non_null(g);
+		assert_true(n < cap);
+		if (n < 4)
+			assert_int_equal(cap, 4);
+		v = g;
+		v[n] = (uint32_t)n;
+	}
+	assert_int_equal(cap, 128);
+	for (n = 0; n < 100; n++)
+		assert_int_equal(v[n], n);
+	g = xgrow_n(v, 99, &cap, sizeof *v, 4);
+	assert_ptr_equal(g, v);
+	cap = SIZE_MAX / 2 + 1;
+	assert_null(xgrow_n(v, cap, &cap, sizeof *v, 4));
+	assert_int_equal(cap, SIZE_MAX / 2 + 1);
+	free(v);
+}
+
+static void sha_of(const void *p, size_t n, size_t step, char hex[SHA256_HEX_LEN + 1])
+{
+	struct sha256 s;
+
+	sha256_init(&s);
+	for (size_t off = 0; off < n; off += step)
+		sha256_update(&s, (const uint8_t *)p + off, n - off < step ? n - off : step);
+	sha256_hex(&s, hex);
+}
+
+/* FIPS 180-4 examples (NIST's SHA256.pdf) fed whole and in odd pieces, and a length on each
+ * side of the 56-byte padding limit. */
+static void test_sha256(void **state)
+{
+	static const char two_blocks[] = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	char hex[SHA256_HEX_LEN + 1], *million = malloc(1000000);
+
+	(void)state;
+	sha_of("", 0, 1, hex);
+	assert_string_equal(hex,
+			    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	sha_of("abc", 3, 1, hex);
+	assert_string_equal(hex,
+			    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	for (size_t step = 1; step <= 64; step += 7) {
+		sha_of(two_blocks, strlen(two_blocks), step, hex);
+		assert_string_equal(
+		    hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	}
+	assert_non_null(million);
+	memset(million, 'a', 1000000);
+	sha_of(million, 1000000, 4093, hex);
+	assert_string_equal(hex,
+			    "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	sha_of(million, 55, 55, hex);
+	assert_string_equal(hex,
+			    "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318");
+	sha_of(million, 56, 56, hex);
+	assert_string_equal(hex,
+			    "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");
+	free(million);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +284,8 @@ int main(void)
 	    cmocka_unit_test(test_name_component),
 	    cmocka_unit_test(test_diag_bounded),
 	    cmocka_unit_test(test_src_mem),
+	    cmocka_unit_test(test_sha256),
+	    cmocka_unit_test(test_xgrow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,19 +21,14 @@
 #include "psgfs/base/source.h"
 #include "tree/psg_materials.h"
 
+#define FX_EXTRA	 struct psg_materials *ms;
+#define FX_EXTRA_FREE(f) psg_materials_free((f)->ms)
+#include "arena_fixture.h"
+
 #define G_SELF	0x5D2A6B1C00170001ull /* the model's own TOC entry 0 */
 #define G_DIFF	0x2C7F381800171902ull
 #define G_SPEC	0x2C7F381800171903ull
 #define G_STRAY 0x0BADC0DE00000001ull
-
-struct fx {
-	uint8_t *file;
-	size_t len;
-	struct src_mem m;
-	struct src s;
-	struct arena a;
-	struct psg_materials *ms;
-};
 
 /*
  * 0 VersionData, 1 RenderMaterialData (two materials), 2 TableOfContents naming material 0.
@@ -58,7 +53,6 @@ static void fx_build(struct fx *f)
 	const struct psgo_material mat[2] = {{.ch = ch, .n_ch = 5}, {.ch = ch + 5, .n_ch = 2}};
 	uint32_t sub;
 	struct buf out;
-	struct diag d;
 
 	assert_non_null(b);
 	assert_int_equal(psgo_version(b, PSGO_NEW, true), 0);
@@ -74,20 +68,8 @@ static void fx_build(struct fx *f)
 	assert_int_equal(psgo_toc(b, PSGO_NEW, toc, 1), 2);
 	buf_init(&out);
 	assert_int_equal(psgb_finish(b, 0, &out, NULL), RC_OK);
-	f->file = buf_steal(&out, &f->len);
-	assert_non_null(f->file);
-	src_init_mem(&f->s, &f->m, f->file, f->len);
-	diag_init(&d);
-	assert_int_equal(arena_open(&f->s, &f->a, &d), RC_OK);
-	diag_free(&d);
+	fx_open(f, &out);
 	assert_int_equal(psg_materials_load(&f->s, &f->a, "deck", "psg", &f->ms), RC_OK);
-}
-
-static void fx_free(struct fx *f)
-{
-	psg_materials_free(f->ms);
-	arena_free(&f->a);
-	free(f->file);
 }
 
 static char *text_of(const struct psg_materials *ms, uint32_t i)

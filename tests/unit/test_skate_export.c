@@ -21,17 +21,11 @@
 #include "psgfs/formats/skate_mesh.h"
 #include "psgfs/base/source.h"
 
-struct fx {
-	uint8_t *file;
-	size_t len;
-	struct src_mem m;
-	struct src s;
-	struct arena a;
-	struct gen_skinned_truth t;
-	struct skate_scene *sc;
-	struct psk_mesh pm;
+#define FX_EXTRA                                                                                   \
+	struct psk_mesh pm;                                                                        \
 	bool pskx;
-};
+#define FX_EXTRA_FREE(f) psk_mesh_free(&(f)->pm)
+#include "arena_fixture.h"
 
 static void fx_make(struct fx *f, const struct gen_skinned_opts *o, const char *tsv_override,
 		    bool use_tsv, bool zup)
@@ -41,13 +35,8 @@ static void fx_make(struct fx *f, const struct gen_skinned_opts *o, const char *
 	uint8_t *psk;
 	size_t n;
 
-	memset(f, 0, sizeof *f);
-	buf_init(&b);
-	assert_int_equal(gen_psg_skinned(o, &b, &f->t), RC_OK);
-	f->file = buf_steal(&b, &f->len);
-	src_init_mem(&f->s, &f->m, f->file, f->len);
+	fx_gen(f, o);
 	diag_init(&d);
-	assert_int_equal(arena_open(&f->s, &f->a, &d), RC_OK);
 	assert_int_equal(skate_scene_load(&f->s, &f->a,
 					  tsv_override ? tsv_override
 					  : use_tsv    ? f->t.hierarchy_tsv
@@ -66,15 +55,6 @@ static void fx_make(struct fx *f, const struct gen_skinned_opts *o, const char *
 	assert_int_equal(d.n, 0);
 	diag_free(&d);
 	free(psk);
-}
-
-static void fx_free(struct fx *f)
-{
-	psk_mesh_free(&f->pm);
-	skate_scene_free(f->sc);
-	arena_free(&f->a);
-	free(f->file);
-	gen_skinned_truth_free(&f->t);
 }
 
 /* ---- quaternion helpers (standard right-handed, x y z w) ---- */

@@ -22,35 +22,13 @@
 #include "psgfs/gen/prng.h"
 #include "psgfs/base/source.h"
 
-struct fx {
-	uint8_t *file;
-	size_t len;
-	struct src_mem m;
-	struct src s;
-	struct arena a;
-	struct gen_skinned_truth t;
-	struct skate_scene *sc;
-};
+#include "arena_fixture.h"
 
-static void fx_gen(struct fx *f, const struct gen_skinned_opts *o)
+/* A generated skinned arena with its scene loaded. */
+static void stream_gen(struct fx *f, const struct gen_skinned_opts *o)
 {
-	struct buf b;
-
-	buf_init(&b);
-	assert_int_equal(gen_psg_skinned(o, &b, &f->t), RC_OK);
-	f->file = buf_steal(&b, &f->len);
-	assert_non_null(f->file);
-	src_init_mem(&f->s, &f->m, f->file, f->len);
-	assert_int_equal(arena_open(&f->s, &f->a, NULL), RC_OK);
+	fx_gen(f, o);
 	assert_int_equal(skate_scene_load(&f->s, &f->a, NULL, &f->sc, NULL), RC_OK);
-}
-
-static void fx_free(struct fx *f)
-{
-	skate_scene_free(f->sc);
-	arena_free(&f->a);
-	free(f->file);
-	gen_skinned_truth_free(&f->t);
 }
 
 static bool diag_has(const struct diag *d, const char *needle)
@@ -119,7 +97,7 @@ static void test_vertex_ranges(void **state)
 	struct skate_vbatch b;
 
 	(void)state;
-	fx_gen(&f, &o);
+	stream_gen(&f, &o);
 	skate_vbatch_init(&b);
 	for (size_t mi = 0; mi < f.sc->n_meshes; mi++) {
 		struct skate_mesh_data *md;
@@ -151,7 +129,7 @@ static void test_triangle_ranges(void **state)
 	struct skate_tbatch b;
 
 	(void)state;
-	fx_gen(&f, &o);
+	stream_gen(&f, &o);
 	skate_tbatch_init(&b);
 	for (size_t mi = 0; mi < f.sc->n_meshes; mi++) {
 		const struct gen_skinned_mesh_truth *tm = &f.t.mesh[mi];
@@ -201,7 +179,7 @@ static void test_triangle_invalid(void **state)
 	struct skate_tbatch b;
 
 	(void)state;
-	fx_gen(&f, &o);
+	stream_gen(&f, &o);
 	skate_tbatch_init(&b);
 	assert_int_equal(skate_mesh_read_triangles(&f.s, &f.a, f.sc, 0, 0, 3, &b), RC_OK);
 	assert_int_equal(b.count, 3);
@@ -288,7 +266,7 @@ static void test_stats(void **state)
 	struct fx f;
 
 	(void)state;
-	fx_gen(&f, &o);
+	stream_gen(&f, &o);
 	for (size_t mi = 0; mi < f.sc->n_meshes; mi++) {
 		const struct gen_skinned_mesh_truth *tm = &f.t.mesh[mi];
 		struct skate_mesh_stats *st;
@@ -320,7 +298,7 @@ static void test_stats_skater(void **state)
 	struct fx f;
 
 	(void)state;
-	fx_gen(&f, &o);
+	stream_gen(&f, &o);
 	for (size_t mi = 0; mi < f.sc->n_meshes; mi++) {
 		const struct gen_skinned_mesh_truth *tm = &f.t.mesh[mi];
 		struct skate_mesh_stats *st;
@@ -367,7 +345,7 @@ static void test_stats_hostile(void **state)
 		struct skate_mesh_stats *st;
 		struct diag d;
 
-		fx_gen(&f, &o);
+		stream_gen(&f, &o);
 		check_stats(&f, 0);
 		check_stats(&f, 1);
 		diag_init(&d);
@@ -607,7 +585,7 @@ static void test_mutations(void **state)
 	struct fx f;
 
 	(void)state;
-	fx_gen(&f, &o);
+	stream_gen(&f, &o);
 	skate_vbatch_init(&vb);
 	skate_tbatch_init(&tb);
 	for (uint32_t i = 0; i < f.a.n_dict; i++) {

@@ -31,6 +31,8 @@
 #include "psgfs/tree/tree.h"
 #include "tree/view_psg.h"
 
+#include "arena_fixture.h"
+
 static void put16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
@@ -469,68 +471,13 @@ static void test_optimesh(void **state)
 
 /* ---- generated arenas ---- */
 
-struct fx {
-	uint8_t *file;
-	size_t len;
-	struct src_mem m;
-	struct src s;
-	struct arena a;
-	struct gen_skinned_truth t;
-	struct skate_scene *sc;
-};
-
-static void fx_open(struct fx *f)
-{
-	struct diag d;
-
-	src_init_mem(&f->s, &f->m, f->file, f->len);
-	diag_init(&d);
-	assert_int_equal(arena_open(&f->s, &f->a, &d), RC_OK);
-	diag_free(&d);
-}
-
-static void fx_gen(struct fx *f, const struct gen_skinned_opts *o)
-{
-	struct buf b;
-
-	memset(f, 0, sizeof *f);
-	buf_init(&b);
-	assert_int_equal(gen_psg_skinned(o, &b, &f->t), RC_OK);
-	f->file = buf_steal(&b, &f->len);
-	assert_non_null(f->file);
-	fx_open(f);
-}
-
 static void fx_sky(struct fx *f, enum psgb_platform plat)
 {
 	struct buf b;
 
-	memset(f, 0, sizeof *f);
 	buf_init(&b);
 	assert_int_equal(gen_psg_sky_platform(plat, PSGB_ORDER_LOGICAL, 0, &b, NULL), RC_OK);
-	f->file = buf_steal(&b, &f->len);
-	fx_open(f);
-}
-
-/* Load the scene; expect `problems` diag lines (print them when they differ). */
-static void fx_scene(struct fx *f, const char *tsv, size_t problems)
-{
-	struct diag d;
-
-	diag_init(&d);
-	assert_int_equal(skate_scene_load(&f->s, &f->a, tsv, &f->sc, &d), RC_OK);
-	if (d.n != problems)
-		print_diag("scene", &d);
-	assert_int_equal(d.n, problems);
-	diag_free(&d);
-}
-
-static void fx_free(struct fx *f)
-{
-	skate_scene_free(f->sc);
-	arena_free(&f->a);
-	free(f->file);
-	gen_skinned_truth_free(&f->t);
+	fx_open(f, &b);
 }
 
 /* The same bones, palettes, islands (but their primitive code) and mesh sizes. */
@@ -999,7 +946,7 @@ static void swap_rows(struct fx *f, uint32_t i, uint32_t j)
 	memcpy(ri, rj, 24);
 	memcpy(rj, tmp, 24);
 	arena_free(&f->a);
-	fx_open(f);
+	fx_reopen(f);
 }
 
 static void test_row_before(void **state)
@@ -1021,7 +968,7 @@ static void test_row_before(void **state)
 	skate_scene_free(sc);
 	diag_free(&d);
 	buf_init(&b);
-	assert_int_equal(view_mesh_object_text(&x.s, &x.a, 4, &b), RC_OK);
+	assert_int_equal(view_object_text(&x.s, &x.a, 4, &b, NULL), RC_OK);
 	buf_putc(&b, 0);
 	assert_non_null(strstr((char *)b.data, "base resource (the row before): none"));
 	buf_free(&b);
@@ -1074,7 +1021,7 @@ static void run_hostile(enum gen_skinned_hostile h, const char *needle, int layo
 	}
 	for (uint32_t i = 0; i < f.a.n_dict; i++) {
 		buf_init(&b);
-		(void)view_mesh_object_text(&f.s, &f.a, i, &b);
+		(void)view_object_text(&f.s, &f.a, i, &b, NULL);
 		buf_free(&b);
 	}
 	buf_init(&b);
@@ -1163,7 +1110,7 @@ static void test_mutations(void **state)
 					skate_scene_free(sc);
 				}
 				buf_init(&b);
-				(void)view_mesh_object_text(&f.s, &f.a, i, &b);
+				(void)view_object_text(&f.s, &f.a, i, &b, NULL);
 				buf_free(&b);
 			}
 			f.file[e->start + k] = keep;

@@ -450,10 +450,10 @@ static void check_generated(struct genarena *g)
 		buf_free(&png);
 
 		buf_init(&txt);
-		assert_int_equal(view_texture_object_text(&g->s, &g->a, i, &txt), RC_OK);
+		assert_int_equal(view_object_text(&g->s, &g->a, i, &txt, NULL), RC_OK);
 		buf_putc(&txt, 0);
 		assert_non_null(strstr((char *)txt.data, "BaseResource"));
-		assert_null(strstr((char *)txt.data, "problems:"));
+		assert_null(strstr((char *)txt.data, "problems"));
 		buf_free(&txt);
 		texture_image_free(img);
 	}
@@ -584,7 +584,7 @@ static void test_info_and_text(void **st)
 	buf_free(&b);
 
 	buf_init(&b);
-	assert_int_equal(view_texture_object_text(&g.s, &g.a, 3, &b), RC_OK);
+	assert_int_equal(view_object_text(&g.s, &g.a, 3, &b, NULL), RC_OK);
 	buf_putc(&b, 0);
 	assert_non_null(strstr((char *)b.data, "format: 0x86 DXT1\n"));
 	assert_non_null(strstr((char *)b.data, "m_buffer: 2 -> 0002.BaseResource\n"));
@@ -592,9 +592,14 @@ static void test_info_and_text(void **st)
 	assert_non_null(strstr((char *)b.data, "expected_bytes: 512\nactual_bytes: 512\n"));
 	buf_free(&b);
 	buf_init(&b);
-	assert_int_equal(view_texture_object_text(&g.s, &g.a, 0, &b), RC_UNSUPPORTED);
+	assert_int_equal(view_object_text(&g.s, &g.a, 0, &b, NULL), RC_OK); /* a BaseResource */
+	buf_putc(&b, 0);
+	assert_non_null(strstr((char *)b.data, "object: 0000.BaseResource\n"));
+	assert_null(strstr((char *)b.data, "format:"));
+	buf_free(&b);
+	buf_init(&b);
 	assert_int_equal(view_texture_info_line(&g.s, &g.a, 0, "x", &b), RC_UNSUPPORTED);
-	assert_int_equal(view_texture_object_text(&g.s, &g.a, 99999, &b), RC_BOUNDS);
+	assert_int_equal(view_object_text(&g.s, &g.a, 99999, &b, NULL), RC_BOUNDS);
 	buf_free(&b);
 	ga_close(&g);
 }
@@ -642,10 +647,10 @@ static enum rc hostile_load(const struct hostile *hx, struct diag *d, bool text)
 		struct buf t;
 
 		buf_init(&t);
-		if (view_texture_object_text(&s, &a, 1, &t) == RC_OK && r != RC_OK) {
+		if (view_object_text(&s, &a, 1, &t, NULL) == RC_OK && r != RC_OK) {
 			buf_putc(&t, 0);
-			assert_non_null(
-			    strstr((char *)t.data, "problems:\n  object 1 (Texture): "));
+			assert_non_null(strstr((char *)t.data, "\nproblems ("));
+			assert_non_null(strstr((char *)t.data, "):\n  object 1 (Texture): "));
 		}
 		buf_free(&t);
 	}

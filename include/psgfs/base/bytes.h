@@ -135,6 +135,10 @@ float br_f32(struct br *r);
 void *xcalloc_n(size_t n, size_t size);
 /* reallocarray that refuses overflow. */
 void *xrealloc_n(void *p, size_t n, size_t size);
+/* Room for element n of the array p of *cap elements of `size` bytes, growing it by doubling:
+ * p itself while n < *cap; else p reallocated to 2 * *cap elements (`first` when *cap is 0)
+ * and *cap updated. NULL when that overflows or fails, p and *cap then left as they were. */
+void *xgrow_n(void *p, size_t n, size_t *cap, size_t size, size_t first);
 /* An array grown by doubling cut to its n elements, for data kept long: p itself when realloc
  * fails; freed (NULL) when n is 0. */
 void *xshrink_n(void *p, size_t n, size_t size);

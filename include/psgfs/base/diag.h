@@ -20,5 +20,12 @@ void diag_free(struct diag *d);
 void diag_add(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Total problems seen, including dropped ones. */
 size_t diag_count(const struct diag *d);
+/* diag_free then free: the destructor of a diag allocated on the heap (a cache entry). */
+void diag_box_free(void *d);
+
+/* The one-line form for functions that explain through a `why` buffer of whylen bytes: append
+ * a note, after "; " when why is not empty; what does not fit is dropped. why may be NULL. */
+void diag_note(char *why, size_t whylen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

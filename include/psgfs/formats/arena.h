@@ -137,6 +137,9 @@ enum rc arena_resolve_ref(const struct arena *a, uint32_t v, uint32_t *obj, uint
 bool arena_type_fits(uint32_t type_id, uint32_t want);
 /* "BaseResource", "anything" or the type's label, for messages (buf >= 16 bytes). */
 const char *arena_want_name(uint32_t want, char buf[16]);
+/* Name of resource descriptor k on a platform ("MAINMEMORY", "GRAPHICS_LOCAL", ...), "RD<k>"
+ * when the platform's row names none. */
+const char *arena_rd_name(enum rw_platform plat, unsigned k);
 
 /*
  * Resolve reference field value v that may point at `want` (docs/rw4-arena.md, "Row 0 as a

@@ -4,8 +4,10 @@
  * "RenderOptiMeshData"). PS3 and Xbox 360 number element types differently, store different
  * vertex formats and lay out VertexBuffer, IndexBuffer, MeshHelper and DrawIndexedParameters
  * differently, so each platform is one const table, chosen once from the arena's platform.
- * Adding a platform is a new file holding a new table (skate_<platform>.c), not branches in
- * the scene code. Everything above this table works on the neutral forms of skate_mesh.h.
+ * Adding a platform is new files and rows, not branches: its tag and resource descriptors (a
+ * row of arena.c), this table (skate_<platform>.c, listed in skate_platform_of) with its
+ * texture functions (tex_<platform>.c), and its view row (src/tree/view_psg_<platform>.c,
+ * listed in view_platform_of). Everything above works on the neutral forms of skate_mesh.h.
  */
 #ifndef PSGFS_SKATE_PLATFORM_H
 #define PSGFS_SKATE_PLATFORM_H
@@ -18,7 +20,10 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/diag.h"
 #include "psgfs/base/result.h"
+#include "psgfs/base/source.h"
 #include "psgfs/formats/skate_mesh.h"
+
+struct tex_desc;
 
 /*
  * One platform's object decoders. Every decoder takes one object's bytes, the arena's byte
@@ -52,6 +57,14 @@ struct skate_platform {
 	/* VertexBuffer and IndexBuffer name no base resource: theirs is the dictionary row just
 	 * before them (Xbox 360). Else the objects' buffer field is a reference. */
 	bool base_res_row_before;
+	/* DrawIndexedParameters carry a base vertex (islands.tsv then shows it). */
+	bool island_base_vertex;
+	/* Textures (texture.h): tex_describe's platform part, for a row known to be a Texture
+	 * (d zeroed but for index and pl), and tex_read_rows' once the range is checked. */
+	enum rc (*tex_describe)(const struct src *s, const struct arena *a, uint32_t idx,
+				struct tex_desc *d, struct diag *diag);
+	enum rc (*tex_read_rows)(const struct src *s, const struct tex_desc *d, uint32_t face,
+				 uint32_t level, uint32_t row0, uint32_t n, uint8_t *out);
 };
 
 /* The PS3 table (skate_ps3.c). */
@@ -67,5 +80,8 @@ enum rc skate_mesh_helper_decode(const uint8_t *p, size_t n, bool be, uint32_t i
 /* The table of the arena's platform, NULL when there is none yet (scene load then gives
  * RC_UNSUPPORTED). */
 const struct skate_platform *skate_platform_of(const struct arena *a);
+/* The table whose decoders serve the arena's objects and textures: its platform's, else the
+ * PS3 one (the object views and textures of other platforms decode as PS3). */
+const struct skate_platform *skate_platform_decoders(const struct arena *a);
 
 #endif

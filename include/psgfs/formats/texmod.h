@@ -29,6 +29,7 @@
 #include "psgfs/formats/texture.h"
 
 enum texmod_input { TEXMOD_DDS, TEXMOD_PNG };
+enum texmod_plat { TEXMOD_PS3, TEXMOD_X360 };
 
 /* Largest side of a picture written into a texture (RSX textures are at most 4096). */
 #define TEXMOD_MAX_SIDE 4096u
@@ -40,7 +41,7 @@ struct texmod_shape {
 
 struct texmod_plan {
 	uint32_t tex, res; /* the Texture row and its base resource row */
-	enum tex_plat plat;
+	enum texmod_plat plat;
 	bool have_from; /* the texture as it is could be described */
 	struct texmod_shape from, to;
 	bool in_place; /* the same stored layout: only texel bytes change */

@@ -33,6 +33,7 @@
 #include "psgfs/base/diag.h"
 #include "psgfs/base/result.h"
 #include "psgfs/base/source.h"
+#include "psgfs/formats/png.h"
 #include "psgfs/formats/tex_kind.h"
 #include "psgfs/formats/tex_x360.h"
 
@@ -142,10 +143,10 @@ enum rc ps3_write_rows(const struct ps3_texture *t, const struct tex_layout *l, 
  * RC_CORRUPT only when not even level 0 of face 0 is there. A larger base resource than the
  * layout needs is RC_CORRUPT unless the texture sits at an offset inside a shared resource.
  */
-enum tex_plat { TEX_PS3, TEX_X360 };
+struct skate_platform;
 struct tex_desc {
-	uint32_t index; /* dictionary row of the Texture object */
-	enum tex_plat plat;
+	uint32_t index;			 /* dictionary row of the Texture object */
+	const struct skate_platform *pl; /* whose tex_describe and tex_read_rows serve it */
 	enum tex_kind kind;
 	const char *format_name;
 	bool alpha;
@@ -166,6 +167,16 @@ uint64_t tex_level_bytes(const struct tex_desc *d, uint32_t level);
 /* Canonical unit rows [row0, row0+n) of (face, level) into out, reading only what they need. */
 enum rc tex_read_rows(const struct src *s, const struct tex_desc *d, uint32_t face, uint32_t level,
 		      uint32_t row0, uint32_t n, uint8_t *out);
+/* The platform rows of those two (skate_platform.h): PS3 textures name their base resource
+ * (m_buffer) and an offset in it; Xbox 360 ones use the row before them (docs/xbox360.md). */
+enum rc tex_describe_ps3(const struct src *s, const struct arena *a, uint32_t idx,
+			 struct tex_desc *d, struct diag *diag);
+enum rc tex_describe_x360(const struct src *s, const struct arena *a, uint32_t idx,
+			  struct tex_desc *d, struct diag *diag);
+enum rc tex_read_rows_ps3(const struct src *s, const struct tex_desc *d, uint32_t face,
+			  uint32_t level, uint32_t row0, uint32_t n, uint8_t *out);
+enum rc tex_read_rows_x360(const struct src *s, const struct tex_desc *d, uint32_t face,
+			   uint32_t level, uint32_t row0, uint32_t n, uint8_t *out);
 
 /* DDS file: a 128-byte header describing the faces and levels served, then the levels. */
 #define DDS_HEADER_BYTES 128u
@@ -180,6 +191,14 @@ uint32_t tex_picture_width(const struct tex_desc *d);
 /* Pixel rows [y0, y0+n) of the picture (channels: 4 with alpha, else 3). */
 enum rc tex_picture_rows(const struct src *s, const struct tex_desc *d, uint32_t y0, uint32_t n,
 			 uint8_t *px);
+/* The picture as a PNG stream (png.h) in p, reading its rows from s through pic: storage the
+ * caller keeps as long as p. s NULL: p only sizes its parts (pngs_part, pngs_size). */
+struct tex_pic {
+	const struct src *s;
+	const struct tex_desc *d;
+};
+enum rc tex_picture_png(struct pngs *p, struct tex_pic *pic, const struct src *s,
+			const struct tex_desc *d);
 /* RGBA8 of n canonical unit rows of a level of width w (compressed: 4 pixel rows each). */
 void tex_canon_rgba(enum tex_kind k, const uint8_t *canon, uint32_t w, uint32_t n, uint8_t *rgba);
 
