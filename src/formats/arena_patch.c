@@ -83,6 +83,32 @@ static enum rc region_rows(const struct arena *a, unsigned k, uint32_t **rows, u
 	return RC_OK;
 }
 
+/* Everything read by absolute offset lies where moving the regions cannot change it: the
+ * sections, subreference records and ordinary objects in the main block, each base resource
+ * inside its own region (one reaching into another would read other bytes afterwards). */
+static enum rc layout_accounted(const struct arena *a, char *why, size_t whylen)
+{
+	uint64_t main = a->h.rd[0].size;
+
+	if (a->sections_end > main ||
+	    (a->n_subrefs && (uint64_t)a->sub_records + 8ull * a->n_subrefs > main))
+		return fail(why, whylen, RC_CORRUPT,
+			    "the sections or subreference records lie outside the main block");
+	for (uint32_t i = 0; i < a->n_dict; i++) {
+		const struct arena_dict_entry *e = &a->dict[i];
+		unsigned k = region_of(e);
+
+		if (e->base_resource &&
+		    (k >= a->h.n_rd || (uint64_t)e->ptr + e->size > a->h.rd[k].size))
+			return fail(why, whylen, RC_CORRUPT,
+				    "base resource %u lies outside its region", i);
+		if (!e->base_resource && e->readable && e->start + e->size > main)
+			return fail(why, whylen, RC_CORRUPT,
+				    "object %u lies outside the main block", i);
+	}
+	return RC_OK;
+}
+
 /* New places of the resources after `row` in region order. */
 static enum rc relocate(const struct arena *a, struct arena_patch *p, const uint32_t *rows,
 			uint32_t n, char *why, size_t whylen)
@@ -156,7 +182,9 @@ enum rc arena_patch_plan(const struct arena *a, uint32_t row, uint64_t new_size,
 			    "the header or dictionary lies outside the main block (0x%X bytes)",
 			    a->h.rd[0].size);
 	}
-	r = region_rows(a, p->k, &rows, &n, why, whylen);
+	r = layout_accounted(a, why, whylen);
+	if (r == RC_OK)
+		r = region_rows(a, p->k, &rows, &n, why, whylen);
 	if (r == RC_OK)
 		r = relocate(a, p, rows, n, why, whylen);
 	free(rows);

@@ -38,7 +38,8 @@ static const char *kind_name(enum tex_kind k)
 
 static bool plat_stores(enum texmod_plat plat, enum tex_kind k)
 {
-	return plat == TEXMOD_X360 ? tex_x360_format_for_kind(k) != 0 : tex_ps3_base_for_kind(k) != 0;
+	return plat == TEXMOD_X360 ? tex_x360_format_for_kind(k) != 0
+				   : tex_ps3_base_for_kind(k) != 0;
 }
 
 static bool shape_eq(const struct texmod_shape *a, const struct texmod_shape *b)
@@ -226,7 +227,7 @@ static enum rc plan_relayout(const struct src *as, const struct arena *a, struct
 	r = owned_resource(as, a, p, why, whylen);
 	if (r == RC_OK)
 		r = p->plat == TEXMOD_PS3 ? new_ps3_object(p, why, whylen)
-				       : new_x360_object(as, a, p, why, whylen);
+					  : new_x360_object(as, a, p, why, whylen);
 	if (r != RC_OK)
 		return r;
 	if (a->dict[p->tex].start + p->obj_len > a->h.rd[0].size)
@@ -299,6 +300,8 @@ enum rc texmod_plan(const struct src *as, const struct arena *a, uint32_t tex, e
 	p->threads = 1;
 	if (tex >= a->n_dict || a->dict[tex].type_id != RW_T_TEXTURE)
 		return fail(why, whylen, RC_INVAL, "row %u is not a Texture", tex);
+	if (!a->dict[tex].readable)
+		return fail(why, whylen, RC_CORRUPT, "the Texture object lies outside the file");
 	if (a->h.plat != RW_PS3 && a->h.plat != RW_XB2)
 		return fail(why, whylen, RC_UNSUPPORTED, "textures of %s arenas are not written",
 			    a->h.platform);

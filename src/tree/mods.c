@@ -379,11 +379,17 @@ bool mods_open_asset(struct tree *t, uint32_t slot, const char *logical, const c
 
 	free(dir);
 	base = base ? base + 1 : rel;
-	if (dfd < 0)
-		return false;
-	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
-		close(dfd);
-		return false;
+	if (dfd < 0 || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
+		if (dfd >= 0)
+			close(dfd);
+		pthread_mutex_lock(&m->mu);
+		s = mods_slot_get(m, slot, false);
+		if (s && s->in_outdir) { /* served from OUTDIR, and gone from there since */
+			snprintf(why, whylen, "its arena in the mods folder is gone");
+			*f = TREE_FAIL_OPEN;
+		}
+		pthread_mutex_unlock(&m->mu);
+		return s && s->in_outdir;
 	}
 	pthread_mutex_lock(&m->mu);
 	s = mods_slot_get(m, slot, true);
