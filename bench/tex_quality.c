@@ -249,10 +249,12 @@ static int write_picture(const char *kind, const char *path)
 		for (uint32_t l = 0, w = 1024; l < sh.mips; l++, w /= 2) {
 			uint8_t *lv = malloc((size_t)w * w * 4), *c = malloc((size_t)w * w + 16);
 
-			for (uint32_t y = 0; y < w; y++) /* a box filter is enough for a bench input */
+			/* point-sampled levels: enough for a bench input */
+			for (uint32_t y = 0; y < w; y++)
 				for (uint32_t x = 0; x < w; x++)
 					memcpy(lv + 4 * ((size_t)y * w + x),
-					       px + 4 * ((size_t)y * (1024 / w) * 1024 + x * (1024 / w)),
+					       px + 4 * ((size_t)y * (1024 / w) * 1024 +
+							 x * (1024 / w)),
 					       4);
 			tex_encode_rows(TEXK_DXT5, lv, w, w, c, 2);
 			buf_put(&pay, c, (size_t)((w + 3) / 4) * ((w + 3) / 4) * 16);
