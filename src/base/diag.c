@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "psgfs/base/buf.h"
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/diag.h"
 
@@ -25,6 +26,18 @@ size_t diag_count(const struct diag *d)
 	return d->n + d->dropped;
 }
 
+/* The line as one line of text, in a malloc'd string (NULL when out of memory). */
+static char *escaped(const char *line)
+{
+	struct buf b;
+	size_t len;
+
+	buf_init(&b);
+	buf_tsv_name(&b, line, strlen(line));
+	buf_putc(&b, '\0');
+	return b.oom ? (buf_free(&b), NULL) : (char *)buf_steal(&b, &len);
+}
+
 void diag_add(struct diag *d, const char *fmt, ...)
 {
 	char line[512];
@@ -39,9 +52,6 @@ void diag_add(struct diag *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	for (char *p = line; *p; p++)
-		if (*p == '\n' || *p == '\t' || *p == '\r')
-			*p = ' ';
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 16;
 		char **v = xrealloc_n(d->msg, cap, sizeof *v);
@@ -53,7 +63,7 @@ void diag_add(struct diag *d, const char *fmt, ...)
 		d->msg = v;
 		d->cap = cap;
 	}
-	d->msg[d->n] = strdup(line);
+	d->msg[d->n] = escaped(line);
 	if (!d->msg[d->n]) {
 		d->dropped++;
 		return;

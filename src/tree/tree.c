@@ -692,6 +692,14 @@ void tree_set_change_hook(struct tree *t, void (*fn)(void *ctx, tree_ino ino), v
 	t->on_change = fn;
 }
 
+void tree_set_mount(struct tree *t, const struct stat *mnt_before, dev_t own_dev)
+{
+	t->mnt = *mnt_before;
+	t->own_dev = own_dev;
+	if (t->fold)
+		folder_set_mount(t->fold, mnt_before, own_dev);
+}
+
 const struct stat *tree_source_stat(const struct tree *t)
 {
 	return t->fold ? folder_root_stat(t->fold) : &t->single->st;

@@ -247,9 +247,18 @@ struct tree {
 	struct cache *cache;
 	struct asset *single; /* single-file mounts: the asset in slot 0, always open */
 	struct folder *fold;  /* folder mounts */
+	struct stat mnt;      /* tree_set_mount: the mount point before mounting (st_ino 0: none) */
+	dev_t own_dev;	      /* ... and the mount's own device (0: none) */
 	atomic_uint_fast64_t renders, render_bytes, render_failures, raw_reads, raw_bytes;
 	atomic_uint_fast64_t asset_opens;
 };
+
+/* True when a directory entry (its folder's device, its d_ino) is the mount point of this
+ * mount, which must never be entered (tree_set_mount). */
+static inline bool tree_is_mount_point(const struct tree *t, dev_t dir_dev, ino_t d_ino)
+{
+	return t->mnt.st_ino != 0 && d_ino == t->mnt.st_ino && dir_dev == t->mnt.st_dev;
+}
 
 /* The open asset of a slot, pinned in *pin (NULL when nothing needs releasing). NULL with *r
  * for a folder, a link, or a failure. */
@@ -285,6 +294,7 @@ enum rc render_read(struct asset *as, tree_ino ino, struct tnode n, uint64_t off
 enum tree_open_fail folder_open(struct tree *t, const char *path, char *why, size_t whylen);
 void folder_close(struct folder *f);
 const struct stat *folder_root_stat(const struct folder *f);
+void folder_set_mount(struct folder *f, const struct stat *mnt_before, dev_t own_dev);
 /* Slot kinds: a regular file (asset or plain, served by an asset), a folder (0 = the root). */
 bool folder_slot_is_file(struct tree *t, uint32_t slot);
 bool folder_slot_is_dir(struct tree *t, uint32_t slot);
