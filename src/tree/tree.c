@@ -226,8 +226,8 @@ enum rc tlist_finish(struct tlist *l, struct tree_dir **out)
 	d->v = xshrink_n(l->v, l->n, sizeof *l->v);
 	d->names = l->names_len ? xshrink_n(l->names, l->names_len, 1) : l->names;
 	d->n = l->n;
-	for (size_t i = 0; i < l->n; i++)
-		d->subdirs += l->v[i].type == TT_DIR;
+	for (size_t i = 0; i < d->n; i++)
+		d->subdirs += d->v[i].type == TT_DIR;
 	d->bytes = cache_heap_cost(l->n * sizeof *l->v) + cache_heap_cost(l->names_len) +
 		   cache_heap_cost(sizeof *d);
 	l->v = NULL;
