@@ -5,14 +5,19 @@
  * main runs the phases in order: parse, validate options, open the file, mount, run.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "fuse/ll.h"
@@ -57,6 +62,9 @@ struct daemon {
 	struct fuse_cmdline_opts cl;
 	struct fuse_session *se;
 	bool signals, mounted;
+	struct stat mnt_st; /* the mount point before mounting */
+	dev_t own_dev;	    /* the mount's device once mounted (0: unknown) */
+	int report_fd;	    /* daemonised: where a failed INIT is reported to the parent */
 };
 
 #define OPT(t, p)                                                                                  \
@@ -246,6 +254,31 @@ static int check_hierarchy(struct daemon *d)
 	return EXIT_CONTINUE;
 }
 
+/* Whether the folder of path is mnt or below it (both resolved as they are now). */
+static bool inside_mount_point(const char *path, const char *mnt)
+{
+	char *dir = strdup(path), *slash, *rdir, *rmnt;
+	bool in = false;
+	size_t n;
+
+	if (!dir)
+		return false;
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = '\0'; /* "/x" -> "/" */
+	rdir = realpath(slash ? dir : ".", NULL);
+	rmnt = realpath(mnt, NULL);
+	if (rdir && rmnt) {
+		n = strlen(rmnt);
+		in = strncmp(rdir, rmnt, n) == 0 &&
+		     (rdir[n] == '\0' || rdir[n] == '/' || (n == 1 && rmnt[0] == '/'));
+	}
+	free(dir);
+	free(rdir);
+	free(rmnt);
+	return in;
+}
+
 /* The daemon works from "/": a relative path is resolved against the caller's directory now,
  * and must be writable now rather than silently unwritten later. */
 static int check_stats(struct daemon *d)
@@ -269,6 +302,12 @@ static int check_stats(struct daemon *d)
 	}
 	if (cliopt_replace_check(d->o.stats, why, sizeof why) != RC_OK) {
 		fprintf(stderr, "psgfs: stats file %s: %s\n", d->o.stats, why);
+		return EXIT_USAGE;
+	}
+	if (inside_mount_point(d->o.stats, d->o.mnt)) {
+		/* Written into the mount, the daemon would ask itself (and at exit nobody
+		 * would answer). */
+		fprintf(stderr, "psgfs: stats file %s: inside the mount point\n", d->o.stats);
 		return EXIT_USAGE;
 	}
 	g_stats_path = d->o.stats;
@@ -414,23 +453,47 @@ static int open_file(struct daemon *d)
 			strerror(serr));
 		return EXIT_MOUNT;
 	}
+	d->mnt_st = mst; /* what readdir of its parent will report for it once mounted */
 	return EXIT_CONTINUE;
+}
+
+/* -o fsname=PATH as libfuse's option parser reads it: a comma would end the value and start
+ * another option ("c,allow_other" mounted with allow_other), so commas and backslashes are
+ * escaped as libfuse documents (\, and \\). */
+static char *fsname_arg(const char *path)
+{
+	char *s = malloc(2 * strlen(path) + sizeof "-ofsname="), *o;
+
+	if (!s)
+		return NULL;
+	o = stpcpy(s, "-ofsname=");
+	for (; *path; path++) {
+		if (*path == ',' || *path == '\\')
+			*o++ = '\\';
+		*o++ = *path;
+	}
+	*o = '\0';
+	return s;
 }
 
 static int new_session(struct daemon *d)
 {
-	char fsname[PATH_MAX + 16];
+	char *fsname;
+	bool ok;
 
 	if (fuse_parse_cmdline(&d->args, &d->cl) != 0 || !d->cl.mountpoint)
 		return EXIT_USAGE;
 	g_ll.tree = d->tree;
 	g_ll.timeout = 86400.0 * 365;
-	/* Read-only at the kernel level: writes fail with EROFS before reaching us. With texture
-	 * mods the kernel passes writes on, and the daemon answers EROFS to all but pictures. */
-	snprintf(fsname, sizeof fsname, "-ofsname=%s", d->o.file);
-	if ((!g_ll.mods && fuse_opt_add_arg(&d->args, "-oro") != 0) ||
-	    fuse_opt_add_arg(&d->args, fsname) != 0 ||
-	    fuse_opt_add_arg(&d->args, "-odefault_permissions") != 0)
+	/* Read-only at the kernel level: writes fail with EROFS before reaching us. Our options
+	 * come last, so none given before can undo them. With texture mods the kernel passes
+	 * writes on, and the daemon answers EROFS to all but pictures. */
+	fsname = fsname_arg(d->o.file);
+	ok = fsname && fuse_opt_add_arg(&d->args, fsname) == 0 &&
+	     (g_ll.mods || fuse_opt_add_arg(&d->args, "-oro") == 0) &&
+	     fuse_opt_add_arg(&d->args, "-odefault_permissions") == 0;
+	free(fsname);
+	if (!ok)
 		return EXIT_INTERNAL;
 	d->se = fuse_session_new(&d->args, &psgfs_ll_ops, sizeof psgfs_ll_ops, &g_ll);
 	if (!d->se) {
@@ -441,8 +504,135 @@ static int new_session(struct daemon *d)
 	return EXIT_CONTINUE;
 }
 
+/* ---- mounting: a mount fails with one line and exit 6, also once daemonised ---- */
+
+/* libfuse reports some refusals only when the kernel's INIT arrives, after mounting (an option
+ * it parsed but will not honour, e.g. max_read). Until the mount is known to work its error
+ * messages are kept, to end the one line psgfs prints, instead of going to stderr. */
+static atomic_bool g_mount_ready;
+static pthread_mutex_t g_fuse_err_lock = PTHREAD_MUTEX_INITIALIZER;
+static char g_fuse_err[256];
+
+static void fuse_log_kept(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+	char *p;
+
+	if (level > FUSE_LOG_ERR || atomic_load(&g_mount_ready)) {
+		vfprintf(stderr, fmt, ap);
+		return;
+	}
+	pthread_mutex_lock(&g_fuse_err_lock);
+	vsnprintf(g_fuse_err, sizeof g_fuse_err, fmt, ap);
+	for (p = g_fuse_err; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	while (p > g_fuse_err && p[-1] == ' ')
+		*--p = '\0';
+	pthread_mutex_unlock(&g_fuse_err_lock);
+}
+
+/* libfuse's last kept message without its "fuse: error: " prefix, or fallback. */
+static void fuse_err_text(char *out, size_t n, const char *fallback)
+{
+	const char *s = g_fuse_err;
+
+	pthread_mutex_lock(&g_fuse_err_lock);
+	if (strncmp(s, "fuse: ", 6) == 0)
+		s += 6;
+	if (strncmp(s, "error: ", 7) == 0)
+		s += 7;
+	snprintf(out, n, "%s", *s ? s : fallback);
+	pthread_mutex_unlock(&g_fuse_err_lock);
+}
+
+static int mount_failed(const struct daemon *d, const char *why)
+{
+	fprintf(stderr, "psgfs: %s: cannot mount on %s: %s\n", d->o.file, d->cl.mountpoint, why);
+	return EXIT_MOUNT;
+}
+
+/* The mount works: its root answers a stat (which waits for the kernel's INIT to be answered)
+ * from this mount's device, not from the folder under it once a refused mount is gone. */
+static bool mount_answers(const struct daemon *d)
+{
+	struct stat st;
+
+	return stat(d->cl.mountpoint, &st) == 0 && (!d->own_dev || st.st_dev == d->own_dev);
+}
+
+/* Foreground: a thread finds out whether the mount works while the loop serves it. */
+static void *probe_thread(void *arg)
+{
+	if (mount_answers(arg))
+		atomic_store(&g_mount_ready, true);
+	return NULL;
+}
+
+/* The parent of a daemonised mount: exit 0 once the mount answers, else 6 with the reason the
+ * daemon sends before it exits (it unmounts first). */
+static void parent_wait(struct daemon *d, int rfd)
+{
+	struct pollfd pfd = {rfd, POLLIN, 0};
+	char why[300] = "";
+	size_t got = 0;
+	ssize_t n = 1;
+
+	if (mount_answers(d))
+		_exit(EXIT_OK);
+	while (n > 0 && got < sizeof why - 1 && poll(&pfd, 1, 10000) == 1) {
+		n = read(rfd, why + got, sizeof why - 1 - got);
+		got += n > 0 ? (size_t)n : 0;
+	}
+	why[got] = '\0';
+	mount_failed(d, got ? why : "the mount did not answer");
+	_exit(EXIT_MOUNT);
+}
+
+/*
+ * fuse_daemonize, except that the parent returns only once the mount works, so that whatever
+ * fails to mount exits 6 with one line whether daemonised or not: the daemon (the child) runs
+ * the loop in a new session, in "/", with its stdio on /dev/null, and reports a refused INIT
+ * through a pipe.
+ */
+static int daemonize(struct daemon *d)
+{
+	int p[2], null;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) != 0 || (pid = fork()) < 0)
+		return mount_failed(d, strerror(errno));
+	if (pid > 0) {
+		close(p[1]);
+		/* Only the daemon holds the connection: if it dies, the stat fails at once. */
+		close(fuse_session_fd(d->se));
+		parent_wait(d, p[0]);
+	}
+	close(p[0]);
+	d->report_fd = p[1];
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (setsid() < 0 || chdir("/") != 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+	    dup2(null, 2) < 0)
+		return EXIT_INTERNAL;
+	close(null);
+	return EXIT_CONTINUE;
+}
+
+/* This mount's device, from the attributes the kernel holds (AT_STATX_DONT_SYNC: no request
+ * reaches the daemon, which is not serving yet); 0 when unknown. */
+static dev_t own_device(const char *mnt)
+{
+	struct statx sx;
+
+	if (statx(AT_FDCWD, mnt, AT_STATX_DONT_SYNC, 0, &sx) != 0)
+		return 0;
+	return makedev(sx.stx_dev_major, sx.stx_dev_minor);
+}
+
 static int mount_fs(struct daemon *d, sigset_t *usr1)
 {
+	char why[300];
+	pthread_t probe;
+
 	if (fuse_set_signal_handlers(d->se) != 0) {
 		fprintf(stderr, "psgfs: cannot install signal handlers\n");
 		return EXIT_MOUNT;
@@ -453,15 +643,20 @@ static int mount_fs(struct daemon *d, sigset_t *usr1)
 	sigemptyset(usr1);
 	sigaddset(usr1, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, usr1, NULL);
+	fuse_set_log_func(fuse_log_kept);
 	if (fuse_session_mount(d->se, d->cl.mountpoint) != 0) {
-		fprintf(stderr, "psgfs: %s: cannot mount on %s\n", d->o.file, d->cl.mountpoint);
-		return EXIT_MOUNT;
+		fuse_err_text(why, sizeof why, "refused");
+		return mount_failed(d, why);
 	}
 	d->mounted = true;
-	if (fuse_daemonize(d->cl.foreground) != 0) {
-		fprintf(stderr, "psgfs: cannot daemonize\n");
-		return EXIT_MOUNT;
-	}
+	d->own_dev = own_device(d->cl.mountpoint);
+	if (d->own_dev == d->mnt_st.st_dev)
+		d->own_dev = 0; /* not this mount's: the folder under it */
+	tree_set_mount(d->tree, &d->mnt_st, d->own_dev);
+	if (!d->cl.foreground)
+		return daemonize(d);
+	if (pthread_create(&probe, NULL, probe_thread, d) == 0)
+		pthread_detach(probe);
 	return EXIT_CONTINUE;
 }
 
@@ -489,11 +684,24 @@ static int run_loop(struct daemon *d)
 	/* The loop returns 0 after an unmount, the signal number after SIGTERM/SIGINT/SIGHUP (both
 	 * clean) and -errno on failure; it has already reset fuse_session_exited() by then. */
 	write_stats();
+	if (rc < 0 && !atomic_load(&g_mount_ready)) {
+		/* The kernel's INIT was refused: the mount never worked. */
+		char why[300];
+
+		fuse_err_text(why, sizeof why, strerror(-rc));
+		if (d->report_fd >= 0 && write(d->report_fd, why, strlen(why)) < 0)
+			return EXIT_MOUNT; /* the parent has gone: nobody to tell */
+		if (d->report_fd < 0)
+			mount_failed(d, why);
+		return EXIT_MOUNT;
+	}
 	return rc >= 0 ? EXIT_OK : EXIT_INTERNAL;
 }
 
 static void teardown(struct daemon *d)
 {
+	if (d->report_fd >= 0)
+		close(d->report_fd);
 	if (d->mounted)
 		fuse_session_unmount(d->se);
 	if (d->signals)
@@ -527,6 +735,7 @@ int main(int argc, char **argv)
 	mallopt(M_ARENA_MAX, 2);
 
 	d.args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
+	d.report_fd = -1;
 	if ((rc = parse_args(&d)) == EXIT_CONTINUE && (rc = validate_opts(&d)) == EXIT_CONTINUE &&
 	    (rc = open_file(&d)) == EXIT_CONTINUE && (rc = new_session(&d)) == EXIT_CONTINUE &&
 	    (rc = mount_fs(&d, &usr1)) == EXIT_CONTINUE) {

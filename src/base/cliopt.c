@@ -76,12 +76,18 @@ enum rc cliopt_cache_size(const char *s, size_t *out, char *why, size_t whylen)
 
 enum rc cliopt_max_assets(const char *s, unsigned *out, char *why, size_t whylen)
 {
-	uint64_t v;
-	enum rc r = cliopt_size(s, &v, why, whylen);
+	const char *p = s;
+	uint64_t v = 0;
 
-	if (r == RC_INVAL) /* a count: cliopt_size's example of a size would mislead */
+	/* A count: decimal digits and nothing else (no size suffix, sign, blank or base). */
+	if (*p < '0' || *p > '9')
 		return fail(RC_INVAL, why, whylen, "%s", "not a count (decimal digits, e.g. 128)");
-	if (r != RC_OK || v < 1 || v > CLIOPT_ASSETS_MAX)
+	for (; *p >= '0' && *p <= '9'; p++)
+		if (v <= CLIOPT_ASSETS_MAX)
+			v = v * 10 + (uint64_t)(*p - '0');
+	if (*p)
+		return fail(RC_INVAL, why, whylen, "%s", "not a count (decimal digits, e.g. 128)");
+	if (v < 1 || v > CLIOPT_ASSETS_MAX)
 		return fail(RC_INVAL, why, whylen, "%s", "allowed: 1 to 65536");
 	*out = (unsigned)v;
 	return RC_OK;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "psgfs/base/buf.h"
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/diag.h"
 
@@ -50,6 +51,18 @@ void diag_note(char *why, size_t whylen, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The line as one line of text, in a malloc'd string (NULL when out of memory). */
+static char *escaped(const char *line)
+{
+	struct buf b;
+	size_t len;
+
+	buf_init(&b);
+	buf_tsv_name(&b, line, strlen(line));
+	buf_putc(&b, '\0');
+	return b.oom ? (buf_free(&b), NULL) : (char *)buf_steal(&b, &len);
+}
+
 void diag_add(struct diag *d, const char *fmt, ...)
 {
 	char line[512], **v;
@@ -64,16 +77,13 @@ void diag_add(struct diag *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	for (char *p = line; *p; p++)
-		if (*p == '\n' || *p == '\t' || *p == '\r')
-			*p = ' ';
 	v = xgrow_n(d->msg, d->n, &d->cap, sizeof *v, 16);
 	if (!v) {
 		d->dropped++;
 		return;
 	}
 	d->msg = v;
-	d->msg[d->n] = strdup(line);
+	d->msg[d->n] = escaped(line);
 	if (!d->msg[d->n]) {
 		d->dropped++;
 		return;

@@ -4,6 +4,7 @@
  * names match it, else every bone hangs from bone 0. Whatever the source, cycles are broken
  * afterwards, so the parents always form a forest.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,15 +107,18 @@ static void tsv_line(struct skate_scene *sc, const struct name_ix *ix, bool *see
 		*tab = 0;
 	if ((tab = strchr(parent, '\t')) != NULL)
 		*tab = 0;
+	/* errors.txt may be readable by anyone (allow_other) while the hierarchy file is not:
+	 * lines quote the model's own bone names, never the file's text. */
 	c = find_bone(ix, n, buf);
 	if (c < 0) {
 		if (lineno != 1) /* else a header line */
-			diag_add(d, "hierarchy line %zu: unknown bone \"%.64s\"", lineno, buf);
+			diag_add(d, "hierarchy line %zu: names no bone of the model", lineno);
 		return;
 	}
 	if (seen[c]) {
-		diag_add(d, "hierarchy line %zu: bone \"%.64s\" listed again, ignored", lineno,
-			 buf);
+		diag_add(d,
+			 "hierarchy line %zu: bone %" PRId64 " (\"%.64s\") listed again, ignored",
+			 lineno, c, sc->bones[c].name);
 		return;
 	}
 	seen[c] = true;
@@ -122,9 +126,9 @@ static void tsv_line(struct skate_scene *sc, const struct name_ix *ix, bool *see
 		sc->bones[c].parent = -1;
 	} else if ((p = find_bone(ix, n, parent)) < 0) {
 		diag_add(d,
-			 "hierarchy line %zu: bone \"%.64s\" has unknown parent \"%.64s\"; hung "
-			 "from bone 0",
-			 lineno, buf, parent);
+			 "hierarchy line %zu: bone %" PRId64 " (\"%.64s\") has a parent that names "
+			 "no bone of the model; hung from bone 0",
+			 lineno, c, sc->bones[c].name);
 		sc->bones[c].parent = c == 0 ? -1 : 0;
 	} else {
 		sc->bones[c].parent = (int32_t)p;

@@ -617,3 +617,32 @@ enum rc gen_psg_sized(uint64_t target_bytes, uint64_t seed, struct buf *out,
 	sz_free(&z);
 	return r;
 }
+
+static uint32_t rd_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+enum rc gen_psg_sparse_rows(struct buf *out, uint32_t rows, uint64_t *file_size)
+{
+	uint32_t used, start, at;
+	uint64_t end;
+
+	if (out->len < 0x34 || out->count_only)
+		return RC_INVAL;
+	used = rd_be32(out->data + 0x24);
+	start = rd_be32(out->data + 0x30);
+	at = (uint32_t)((out->len + 15) & ~(size_t)15);
+	end = (uint64_t)at + 24ull * rows;
+	if (rows < used || (uint64_t)start + 24ull * used > out->len || end > UINT32_MAX)
+		return RC_INVAL;
+	buf_pad_to(out, 16);
+	buf_put(out, out->data + start, 24ull * used); /* the real rows, at the new start */
+	if (out->oom)
+		return RC_NOMEM;
+	buf_set_u32be(out, 0x20, rows);
+	buf_set_u32be(out, 0x24, rows);
+	buf_set_u32be(out, 0x30, at);
+	*file_size = end;
+	return RC_OK;
+}

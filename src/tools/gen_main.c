@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "psgfs/base/cliopt.h"
 #include "psgfs/gen/gen_folder.h"
@@ -45,6 +46,10 @@ static void usage(FILE *out)
 	    "  --record FILE       PSG: write 'index type_id offset size fnv1a64' rows to FILE\n"
 	    "  --baseres-first     sky, skinned: base resources at the first dictionary rows (a\n"
 	    "                      reference to row 0 is then stored as 0)\n"
+	    "sky:\n"
+	    "  --rows N            hostile: the dictionary, moved to the end, claims N rows (12\n"
+	    "                      to 178956970): the real ones, then zero rows the file leaves\n"
+	    "                      as a hole (a few KiB on disk for any N)\n"
 	    "sized:\n"
 	    "  --size N            target bytes, 64K to 3G (default 1M)\n"
 	    "psk:\n"
@@ -137,6 +142,7 @@ enum {
 	O_BASERES_FIRST,
 	O_SKATER,
 	O_RIG,
+	O_ROWS,
 };
 
 static const struct option longopts[] = {
@@ -175,6 +181,7 @@ static const struct option longopts[] = {
     {"baseres-first", no_argument, NULL, O_BASERES_FIRST},
     {"skater", no_argument, NULL, O_SKATER},
     {"rig-names", no_argument, NULL, O_RIG},
+    {"rows", required_argument, NULL, O_ROWS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -206,6 +213,7 @@ static const struct {
     {"skinned", O_TRIS, 1, 1u << 20},
     {"folder", O_ASSETS, 1, GEN_FOLDER_MAX_ASSETS},
     {"folder", O_WIDE, 0, GEN_FOLDER_MAX_ASSETS},
+    {"sky", O_ROWS, 12, 178956970}, /* 24-byte rows after the sky's 8 KiB, within 4 GiB */
 };
 
 static const char *opt_name(int opt)
@@ -317,11 +325,14 @@ static int report_failure(const char *kind, enum rc r)
 	return 2;
 }
 
-static int write_out(const char *path, const struct buf *b)
+/* b's bytes, then zeros up to size (a hole: nothing written) when size is larger. */
+static int write_out(const char *path, const struct buf *b, uint64_t size)
 {
 	FILE *f = fopen(path, "wb");
 
-	if (!f || fwrite(b->data, 1, b->len, f) != b->len || fclose(f) != 0) {
+	if (!f || fwrite(b->data, 1, b->len, f) != b->len ||
+	    (size > b->len && (fflush(f) != 0 || ftruncate(fileno(f), (off_t)size) != 0)) ||
+	    fclose(f) != 0) {
 		fprintf(stderr, "psgfs-gen: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
@@ -478,6 +489,7 @@ struct gen_args {
 	struct gen_folder_opts fo;
 	bool short_cube, real_shape;
 	uint64_t seed, shuffle, size;
+	uint32_t rows;
 };
 
 /* Options of the PSK and PSA kinds; false when c is not one of them. */
@@ -588,6 +600,9 @@ static bool psg_folder_opt(struct gen_args *a, int c)
 		break;
 	case O_REAL_SHAPE:
 		a->real_shape = true;
+		break;
+	case O_ROWS:
+		a->rows = parse_count(a->kind, c, optarg);
 		break;
 	default:
 		return false;
@@ -722,6 +737,7 @@ int main(int argc, char **argv)
 {
 	struct gen_args a = {.sk = {.layout = -1}, .platform = "ps3", .seed = 1, .size = 1 << 20};
 	struct psg_gen_record rec = {0};
+	uint64_t size = 0;
 	struct buf b;
 	enum rc r;
 	int rc;
@@ -743,10 +759,12 @@ int main(int argc, char **argv)
 		return run_folder(&a.fo, a.out, a.manifest);
 	buf_init(&b);
 	r = generate(&a, &b, &rec);
+	if (r == RC_OK && !b.oom && a.rows)
+		r = gen_psg_sparse_rows(&b, a.rows, &size);
 	if (r != RC_OK || b.oom)
 		rc = report_failure(a.kind, b.oom ? RC_NOMEM : r);
 	else
-		rc = write_out(a.out, &b) | write_record(a.record, &rec);
+		rc = write_out(a.out, &b, size) | write_record(a.record, &rec);
 	buf_free(&b);
 	psg_gen_record_free(&rec);
 	return rc;

@@ -23,6 +23,7 @@ struct cache {
 	struct cache_ent *head, *tail;
 	size_t budget;
 	size_t fixed; /* charged by cache_charge: counted in st.bytes, never evicted */
+	size_t held;  /* cache_hold: counted in st.bytes until released */
 	struct cache_stats st;
 };
 
@@ -232,7 +233,8 @@ void *cache_put(struct cache *c, struct cache_key key, void *data, size_t bytes,
 		return old->data;
 	}
 	c->st.inserts++;
-	if (bytes + CACHE_OVERHEAD <= c->budget - c->fixed) {
+	if (c->fixed + c->held < c->budget &&
+	    bytes + CACHE_OVERHEAD <= c->budget - c->fixed - c->held) {
 		shrink_to(c, c->budget - bytes - CACHE_OVERHEAD);
 		e->hnext = c->tab[bucket(c, key)];
 		c->tab[bucket(c, key)] = e;
@@ -260,6 +262,43 @@ void cache_unpin(struct cache *c, struct cache_ent *e)
 	pthread_mutex_unlock(&c->mu);
 	if (destroy)
 		ent_destroy(e);
+}
+
+void cache_pin(struct cache *c, struct cache_ent *e)
+{
+	pthread_mutex_lock(&c->mu);
+	e->pins++;
+	pthread_mutex_unlock(&c->mu);
+}
+
+bool cache_is_kept(struct cache *c, const struct cache_ent *e)
+{
+	bool kept;
+
+	pthread_mutex_lock(&c->mu);
+	kept = e->linked;
+	pthread_mutex_unlock(&c->mu);
+	return kept;
+}
+
+void cache_hold(struct cache *c, size_t bytes)
+{
+	pthread_mutex_lock(&c->mu);
+	c->held += bytes;
+	c->st.bytes += bytes;
+	if (c->st.bytes > c->st.peak_bytes)
+		c->st.peak_bytes = c->st.bytes;
+	shrink_to(c, c->budget);
+	pthread_mutex_unlock(&c->mu);
+}
+
+void cache_release(struct cache *c, size_t bytes)
+{
+	pthread_mutex_lock(&c->mu);
+	bytes = bytes < c->held ? bytes : c->held;
+	c->held -= bytes;
+	c->st.bytes -= bytes;
+	pthread_mutex_unlock(&c->mu);
 }
 
 struct cache_stats cache_get_stats(struct cache *c)

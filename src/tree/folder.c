@@ -9,7 +9,9 @@
  * descriptors and memory stay bounded however many are visited. An asset closed by that limit
  * reopens only as the same unchanged file in the same format, else everything below it fails
  * with EIO (same_as_first). Running out of memory or descriptors is never taken for a
- * property of a file: such a listing is not kept, such an opening is not remembered.
+ * property of a file: such a listing is not kept, such an opening is not remembered. No lock
+ * is held while the source tree is read (a folder listed, an asset opened), and the mount's
+ * own mount point, when it lies inside the folder, is never entered (is_mount_point).
  *
  * Slots: an entry's slot is its source inode number when that is below 2^31 and on the
  * mounted folder's device (stable across remounts of an unchanged folder); otherwise, and for a
@@ -24,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "psgfs/base/bytes.h"
@@ -31,7 +35,6 @@
 
 #define SEQ_SLOT_FIRST	   0x80000000u
 #define DEFAULT_MAX_ASSETS 128u
-#define MAX_DEPTH	   256
 
 enum fe_type { FE_DIR = 1, FE_FILE, FE_LINK };
 
@@ -61,10 +64,13 @@ struct folder {
 	struct fentry **tab;
 	size_t n_buckets, n;
 	uint32_t next_seq;
-	pthread_mutex_t amu; /* opening assets, and the LRU of open ones */
+	pthread_mutex_t amu; /* the open assets' cache entries and their LRU (never held while a
+			      * file is opened) */
 	uint32_t lru_head, lru_tail;
 	atomic_uint open_assets;
 	unsigned max_assets;
+	struct stat mnt; /* the mount point before mounting (st_ino 0: not mounted) */
+	dev_t own_dev;	 /* this mount's device (0: not mounted) */
 };
 
 /* ---- the entry table (permanent: entries are what inode numbers resolve to) ---- */
@@ -157,31 +163,66 @@ static uint32_t slot_for(struct folder *f, const struct stat *st)
 
 /* ---- paths ---- */
 
-/* Open the folder of entry e (a directory) by walking from the root without following links. */
-static int open_dir_of(struct folder *f, const struct fentry *e)
+/* The names from the root down to the folder of slot `slot` (deepest first) in *chain; its
+ * depth, or -1 (errno set). Taken under f->mu, as the table may grow meanwhile; the names stay
+ * valid without it (entries handed out live as long as the mount). Any depth: the chain grows
+ * with it, and a parent cycle (impossible by construction) cannot be longer than the table. */
+static ssize_t chain_of(struct folder *f, uint32_t slot, const char ***chain)
 {
-	const struct fentry *chain[MAX_DEPTH];
-	unsigned depth = 0;
-	/* Not dup(): a duplicate shares the root's directory offset with every other read. */
-	int fd = openat(f->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const struct fentry *e;
+	size_t depth = 0, cap = 0;
+	const char **v = NULL;
+	int err = 0;
 
-	while (e && e->slot != 0 && depth < MAX_DEPTH) {
-		chain[depth++] = e;
-		e = entry_find(f, e->parent);
+	pthread_mutex_lock(&f->mu);
+	for (e = entry_find(f, slot); e && e->slot != 0 && !err; e = entry_find(f, e->parent)) {
+		if (depth > f->n) {
+			err = ELOOP;
+		} else {
+			const char **nv = xgrow_n(v, depth, &cap, sizeof *nv, 16);
+
+			if (nv)
+				v = nv;
+			else
+				err = ENOMEM;
+		}
+		if (!err)
+			v[depth++] = e->name;
 	}
-	if (e && e->slot != 0) {
-		if (fd >= 0)
-			close(fd);
-		errno = ELOOP;
+	if (!err && !e)
+		err = ENOENT;
+	pthread_mutex_unlock(&f->mu);
+	if (err) {
+		free(v);
+		errno = err;
 		return -1;
 	}
+	*chain = v;
+	return (ssize_t)depth;
+}
+
+/* Open the folder of slot `slot` (a directory) by walking from the root without following
+ * links. Called without f->mu: the walk reads the source tree. */
+static int open_dir_of(struct folder *f, uint32_t slot)
+{
+	const char **chain = NULL;
+	ssize_t depth = chain_of(f, slot, &chain);
+	int fd;
+
+	if (depth < 0)
+		return -1;
+	/* Not dup(): a duplicate shares the root's directory offset with every other read. */
+	fd = openat(f->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	while (fd >= 0 && depth--) {
 		int next =
-		    openat(fd, chain[depth]->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		    openat(fd, chain[depth], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int err = errno;
 
 		close(fd);
 		fd = next;
+		errno = err;
 	}
+	free(chain);
 	return fd;
 }
 
@@ -263,15 +304,59 @@ static bool sniff_all(int dirfd, struct fentry **v, size_t n)
 	return true;
 }
 
+/*
+ * This daemon's own mount must never be entered: any request it caused would be answered by
+ * this same daemon, which is busy asking (with -s, or every worker listing the same folder, it
+ * waits for itself forever). The mount point is recognised without a stat through it: readdir
+ * reports the directory it covers, whose identity main took before mounting. Any other path
+ * into the mount (a bind mount of it inside DIR) is recognised by its device, which statx
+ * gives from cached attributes (AT_STATX_DONT_SYNC: FUSE then sends no request).
+ */
+static bool is_mount_point(const struct folder *f, dev_t dir_dev, ino_t d_ino)
+{
+	return f->mnt.st_ino != 0 && d_ino == f->mnt.st_ino && dir_dev == f->mnt.st_dev;
+}
+
+static bool on_own_mount(const struct folder *f, int dirfd, const char *name)
+{
+	struct statx sx;
+
+	if (f->own_dev == 0 ||
+	    statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_STATX_DONT_SYNC, 0,
+		  &sx) != 0)
+		return false;
+	return makedev(sx.stx_dev_major, sx.stx_dev_minor) == f->own_dev;
+}
+
+/* The stat of one entry, or false: vanished, or a path into this very mount. The mount point
+ * is the empty directory it covers (its attributes as they were before mounting). */
+static bool entry_stat(const struct folder *f, int dirfd, dev_t dir_dev, const struct dirent *de,
+		       struct stat *st, bool *self)
+{
+	*self = is_mount_point(f, dir_dev, de->d_ino);
+	if (*self) {
+		*st = f->mnt;
+		return true;
+	}
+	if (on_own_mount(f, dirfd, de->d_name)) {
+		errno = ENOENT; /* left out */
+		return false;
+	}
+	return fstatat(dirfd, de->d_name, st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 /* The entry of one name (not sniffed yet), or NULL: vanished or not shown, or *again when it
  * could not be read for want of memory or descriptors (then the listing is not to be kept). */
-static struct fentry *entry_from(int dirfd, uint32_t parent, const char *name, bool *again)
+static struct fentry *entry_from(const struct folder *f, int dirfd, dev_t dir_dev, uint32_t parent,
+				 const struct dirent *de, bool *again)
 {
+	const char *name = de->d_name;
 	struct fentry *e;
 	struct stat st;
+	bool self;
 
 	*again = false;
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+	if (!entry_stat(f, dirfd, dir_dev, de, &st, &self)) {
 		*again = errno_transient(errno);
 		return NULL;
 	}
@@ -285,6 +370,7 @@ static struct fentry *entry_from(int dirfd, uint32_t parent, const char *name, b
 	e->st = st;
 	e->name = strdup(name);
 	e->type = S_ISDIR(st.st_mode) ? FE_DIR : S_ISLNK(st.st_mode) ? FE_LINK : FE_FILE;
+	e->listed = self; /* the mount point: empty, never read */
 	if (e->type == FE_LINK) {
 		char target[4096];
 		ssize_t n = readlinkat(dirfd, name, target, sizeof target - 1);
@@ -354,17 +440,20 @@ static void pending_free(struct pending *p, size_t from)
 
 /* Names and stats of a folder's entries, each file's first page asked for on the way, then
  * their sniffs; false: for want of memory or descriptors (nothing to keep). */
-static bool gather(DIR *d, uint32_t parent, struct pending *p)
+static bool gather(const struct folder *f, DIR *d, uint32_t parent, struct pending *p)
 {
 	struct dirent *de;
+	struct stat dst;
 	bool again = false;
 
+	if (fstat(dirfd(d), &dst) != 0)
+		return false;
 	while (!again && (de = readdir(d))) {
 		struct fentry *e;
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		e = entry_from(dirfd(d), parent, de->d_name, &again);
+		e = entry_from(f, dirfd(d), dst.st_dev, parent, de, &again);
 		if (e && !pending_add(p, e)) {
 			entry_free(e);
 			again = true;
@@ -376,31 +465,12 @@ static bool gather(DIR *d, uint32_t parent, struct pending *p)
 	return !again && sniff_all(dirfd(d), p->v, p->n);
 }
 
-/*
- * Read a source folder once (under f->mu): its entries join the table. Running out of
- * memory or descriptors keeps nothing, so the next visit reads the folder again; any other
- * failure keeps what was read as the snapshot (a folder that fails half-way stays half).
- */
-static enum rc read_folder(struct folder *f, struct fentry *dir)
+/* The entries read join the table as dir's children (under f->mu). Out of memory: nothing. */
+static enum rc publish(struct folder *f, struct fentry *dir, struct pending *pp)
 {
-	struct pending p = {0};
+	struct pending p = *pp;
 	size_t cap = 0, i;
-	enum rc r;
-	DIR *d;
-	int fd = open_dir_of(f, dir);
 
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		r = errno_transient(errno) ? RC_NOMEM : RC_IO;
-		if (fd >= 0)
-			close(fd);
-		return r;
-	}
-	if (!gather(d, dir->slot, &p)) {
-		closedir(d);
-		pending_free(&p, 0);
-		return RC_NOMEM;
-	}
-	closedir(d);
 	for (i = 0; i < p.n; i++) {
 		struct fentry *e = p.v[i];
 
@@ -420,6 +490,42 @@ static enum rc read_folder(struct folder *f, struct fentry *dir)
 	pending_free(&p, p.n);
 	dir->listed = true; /* even a partial read is the snapshot from now on */
 	return RC_OK;
+}
+
+/*
+ * Read a source folder once: its entries join the table. The folder is read without f->mu
+ * (no lock is ever held across a read of the source tree: other requests go on meanwhile),
+ * then published under it; when two threads read the same folder at once, the first to
+ * publish makes the snapshot and the other's reading is dropped. Running out of memory or
+ * descriptors keeps nothing, so the next visit reads the folder again; any other failure
+ * keeps what was read as the snapshot (a folder that fails half-way stays half).
+ */
+static enum rc read_folder(struct folder *f, struct fentry *dir)
+{
+	struct pending p = {0};
+	enum rc r = RC_OK;
+	DIR *d;
+	int fd = open_dir_of(f, dir->slot);
+
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		r = errno_transient(errno) ? RC_NOMEM : RC_IO;
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	if (!gather(f, d, dir->slot, &p)) {
+		closedir(d);
+		pending_free(&p, 0);
+		return RC_NOMEM;
+	}
+	closedir(d);
+	pthread_mutex_lock(&f->mu);
+	if (dir->listed)
+		pending_free(&p, 0);
+	else
+		r = publish(f, dir, &p);
+	pthread_mutex_unlock(&f->mu);
+	return r;
 }
 
 /* ---- requests from the tree core ---- */
@@ -449,7 +555,10 @@ bool folder_slot_is_dir(struct tree *t, uint32_t slot)
 	return e && e->type == FE_DIR;
 }
 
-static mode_t dir_perm(mode_t m)
+/* An asset (a file shown as a directory): searchable wherever the file is readable, as in a
+ * single-file mount. A folder: the source folder's own r and x bits, so a folder readable
+ * but not searchable (0744) stays so, and 0711 stays 0511. Never w. */
+static mode_t asset_dir_perm(mode_t m)
 {
 	mode_t r = m & 0444;
 
@@ -469,11 +578,14 @@ enum rc folder_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
 	out->gid = e->st.st_gid;
 	out->atime = e->st.st_atim;
 	out->mtime = e->st.st_mtim;
-	if (e->type == FE_DIR || (e->type == FE_FILE && e->asset)) {
+	if (e->type == FE_DIR) {
+		out->type = TT_DIR;
+		out->perm = e->st.st_mode & 0555;
+	} else if (e->type == FE_FILE && e->asset) {
 		out->type = TT_DIR;
 		/* An asset this daemon may not read opens as broken: open to all, like its
 		 * explanation (see asset_getattr). */
-		out->perm = e->asset && e->denied ? 0555 : dir_perm(e->st.st_mode);
+		out->perm = e->denied ? 0555 : asset_dir_perm(e->st.st_mode);
 	} else if (e->type == FE_LINK) {
 		out->type = TT_LINK;
 		out->perm = 0777;
@@ -491,13 +603,17 @@ enum rc folder_list(struct tree *t, tree_ino ino, struct tlist *out)
 	struct folder *f = t->fold;
 	struct fentry *dir;
 	enum rc r = RC_OK;
+	bool listed;
 
-	pthread_mutex_lock(&f->mu);
-	dir = entry_find(f, ino_slot(ino));
+	dir = entry_get(t, ino_slot(ino));
 	if (!dir || dir->type != FE_DIR)
-		r = dir ? RC_NOTDIR : RC_NOENT;
-	else if (!dir->listed)
-		r = read_folder(f, dir);
+		return dir ? RC_NOTDIR : RC_NOENT;
+	pthread_mutex_lock(&f->mu);
+	listed = dir->listed;
+	pthread_mutex_unlock(&f->mu);
+	if (!listed)
+		r = read_folder(f, dir); /* without the lock: it reads the source tree */
+	pthread_mutex_lock(&f->mu);
 	for (size_t i = 0; r == RC_OK && i < dir->n_kids; i++) {
 		struct fentry *e = entry_find(f, dir->kids[i]);
 		uint8_t type = e->type == FE_LINK	       ? TT_LINK
@@ -524,29 +640,23 @@ enum rc folder_readlink(struct tree *t, tree_ino ino, struct buf *out)
 
 bool folder_slot_relpath(struct tree *t, uint32_t slot, char *out, size_t n)
 {
-	struct folder *f = t->fold;
-	const struct fentry *chain[MAX_DEPTH];
-	unsigned depth = 0;
+	const char **chain = NULL;
+	ssize_t depth = chain_of(t->fold, slot, &chain);
 	size_t at = 0;
-	struct fentry *e;
+	bool ok = depth > 0;
 
-	pthread_mutex_lock(&f->mu);
-	for (e = entry_find(f, slot); e && e->slot != 0 && depth < MAX_DEPTH;
-	     e = entry_find(f, e->parent))
-		chain[depth++] = e;
-	pthread_mutex_unlock(&f->mu); /* entries are never freed before the mount ends */
-	if (!e || e->slot != 0 || depth == 0)
-		return false;
-	while (depth--) {
-		size_t len = strlen(chain[depth]->name);
+	while (ok && depth--) { /* chain[0] is the entry itself, the last its top folder */
+		size_t len = strlen(chain[depth]);
 
-		if (at + len + 2 > n)
-			return false;
-		memcpy(out + at, chain[depth]->name, len);
-		at += len;
-		out[at++] = depth ? '/' : '\0';
+		ok = at + len + 2 <= n;
+		if (ok) {
+			memcpy(out + at, chain[depth], len);
+			at += len;
+			out[at++] = depth ? '/' : '\0';
+		}
 	}
-	return true;
+	free(chain);
+	return ok;
 }
 
 bool folder_entry_name(struct tree *t, uint32_t slot, uint32_t *parent, const char **name)
@@ -695,17 +805,13 @@ static bool open_modded(struct tree *t, struct fentry *e, struct asset **out,
 
 static enum rc open_asset(struct tree *t, struct fentry *e, struct asset **out)
 {
-	struct fentry *dir = entry_get(t, e->parent);
 	int dfd;
 	enum tree_open_fail fl;
 	char why[256];
 
-	if (open_modded(t, e, out, &fl, why, sizeof why)) {
-		if (fl != TREE_FAIL_NONE)
-			return fl == TREE_FAIL_OTHER ? RC_NOMEM : RC_IO;
-		return same_as_first(e, *out) == RC_OK ? RC_OK : (asset_close(*out), RC_IO);
-	}
-	dfd = dir ? open_dir_of(t->fold, dir) : -1;
+	if (open_modded(t, e, out, &fl, why, sizeof why))
+		return fl == TREE_FAIL_NONE ? RC_OK : fl == TREE_FAIL_OTHER ? RC_NOMEM : RC_IO;
+	dfd = open_dir_of(t->fold, e->parent);
 	if (dfd < 0) {
 		if (errno_transient(errno))
 			return RC_NOMEM;
@@ -720,12 +826,38 @@ static enum rc open_asset(struct tree *t, struct fentry *e, struct asset **out)
 	}
 	if (fl != TREE_FAIL_NONE)
 		return fl == TREE_FAIL_OTHER ? RC_NOMEM : RC_IO;
-	if (same_as_first(e, *out) != RC_OK) {
-		asset_close(*out);
-		*out = NULL;
-		return RC_IO;
-	}
 	return RC_OK;
+}
+
+/* A newly opened asset joins the cache (under f->amu), unless another thread's opening of the
+ * same slot got there first: then that one is used and this one closed. */
+static struct asset_box *asset_publish(struct tree *t, struct fentry *e, struct asset *as,
+				       struct cache_ent **pin, enum rc *r)
+{
+	struct folder *f = t->fold;
+	struct asset_box *b = cache_get(t->cache, asset_ckey(e->slot), pin);
+
+	if (b) {
+		asset_close(as);
+		return b;
+	}
+	*r = same_as_first(e, as);
+	b = *r == RC_OK ? calloc(1, sizeof *b) : NULL;
+	if (!b) {
+		asset_close(as);
+		*r = *r == RC_OK ? RC_NOMEM : *r;
+		return NULL;
+	}
+	b->as = as;
+	b->f = f;
+	atomic_fetch_add(&f->open_assets, 1);
+	b = cache_put(t->cache, asset_ckey(e->slot), b, atomic_load(&as->bytes), asset_box_free,
+		      pin);
+	if (!b)
+		*r = RC_NOMEM;
+	else
+		b->as->ent = *pin;
+	return b;
 }
 
 struct asset *folder_asset_get(struct tree *t, uint32_t slot, struct cache_ent **pin, enum rc *r)
@@ -741,29 +873,22 @@ struct asset *folder_asset_get(struct tree *t, uint32_t slot, struct cache_ent *
 	}
 	pthread_mutex_lock(&f->amu);
 	b = cache_get(t->cache, asset_ckey(slot), pin);
-	if (!b && e->dead) {
-		pthread_mutex_unlock(&f->amu);
-		*r = RC_IO;
-		return NULL;
-	}
 	if (!b) {
-		b = calloc(1, sizeof *b);
-		*r = b ? open_asset(t, e, &b->as) : RC_NOMEM;
-		if (*r != RC_OK) {
-			free(b);
-			pthread_mutex_unlock(&f->amu);
+		/* Opened without the lock: opening reads the file (headers, dictionary), and
+		 * requests for other assets go on meanwhile. */
+		struct asset *as;
+		bool dead = e->dead;
+
+		pthread_mutex_unlock(&f->amu);
+		*r = dead ? RC_IO : open_asset(t, e, &as);
+		if (*r != RC_OK)
 			return NULL;
-		}
-		b->f = f;
-		atomic_fetch_add(&f->open_assets, 1);
-		b = cache_put(t->cache, asset_ckey(slot), b, atomic_load(&b->as->bytes),
-			      asset_box_free, pin);
+		pthread_mutex_lock(&f->amu);
+		b = asset_publish(t, e, as, pin, r);
 		if (!b) {
 			pthread_mutex_unlock(&f->amu);
-			*r = RC_NOMEM;
 			return NULL;
 		}
-		b->as->ent = *pin;
 	}
 	pthread_mutex_lock(&f->mu);
 	lru_touch(f, e);
@@ -840,6 +965,12 @@ void folder_close(struct folder *f)
 	pthread_mutex_destroy(&f->mu);
 	pthread_mutex_destroy(&f->amu);
 	free(f);
+}
+
+void folder_set_mount(struct folder *f, const struct stat *mnt_before, dev_t own_dev)
+{
+	f->mnt = *mnt_before;
+	f->own_dev = own_dev;
 }
 
 const struct stat *folder_root_stat(const struct folder *f)

@@ -71,8 +71,10 @@ void ax_info_head(const struct tctx *c, const char *format, struct buf *out)
 	const struct ax_ns *x = ax_of(c);
 	const struct psk_chunks *ch = x->chunks;
 
-	buf_printf(out, "format: %s\nfile: %s\nsize: %llu\n", format, c->as->stem,
-		   (unsigned long long)c->as->src.size);
+	buf_printf(out, "format: %s\nfile: ", format);
+	buf_tsv_name(out, c->as->stem,
+		     strlen(c->as->stem)); /* a name: one line whatever it holds */
+	buf_printf(out, "\nsize: %llu\n", (unsigned long long)c->as->src.size);
 	if (asset_source_changed(c->as))
 		buf_puts(out, "source: changed since mount (views not yet read fail with EIO)\n");
 	buf_printf(out, "type_flag: %d\nchunks: %zu\n", ch->n ? ch->v[0].type_flag : 0, ch->n);

@@ -4,6 +4,7 @@
  * whose info.txt and errors.txt say why.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "tree/tree_int.h"
 
@@ -47,8 +48,13 @@ static enum rc broken_info(const struct tctx *c, unsigned part, uint64_t first, 
 {
 	(void)part;
 	(void)first;
-	buf_printf(&e->b, "format: unreadable\nfile: %s\nsize: %llu\nstatus: cannot mount: %s\n",
-		   c->as->name, (unsigned long long)c->as->st.st_size, c->as->why);
+	/* The file's name and the reason (which may quote a path) escaped: one line each. */
+	buf_puts(&e->b, "format: unreadable\nfile: ");
+	buf_tsv_name(&e->b, c->as->name, strlen(c->as->name));
+	buf_printf(&e->b,
+		   "\nsize: %llu\nstatus: cannot mount: ", (unsigned long long)c->as->st.st_size);
+	buf_tsv_name(&e->b, c->as->why, strlen(c->as->why));
+	buf_putc(&e->b, '\n');
 	emit_item(e);
 	return RC_OK;
 }
@@ -57,7 +63,8 @@ static enum rc broken_errors(const struct tctx *c, unsigned part, uint64_t first
 {
 	(void)part;
 	(void)first;
-	buf_printf(&e->b, "%s\n", c->as->why);
+	buf_tsv_name(&e->b, c->as->why, strlen(c->as->why));
+	buf_putc(&e->b, '\n');
 	emit_item(e);
 	return RC_OK;
 }

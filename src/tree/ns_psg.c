@@ -294,8 +294,10 @@ static void materials_summary(struct asset *as, struct buf *out)
 		return;
 	}
 	psg_materials_counts(ms, &n_tex, &n_ok);
-	buf_printf(out, "materials: %u; %u of %u GUID channels name a texture of %s (%s)\n", ms->n,
-		   n_ok, n_tex, ms->companion, where[ms->where]);
+	buf_printf(out, "materials: %u; %u of %u GUID channels name a texture of ", ms->n, n_ok,
+		   n_tex);
+	buf_tsv_name(out, ms->companion, strlen(ms->companion)); /* a file name */
+	buf_printf(out, " (%s)\n", where[ms->where]);
 }
 
 static enum rc info_text(const struct tctx *c, struct buf *out)
@@ -306,8 +308,9 @@ static enum rc info_text(const struct tctx *c, struct buf *out)
 	const struct diag *sw;
 	enum rc r;
 
-	buf_printf(out, "format: psg\nfile: %s\nsize: %llu\n", as->stem,
-		   (unsigned long long)as->src.size);
+	buf_puts(out, "format: psg\nfile: ");
+	buf_tsv_name(out, as->stem, strlen(as->stem)); /* a name: one line whatever it holds */
+	buf_printf(out, "\nsize: %llu\n", (unsigned long long)as->src.size);
 	mods_status(as, false, out);
 	if (asset_source_changed(as))
 		buf_puts(out, "source: changed since mount (views not yet read fail with EIO)\n");

@@ -243,15 +243,24 @@ static enum rc link_through(struct asset *comp, struct psg_materials *ms, enum p
 /* ---- the companion arena ---- */
 
 /* The entry of dir named `name`, exact or else ignoring case (game folders mix cases). */
-static char *find_beside(const char *dir, const char *name)
+static char *find_beside(const struct tree *t, const char *dir, const char *name)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	char *found = NULL;
+	struct stat dst;
 
 	if (!d)
 		return NULL;
+	if (fstat(dirfd(d), &dst) != 0) {
+		closedir(d);
+		return NULL;
+	}
 	while ((de = readdir(d))) {
+		/* A companion is a file: never a folder, never this mount's own mount point
+		 * (opening it would ask this daemon, which is busy asking). */
+		if (de->d_type == DT_DIR || tree_is_mount_point(t, dst.st_dev, de->d_ino))
+			continue;
 		if (strcmp(de->d_name, name) == 0) {
 			free(found);
 			found = strdup(de->d_name);
@@ -287,7 +296,7 @@ static void locate_beside(struct asset *as, struct psg_mount *m)
 {
 	const char *slash = strrchr(as->path, '/');
 	char *dir = slash ? strndup(as->path, (size_t)(slash - as->path) + 1) : strdup("./");
-	char *found = dir ? find_beside(dir, m->comp_name) : NULL;
+	char *found = dir ? find_beside(as->t, dir, m->comp_name) : NULL;
 	char *path = NULL, why[256];
 
 	if (found && asprintf(&path, "%s%s", dir, found) >= 0) {
@@ -422,8 +431,10 @@ void psg_material_text(const struct psg_materials *ms, uint32_t i, struct buf *o
 
 	buf_printf(out, "material: %u\nobject: %04u.RenderMaterialData +0x%X\nname: %s\n", i,
 		   m->rmd, m->at, m->label);
+	buf_puts(out, "companion: ");
+	buf_tsv_name(out, ms->companion, strlen(ms->companion)); /* a file name */
 	buf_printf(
-	    out, "companion: %s (%s)\n", ms->companion,
+	    out, " (%s)\n",
 	    ms->where == PSG_COMP_FOLDER   ? "found beside the model; links below"
 	    : ms->where == PSG_COMP_BESIDE ? "found beside the source; links need a folder mount"
 	    : ms->where == PSG_COMP_BROKEN ? "found, but it cannot be opened as a texture arena"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "psgfs/base/bytes.h"
@@ -16,25 +17,47 @@
 
 /* ---- listings ---- */
 
+/* Names go into one buffer (no block per name): a listing costs its entries (16 bytes each)
+ * and its names' bytes, whatever their number. */
+static bool names_append(char **buf, size_t *len, size_t *cap, const char *name, uint32_t *at)
+{
+	size_t n = strlen(name) + 1;
+
+	if (*len + n > UINT32_MAX)
+		return false;
+	if (*len + n > *cap) {
+		size_t nc = *cap ? *cap : 256;
+		char *nb;
+
+		while (nc < *len + n)
+			nc *= 2;
+		nb = realloc(*buf, nc);
+		if (!nb)
+			return false;
+		*buf = nb;
+		*cap = nc;
+	}
+	memcpy(*buf + *len, name, n);
+	*at = (uint32_t)*len;
+	*len += n;
+	return true;
+}
+
 static void tlist_push(struct tlist *l, tree_ino ino, uint8_t type, const char *name)
 {
 	struct tlist_ent *v = l->oom ? NULL : xgrow_n(l->v, l->n, &l->cap, sizeof *v, 16);
+	uint32_t at;
 
 	if (!v) {
 		l->oom = true;
 		return;
 	}
 	l->v = v;
-	l->v[l->n].name = strdup(name);
-	if (!l->v[l->n].name) {
+	if (!names_append(&l->names, &l->names_len, &l->names_cap, name, &at)) {
 		l->oom = true;
 		return;
 	}
-	l->v[l->n].ino = ino;
-	l->v[l->n].type = type;
-	/* Block costs, not bare lengths: those undercharged listings of short names by half. */
-	l->bytes += cache_heap_cost(strlen(name) + 1);
-	l->n++;
+	l->v[l->n++] = (struct tlist_ent){ino, at, type};
 }
 
 void tlist_add(struct tlist *l, struct tnode node, const char *fmt, ...)
@@ -61,94 +84,165 @@ void tlist_add_ino(struct tlist *l, tree_ino ino, uint8_t type, const char *name
 	tlist_push(l, ino, type, name);
 }
 
+void tlist_discard(struct tlist *l)
+{
+	free(l->v);
+	free(l->names);
+	l->v = NULL;
+	l->names = NULL;
+	l->n = l->cap = l->names_len = l->names_cap = 0;
+}
+
 struct tree_dir {
-	struct tlist_ent *v;
+	struct tlist_ent *v; /* sorted by name */
+	char *names;
 	size_t n;
 	size_t subdirs;
+	size_t bytes;	       /* what it holds on the heap */
 	struct cache_ent *ent; /* the pin, when handed out by tree_opendir */
 };
 
-static void dir_free(void *p)
+void tree_dir_free(struct tree_dir *d)
 {
-	struct tree_dir *d = p;
-
-	for (size_t i = 0; i < d->n; i++)
-		free(d->v[i].name);
+	if (!d)
+		return;
 	free(d->v);
+	free(d->names);
 	free(d);
 }
 
-static int ent_cmp(const void *x, const void *y)
+static void dir_free(void *p)
+{
+	tree_dir_free(p);
+}
+
+static int ent_cmp(const void *x, const void *y, void *names)
 {
 	const struct tlist_ent *a = x, *b = y;
-	int c = strcmp(a->name, b->name);
+	int c = strcmp((const char *)names + a->name, (const char *)names + b->name);
 
 	if (c)
 		return c;
 	return a->ino < b->ino ? -1 : a->ino > b->ino;
 }
 
-/* Names from files can collide after sanitising; later ones get "~N" until unique. */
-static bool dedupe(struct tlist_ent *v, size_t n)
+static void tlist_sort(struct tlist *l)
 {
-	bool changed = false;
-
-	for (size_t i = 1; i < n; i++) {
-		if (strcmp(v[i].name, v[i - 1].name) != 0)
-			continue;
-		for (unsigned k = 2;; k++) {
-			char cand[300];
-			bool taken = false;
-
-			snprintf(cand, sizeof cand, "%s~%u", v[i - 1].name, k);
-			for (size_t j = 0; j < n && !taken; j++)
-				taken = strcmp(v[j].name, cand) == 0;
-			if (taken)
-				continue;
-			char *s = strdup(cand);
-			if (!s)
-				return changed;
-			free(v[i].name);
-			v[i].name = s;
-			changed = true;
-			break;
-		}
-	}
-	return changed;
+	if (l->n) /* an empty listing has v == NULL, which qsort must not get */
+		qsort_r(l->v, l->n, sizeof *l->v, ent_cmp, l->names);
 }
 
-static void tlist_discard(struct tlist *l)
+/* Whether a name is one of the listing's (sorted) names. */
+static bool name_listed(const struct tlist *l, const char *name)
 {
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i].name);
-	free(l->v);
+	size_t lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, l->names + l->v[mid].name);
+
+		if (c == 0)
+			return true;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return false;
+}
+
+/*
+ * Names from files can collide after sanitising: in each run of equal names (sorted, so runs
+ * are adjacent) the first keeps its name and the others get "~2", "~3"... skipping any name the
+ * listing already has. One pass over the sorted listing and one sort after: a new name ends in
+ * "~digits" after the run's name, so no two new names are equal, and none equals an old one.
+ * The new names are collected first and applied after the pass, so the search stays valid.
+ */
+static bool dedupe(struct tlist *l)
+{
+	uint32_t *renamed = NULL; /* pairs: entry index, new name offset */
+	size_t n_ren = 0, cap_ren = 0, run = 0;
+	unsigned next = 2;
+	bool ok = true;
+
+	for (size_t i = 1; ok && i < l->n; i++) {
+		const char *base = l->names + l->v[run].name;
+		char cand[300];
+		uint32_t at;
+
+		if (strcmp(l->names + l->v[i].name, base) != 0) {
+			run = i;
+			next = 2;
+			continue;
+		}
+		do
+			snprintf(cand, sizeof cand, "%s~%u", l->names + l->v[run].name, next++);
+		while (name_listed(l, cand));
+		if (ok) { /* room for the pair (index, name) at n_ren */
+			uint32_t *v = xgrow_n(renamed, n_ren + 1, &cap_ren, sizeof *v, 64);
+
+			ok = v != NULL;
+			renamed = v ? v : renamed;
+		}
+		ok = ok && names_append(&l->names, &l->names_len, &l->names_cap, cand, &at);
+		if (ok) {
+			renamed[n_ren++] = (uint32_t)i;
+			renamed[n_ren++] = at;
+		}
+	}
+	for (size_t k = 0; ok && k < n_ren; k += 2)
+		l->v[renamed[k]].name = renamed[k + 1];
+	free(renamed);
+	if (ok && n_ren)
+		tlist_sort(l);
+	return ok;
+}
+
+enum rc tlist_finish(struct tlist *l, struct tree_dir **out)
+{
+	struct tree_dir *d = calloc(1, sizeof *d);
+
+	*out = NULL;
+	if (!d || l->oom || l->n > UINT32_MAX) {
+		free(d);
+		tlist_discard(l);
+		return RC_NOMEM;
+	}
+	tlist_sort(l);
+	if (!dedupe(l)) {
+		free(d);
+		tlist_discard(l);
+		return RC_NOMEM;
+	}
+	/* Arrays as long as the listing: growth by doubling left up to half of them unused. */
+	d->v = xshrink_n(l->v, l->n, sizeof *l->v);
+	d->names = l->names_len ? xshrink_n(l->names, l->names_len, 1) : l->names;
+	d->n = l->n;
+	for (size_t i = 0; i < d->n; i++)
+		d->subdirs += d->v[i].type == TT_DIR;
+	d->bytes = cache_heap_cost(l->n * sizeof *l->v) + cache_heap_cost(l->names_len) +
+		   cache_heap_cost(sizeof *d);
+	l->v = NULL;
+	l->names = NULL;
+	*out = d;
+	return RC_OK;
 }
 
 /* Sorted, deduplicated listing from what list() emitted. */
 static enum rc dir_finish(struct tlist *l, enum rc r, void **data, size_t *bytes,
 			  void (**dtor)(void *))
 {
-	struct tree_dir *d = calloc(1, sizeof *d);
+	struct tree_dir *d;
 
-	if (r == RC_OK && (l->oom || !d))
-		r = RC_NOMEM;
 	if (r != RC_OK) {
 		tlist_discard(l);
-		free(d);
 		return r;
 	}
-	if (l->n) /* an empty listing has v == NULL, which qsort must not get */
-		qsort(l->v, l->n, sizeof *l->v, ent_cmp);
-	for (int pass = 0; pass < 4 && dedupe(l->v, l->n); pass++)
-		qsort(l->v, l->n, sizeof *l->v, ent_cmp);
-	/* The array as long as the listing: growth by doubling left up to half of it unused. */
-	l->v = xshrink_n(l->v, l->n, sizeof *l->v);
-	d->v = l->v;
-	d->n = l->n;
-	for (size_t i = 0; i < l->n; i++)
-		d->subdirs += l->v[i].type == TT_DIR;
+	r = tlist_finish(l, &d);
+	if (r != RC_OK)
+		return r;
 	*data = d;
-	*bytes = l->bytes + cache_heap_cost(l->n * sizeof *l->v) + cache_heap_cost(sizeof *d);
+	*bytes = d->bytes;
 	*dtor = dir_free;
 	return RC_OK;
 }
@@ -264,6 +358,129 @@ static struct tree_dir *dir_get(struct tree *t, tree_ino ino, struct where *w,
 	return m ? m->data : NULL;
 }
 
+/* ---- listings kept while they are read ---- */
+
+/*
+ * readdir comes a few KiB at a time, each request with the offset where the last one stopped
+ * (ll.c; there is no handle: opendir is zero-message). A listing the cache keeps is found
+ * again; one it does not keep (larger than what the budget leaves) would be built again for
+ * every request: n/100 builds of n entries. Such a listing is kept here whole while it is read,
+ * charged against the budget (cache_hold), and lookups and stats in that directory use it too:
+ * one build per reading, O(n log n) whatever the budget. At most TREE_STREAMS are kept, each
+ * until it has not been used for STREAM_IDLE_NS (looked at with the next listing) or its room
+ * is needed: together they hold at most the budget, or one listing when it alone is larger.
+ */
+#define STREAM_IDLE_NS (2ull * 1000000000ull)
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Under streams_mu. */
+static void stream_drop(struct tree *t, struct tree_stream *s)
+{
+	if (!s->d)
+		return;
+	cache_release(t->cache, s->held);
+	cache_unpin(t->cache, s->ent);
+	memset(s, 0, sizeof *s);
+}
+
+static void streams_drop_all(struct tree *t)
+{
+	pthread_mutex_lock(&t->streams_mu);
+	for (unsigned i = 0; i < TREE_STREAMS; i++)
+		stream_drop(t, &t->streams[i]);
+	pthread_mutex_unlock(&t->streams_mu);
+}
+
+/* The kept listing of ino, pinned once more in *ent; NULL when none. Drops idle ones. */
+static struct tree_dir *stream_find(struct tree *t, tree_ino ino, struct cache_ent **ent)
+{
+	uint64_t now = now_ns();
+	struct tree_dir *d = NULL;
+
+	pthread_mutex_lock(&t->streams_mu);
+	for (unsigned i = 0; i < TREE_STREAMS; i++) {
+		struct tree_stream *s = &t->streams[i];
+
+		if (s->d && s->ino == ino) {
+			cache_pin(t->cache, s->ent);
+			*ent = s->ent;
+			s->used = now;
+			d = s->d;
+		} else if (s->d && now - s->used > STREAM_IDLE_NS) {
+			stream_drop(t, s);
+		}
+	}
+	pthread_mutex_unlock(&t->streams_mu);
+	return d;
+}
+
+/* A free slot, after dropping the least recently used streams until d fits beside the rest. */
+static struct tree_stream *stream_room(struct tree *t, const struct tree_dir *d)
+{
+	size_t cap = d->bytes > t->opts.cache_bytes ? d->bytes : t->opts.cache_bytes;
+
+	for (;;) {
+		struct tree_stream *free_slot = NULL, *oldest = NULL;
+		size_t held = 0;
+
+		for (unsigned i = 0; i < TREE_STREAMS; i++) {
+			struct tree_stream *s = &t->streams[i];
+
+			held += s->held;
+			if (!s->d)
+				free_slot = free_slot ? free_slot : s;
+			else if (!oldest || s->used < oldest->used)
+				oldest = s;
+		}
+		if (free_slot && held + d->bytes <= cap)
+			return free_slot;
+		if (!oldest)
+			return free_slot;
+		stream_drop(t, oldest);
+	}
+}
+
+/* Keep a listing the cache did not keep (ent pinned by the caller) while it is read. */
+static void stream_add(struct tree *t, tree_ino ino, struct tree_dir *d, struct cache_ent *ent)
+{
+	struct tree_stream *s;
+
+	pthread_mutex_lock(&t->streams_mu);
+	for (unsigned i = 0; i < TREE_STREAMS; i++)
+		if (t->streams[i].d && t->streams[i].ino == ino) {
+			pthread_mutex_unlock(&t->streams_mu); /* another reader kept its own */
+			return;
+		}
+	s = stream_room(t, d);
+	if (s) {
+		cache_pin(t->cache, ent);
+		*s = (struct tree_stream){ino, d, ent, d->bytes, now_ns()};
+		cache_hold(t->cache, d->bytes);
+	}
+	pthread_mutex_unlock(&t->streams_mu);
+}
+
+/* The listing of ino, pinned in *ent: a kept stream, the cache, or built. */
+static struct tree_dir *dir_use(struct tree *t, tree_ino ino, struct where *w,
+				struct cache_ent **ent, enum rc *r)
+{
+	struct tree_dir *d = stream_find(t, ino, ent);
+
+	if (d)
+		return d;
+	d = dir_get(t, ino, w, ent, r);
+	if (d && !cache_is_kept(t->cache, *ent))
+		stream_add(t, ino, d, *ent);
+	return d;
+}
+
 /* ---- requests ---- */
 
 static mode_t perm_of(mode_t m, bool dir)
@@ -301,7 +518,7 @@ static enum rc asset_getattr(struct tree *t, tree_ino ino, struct where *w, bool
 		struct cache_ent *ent;
 		struct tree_dir *d;
 
-		d = dir_get(t, ino, w, &ent, &r);
+		d = dir_use(t, ino, w, &ent, &r);
 		if (!d)
 			return r;
 		out->size = d->n;
@@ -383,7 +600,7 @@ enum rc tree_opendir(struct tree *t, tree_ino ino, struct tree_dir **out)
 	}
 	if (!w.as && !folder_slot_is_dir(t, ino_slot(ino)))
 		return RC_NOTDIR;
-	d = dir_get(t, ino, &w, &ent, &r);
+	d = dir_use(t, ino, &w, &ent, &r);
 	where_put(t, &w);
 	if (!d)
 		return r;
@@ -414,7 +631,7 @@ size_t tree_dir_count(const struct tree_dir *d)
 
 const char *tree_dir_name(const struct tree_dir *d, size_t i)
 {
-	return d->v[i].name;
+	return d->names + d->v[i].name;
 }
 
 tree_ino tree_dir_ino(const struct tree_dir *d, size_t i)
@@ -439,7 +656,7 @@ enum rc tree_lookup(struct tree *t, tree_ino parent, const char *name, struct tr
 	hi = d->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(name, d->v[mid].name);
+		int c = strcmp(name, d->names + d->v[mid].name);
 
 		if (c == 0) {
 			child = d->v[mid].ino;
@@ -664,6 +881,7 @@ enum tree_open_fail tree_open(const char *path, const struct tree_opts *o, struc
 		snprintf(why, whylen, "out of memory");
 		return TREE_FAIL_OTHER;
 	}
+	pthread_mutex_init(&t->streams_mu, NULL);
 	if (o)
 		t->opts = *o;
 	if (!t->opts.cache_bytes)
@@ -693,11 +911,14 @@ void tree_close(struct tree *t)
 {
 	if (!t)
 		return;
-	/* Cached views may point into format state: the cache goes first. */
+	/* Cached views may point into format state: the cache goes first (and the listings kept
+	 * while read, whose pins it would not see, before it). */
+	streams_drop_all(t);
 	cache_free(t->cache);
 	asset_close(atomic_load(&t->single));
 	folder_close(t->fold);
 	mods_free(t->mods);
+	pthread_mutex_destroy(&t->streams_mu);
 	free(t);
 }
 
@@ -712,6 +933,14 @@ void tree_set_entry_hook(struct tree *t, void (*fn)(void *ctx, tree_ino parent, 
 {
 	t->on_entry_ctx = ctx;
 	t->on_entry = fn;
+}
+
+void tree_set_mount(struct tree *t, const struct stat *mnt_before, dev_t own_dev)
+{
+	t->mnt = *mnt_before;
+	t->own_dev = own_dev;
+	if (t->fold)
+		folder_set_mount(t->fold, mnt_before, own_dev);
 }
 
 const struct stat *tree_source_stat(const struct tree *t)

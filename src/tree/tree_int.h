@@ -66,9 +66,9 @@ static inline uint32_t ino_slot(tree_ino ino)
 /* ---- listings ---- */
 
 struct tlist_ent {
-	char *name;
 	tree_ino ino;
-	uint8_t type; /* enum tree_type */
+	uint32_t name; /* offset of its NUL-terminated name in the listing's names */
+	uint8_t type;  /* enum tree_type */
 };
 
 /* Children of a directory as a list() emits them, in any order: the core sorts them. */
@@ -76,7 +76,8 @@ struct tlist {
 	struct asset *as; /* NULL for folder listings (they add full inode numbers) */
 	struct tlist_ent *v;
 	size_t n, cap;
-	size_t bytes;
+	char *names; /* every name, one after the other */
+	size_t names_len, names_cap;
 	bool oom;
 };
 
@@ -85,6 +86,11 @@ struct tlist {
 void tlist_add(struct tlist *l, struct tnode node, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void tlist_add_ino(struct tlist *l, tree_ino ino, uint8_t type, const char *name);
+void tlist_discard(struct tlist *l);
+/* The listing sorted by name, names made unique ("~2", "~3"... after a run of equal names);
+ * consumes l. O(n log n) whatever the names. */
+enum rc tlist_finish(struct tlist *l, struct tree_dir **out);
+void tree_dir_free(struct tree_dir *d);
 
 /* ---- what a file is made of: parts of items (see include/psgfs/base/emit.h) ---- */
 
@@ -244,6 +250,16 @@ bool asset_source_changed(struct asset *as);
 struct folder;
 struct mods;
 
+/* A listing the cache does not keep, kept whole while it is being read (tree.c). */
+#define TREE_STREAMS 4
+struct tree_stream {
+	tree_ino ino;
+	struct tree_dir *d;
+	struct cache_ent *ent; /* the stream's pin */
+	size_t held;	       /* charged with cache_hold */
+	uint64_t used;	       /* last use, CLOCK_MONOTONIC nanoseconds */
+};
+
 struct tree {
 	struct tree_opts opts;
 	void (*on_change)(void *ctx, tree_ino ino); /* a status file's content changed */
@@ -256,9 +272,20 @@ struct tree {
 	_Atomic(struct asset *) single;
 	struct folder *fold; /* folder mounts */
 	struct mods *mods;   /* texture mods (mods.c), NULL without -o mods */
+	struct stat mnt;     /* tree_set_mount: the mount point before mounting (st_ino 0: none) */
+	dev_t own_dev;	     /* ... and the mount's own device (0: none) */
 	atomic_uint_fast64_t renders, render_bytes, render_failures, raw_reads, raw_bytes;
 	atomic_uint_fast64_t asset_opens;
+	pthread_mutex_t streams_mu;
+	struct tree_stream streams[TREE_STREAMS];
 };
+
+/* True when a directory entry (its folder's device, its d_ino) is the mount point of this
+ * mount, which must never be entered (tree_set_mount). */
+static inline bool tree_is_mount_point(const struct tree *t, dev_t dir_dev, ino_t d_ino)
+{
+	return t->mnt.st_ino != 0 && d_ino == t->mnt.st_ino && dir_dev == t->mnt.st_dev;
+}
 
 /* The open asset of a slot, pinned in *pin (NULL when nothing needs releasing). NULL with *r
  * for a folder, a link, or a failure. */
@@ -299,6 +326,7 @@ enum rc render_read(struct asset *as, tree_ino ino, struct tnode n, uint64_t off
 enum tree_open_fail folder_open(struct tree *t, const char *path, char *why, size_t whylen);
 void folder_close(struct folder *f);
 const struct stat *folder_root_stat(const struct folder *f);
+void folder_set_mount(struct folder *f, const struct stat *mnt_before, dev_t own_dev);
 /* Slot kinds: a regular file (asset or plain, served by an asset), a folder (0 = the root). */
 bool folder_slot_is_file(struct tree *t, uint32_t slot);
 bool folder_slot_is_dir(struct tree *t, uint32_t slot);

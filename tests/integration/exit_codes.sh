@@ -116,6 +116,33 @@ bad_fuse() {
 }
 check "2: an option libfuse rejects" bad_fuse
 
+# Source paths holding the characters of FUSE's option syntax (issue 21 item 3): the path is
+# -o fsname= with its commas and backslashes escaped, so it mounts read-only with exactly the
+# options psgfs sets, and /proc/mounts shows it as the source.
+mtab_escape() { # as /proc/mounts writes a path: space, tab, newline, backslash in octal
+	local s=${1//\\/\\134}
+	s=${s// /\\040}
+	s=${s//$'\t'/\\011}
+	printf '%s' "${s//$'\n'/\\012}"
+}
+mounted_as() { # SRC: the mount on $mp is read-only, without injected options, from SRC
+	local src opts
+	read -r src _ _ opts _ < <(awk -v m="$mp" '$2 == m' /proc/mounts)
+	echo "# $src: $opts"
+	[ "$src" = "$(mtab_escape "$1")" ] && [[ $opts == ro,* ]] && [[ $opts != *allow_other* ]] &&
+		[[ $opts != *,rw* ]]
+}
+odd_names=('c,allow_other' 'd,rw' 'a,,b' 'back\slash' 'trailing\' '\,' 'two  spaces'
+	$'new\nline' $'tab\there' 'eq=uals,fsname=x,subtype=y' 'x,max_read=1')
+for n in "${odd_names[@]}"; do
+	cp "$sky" "$WORK/$n"
+	check "0: a source named $(printf '%q' "$n") mounts" mount_psgfs "$WORK/$n" "$mp"
+	check "   ... read-only, nothing injected, named in /proc/mounts" mounted_as "$WORK/$n"
+	check "   ... a write fails with EROFS" bash -c "touch '$mp/x' 2>&1 | grep -q 'Read-only file system'"
+	check "   ... serves the file" grep -q '^format: psg$' "$mp/info.txt"
+	check "   ... unmounts" unmount_psgfs "$mp"
+done
+
 # 3: cannot open or read
 check "3: missing file" expect 3 "$WORK/missing.psg: cannot open: No such file" "$WORK/missing.psg" "$mp"
 mkdir -p "$WORK/folder"
@@ -162,6 +189,11 @@ check "6: mount point does not exist" expect 6 "$sky: cannot mount on $WORK/nodi
 touch "$WORK/afile"
 check "6: mount point is a regular file" expect 6 "$sky: cannot mount on $WORK/afile: Not a directory" "$sky" "$WORK/afile"
 check "6: nothing was mounted over the file" bash -c "! grep -qF ' $WORK/afile ' /proc/mounts && [ -f '$WORK/afile' ]"
+# libfuse parses some options it then refuses when the kernel's INIT arrives, after mounting
+# (issue 21 item 8): a daemonised mount waits for INIT, so these fail as any mount does.
+check "6: -o max_read=1 (refused at INIT), daemonised" expect 6 "$sky: cannot mount on $mp: " "$sky" "$mp" -o max_read=1
+check "   ... the line says why" grep -q "maximum read size" "$WORK/err"
+check "6: -o max_read=1 in the foreground" expect 6 "$sky: cannot mount on $mp: " "$sky" "$mp" -f -o max_read=1
 # FILE errors come first: a bad file and a bad mount point is a file error.
 check "3 before 6: missing file and missing mount point" expect 3 "$WORK/missing.psg" "$WORK/missing.psg" "$WORK/nodir"
 check "2 before 3: bad option and missing file" expect 2 "cache_size" "$WORK/missing.psg" "$mp" -o cache_size=x

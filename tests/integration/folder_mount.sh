@@ -53,6 +53,7 @@ check "max_assets=0 is refused by psgfs and psgfs-tool, with the range" max_refu
 check "max_assets=65537 too" max_refused 65537 'allowed: 1 to 65536'
 check "max_assets=-1 too" max_refused -1 "max.assets '-1'"
 check "max_assets=x too" max_refused x "max.assets 'x'"
+check "max_assets=1K too: a count takes no size suffix" max_refused 1K "max.assets '1K': not a count"
 check "psgfs-tool --max-assets 1 lists the folder" bash -c "'$PSGFS_TOOL' --max-assets 1 ls '$SRC' | grep -q readme.txt"
 n_assets=$(awk -F'\t' '$3 == "asset"' "$MAN" | wc -l)
 check "gen: the manifest lists 60 assets and the junk's ($n_assets)" test "$n_assets" -ge 68

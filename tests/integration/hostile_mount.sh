@@ -160,6 +160,70 @@ mount_psgfs "$huge" "$m"
 check "2^32-1 points in a tiny file: mounts" test -f "$m/points.tsv"
 check "2^32-1 points: errors.txt names PNTS0000" grep -q "PNTS0000.*4294967295" "$m/errors.txt"
 check "2^32-1 points: every file reads or answers EIO" all_files_read_or_eio "$m"
+# ---- a folder mount whose mount point is inside the folder (issue 21 item 1) ----
+# Listing the folder that holds the mount point must never enter the mount: the daemon would
+# wait for itself (with -s, or with the folder lock held while every worker waits for it). A
+# hung mount is ended through the FUSE control filesystem, so this test can never hang.
+# fuse_conn MNT: the FUSE connection number (the device minor) of the mount at MNT, read from
+# mountinfo: a stat of a hung mount would hang too.
+fuse_conn() { awk -v m="$1" '$5 == m { split($3, d, ":"); n = d[2] } END { print n }' /proc/self/mountinfo; }
+abort_mount() { # MNT: abort its connection (fusectl), then detach it
+	local n
+	n=$(fuse_conn "$1")
+	if [ -n "$n" ]; then
+		[ -d /sys/fs/fuse/connections/"$n" ] ||
+			mount -t fusectl fusectl /sys/fs/fuse/connections 2>/dev/null || true
+		if [ -w /sys/fs/fuse/connections/"$n"/abort ]; then
+			echo 1 > /sys/fs/fuse/connections/"$n"/abort
+			echo "# aborted FUSE connection $n of $1"
+		fi
+	fi
+	umount -l "$1" 2>/dev/null || fusermount3 -u -z "$1" 2>/dev/null || true
+}
+# self_mount NAME MNTREL [psgfs options]: psgfs -f SRC SRC/MNTREL; a find through the mount and
+# an unmount must both end; prints what find listed into $WORK/NAME.find.
+self_mount() {
+	local name=$1 rel=$2 src=$WORK/selfsrc mnt st=0
+	shift 2
+	mnt=$src/$rel
+	mkdir -p "$mnt"
+	MOUNTS=("$mnt" "${MOUNTS[@]}") # the trap detaches it before removing anything
+	timeout 120 "$PSGFS" -f "$src" "$mnt" "$@" &
+	for _ in $(seq 200); do mountpoint -q "$mnt" && break; sleep 0.05; done
+	[ -n "${SELF_BIND:-}" ] && mkdir -p "$src/bound" && mount --bind "$mnt" "$src/bound"
+	# (KILL: a process waiting on a FUSE request that is never answered ignores TERM.)
+	timeout -s KILL 20 find "$mnt" -maxdepth 12 > "$WORK/$name.find" 2> "$WORK/$name.err" || st=$?
+	echo "# $name: find exit $st, $(wc -l < "$WORK/$name.find") paths"
+	[ -n "${SELF_BIND:-}" ] && umount -l "$src/bound"
+	if ! timeout 20 fusermount3 -u "$mnt"; then
+		abort_mount "$mnt"
+		st=99
+	fi
+	wait || true
+	[ "$st" = 0 ]
+}
+mkdir -p "$WORK/selfsrc/sub" "$WORK/selfsrc/a/b"
+"$PSGFS_GEN" sky "$WORK/selfsrc/sub/sky.psg"
+echo readme > "$WORK/selfsrc/readme.txt"
+chmod 0750 "$WORK/selfsrc/a/b"
+for opts in "" "-s"; do
+	check "mount point inside the folder ($opts): find ends, unmount works" self_mount "self$opts" mnt $opts
+	check "   ... the mount point shows as an empty directory" bash -c \
+		"grep -qx '$WORK/selfsrc/mnt/mnt' '$WORK/self$opts.find' && ! grep -q '/mnt/mnt/' '$WORK/self$opts.find'"
+	check "   ... the rest of the folder is there" \
+		grep -qx "$WORK/selfsrc/mnt/sub/sky.psg/info.txt" "$WORK/self$opts.find"
+done
+check "mount point three levels down (-s): find ends" self_mount deep a/b/mnt -s
+check "   ... shows as an empty directory" bash -c \
+	"grep -qx '$WORK/selfsrc/a/b/mnt/a/b/mnt' '$WORK/deep.find' && ! grep -q 'mnt/a/b/mnt/' '$WORK/deep.find'"
+if [ "$(id -u)" = 0 ]; then
+	SELF_BIND=1
+	check "the mount bound inside the folder too (-s): find ends" self_mount bind mnt -s
+	SELF_BIND=
+	check "   ... the bound copy is left out" bash -c \
+		"grep -q '/mnt/readme.txt' '$WORK/bind.find' && ! grep -q '/mnt/bound' '$WORK/bind.find'"
+fi
+
 # Amplification: a small PSA whose sequences all cover every key shows far more bytes than it
 # holds (sequences x keys); every file stays exactly sized and the daemon's memory stays
 # within the cache budget plus a fixed margin while all of it is read.

@@ -180,6 +180,7 @@ static void test_diag_bounded(void **state)
 	assert_int_equal(d.n, DIAG_MAX);
 	assert_int_equal(diag_count(&d), DIAG_MAX + 5);
 	assert_null(strchr(d.msg[0], '\n'));
+	assert_string_equal(d.msg[0], "problem 0\\nwith newline"); /* escaped, not lost */
 	diag_free(&d);
 	diag_add(NULL, "ignored");
 }

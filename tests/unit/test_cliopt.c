@@ -94,7 +94,15 @@ static void test_max_assets(void **state)
 	(void)state;
 	assert_int_equal(cliopt_max_assets("1", &v, why, sizeof why), RC_OK);
 	assert_int_equal(v, 1);
-	assert_int_equal(cliopt_max_assets("64K", &v, why, sizeof why), RC_OK);
+	assert_int_equal(cliopt_max_assets("65536", &v, why, sizeof why), RC_OK);
+	assert_int_equal(v, CLIOPT_ASSETS_MAX);
+	/* A count is decimal digits: no size suffix (the message says so; issue 21 item 10). */
+	for (unsigned i = 0; i < 5; i++) {
+		static const char *const bad[] = {"1K", "64K", "128b", "0x10", " 12"};
+
+		assert_int_equal(cliopt_max_assets(bad[i], &v, why, sizeof why), RC_INVAL);
+		assert_string_equal(why, "not a count (decimal digits, e.g. 128)");
+	}
 	assert_int_equal(v, CLIOPT_ASSETS_MAX);
 	assert_int_equal(cliopt_max_assets("0", &v, why, sizeof why), RC_INVAL);
 	assert_string_equal(why, "allowed: 1 to 65536");

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,7 +50,7 @@ static int dir_teardown(void **state)
 
 static void put(const char *name, const struct buf *b)
 {
-	char p[256];
+	char p[2048];
 	FILE *f;
 
 	snprintf(p, sizeof p, "%s/%s", dir, name);
@@ -378,6 +379,166 @@ static void test_out_of_fds_at_listing(void **state)
 	tree_close(t);
 }
 
+/* Lines of text that start with `key`. */
+static int lines_starting(const char *text, const char *key)
+{
+	int n = 0;
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		n += strncmp(l, key, strlen(key)) == 0;
+	return n;
+}
+
+/* A file name is one escaped field in every text view: a name holding newlines forges no line
+ * of info.txt, material.txt or a broken asset's explanation (issue 21 item 7). */
+static void test_names_escaped(void **state)
+{
+	static const char psk[] = "status: ok\nproblems: 0\nformat: psa.psk";
+	static const char psg[] = "sky\nproblems: 0\nmaterials: 9.psg";
+	static const char bad[] = "bad\nformat: psk\tx.psg";
+	char path[512], *info, *mat;
+	struct tree *t;
+	struct buf b;
+	enum rc r;
+
+	(void)state;
+	put_psk(psk);
+	put_sky(psg, 0);
+	buf_init(&b);
+	buf_put(&b, "\x89RW4", 4); /* an arena cut inside its header: a broken asset */
+	buf_zero(&b, 28);
+	put(bad, &b);
+	buf_free(&b);
+	t = open_dir(0);
+
+	snprintf(path, sizeof path, "%s/info.txt", psk);
+	info = slurp(t, path, &r);
+	assert_int_equal(r, RC_OK);
+	assert_int_equal(lines_starting(info, "format:"), 1);
+	assert_int_equal(lines_starting(info, "problems:"), 1);
+	assert_int_equal(lines_starting(info, "status:"), 0);
+	assert_non_null(strstr(info, "file: status: ok\\nproblems: 0\\nformat: psa\n"));
+	free(info);
+
+	snprintf(path, sizeof path, "%s/info.txt", psg);
+	info = slurp(t, path, &r);
+	assert_int_equal(r, RC_OK);
+	assert_int_equal(lines_starting(info, "problems:"), 1);
+	assert_int_equal(lines_starting(info, "materials:"), 1);
+	assert_non_null(strstr(info, "file: sky\\nproblems: 0\\nmaterials: 9\n"));
+	snprintf(path, sizeof path, "%s/materials/00.material/material.txt", psg);
+	mat = slurp(t, path, &r);
+	assert_int_equal(r, RC_OK);
+	assert_int_equal(lines_starting(mat, "materials:"), 0);
+	assert_non_null(strstr(mat, "companion: sky\\nproblems: 0\\nmaterials: 9_Textures.psg ("));
+	free(mat);
+	free(info);
+
+	snprintf(path, sizeof path, "%s/info.txt", bad);
+	info = slurp(t, path, &r);
+	assert_int_equal(r, RC_OK);
+	assert_int_equal(lines_starting(info, "format:"), 1);
+	assert_non_null(strstr(info, "file: bad\\nformat: psk\\tx.psg\n"));
+	free(info);
+	tree_close(t);
+}
+
+/* Folders nest deeper than any fixed limit (issue 21 item 9: 256 levels failed with EIO). */
+static void test_deep_folders(void **state)
+{
+	enum { DEPTH = 600 };
+	static char rel[DEPTH * 2 + 16];
+	struct tree_stat st;
+	struct tree *t;
+	char *text;
+	size_t at = 0;
+	struct buf b;
+	enum rc r;
+
+	(void)state;
+	for (int i = 0; i < DEPTH; i++) {
+		char p[sizeof rel + 80];
+
+		at += (size_t)snprintf(rel + at, sizeof rel - at, "%sd", i ? "/" : "");
+		snprintf(p, sizeof p, "%s/%s", dir, rel);
+		assert_int_equal(mkdir(p, 0755), 0);
+	}
+	snprintf(rel + at, sizeof rel - at, "/leaf.txt");
+	buf_init(&b);
+	buf_puts(&b, "at the bottom\n");
+	put(rel, &b);
+	buf_free(&b);
+	t = open_dir(0);
+	text = slurp(t, rel, &r);
+	assert_int_equal(r, RC_OK);
+	assert_string_equal(text, "at the bottom\n");
+	free(text);
+	rel[at] = '\0';
+	assert_int_equal(tree_resolve(t, rel, &st), RC_OK);
+	assert_int_equal(st.type, TT_DIR);
+	tree_close(t);
+}
+
+/* Threads that list the same unread folder and open the same assets at once: the folder is
+ * read outside the lock by each, the first to publish makes the snapshot, the others' reading
+ * is dropped; an asset opened twice at once is kept once. Everyone sees the same thing. */
+struct racer {
+	struct tree *t;
+	size_t n_entries;
+	char *header;
+	enum rc r;
+};
+
+static void *race_one(void *arg)
+{
+	struct racer *x = arg;
+	struct tree_stat st;
+	struct tree_dir *d;
+
+	x->r = tree_resolve(x->t, "sub", &st);
+	if (x->r == RC_OK)
+		x->r = tree_opendir(x->t, st.ino, &d);
+	if (x->r != RC_OK)
+		return NULL;
+	x->n_entries = tree_dir_count(d);
+	tree_closedir(x->t, d);
+	x->header = slurp(x->t, "sub/a07.psg/header.txt", &x->r);
+	return NULL;
+}
+
+static void test_concurrent_first_listing(void **state)
+{
+	enum { THREADS = 8, FILES = 40 };
+	struct racer x[THREADS];
+	pthread_t tid[THREADS];
+	char name[128];
+	struct tree *t;
+
+	(void)state;
+	snprintf(name, sizeof name, "%s/sub", dir);
+	assert_int_equal(mkdir(name, 0755), 0);
+	for (int i = 0; i < FILES; i++) {
+		snprintf(name, sizeof name, "sub/a%02d.psg", i);
+		put_sky(name, (uint64_t)i);
+	}
+	for (int round = 0; round < 5; round++) {
+		t = open_dir(2);
+		for (int i = 0; i < THREADS; i++) {
+			x[i] = (struct racer){.t = t};
+			assert_int_equal(pthread_create(&tid[i], NULL, race_one, &x[i]), 0);
+		}
+		for (int i = 0; i < THREADS; i++) {
+			assert_int_equal(pthread_join(tid[i], NULL), 0);
+			assert_int_equal(x[i].r, RC_OK);
+			assert_int_equal(x[i].n_entries, FILES);
+			assert_string_equal(x[i].header, x[0].header);
+		}
+		for (int i = 0; i < THREADS; i++)
+			free(x[i].header);
+		tree_close(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +550,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_reopen_rewritten, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_out_of_fds_at_open, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_out_of_fds_at_listing, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_names_escaped, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_deep_folders, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_concurrent_first_listing, dir_setup, dir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

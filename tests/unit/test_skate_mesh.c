@@ -784,16 +784,25 @@ static void test_hierarchy_cycles(void **state)
 			  "Bone_004\tBone_004\n" /* self */
 			  "Bone_005\tNOPE\n"
 			  "Ghost\tROOT\n"
-			  "Bone_006\t-\n";
+			  "Bone_006\t-\n"
+			  "API_KEY=s3cr3t\tROOT\n" /* a private file's lines stay private */
+			  "Bone_006\tTOKEN=hunter2\n";
 
 	(void)state;
 	fx_gen(&f, &o);
 	diag_init(&d);
 	assert_int_equal(skate_scene_load(&f.s, &f.a, tsv, &sc, &d), RC_OK);
 	assert_true(diag_has(&d, "cycle"));
-	assert_true(diag_has(&d, "unknown parent"));
-	assert_true(diag_has(&d, "unknown bone"));
+	assert_true(diag_has(&d, "line 7: bone 5 (\"Bone_005\") has a parent that names no bone"));
+	assert_true(diag_has(&d, "line 8: names no bone of the model"));
+	assert_true(diag_has(&d, "line 11: bone 6 (\"Bone_006\") listed again"));
 	assert_true(diag_has(&d, "not listed"));
+	/* errors.txt may be world-readable while the hierarchy file is 0600: line numbers and the
+	 * model's own names only, never the file's text (issue 21 item 6). */
+	assert_false(diag_has(&d, "NOPE"));
+	assert_false(diag_has(&d, "Ghost"));
+	assert_false(diag_has(&d, "s3cr3t"));
+	assert_false(diag_has(&d, "hunter2"));
 	/* acyclic: every bone reaches a root within n steps */
 	for (uint32_t i = 0; i < sc->n_bones; i++) {
 		int32_t x = (int32_t)i;

@@ -148,8 +148,8 @@ static void test_listing_skips_past_limits(void **state)
 	tlist_add(&l, tn(1, TNODE_A_MAX, TNODE_B_MAX), "fits");
 	assert_int_equal(l.n, 1);
 	assert_true(l.v[0].ino == ino_make(7, tn(1, TNODE_A_MAX, TNODE_B_MAX)));
-	free(l.v[0].name);
-	free(l.v);
+	assert_string_equal(l.names + l.v[0].name, "fits");
+	tlist_discard(&l);
 }
 
 /*
@@ -340,6 +340,61 @@ static void test_real_folder(void **state)
 	assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
 }
 
+/* A listing of n equal names plus `extra` (names it already has), finished: every name once,
+ * sorted, the first of the run keeping its name (tree.c dedupe; issue 20 section 5: 17 equal
+ * names kept a duplicate, 4,000 kept 249). */
+static void check_unique(size_t n, const char *const *extra, size_t n_extra)
+{
+	struct asset as = {.slot = 3, .fmt = &tree_format_broken};
+	struct tlist l = {.as = &as};
+	struct tree_dir *d;
+	size_t found_x = 0;
+
+	for (size_t i = 0; i < n; i++)
+		tlist_add_ino(&l, (tree_ino)3 << 32 | (i + 10), TT_FILE, "x");
+	for (size_t i = 0; i < n_extra; i++)
+		tlist_add_ino(&l, (tree_ino)3 << 32 | (i + 1), TT_FILE, extra[i]);
+	assert_int_equal(tlist_finish(&l, &d), RC_OK);
+	assert_int_equal(tree_dir_count(d), n + n_extra);
+	for (size_t i = 0; i < tree_dir_count(d); i++) {
+		const char *nm = tree_dir_name(d, i);
+
+		if (i)
+			assert_true(strcmp(tree_dir_name(d, i - 1), nm) < 0); /* sorted, unique */
+		if (!strcmp(nm, "x"))
+			assert_true(tree_dir_ino(d, i) == ((tree_ino)3 << 32 | 10)); /* the first */
+		found_x += !strncmp(nm, "x", 1);
+	}
+	for (size_t i = 0; i < n_extra; i++) { /* the first of each name keeps it */
+		size_t k = 0;
+
+		if (i && !strcmp(extra[i], extra[i - 1]))
+			continue;
+		while (k < tree_dir_count(d) && strcmp(tree_dir_name(d, k), extra[i]))
+			k++;
+		assert_true(k < tree_dir_count(d));
+		assert_true(tree_dir_ino(d, k) == ((tree_ino)3 << 32 | (i + 1)));
+	}
+	print_message("%zu equal names (+%zu): %zu unique names starting with x\n", n, n_extra,
+		      found_x);
+	tree_dir_free(d);
+}
+
+static void test_listing_dedupe(void **state)
+{
+	static const char *const taken[] = {"x~2", "x~3", "x~10", "x~2~2", "y"};
+	static const char *const runs[] = {"x~2", "x~2", "x~2", "x~3", "x~3"};
+
+	(void)state;
+	check_unique(2, NULL, 0);
+	check_unique(17, NULL, 0);
+	check_unique(40, NULL, 0);
+	check_unique(40, taken, 5);
+	check_unique(40, runs, 5); /* runs of generated-looking names: x~2~2, x~3~2... */
+	check_unique(4000, NULL, 0);
+	check_unique(4000, taken, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +403,7 @@ int main(void)
 	    cmocka_unit_test(test_pack_injective),
 	    cmocka_unit_test(test_kind_tables_fit),
 	    cmocka_unit_test(test_listing_skips_past_limits),
+	    cmocka_unit_test(test_listing_dedupe),
 	    cmocka_unit_test(test_100k_assets_deep_trees),
 	    cmocka_unit_test(test_real_folder),
 	};

@@ -26,8 +26,8 @@ enum rc cliopt_size(const char *s, uint64_t *out, char *why, size_t whylen);
 /* A cache budget: cliopt_size, at least CLIOPT_CACHE_MIN, and fits in size_t. */
 enum rc cliopt_cache_size(const char *s, size_t *out, char *why, size_t whylen);
 
-/* Open assets of a folder mount (each holds a file descriptor): cliopt_size, 1 to
- * CLIOPT_ASSETS_MAX. */
+/* Open assets of a folder mount (each holds a file descriptor): decimal digits only (a count
+ * takes no K/M/G suffix), 1 to CLIOPT_ASSETS_MAX. */
 enum rc cliopt_max_assets(const char *s, unsigned *out, char *why, size_t whylen);
 
 /*

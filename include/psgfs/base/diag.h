@@ -15,8 +15,9 @@ struct diag {
 
 void diag_init(struct diag *d);
 void diag_free(struct diag *d);
-/* Append one line (no trailing newline; newlines/tabs inside are replaced by spaces).
- * A NULL diag is allowed and ignores the call. */
+/* Append one line (no trailing newline). Control bytes and backslashes inside are escaped as
+ * buf_tsv_name does (\n, \t, \xHH, \\), so a name quoted in a line can neither end it nor
+ * forge another. A NULL diag is allowed and ignores the call. */
 void diag_add(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Total problems seen, including dropped ones. */
 size_t diag_count(const struct diag *d);

@@ -132,4 +132,13 @@ enum rc gen_psg_sky_platform(enum psgb_platform plat, enum psgb_order order, uin
 enum rc gen_psg_sized(uint64_t target_bytes, uint64_t seed, struct buf *out,
 		      struct psg_gen_record *rec);
 
+/*
+ * Hostile variant of an arena in out (from offset 0, as just generated): its dictionary moves
+ * to the end of the file and claims `rows` rows (numEntries = numUsed = rows, at least the real
+ * ones): the real rows, then zero rows the buffer does not hold. *file_size is the size the
+ * file must be given (ftruncate past out->len), so the zero rows are a hole: a few KiB on disk
+ * for any count. RC_INVAL when rows is below the arena's own count or the file would pass 4 GiB.
+ */
+enum rc gen_psg_sparse_rows(struct buf *out, uint32_t rows, uint64_t *file_size);
+
 #endif

@@ -53,6 +53,17 @@ void *cache_get(struct cache *c, struct cache_key key, struct cache_ent **ent);
 void *cache_put(struct cache *c, struct cache_key key, void *data, size_t bytes,
 		void (*dtor)(void *), struct cache_ent **ent);
 void cache_unpin(struct cache *c, struct cache_ent *ent);
+/* One more pin on an entry already pinned (kept or detached); released by cache_unpin. */
+void cache_pin(struct cache *c, struct cache_ent *ent);
+/* Whether the entry is in the cache (false: detached, or evicted since). */
+bool cache_is_kept(struct cache *c, const struct cache_ent *ent);
+/*
+ * Bytes held outside every entry for a while (a listing too large for the cache, kept while it
+ * is read): they count against the budget, entries are evicted to make room, until
+ * cache_release gives them back.
+ */
+void cache_hold(struct cache *c, size_t bytes);
+void cache_release(struct cache *c, size_t bytes);
 /*
  * Charge bytes held outside any entry for as long as the cache lives (a mount's permanent
  * structures): they count against the budget, entries are evicted to make room, and what is

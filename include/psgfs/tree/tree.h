@@ -65,6 +65,15 @@ enum tree_open_fail tree_open(const char *path, const struct tree_opts *o, struc
 			      char *why, size_t whylen);
 void tree_close(struct tree *t);
 
+/*
+ * The mount the tree is served on: the mount point as stat(2) saw it before mounting (the
+ * directory it covers, which is what readdir of its parent reports) and the mount's own device.
+ * A folder mount whose DIR holds the mount point then shows it as an empty directory, and
+ * leaves out any other path into this mount: entering it would make the kernel call this very
+ * daemon from inside a request (a self-deadlock). Call before serving.
+ */
+void tree_set_mount(struct tree *t, const struct stat *mnt_before, dev_t own_dev);
+
 /* stat(2) of the mounted file or folder at open time. */
 const struct stat *tree_source_stat(const struct tree *t);
 
