@@ -46,6 +46,7 @@ struct opts {
 	int zup;
 	int yup;
 	char *umask;
+	char *mods;
 	int show_help;
 	int show_version;
 	int nonopts;
@@ -78,6 +79,7 @@ static const struct fuse_opt opt_spec[] = {
     OPT("zup", zup),
     OPT("yup", yup),
     OPT("umask=%s", umask),
+    OPT("mods=%s", mods),
     OPT("-h", show_help),
     OPT("--help", show_help),
     OPT("-V", show_version),
@@ -113,6 +115,13 @@ static void usage(FILE *out)
 	    "                         otherwise follow the source file's)\n"
 	    "  -o stats=FILE          write request/cache counters to FILE on SIGUSR1 and at\n"
 	    "                         exit (FILE is replaced as a whole; links are not followed)\n"
+	    "  -o mods=OUTDIR         texture mods: textures/<name>.dds and .png become\n"
+	    "                         writable; a picture written there (DDS of any format and\n"
+	    "                         size, or PNG of the texture's size) is checked when\n"
+	    "                         closed and the new arena goes to OUTDIR at the asset's\n"
+	    "                         path, which the mount then serves; a refused picture\n"
+	    "                         fails the close with EINVAL and errors.txt says why.\n"
+	    "                         OUTDIR must exist, be writable and not overlap the source\n"
 	    "  -o OPT[,OPT...]        other FUSE mount options (allow_other, ...)\n"
 	    "\n"
 	    "exit status:\n"
@@ -305,13 +314,93 @@ static int check_stats(struct daemon *d)
 	return EXIT_CONTINUE;
 }
 
+/* Does dir lie at or below top? By device and inode, so links and bind mounts count. */
+static bool below(const char *dir, const char *top)
+{
+	struct stat t, s;
+	char *p = realpath(dir, NULL);
+	bool hit = false;
+
+	if (!p || stat(top, &t) != 0) {
+		free(p);
+		return false;
+	}
+	for (;;) {
+		char *slash;
+
+		if (stat(p, &s) == 0 && s.st_dev == t.st_dev && s.st_ino == t.st_ino)
+			hit = true;
+		slash = strrchr(p, '/');
+		if (hit || !slash || slash == p)
+			break;
+		*slash = '\0';
+	}
+	if (!hit && stat("/", &s) == 0 && s.st_dev == t.st_dev && s.st_ino == t.st_ino)
+		hit = true;
+	free(p);
+	return hit;
+}
+
+/* OUTDIR: a writable folder that cannot lead onto the source (the source is never written:
+ * a single file's own folder, or a mounted folder inside or around OUTDIR, could be) nor into
+ * the mount itself. */
+static int check_mods(struct daemon *d)
+{
+	char *out, *src, *srcdir, *slash;
+	struct stat st, sst = {0};
+	int rc = EXIT_CONTINUE;
+
+	if (!d->o.mods)
+		return EXIT_CONTINUE;
+	out = realpath(d->o.mods, NULL);
+	if (!out || stat(out, &st) != 0 || !S_ISDIR(st.st_mode) || access(out, W_OK | X_OK) != 0) {
+		fprintf(stderr, "psgfs: mods folder %s: %s\n", d->o.mods,
+			out && S_ISDIR(st.st_mode) ? strerror(errno)
+			: out			   ? "not a directory"
+						   : strerror(errno));
+		free(out);
+		return EXIT_USAGE;
+	}
+	src = realpath(d->o.file, NULL);
+	srcdir = src ? strdup(src) : NULL;
+	if (srcdir && stat(src, &sst) == 0 && !S_ISDIR(sst.st_mode) &&
+	    (slash = strrchr(srcdir, '/')))
+		slash == srcdir ? (void)(srcdir[1] = '\0') : (void)(*slash = '\0');
+	/* A single file goes to OUTDIR/<name>: only its own folder would be it. A folder's
+	 * assets go to OUTDIR/<path>: the two must not hold each other. */
+	if (srcdir && (S_ISDIR(sst.st_mode) ? below(out, srcdir) || below(srcdir, out)
+					    : below(out, srcdir) && below(srcdir, out))) {
+		fprintf(stderr,
+			"psgfs: mods folder %s overlaps the source %s: it must lie outside it (the "
+			"source is never written)\n",
+			out, srcdir);
+		rc = EXIT_USAGE;
+	} else if (below(out, d->o.mnt)) {
+		fprintf(stderr, "psgfs: mods folder %s is inside the mount point %s\n", out,
+			d->o.mnt);
+		rc = EXIT_USAGE;
+	}
+	free(src);
+	free(srcdir);
+	if (rc != EXIT_CONTINUE) {
+		free(out);
+		return rc;
+	}
+	free(d->o.mods);
+	d->o.mods = out;
+	d->topts.mods_dir = out;
+	g_ll.mods = true;
+	return EXIT_CONTINUE;
+}
+
 static int validate_opts(struct daemon *d)
 {
 	int rc;
 
 	if ((rc = check_cache_size(d)) != EXIT_CONTINUE ||
 	    (rc = check_max_assets(d)) != EXIT_CONTINUE ||
-	    (rc = check_hierarchy(d)) != EXIT_CONTINUE || (rc = check_stats(d)) != EXIT_CONTINUE)
+	    (rc = check_hierarchy(d)) != EXIT_CONTINUE || (rc = check_stats(d)) != EXIT_CONTINUE ||
+	    (rc = check_mods(d)) != EXIT_CONTINUE)
 		return rc;
 	d->topts.yup = d->o.yup;
 	if (d->o.umask) {
@@ -397,10 +486,11 @@ static int new_session(struct daemon *d)
 	g_ll.tree = d->tree;
 	g_ll.timeout = 86400.0 * 365;
 	/* Read-only at the kernel level: writes fail with EROFS before reaching us. Our options
-	 * come last, so none given before can undo them. */
+	 * come last, so none given before can undo them. With texture mods the kernel passes
+	 * writes on, and the daemon answers EROFS to all but pictures. */
 	fsname = fsname_arg(d->o.file);
 	ok = fsname && fuse_opt_add_arg(&d->args, fsname) == 0 &&
-	     fuse_opt_add_arg(&d->args, "-oro") == 0 &&
+	     (g_ll.mods || fuse_opt_add_arg(&d->args, "-oro") == 0) &&
 	     fuse_opt_add_arg(&d->args, "-odefault_permissions") == 0;
 	free(fsname);
 	if (!ok)
@@ -628,6 +718,7 @@ static void teardown(struct daemon *d)
 	free(d->o.stats);
 	free(d->o.max_assets);
 	free(d->o.umask);
+	free(d->o.mods);
 	fuse_opt_free_args(&d->args);
 }
 

@@ -159,6 +159,14 @@ const char *rc_str(enum rc r)
 		return "is a directory";
 	case RC_INVAL:
 		return "invalid argument";
+	case RC_READONLY:
+		return "read-only";
+	case RC_NOSPACE:
+		return "no space";
+	case RC_TOOBIG:
+		return "too big";
+	case RC_EXISTS:
+		return "exists";
 	}
 	return "unknown error";
 }

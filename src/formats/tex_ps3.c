@@ -482,3 +482,153 @@ enum rc ps3_read_rows(const struct src *s, uint64_t base, const struct ps3_textu
 		return r;
 	}
 }
+
+/* ---- writing (the inverse of the reading above) ---- */
+
+static void st_u16(uint8_t *p, uint16_t v, bool be)
+{
+	p[be ? 0 : 1] = (uint8_t)(v >> 8);
+	p[be ? 1 : 0] = (uint8_t)v;
+}
+
+static void st_u32(uint8_t *p, uint32_t v, bool be)
+{
+	st_u16(p + (be ? 0 : 2), (uint16_t)(v >> 16), be);
+	st_u16(p + (be ? 2 : 0), (uint16_t)v, be);
+}
+
+void ps3_texture_encode(const struct ps3_texture *t, bool big_endian, uint8_t out[PS3_TEXTURE_SIZE])
+{
+	uint8_t *p = out;
+
+	*p++ = t->format;
+	*p++ = t->mipmap;
+	*p++ = t->dimension;
+	*p++ = t->cubemap;
+	st_u32(p, t->remap, big_endian), p += 4;
+	st_u16(p, t->width, big_endian), p += 2;
+	st_u16(p, t->height, big_endian), p += 2;
+	st_u16(p, t->depth, big_endian), p += 2;
+	*p++ = t->location;
+	*p++ = t->padding;
+	st_u32(p, t->pitch, big_endian), p += 4;
+	st_u32(p, t->offset, big_endian), p += 4;
+	st_u32(p, t->m_buffer, big_endian), p += 4;
+	st_u32(p, t->store_type, big_endian), p += 4;
+	st_u32(p, t->store_flags, big_endian), p += 4;
+	st_u16(p, t->unknown_24, big_endian), p += 2;
+	*p++ = t->unknown_26;
+	*p = t->format_copy;
+}
+
+uint32_t tex_ps3_texel_bytes(uint8_t base_format)
+{
+	const struct tex_ps3_fmt *f = fmt_find(base_format);
+
+	return f ? f->bpp : 0;
+}
+
+uint8_t tex_ps3_base_for_kind(enum tex_kind k)
+{
+	switch (k) {
+	case TEXK_DXT1:
+		return GCM_TEX_DXT1;
+	case TEXK_DXT3:
+		return GCM_TEX_DXT3;
+	case TEXK_DXT5:
+		return GCM_TEX_DXT5;
+	case TEXK_BGRA8:
+		return GCM_TEX_A8R8G8B8;
+	case TEXK_BGRX8:
+		return GCM_TEX_D8R8G8B8;
+	case TEXK_R5G6B5:
+		return GCM_TEX_R5G6B5;
+	case TEXK_A1R5G5B5:
+		return GCM_TEX_A1R5G5B5;
+	case TEXK_A4R4G4B4:
+		return GCM_TEX_A4R4G4B4;
+	case TEXK_L8:
+		return GCM_TEX_B8;
+	default:
+		return 0; /* ATI2: RSX has no two-channel block format */
+	}
+}
+
+/* 8-bit channel to n bits, rounded: exact inverse of the widenings tex_x5/tex_x6 and x17. */
+static uint32_t q_bits(uint32_t v, uint32_t max)
+{
+	return (v * max + 127) / 255;
+}
+
+/* One canonical texel to the big-endian GCM texel: the inverse of conv_texel. Channels a
+ * format cannot hold are dropped (G8B8 has no red, D formats no alpha). */
+static void store_texel(uint8_t base, const uint8_t *d, uint8_t *s)
+{
+	uint16_t v;
+
+	switch (base) {
+	case GCM_TEX_B8:
+		s[0] = d[0];
+		return;
+	case GCM_TEX_A8R8G8B8:
+		s[0] = d[3], s[1] = d[2], s[2] = d[1], s[3] = d[0];
+		return;
+	case GCM_TEX_D8R8G8B8:
+		s[0] = 0, s[1] = d[2], s[2] = d[1], s[3] = d[0];
+		return;
+	case GCM_TEX_G8B8:
+		s[0] = d[1], s[1] = d[0];
+		return;
+	case GCM_TEX_R6G5B5:
+		v = (uint16_t)(q_bits(d[2], 63) << 10 | q_bits(d[1], 31) << 5 | q_bits(d[0], 31));
+		break;
+	case GCM_TEX_R5G5B5A1:
+		v = ld_u16le(d);
+		v = (uint16_t)((v & 0x7FFF) << 1 | v >> 15);
+		break;
+	case GCM_TEX_D1R5G5B5:
+		v = ld_u16le(d) & 0x7FFF; /* the D bit is not stored: it reads as opaque */
+		break;
+	default: /* A1R5G5B5, A4R4G4B4, R5G6B5 */
+		v = ld_u16le(d);
+		break;
+	}
+	s[0] = (uint8_t)(v >> 8);
+	s[1] = (uint8_t)v;
+}
+
+enum rc ps3_write_rows(const struct ps3_texture *t, const struct tex_layout *l, enum tex_kind kind,
+		       uint32_t face, uint32_t level, uint32_t row0, uint32_t n,
+		       const uint8_t *canon, uint8_t *res, size_t res_len)
+{
+	uint32_t w = tex_dim(t->width, level), h = tex_dim(t->height, level);
+	uint64_t at = face * l->face_stride + level_src_off(t, l, level);
+	uint32_t ob = tex_kind_bpp(kind), rows = l->compressed ? (h + 3) / 4 : h;
+	unsigned lw = 0, lh = 0;
+
+	if (face >= l->faces || level >= l->mips || row0 > rows || n > rows - row0 ||
+	    ps3_level_src_end(t, l, face, level) > res_len)
+		return RC_INVAL;
+	if (l->compressed) { /* block-linear, in DDS block order */
+		uint64_t rb = (uint64_t)((w + 3) / 4) * l->bpp;
+
+		memcpy(res + at + row0 * rb, canon, (size_t)(n * rb));
+		return RC_OK;
+	}
+	if (l->swizzled) {
+		lw = (unsigned)pow2_log(w);
+		lh = (unsigned)pow2_log(h);
+	}
+	for (uint32_t y = row0; y < row0 + n; y++)
+		for (uint32_t x = 0; x < w; x++) {
+			uint64_t o = l->swizzled
+					 ? (uint64_t)tex_ps3_swizzle_index(x, y, lw, lh) * l->bpp
+					 : (uint64_t)y * (l->row_pitch ? l->row_pitch
+								       : (uint64_t)w * l->bpp) +
+					       (uint64_t)x * l->bpp;
+
+			store_texel(t->base_format, canon, res + at + o);
+			canon += ob;
+		}
+	return RC_OK;
+}

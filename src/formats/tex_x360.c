@@ -828,30 +828,134 @@ enum rc tex_x360_read_level(const struct tex_x360_layout *l, uint32_t face, uint
 	return tex_x360_read_rows(l, face, level, 0, l->lv[level].units_h, read, ctx, dst);
 }
 
-enum rc tex_x360_write_level(const struct tex_x360_layout *l, uint32_t face, uint32_t level,
-			     const uint8_t *canon, uint8_t *res, size_t res_len)
+enum rc tex_x360_write_rows(const struct tex_x360_layout *l, uint32_t face, uint32_t level,
+			    uint32_t row0, uint32_t n, const uint8_t *canon, uint8_t *res,
+			    size_t res_len)
 {
 	const struct tex_x360_level *v;
 	uint32_t mask;
 	uint64_t at;
 	uint8_t unit[16];
 
-	if (!l || !canon || !res || face >= l->faces || level >= l->levels || res_len < l->full)
+	if (!l || !canon || !res || face >= l->faces || level >= l->levels)
 		return RC_INVAL;
 	v = &l->lv[level];
+	if (row0 > v->units_h || n > v->units_h - row0)
+		return RC_INVAL;
 	at = v->storage + (uint64_t)face * v->face_stride;
 	mask = endian_mask(l->endian);
-	for (uint32_t y = 0; y < v->units_h; y++) {
+	for (uint32_t y = row0; y < row0 + n; y++) {
 		for (uint32_t x = 0; x < v->units_w; x++) {
 			uint64_t a = at + unit_addr(l, v, v->x_off + x, v->y_off + y);
 
-			if (a + l->unit_bytes > res_len)
-				return RC_INVAL;
 			canon_to_unit(l, canon, unit);
-			for (uint32_t k = 0; k < l->unit_bytes; k++)
+			/* Checked per byte: the swap may move a byte of a unit narrower than its
+			 * word (a hostile endian field) past the unit. */
+			for (uint32_t k = 0; k < l->unit_bytes; k++) {
+				if (((a + k) ^ mask) >= res_len)
+					return RC_INVAL;
 				res[(a + k) ^ mask] = unit[k];
+			}
 			canon += l->unit_bytes;
 		}
 	}
 	return RC_OK;
+}
+
+enum rc tex_x360_write_level(const struct tex_x360_layout *l, uint32_t face, uint32_t level,
+			     const uint8_t *canon, uint8_t *res, size_t res_len)
+{
+	if (!l || level >= l->levels)
+		return RC_INVAL;
+	return tex_x360_write_rows(l, face, level, 0, l->lv[level].units_h, canon, res, res_len);
+}
+
+/* --- shapes for writers --- */
+
+void tex_x360_format_words(uint8_t fmt, uint8_t *endian, uint16_t *swizzle)
+{
+	switch (fmt) {
+	case X360TEX_FMT_8_8_8_8: /* A8R8G8B8: ARGB bytes, 8in32, r = Z g = Y b = X a = W */
+		*endian = X360TEX_END_8IN32;
+		*swizzle =
+		    X360TEX_SWIZZLE(X360TEX_SWZ_Z, X360TEX_SWZ_Y, X360TEX_SWZ_X, X360TEX_SWZ_W);
+		return;
+	case X360TEX_FMT_5_6_5: /* R5G6B5: red in the high bits = component Z */
+		*endian = X360TEX_END_8IN16;
+		*swizzle =
+		    X360TEX_SWIZZLE(X360TEX_SWZ_Z, X360TEX_SWZ_Y, X360TEX_SWZ_X, X360TEX_SWZ_1);
+		return;
+	case X360TEX_FMT_8: /* L8 */
+		*endian = X360TEX_END_NONE;
+		*swizzle =
+		    X360TEX_SWIZZLE(X360TEX_SWZ_X, X360TEX_SWZ_X, X360TEX_SWZ_X, X360TEX_SWZ_1);
+		return;
+	case X360TEX_FMT_DXN:
+		*endian = X360TEX_END_8IN16;
+		*swizzle =
+		    X360TEX_SWIZZLE(X360TEX_SWZ_X, X360TEX_SWZ_Y, X360TEX_SWZ_1, X360TEX_SWZ_1);
+		return;
+	default: /* DXT: 16-bit words */
+		*endian = X360TEX_END_8IN16;
+		*swizzle =
+		    X360TEX_SWIZZLE(X360TEX_SWZ_X, X360TEX_SWZ_Y, X360TEX_SWZ_Z, X360TEX_SWZ_W);
+		return;
+	}
+}
+
+enum rc tex_x360_fetch_shape(struct tex_x360_fetch *f, uint8_t fmt, uint32_t w, uint32_t h,
+			     uint32_t levels, bool cube, struct tex_x360_layout *l)
+{
+	const struct x360_fmt *xf = fmt_find(fmt);
+	uint32_t pitch;
+	bool packed_base;
+
+	if (!xf || w == 0 || h == 0 || w > 8192 || h > 8192 || levels == 0 ||
+	    levels > X360TEX_MAX_LEVELS)
+		return RC_INVAL;
+	f->type = FETCH_TEXTURE;
+	f->tiled = true;
+	f->format = fmt;
+	f->stacked = false;
+	f->width = w;
+	f->height = h;
+	f->depth = 1;
+	f->dimension = cube ? X360TEX_DIM_CUBE : X360TEX_DIM_2D;
+	f->stack_depth = cube ? 5 : 0;
+	f->mip_min_level = 0;
+	f->mip_max_level = (uint8_t)(levels - 1);
+	f->packed_mips = true;
+	/* Base pitch: the width in units, power-of-two rounded when the base is in the tail. */
+	packed_base = tex_x360_packed_level(w, h) == 0;
+	pitch = packed_base ? 1u << ceil_log2(w) : w;
+	pitch = (div_up(pitch, xf->block) + 31) / 32 * 32 * xf->block;
+	f->pitch = (uint16_t)(pitch >> 5);
+	f->base_address = 0;
+	if (tex_x360_layout_get(f, l, NULL, 0) != RC_OK)
+		return RC_INVAL;
+	f->mip_address = (uint32_t)(l->mip_offset >> 12);
+	return RC_OK;
+}
+
+uint8_t tex_x360_format_for_kind(enum tex_kind k)
+{
+	switch (k) {
+	case TEXK_DXT1:
+		return X360TEX_FMT_DXT1;
+	case TEXK_DXT3:
+		return X360TEX_FMT_DXT2_3;
+	case TEXK_DXT5:
+		return X360TEX_FMT_DXT4_5;
+	case TEXK_ATI2:
+		return X360TEX_FMT_DXN;
+	case TEXK_BGRA8:
+	case TEXK_BGRX8:
+		return X360TEX_FMT_8_8_8_8;
+	case TEXK_R5G6B5:
+		return X360TEX_FMT_5_6_5;
+	case TEXK_L8:
+		return X360TEX_FMT_8;
+	default:
+		return 0;
+	}
 }

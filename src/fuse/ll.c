@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "fuse/ll.h"
+#include "psgfs/tree/mods.h"
 
 enum {
 	OP_LOOKUP,
@@ -28,11 +29,18 @@ enum {
 	OP_STATFS,
 	OP_FORGET,
 	OP_READLINK,
+	OP_WRITE,
+	OP_CREATE,
+	OP_FLUSH,
+	OP_SETATTR,
+	OP_RENAME,
+	OP_UNLINK,
 	OP_COUNT
 };
 static const char *const op_names[OP_COUNT] = {
-    "lookup",  "getattr",     "open",	    "read",   "release", "opendir",
-    "readdir", "readdirplus", "releasedir", "statfs", "forget",	 "readlink",
+    "lookup",  "getattr",     "open",	    "read",    "release", "opendir",
+    "readdir", "readdirplus", "releasedir", "statfs",  "forget",  "readlink",
+    "write",   "create",      "flush",	    "setattr", "rename",  "unlink",
 };
 static atomic_uint_fast64_t op_count[OP_COUNT];
 
@@ -55,7 +63,15 @@ static int to_errno(enum rc r)
 	case RC_NOMEM:
 		return ENOMEM;
 	case RC_INVAL:
-		return EINVAL;
+		return EINVAL; /* also a picture texture mods refused: errors.txt says why */
+	case RC_READONLY:
+		return EROFS;
+	case RC_NOSPACE:
+		return ENOSPC;
+	case RC_TOOBIG:
+		return EFBIG;
+	case RC_EXISTS:
+		return EEXIST;
 	default:
 		return EIO; /* a broken decoded view, or the source changed under us */
 	}
@@ -86,14 +102,23 @@ static void fill_stat(const struct psgfs_ll *ll, const struct tree_stat *ts, str
 	st->st_ctim = ts->mtime;
 }
 
+/* Texture mods change what a picture holds when it is written: its attributes are cached
+ * for a second, and a temporary's name may go any time. */
+#define MODS_TIMEOUT 1.0
+
+static double attr_timeout(const struct psgfs_ll *ll, const struct tree_stat *ts)
+{
+	return ts->writable ? MODS_TIMEOUT : ll->timeout;
+}
+
 static void fill_entry(const struct psgfs_ll *ll, const struct tree_stat *ts,
 		       struct fuse_entry_param *e)
 {
 	memset(e, 0, sizeof *e);
 	e->ino = ts->ino;
 	e->generation = 1;
-	e->attr_timeout = ll->timeout;
-	e->entry_timeout = ll->timeout;
+	e->attr_timeout = attr_timeout(ll, ts);
+	e->entry_timeout = attr_timeout(ll, ts);
 	fill_stat(ll, ts, &e->attr);
 }
 
@@ -104,7 +129,8 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
 	/* Zero-message open and opendir: the kernel stops sending OPEN/OPENDIR (and their
 	 * RELEASE) once we answer ENOSYS, and then treats every open as FOPEN_KEEP_CACHE and
 	 * every opendir as FOPEN_CACHE_DIR, so cached listings and pages survive reopening. */
-	ll->no_open = (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) != 0;
+	/* Not with texture mods: writers are told apart by their open. */
+	ll->no_open = !ll->mods && (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) != 0;
 	if (ll->no_open)
 		conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
 	ll->no_opendir = (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) != 0;
@@ -159,38 +185,75 @@ static void ll_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
 	fuse_reply_none(req);
 }
 
-static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+static struct tree_mods_file *mods_fh(const struct fuse_file_info *fi)
 {
-	struct psgfs_ll *ll = ll_of(req);
-	struct tree_stat ts;
-	struct stat st;
-	enum rc r;
+	return fi ? (struct tree_mods_file *)(uintptr_t)fi->fh : NULL;
+}
 
-	(void)fi;
-	atomic_fetch_add(&op_count[OP_GETATTR], 1);
-	r = tree_getattr(ll->tree, ino, &ts);
+static void reply_attr(fuse_req_t req, enum rc r, const struct tree_stat *ts)
+{
+	struct stat st;
+
 	if (r != RC_OK) {
 		fuse_reply_err(req, to_errno(r));
 		return;
 	}
-	fill_stat(ll, &ts, &st);
-	fuse_reply_attr(req, &st, ll->timeout);
+	fill_stat(ll_of(req), ts, &st);
+	fuse_reply_attr(req, &st, attr_timeout(ll_of(req), ts));
+}
+
+static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct psgfs_ll *ll = ll_of(req);
+	struct tree_stat ts;
+	enum rc r;
+
+	atomic_fetch_add(&op_count[OP_GETATTR], 1);
+	if (mods_fh(fi))
+		r = tree_mods_fgetattr(mods_fh(fi), &ts);
+	else
+		r = tree_getattr(ll->tree, ino, &ts);
+	reply_attr(req, r, &ts);
+}
+
+/* Texture mods: a writer gets its handle; writes bypass the page cache, so nothing of an
+ * unfinished picture reaches other readers. */
+static void open_writer(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct tree_mods_file *f;
+	enum rc r = tree_mods_open(ll_of(req)->tree, ino, (fi->flags & O_TRUNC) != 0, &f);
+
+	if (r != RC_OK) {
+		fuse_reply_err(req, to_errno(r));
+		return;
+	}
+	fi->fh = (uintptr_t)f;
+	fi->direct_io = 1;
+	fi->keep_cache = 0;
+	if (fuse_reply_open(req, fi) != 0)
+		tree_mods_release(f);
 }
 
 static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	(void)ino;
+	struct psgfs_ll *ll = ll_of(req);
+	struct tree_stat ts;
+
 	atomic_fetch_add(&op_count[OP_OPEN], 1);
-	if ((fi->flags & O_ACCMODE) != O_RDONLY) {
-		fuse_reply_err(req, EROFS);
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+		if (ll->mods)
+			open_writer(req, ino, fi);
+		else
+			fuse_reply_err(req, EROFS);
 		return;
 	}
-	if (ll_of(req)->no_open) {
+	if (ll->no_open) {
 		fuse_reply_err(req, ENOSYS);
 		return;
 	}
-	/* Kernels without zero-message open still get cache-friendly opens. */
-	fi->keep_cache = 1;
+	/* Kernels without zero-message open still get cache-friendly opens; a picture that can
+	 * be written drops its cached pages at every open. */
+	fi->keep_cache = !(ll->mods && tree_getattr(ll->tree, ino, &ts) == RC_OK && ts.writable);
 	fi->noflush = 1;
 	fuse_reply_open(req, fi);
 }
@@ -203,10 +266,21 @@ static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct tree_rdv v;
 	enum rc r;
 
-	(void)fi;
 	atomic_fetch_add(&op_count[OP_READ], 1);
 	if (off < 0) {
 		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	if (mods_fh(fi)) { /* a writer reads what it has written */
+		char *buf = malloc(size ? size : 1);
+		size_t got = 0;
+
+		r = buf ? tree_mods_read(mods_fh(fi), (uint64_t)off, size, buf, &got) : RC_NOMEM;
+		if (r == RC_OK)
+			fuse_reply_buf(req, buf, got);
+		else
+			fuse_reply_err(req, to_errno(r));
+		free(buf);
 		return;
 	}
 	r = tree_read_begin(ll->tree, ino, (uint64_t)off, size, &v);
@@ -242,9 +316,153 @@ static void ll_readlink(fuse_req_t req, fuse_ino_t ino)
 static void ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	(void)fi;
 	atomic_fetch_add(&op_count[OP_RELEASE], 1);
+	tree_mods_release(mods_fh(fi));
 	fuse_reply_err(req, 0);
+}
+
+/* ---- texture mods: writes ---- */
+
+static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	enum rc r;
+
+	(void)ino;
+	atomic_fetch_add(&op_count[OP_WRITE], 1);
+	if (!mods_fh(fi) || off < 0) {
+		fuse_reply_err(req, mods_fh(fi) ? EINVAL : EROFS);
+		return;
+	}
+	r = tree_mods_write(mods_fh(fi), (uint64_t)off, buf, size);
+	if (r == RC_OK)
+		fuse_reply_write(req, size);
+	else
+		fuse_reply_err(req, to_errno(r));
+}
+
+/* Each close: a picture written since the last one is checked and written to OUTDIR here, so
+ * close(2) reports a refused picture (EINVAL). */
+static void ll_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	atomic_fetch_add(&op_count[OP_FLUSH], 1);
+	fuse_reply_err(req, mods_fh(fi) ? to_errno(tree_mods_flush(mods_fh(fi))) : 0);
+}
+
+/* The bytes live in the daemon until the picture is complete: nothing to sync yet. */
+static void ll_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	(void)ino;
+	(void)datasync;
+	(void)fi;
+	fuse_reply_err(req, 0);
+}
+
+static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		       struct fuse_file_info *fi)
+{
+	struct psgfs_ll *ll = ll_of(req);
+	struct tree_stat ts;
+	enum rc r;
+
+	atomic_fetch_add(&op_count[OP_SETATTR], 1);
+	if (!ll->mods)
+		r = RC_READONLY;
+	else if (to_set & FUSE_SET_ATTR_SIZE)
+		r = tree_mods_truncate(ll->tree, ino, mods_fh(fi), (uint64_t)attr->st_size, &ts);
+	else /* mode, owner, times: accepted on what can be written, not kept */
+		r = tree_mods_setattr(ll->tree, ino, &ts);
+	reply_attr(req, r, &ts);
+}
+
+static void ll_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		      struct fuse_file_info *fi)
+{
+	struct psgfs_ll *ll = ll_of(req);
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct fuse_entry_param e;
+	struct tree_mods_file *f;
+	struct tree_stat ts;
+	enum rc r;
+
+	(void)mode;
+	atomic_fetch_add(&op_count[OP_CREATE], 1);
+	r = ll->mods ? tree_mods_create(ll->tree, parent, name, (fi->flags & O_EXCL) != 0,
+					(fi->flags & O_TRUNC) != 0, ctx->uid, ctx->gid, &ts, &f)
+		     : RC_READONLY;
+	if (r != RC_OK) {
+		fuse_reply_err(req, to_errno(r));
+		return;
+	}
+	fill_entry(ll, &ts, &e);
+	fi->fh = (uintptr_t)f;
+	fi->direct_io = 1;
+	if (fuse_reply_create(req, &e, fi) != 0)
+		tree_mods_release(f);
+}
+
+static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+		      const char *newname, unsigned int flags)
+{
+	struct psgfs_ll *ll = ll_of(req);
+
+	atomic_fetch_add(&op_count[OP_RENAME], 1);
+	fuse_reply_err(req, ll->mods ? to_errno(tree_mods_rename(ll->tree, parent, name, newparent,
+								 newname, flags))
+				     : EROFS);
+}
+
+static void ll_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct psgfs_ll *ll = ll_of(req);
+
+	atomic_fetch_add(&op_count[OP_UNLINK], 1);
+	fuse_reply_err(req, ll->mods ? to_errno(tree_mods_unlink(ll->tree, parent, name)) : EROFS);
+}
+
+/* Everything else that writes (reached only with texture mods: the mount is not read-only). */
+static void ll_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	(void)parent, (void)name, (void)mode;
+	fuse_reply_err(req, EROFS);
+}
+
+static void ll_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	(void)parent, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+static void ll_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+	(void)link, (void)parent, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+	(void)ino, (void)newparent, (void)newname;
+	fuse_reply_err(req, EROFS);
+}
+
+static void ll_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+{
+	(void)parent, (void)name, (void)mode, (void)rdev;
+	fuse_reply_err(req, EROFS);
+}
+
+static void ll_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+			size_t size, int flags)
+{
+	(void)ino, (void)name, (void)value, (void)size, (void)flags;
+	fuse_reply_err(req, EROFS);
+}
+
+static void ll_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	(void)ino, (void)name;
+	fuse_reply_err(req, EROFS);
 }
 
 static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -366,21 +584,44 @@ static void ll_statfs(fuse_req_t req, fuse_ino_t ino)
 	sv.f_frsize = 4096;
 	sv.f_blocks = (fsblkcnt_t)((src->st_size + 4095) / 4096);
 	sv.f_namemax = 255;
-	sv.f_flag = ST_RDONLY | ST_NOSUID | ST_NODEV;
+	sv.f_flag = (ll->mods ? 0 : ST_RDONLY) | ST_NOSUID | ST_NODEV;
 	fuse_reply_statfs(req, &sv);
 }
 
-/* ---- kernel cache invalidation of status files ---- */
+/* ---- kernel cache invalidation (status files, texture mods) ---- */
+
+static void inval_push(struct psgfs_ll *ll, fuse_ino_t ino, const char *name)
+{
+	struct psgfs_ll_inval *iv = &ll->inval;
+	char *dup = name ? strdup(name) : NULL;
+
+	pthread_mutex_lock(&iv->mu);
+	if (iv->n == iv->cap && iv->cap < PSGFS_LL_INVAL_MAX) {
+		size_t cap = iv->cap ? iv->cap * 2 : 64;
+		struct psgfs_ll_item *q = realloc(iv->q, cap * sizeof *q);
+
+		if (q) {
+			iv->q = q;
+			iv->cap = cap;
+		}
+	}
+	if (iv->n < iv->cap && (dup || !name)) {
+		iv->q[iv->n++] = (struct psgfs_ll_item){ino, dup};
+		dup = NULL;
+	}
+	pthread_cond_signal(&iv->cv);
+	pthread_mutex_unlock(&iv->mu);
+	free(dup); /* past the bound: the kernel's caches expire on their own */
+}
 
 static void inval_queue(void *ctx, tree_ino ino)
 {
-	struct psgfs_ll_inval *iv = &((struct psgfs_ll *)ctx)->inval;
+	inval_push(ctx, ino, NULL);
+}
 
-	pthread_mutex_lock(&iv->mu);
-	if (iv->n < PSGFS_LL_INVAL_MAX)
-		iv->q[iv->n++] = ino;
-	pthread_cond_signal(&iv->cv);
-	pthread_mutex_unlock(&iv->mu);
+static void inval_entry_queue(void *ctx, tree_ino parent, const char *name)
+{
+	inval_push(ctx, parent, name);
 }
 
 static void *inval_thread(void *arg)
@@ -391,11 +632,16 @@ static void *inval_thread(void *arg)
 	pthread_mutex_lock(&iv->mu);
 	while (!iv->stop) {
 		while (iv->n) {
-			fuse_ino_t ino = iv->q[--iv->n];
+			struct psgfs_ll_item it = iv->q[--iv->n];
 
 			pthread_mutex_unlock(&iv->mu);
 			/* -ENOENT when the kernel has no inode for it: nothing cached, fine. */
-			fuse_lowlevel_notify_inval_inode(ll->se, ino, 0, 0);
+			if (it.name)
+				fuse_lowlevel_notify_inval_entry(ll->se, it.ino, it.name,
+								 strlen(it.name));
+			else
+				fuse_lowlevel_notify_inval_inode(ll->se, it.ino, 0, 0);
+			free(it.name);
 			pthread_mutex_lock(&iv->mu);
 		}
 		pthread_cond_wait(&iv->cv, &iv->mu);
@@ -414,6 +660,7 @@ int psgfs_ll_start(struct psgfs_ll *ll)
 		return -1;
 	iv->started = true;
 	tree_set_change_hook(ll->tree, inval_queue, ll);
+	tree_set_entry_hook(ll->tree, inval_entry_queue, ll);
 	return 0;
 }
 
@@ -424,12 +671,18 @@ void psgfs_ll_stop(struct psgfs_ll *ll)
 	if (!iv->started)
 		return;
 	tree_set_change_hook(ll->tree, NULL, NULL);
+	tree_set_entry_hook(ll->tree, NULL, NULL);
 	pthread_mutex_lock(&iv->mu);
 	iv->stop = true;
 	pthread_cond_signal(&iv->cv);
 	pthread_mutex_unlock(&iv->mu);
 	pthread_join(iv->tid, NULL);
 	iv->started = false;
+	while (iv->n)
+		free(iv->q[--iv->n].name);
+	free(iv->q);
+	iv->q = NULL;
+	iv->cap = 0;
 }
 
 void psgfs_ll_write_stats(struct psgfs_ll *ll, FILE *out)
@@ -477,4 +730,18 @@ const struct fuse_lowlevel_ops psgfs_ll_ops = {
     .readdirplus = ll_readdirplus,
     .releasedir = ll_releasedir,
     .statfs = ll_statfs,
+    .write = ll_write,
+    .flush = ll_flush,
+    .fsync = ll_fsync,
+    .setattr = ll_setattr,
+    .create = ll_create,
+    .rename = ll_rename,
+    .unlink = ll_unlink,
+    .mkdir = ll_mkdir,
+    .rmdir = ll_rmdir,
+    .symlink = ll_symlink,
+    .link = ll_link,
+    .mknod = ll_mknod,
+    .setxattr = ll_setxattr,
+    .removexattr = ll_removexattr,
 };

@@ -10,14 +10,19 @@
 
 #include "psgfs/tree/tree.h"
 
-/* Inodes whose kernel caches must be dropped, handed to a thread of their own (libfuse's
- * notifications must not run inside a request for the same inode). */
-#define PSGFS_LL_INVAL_MAX 64
+/* Inodes (and names) whose kernel caches must be dropped, handed to a thread of their own
+ * (libfuse's notifications must not run inside a request for the same inode or folder). A
+ * texture mod can queue every node of an asset: the queue grows, up to a bound. */
+#define PSGFS_LL_INVAL_MAX (1u << 18)
+struct psgfs_ll_item {
+	fuse_ino_t ino; /* an inode; with name: the folder holding the name */
+	char *name;
+};
 struct psgfs_ll_inval {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	fuse_ino_t q[PSGFS_LL_INVAL_MAX];
-	unsigned n;
+	struct psgfs_ll_item *q;
+	size_t n, cap;
 	bool stop, started;
 	pthread_t tid;
 };
@@ -28,6 +33,7 @@ struct psgfs_ll {
 	struct psgfs_ll_inval inval;
 	double timeout;	 /* entry and attr timeout, seconds */
 	mode_t umask;	 /* -o umask= */
+	bool mods;	 /* -o mods: textures/ pictures are writable */
 	bool no_open;	 /* kernel supports zero-message open */
 	bool no_opendir; /* ... and zero-message opendir */
 };

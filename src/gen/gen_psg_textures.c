@@ -524,31 +524,23 @@ static bool gt_make_level(const struct gen_tex_spec *s, uint32_t face, uint32_t 
 
 void gen_tex_object(const struct gen_tex_spec *s, uint32_t m_buffer, uint8_t out[40])
 {
-	struct buf b;
+	const struct ps3_texture t = {
+	    .format = s->format,
+	    .mipmap = (uint8_t)mip_count(s),
+	    .dimension = 2,
+	    .cubemap = s->cube ? 1 : 0,
+	    .remap = 0x0000AAE4u,
+	    .width = s->width,
+	    .height = s->height,
+	    .depth = 1,
+	    .pitch = gt_pitch(s),
+	    .m_buffer = m_buffer,
+	    .store_type = s->cube ? TEX_STORE_CUBE : TEX_STORE_2D,
+	    .unknown_24 = 0x5572,
+	    .format_copy = s->format,
+	};
 
-	buf_init(&b);
-	buf_u8(&b, s->format);
-	buf_u8(&b, (uint8_t)mip_count(s));
-	buf_u8(&b, 2);
-	buf_u8(&b, s->cube ? 1 : 0);
-	buf_u32be(&b, 0x0000AAE4u);
-	buf_u16be(&b, s->width);
-	buf_u16be(&b, s->height);
-	buf_u16be(&b, 1);
-	buf_u8(&b, 0);
-	buf_u8(&b, 0);
-	buf_u32be(&b, gt_pitch(s));
-	buf_u32be(&b, 0);
-	buf_u32be(&b, m_buffer);
-	buf_u32be(&b, s->cube ? TEX_STORE_CUBE : TEX_STORE_2D);
-	buf_u32be(&b, 0);
-	buf_u16be(&b, 0x5572);
-	buf_u8(&b, 0);
-	buf_u8(&b, s->format);
-	memset(out, 0, 40);
-	if (!b.oom && b.len == 40)
-		memcpy(out, b.data, 40);
-	buf_free(&b);
+	ps3_texture_encode(&t, true, out);
 }
 
 /* Build one texture's base resource bytes and truth. */

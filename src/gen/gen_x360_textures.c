@@ -100,79 +100,19 @@ bool gen_x360_twin_spec(const struct gen_x360_spec *s, struct gen_tex_spec *out)
 	return true;
 }
 
-/* Endian mode and swizzle the D3D format of each Xenos format uses (tex_x360.h). */
-static void gx_format_words(uint8_t fmt, uint8_t *endian, uint16_t *swizzle)
-{
-	switch (fmt) {
-	case X360TEX_FMT_8_8_8_8: /* A8R8G8B8: ARGB bytes, 8in32, r = Z g = Y b = X a = W */
-		*endian = X360TEX_END_8IN32;
-		*swizzle =
-		    X360TEX_SWIZZLE(X360TEX_SWZ_Z, X360TEX_SWZ_Y, X360TEX_SWZ_X, X360TEX_SWZ_W);
-		return;
-	case X360TEX_FMT_5_6_5: /* R5G6B5: red in the high bits = component Z */
-		*endian = X360TEX_END_8IN16;
-		*swizzle =
-		    X360TEX_SWIZZLE(X360TEX_SWZ_Z, X360TEX_SWZ_Y, X360TEX_SWZ_X, X360TEX_SWZ_1);
-		return;
-	case X360TEX_FMT_8: /* L8 */
-		*endian = X360TEX_END_NONE;
-		*swizzle =
-		    X360TEX_SWIZZLE(X360TEX_SWZ_X, X360TEX_SWZ_X, X360TEX_SWZ_X, X360TEX_SWZ_1);
-		return;
-	case X360TEX_FMT_DXN:
-		*endian = X360TEX_END_8IN16;
-		*swizzle =
-		    X360TEX_SWIZZLE(X360TEX_SWZ_X, X360TEX_SWZ_Y, X360TEX_SWZ_1, X360TEX_SWZ_1);
-		return;
-	default: /* DXT: 16-bit words */
-		*endian = X360TEX_END_8IN16;
-		*swizzle =
-		    X360TEX_SWIZZLE(X360TEX_SWZ_X, X360TEX_SWZ_Y, X360TEX_SWZ_Z, X360TEX_SWZ_W);
-		return;
-	}
-}
-
-/* Fetch constant of a spec; *l receives its layout. */
+/* Fetch constant of a spec (the real files' header words, the D3D format's endian and swizzle,
+ * the shape tex_x360_fetch_shape gives); *l receives its layout. */
 static enum rc gx_object(const struct gen_x360_spec *s, struct tex_x360_object *o,
 			 struct tex_x360_layout *l)
 {
 	struct tex_x360_fetch *f = &o->fetch;
-	uint32_t levels = gx_levels(s), block, pitch;
-	bool packed_base;
 
 	memset(o, 0, sizeof *o);
-	if (!tex_x360_format_supported(s->format) || s->width == 0 || s->height == 0 ||
-	    s->width > 8192 || s->height > 8192 || levels == 0 || levels > X360TEX_MAX_LEVELS)
-		return RC_INVAL;
-	block = s->format == X360TEX_FMT_8 || s->format == X360TEX_FMT_5_6_5 ||
-			s->format == X360TEX_FMT_8_8_8_8
-		    ? 1
-		    : 4;
 	o->common = X360TEX_COMMON_TEXTURE;
 	o->ref_count = 1;
 	o->base_flush = o->mip_flush = 0xFFFF0000u;
-	f->type = 2;
-	f->tiled = true;
-	f->format = s->format;
-	gx_format_words(s->format, &f->endian, &f->swizzle);
-	f->width = s->width;
-	f->height = s->height;
-	f->depth = 1;
-	f->dimension = s->cube ? X360TEX_DIM_CUBE : X360TEX_DIM_2D;
-	f->stack_depth = s->cube ? 5 : 0;
-	f->mip_max_level = (uint8_t)(levels - 1);
-	f->packed_mips = true;
-	/* Base pitch: the width in units, power-of-two rounded when the base is in the tail. */
-	packed_base = tex_x360_packed_level(s->width, s->height) == 0;
-	pitch = packed_base ? 1u : s->width;
-	while (packed_base && pitch < s->width)
-		pitch <<= 1;
-	pitch = ((pitch + block - 1) / block + 31) / 32 * 32 * block;
-	f->pitch = (uint16_t)(pitch >> 5);
-	if (tex_x360_layout_get(f, l, NULL, 0) != RC_OK)
-		return RC_INVAL;
-	f->mip_address = (uint32_t)(l->mip_offset >> 12);
-	return RC_OK;
+	tex_x360_format_words(s->format, &f->endian, &f->swizzle);
+	return tex_x360_fetch_shape(f, s->format, s->width, s->height, gx_levels(s), s->cube, l);
 }
 
 enum rc gen_x360_texture_object(const struct gen_x360_spec *s, struct tex_x360_object *o)

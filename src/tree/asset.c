@@ -177,7 +177,7 @@ void *asset_perm(struct asset *as, unsigned slot, tree_load_fn fn, enum rc *r)
 		 * fixed. */
 		if (as->ent)
 			cache_resize(as->t->cache, as->ent, atomic_load(&as->bytes));
-		else if (as->t->single == as)
+		else if (atomic_load(&as->t->single) == as)
 			cache_charge(as->t->cache, bytes);
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -247,6 +247,7 @@ static struct asset *asset_new(struct tree *t, uint32_t slot)
 		return NULL;
 	as->t = t;
 	as->slot = slot;
+	as->epoch = mods_epoch(t, slot);
 	as->fd = -1;
 	for (unsigned i = 0; i < ASSET_PERM_SLOTS; i++)
 		pthread_mutex_init(&as->perm[i].mu, NULL);
@@ -308,11 +309,18 @@ enum tree_open_fail asset_open(struct tree *t, uint32_t slot, int dirfd, const c
 			       const struct stat *expect, enum asset_mode mode, struct asset **out,
 			       char *why, size_t whylen)
 {
+	return asset_open_as(t, slot, path, dirfd, path, expect, mode, out, why, whylen);
+}
+
+enum tree_open_fail asset_open_as(struct tree *t, uint32_t slot, const char *logical, int dirfd,
+				  const char *path, const struct stat *expect, enum asset_mode mode,
+				  struct asset **out, char *why, size_t whylen)
+{
 	struct asset *as = asset_new(t, slot);
 	enum tree_open_fail f;
 
 	*out = NULL;
-	if (!as || !set_names(as, path)) {
+	if (!as || !set_names(as, logical)) {
 		asset_close(as);
 		return fail(why, whylen, TREE_FAIL_OTHER, "%s", "out of memory");
 	}

@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -637,6 +638,27 @@ enum rc folder_readlink(struct tree *t, tree_ino ino, struct buf *out)
 	return RC_OK;
 }
 
+bool folder_slot_relpath(struct tree *t, uint32_t slot, char *out, size_t n)
+{
+	const char **chain = NULL;
+	ssize_t depth = chain_of(t->fold, slot, &chain);
+	size_t at = 0;
+	bool ok = depth > 0;
+
+	while (ok && depth--) { /* chain[0] is the entry itself, the last its top folder */
+		size_t len = strlen(chain[depth]);
+
+		ok = at + len + 2 <= n;
+		if (ok) {
+			memcpy(out + at, chain[depth], len);
+			at += len;
+			out[at++] = depth ? '/' : '\0';
+		}
+	}
+	free(chain);
+	return ok;
+}
+
 bool folder_entry_name(struct tree *t, uint32_t slot, uint32_t *parent, const char **name)
 {
 	struct fentry *e = entry_get(t, slot);
@@ -771,12 +793,25 @@ static enum rc same_as_first(struct fentry *e, struct asset *as)
 	return e->dead ? RC_IO : RC_OK;
 }
 
+/* Texture mods: a mod of this file in OUTDIR is opened instead of the file. */
+static bool open_modded(struct tree *t, struct fentry *e, struct asset **out,
+			enum tree_open_fail *fl, char *why, size_t whylen)
+{
+	char rel[PATH_MAX];
+
+	return t->mods && e->asset && folder_slot_relpath(t, e->slot, rel, sizeof rel) &&
+	       mods_open_asset(t, e->slot, e->name, rel, ASSET_LENIENT, out, fl, why, whylen);
+}
+
 static enum rc open_asset(struct tree *t, struct fentry *e, struct asset **out)
 {
-	int dfd = open_dir_of(t->fold, e->parent);
+	int dfd;
 	enum tree_open_fail fl;
 	char why[256];
 
+	if (open_modded(t, e, out, &fl, why, sizeof why))
+		return fl == TREE_FAIL_NONE ? RC_OK : fl == TREE_FAIL_OTHER ? RC_NOMEM : RC_IO;
+	dfd = open_dir_of(t->fold, e->parent);
 	if (dfd < 0) {
 		if (errno_transient(errno))
 			return RC_NOMEM;
@@ -861,6 +896,24 @@ struct asset *folder_asset_get(struct tree *t, uint32_t slot, struct cache_ent *
 	pthread_mutex_unlock(&f->mu);
 	pthread_mutex_unlock(&f->amu);
 	return b->as;
+}
+
+void folder_slot_reset(struct tree *t, uint32_t slot)
+{
+	struct folder *f = t->fold;
+	struct fentry *e = entry_get(t, slot);
+
+	if (!e || e->type != FE_FILE)
+		return;
+	pthread_mutex_lock(&f->amu);
+	e->fmt = NULL; /* the next opening is a first opening */
+	e->dead = false;
+	cache_drop(t->cache, asset_ckey(slot));
+	pthread_mutex_lock(&f->mu);
+	if (e->in_lru)
+		lru_unlink(f, e);
+	pthread_mutex_unlock(&f->mu);
+	pthread_mutex_unlock(&f->amu);
 }
 
 /* ---- open and close ---- */

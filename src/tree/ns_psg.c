@@ -311,6 +311,7 @@ static enum rc info_text(const struct tctx *c, struct buf *out)
 	buf_puts(out, "format: psg\nfile: ");
 	buf_tsv_name(out, as->stem, strlen(as->stem)); /* a name: one line whatever it holds */
 	buf_printf(out, "\nsize: %llu\n", (unsigned long long)as->src.size);
+	mods_status(as, false, out);
 	if (asset_source_changed(as))
 		buf_puts(out, "source: changed since mount (views not yet read fail with EIO)\n");
 	r = view_info_summary(&m->a, out);
@@ -359,6 +360,7 @@ static enum rc errors_text(const struct tctx *c, struct buf *out)
 	const struct diag *sw = asset_need(c->as, N_SWEEP, 0, &ent, &r);
 
 	view_diag_lines(sw ? sw : &pm(c->as)->open_diag, out);
+	mods_status(c->as, true, out);
 	if (asset_source_changed(c->as))
 		buf_puts(out, "source: changed since mount; views not yet read fail with EIO\n");
 	else if (!sw)
@@ -796,6 +798,27 @@ static const struct tree_kind psg_kinds[K_COUNT] = {
     [K_MAT_LINK] = {"material link", TT_LINK, N_MATERIALS, false, NULL, NULL, NULL, NULL,
 		    material_link, false},
 };
+
+enum psg_texnode psg_texnode(const struct asset *as, struct tnode n, uint32_t *row)
+{
+	if (as->fmt != &tree_format_psg)
+		return PSG_NOT_TEX;
+	switch (n.kind) {
+	case K_TEXTURES:
+		return PSG_TEX_DIR;
+	case K_TEX_DDS:
+	case K_TEX_PNG:
+		*row = n.a;
+		return n.kind == K_TEX_DDS ? PSG_TEX_DDS : PSG_TEX_PNG;
+	default:
+		return PSG_NOT_TEX;
+	}
+}
+
+tree_ino psg_textures_dir(const struct asset *as)
+{
+	return ino_make(as->slot, tn(K_TEXTURES, 0, 0));
+}
 
 const struct tree_format tree_format_psg = {
     .name = "psg",

@@ -198,7 +198,7 @@ static const struct layout *layout_get(struct asset *as, tree_ino ino, struct tn
 		*r = build_layout(&la, own, &bytes);
 		return *own;
 	}
-	return asset_memo_key(as, cache_key(ino, KEY_WHAT(KEY_LAYOUT, 0)), load_layout,
+	return asset_memo_key(as, cache_key(ino, KEY_WHAT(KEY_LAYOUT, as->epoch)), load_layout,
 			      (uint64_t)(uintptr_t)&la, ent, r);
 }
 
@@ -228,7 +228,7 @@ bool render_size_known(struct asset *as, tree_ino ino, struct tnode n, uint64_t 
 		return false;
 	if (k->cheap || k->status)
 		return render_size(as, ino, n, size) == RC_OK;
-	l = asset_memo_peek(as, cache_key(ino, KEY_WHAT(KEY_LAYOUT, 0)), &ent);
+	l = asset_memo_peek(as, cache_key(ino, KEY_WHAT(KEY_LAYOUT, as->epoch)), &ent);
 	if (!l)
 		return false;
 	*size = l->size;
@@ -384,7 +384,7 @@ static const struct piece *piece_get(struct asset *as, tree_ino ino, struct tnod
 				     enum rc *r)
 {
 	struct cache *c = as->t->cache;
-	struct cache_key key = cache_key(ino, KEY_WHAT(KEY_PIECE, idx));
+	struct cache_key key = cache_key(ino, KEY_WHAT(KEY_PIECE, (uint64_t)as->epoch << 40 | idx));
 	bool status = kind_of(as, n)->status;
 	struct piece *pc = status ? NULL : cache_get(c, key, ent);
 	uint64_t before;

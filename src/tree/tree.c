@@ -330,7 +330,7 @@ static struct tree_dir *dir_get(struct tree *t, tree_ino ino, struct where *w,
 				struct cache_ent **ent, enum rc *r)
 {
 	struct list_arg la = {t, w, ino};
-	struct cache_key key = cache_key(ino, KEY_WHAT(KEY_DIR, 0));
+	struct cache_key key = cache_key(ino, KEY_WHAT(KEY_DIR, w->as ? w->as->epoch : 0));
 
 	if (w->as)
 		return asset_memo_key(w->as, key, load_dir, (uint64_t)(uintptr_t)&la, ent, r);
@@ -512,6 +512,8 @@ static enum rc asset_getattr(struct tree *t, tree_ino ino, struct where *w, bool
 	 * the listing already shows, and a file the daemon could not read often has no r bits. */
 	if (w->as->fmt == &tree_format_broken)
 		out->perm = k->type == TT_DIR ? 0555 : 0444;
+	if (t->mods)
+		mods_stat(t, w->as, w->n, out);
 	if (k->type == TT_DIR) {
 		struct cache_ent *ent;
 		struct tree_dir *d;
@@ -556,6 +558,8 @@ static enum rc getattr_impl(struct tree *t, tree_ino ino, bool known_only, struc
 
 	memset(out, 0, sizeof *out);
 	out->ino = ino;
+	if (mods_is_temp(ino))
+		return mods_temp_getattr(t, ino, out);
 	/* Every entry of a mounted folder is answered from its listing: stat opens no file. */
 	if (t->fold && (uint32_t)ino == 1)
 		return folder_getattr(t, ino, out);
@@ -582,9 +586,12 @@ enum rc tree_opendir(struct tree *t, tree_ino ino, struct tree_dir **out)
 	struct cache_ent *ent;
 	struct tree_dir *d, *h;
 	struct where w;
-	enum rc r = where_get(t, ino, &w);
+	enum rc r;
 
 	*out = NULL;
+	if (mods_is_temp(ino))
+		return mods_temp_getattr(t, ino, NULL) == RC_OK ? RC_NOTDIR : RC_NOENT;
+	r = where_get(t, ino, &w);
 	if (r != RC_OK)
 		return r;
 	if (w.as && w.k->type != TT_DIR) {
@@ -662,7 +669,7 @@ enum rc tree_lookup(struct tree *t, tree_ino parent, const char *name, struct tr
 	}
 	tree_closedir(t, d);
 	if (!child)
-		return RC_NOENT;
+		return t->mods ? mods_temp_lookup(t, parent, name, out) : RC_NOENT;
 	return tree_getattr(t, child, out);
 }
 
@@ -671,9 +678,12 @@ enum rc tree_readlink(struct tree *t, tree_ino ino, char **target)
 	struct where w;
 	struct buf b;
 	size_t len;
-	enum rc r = where_get(t, ino, &w);
+	enum rc r;
 
 	*target = NULL;
+	if (mods_is_temp(ino))
+		return RC_INVAL;
+	r = where_get(t, ino, &w);
 	if (r != RC_OK)
 		return r;
 	buf_init(&b);
@@ -737,10 +747,13 @@ static enum rc read_raw(struct tree *t, const struct where *w, tree_ino ino, uin
 enum rc tree_read_begin(struct tree *t, tree_ino ino, uint64_t off, size_t len, struct tree_rdv *v)
 {
 	struct where w;
-	enum rc r = where_get(t, ino, &w);
+	enum rc r;
 
 	memset(v, 0, sizeof *v);
 	v->t = t;
+	if (mods_is_temp(ino))
+		return mods_temp_read(t, ino, off, len, v);
+	r = where_get(t, ino, &w);
 	if (r != RC_OK)
 		return r;
 	if (!w.as)
@@ -823,7 +836,7 @@ struct asset *tree_asset_get(struct tree *t, uint32_t slot, struct cache_ent **p
 			*r = RC_NOENT;
 			return NULL;
 		}
-		return t->single;
+		return atomic_load(&t->single);
 	}
 	return folder_asset_get(t, slot, pin, r);
 }
@@ -840,12 +853,18 @@ void tree_asset_put(struct tree *t, struct cache_ent *pin)
 static enum tree_open_fail open_single(struct tree *t, const char *path, char *why, size_t whylen)
 {
 	char cwd[PATH_MAX], *abs = NULL;
+	const char *base = strrchr(path, '/');
+	struct asset *as = NULL;
 	enum tree_open_fail f;
 
 	if (path[0] != '/' && getcwd(cwd, sizeof cwd) && asprintf(&abs, "%s/%s", cwd, path) < 0)
 		abs = NULL;
-	f = asset_open(t, 0, AT_FDCWD, abs ? abs : path, NULL, ASSET_STRICT, &t->single, why,
-		       whylen);
+	/* Texture mods: a mod of the file already in OUTDIR/<name> is what the mount serves. */
+	if (!t->mods || !mods_open_asset(t, 0, abs ? abs : path, base ? base + 1 : path,
+					 ASSET_STRICT, &as, &f, why, whylen))
+		f = asset_open(t, 0, AT_FDCWD, abs ? abs : path, NULL, ASSET_STRICT, &as, why,
+			       whylen);
+	atomic_store(&t->single, as);
 	free(abs);
 	return f;
 }
@@ -873,12 +892,13 @@ enum tree_open_fail tree_open(const char *path, const struct tree_opts *o, struc
 		snprintf(why, whylen, "out of memory");
 		return TREE_FAIL_OTHER;
 	}
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	f = t->opts.mods_dir ? mods_init(t, why, whylen) : TREE_FAIL_NONE;
+	if (f == TREE_FAIL_NONE && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		f = folder_open(t, path, why, whylen);
-	else
+	else if (f == TREE_FAIL_NONE)
 		f = open_single(t, path, why, whylen);
 	if (f == TREE_FAIL_NONE && t->single) /* what its mount decoded; later loads add theirs */
-		cache_charge(t->cache, atomic_load(&t->single->bytes));
+		cache_charge(t->cache, atomic_load(&atomic_load(&t->single)->bytes));
 	if (f != TREE_FAIL_NONE) {
 		tree_close(t);
 		return f;
@@ -895,8 +915,9 @@ void tree_close(struct tree *t)
 	 * while read, whose pins it would not see, before it). */
 	streams_drop_all(t);
 	cache_free(t->cache);
-	asset_close(t->single);
+	asset_close(atomic_load(&t->single));
 	folder_close(t->fold);
+	mods_free(t->mods);
 	pthread_mutex_destroy(&t->streams_mu);
 	free(t);
 }
@@ -905,6 +926,13 @@ void tree_set_change_hook(struct tree *t, void (*fn)(void *ctx, tree_ino ino), v
 {
 	t->on_change_ctx = ctx;
 	t->on_change = fn;
+}
+
+void tree_set_entry_hook(struct tree *t, void (*fn)(void *ctx, tree_ino parent, const char *name),
+			 void *ctx)
+{
+	t->on_entry_ctx = ctx;
+	t->on_entry = fn;
 }
 
 void tree_set_mount(struct tree *t, const struct stat *mnt_before, dev_t own_dev)
@@ -917,7 +945,7 @@ void tree_set_mount(struct tree *t, const struct stat *mnt_before, dev_t own_dev
 
 const struct stat *tree_source_stat(const struct tree *t)
 {
-	return t->fold ? folder_root_stat(t->fold) : &t->single->st;
+	return t->fold ? folder_root_stat(t->fold) : &atomic_load(&t->single)->st;
 }
 
 void tree_get_stats(struct tree *t, struct cache_stats *cache, struct tree_counters *ctr)

@@ -192,7 +192,9 @@ struct asset_perm {
 struct asset {
 	struct tree *t;
 	uint32_t slot;
-	uint32_t gen; /* which opening of the slot: memos of an earlier one are never reused */
+	uint32_t gen;	/* which opening of the slot: memos of an earlier one are never reused */
+	uint32_t epoch; /* which content of the slot (texture mods): keys of nodes' pieces,
+			   layouts and listings carry it, so a new content renders anew */
 	const struct tree_format *fmt;
 	void *priv;
 	int fd;
@@ -246,6 +248,7 @@ bool asset_source_changed(struct asset *as);
 /* ---- the mount ---- */
 
 struct folder;
+struct mods;
 
 /* A listing the cache does not keep, kept whole while it is being read (tree.c). */
 #define TREE_STREAMS 4
@@ -261,11 +264,16 @@ struct tree {
 	struct tree_opts opts;
 	void (*on_change)(void *ctx, tree_ino ino); /* a status file's content changed */
 	void *on_change_ctx;
+	void (*on_entry)(void *ctx, tree_ino parent, const char *name); /* a name's target */
+	void *on_entry_ctx;
 	struct cache *cache;
-	struct asset *single; /* single-file mounts: the asset in slot 0, always open */
-	struct folder *fold;  /* folder mounts */
-	struct stat mnt;      /* tree_set_mount: the mount point before mounting (st_ino 0: none) */
-	dev_t own_dev;	      /* ... and the mount's own device (0: none) */
+	/* single-file mounts: the asset in slot 0, always open; texture mods replace it with a
+	 * new opening (the old one is kept until unmount: readers may still hold it) */
+	_Atomic(struct asset *) single;
+	struct folder *fold; /* folder mounts */
+	struct mods *mods;   /* texture mods (mods.c), NULL without -o mods */
+	struct stat mnt;     /* tree_set_mount: the mount point before mounting (st_ino 0: none) */
+	dev_t own_dev;	     /* ... and the mount's own device (0: none) */
 	atomic_uint_fast64_t renders, render_bytes, render_failures, raw_reads, raw_bytes;
 	atomic_uint_fast64_t asset_opens;
 	pthread_mutex_t streams_mu;
@@ -295,6 +303,11 @@ enum asset_mode { ASSET_STRICT, ASSET_LENIENT, ASSET_PLAIN };
 enum tree_open_fail asset_open(struct tree *t, uint32_t slot, int dirfd, const char *path,
 			       const struct stat *expect, enum asset_mode mode, struct asset **out,
 			       char *why, size_t whylen);
+/* The same, opening `path` (relative to dirfd) for the asset whose own path is `logical`
+ * (texture mods: the arena in OUTDIR stands for the source file). */
+enum tree_open_fail asset_open_as(struct tree *t, uint32_t slot, const char *logical, int dirfd,
+				  const char *path, const struct stat *expect, enum asset_mode mode,
+				  struct asset **out, char *why, size_t whylen);
 /* A broken asset that only explains why it could not be opened. */
 enum tree_open_fail asset_open_broken(struct tree *t, uint32_t slot, const char *name,
 				      const struct stat *st, const char *why, struct asset **out);
@@ -324,6 +337,37 @@ enum rc folder_list(struct tree *t, tree_ino ino, struct tlist *out);
 enum rc folder_readlink(struct tree *t, tree_ino ino, struct buf *out);
 /* Where the folder entry of a slot sits: its parent slot and name (for links between files). */
 bool folder_entry_name(struct tree *t, uint32_t slot, uint32_t *parent, const char **name);
+/* The path of a slot's entry inside the mounted folder ("data/x/y.psg"); false if too long. */
+bool folder_slot_relpath(struct tree *t, uint32_t slot, char *out, size_t n);
+/* Texture mods: the slot's content changed. Its open asset is closed (freed when unpinned)
+ * and the next use opens it again as a first opening. */
+void folder_slot_reset(struct tree *t, uint32_t slot);
+
+/* ---- texture mods (mods.c, mods_commit.c) ---- */
+
+#define TREE_TEMP_SLOT 0xFFFFFFFFu /* inode slot of editors' temporaries */
+
+enum tree_open_fail mods_init(struct tree *t, char *why, size_t whylen);
+void mods_free(struct mods *m);
+/* The content epoch of a slot (0 until a mod changed it in this mount). */
+uint32_t mods_epoch(struct tree *t, uint32_t slot);
+/* Open the asset of a slot from OUTDIR/rel when a mod of it is there (true, *f and *out as
+ * asset_open gives them); false when there is none. logical: the asset's own path. */
+bool mods_open_asset(struct tree *t, uint32_t slot, const char *logical, const char *rel,
+		     enum asset_mode mode, struct asset **out, enum tree_open_fail *f, char *why,
+		     size_t whylen);
+/* Permission bits and the writable flag of a node of an asset. */
+void mods_stat(struct tree *t, const struct asset *as, struct tnode n, struct tree_stat *st);
+/* info.txt (errors: errors.txt) lines about the asset's mods. */
+void mods_status(struct asset *as, bool errors, struct buf *out);
+/* Temporaries: inode numbers in slot TREE_TEMP_SLOT. */
+static inline bool mods_is_temp(tree_ino ino)
+{
+	return ino_slot(ino) == TREE_TEMP_SLOT;
+}
+enum rc mods_temp_getattr(struct tree *t, tree_ino ino, struct tree_stat *out);
+enum rc mods_temp_lookup(struct tree *t, tree_ino parent, const char *name, struct tree_stat *out);
+enum rc mods_temp_read(struct tree *t, tree_ino ino, uint64_t off, size_t len, struct tree_rdv *v);
 /* The sibling of slot `slot` named `name` (exact, else ignoring case), as a slot; 0 if none. */
 uint32_t folder_sibling(struct tree *t, uint32_t slot, const char *name);
 

@@ -20,15 +20,17 @@ int fuzz_one_psk(const uint8_t *p, size_t n);
 int fuzz_one_psa(const uint8_t *p, size_t n);
 int fuzz_one_tree(const uint8_t *p, size_t n);
 int fuzz_one_folder(const uint8_t *p, size_t n);
+int fuzz_one_texmod(const uint8_t *p, size_t n);
 
 /* Which harnesses a seed feeds (the corpus directory names are arena skate psk psa tree
- * folder). */
+ * folder texmod). */
 #define FZ_ARENA  1u
 #define FZ_SKATE  2u
 #define FZ_PSK	  4u
 #define FZ_PSA	  8u
 #define FZ_TREE	  16u
 #define FZ_FOLDER 32u
+#define FZ_TEXMOD 64u
 
 /*
  * What mounting and walking one input did (fuzz_tree_check). The invariants: tree_open either

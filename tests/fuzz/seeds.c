@@ -263,6 +263,43 @@ static void folder_seeds(struct seedset *s)
 	add_folder(s, "folder_hostile", hostile, 6);
 }
 
+/* Texture mods: the DDS and PNG files psgfs serves for the textures of a small arena, and
+ * that arena itself (a texture written over its own textures). */
+static void texmod_seeds(struct seedset *s)
+{
+	const struct fuzz_seed *found = find_seed(s, "textures_small");
+	struct buf arena;
+	struct src src;
+	struct src_mem m;
+	struct arena a;
+
+	if (!found)
+		return;
+	buf_init(&arena); /* a copy: adding seeds moves the set */
+	buf_put(&arena, found->data, found->len);
+	src_init_mem(&src, &m, arena.data, arena.len);
+	if (arena_open(&src, &a, NULL) == RC_OK) {
+		for (uint32_t i = 0, k = 0; i < a.n_dict && k < 4; i++) {
+			struct texture_image *img;
+			char name[48];
+			struct buf b;
+
+			if (a.dict[i].type_id != RW_T_TEXTURE ||
+			    texture_load(&src, &a, i, &img, NULL) != RC_OK)
+				continue;
+			buf_init(&b);
+			snprintf(name, sizeof name, "texmod_dds_%u", k);
+			add(s, name, FZ_TEXMOD, texture_dds(img, &b), &b);
+			buf_init(&b);
+			snprintf(name, sizeof name, "texmod_png_%u", k++);
+			add(s, name, FZ_TEXMOD, texture_png(&src, img, &b), &b);
+			texture_image_free(img);
+		}
+		arena_free(&a);
+	}
+	add(s, "texmod_arena", FZ_TEXMOD, RC_OK, &arena);
+}
+
 int fuzz_seeds_make(struct fuzz_seed **out, size_t *n)
 {
 	struct seedset s = {0};
@@ -271,6 +308,8 @@ int fuzz_seeds_make(struct fuzz_seed **out, size_t *n)
 	psg_seeds(&s);
 	if (!s.err)
 		folder_seeds(&s);
+	if (!s.err)
+		texmod_seeds(&s);
 	if (s.err) {
 		fuzz_seeds_free(s.v, s.n);
 		*out = NULL;

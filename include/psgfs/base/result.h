@@ -14,7 +14,11 @@ enum rc {
 	RC_NOENT,	/* tree: no such name */
 	RC_NOTDIR,	/* tree: not a directory */
 	RC_ISDIR,	/* tree: is a directory */
-	RC_INVAL,	/* bad argument from the caller */
+	RC_INVAL,	/* bad argument from the caller; a picture refused by texture mods */
+	RC_READONLY,	/* tree: this file or folder is not writable */
+	RC_NOSPACE,	/* tree: no room to write (disk full, too many files being written) */
+	RC_TOOBIG,	/* tree: a file written past its size limit */
+	RC_EXISTS,	/* tree: the name is taken */
 };
 
 /* Short, lower-case, static description ("truncated", "out of bounds", ...). */

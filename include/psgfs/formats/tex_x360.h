@@ -202,11 +202,35 @@ enum rc tex_x360_read_level(const struct tex_x360_layout *l, uint32_t face, uint
 			    tex_x360_read_fn read, void *ctx, uint8_t *dst);
 /*
  * Inverse, for writers: store the canonical level `canon` into the base resource image res
- * (res_len >= l->full, zero-filled by the caller), tiled and swapped. Uncompressed formats
- * need an invertible swizzle (every channel a distinct component, or L8 from X).
+ * (res_len >= l->need; a new resource is l->full bytes, zero-filled by the caller), tiled and
+ * swapped. RC_INVAL when a unit falls outside res. Uncompressed formats need an invertible
+ * swizzle (every channel a distinct component, or L8 from X).
  */
 enum rc tex_x360_write_level(const struct tex_x360_layout *l, uint32_t face, uint32_t level,
 			     const uint8_t *canon, uint8_t *res, size_t res_len);
+/* The same for unit rows [row0, row0 + n) of a level (n * units_w * unit_bytes canonical
+ * bytes): a level can be written band by band. Bytes no unit maps to are left alone. */
+enum rc tex_x360_write_rows(const struct tex_x360_layout *l, uint32_t face, uint32_t level,
+			    uint32_t row0, uint32_t n, const uint8_t *canon, uint8_t *res,
+			    size_t res_len);
+
+/* The endian mode and swizzle the Direct3D format of each Xenos format uses (A8R8G8B8,
+ * R5G6B5, L8, DXN, DXT), as the real files and Xenia have them. */
+void tex_x360_format_words(uint8_t fmt, uint8_t *endian, uint16_t *swizzle);
+/*
+ * Set the shape fields of f for a tiled, packed-mip 2D or cube texture of format fmt, w x h
+ * texels, `levels` levels, as Skate's files lay them out (docs/xbox360.md, "Texture fetch
+ * constant"): type, tiled, format, size, dimension, pitch, mip levels, packed mips and the mip
+ * address from the layout, which *l receives. Endian and swizzle are left as they are (see
+ * tex_x360_format_words); every other field too. RC_INVAL for an unconverted format or a size
+ * outside 1..8192 and 1..14 levels.
+ */
+enum rc tex_x360_fetch_shape(struct tex_x360_fetch *f, uint8_t fmt, uint32_t w, uint32_t h,
+			     uint32_t levels, bool cube, struct tex_x360_layout *l);
+/* The Xenos format a canonical kind is stored in when a texture changes format (8_8_8_8 for
+ * BGRA8 and BGRX8, the latter with alpha swizzled to 1); 0 for A1R5G5B5 and A4R4G4B4, which
+ * this module does not convert. */
+uint8_t tex_x360_format_for_kind(enum tex_kind k);
 
 /* Byte offset of unit (x, y) inside a tiled 2D storage of pitch_units (multiple of 32). */
 uint32_t tex_x360_tiled_offset(uint32_t x, uint32_t y, uint32_t pitch_units, uint32_t bpb_log2);

@@ -81,6 +81,15 @@ struct ps3_texture {
 /* Decode the fixed 40 bytes; RC_TRUNCATED when len < 40. No validation. */
 enum rc ps3_texture_decode(const uint8_t *obj, size_t len, bool big_endian,
 			   struct ps3_texture *out);
+/* The 40 bytes of t (format as stored; base_format, linear and unnormalized are ignored):
+ * ps3_texture_decode of the result gives t back. */
+void ps3_texture_encode(const struct ps3_texture *t, bool big_endian,
+			uint8_t out[PS3_TEXTURE_SIZE]);
+/* The GCM base format a canonical kind is stored in when a texture changes format (B8 for
+ * L8, D8R8G8B8 for BGRX8); 0 for ATI2, which RSX cannot sample. */
+uint8_t tex_ps3_base_for_kind(enum tex_kind k);
+/* Bytes of one stored texel (of one 4x4 block when compressed) of a base format; 0 if unknown. */
+uint32_t tex_ps3_texel_bytes(uint8_t base_format);
 
 /* GCM name of a base format ("DXT1", "A8R8G8B8", ...) or NULL when unknown. */
 const char *tex_ps3_format_name(uint8_t base_format);
@@ -112,6 +121,16 @@ uint64_t ps3_level_src_end(const struct ps3_texture *t, const struct tex_layout 
 enum rc ps3_read_rows(const struct src *s, uint64_t base, const struct ps3_texture *t,
 		      const struct tex_layout *l, enum tex_kind kind, uint32_t face, uint32_t level,
 		      uint32_t row0, uint32_t n, uint8_t *out);
+/*
+ * The inverse, for writers: store canonical unit rows [row0, row0+n) of (face, level) into the
+ * texels res (res_len bytes from the texture's first texel), swizzled, pitched and byte-swapped
+ * as ps3_read_rows reads them; bytes between texels (pitch padding) are left alone. Uncompressed
+ * values are quantised with rounding, so canonical texels read from a texture come back
+ * unchanged. RC_INVAL for a bad face, level, row range or a res too short for the level.
+ */
+enum rc ps3_write_rows(const struct ps3_texture *t, const struct tex_layout *l, enum tex_kind kind,
+		       uint32_t face, uint32_t level, uint32_t row0, uint32_t n,
+		       const uint8_t *canon, uint8_t *res, size_t res_len);
 
 /*
  * A texture as the tree shows it, whatever the platform: canonical (DDS-order, little-endian)

@@ -30,6 +30,8 @@ struct tree_opts {
 	const char *hierarchy_text; /* PSG: the same text already read (wins over the path) */
 	bool yup;		    /* PSK export in the game's Y-up instead of Z-up */
 	unsigned max_assets;	    /* folder mounts: open files kept at most (0 = default) */
+	const char *mods_dir;	    /* texture mods: OUTDIR (absolute, a directory), or NULL
+				       (include/psgfs/tree/mods.h) */
 };
 
 enum tree_type { TT_DIR = 1, TT_FILE, TT_LINK };
@@ -39,7 +41,10 @@ struct tree_stat {
 	enum tree_type type;
 	uint64_t size;	/* files: exact bytes; links: target length; dirs: entries */
 	uint32_t nlink; /* dirs: 2 + subdirectories */
-	mode_t perm;	/* permission bits from the source (files r only, dirs r and x) */
+	mode_t perm;	/* permission bits from the source (files r only, dirs r and x; with
+			   texture mods, textures/ and its pictures also owner-writable) */
+	bool writable;	/* texture mods: a picture, textures/ or a temporary; its size and
+			   content change as pictures are written (callers cache it briefly) */
 	uid_t uid;
 	gid_t gid;
 	struct timespec atime, mtime;
@@ -116,8 +121,13 @@ enum rc tree_read(struct tree *t, tree_ino ino, uint64_t off, size_t len, void *
 enum rc tree_resolve(struct tree *t, const char *path, struct tree_stat *out);
 
 /* Called (from any thread, possibly inside a request) when the content of a status file
- * (info.txt, errors.txt) changes because its source changed under the mount. */
+ * (info.txt, errors.txt) changes because its source changed under the mount, and, with
+ * texture mods, for every node whose size or bytes a written picture changed. */
 void tree_set_change_hook(struct tree *t, void (*fn)(void *ctx, tree_ino ino), void *ctx);
+/* Called (likewise) when the node a name leads to changed: after a temporary was renamed over
+ * a picture, the name leads to the picture again. */
+void tree_set_entry_hook(struct tree *t, void (*fn)(void *ctx, tree_ino parent, const char *name),
+			 void *ctx);
 
 struct tree_counters {
 	uint64_t renders, render_bytes, render_failures, raw_reads, raw_bytes, asset_opens;

@@ -1,0 +1,547 @@
+/*
+ * Pictures written over textures (texmod.h): choosing what the texture becomes, laying the
+ * arena out again when its shape changes, and streaming the picture's texels into place.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/base/bytes.h"
+#include "psgfs/formats/pngdec.h"
+#include "psgfs/formats/tex_encode.h"
+#include "psgfs/formats/texmod.h"
+
+#define BATCH_BYTES (256u << 10) /* texel bytes read from a DDS at a time */
+
+static enum rc fail(char *why, size_t whylen, enum rc r, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static enum rc fail(char *why, size_t whylen, enum rc r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && whylen) {
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+	return r;
+}
+
+static const char *kind_name(enum tex_kind k)
+{
+	static const char *const n[] = {"DXT1",	  "DXT3",     "DXT5",	  "A8R8G8B8", "X8R8G8B8",
+					"R5G6B5", "A1R5G5B5", "A4R4G4B4", "L8",	      "ATI2"};
+
+	return (unsigned)k < sizeof n / sizeof n[0] ? n[k] : "?";
+}
+
+static bool plat_stores(enum texmod_plat plat, enum tex_kind k)
+{
+	return plat == TEXMOD_X360 ? tex_x360_format_for_kind(k) != 0
+				   : tex_ps3_base_for_kind(k) != 0;
+}
+
+static bool shape_eq(const struct texmod_shape *a, const struct texmod_shape *b)
+{
+	return a->kind == b->kind && a->width == b->width && a->height == b->height &&
+	       a->mips == b->mips && a->faces == b->faces;
+}
+
+static void shape_text(const struct texmod_shape *s, char *out, size_t n)
+{
+	snprintf(out, n, "%s %ux%u, %u mip level%s%s", kind_name(s->kind), s->width, s->height,
+		 s->mips, s->mips == 1 ? "" : "s", s->faces == 6 ? ", cube map" : "");
+}
+
+/* ---- the picture's header: what the texture becomes ---- */
+
+static enum rc plan_dds(const struct src *pic, const struct tex_desc *d, struct texmod_plan *p,
+			char *why, size_t whylen)
+{
+	enum rc r = dds_read_header(pic, TEXMOD_MAX_SIDE, &p->dds, why, whylen);
+
+	if (r != RC_OK)
+		return r;
+	p->to = (struct texmod_shape){p->dds.kind, p->dds.width, p->dds.height, p->dds.mips,
+				      p->dds.faces};
+	if (p->dds.canonical && plat_stores(p->plat, p->dds.kind)) {
+		p->dds_direct = true;
+		return RC_OK;
+	}
+	if (!p->have_from)
+		return fail(
+		    why, whylen, RC_UNSUPPORTED,
+		    "DDS %s has no %s texture format, and the texture's own format cannot be "
+		    "read to convert it",
+		    p->dds.format, p->plat == TEXMOD_X360 ? "Xbox 360" : "PS3");
+	p->to.kind = d->kind;
+	return RC_OK;
+}
+
+static enum rc plan_png(const struct src *pic, const struct tex_desc *d, struct texmod_plan *p,
+			char *why, size_t whylen)
+{
+	struct pngdec *pr;
+	uint32_t w, h;
+	enum rc r =
+	    pngdec_open(pic, TEXMOD_MAX_SIDE * 6, TEXMOD_MAX_SIDE, &pr, &w, &h, why, whylen);
+
+	if (r != RC_OK)
+		return r;
+	pngdec_close(pr);
+	if (!p->have_from)
+		return fail(why, whylen, RC_UNSUPPORTED,
+			    "the texture cannot be read, so a PNG has no format to be encoded in; "
+			    "write a .dds");
+	p->to = p->from;
+	if (w != d->width * d->faces || h != d->height)
+		return fail(why, whylen, RC_UNSUPPORTED,
+			    "the picture is %ux%u, the texture %ux%u%s: save it at %ux%u (a PNG is "
+			    "not scaled), or write a .dds to change the size",
+			    w, h, d->width, d->height,
+			    d->faces == 6 ? " (a cube map: six faces side by side)" : "",
+			    d->width * d->faces, d->height);
+	return RC_OK;
+}
+
+/* ---- the texture's new object ---- */
+
+/* The row of the base resource a texture owns alone, for laying it out again. */
+static enum rc owned_resource(const struct src *as, const struct arena *a, struct texmod_plan *p,
+			      char *why, size_t whylen)
+{
+	uint32_t tex = p->tex, bi = 0, off = 0;
+
+	if (p->plat == TEXMOD_X360) {
+		if (tex == 0 || !a->dict[tex - 1].base_resource)
+			return fail(why, whylen, RC_UNSUPPORTED,
+				    "no base resource in the row before the texture");
+		p->res = tex - 1;
+		return RC_OK;
+	}
+	if (arena_ref_to(a, p->ps3.m_buffer, ARENA_WANT_BASERES, &bi, &off) != RC_OK || off ||
+	    p->ps3.offset)
+		return fail(why, whylen, RC_UNSUPPORTED,
+			    "the texture does not own a base resource (m_buffer 0x%X, offset %u)",
+			    p->ps3.m_buffer, p->ps3.offset);
+	for (uint32_t i = 0; i < a->n_dict; i++) {
+		struct ps3_texture o;
+		uint8_t raw[PS3_TEXTURE_SIZE];
+		uint32_t oi, oo;
+
+		if (i == tex || a->dict[i].type_id != RW_T_TEXTURE || !a->dict[i].readable ||
+		    a->dict[i].size < PS3_TEXTURE_SIZE ||
+		    src_read(as, a->dict[i].start, raw, sizeof raw) != RC_OK ||
+		    ps3_texture_decode(raw, sizeof raw, a->big_endian, &o) != RC_OK)
+			continue;
+		if (arena_ref_to(a, o.m_buffer, ARENA_WANT_BASERES, &oi, &oo) == RC_OK && oi == bi)
+			return fail(why, whylen, RC_UNSUPPORTED,
+				    "base resource %u holds texture %u too: its size cannot change",
+				    bi, i);
+	}
+	p->res = bi;
+	return RC_OK;
+}
+
+static bool pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static enum rc new_ps3_object(struct texmod_plan *p, char *why, size_t whylen)
+{
+	struct ps3_texture *t = &p->ps3;
+	const struct texmod_shape *s = &p->to;
+	bool keep = p->have_from && s->kind == p->from.kind, comp = tex_kind_compressed(s->kind);
+	uint8_t base = keep ? t->base_format : tex_ps3_base_for_kind(s->kind);
+	bool ln = comp ? t->linear : t->linear || !pow2(s->width) || !pow2(s->height);
+	char tmp[160];
+
+	t->format = (uint8_t)(base | (ln ? GCM_TEX_LN : 0) | (t->unnormalized ? GCM_TEX_UN : 0));
+	t->mipmap = (uint8_t)s->mips;
+	t->dimension = 2;
+	t->cubemap = s->faces == 6;
+	t->width = (uint16_t)s->width;
+	t->height = (uint16_t)s->height;
+	t->depth = 1;
+	/* Packed rows: what the real DXT textures hold, and what RSX needs for linear ones. */
+	t->pitch = comp ? ((s->width + 3) / 4) * tex_kind_bpp(s->kind)
+			: s->width * tex_ps3_texel_bytes(base);
+	t->offset = 0;
+	t->store_type = s->faces == 6 ? TEX_STORE_CUBE : TEX_STORE_2D;
+	t->format_copy = t->format;
+	ps3_texture_encode(t, true, p->obj);
+	p->obj_len = PS3_TEXTURE_SIZE;
+	if (ps3_texture_decode(p->obj, p->obj_len, true, t) != RC_OK ||
+	    tex_layout_get(t, &p->ps3l, tmp, sizeof tmp) != RC_OK)
+		return fail(why, whylen, RC_UNSUPPORTED, "the new texture is not valid: %s", tmp);
+	return RC_OK;
+}
+
+static enum rc new_x360_object(const struct src *as, const struct arena *a, struct texmod_plan *p,
+			       char *why, size_t whylen)
+{
+	struct tex_x360_object o;
+	const struct texmod_shape *s = &p->to;
+	uint8_t raw[X360TEX_OBJECT_SIZE], fmt;
+	enum tex_kind k;
+
+	if (a->dict[p->tex].size < sizeof raw ||
+	    src_read(as, a->dict[p->tex].start, raw, sizeof raw) != RC_OK ||
+	    tex_x360_object_decode(raw, sizeof raw, &o) != RC_OK)
+		return fail(why, whylen, RC_CORRUPT, "the Texture object cannot be read");
+	fmt = p->have_from && s->kind == p->from.kind ? o.fetch.format
+						      : tex_x360_format_for_kind(s->kind);
+	if (fmt != o.fetch.format || !(p->have_from && s->kind == p->from.kind)) {
+		tex_x360_format_words(fmt, &o.fetch.endian, &o.fetch.swizzle);
+		if (s->kind == TEXK_BGRX8) /* alpha from the constant 1 */
+			o.fetch.swizzle =
+			    (uint16_t)((o.fetch.swizzle & 0x1FF) | X360TEX_SWZ_1 << 9);
+	}
+	if (tex_x360_fetch_shape(&o.fetch, fmt, s->width, s->height, s->mips, s->faces == 6,
+				 &p->x360) != RC_OK ||
+	    !tex_x360_canon_kind(p->x360.canon, &k) || k != s->kind)
+		return fail(why, whylen, RC_UNSUPPORTED, "no Xbox 360 texture holds %s %ux%u",
+			    kind_name(s->kind), s->width, s->height);
+	tex_x360_object_encode(&o, p->obj);
+	p->obj_len = X360TEX_OBJECT_SIZE;
+	return RC_OK;
+}
+
+/* A new shape: the object and the base resource are laid out again. */
+static enum rc plan_relayout(const struct src *as, const struct arena *a, struct texmod_plan *p,
+			     char *why, size_t whylen)
+{
+	uint8_t raw[PS3_TEXTURE_SIZE];
+	uint64_t size;
+	enum rc r = RC_OK;
+
+	if (p->plat == TEXMOD_PS3 &&
+	    (a->dict[p->tex].size < sizeof raw ||
+	     src_read(as, a->dict[p->tex].start, raw, sizeof raw) != RC_OK ||
+	     ps3_texture_decode(raw, sizeof raw, a->big_endian, &p->ps3) != RC_OK))
+		return fail(why, whylen, RC_CORRUPT, "the Texture object cannot be read");
+	if (!a->big_endian)
+		return fail(why, whylen, RC_UNSUPPORTED, "little-endian arenas are not written");
+	r = owned_resource(as, a, p, why, whylen);
+	if (r == RC_OK)
+		r = p->plat == TEXMOD_PS3 ? new_ps3_object(p, why, whylen)
+					  : new_x360_object(as, a, p, why, whylen);
+	if (r != RC_OK)
+		return r;
+	if (a->dict[p->tex].start + p->obj_len > a->h.rd[0].size)
+		return fail(why, whylen, RC_CORRUPT,
+			    "the Texture object lies outside the main block");
+	size = p->plat == TEXMOD_PS3 ? p->ps3l.total : p->x360.full;
+	r = arena_patch_plan(a, p->res, size, &p->patch, why, whylen);
+	if (r != RC_OK)
+		return r;
+	p->texels = arena_patch_start(a, &p->patch, p->res);
+	p->texel_bytes = size;
+	return RC_OK;
+}
+
+/* The same shape: texels written where they are. */
+static enum rc plan_in_place(const struct arena *a, const struct tex_desc *d, struct texmod_plan *p,
+			     char *why, size_t whylen)
+{
+	const struct arena_dict_entry *br;
+	uint32_t off = 0;
+	enum rc r;
+
+	if (p->plat == TEXMOD_X360) {
+		p->res = p->tex - 1;
+		p->x360 = d->x360;
+	} else if (arena_ref_to(a, d->ps3.m_buffer, ARENA_WANT_BASERES, &p->res, &off) != RC_OK) {
+		return fail(why, whylen, RC_CORRUPT,
+			    "the texture's base resource does not resolve");
+	} else {
+		p->ps3 = d->ps3;
+		p->ps3l = d->ps3l;
+	}
+	br = &a->dict[p->res];
+	r = arena_patch_plan(a, p->res, br->size, &p->patch, why, whylen);
+	if (r != RC_OK)
+		return r;
+	p->texels = d->base;
+	p->texel_bytes = br->start + br->size - d->base;
+	return RC_OK;
+}
+
+static void plan_what(struct texmod_plan *p)
+{
+	char to[96], fr[96];
+	const char *pic = p->in == TEXMOD_PNG ? "PNG" : p->dds.format;
+
+	shape_text(&p->to, to, sizeof to);
+	shape_text(&p->from, fr, sizeof fr);
+	if (p->in_place)
+		snprintf(p->what, sizeof p->what, "%s %s: texel bytes replaced%s", pic, to,
+			 p->in == TEXMOD_PNG && p->to.mips > 1 ? ", mips regenerated" : "");
+	else if (p->have_from)
+		snprintf(p->what, sizeof p->what, "%s %s%s: laid out again (was %s)", pic, to,
+			 p->in == TEXMOD_DDS && !p->dds_direct ? " (converted)" : "", fr);
+	else
+		snprintf(p->what, sizeof p->what, "%s %s: laid out again", pic, to);
+}
+
+enum rc texmod_plan(const struct src *as, const struct arena *a, uint32_t tex, enum texmod_input in,
+		    const struct src *pic, struct texmod_plan *p, char *why, size_t whylen)
+{
+	struct tex_desc d;
+	enum rc r;
+
+	memset(p, 0, sizeof *p);
+	if (why && whylen)
+		why[0] = 0;
+	p->tex = tex;
+	p->in = in;
+	p->threads = 1;
+	if (tex >= a->n_dict || a->dict[tex].type_id != RW_T_TEXTURE)
+		return fail(why, whylen, RC_INVAL, "row %u is not a Texture", tex);
+	if (!a->dict[tex].readable)
+		return fail(why, whylen, RC_CORRUPT, "the Texture object lies outside the file");
+	if (a->h.plat != RW_PS3 && a->h.plat != RW_XB2)
+		return fail(why, whylen, RC_UNSUPPORTED, "textures of %s arenas are not written",
+			    a->h.platform);
+	p->plat = a->h.plat == RW_XB2 ? TEXMOD_X360 : TEXMOD_PS3;
+	p->have_from = tex_describe(as, a, tex, &d, NULL) == RC_OK;
+	if (p->have_from)
+		p->from = (struct texmod_shape){d.kind, d.width, d.height, d.mips, d.faces};
+	r = in == TEXMOD_DDS ? plan_dds(pic, &d, p, why, whylen)
+			     : plan_png(pic, &d, p, why, whylen);
+	if (r != RC_OK)
+		return r;
+	p->in_place = p->have_from && shape_eq(&p->to, &p->from) && d.have_mips == d.mips &&
+		      d.have_faces == d.faces;
+	r = p->in_place ? plan_in_place(a, &d, p, why, whylen)
+			: plan_relayout(as, a, p, why, whylen);
+	if (r != RC_OK) {
+		texmod_plan_free(p);
+		return r;
+	}
+	p->out_size = p->patch.total;
+	plan_what(p);
+	return RC_OK;
+}
+
+void texmod_plan_free(struct texmod_plan *p)
+{
+	arena_patch_free(&p->patch);
+}
+
+/* ---- writing the texels ---- */
+
+struct sink;
+
+/* Pixel rows of one (face, level) gathered into a batch of unit rows, encoded (in parallel)
+ * and stored. */
+struct lvl {
+	uint32_t w, h, y; /* pixels; next pixel row */
+	uint32_t y0;	  /* first pixel row of the batch */
+	uint32_t batch;	  /* pixel rows a batch holds (whole unit rows) */
+	uint8_t *rgba;	  /* the batch */
+	uint8_t *canon;	  /* its unit rows */
+};
+
+#define BATCH_BYTES_MAX (256u << 10) /* pixels of a batch, at most 16 unit rows */
+
+struct sink {
+	const struct texmod_plan *p;
+	uint8_t *texels;
+	struct lvl *lv; /* faces x mips */
+	struct tex_mipgen **mg;
+	uint32_t face; /* the face a mip callback belongs to */
+};
+
+static enum rc put_units(const struct sink *k, uint32_t face, uint32_t level, uint32_t row0,
+			 uint32_t n, const uint8_t *canon)
+{
+	const struct texmod_plan *p = k->p;
+
+	if (p->plat == TEXMOD_X360)
+		return tex_x360_write_rows(&p->x360, face, level, row0, n, canon, k->texels,
+					   (size_t)p->texel_bytes);
+	return ps3_write_rows(&p->ps3, &p->ps3l, p->to.kind, face, level, row0, n, canon, k->texels,
+			      (size_t)p->texel_bytes);
+}
+
+static enum rc sink_init(struct sink *k, const struct texmod_plan *p, uint8_t *dst)
+{
+	uint32_t n = p->to.faces * p->to.mips, unit = tex_kind_compressed(p->to.kind) ? 4 : 1;
+
+	memset(k, 0, sizeof *k);
+	k->p = p;
+	k->texels = dst + p->texels;
+	k->lv = xcalloc_n(n, sizeof *k->lv);
+	if (!k->lv)
+		return RC_NOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		struct lvl *v = &k->lv[i];
+		uint32_t units, bw;
+
+		v->w = tex_dim(p->to.width, i % p->to.mips);
+		v->h = tex_dim(p->to.height, i % p->to.mips);
+		units = BATCH_BYTES_MAX / ((size_t)v->w * 4 * unit);
+		units = units < 1 ? 1 : units > 16 ? 16 : units;
+		v->batch = units * unit;
+		bw = unit == 4 ? (v->w + 3) / 4 : v->w;
+		v->rgba = xcalloc_n((size_t)v->w * v->batch, 4);
+		v->canon = xcalloc_n((size_t)bw * units, tex_kind_bpp(p->to.kind));
+		if (!v->rgba || !v->canon)
+			return RC_NOMEM;
+	}
+	return RC_OK;
+}
+
+static void sink_free(struct sink *k)
+{
+	for (uint32_t i = 0; k->lv && i < k->p->to.faces * k->p->to.mips; i++) {
+		free(k->lv[i].rgba);
+		free(k->lv[i].canon);
+	}
+	for (uint32_t f = 0; k->mg && f < k->p->to.faces; f++)
+		tex_mipgen_free(k->mg[f]);
+	free(k->mg);
+	free(k->lv);
+}
+
+/* Pixel row y of (face, level), in order: a batch goes out once full or at the level's end. */
+static enum rc sink_row(struct sink *k, uint32_t face, uint32_t level, const uint8_t *rgba)
+{
+	struct lvl *v = &k->lv[face * k->p->to.mips + level];
+	uint32_t unit = tex_kind_compressed(k->p->to.kind) ? 4 : 1, n;
+	enum rc r;
+
+	if (v->y >= v->h)
+		return RC_INVAL;
+	memcpy(v->rgba + (size_t)(v->y - v->y0) * v->w * 4, rgba, (size_t)v->w * 4);
+	v->y++;
+	n = v->y - v->y0;
+	if (n < v->batch && v->y < v->h)
+		return RC_OK;
+	tex_encode_rows(k->p->to.kind, v->rgba, v->w, n, v->canon, k->p->threads);
+	r = put_units(k, face, level, v->y0 / unit, (n + unit - 1) / unit, v->canon);
+	v->y0 = v->y;
+	return r;
+}
+
+static enum rc mip_row(void *ctx, uint32_t level, uint32_t y, const uint8_t *rgba)
+{
+	struct sink *k = ctx;
+
+	(void)y;
+	return sink_row(k, k->face, level, rgba);
+}
+
+/* A DDS whose rows are the new texels: copied level by level. */
+static enum rc dds_direct(const struct src *pic, struct sink *k)
+{
+	const struct texmod_plan *p = k->p;
+	const struct dds_read_info *d = &p->dds;
+	uint8_t *buf = malloc(BATCH_BYTES);
+	enum rc r = buf ? RC_OK : RC_NOMEM;
+
+	for (uint32_t f = 0; f < d->faces && r == RC_OK; f++)
+		for (uint32_t l = 0; l < d->mips && r == RC_OK; l++) {
+			uint64_t rb = dds_read_row_bytes(d, l);
+			uint32_t rows = dds_read_level_rows(d, l);
+			uint32_t batch = rb >= BATCH_BYTES ? 1 : (uint32_t)(BATCH_BYTES / rb);
+
+			for (uint32_t y = 0; y < rows && r == RC_OK; y += batch) {
+				uint32_t n = rows - y < batch ? rows - y : batch;
+
+				if (rb > BATCH_BYTES) {
+					r = RC_NOMEM; /* a row of more than 256 KiB: 16384 texels */
+					break;
+				}
+				r = dds_read_units(pic, d, f, l, y, n, buf);
+				if (r == RC_OK)
+					r = put_units(k, f, l, y, n, buf);
+			}
+		}
+	free(buf);
+	return r;
+}
+
+/* A DDS in a format the platform lacks: each level decoded and encoded again. */
+static enum rc dds_convert(const struct src *pic, struct sink *k)
+{
+	const struct dds_read_info *d = &k->p->dds;
+	uint32_t unit = d->compressed ? 4 : 1;
+	uint64_t rb = dds_read_row_bytes(d, 0);
+	uint8_t *tmp = malloc((size_t)rb), *rgba = malloc((size_t)d->width * 4 * unit);
+	enum rc r = tmp && rgba ? RC_OK : RC_NOMEM;
+
+	for (uint32_t f = 0; f < d->faces && r == RC_OK; f++)
+		for (uint32_t l = 0; l < d->mips && r == RC_OK; l++) {
+			uint32_t w = tex_dim(d->width, l), h = tex_dim(d->height, l);
+
+			for (uint32_t u = 0; u < dds_read_level_rows(d, l) && r == RC_OK; u++) {
+				r = dds_read_rgba(pic, d, f, l, u, 1, tmp, rgba);
+				for (uint32_t y = 0; y < unit && u * unit + y < h && r == RC_OK;
+				     y++)
+					r = sink_row(k, f, l, rgba + (size_t)y * w * 4);
+			}
+		}
+	free(tmp);
+	free(rgba);
+	return r;
+}
+
+/* A PNG: level 0 of every face from the picture, the other levels built from it. */
+static enum rc png_pixels(const struct src *pic, struct sink *k, char *why, size_t whylen)
+{
+	const struct texmod_plan *p = k->p;
+	uint32_t w, h, fw = p->to.width, faces = p->to.faces;
+	struct pngdec *pr;
+	uint8_t *row = NULL;
+	enum rc r =
+	    pngdec_open(pic, TEXMOD_MAX_SIDE * 6, TEXMOD_MAX_SIDE, &pr, &w, &h, why, whylen);
+
+	if (r != RC_OK)
+		return r;
+	k->mg = xcalloc_n(faces, sizeof *k->mg);
+	row = malloc((size_t)w * 4);
+	r = !k->mg || !row ? RC_NOMEM : w != fw * faces || h != p->to.height ? RC_INVAL : RC_OK;
+	for (uint32_t f = 0; f < faces && r == RC_OK; f++)
+		r = tex_mipgen_new(fw, h, p->to.mips, mip_row, k, &k->mg[f]);
+	for (uint32_t y = 0; y < h && r == RC_OK; y++) {
+		r = pngdec_rows(pr, 1, row, why, whylen);
+		for (uint32_t f = 0; f < faces && r == RC_OK; f++) {
+			k->face = f;
+			r = tex_mipgen_push(k->mg[f], row + (size_t)f * fw * 4);
+		}
+	}
+	if (r == RC_OK)
+		r = pngdec_finish(pr, why, whylen);
+	pngdec_close(pr);
+	free(row);
+	return r;
+}
+
+enum rc texmod_write(const struct src *as, const struct arena *a, const struct src *pic,
+		     const struct texmod_plan *p, uint8_t *dst, char *why, size_t whylen)
+{
+	struct sink k;
+	enum rc r = arena_patch_write(as, a, &p->patch, dst);
+
+	if (r != RC_OK)
+		return fail(why, whylen, r, "the arena cannot be read (%s)", rc_str(r));
+	if (p->obj_len)
+		memcpy(dst + a->dict[p->tex].start, p->obj, p->obj_len);
+	r = sink_init(&k, p, dst);
+	if (r == RC_OK) {
+		if (p->in == TEXMOD_PNG)
+			r = png_pixels(pic, &k, why, whylen);
+		else if (p->dds_direct)
+			r = dds_direct(pic, &k);
+		else
+			r = dds_convert(pic, &k);
+	}
+	sink_free(&k);
+	if (r != RC_OK && why && whylen && !why[0])
+		snprintf(why, whylen, "writing the texels failed (%s)", rc_str(r));
+	return r;
+}

@@ -1,0 +1,829 @@
+/*
+ * Pictures written over textures (texmod): every texture of the generated PS3 and Xbox 360
+ * arenas (every format, NPOT, pitched, swizzled, tiled, packed mip tails, cube maps) gets its
+ * own served .dds back byte for byte; PNGs come back exact for uncompressed formats; new
+ * shapes, formats, mip counts and faces lay the arena out again and read back as written; a
+ * DDS written into an Xbox 360 texture and into its PS3 twin reads back the same; a same-size
+ * DDS gives what the community's merge script gives; hostile pictures and arenas are refused.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+
+#include "psgfs/formats/dds_read.h"
+#include "psgfs/gen/gen_psg_textures.h"
+#include "psgfs/gen/gen_x360_textures.h"
+#include "texmod_testutil.h"
+
+enum which { PS3_DEFAULT, X360_DEFAULT, PS3_TWINS, PS3_SHUFFLED };
+
+static void gen(enum which w, struct ar *x)
+{
+	struct buf b;
+	size_t n;
+	uint8_t *p;
+
+	buf_init(&b);
+	switch (w) {
+	case PS3_DEFAULT:
+		assert_int_equal(gen_psg_textures(NULL, &b, NULL, NULL), RC_OK);
+		break;
+	case PS3_SHUFFLED:
+		assert_int_equal(
+		    gen_psg_textures(&(struct gen_tex_opts){.shuffle_seed = 9}, &b, NULL, NULL),
+		    RC_OK);
+		break;
+	case X360_DEFAULT:
+		assert_int_equal(gen_x360_textures(NULL, &b, NULL, NULL), RC_OK);
+		break;
+	case PS3_TWINS:
+		assert_int_equal(gen_x360_ps3_twins(NULL, &b, NULL, NULL), RC_OK);
+		break;
+	}
+	p = buf_steal(&b, &n);
+	assert_int_equal(ar_open(x, p, n), RC_OK);
+	assert_int_equal(diag_count(&x->d), 0);
+}
+
+/* The texture rows of an arena, in dictionary order. */
+static uint32_t textures(const struct ar *x, uint32_t *rows, uint32_t max)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < x->a.n_dict && n < max; i++)
+		if (x->a.dict[i].type_id == RW_T_TEXTURE)
+			rows[n++] = i;
+	return n;
+}
+
+/* ---- a texture's own DDS written back: the same arena, byte for byte ---- */
+
+static void dds_back_identical(enum which w)
+{
+	struct ar x;
+	uint32_t rows[512], n;
+	char why[256];
+
+	gen(w, &x);
+	n = textures(&x, rows, 512);
+	assert_true(n > 10);
+	for (uint32_t i = 0; i < n; i++) {
+		size_t dl, ol;
+		enum rc r;
+		struct texmod_plan p;
+		uint8_t *dds = tm_served(&x, rows[i], false, &dl), *out;
+
+		assert_non_null(dds);
+		out = tm_apply(&x, rows[i], TEXMOD_DDS, dds, dl, &ol, &r, why, sizeof why, &p);
+		if (!out)
+			fail_msg("texture %u: %s (%s)", rows[i], why, rc_str(r));
+		assert_true(p.in_place);
+		assert_int_equal(ol, x.n);
+		if (memcmp(out, x.p, x.n) != 0)
+			fail_msg("texture %u: the arena changed", rows[i]);
+		free(out);
+		free(dds);
+	}
+	ar_close(&x);
+}
+
+static void test_dds_back_ps3(void **st)
+{
+	(void)st;
+	dds_back_identical(PS3_DEFAULT);
+	dds_back_identical(PS3_SHUFFLED);
+}
+
+static void test_dds_back_x360(void **st)
+{
+	(void)st;
+	dds_back_identical(X360_DEFAULT);
+}
+
+/* ---- PNG back: level 0 exact for uncompressed kinds, close for blocks ---- */
+
+/* Canonical payload of a texture as texture_load gives it. */
+static struct texture_image *load(struct ar *x, uint32_t tex)
+{
+	struct texture_image *img = NULL;
+
+	assert_int_equal(texture_load(&x->s, &x->a, tex, &img, NULL), RC_OK);
+	return img;
+}
+
+static void level_rgba(const struct texture_image *img, uint32_t face, uint32_t level,
+		       uint8_t *rgba)
+{
+	size_t off, len;
+	uint32_t w, h;
+
+	assert_true(texture_level(img, face, level, &off, &len, &w, &h));
+	if (tex_kind_compressed(img->d.kind))
+		dxt_decode_image(img->d.kind, img->data + off, w, h, rgba);
+	else
+		tex_canon_rgba(img->d.kind, img->data + off, w, h, rgba);
+}
+
+static void png_back_one(struct ar *x, uint32_t tex, double *worst)
+{
+	struct texture_image *a = load(x, tex), *b;
+	size_t pl, ol, off, len, off2, len2;
+	char why[256];
+	enum rc r;
+	struct ar y;
+	uint8_t *png = tm_served(x, tex, true, &pl), *out;
+
+	out = tm_apply(x, tex, TEXMOD_PNG, png, pl, &ol, &r, why, sizeof why, NULL);
+	if (!out)
+		fail_msg("texture %u: %s", tex, why);
+	assert_int_equal(ol, x->n);
+	assert_int_equal(ar_open(&y, out, ol), RC_OK);
+	b = load(&y, tex);
+	assert_int_equal(a->size, b->size);
+	for (uint32_t f = 0; f < a->d.have_faces; f++) {
+		assert_true(texture_level(a, f, 0, &off, &len, NULL, NULL));
+		assert_true(texture_level(b, f, 0, &off2, &len2, NULL, NULL));
+		if (!tex_kind_compressed(a->d.kind)) {
+			assert_memory_equal(a->data + off, b->data + off2, len);
+		} else {
+			size_t px = (size_t)a->d.width * a->d.height;
+			uint8_t *ra = malloc((px + 64) * 4), *rb = malloc((px + 64) * 4);
+			double q;
+
+			level_rgba(a, f, 0, ra);
+			level_rgba(b, f, 0, rb);
+			q = tm_psnr(ra, rb, px, 4);
+			*worst = q < *worst ? q : *worst;
+			free(ra);
+			free(rb);
+		}
+	}
+	/* in place: nothing but the texels moved */
+	texture_image_free(a);
+	texture_image_free(b);
+	ar_close(&y);
+	free(png);
+}
+
+static void png_back(enum which w)
+{
+	struct ar x;
+	uint32_t rows[512], n;
+	double worst = 99;
+
+	gen(w, &x);
+	n = textures(&x, rows, 512);
+	for (uint32_t i = 0; i < n; i++)
+		png_back_one(&x, rows[i], &worst);
+	/* re-encoding decoded DXT blocks: squish finds (nearly) the same blocks again */
+	print_message("worst PSNR of a block texture's PNG written back: %.1f dB\n", worst);
+	assert_true(worst > 40.0);
+	ar_close(&x);
+}
+
+static void test_png_back_ps3(void **st)
+{
+	(void)st;
+	png_back(PS3_DEFAULT);
+}
+
+static void test_png_back_x360(void **st)
+{
+	(void)st;
+	png_back(X360_DEFAULT);
+}
+
+/* PNG mips are the box filter of level 0 (checked where the kind is exact). */
+static void test_png_mips(void **st)
+{
+	struct ar x, y;
+	uint32_t rows[64], n, checked = 0;
+
+	(void)st;
+	gen(PS3_DEFAULT, &x);
+	n = textures(&x, rows, 64);
+	for (uint32_t i = 0; i < n; i++) {
+		struct texture_image *a = load(&x, rows[i]), *b;
+		size_t pl, ol;
+		char why[256];
+		enum rc r;
+		uint8_t *png, *out, *l0, *l1, *want;
+		uint32_t w = a->d.width, h = a->d.height, w1, h1;
+
+		if (tex_kind_compressed(a->d.kind) || a->d.have_mips < 2 ||
+		    a->d.kind == TEXK_A1R5G5B5) { /* 1-bit alpha: the mean is thresholded */
+			texture_image_free(a);
+			continue;
+		}
+		png = tm_served(&x, rows[i], true, &pl);
+		out = tm_apply(&x, rows[i], TEXMOD_PNG, png, pl, &ol, &r, why, sizeof why, NULL);
+		assert_non_null(out);
+		assert_int_equal(ar_open(&y, out, ol), RC_OK);
+		b = load(&y, rows[i]);
+		w1 = tex_dim(w, 1), h1 = tex_dim(h, 1);
+		l0 = malloc((size_t)w * h * 4), l1 = malloc((size_t)w1 * h1 * 4);
+		want = malloc((size_t)w1 * h1 * 4);
+		level_rgba(b, 0, 0, l0);
+		level_rgba(b, 0, 1, l1);
+		for (uint32_t yy = 0; yy < h1; yy++) /* 2x2 means (sizes here are even or 1) */
+			for (uint32_t xx = 0; xx < w1; xx++)
+				for (int c = 0; c < 4; c++) {
+					uint32_t x0 = w > 1 ? 2 * xx : 0,
+						 x1 = w > 1 ? 2 * xx + 1 : 0;
+					uint32_t y0 = h > 1 ? 2 * yy : 0,
+						 y1 = h > 1 ? 2 * yy + 1 : 0;
+					uint32_t s =
+					    l0[4 * (y0 * w + x0) + c] + l0[4 * (y0 * w + x1) + c] +
+					    l0[4 * (y1 * w + x0) + c] + l0[4 * (y1 * w + x1) + c];
+
+					want[4 * (yy * w1 + xx) + c] = (uint8_t)((s + 2) / 4);
+				}
+		if (w % 2 == 0 && h % 2 == 0) {
+			/* quantised to the kind: compare after a round through it */
+			uint8_t *q = malloc((size_t)w1 * h1 * 4), *cu = malloc((size_t)w1 * h1 * 4);
+
+			tex_encode_units(b->d.kind, want, w1 * h1, 1, cu);
+			tex_canon_rgba(b->d.kind, cu, w1 * h1, 1, q);
+			assert_memory_equal(q, l1, (size_t)w1 * h1 * 4);
+			checked++;
+			free(q);
+			free(cu);
+		}
+		free(l0);
+		free(l1);
+		free(want);
+		free(png);
+		texture_image_free(a);
+		texture_image_free(b);
+		ar_close(&y);
+	}
+	assert_true(checked >= 5);
+	ar_close(&x);
+}
+
+/* ---- new pixels, same shape: the texels change, nothing else ---- */
+
+/* Formats that drop part of a canonical texel (no red, 6-5-5 bits, no alpha bit). */
+static bool lossy_store(const struct ar *x, const struct texture_image *img)
+{
+	uint8_t b = img->d.ps3.base_format;
+
+	return x->a.h.plat == RW_PS3 &&
+	       (b == GCM_TEX_G8B8 || b == GCM_TEX_R6G5B5 || b == GCM_TEX_D1R5G5B5);
+}
+
+static void new_pixels_one(struct ar *x, uint32_t tex, uint32_t seed)
+{
+	struct texture_image *a = load(x, tex), *b, *c;
+	const struct texmod_shape sh = {a->d.kind, a->d.width, a->d.height, a->d.have_mips,
+					a->d.have_faces};
+	size_t plen, dl, ol, ol2;
+	struct texmod_plan p;
+	char why[256];
+	enum rc r;
+	struct ar y;
+	uint8_t *pay = tm_payload(&sh, seed, a->d.alpha, &plen), *dds = tm_dds(&sh, pay, plen, &dl);
+	uint8_t *out = tm_apply(x, tex, TEXMOD_DDS, dds, dl, &ol, &r, why, sizeof why, &p), *out2;
+
+	if (!out)
+		fail_msg("texture %u: %s", tex, why);
+	assert_true(p.in_place);
+	assert_int_equal(ol, x->n);
+	/* outside the texels, every byte as it was */
+	assert_memory_equal(out, x->p, (size_t)p.texels);
+	assert_memory_equal(out + p.texels + p.texel_bytes, x->p + p.texels + p.texel_bytes,
+			    x->n - (size_t)(p.texels + p.texel_bytes));
+	assert_int_equal(ar_open(&y, out, ol), RC_OK);
+	b = load(&y, tex);
+	assert_int_equal(b->size, plen);
+	if (!lossy_store(x, a)) {
+		assert_memory_equal(b->data, pay, plen);
+	} else { /* what the format holds, stored again, is stored as it is */
+		free(dds);
+		dds = tm_dds(&sh, b->data, b->size, &dl);
+		out2 = tm_apply(&y, tex, TEXMOD_DDS, dds, dl, &ol2, &r, why, sizeof why, NULL);
+		assert_non_null(out2);
+		assert_memory_equal(out2, out, ol);
+		free(out2);
+	}
+	c = load(x, tex);
+	assert_memory_not_equal(c->data, b->data, plen < 64 ? plen : 64);
+	texture_image_free(a);
+	texture_image_free(b);
+	texture_image_free(c);
+	ar_close(&y);
+	free(pay);
+	free(dds);
+}
+
+static void test_new_pixels(void **st)
+{
+	enum which ws[] = {PS3_DEFAULT, X360_DEFAULT};
+
+	(void)st;
+	for (size_t k = 0; k < 2; k++) {
+		struct ar x;
+		uint32_t rows[512], n;
+
+		gen(ws[k], &x);
+		n = textures(&x, rows, 512);
+		for (uint32_t i = 0, big = 0; i < n; i++) {
+			struct tex_desc d;
+
+			/* one texture of 1024x512 per arena is enough (encoding them is slow) */
+			assert_int_equal(tex_describe(&x.s, &x.a, rows[i], &d, NULL), RC_OK);
+			if (d.width * d.height > 256 * 256 && big++)
+				continue;
+			new_pixels_one(&x, rows[i], 1000 + i);
+		}
+		ar_close(&x);
+	}
+}
+
+/* ---- new shapes: laid out again ---- */
+
+/* The arena after writing `sh` into tex reads back as written, every other texture unchanged,
+ * and its layout is what psgfs and the structure rules expect. */
+static void reshape(struct ar *x, uint32_t tex, const struct texmod_shape *sh, uint32_t seed)
+{
+	size_t plen, dl, ol;
+	struct texmod_plan p;
+	char why[256];
+	enum rc r;
+	struct ar y;
+	uint8_t *pay = tm_payload(sh, seed, true, &plen), *dds = tm_dds(sh, pay, plen, &dl);
+	uint8_t *out = tm_apply(x, tex, TEXMOD_DDS, dds, dl, &ol, &r, why, sizeof why, &p);
+	uint64_t sum = 0;
+
+	if (!out)
+		fail_msg("texture %u into %ux%u: %s", tex, sh->width, sh->height, why);
+	assert_int_equal(ar_open(&y, out, ol), RC_OK);
+	if (diag_count(&y.d))
+		fail_msg("texture %u: %s", tex, y.d.msg[0]);
+	for (unsigned k = 0; k < y.a.h.n_rd; k++)
+		sum += y.a.h.rd[k].size;
+	assert_int_equal(sum, ol);
+	assert_int_equal(y.a.n_dict, x->a.n_dict);
+	for (uint32_t i = 0; i < x->a.n_dict; i++) {
+		struct texture_image *b;
+		struct tex_desc td;
+		struct diag d;
+		uint8_t *o1, *o2;
+		size_t l1, l2;
+
+		if (i != tex && i != p.res) { /* every other object: the same bytes */
+			assert_int_equal(arena_read_object(&x->s, &x->a, i, &o1, &l1), RC_OK);
+			assert_int_equal(arena_read_object(&y.s, &y.a, i, &o2, &l2), RC_OK);
+			assert_int_equal(l1, l2);
+			assert_memory_equal(o1, o2, l1);
+			free(o1);
+			free(o2);
+		}
+		if (x->a.dict[i].type_id != RW_T_TEXTURE)
+			continue;
+		diag_init(&d);
+		assert_int_equal(tex_describe(&y.s, &y.a, i, &td, &d), RC_OK);
+		if (diag_count(&d))
+			fail_msg("texture %u after %u changed: %s", i, tex, d.msg[0]);
+		diag_free(&d);
+		if (i != tex)
+			continue;
+		b = load(&y, i);
+		assert_int_equal(b->d.kind, sh->kind);
+		assert_int_equal(b->d.width, sh->width);
+		assert_int_equal(b->d.height, sh->height);
+		assert_int_equal(b->d.have_mips, sh->mips);
+		assert_int_equal(b->d.have_faces, sh->faces);
+		assert_int_equal(b->size, plen);
+		assert_memory_equal(b->data, pay, plen);
+		texture_image_free(b);
+	}
+	ar_close(&y);
+	free(pay);
+	free(dds);
+}
+
+static void test_reshape_ps3(void **st)
+{
+	static const struct texmod_shape shapes[] = {
+	    {TEXK_DXT5, 128, 64, 8, 1},	  {TEXK_DXT1, 8, 8, 1, 1},     {TEXK_BGRA8, 32, 32, 6, 1},
+	    {TEXK_BGRX8, 20, 12, 2, 1},	  {TEXK_R5G6B5, 16, 16, 5, 1}, {TEXK_L8, 7, 9, 1, 1},
+	    {TEXK_A4R4G4B4, 64, 8, 7, 1}, {TEXK_DXT3, 16, 16, 5, 6},   {TEXK_A1R5G5B5, 4, 4, 3, 6},
+	};
+	struct ar x;
+	uint32_t rows[64], n;
+
+	(void)st;
+	gen(PS3_DEFAULT, &x);
+	n = textures(&x, rows, 64);
+	for (uint32_t i = 0; i < n; i++)
+		reshape(&x, rows[i], &shapes[i % (sizeof shapes / sizeof shapes[0])], i);
+	ar_close(&x);
+	gen(PS3_SHUFFLED, &x);
+	n = textures(&x, rows, 64);
+	for (uint32_t i = 0; i < n; i += 3)
+		reshape(&x, rows[i], &shapes[(i + 1) % (sizeof shapes / sizeof shapes[0])], i);
+	ar_close(&x);
+}
+
+static void test_reshape_x360(void **st)
+{
+	static const struct texmod_shape shapes[] = {
+	    {TEXK_DXT5, 128, 64, 8, 1}, {TEXK_DXT1, 8, 8, 4, 1},     {TEXK_BGRA8, 32, 32, 6, 1},
+	    {TEXK_BGRX8, 20, 12, 2, 1}, {TEXK_R5G6B5, 16, 16, 5, 1}, {TEXK_L8, 7, 9, 1, 1},
+	    {TEXK_ATI2, 64, 32, 7, 1},	{TEXK_DXT3, 16, 16, 5, 6},   {TEXK_DXT1, 300, 20, 3, 1},
+	};
+	struct ar x;
+	uint32_t rows[512], n;
+
+	(void)st;
+	gen(X360_DEFAULT, &x);
+	n = textures(&x, rows, 512);
+	for (uint32_t i = 0; i < n; i += 5)
+		reshape(&x, rows[i], &shapes[i % (sizeof shapes / sizeof shapes[0])], i);
+	ar_close(&x);
+}
+
+/* Every mip count of a texture, on both platforms, 2D and cube. */
+static void test_every_mip_count(void **st)
+{
+	static const enum tex_kind ks[] = {TEXK_DXT5, TEXK_DXT1, TEXK_BGRA8, TEXK_L8};
+	enum which ws[] = {PS3_DEFAULT, X360_DEFAULT};
+
+	(void)st;
+	for (size_t k = 0; k < 2; k++) {
+		struct ar x;
+		uint32_t rows[512];
+
+		gen(ws[k], &x);
+		textures(&x, rows, 512);
+		for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++)
+			for (uint32_t m = 1; m <= 7; m++) {
+				struct texmod_shape sh = {ks[j], 64, 40, m, 1 + 5 * (m % 3 == 0)};
+
+				reshape(&x, rows[(j + m) % 8], &sh, m);
+			}
+		ar_close(&x);
+	}
+}
+
+/* ---- twins: one DDS into the Xbox 360 texture and its PS3 twin reads back the same ---- */
+
+static void test_twins(void **st)
+{
+	struct gen_x360_truth t;
+	struct buf b;
+	struct ar x, p;
+	size_t n, done = 0;
+	uint8_t *raw;
+
+	(void)st;
+	buf_init(&b);
+	assert_int_equal(gen_x360_textures(NULL, &b, NULL, &t), RC_OK);
+	raw = buf_steal(&b, &n);
+	assert_int_equal(ar_open(&x, raw, n), RC_OK);
+	gen(PS3_TWINS, &p);
+	for (size_t i = 0; i < t.n; i += 3) {
+		const struct gen_x360_truth_item *it = &t.items[i];
+		uint32_t prow[512], pn = textures(&p, prow, 512);
+		struct texmod_shape sh = {TEXK_DXT5, it->width > 128 ? 96 : it->width * 2,
+					  it->height > 128 ? 40 : it->height, 1, it->cube ? 6 : 1};
+		size_t plen, dl, l1, l2;
+		char why[256];
+		enum rc r;
+		uint8_t *pay, *dds, *o1, *o2;
+		struct ar y1, y2;
+		struct texture_image *a, *c;
+
+		if (!it->twin)
+			continue;
+		assert_true(it->twin_index < pn);
+		sh.mips = tex_chain_levels(sh.width, sh.height) - (uint32_t)(i % 3);
+		pay = tm_payload(&sh, (uint32_t)i, true, &plen);
+		dds = tm_dds(&sh, pay, plen, &dl);
+		o1 = tm_apply(&x, it->tex_index, TEXMOD_DDS, dds, dl, &l1, &r, why, sizeof why,
+			      NULL);
+		o2 = tm_apply(&p, prow[it->twin_index], TEXMOD_DDS, dds, dl, &l2, &r, why,
+			      sizeof why, NULL);
+		assert_non_null(o1);
+		assert_non_null(o2);
+		assert_int_equal(ar_open(&y1, o1, l1), RC_OK);
+		assert_int_equal(ar_open(&y2, o2, l2), RC_OK);
+		a = load(&y1, it->tex_index);
+		c = load(&y2, prow[it->twin_index]);
+		assert_int_equal(a->size, c->size);
+		assert_memory_equal(a->data, c->data, a->size);
+		assert_memory_equal(a->data, pay, plen);
+		texture_image_free(a);
+		texture_image_free(c);
+		ar_close(&y1);
+		ar_close(&y2);
+		free(pay);
+		free(dds);
+		done++;
+	}
+	assert_true(done > 30);
+	gen_x360_truth_free(&t);
+	ar_close(&x);
+	ar_close(&p);
+}
+
+/* ---- the community's merge script: same size, the DDS's texels at the resource's place ---- */
+
+static void test_merge_script(void **st)
+{
+	static const struct gen_tex_spec one[] = {{GCM_TEX_DXT5, 256, 256, 0, false, 0, false, 0},
+						  {GCM_TEX_DXT1, 512, 256, 0, false, 0, false, 0}};
+
+	(void)st;
+	for (size_t k = 0; k < 2; k++) {
+		struct buf b;
+		struct ar x;
+		size_t n, plen, dl, ol;
+		char why[256];
+		enum rc r;
+		uint8_t *raw, *pay, *dds, *out;
+		struct texmod_shape sh = {k ? TEXK_DXT1 : TEXK_DXT5, one[k].width, one[k].height,
+					  tex_chain_levels(one[k].width, one[k].height), 1};
+
+		buf_init(&b);
+		assert_int_equal(
+		    gen_psg_textures(&(struct gen_tex_opts){.specs = &one[k], .n_specs = 1}, &b,
+				     NULL, NULL),
+		    RC_OK);
+		raw = buf_steal(&b, &n);
+		assert_int_equal(ar_open(&x, raw, n), RC_OK);
+		pay = tm_payload(&sh, 77, true, &plen);
+		dds = tm_dds(&sh, pay, plen, &dl);
+		out = tm_apply(&x, 1, TEXMOD_DDS, dds, dl, &ol, &r, why, sizeof why, NULL);
+		assert_non_null(out);
+		/* the script: data[PSG_OFFSET:] = dds[128:], sizes asserted equal */
+		assert_int_equal(ol, n);
+		assert_int_equal(n - x.a.dict[0].start, dl - 128);
+		assert_memory_equal(out, raw, (size_t)x.a.dict[0].start);
+		assert_memory_equal(out + x.a.dict[0].start, dds + 128, dl - 128);
+		free(out);
+		free(pay);
+		free(dds);
+		ar_close(&x);
+	}
+}
+
+/* ---- formats the platform lacks: converted into the texture's own ---- */
+
+/* The converted texture holds exactly the DDS's pixels (want_rgba) encoded in its own kind. */
+static void convert_case(enum which w, const uint8_t *dds, size_t dl, const uint8_t *want_rgba)
+{
+	struct ar x, y;
+	uint32_t rows[512];
+	size_t ol;
+	char why[256];
+	enum rc r;
+	struct texmod_plan p;
+	struct texture_image *a, *b;
+	uint8_t *out, want[16 * 16 * 4];
+
+	gen(w, &x);
+	textures(&x, rows, 512);
+	a = load(&x, rows[3]);
+	out = tm_apply(&x, rows[3], TEXMOD_DDS, dds, dl, &ol, &r, why, sizeof why, &p);
+	if (!out)
+		fail_msg("%s", why);
+	assert_false(p.dds_direct);
+	assert_non_null(strstr(p.what, "converted"));
+	assert_int_equal(ar_open(&y, out, ol), RC_OK);
+	b = load(&y, rows[3]);
+	assert_int_equal(b->d.kind, a->d.kind);
+	assert_int_equal(b->d.width, 16);
+	assert_int_equal(b->d.have_mips, 1);
+	if (tex_kind_compressed(b->d.kind)) {
+		for (int y0 = 0; y0 < 16; y0 += 4)
+			tex_encode_units(b->d.kind, want_rgba + y0 * 16 * 4, 16, 4,
+					 want + y0 / 4 * 4 * tex_kind_bpp(b->d.kind));
+	} else {
+		tex_encode_units(b->d.kind, want_rgba, 16 * 16, 1, want);
+	}
+	assert_memory_equal(b->data, want, b->size);
+	texture_image_free(a);
+	texture_image_free(b);
+	ar_close(&x);
+	ar_close(&y);
+}
+
+static void test_convert(void **st)
+{
+	uint8_t src[16 * 16 * 4], f[128 + 16 * 16 * 4];
+	struct texmod_shape sh = {TEXK_ATI2, 16, 16, 1, 1};
+	size_t plen, dl;
+	uint8_t *pay, *dds;
+
+	(void)st;
+	tm_pattern(4, 0, 0, 16, 16, true, src);
+	/* A8B8G8R8 (bytes R G B A): no platform stores it */
+	dds = tm_dds(&sh, src, 0, &dl);
+	memcpy(f, dds, 128);
+	free(dds);
+	f[80] = 0x41, f[84] = f[85] = f[86] = f[87] = 0, f[88] = 32;
+	memcpy(f + 92, (const uint32_t[]){0xFF, 0xFF00, 0xFF0000, 0xFF000000}, 16);
+	memcpy(f + 128, src, sizeof src);
+	convert_case(PS3_DEFAULT, f, sizeof f, src);
+	convert_case(X360_DEFAULT, f, sizeof f, src);
+	/* ATI2 has no PS3 format: red and green (blue 0, alpha 255) go into the texture's */
+	pay = tm_payload(&sh, 4, false, &plen);
+	dds = tm_dds(&sh, pay, plen, &dl);
+	dxt_decode_image(TEXK_ATI2, pay, 16, 16, src);
+	convert_case(PS3_DEFAULT, dds, dl, src);
+	free(pay);
+	free(dds);
+	/* A4R4G4B4 has no Xbox 360 format here */
+	sh.kind = TEXK_A4R4G4B4;
+	pay = tm_payload(&sh, 4, true, &plen);
+	dds = tm_dds(&sh, pay, plen, &dl);
+	tex_canon_rgba(TEXK_A4R4G4B4, pay, 16 * 16, 1, src);
+	convert_case(X360_DEFAULT, dds, dl, src);
+	free(pay);
+	free(dds);
+}
+
+/* ---- refusals ---- */
+
+static void refused(struct ar *x, uint32_t tex, enum texmod_input in, const uint8_t *pic, size_t n,
+		    enum rc want, const char *says)
+{
+	size_t ol;
+	char why[256] = "";
+	enum rc r;
+	uint8_t *out = tm_apply(x, tex, in, pic, n, &ol, &r, why, sizeof why, NULL);
+
+	assert_null(out);
+	assert_int_equal(r, want);
+	if (!strstr(why, says))
+		fail_msg("'%s' does not say '%s'", why, says);
+}
+
+static void test_refusals(void **st)
+{
+	struct ar x;
+	uint32_t rows[64];
+	uint8_t src[64 * 64 * 4], *png, *dds, *pay, garbage[300];
+	size_t pl, dl, plen;
+	const struct texmod_shape sh = {TEXK_DXT1, 64, 64, 1, 1};
+	const struct texmod_shape big = {TEXK_DXT1, 8192, 4, 1, 1};
+
+	(void)st;
+	gen(PS3_DEFAULT, &x);
+	textures(&x, rows, 64);
+	/* a PNG of another size (texture 0 is DXT1 64x64) */
+	tm_pattern(1, 0, 0, 40, 16, true, src);
+	png = tm_png_rgba(src, 40, 16, &pl);
+	refused(&x, rows[0], TEXMOD_PNG, png, pl, RC_UNSUPPORTED, "save it at 64x64");
+	free(png);
+	/* a damaged PNG: its header is fine, its pixels are not */
+	tm_pattern(1, 0, 0, 64, 64, true, src);
+	png = tm_png_rgba(src, 64, 64, &pl);
+	png[pl / 2] ^= 0x10;
+	refused(&x, rows[0], TEXMOD_PNG, png, pl, RC_CORRUPT, "PNG");
+	free(png);
+	/* not a texture; garbage; a truncated DDS; a DDS past the size limit */
+	pay = tm_payload(&sh, 1, false, &plen);
+	dds = tm_dds(&sh, pay, plen, &dl);
+	refused(&x, rows[0] + 1, TEXMOD_DDS, dds, dl, RC_INVAL, "not a Texture");
+	memset(garbage, 0x5A, sizeof garbage);
+	refused(&x, rows[0], TEXMOD_DDS, garbage, sizeof garbage, RC_FORMAT, "not a DDS");
+	refused(&x, rows[0], TEXMOD_PNG, garbage, sizeof garbage, RC_FORMAT, "not a PNG");
+	refused(&x, rows[0], TEXMOD_DDS, dds, dl - 1, RC_TRUNCATED, "truncated");
+	free(dds);
+	dds = tm_dds(&big, pay, 0, &dl);
+	refused(&x, rows[0], TEXMOD_DDS, dds, dl, RC_UNSUPPORTED, "larger than 4096x4096");
+	free(dds);
+	/* a base resource two textures share cannot change size; in place it can change */
+	{
+		uint8_t *m = malloc(x.n), *out;
+		struct ar y;
+		size_t ol;
+		char why[256];
+		enum rc r;
+		const uint32_t tex1 = rows[1], res0 = rows[0] - 1;
+
+		memcpy(m, x.p, x.n);
+		m[x.a.dict[tex1].start + 0x18 + 3] = (uint8_t)res0; /* m_buffer of texture 1 */
+		assert_int_equal(ar_open(&y, m, x.n), RC_OK);
+		dds = tm_dds(&sh, pay, plen, &dl);
+		dds[12] = 32; /* height 32: another size */
+		refused(&y, rows[0], TEXMOD_DDS, dds, dl - plen / 2, RC_UNSUPPORTED,
+			"holds texture");
+		free(dds);
+		dds = tm_served(&y, rows[0], false, &dl);
+		out = tm_apply(&y, rows[0], TEXMOD_DDS, dds, dl, &ol, &r, why, sizeof why, NULL);
+		assert_non_null(out);
+		free(out);
+		free(dds);
+		ar_close(&y);
+	}
+	free(pay);
+	ar_close(&x);
+}
+
+/* ---- hostile arenas: whatever a stranger's file says, nothing is read or written outside ---- */
+
+static void hostile_one(struct ar *y, uint32_t *st)
+{
+	const struct texmod_shape sh = {TEXK_DXT5, 32, 16, 2, 1};
+	size_t plen, dl, ol;
+	char why[256];
+	enum rc r;
+	uint8_t *pay = tm_payload(&sh, 1, true, &plen), *dds = tm_dds(&sh, pay, plen, &dl), *out;
+
+	for (uint32_t i = 0; i < y->a.n_dict && i < 400; i++) {
+		struct src_mem pm;
+		struct src ps;
+		struct texmod_plan p;
+
+		if (y->a.dict[i].type_id != RW_T_TEXTURE || tm_rnd(st) % 4)
+			continue;
+		src_init_mem(&ps, &pm, dds, dl);
+		if (texmod_plan(&y->s, &y->a, i, TEXMOD_DDS, &ps, &p, why, sizeof why) == RC_OK) {
+			if (p.out_size < (64u << 20)) {
+				out = malloc((size_t)p.out_size);
+				if (texmod_write(&y->s, &y->a, &ps, &p, out, why, sizeof why) ==
+				    RC_OK) {
+					struct ar z;
+
+					if (ar_open(&z, out, (size_t)p.out_size) == RC_OK)
+						ar_close(&z);
+					else
+						free(out);
+				} else {
+					free(out);
+				}
+			}
+			texmod_plan_free(&p);
+		}
+		out = tm_served(y, i, false, &ol);
+		if (out) {
+			uint8_t *o2 =
+			    tm_apply(y, i, TEXMOD_DDS, out, ol, &ol, &r, why, sizeof why, NULL);
+
+			free(o2);
+			free(out);
+		}
+	}
+	free(pay);
+	free(dds);
+}
+
+static void test_hostile_arenas(void **st)
+{
+	enum which ws[] = {PS3_DEFAULT, X360_DEFAULT};
+	uint32_t s = 4242;
+
+	(void)st;
+	for (size_t k = 0; k < 2; k++) {
+		struct ar x;
+
+		gen(ws[k], &x);
+		for (int m = 0; m < (k ? 40 : 150); m++) {
+			uint8_t *c = malloc(x.n);
+			struct ar y;
+			int flips = 1 + (int)(tm_rnd(&s) % 8);
+
+			memcpy(c, x.p, x.n);
+			for (int f = 0; f < flips; f++) {
+				/* mostly the main block: header, dictionary, Texture objects */
+				size_t at = tm_rnd(&s) % 3 ? tm_rnd(&s) % x.a.h.rd[0].size
+							   : tm_rnd(&s) % x.n;
+
+				c[at] = (uint8_t)(tm_rnd(&s) % 5 ? tm_rnd(&s) : c[at] ^ 0x80);
+			}
+			if (ar_open(&y, c, x.n) != RC_OK) {
+				arena_free(&y.a);
+				diag_free(&y.d);
+				free(c);
+				continue;
+			}
+			hostile_one(&y, &s);
+			ar_close(&y);
+		}
+		ar_close(&x);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_dds_back_ps3),    cmocka_unit_test(test_dds_back_x360),
+	    cmocka_unit_test(test_png_back_ps3),    cmocka_unit_test(test_png_back_x360),
+	    cmocka_unit_test(test_png_mips),	    cmocka_unit_test(test_new_pixels),
+	    cmocka_unit_test(test_reshape_ps3),	    cmocka_unit_test(test_reshape_x360),
+	    cmocka_unit_test(test_every_mip_count), cmocka_unit_test(test_twins),
+	    cmocka_unit_test(test_merge_script),    cmocka_unit_test(test_convert),
+	    cmocka_unit_test(test_refusals),	    cmocka_unit_test(test_hostile_arenas),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
