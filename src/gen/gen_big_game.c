@@ -16,6 +16,7 @@
 #include "psgfs/gen/gen_psg_skinned.h"
 #include "psgfs/gen/gen_psg_textures.h"
 #include "psgfs/gen/gen_psk.h"
+#include "psgfs/gen/gen_stream.h"
 #include "psgfs/gen/gen_x360_textures.h"
 #include "psgfs/gen/prng.h"
 
@@ -162,13 +163,26 @@ static uint64_t seed_next(struct prng *p)
 	return prng_next(p) | 1;
 }
 
+enum rc gen_big_x360_textures(uint32_t k, struct buf *b)
+{
+	static const struct gen_x360_spec specs[] = {
+	    {X360TEX_FMT_DXT1, 32, 32, 0, false},   {X360TEX_FMT_8_8_8_8, 16, 16, 1, false},
+	    {X360TEX_FMT_DXT4_5, 64, 64, 0, false}, {X360TEX_FMT_DXT1, 128, 64, 0, false},
+	    {X360TEX_FMT_DXT4_5, 32, 32, 0, false},
+	};
+	struct gen_x360_opts o = {
+	    .specs = specs + k % 3, .n_specs = 3, .arena_id = 0x7E570000u + k};
+
+	return gen_x360_textures(&o, b, NULL, NULL);
+}
+
 static enum rc texture_arena(struct prng *p, bool x360, struct buf *b)
 {
 	struct gen_tex_opts o = {0};
 	size_t n;
 
 	if (x360)
-		return gen_x360_textures(NULL, b, NULL, NULL);
+		return gen_big_x360_textures(prng_below(p, 1000), b);
 	o.specs = gen_tex_default_specs(&n);
 	o.n_specs = 2 + prng_below(p, (uint32_t)(n - 2));
 	o.shuffle_seed = seed_next(p);
@@ -792,6 +806,24 @@ static void gd_world(struct gdir *g, uint64_t seed, bool x360)
 		     d);
 		buf_free(&b);
 	}
+	for (unsigned d = 0; d < 2 && g->r == RC_OK; d++) { /* a district's stream files */
+		struct gen_stream_opts so = {.seed = seed + d, .x360 = x360, .format = 2 + d};
+		struct buf sf, toc;
+		char folder[128];
+
+		buf_init(&sf);
+		buf_init(&toc);
+		g->r = gen_stream(&so, GS_H_NONE, &sf, &toc, NULL);
+		snprintf(folder, sizeof folder, "data/content/world/stream/%s", dists[d]);
+		snprintf(name, sizeof name, "cGfx_Global.%s", x360 ? "xsf" : "psf");
+		tune(&(struct gen_big_game_opts){.x360 = x360, .only_method = -1},
+		     el_add(&l, folder, name, &sf, d ? GB_STORED : GB_CHUNK_REFPACK), d);
+		snprintf(name, sizeof name, "%s_Gfx.%s", dists[d], x360 ? "xst" : "pst");
+		tune(&(struct gen_big_game_opts){.x360 = x360, .only_method = -1},
+		     el_add(&l, folder, name, &toc, GB_REFPACK), d);
+		buf_free(&sf);
+		buf_free(&toc);
+	}
 	if (g->r == RC_OK)
 		gd_archive(g, "data/content/world.big", &bo, &l);
 	el_free(&l);
@@ -834,6 +866,35 @@ static void gd_music(struct gdir *g, uint64_t seed)
 	el_free(&l);
 }
 
+/* Loose stream files, as the unpacking tools leave them: every stream format, and rows for
+ * each asset (file = the collection). */
+static void gd_streams(struct gdir *g, uint64_t seed, bool x360)
+{
+	for (uint32_t f = 0; f < 4 && g->r == RC_OK; f++) {
+		struct gen_stream_opts so = {.seed = seed + f, .x360 = x360, .format = f};
+		struct gen_big_manifest rows = {0}, *m = g->m;
+		struct buf sf, toc;
+		char sfp[128], tocp[128];
+
+		buf_init(&sf);
+		buf_init(&toc);
+		snprintf(sfp, sizeof sfp, "data/content/world/stream/DIST_Loose/cF%u_Global.%s", f,
+			 x360 ? "xsf" : "psf");
+		snprintf(tocp, sizeof tocp,
+			 "data/content/world/stream/DIST_Loose/DIST_Loose_F%u.%s", f,
+			 x360 ? "xst" : "pst");
+		g->r = gen_stream(&so, GS_H_NONE, &sf, &toc, m ? &rows : NULL);
+		gd_file(g, sfp, &sf);
+		gd_file(g, tocp, &toc);
+		for (size_t i = 0; g->r == RC_OK && i < rows.n; i++)
+			g->r = man_add(m, sfp, rows.v[i].path, rows.v[i].method, rows.v[i].size,
+				       rows.v[i].fnv);
+		gen_big_manifest_free(&rows);
+		buf_free(&sf);
+		buf_free(&toc);
+	}
+}
+
 enum rc gen_game_dir(uint64_t seed, bool x360, const char *dir, struct gen_big_manifest *m)
 {
 	struct gen_big_game_opts go = {.seed = seed, .x360 = x360, .only_method = -1};
@@ -866,5 +927,6 @@ enum rc gen_game_dir(uint64_t seed, bool x360, const char *dir, struct gen_big_m
 		     : "data/content/loose/0x00000000deadbeef.psg",
 		&b);
 	buf_free(&b);
+	gd_streams(&g, seed + 4, x360);
 	return g.r;
 }

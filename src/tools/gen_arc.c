@@ -14,6 +14,7 @@
 #include "gen_arc.h"
 #include "psgfs/base/cliopt.h"
 #include "psgfs/gen/gen_big.h"
+#include "psgfs/gen/gen_stream.h"
 
 void gen_arc_usage(FILE *out)
 {
@@ -39,13 +40,21 @@ void gen_arc_usage(FILE *out)
 	      "  --entries N         bench: entries, 1 to 1000000 (default 20000)\n"
 	      "  --chunked N         bench: one chunked RefPack entry of N bytes (default 0)\n"
 	      "  --depth N           nested: archive levels, 1 to 64 (default 12)\n"
-	      "  --manifest FILE     big, game: 'file path method size fnv1a64' per entry\n",
+	      "  --manifest FILE     big, game, stream: 'file path method size fnv1a64' rows\n"
+	      "  stream    an SFIL stream collection (OUT.psf, or .xsf with --platform x360)\n"
+	      "            and its ATOC table (docs/streams.md)\n"
+	      "stream:\n"
+	      "  --format N          stream format 0 raw, 1 RefPack, 2 sections (default), 3\n"
+	      "                      chunked sections\n"
+	      "  --assets N          assets, 1 to 10000 (default 6)\n"
+	      "  --toc FILE          the ATOC table (default: OUT with .pst / .xst)\n"
+	      "  --hostile H         stride|past-eof|sections|chunks|toc-lies|backref\n",
 	      out);
 }
 
 bool gen_arc_kind(const char *kind)
 {
-	return !strcmp(kind, "big") || !strcmp(kind, "game");
+	return !strcmp(kind, "big") || !strcmp(kind, "game") || !strcmp(kind, "stream");
 }
 
 enum {
@@ -62,6 +71,9 @@ enum {
 	A_CHUNKED,
 	A_DEPTH,
 	A_MANIFEST,
+	A_FORMAT,
+	A_TOC,
+	A_HOSTILE,
 };
 
 static const struct option arc_opts[] = {
@@ -78,12 +90,17 @@ static const struct option arc_opts[] = {
     {"chunked", required_argument, NULL, A_CHUNKED},
     {"depth", required_argument, NULL, A_DEPTH},
     {"manifest", required_argument, NULL, A_MANIFEST},
+    {"format", required_argument, NULL, A_FORMAT},
+    {"toc", required_argument, NULL, A_TOC},
+    {"hostile", required_argument, NULL, A_HOSTILE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
 struct arc_args {
-	const char *kind, *variant, *out, *manifest;
+	const char *kind, *variant, *out, *manifest, *toc;
+	uint32_t format;
+	int hostile;
 	uint64_t seed, size, chunked;
 	uint32_t assets, entries, depth;
 	bool x360, wide, shift_set;
@@ -165,6 +182,21 @@ static int arc_opt(struct arc_args *a, int c, const char *v)
 		break;
 	case A_MANIFEST:
 		a->manifest = v;
+		break;
+	case A_FORMAT:
+		rc = num("format", v, 0, 3, &x);
+		a->format = (uint32_t)x;
+		break;
+	case A_TOC:
+		a->toc = v;
+		break;
+	case A_HOSTILE:
+		for (int h = 1; h < GS_H_COUNT; h++)
+			if (!strcmp(v, gen_stream_hostile_name((enum gen_stream_hostile)h)))
+				a->hostile = h;
+		if (!a->hostile)
+			return bad("hostile", v,
+				   "stride, past-eof, sections, chunks, toc-lies or backref");
 		break;
 	default:
 		return 2;
@@ -318,9 +350,69 @@ static int run_game(const struct arc_args *a)
 	return rc;
 }
 
+/* Write b to path whole; 0 or 1 after a message. */
+static int write_file(const char *path, const struct buf *b)
+{
+	struct gen_sink s;
+	int fd;
+	enum rc r;
+
+	if (open_out(path, &s, &fd))
+		return 1;
+	r = b->oom ? RC_NOMEM : s.write_at(s.ctx, 0, b->data, b->len);
+	if (close(fd) != 0 && r == RC_OK)
+		r = RC_IO;
+	if (r != RC_OK) {
+		fprintf(stderr, "psgfs-gen: %s: %s\n", path,
+			r == RC_IO ? strerror(errno) : rc_str(r));
+		return 1;
+	}
+	return 0;
+}
+
+static int run_stream(const struct arc_args *a)
+{
+	struct gen_stream_opts so = {.seed = a->seed,
+				     .x360 = a->x360,
+				     .format = a->format,
+				     .assets = a->assets,
+				     .rp_header = a->rph};
+	struct gen_big_manifest m = {0};
+	struct buf sf, toc;
+	char tocpath[4096];
+	size_t n = strlen(a->out);
+	enum rc r;
+	int rc = 0;
+
+	if (a->toc) {
+		snprintf(tocpath, sizeof tocpath, "%s", a->toc);
+	} else if (n >= 4 && n < sizeof tocpath && a->out[n - 4] == '.') {
+		memcpy(tocpath, a->out, n + 1);
+		tocpath[n - 1] = 't'; /* .psf -> .pst, .xsf -> .xst */
+	} else {
+		fprintf(stderr, "psgfs-gen: stream: name the table with --toc (OUT has no "
+				"3-letter extension)\n");
+		return 2;
+	}
+	buf_init(&sf);
+	buf_init(&toc);
+	r = gen_stream(&so, (enum gen_stream_hostile)a->hostile, &sf, &toc, &m);
+	if (r != RC_OK) {
+		fprintf(stderr, "psgfs-gen: stream: %s\n", rc_str(r));
+		rc = 1;
+	}
+	if (!rc)
+		rc = write_file(a->out, &sf) || write_file(tocpath, &toc) ||
+		     write_manifest(a->manifest, &m);
+	buf_free(&sf);
+	buf_free(&toc);
+	gen_big_manifest_free(&m);
+	return rc;
+}
+
 int gen_arc_main(int argc, char **argv)
 {
-	struct arc_args a = {.kind = argv[1], .variant = "game", .seed = 1};
+	struct arc_args a = {.kind = argv[1], .variant = "game", .seed = 1, .format = 2};
 	int c, rc;
 
 	optind = 2;
@@ -339,5 +431,7 @@ int gen_arc_main(int argc, char **argv)
 	a.out = argv[optind];
 	if (!strcmp(a.kind, "game"))
 		return run_game(&a);
+	if (!strcmp(a.kind, "stream"))
+		return run_stream(&a);
 	return run_big(&a);
 }

@@ -145,6 +145,10 @@ struct gen_big_bench_opts {
 enum rc gen_big_bench(const struct gen_big_bench_opts *o, struct gen_sink *out,
 		      struct gen_big_manifest *m);
 
+/* A small Xbox 360 texture arena (three textures of five, picked by k), for archives and
+ * streams: the default set is 16 MiB. */
+enum rc gen_big_x360_textures(uint32_t k, struct buf *b);
+
 /* A game data/ folder under dir (which must not exist): data/content/<name>.big, a BIGF music
  * bank, loose files and stream files (SFIL + ATOC) beside and inside the archives. */
 enum rc gen_game_dir(uint64_t seed, bool x360, const char *dir, struct gen_big_manifest *m);
