@@ -474,7 +474,7 @@ enum rc gen_big_write(const struct gen_big_opts *o, const struct gen_big_entry *
 	uint32_t shift;
 	struct eb_layout l = {0};
 	struct gen_big_placed *pl = placed ? placed : calloc(n ? n : 1, sizeof *pl);
-	uint64_t at;
+	uint64_t at, max_end = 0;
 	enum rc r;
 
 	o = o ? o : &defaults;
@@ -492,9 +492,11 @@ enum rc gen_big_write(const struct gen_big_opts *o, const struct gen_big_entry *
 		r = write_entry(&e[i], out, at, &pl[i].stored);
 		if (r == RC_OK && pl[i].stored > UINT32_MAX)
 			r = RC_INVAL;
+		if (pl[i].stored && pl[i].off + pl[i].stored > max_end)
+			max_end = pl[i].off + pl[i].stored;
 		at = align_up(at + pl[i].stored, 1ull << shift);
 	}
-	if (r == RC_OK && n && at > pl[n - 1].off + pl[n - 1].stored) {
+	if (r == RC_OK && n && at > max_end) {
 		uint8_t z = 0; /* the file ends on the alignment, as the game's do */
 
 		r = out->write_at(out->ctx, at - 1, &z, 1);
