@@ -111,4 +111,9 @@ uint64_t arc_piece_at(const struct arc_index *ix, uint64_t off); /* the piece ho
 enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, uint8_t *dst,
 		  size_t *got);
 
+/* The segment piece k decodes (info.txt, tests); false when k is out of range. */
+bool arc_piece_seg(const struct arc_index *ix, uint64_t k, struct arc_seg *out);
+/* Segment decodes arc_piece has started on this index (a relaxed counter, for tests). */
+uint64_t arc_index_decodes(const struct arc_index *ix);
+
 #endif
