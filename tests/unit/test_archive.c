@@ -609,6 +609,425 @@ static void test_eb_long_refpack(void **state)
 	free(piece);
 }
 
+/* ---- chunked entries ---- */
+
+/* How each chunk is packed: r RefPack (method 2), z zlib (3, the SK8 reading), d raw deflate
+ * (1, the RW4ArchiveTool reading), s stored (4), 0 stored (0), x garbage as LZX (3). */
+static size_t pack_chunk(char how, const uint8_t *src, size_t n, uint8_t *o, uint32_t *method)
+{
+	uLongf zl = compressBound(n);
+	z_stream z;
+
+	switch (how) {
+	case 'r':
+		*method = 2;
+		return rpt_encode(src, n, o);
+	case 'z':
+		*method = 3;
+		assert_int_equal(compress2(o, &zl, src, n, 6), Z_OK);
+		return zl;
+	case 'd':
+		*method = 1;
+		memset(&z, 0, sizeof z);
+		assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+		z.next_in = (uint8_t *)src;
+		z.avail_in = (uInt)n;
+		z.next_out = o;
+		z.avail_out = (uInt)(rpt_bound(n) + 64);
+		assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+		zl = z.total_out;
+		deflateEnd(&z);
+		return zl;
+	case 'x':
+		*method = 3;
+		memset(o, 0x5A, n / 2 + 1);
+		return n / 2 + 1;
+	default:
+		*method = how == 's' ? 4 : 0;
+		memcpy(o, src, n);
+		return n;
+	}
+}
+
+/* A chunk stream: the 28-byte header, then per chunk {packed, method} with the data at
+ * align(cursor + 8, alignment). hows[i % strlen(hows)] packs chunk i. */
+static uint8_t *chunk_build(const char *magic, const uint8_t *src, size_t n, uint32_t csize,
+			    uint32_t align, const char *hows, size_t *len)
+{
+	uint32_t count = (uint32_t)((n + csize - 1) / csize);
+	size_t cap = 28 + (size_t)count * (align + 8 + 64) + rpt_bound(n) + 64, cur = 28;
+	uint8_t *o = calloc(1, cap);
+
+	assert_non_null(o);
+	memcpy(o, magic, 8);
+	st32(o + 8, 2);
+	st32(o + 12, (uint32_t)n);
+	st32(o + 16, csize);
+	st32(o + 20, count);
+	st32(o + 24, align);
+	for (uint32_t i = 0; i < count; i++) {
+		size_t at = i * (size_t)csize, cn = n - at < csize ? n - at : csize;
+		size_t pay = align_up(cur + 8, align), pl;
+		uint32_t m;
+
+		pl = pack_chunk(hows[i % strlen(hows)], src + at, cn, o + pay, &m);
+		st32(o + pay - 8, (uint32_t)pl);
+		st32(o + pay - 4, m);
+		cur = pay + pl;
+		assert_true(cur <= cap);
+	}
+	*len = cur;
+	return o;
+}
+
+/* One entry holding `body` (table method comp, unpacked size n) in an EB archive. */
+static void one_entry(const uint8_t *body, size_t bl, size_t n, uint8_t comp, uint8_t **p,
+		      size_t *len, struct src *s, struct src_mem *m, struct arc *a)
+{
+	struct tent e[1] = {{1, "chunked.psg", body, bl, (uint32_t)n, comp, 0}};
+
+	*p = eb_build(&game, e, 1, len);
+	src_init_mem(s, m, *p, *len);
+	assert_int_equal(arc_open(s, NULL, a, NULL), RC_OK);
+}
+
+static void test_chunked_methods(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *magic, *hows;
+		uint32_t csize, align;
+		uint8_t comp;
+	} v[] = {
+	    {"chunkref", "r", 65536, 16, 2},	{"chunkzip", "z", 65536, 16, 3},
+	    {"chunkzip", "d", 32768, 128, 3},	{"chunkref", "s", 65536, 1, 2},
+	    {"chunkref", "0", 100000, 2048, 2}, {"chunkzip", "rzds0", 40000, 16, 3},
+	    {"chunkref", "r", 5u << 20, 16, 1}, /* a chunk longer than a piece */
+	};
+	size_t n = 300000;
+	uint8_t *src = malloc(6u << 20);
+
+	assert_non_null(src);
+	fill(src, 6u << 20, 31);
+	for (size_t t = 0; t < sizeof v / sizeof v[0]; t++) {
+		size_t nn = v[t].csize > n ? 6u << 20 : n, bl, len;
+		uint8_t *body = chunk_build(v[t].magic, src, nn, v[t].csize, v[t].align, v[t].hows,
+					    &bl),
+			*p, *got;
+		struct src s;
+		struct src_mem m;
+		struct arc a;
+		struct diag d;
+
+		one_entry(body, bl, nn, v[t].comp, &p, &len, &s, &m, &a);
+		diag_init(&d);
+		assert_int_equal(read_entry(&s, &a, 0, &got, &d), RC_OK);
+		assert_memory_equal(got, src, nn);
+		assert_int_equal(d.n, 0);
+		free(got);
+		diag_free(&d);
+		arc_free(&a);
+		free(p);
+		free(body);
+	}
+	free(src);
+}
+
+static void test_chunked_lzx(void **state)
+{
+	(void)state;
+	size_t n = 100000, bl, len, got;
+	uint8_t *src = malloc(n), *body, *p, buf[65536];
+	struct src s;
+	struct src_mem m;
+	struct arc a;
+	struct diag d;
+	struct arc_index *ix;
+	struct arc_seg g;
+
+	assert_non_null(src);
+	fill(src, n, 4);
+	body = chunk_build("chunklzx", src, n, 65536, 16, "x", &bl);
+	one_entry(body, bl, n, 4, &p, &len, &s, &m, &a);
+	diag_init(&d);
+	assert_int_equal(a.e[0].size, n);
+	assert_int_equal(arc_index_build(&s, &a, 0, &ix, &d), RC_OK);
+	assert_int_equal(diag_with(&d, "LZX"), 1);
+	assert_int_equal(arc_piece_count(ix), 2);
+	assert_true(arc_piece_seg(ix, 1, &g));
+	assert_int_equal(g.method, ARC_SEG_LZX);
+	assert_int_equal(g.out_len, n - 65536);
+	assert_int_equal(arc_piece(&s, ix, 0, buf, &got), RC_UNSUPPORTED);
+	arc_index_free(ix);
+	diag_free(&d);
+	arc_free(&a);
+	free(p);
+	free(body);
+	free(src);
+}
+
+/* Chunk tables that cannot be right: every problem is a diag line, the sizes stay the
+ * table's, and what cannot be decoded fails. */
+static void test_chunked_hostile(void **state)
+{
+	(void)state;
+	size_t n = 200000, bl, len, got;
+	uint8_t *src = malloc(n), *body, *p, *piece = malloc(ARC_PIECE_MAX);
+	struct src s;
+	struct src_mem m;
+	struct arc a;
+	struct diag d;
+	struct arc_index *ix;
+
+	assert_non_null(src);
+	assert_non_null(piece);
+	fill(src, n, 8);
+	for (int t = 0; t < 6; t++) {
+		body = chunk_build("chunkref", src, n, 65536, 16, "r", &bl);
+		switch (t) {
+		case 0: /* a million chunks in a small entry */
+			st32(body + 16, 1);
+			st32(body + 20, 1000000);
+			break;
+		case 1: /* chunk size 0 */
+			st32(body + 16, 0);
+			break;
+		case 2: /* second chunk runs past the entry */
+			st32(body + align_up(28 + 8, 16) - 8, 0x7FFFFFFF);
+			break;
+		case 3: /* header total differs from the table */
+			st32(body + 12, (uint32_t)n / 2);
+			break;
+		case 4: /* alignment that is no power of two */
+			st32(body + 24, 24);
+			break;
+		default: /* version */
+			st32(body + 8, 7);
+			break;
+		}
+		one_entry(body, bl, n, 2, &p, &len, &s, &m, &a);
+		diag_init(&d);
+		assert_int_equal(a.e[0].size, n);
+		assert_int_equal(arc_index_build(&s, &a, 0, &ix, &d), RC_OK);
+		assert_true(d.n >= 1);
+		assert_true(arc_index_bytes(ix) < 64u << 10);
+		{
+			uint64_t total = 0, off, pl;
+			bool failed = false;
+
+			for (uint64_t k = 0; k < arc_piece_count(ix); k++) {
+				arc_piece_span(ix, k, &off, &pl);
+				assert_int_equal(off, total);
+				total += pl;
+				failed |= arc_piece(&s, ix, k, piece, &got) != RC_OK;
+			}
+			assert_int_equal(total, n);
+			assert_true(failed);
+		}
+		arc_index_free(ix);
+		diag_free(&d);
+		arc_free(&a);
+		free(p);
+		free(body);
+	}
+	free(src);
+	free(piece);
+}
+
+/* A 100 MiB chunked entry made up on the fly (stored 64 KiB chunks, alignment 16): any 4 KiB
+ * read decodes at most 2 chunks. */
+#define BIGN	(100u << 20)
+#define BIGC	65536u
+#define BIGSTEP (BIGC + 16u)
+
+struct synth {
+	uint8_t *head; /* the EB archive's first hlen bytes */
+	size_t hlen;
+	uint64_t body; /* the entry's first byte */
+};
+
+static uint8_t synth_byte(const struct synth *y, uint64_t off)
+{
+	uint64_t x, i, j;
+
+	if (off < y->hlen)
+		return y->head[off];
+	if (off < y->body)
+		return 0;
+	x = off - y->body;
+	if (x < 28) {
+		uint8_t h[28] = "chunkref";
+
+		st32(h + 8, 2);
+		st32(h + 12, BIGN);
+		st32(h + 16, BIGC);
+		st32(h + 20, BIGN / BIGC);
+		st32(h + 24, 16);
+		return h[x];
+	}
+	if (x < 40)
+		return 0;
+	i = (x - 40) / BIGSTEP;
+	j = (x - 40) % BIGSTEP;
+	if (j < 8) {
+		uint8_t dsc[8];
+
+		st32(dsc, BIGC);
+		st32(dsc + 4, 4);
+		return dsc[j];
+	}
+	return (uint8_t)(i * 7 + (j - 8) * 13);
+}
+
+static enum rc synth_read(void *ctx, uint64_t off, void *dst, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		((uint8_t *)dst)[k] = synth_byte(ctx, off + k);
+	return RC_OK;
+}
+
+static void test_chunked_random_reads(void **state)
+{
+	(void)state;
+	uint8_t dummy[1] = {0}, *piece = malloc(ARC_PIECE_MAX);
+	struct tent e[1] = {{1, "huge.psg", dummy, 1, BIGN, 2, 0}};
+	struct synth y;
+	struct src s;
+	struct arc a;
+	struct diag d;
+	struct arc_index *ix;
+	uint64_t stored = 40 + (uint64_t)(BIGN / BIGC) * BIGSTEP - 8;
+	struct prng rng;
+
+	assert_non_null(piece);
+	y.head = eb_build(&game, e, 1, &y.hlen);
+	y.body = ld_u32be(y.head + 0x30) << game.shift;
+	y.hlen = (size_t)y.body; /* the tables; the entry's bytes are made up */
+	st32(y.head + 0x30 + 4, (uint32_t)stored);
+	s.read = synth_read;
+	s.ctx = &y;
+	s.size = y.body + stored;
+	diag_init(&d);
+	assert_int_equal(arc_open(&s, NULL, &a, &d), RC_OK);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(arc_index_build(&s, &a, 0, &ix, &d), RC_OK);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(arc_piece_count(ix), BIGN / BIGC);
+	prng_seed(&rng, 18);
+	for (int t = 0; t < 200; t++) {
+		uint64_t off = prng_below(&rng, BIGN - 4096), before = arc_index_decodes(ix);
+		uint64_t k0 = arc_piece_at(ix, off), k1 = arc_piece_at(ix, off + 4095);
+
+		for (uint64_t k = k0; k <= k1; k++) {
+			uint64_t po, pl;
+			size_t got;
+
+			arc_piece_span(ix, k, &po, &pl);
+			assert_int_equal(arc_piece(&s, ix, k, piece, &got), RC_OK);
+			assert_int_equal(got, pl);
+			for (uint64_t b = off > po ? off : po; b < off + 4096 && b < po + pl; b++)
+				assert_int_equal(piece[b - po],
+						 (uint8_t)((b / BIGC) * 7 + (b % BIGC) * 13));
+		}
+		assert_true(arc_index_decodes(ix) - before <= 2);
+	}
+	arc_index_free(ix);
+	arc_free(&a);
+	diag_free(&d);
+	free(y.head);
+	free(piece);
+}
+
+/* ---- BIGF / BIG4 ---- */
+
+static uint8_t *big_build(const char *magic, const char *const *names, const uint8_t *const *data,
+			  const size_t *lens, uint32_t n, size_t *len)
+{
+	size_t dir = 16, at;
+	uint8_t *p;
+
+	for (uint32_t i = 0; i < n; i++)
+		dir += 8 + strlen(names[i]) + 1;
+	at = align_up(dir + 8, 16); /* room for the "L231" footer the packers add */
+	*len = at;
+	for (uint32_t i = 0; i < n; i++)
+		*len += lens[i];
+	p = calloc(1, *len);
+	assert_non_null(p);
+	memcpy(p, magic, 4);
+	p[4] = (uint8_t)*len; /* little-endian archive size, unused */
+	st32(p + 8, n);
+	st32(p + 12, (uint32_t)dir);
+	dir = 16;
+	for (uint32_t i = 0; i < n; i++) {
+		st32(p + dir, (uint32_t)at);
+		st32(p + dir + 4, (uint32_t)lens[i]);
+		strcpy((char *)p + dir + 8, names[i]);
+		dir += 8 + strlen(names[i]) + 1;
+		memcpy(p + at, data[i], lens[i]);
+		at += lens[i];
+	}
+	return p;
+}
+
+static void test_bigf(void **state)
+{
+	(void)state;
+	uint8_t plain[3000], packed_src[20000], *pk, *p, *got;
+	size_t pl, len;
+	const char *names[] = {"audio\\music\\track01.snu", "data/packed.bin"};
+	const uint8_t *data[2];
+	size_t lens[2];
+	const char *magic[] = {"BIGF", "BIG4"};
+
+	fill(plain, sizeof plain, 40);
+	fill(packed_src, sizeof packed_src, 41);
+	pk = rp_pack(packed_src, sizeof packed_src, &pl);
+	data[0] = plain;
+	data[1] = pk;
+	lens[0] = sizeof plain;
+	lens[1] = pl;
+	for (int t = 0; t < 2; t++) {
+		struct src s;
+		struct src_mem m;
+		struct arc a;
+		struct diag d;
+
+		p = big_build(magic[t], names, data, lens, 2, &len);
+		src_init_mem(&s, &m, p, len);
+		diag_init(&d);
+		assert_true(arc_detect(p, len));
+		assert_int_equal(arc_open(&s, NULL, &a, &d), RC_OK);
+		assert_int_equal(a.kind, t ? ARC_BIG4 : ARC_BIGF);
+		assert_int_equal(a.n, 2);
+		assert_string_equal(a.paths + a.e[0].path, "audio\\music\\track01.snu");
+		assert_int_equal(a.e[0].method, ARC_STORED);
+		assert_int_equal(a.e[1].method, ARC_REFPACK);
+		assert_int_equal(a.e[1].size, sizeof packed_src);
+		assert_int_equal(read_entry(&s, &a, 0, &got, &d), RC_OK);
+		assert_memory_equal(got, plain, sizeof plain);
+		free(got);
+		assert_int_equal(read_entry(&s, &a, 1, &got, &d), RC_OK);
+		assert_memory_equal(got, packed_src, sizeof packed_src);
+		free(got);
+		assert_int_equal(d.n, 0);
+		arc_free(&a);
+		/* hostile: a million claimed entries, a name without its NUL, an entry past EOF */
+		st32(p + 8, 1000000);
+		st32(p + 16 + 8 + strlen(names[0]) + 1 + 4, 0x7FFFFFFF);
+		assert_int_equal(arc_open(&s, NULL, &a, &d), RC_OK);
+		assert_int_equal(a.n, 2);
+		assert_true(a.e[1].bad);
+		assert_int_equal(diag_with(&d, "claims 1000000"), 1);
+		arc_free(&a);
+		st32(p + 12, (uint32_t)len + 1);
+		assert_int_equal(arc_open(&s, NULL, &a, &d), RC_CORRUPT);
+		diag_free(&d);
+		free(p);
+	}
+	free(pk);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +1044,11 @@ int main(void)
 	    cmocka_unit_test(test_eb_hostile_header),
 	    cmocka_unit_test(test_eb_lying_sizes),
 	    cmocka_unit_test(test_eb_long_refpack),
+	    cmocka_unit_test(test_chunked_methods),
+	    cmocka_unit_test(test_chunked_lzx),
+	    cmocka_unit_test(test_chunked_hostile),
+	    cmocka_unit_test(test_chunked_random_reads),
+	    cmocka_unit_test(test_bigf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
