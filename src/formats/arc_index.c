@@ -6,9 +6,10 @@
 #include "archive_int.h"
 #include "psgfs/base/bytes.h"
 
-#define IN_BLOCK  (256u << 10) /* input read per refill */
-#define WORK	  (1u << 20)   /* output decoded per RefPack step, after the window */
-#define CHUNK_HDR 28u
+#define IN_BLOCK     (256u << 10) /* input read per refill */
+#define WORK	     (1u << 20)	  /* output decoded per RefPack step, after the window */
+#define CHUNK_HDR    28u
+#define SMALL_STREAM (1u << 20) /* RefPack streams read whole for one decode */
 
 /* ---- index construction ---- */
 
@@ -342,6 +343,22 @@ static enum rc piece_stored(const struct src *s, const struct arcx_seg *g, uint6
 	return n < len ? RC_CORRUPT : RC_OK;
 }
 
+/* A short stream (a typical chunk): read it whole and decode straight into dst. */
+static enum rc piece_refpack_small(const struct src *s, const struct arcx_seg *g, size_t len,
+				   uint8_t *dst, size_t *got)
+{
+	uint8_t *in;
+	enum rc r = src_dup(s, g->s.in_off, (size_t)g->s.in_len, &in);
+
+	if (r != RC_OK)
+		return r;
+	r = rp_decode(in, (size_t)g->s.in_len, dst, len, got);
+	free(in);
+	if (r == RC_OK && *got < len)
+		r = RC_CORRUPT;
+	return r == RC_TRUNCATED || r == RC_FORMAT ? RC_CORRUPT : r;
+}
+
 static enum rc piece_refpack(const struct src *s, const struct arc_index *ix,
 			     const struct arcx_seg *g, uint64_t po, size_t len, uint8_t *dst,
 			     size_t *got)
@@ -352,6 +369,8 @@ static enum rc piece_refpack(const struct src *s, const struct arc_index *ix,
 
 	if (po >= g->real)
 		return RC_CORRUPT;
+	if (po == 0 && g->s.in_len <= SMALL_STREAM)
+		return piece_refpack_small(s, g, len, dst, got);
 	if (g->nrs && g->step && po / g->step > 0) {
 		uint64_t ri = po / g->step;
 
@@ -502,21 +521,23 @@ static uint8_t chunk_method(bool lzx, uint32_t m, uint32_t packed, uint64_t out_
 	uint64_t sz;
 	size_t hl;
 
+	bool rp = rp_header(p, n, &sz, &hl);
+
 	if (m == 0 || m == 4)
 		return ARC_SEG_STORED;
-	if (m == 2 || rp_header(p, n, &sz, &hl))
-		return rp_header(p, n, &sz, &hl) ? ARC_SEG_REFPACK
-		       : packed == out_len	 ? ARC_SEG_STORED
-						 : ARC_SEG_BAD;
+	if (m == 2)
+		return rp ? ARC_SEG_REFPACK : packed == out_len ? ARC_SEG_STORED : ARC_SEG_BAD;
 	if (lzx)
-		return packed == out_len && m != 3 ? ARC_SEG_STORED : ARC_SEG_LZX;
+		return ARC_SEG_LZX;
 	if (zlib_header(p, n))
 		return ARC_SEG_ZLIB;
+	if (m == 1)
+		return ARC_SEG_DEFLATE; /* RW4ArchiveTool's raw deflate */
+	if (rp)
+		return ARC_SEG_REFPACK;
 	if (packed == out_len)
 		return ARC_SEG_STORED;
-	if (m == 1 || m == 3)
-		return ARC_SEG_DEFLATE;
-	return ARC_SEG_BAD;
+	return m == 3 ? ARC_SEG_DEFLATE : ARC_SEG_BAD;
 }
 
 struct chunk_hdr {

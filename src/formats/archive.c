@@ -300,10 +300,11 @@ static enum rc eb_open(const struct src *s, struct arc *a, struct diag *d)
 	if (t.nfold < h.folders)
 		diag_add(d, "EB header claims %u folders; the file holds %llu", h.folders,
 			 (unsigned long long)t.nfold);
-	table_end = comp ? comp_off + h.count : EB_HDR + h.count * rec;
-	if (h.names_off + (uint64_t)h.count * h.name_rec > table_end)
-		table_end = h.names_off + (uint64_t)h.count * h.name_rec;
-	if (folders_off + t.nfold * h.folder_rec > table_end)
+	/* The tables as read (a claimed count beyond them does not push entries out). */
+	table_end = comp ? comp_off + n : EB_HDR + n * rec;
+	if (n && h.names_off + n * h.name_rec > table_end)
+		table_end = h.names_off + n * h.name_rec;
+	if (t.nfold && folders_off + t.nfold * h.folder_rec > table_end)
 		table_end = folders_off + t.nfold * h.folder_rec;
 
 	a->kind = ARC_EB3;
@@ -385,6 +386,10 @@ static enum rc big_open(const struct src *s, struct arc *a, int kind, struct dia
 		nl = field_len(dir + cur + 8, left - 8);
 		if (nl == left - 8)
 			break; /* a name without its NUL: the directory ends here */
+		if (pb.len > UINT32_MAX - nl - 1) {
+			r = RC_NOMEM; /* 4 GiB of names */
+			break;
+		}
 		e->off = ld_u32be(dir + cur);
 		e->stored = ld_u32be(dir + cur + 4);
 		e->path = (uint32_t)pb.len;
