@@ -375,6 +375,64 @@ static void test_eb_records(void **state)
 	check_eb_roundtrip(false, 11);
 }
 
+/* An EB v3 archive without compression bytes (RW4ArchiveTool: not every version has them):
+ * the names follow the records, and the bytes decide the method. */
+static void test_eb_no_compression_bytes(void **state)
+{
+	(void)state;
+	uint8_t a1[40], a2[300], *pk, *p, *got;
+	size_t pl, len;
+	struct src s;
+	struct src_mem m;
+	struct arc a;
+	struct diag d;
+
+	fill(a1, sizeof a1, 50);
+	fill(a2, sizeof a2, 51);
+	pk = rp_pack(a2, sizeof a2, &pl);
+	len = 0x80 + sizeof a1 + pl;
+	p = calloc(1, len);
+	assert_non_null(p);
+	memcpy(p, "EB\0\3", 4);
+	st32(p + 4, 2);
+	st32(p + 12, 0x50); /* names right after the two records */
+	st32(p + 16, 0x30);
+	p[20] = 16;
+	p[21] = 16;
+	st16(p + 22, 1);
+	st32(p + 0x30, 0x80);
+	st32(p + 0x30 + 4, 0); /* stored as is */
+	st32(p + 0x30 + 8, sizeof a1);
+	st32(p + 0x40, (uint32_t)(0x80 + sizeof a1));
+	st32(p + 0x40 + 4, (uint32_t)pl);
+	st32(p + 0x40 + 8, sizeof a2);
+	memcpy(p + 0x52, "plain", 5);
+	memcpy(p + 0x62, "packed", 6);
+	memcpy(p + 0x70, "data", 4);
+	memcpy(p + 0x80, a1, sizeof a1);
+	memcpy(p + 0x80 + sizeof a1, pk, pl);
+	src_init_mem(&s, &m, p, len);
+	diag_init(&d);
+	assert_int_equal(arc_open(&s, NULL, &a, &d), RC_OK);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(a.n, 2);
+	assert_string_equal(a.paths + a.e[1].path, "data/packed");
+	assert_int_equal(a.e[0].method, ARC_STORED);
+	assert_int_equal(a.e[0].stored, sizeof a1);
+	assert_int_equal(a.e[1].method, ARC_METHOD_UNKNOWN);
+	assert_int_equal(read_entry(&s, &a, 0, &got, &d), RC_OK);
+	assert_memory_equal(got, a1, sizeof a1);
+	free(got);
+	assert_int_equal(read_entry(&s, &a, 1, &got, &d), RC_OK);
+	assert_memory_equal(got, a2, sizeof a2);
+	free(got);
+	assert_int_equal(d.n, 0);
+	arc_free(&a);
+	diag_free(&d);
+	free(p);
+	free(pk);
+}
+
 static size_t diag_with(const struct diag *d, const char *what)
 {
 	size_t k = 0;
@@ -1038,6 +1096,7 @@ int main(void)
 	    cmocka_unit_test(test_rp_roundtrip),
 	    cmocka_unit_test(test_rp_resume),
 	    cmocka_unit_test(test_eb_records),
+	    cmocka_unit_test(test_eb_no_compression_bytes),
 	    cmocka_unit_test(test_eb_bad_entries),
 	    cmocka_unit_test(test_eb_shared_bytes),
 	    cmocka_unit_test(test_eb_million_claimed),
