@@ -412,6 +412,36 @@ static enum rc big_open(const struct src *s, struct arc *a, int kind, struct dia
 	return check_overlaps(a, d);
 }
 
+const char *arc_kind_str(enum arc_kind k)
+{
+	switch (k) {
+	case ARC_EB3:
+		return "EB v3";
+	case ARC_BIGF:
+		return "BIGF";
+	case ARC_BIG4:
+		return "BIG4";
+	case ARC_SFIL:
+		return "SFIL";
+	}
+	return "unknown";
+}
+
+const char *arc_method_str(uint8_t method)
+{
+	static const char *const v[] = {"stored", "refpack", "chunked refpack", "chunked zlib",
+					"lzx",	  "chunked", "sections"};
+
+	return method < sizeof v / sizeof v[0] ? v[method] : "unknown";
+}
+
+const char *arc_seg_method_str(uint8_t method)
+{
+	static const char *const v[] = {"stored", "refpack", "zlib", "deflate", "lzx", "bad"};
+
+	return method < sizeof v / sizeof v[0] ? v[method] : "unknown";
+}
+
 enum rc arc_open(const struct src *s, const struct src *toc, struct arc *a, struct diag *d)
 {
 	uint8_t h[64];

@@ -816,6 +816,10 @@ static void test_chunked_lzx(void **state)
 	assert_int_equal(g.method, ARC_SEG_LZX);
 	assert_int_equal(g.out_len, n - 65536);
 	assert_int_equal(arc_piece(&s, ix, 0, buf, &got), RC_UNSUPPORTED);
+	assert_string_equal(arc_seg_method_str(g.method), "lzx");
+	assert_string_equal(arc_method_str(a.e[0].method), "lzx");
+	assert_string_equal(arc_kind_str(a.kind), "EB v3");
+	assert_string_equal(arc_method_str(200), "unknown");
 	arc_index_free(ix);
 	diag_free(&d);
 	arc_free(&a);

@@ -67,6 +67,12 @@ bool arc_detect(const uint8_t *h, size_t n);
 enum rc arc_open(const struct src *s, const struct src *toc, struct arc *a, struct diag *d);
 void arc_free(struct arc *a);
 
+/* Short static names for info.txt: "EB v3", "BIGF", ...; "stored", "refpack", "chunked zlib",
+ * ...; "stored", "refpack", "zlib", "deflate", "lzx", "bad". Unknown values give "unknown". */
+const char *arc_kind_str(enum arc_kind k);
+const char *arc_method_str(uint8_t method);
+const char *arc_seg_method_str(uint8_t method);
+
 /* Segment methods: how one run of stored bytes becomes a run of unpacked bytes. */
 enum arc_seg_method {
 	ARC_SEG_STORED,
