@@ -17,6 +17,7 @@
 #include "psgfs/gen/gen_psg_textures.h"
 #include "psgfs/gen/gen_psk.h"
 #include "psgfs/gen/gen_x360_textures.h"
+#include "gen_arc.h"
 
 /* One string on purpose: the help text reads here as it prints (81 lines, no logic). */
 static void usage(FILE *out)
@@ -103,7 +104,9 @@ static void usage(FILE *out)
 	    "  --short-cube        ps3: also a DXT5 256x256 cube map whose base resource holds\n"
 	    "                      only its first face (as a real tool-made arena does)\n"
 	    "\n"
-	    "exit status: 0 ok, 1 generation or write failed, 2 usage\n");
+	    "\n");
+	gen_arc_usage(out);
+	fputs("\nexit status: 0 ok, 1 generation or write failed, 2 usage\n", out);
 }
 
 enum {
@@ -749,6 +752,8 @@ int main(int argc, char **argv)
 	a.kind = argv[1];
 	if (!strcmp(a.kind, "hash"))
 		return hash_files(argc - 2, argv + 2);
+	if (gen_arc_kind(a.kind))
+		return gen_arc_main(argc, argv);
 	if (!known_kind(a.kind)) {
 		fprintf(stderr, "psgfs-gen: unknown kind '%s'\n", a.kind);
 		return 2;
