@@ -97,6 +97,7 @@ static enum rc add_material(struct psg_materials *ms, uint32_t rmd, const struct
 		ch->own_entry = -1;
 		ch->input = str_dup(&src->shader_input);
 		ch->kind = (uint8_t)src->kind;
+		ch->has_guid = src->has_guid;
 		ch->guid = src->guid;
 		ch->stream = src->kind == SKATE_UNION_STREAM ? str_dup(&src->stream_name) : NULL;
 		memcpy(ch->constants, src->constants, sizeof ch->constants);
@@ -193,7 +194,7 @@ enum rc psg_materials_resolve(struct psg_materials *ms, struct psg_textures_inde
 			const struct psg_tex_ref *hit;
 			char **dst = own ? &ch->own : &ch->texture;
 
-			if (ch->kind != SKATE_UNION_GUID || ch->own_entry >= 0 ||
+			if (!ch->has_guid || ch->own_entry >= 0 || ch->texture ||
 			    !(hit = find_guid(ix, ch->guid)))
 				continue;
 			*dst = strdup(hit->name ? hit->name : "");
@@ -215,8 +216,7 @@ void psg_materials_counts(const struct psg_materials *ms, uint32_t *guid_ch, uin
 	*guid_ch = *resolved = 0;
 	for (uint32_t i = 0; i < ms->n; i++)
 		for (uint32_t c = 0; c < ms->v[i].n_ch; c++)
-			if (ms->v[i].ch[c].kind == SKATE_UNION_GUID &&
-			    ms->v[i].ch[c].own_entry < 0) {
+			if (ms->v[i].ch[c].has_guid && ms->v[i].ch[c].own_entry < 0) {
 				(*guid_ch)++;
 				*resolved += ms->v[i].ch[c].texture != NULL;
 			}
@@ -439,7 +439,7 @@ void psg_material_text(const struct psg_materials *ms, uint32_t i, struct buf *o
 	    : ms->where == PSG_COMP_BESIDE ? "found beside the source; links need a folder mount"
 	    : ms->where == PSG_COMP_BROKEN ? "found, but it cannot be opened as a texture arena"
 					   : "not found");
-	buf_puts(out, "channel\tinput\tkind\tvalue\tresolves to\n");
+	buf_puts(out, "channel\tinput\tkind\tvalue\tguid\tresolves to\n");
 	for (uint32_t c = 0; c < m->n_ch; c++) {
 		const struct psg_channel *ch = &m->ch[c];
 
@@ -447,20 +447,24 @@ void psg_material_text(const struct psg_materials *ms, uint32_t i, struct buf *o
 		if (ch->input)
 			buf_tsv_name(out, ch->input, strlen(ch->input));
 		buf_printf(out, "\t%s\t", kind_name(ch->kind));
-		if (ch->kind == SKATE_UNION_GUID) {
-			buf_printf(out, "0x%016llX\t", (unsigned long long)ch->guid);
-			guid_target(ms, ch, out);
-		} else if (ch->kind == SKATE_UNION_STREAM) {
-			if (ch->stream)
-				buf_tsv_name(out, ch->stream, strlen(ch->stream));
-			buf_puts(out, "\t-");
-		} else {
+		if (ch->kind == SKATE_UNION_CONSTANTS) {
 			for (int k = 0; k < 4; k++) {
 				if (k)
 					buf_putc(out, ' ');
 				buf_f32txt(out, ch->constants[k]);
 			}
-			buf_puts(out, "\t-");
+			buf_puts(out, "\t-\t-\n");
+			continue;
+		}
+		if (ch->stream)
+			buf_tsv_name(out, ch->stream, strlen(ch->stream));
+		else
+			buf_putc(out, '-');
+		if (ch->has_guid) {
+			buf_printf(out, "\t0x%016llX\t", (unsigned long long)ch->guid);
+			guid_target(ms, ch, out);
+		} else {
+			buf_puts(out, "\t-\t-");
 		}
 		buf_putc(out, '\n');
 	}

@@ -20,10 +20,11 @@ struct psg_channel {
 	char *input;			   /* m_ShaderInput ("diffuse"), NULL when bad */
 	char file[NAME_COMPONENT_MAX + 1]; /* link name stem, unique in the material */
 	uint8_t kind;			   /* enum skate_union */
+	bool has_guid;			   /* a GUID to resolve, whatever the form (stream too) */
 	uint64_t guid;
-	char *stream;
+	char *stream; /* the stream form's name, NULL otherwise */
 	float constants[4];
-	char *texture;	   /* guid channels: the companion's texture file stem, NULL if none */
+	char *texture;	   /* GUID channels: the texture's file stem, NULL if none */
 	uint32_t tex_row;  /* and that texture's dictionary row in the companion */
 	char *own;	   /* guid channels naming an entry of the model's own TOC: its name */
 	int64_t own_entry; /* that entry's index, -1 if none */
@@ -60,7 +61,7 @@ struct psg_textures_index {
 enum rc psg_materials_load(const struct src *s, const struct arena *a, const char *stem,
 			   const char *ext, struct psg_materials **out);
 void psg_materials_free(struct psg_materials *ms);
-/* Fill each GUID channel from an index (sorts it): own = the model's own TOC (the Name
+/* Fill each channel with a GUID from an index (sorts it): own = the model's own TOC (the Name
  * channel's target, which also labels the material), else the companion's textures. */
 enum rc psg_materials_resolve(struct psg_materials *ms, struct psg_textures_index *ix, bool own);
 /* Find the companion of the model asset `as` (a sibling in a folder mount, else beside the
@@ -70,7 +71,8 @@ enum rc psg_materials_link(struct asset *as, struct psg_materials *ms);
  * TableOfContents and texture names (valid while the asset stays open); RC_UNSUPPORTED when
  * the asset is not a PSG arena with textures. Free ix->v with free(). */
 enum rc psg_textures_index_of(struct asset *as, struct psg_textures_index *ix);
-/* Counts for info.txt: texture channels, and how many of them resolved. */
+/* Counts for info.txt: channels with a GUID that is not the model's own TOC entry (whatever
+ * their form; constants never), and how many of them name a texture. */
 void psg_materials_counts(const struct psg_materials *ms, uint32_t *guid_ch, uint32_t *resolved);
 /* materials/NN.name/material.txt */
 void psg_material_text(const struct psg_materials *ms, uint32_t i, struct buf *out);

@@ -32,9 +32,12 @@ check "folder: diffuse is texture 2, specular texture 3 (GUIDs of the companion'
 check "folder: material.txt says the companion was found" \
 	grep -qx "companion: sky_Textures.psg (found beside the model; links below)" "$mat/material.txt"
 check "folder: the Name channel names the model's own TOC entry 0" \
-	grep -qP '^0\tName\tguid\t0x5D2A6B1C00170001\ttoc entry 0$' "$mat/material.txt"
+	grep -qP '^0\tName\tguid\t-\t0x5D2A6B1C00170001\ttoc entry 0$' "$mat/material.txt"
+check "folder: a stream-form channel shows its stream name and what its GUID names" grep -qP \
+	'^2\tdiffuse\tstream\tsky_night_0x00c0ffee00450001\t0x2C7F381800171902\ttexture 0x2c7f381800171902$' \
+	"$mat/material.txt"
 check "folder: an unresolvable GUID is listed" \
-	grep -qP '^1\tAttribulatorMaterialName\tguid\t0x[0-9A-F]{16}\t- \(not in the companion\)$' \
+	grep -qP '^1\tAttribulatorMaterialName\tguid\t-\t0x[0-9A-F]{16}\t- \(not in the companion\)$' \
 	"$mat/material.txt"
 check "folder: info.txt counts what resolved" grep -qx \
 	"materials: 1; 3 of 4 GUID channels name a texture of sky_Textures.psg (linked)" \
@@ -71,7 +74,8 @@ check "missing: only material.txt" test "$(ls "$mat")" = material.txt
 check "missing: material.txt says not found" \
 	grep -qx "companion: sky_Textures.psg (not found)" "$mat/material.txt"
 check "missing: channels listed without a target" \
-	grep -qP '^2\tdiffuse\tguid\t0x2C7F381800171902\t- \(no companion\)$' "$mat/material.txt"
+	grep -qP '^2\tdiffuse\tstream\tsky_night_0x00c0ffee00450001\t0x2C7F381800171902\t- \(no companion\)$' \
+	"$mat/material.txt"
 check "missing: errors.txt stays empty" test ! -s "$m/sky.psg/errors.txt"
 unmount_psgfs "$m"
 
@@ -103,7 +107,8 @@ check "single: the companion beside the source is named" grep -qx \
 	"companion: sky_Textures.psg (found beside the source; links need a folder mount)" \
 	"$mat/material.txt"
 check "single: channels say which texture they name" \
-	grep -qP '^2\tdiffuse\tguid\t0x2C7F381800171902\ttexture 0x2c7f381800171902$' "$mat/material.txt"
+	grep -qP '^2\tdiffuse\tstream\t[^\t]+\t0x2C7F381800171902\ttexture 0x2c7f381800171902$' \
+	"$mat/material.txt"
 unmount_psgfs "$m"
 # A relative FILE: the daemon works from "/" once mounted, yet still finds the companion.
 (cd "$src" && mount_psgfs sky.psg "$m")
