@@ -185,6 +185,13 @@ static enum rc list_materials(const struct tctx *c, struct tlist *out)
 	return RC_OK;
 }
 
+/* In a folder mount, the channel's texture has a link: the companion's, or one found in a
+ * 0x<GUID> arena elsewhere in the mount. */
+static bool channel_linked(const struct psg_materials *ms, const struct psg_channel *ch)
+{
+	return ch->texture && (ch->tex_slot || ms->where == PSG_COMP_FOLDER);
+}
+
 /* material.txt, and in a folder mount a .dds and a .png link per resolved texture channel
  * (the first 32 channels: the node packs channel * 2 + png in 6 bits). */
 static enum rc list_material(const struct tctx *c, struct tlist *out)
@@ -196,8 +203,8 @@ static enum rc list_material(const struct tctx *c, struct tlist *out)
 		return RC_NOENT;
 	m = &ms->v[c->self.a];
 	tlist_add(out, tn(K_MAT_TXT, c->self.a, 0), "material.txt");
-	for (uint32_t k = 0; ms->where == PSG_COMP_FOLDER && k < m->n_ch && k < 32; k++) {
-		if (!m->ch[k].texture)
+	for (uint32_t k = 0; k < m->n_ch && k < 32; k++) {
+		if (!channel_linked(ms, &m->ch[k]))
 			continue;
 		tlist_add(out, tn(K_MAT_LINK, c->self.a, (uint8_t)(k * 2)), "%s.dds",
 			  m->ch[k].file);
@@ -207,19 +214,21 @@ static enum rc list_material(const struct tctx *c, struct tlist *out)
 	return RC_OK;
 }
 
-/* materials/NN.name/diffuse.dds -> ../../../<companion>/textures/<texture>.dds */
+/* materials/NN.name/diffuse.dds -> ../../../<companion>/textures/<texture>.dds, or to the
+ * 0x<GUID> arena holding it: ../../../<its path from the model's folder>/textures/... */
 static enum rc material_link(const struct tctx *c, struct buf *target)
 {
 	const struct psg_materials *ms = c->need;
 	const struct psg_channel *ch;
 	uint32_t k = c->self.b / 2u;
 
-	if (c->self.a >= ms->n || k >= ms->v[c->self.a].n_ch || ms->where != PSG_COMP_FOLDER)
+	if (c->self.a >= ms->n || k >= ms->v[c->self.a].n_ch)
 		return RC_NOENT;
 	ch = &ms->v[c->self.a].ch[k];
-	if (!ch->texture)
+	if (!channel_linked(ms, ch))
 		return RC_NOENT;
-	buf_printf(target, "../../../%s/textures/%s.%s", ms->companion, ch->texture,
+	buf_printf(target, "../../../%s/textures/%s.%s",
+		   ch->tex_slot ? ch->tex_link : ms->companion, ch->texture,
 		   c->self.b & 1 ? "png" : "dds");
 	return RC_OK;
 }
@@ -287,17 +296,24 @@ static void materials_summary(struct asset *as, struct buf *out)
 	struct cache_ent *ent;
 	enum rc r;
 	const struct psg_materials *ms = asset_need(as, N_MATERIALS, 0, &ent, &r);
-	uint32_t n_tex, n_ok;
+	uint32_t n_tex, n_ok, n_else;
 
 	if (!ms) {
 		buf_printf(out, "materials: cannot decode: %s\n", rc_str(r));
 		return;
 	}
-	psg_materials_counts(ms, &n_tex, &n_ok);
-	buf_printf(out, "materials: %u; %u of %u GUID channels name a texture of ", ms->n, n_ok,
-		   n_tex);
+	psg_materials_counts(ms, &n_tex, &n_ok, &n_else);
+	if (n_else)
+		buf_printf(out, "materials: %u; %u of %u GUID channels name a texture: %u of ",
+			   ms->n, n_ok, n_tex, n_ok - n_else);
+	else
+		buf_printf(out, "materials: %u; %u of %u GUID channels name a texture of ", ms->n,
+			   n_ok, n_tex);
 	buf_tsv_name(out, ms->companion, strlen(ms->companion)); /* a file name */
-	buf_printf(out, " (%s)\n", where[ms->where]);
+	buf_printf(out, " (%s)", where[ms->where]);
+	if (n_else)
+		buf_printf(out, ", %u in 0x<GUID> arenas elsewhere in the mount (linked)", n_else);
+	buf_putc(out, '\n');
 }
 
 static enum rc info_text(const struct tctx *c, struct buf *out)

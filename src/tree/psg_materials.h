@@ -24,8 +24,14 @@ struct psg_channel {
 	uint64_t guid;
 	char *stream; /* the stream form's name, NULL otherwise */
 	float constants[4];
-	char *texture;	   /* GUID channels: the texture's file stem, NULL if none */
-	uint32_t tex_row;  /* and that texture's dictionary row in the companion */
+	char *texture;	  /* GUID channels: the texture's file stem, NULL if none */
+	uint32_t tex_row; /* and that texture's dictionary row in its arena */
+	/* Folder mounts, a GUID the companion lacks (docs/skate-objects.md, "Per-texture
+	 * arenas"): the slot of the 0x<GUID> arena elsewhere in the mount that holds it (0:
+	 * the texture is the companion's), its path in the mount, and that path relative to
+	 * the model's folder (links are ../../../ + it). */
+	uint32_t tex_slot;
+	char *tex_arena, *tex_link;
 	char *own;	   /* guid channels naming an entry of the model's own TOC: its name */
 	int64_t own_entry; /* that entry's index, -1 if none */
 };
@@ -42,6 +48,7 @@ struct psg_materials {
 	uint32_t n;
 	char *companion; /* its file name (as found, else as expected) */
 	enum psg_comp_where where;
+	bool searched; /* folder mounts: GUIDs the companion lacks were looked for elsewhere */
 };
 
 /* TOC GUID -> name: a companion's textures (file stems), or the model's own entries. */
@@ -65,7 +72,9 @@ void psg_materials_free(struct psg_materials *ms);
  * channel's target, which also labels the material), else the companion's textures. */
 enum rc psg_materials_resolve(struct psg_materials *ms, struct psg_textures_index *ix, bool own);
 /* Find the companion of the model asset `as` (a sibling in a folder mount, else beside the
- * source), set ms->where and resolve the channels through it. Fails only for memory. */
+ * source), set ms->where and resolve the channels through it; in a folder mount, then each
+ * GUID still unresolved through the 0x<GUID> arenas of the mount (guid_index.h), checked
+ * against their TableOfContents. Fails only for memory. */
 enum rc psg_materials_link(struct asset *as, struct psg_materials *ms);
 /* Provided by ns_psg.c: the texture index of an open arena asset, borrowing its memoised
  * TableOfContents and texture names (valid while the asset stays open); RC_UNSUPPORTED when
@@ -73,7 +82,13 @@ enum rc psg_materials_link(struct asset *as, struct psg_materials *ms);
 enum rc psg_textures_index_of(struct asset *as, struct psg_textures_index *ix);
 /* Counts for info.txt: channels with a GUID that is not the model's own TOC entry (whatever
  * their form; constants never), and how many of them name a texture. */
-void psg_materials_counts(const struct psg_materials *ms, uint32_t *guid_ch, uint32_t *resolved);
+void psg_materials_counts(const struct psg_materials *ms, uint32_t *guid_ch, uint32_t *resolved,
+			  uint32_t *elsewhere);
+/* The texture arena a resolved channel names (the companion, or a slot elsewhere), pinned in
+ * *pin; NULL with *r when it cannot be had. Release with psg_channel_arena_put. */
+struct asset *psg_channel_arena_get(struct asset *model, uint32_t tex_slot, struct cache_ent **pin,
+				    enum rc *r);
+void psg_channel_arena_put(struct asset *model, uint32_t tex_slot, struct cache_ent *pin);
 /* materials/NN.name/material.txt */
 void psg_material_text(const struct psg_materials *ms, uint32_t i, struct buf *out);
 

@@ -144,7 +144,7 @@ static void test_load(void **state)
 static void test_own_toc(void **state)
 {
 	const struct psg_tex_ref own[] = {{G_SELF, "grip", 0, 0}};
-	uint32_t n_tex, n_ok;
+	uint32_t n_tex, n_ok, n_else;
 	struct fx f;
 	char *t;
 
@@ -153,7 +153,7 @@ static void test_own_toc(void **state)
 	resolve(f.ms, own, 1, true);
 	assert_string_equal(f.ms->v[0].label, "grip");
 	assert_int_equal(f.ms->v[0].ch[0].own_entry, 0);
-	psg_materials_counts(f.ms, &n_tex, &n_ok);
+	psg_materials_counts(f.ms, &n_tex, &n_ok, &n_else);
 	assert_int_equal(n_tex, 4); /* diffuse, specular, the stray diffuse, detail */
 	assert_int_equal(n_ok, 0);
 	t = text_of(f.ms, 0);
@@ -179,7 +179,7 @@ static void test_companion(void **state)
 	    {G_SPEC, "spec_b", 70, 7}, {G_DIFF, "diff_a", 20, 2}, {G_SPEC, "spec_a", 30, 3},
 	    {G_SELF, "not_me", 90, 9}, {1, "other", 10, 1},
 	};
-	uint32_t n_tex, n_ok;
+	uint32_t n_tex, n_ok, n_else;
 	struct fx f;
 	char *t;
 
@@ -195,7 +195,7 @@ static void test_companion(void **state)
 	assert_null(f.ms->v[0].ch[0].texture);
 	assert_null(f.ms->v[0].ch[4].texture);
 	assert_string_equal(f.ms->v[0].label, "material"); /* the own entry has no name */
-	psg_materials_counts(f.ms, &n_tex, &n_ok);
+	psg_materials_counts(f.ms, &n_tex, &n_ok, &n_else);
 	assert_int_equal(n_tex, 4);
 	assert_int_equal(n_ok, 2);
 	t = text_of(f.ms, 0);
