@@ -265,6 +265,41 @@ static enum rc list_export(const struct tctx *c, struct tlist *out)
 		return r;                                                                          \
 	}
 
+/* What the .pskx adds to the .psk's chunks (skate_export_psk_counts): said, since without
+ * any of it the two files are the same bytes. */
+static void pskx_holds(const struct skate_export_model *p, struct buf *out)
+{
+	unsigned extra = p->n_uv_sets > 1 ? p->n_uv_sets - 1 : 0;
+	const char *sep = "";
+
+	if (extra > PSK_MAX_EXTRA_UVS)
+		extra = PSK_MAX_EXTRA_UVS;
+	if (!p->all_normals && !p->any_colors && !extra && p->n_verts <= 65536) {
+		buf_puts(out, ".pskx: the same bytes as the .psk (no mesh has colours or a second "
+			      "UV set, and not every mesh has normals)\n");
+		return;
+	}
+	buf_puts(out, ".pskx: ");
+	if (p->n_verts > 65536) {
+		buf_puts(out, "32-bit faces (FACE3200)");
+		sep = ", ";
+	} else {
+		buf_puts(out, "the .psk's chunks");
+		sep = " + ";
+	}
+	if (p->all_normals) {
+		buf_printf(out, "%snormals (VTXNORMS)", sep);
+		sep = ", ";
+	}
+	if (p->any_colors) {
+		buf_printf(out, "%scolours (VERTEXCOLOR)", sep);
+		sep = ", ";
+	}
+	if (extra)
+		buf_printf(out, "%s%u extra UV set%s (EXTRAUVS)", sep, extra, extra > 1 ? "s" : "");
+	buf_putc(out, '\n');
+}
+
 static void export_summary(struct asset *as, struct buf *out)
 {
 	struct cache_ent *ent;
@@ -275,12 +310,12 @@ static void export_summary(struct asset *as, struct buf *out)
 		buf_printf(out, "export: cannot plan: %s\n", rc_str(r));
 		return;
 	}
-	buf_printf(out, "export: %s, %u meshes, %llu vertices, %u bones, %s%s\n",
+	buf_printf(out, "export: %s, %u meshes, %llu vertices, %u bones, %s; ",
 		   p->zup ? "Z-up (PSK importers' axes; -o yup for the game's Y-up)"
 			  : "Y-up as stored (-o yup)",
 		   p->n_meshes, (unsigned long long)p->n_verts, p->n_bones,
-		   p->n_verts <= 65536 ? ".psk and .pskx" : ".pskx only (more than 65536 wedges)",
-		   p->all_normals ? ", normals in the .pskx" : "");
+		   p->n_verts <= 65536 ? ".psk and .pskx" : ".pskx only (more than 65536 wedges)");
+	pskx_holds(p, out);
 	for (size_t i = 0; i < p->skipped.n; i++)
 		buf_printf(out, "  %s\n", p->skipped.msg[i]);
 }

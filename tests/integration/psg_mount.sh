@@ -71,4 +71,14 @@ check "sized: several hundred objects ($nobj)" test "$nobj" -ge 300
 check "sized: every object matches the record" verify_objects "$b" "$WORK/big.rec"
 check "sized: every file reads back its st_size" bash -c \
 	"for f in \$(find '$b' -type f); do [ \$(stat -c %s \$f) = \$(cat \$f | wc -c) ] || exit 1; done"
+# info.txt says what the .pskx holds: the sky has no normals, colours or second UV set, so its
+# .pskx is the .psk's bytes and info.txt says so; a skinned model's adds its normals.
+"$PSGFS_GEN" skinned --seed 3 "$WORK/sk.psg"
+check "pskx: the sky's info.txt says the .pskx is the .psk's bytes, and it is" bash -c "
+	'$PSGFS_TOOL' cat '$sky' info.txt | grep -q '; .pskx: the same bytes as the .psk (' &&
+	cmp -s <('$PSGFS_TOOL' cat '$sky' export/sky.psk) <('$PSGFS_TOOL' cat '$sky' export/sky.pskx)"
+check "pskx: a model with normals says what the .pskx adds, and it differs" bash -c "
+	'$PSGFS_TOOL' cat '$WORK/sk.psg' info.txt | grep -q '; .pskx: the .psk.s chunks + normals (VTXNORMS)' &&
+	! cmp -s <('$PSGFS_TOOL' cat '$WORK/sk.psg' export/sk.psk) <('$PSGFS_TOOL' cat '$WORK/sk.psg' export/sk.pskx)"
+
 finish
