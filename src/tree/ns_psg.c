@@ -111,7 +111,10 @@ static enum rc list_objects(const struct tctx *c, struct tlist *out)
 		char label[64];
 
 		psg_obj_name(a, i, label, sizeof label);
-		tlist_add(out, tn(K_OBJ_BIN, i, 0), "%s.bin", label);
+		/* Bytes past the end of a truncated file are not listed (stat must work for
+		 * whatever is): errors.txt says they are missing. The .txt view still is. */
+		if (a->dict[i].readable)
+			tlist_add(out, tn(K_OBJ_BIN, i, 0), "%s.bin", label);
 		if (view_object_has_text(a->dict[i].type_id))
 			tlist_add(out, tn(K_OBJ_TXT, i, 0), "%s.txt", label);
 	}
@@ -379,7 +382,13 @@ static enum rc info_text(const struct tctx *c, struct buf *out)
 	if (m->has_textures) {
 		const struct texnames_memo *tn_ = asset_need(as, N_TEXNAMES, 0, &ent, &r);
 
-		buf_puts(out, "textures:\n");
+		buf_puts(out, "textures:");
+		if (tn_ && tn_->unlisted)
+			buf_printf(out,
+				   " (%u more not listed: their texels are past the end of the "
+				   "file, see errors.txt)",
+				   tn_->unlisted);
+		buf_putc(out, '\n');
 		for (uint32_t i = 0; tn_ && i < tn_->n; i++) {
 			if (!tn_->names[i])
 				continue;
