@@ -63,6 +63,7 @@ struct stats_memo {
 struct texnames_memo {
 	char **names;
 	uint32_t n;
+	uint32_t unlisted; /* named textures left out: texels past the end of the file */
 };
 
 /* The scene (permanent once loaded: nothing to unpin). */

@@ -32,6 +32,13 @@ twins_equal() {
 }
 check "every PS3 twin's .dds and .png equal the Xbox 360 ones" twins_equal
 
+# info.txt names formats in one vocabulary: a twin's texture line is the same on both platforms
+# (DXT5, not the Xenos DXT4_5, for byte-identical .dds output).
+check "info.txt: every PS3 twin's texture line equals the Xbox 360 one" bash -c "
+	p=\$(grep -E '^  0x' '$mp/info.txt' | sort); [ \$(echo \"\$p\" | wc -l) -gt 100 ] &&
+	[ -z \"\$(comm -23 <(echo \"\$p\") <(grep -E '^  0x' '$mx/info.txt' | sort))\" ] &&
+	! grep -q DXT4_5 '$mx/info.txt'"
+
 sizes_exact() {
 	local f
 	for f in "$mx"/textures/*; do
