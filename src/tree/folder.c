@@ -935,7 +935,7 @@ uint32_t folder_slot_at(struct tree *t, const char *path)
 		pthread_mutex_lock(&f->mu);
 		listed = dir->listed;
 		pthread_mutex_unlock(&f->mu);
-		if (!listed && read_folder(f, dir) != RC_OK)
+		if (!listed && read_folder(t, dir) != RC_OK)
 			return 0;
 		pthread_mutex_lock(&f->mu);
 		for (size_t i = 0; i < dir->n_kids && !hit; i++) {
