@@ -43,6 +43,8 @@ struct pathbuf {
 
 static bool pb_put(struct pathbuf *b, const void *s, size_t n)
 {
+	if (n == 0)
+		return true;
 	if (n > SIZE_MAX / 2 - b->len)
 		return false;
 	if (b->len + n > b->cap) {
