@@ -471,6 +471,9 @@ enum rc arc_open(const struct src *s, const struct src *toc, struct arc *a, stru
 		arc_free(a);
 		return r;
 	}
+	/* Kept for the mount's lifetime: no slack. */
+	if (a->paths && a->paths_len)
+		a->paths = xshrink_n(a->paths, a->paths_len, 1);
 	a->heap_bytes = (uint64_t)a->n * sizeof *a->e + a->paths_len;
 	return RC_OK;
 }
