@@ -541,6 +541,26 @@ static void test_eb_million_claimed(void **state)
 	assert_true(diag_with(&d, "claims 1000000 entries") == 1);
 	arc_free(&a);
 	diag_free(&d);
+	/* tiny name records all naming a 255-byte folder: the paths would outgrow the file */
+	{
+		size_t big = 0x30 + 300000 * 19 + 512;
+		uint8_t *q = calloc(1, big);
+
+		assert_non_null(q);
+		memcpy(q, "EB\0\3", 4);
+		st32(q + 4, 300000);
+		st32(q + 12, 0x30 + 300000 * 16);
+		q[20] = 3;
+		q[21] = 255;
+		st16(q + 22, 1);
+		memset(q + align_up(0x30 + 300000 * 19, 16), 'f', 255);
+		for (size_t i = 0; i < 300000; i++)
+			q[0x30 + 300000 * 16 + i * 3 + 2] = 'n';
+		src_init_mem(&s, &m, q, big);
+		assert_int_equal(arc_open(&s, NULL, &a, &d), RC_CORRUPT);
+		assert_int_equal(diag_with(&d, "paths take more than"), 1);
+		free(q);
+	}
 	/* and the worst: a bare header claiming 2^32-1 */
 	memset(p + 0x30, 0, len - 0x30);
 	st32(p + 4, 0xFFFFFFFF);
