@@ -557,8 +557,10 @@ static void test_eb_million_claimed(void **state)
 		for (size_t i = 0; i < 300000; i++)
 			q[0x30 + 300000 * 16 + i * 3 + 2] = 'n';
 		src_init_mem(&s, &m, q, big);
+		diag_init(&d);
 		assert_int_equal(arc_open(&s, NULL, &a, &d), RC_CORRUPT);
 		assert_int_equal(diag_with(&d, "paths take more than"), 1);
+		diag_free(&d);
 		free(q);
 	}
 	/* and the worst: a bare header claiming 2^32-1 */
