@@ -677,6 +677,41 @@ static void test_sfil_hostile(void **state)
 	}
 }
 
+/* The benchmark archive at a small size: every entry exact, the chunked one too. */
+static void test_bench_archive(void **state)
+{
+	struct gen_big_bench_opts o = {
+	    .seed = 9, .bytes = 4u << 20, .entries = 40, .chunked_bytes = 3u << 20};
+	struct gen_big_manifest m = {0};
+	struct buf b;
+	struct gen_sink sk;
+	struct src s;
+	struct src_mem sm;
+	struct arc a;
+	struct diag d;
+	uint64_t unpacked = 0;
+
+	(void)state;
+	buf_init(&b);
+	gen_sink_buf(&sk, &b);
+	assert_int_equal(gen_big_bench(&o, &sk, &m), RC_OK);
+	assert_int_equal(m.n, 41);
+	for (size_t i = 0; i < m.n; i++)
+		unpacked += m.v[i].size;
+	assert_true(unpacked > (6u << 20) && unpacked < (8u << 20));
+	assert_true(b.len < unpacked); /* RefPack gets some of it */
+	assert_int_equal(m.v[40].method, GB_CHUNK_REFPACK);
+	src_init_mem(&s, &sm, b.data, b.len);
+	diag_init(&d);
+	assert_int_equal(arc_open(&s, NULL, &a, &d), RC_OK);
+	assert_int_equal(d.n, 0);
+	check_against(&s, &a, &m, "", NULL);
+	arc_free(&a);
+	diag_free(&d);
+	gen_big_manifest_free(&m);
+	buf_free(&b);
+}
+
 /* ---- a game folder ---- */
 
 static void test_game_dir(void **state)
@@ -720,7 +755,7 @@ int main(void)
 	    cmocka_unit_test(test_bigf_big4),	     cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_hostile_names),    cmocka_unit_test(test_hostile_nested),
 	    cmocka_unit_test(test_sfil_roundtrip),   cmocka_unit_test(test_sfil_hostile),
-	    cmocka_unit_test(test_game_dir),
+	    cmocka_unit_test(test_bench_archive),    cmocka_unit_test(test_game_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
