@@ -29,7 +29,8 @@ void gen_arc_usage(FILE *out)
 	      "  --seed N            random seed (default 1)\n"
 	      "  --platform P        ps3 (default) or x360 (.rx2 arenas, LZX entries, .xsf/.xst)\n"
 	      "  --manifest FILE     'file path method size fnv1a64' per entry written\n"
-	      "  --refpack-header H  10, 11, 90 or 91 (default: 10, or 90 past 16 MiB)\n"
+	      "  --refpack-header H  10, 11, 50, 51, 90, 91, D0 or D1 (default: 10, or 90\n"
+	      "                      past 16 MiB)\n"
 	      "big:\n"
 	      "  --variant V         game (default): the createacharacter layout, every\n"
 	      "                      compression; stored|refpack|chunkref|chunkzip|chunklzx:\n"
@@ -156,8 +157,10 @@ static int arc_opt(struct arc_args *a, int c, const char *v)
 		a->shift_set = true;
 		break;
 	case A_RPH:
-		if (strcmp(v, "10") && strcmp(v, "11") && strcmp(v, "90") && strcmp(v, "91"))
-			return bad("refpack-header", v, "10, 11, 90 or 91");
+		if (strlen(v) != 2 || (strtoul(v, NULL, 16) & 0x3E) != 0x10 ||
+		    !strchr("0123456789abcdefABCDEF", v[0]) ||
+		    !strchr("0123456789abcdefABCDEF", v[1]))
+			return bad("refpack-header", v, "10, 11, 50, 51, 90, 91, D0 or D1");
 		a->rph = (uint8_t)strtoul(v, NULL, 16);
 		break;
 	case A_STYLE:

@@ -70,6 +70,7 @@ usage() {
 check "usage: unknown variant" usage big --variant nope "$WORK/x.big"
 check "usage: shift out of range" usage big --shift 17 "$WORK/x.big"
 check "usage: bad refpack header" usage big --refpack-header 12 "$WORK/x.big"
+check "usage: bad refpack header (not hex)" usage big --refpack-header 1x "$WORK/x.big"
 check "usage: bad chunk style" usage big --chunk-style x "$WORK/x.big"
 check "usage: stream format 4" usage stream --format 4 "$WORK/x.psf"
 check "usage: stream hostile name" usage stream --hostile nope "$WORK/x.psf"

@@ -169,7 +169,8 @@ static void roundtrip(const uint8_t *in, size_t n, uint8_t hdr, unsigned chain, 
 
 static void test_rp_enc_roundtrip(void **state)
 {
-	static const uint8_t headers[] = {0, RP_HDR_10, RP_HDR_11, RP_HDR_90, RP_HDR_91};
+	static const uint8_t headers[] = {0,	     RP_HDR_10, RP_HDR_11, RP_HDR_90,
+					  RP_HDR_91, 0x50,	0xD1};
 	static const size_t sizes[] = {0, 1, 2, 3, 4, 5, 7, 111, 112, 113, 1000, 70000, 300000};
 	uint8_t *in = malloc(300000);
 
@@ -216,7 +217,9 @@ static void test_rp_enc_refusals(void **state)
 	assert_int_equal(rp_encode(&one, 1u << 24, &o, &b), RC_INVAL);
 	o.header = RP_HDR_11;
 	assert_int_equal(rp_encode(&one, 1u << 24, &o, &b), RC_INVAL);
-	o.header = 0x50;
+	o.header = 0x30;
+	assert_int_equal(rp_encode(&one, 1, &o, &b), RC_INVAL);
+	o.header = 0x12;
 	assert_int_equal(rp_encode(&one, 1, &o, &b), RC_INVAL);
 	assert_int_equal(b.len, 0);
 	buf_free(&b);
