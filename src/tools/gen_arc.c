@@ -43,7 +43,8 @@ void gen_arc_usage(FILE *out)
 	      "  --chunk-style S     rw4 (deflate 1, RefPack 2, LZX 3, stored 4) or sk8\n"
 	      "                      (stored 0, RefPack 2, zlib 3)\n"
 	      "  --assets N          asset entries, 1 to 100000 (default 24)\n"
-	      "  --size N            bench: bytes of entries, up to 4G (default 1G)\n"
+	      "  --size N            bench: bytes of entries, up to 4G (default 1G); --size,\n"
+	      "                      --entries and --chunked alone choose --variant bench\n"
 	      "  --entries N         bench: entries, 1 to 1000000 (default 20000)\n"
 	      "  --chunked N         bench: one chunked RefPack entry of N bytes (default 0)\n"
 	      "  --depth N           nested: archive levels, 1 to 64 (default 12)\n"
@@ -107,7 +108,7 @@ struct arc_args {
 	int hostile;
 	uint64_t seed, size, chunked;
 	uint32_t assets, entries, depth;
-	bool x360, wide, shift_set;
+	bool x360, wide, shift_set, variant_set;
 	uint8_t shift, rph, style;
 };
 
@@ -142,6 +143,7 @@ static int arc_opt(struct arc_args *a, int c, const char *v)
 		break;
 	case A_VARIANT:
 		a->variant = v;
+		a->variant_set = true;
 		break;
 	case A_PLATFORM:
 		if (strcmp(v, "ps3") && strcmp(v, "x360"))
@@ -435,6 +437,15 @@ int gen_arc_main(int argc, char **argv)
 		return 2;
 	}
 	a.out = argv[optind];
+	/* --size, --entries and --chunked describe a benchmark archive: they choose it */
+	if ((a.size || a.entries || a.chunked) && strcmp(a.kind, "big") == 0) {
+		if (a.variant_set && strcmp(a.variant, "bench")) {
+			fprintf(stderr, "psgfs-gen: --size, --entries and --chunked apply to "
+					"--variant bench\n");
+			return 2;
+		}
+		a.variant = "bench";
+	}
 	if (!strcmp(a.kind, "game"))
 		return run_game(&a);
 	if (!strcmp(a.kind, "stream"))

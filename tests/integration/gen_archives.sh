@@ -35,7 +35,7 @@ differ() { ! cmp -s "$1" "$2"; }
 "$G" big --seed 8 --wide --shift 11 --platform x360 "$WORK/b.big"
 check "big: another seed, other bytes" differ "$WORK/a1.big" "$WORK/b.big"
 
-"$G" big --variant bench --size 2M --entries 30 --chunked 1M --manifest "$WORK/bm" "$WORK/bench.big"
+"$G" big --size 2M --entries 30 --chunked 1M --manifest "$WORK/bm" "$WORK/bench.big"
 check "bench: 31 rows, one chunked" [ "$(grep -c '	chunkref	' "$WORK/bm")" = 1 ] &&
 	[ "$(($(wc -l < "$WORK/bm") - 1))" = 31 ]
 
@@ -74,6 +74,7 @@ check "usage: bad refpack header (not hex)" usage big --refpack-header 1x "$WORK
 check "usage: bad chunk style" usage big --chunk-style x "$WORK/x.big"
 check "usage: stream format 4" usage stream --format 4 "$WORK/x.psf"
 check "usage: stream hostile name" usage stream --hostile nope "$WORK/x.psf"
+check "usage: --size with another variant" usage big --variant stored --size 1M "$WORK/x.big"
 check "usage: nothing written" [ ! -e "$WORK/x.big" ] && [ ! -e "$WORK/x.psf" ]
 st=0
 "$G" game "$WORK/g1" 2> "$WORK/err" || st=$?
