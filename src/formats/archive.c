@@ -45,6 +45,8 @@ struct pathbuf {
 
 static bool pb_put(struct pathbuf *b, const void *s, size_t n)
 {
+	if (n == 0)
+		return true;
 	if (n > SIZE_MAX / 2 - b->len)
 		return false;
 	if (b->len + n > b->cap) {
@@ -472,6 +474,9 @@ enum rc arc_open(const struct src *s, const struct src *toc, struct arc *a, stru
 		arc_free(a);
 		return r;
 	}
+	/* Kept for the mount's lifetime: no slack. */
+	if (a->paths && a->paths_len)
+		a->paths = xshrink_n(a->paths, a->paths_len, 1);
 	a->heap_bytes = (uint64_t)a->n * sizeof *a->e + a->paths_len;
 	return RC_OK;
 }
