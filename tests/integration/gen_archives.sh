@@ -60,6 +60,11 @@ check "game: CAS texture paths" grep -q '^data/content/createacharacter.big	data
 check "game: district streams in world.big" grep -q '^data/content/world.big	data/content/world/stream/DIST_MegaPark/cGfx_Global.psf	' "$WORK/gm"
 check "game: DIST textures" grep -q '	data/content/world/models/DIST_MegaPark_Textures.psg	' "$WORK/gm"
 
+"$G" game --seed 2 --platform x360 --manifest "$WORK/gx" "$WORK/gx360"
+check "game x360: .xsf/.xst stream files" [ -s "$WORK/gx360/data/content/world/stream/DIST_Loose/cF3_Global.xsf" ] &&
+	[ -s "$WORK/gx360/data/content/world/stream/DIST_Loose/DIST_Loose_F3.xst" ]
+check "game x360: .rx2 entries, chunklzx among them" grep -q '\.rx2	chunklzx	' "$WORK/gx"
+
 # usage: exit 2, one line on stderr, nothing written
 usage() {
 	local st=0
