@@ -107,7 +107,7 @@ static void usage(FILE *out)
 	    "                      0x2c7f3818001719xx: a per-texture arena, to be named\n"
 	    "                      0x<GUID>.psg as the game names them\n"
 	    "\n"
-	    "\n");
+	    "");
 	gen_arc_usage(out);
 	fputs("\nexit status: 0 ok, 1 generation or write failed, 2 usage\n", out);
 }
