@@ -69,6 +69,7 @@ static void usage(FILE *out)
 	    "  --overlap           every sequence covers every key, all --frames of them\n"
 	    "                      (the amplification worst case: small file, huge views)\n"
 	    "  --match-psk         the skeleton psk --seed/--bones would generate\n"
+	    "  --flat-parents      parent 0 for every bone (as many exporters write)\n"
 	    "skinned:\n"
 	    "  --bones N           3 to 4096 (default 12)\n"
 	    "  --meshes N          1 to 256 (default 4)\n"
@@ -128,6 +129,7 @@ enum {
 	O_FRAMES,
 	O_SCALE,
 	O_MATCH,
+	O_FLAT,
 	O_MESHES,
 	O_VERTS,
 	O_ISLANDS,
@@ -168,6 +170,7 @@ static const struct option longopts[] = {
     {"frames", required_argument, NULL, O_FRAMES},
     {"scale-keys", no_argument, NULL, O_SCALE},
     {"match-psk", no_argument, NULL, O_MATCH},
+    {"flat-parents", no_argument, NULL, O_FLAT},
     {"meshes", required_argument, NULL, O_MESHES},
     {"verts", required_argument, NULL, O_VERTS},
     {"islands", required_argument, NULL, O_ISLANDS},
@@ -541,6 +544,9 @@ static bool psk_psa_opt(struct gen_args *a, int c)
 		break;
 	case O_MATCH:
 		a->pa.match_psk = true;
+		break;
+	case O_FLAT:
+		a->pa.flat_parents = true;
 		break;
 	case O_OVERLAP:
 		a->pa.overlap = true;
