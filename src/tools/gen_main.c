@@ -17,6 +17,7 @@
 #include "psgfs/gen/gen_psg_textures.h"
 #include "psgfs/gen/gen_psk.h"
 #include "psgfs/gen/gen_x360_textures.h"
+#include "gen_arc.h"
 
 /* One string on purpose: the help text reads here as it prints (81 lines, no logic). */
 static void usage(FILE *out)
@@ -107,7 +108,9 @@ static void usage(FILE *out)
 	    "                      0x2c7f3818001719xx: a per-texture arena, to be named\n"
 	    "                      0x<GUID>.psg as the game names them\n"
 	    "\n"
-	    "exit status: 0 ok, 1 generation or write failed, 2 usage\n");
+	    "\n");
+	gen_arc_usage(out);
+	fputs("\nexit status: 0 ok, 1 generation or write failed, 2 usage\n", out);
 }
 
 enum {
@@ -776,6 +779,8 @@ int main(int argc, char **argv)
 	a.kind = argv[1];
 	if (!strcmp(a.kind, "hash"))
 		return hash_files(argc - 2, argv + 2);
+	if (gen_arc_kind(a.kind))
+		return gen_arc_main(argc, argv);
 	if (!known_kind(a.kind)) {
 		fprintf(stderr, "psgfs-gen: unknown kind '%s'\n", a.kind);
 		return 2;

@@ -2,8 +2,9 @@
  * Folder mounts: a directory of assets shown as one tree. Mounting reads the folder itself and
  * nothing below it. A folder is read when first listed, and that listing is kept as the
  * mount's snapshot of it (later changes in the source folder are not shown). Each regular file
- * is sniffed then (its first bytes): containers become directories holding the asset's own
- * tree, other files pass through. Symbolic links stay links (never followed); FIFOs, sockets
+ * is classified then, by its name and size where they decide (classify_by_name), else by its
+ * first bytes (sniff): containers become directories holding the asset's own tree, other files
+ * pass through. Symbolic links stay links (never followed); FIFOs, sockets
  * and devices are left out. Assets are opened only when something inside them is used, and
  * live in the shared cache like everything else, at most max_assets at a time: file
  * descriptors and memory stay bounded however many are visited. An asset closed by that limit
@@ -45,6 +46,7 @@ struct fentry {
 	bool asset;  /* a container: shown as a directory */
 	bool denied; /* assets: the sniff was refused permission (it will open as broken) */
 	bool dead;   /* files: reopened as something else; everything below fails with EIO */
+	bool named;  /* files: classified by name and size, never read at listing */
 	const struct tree_format *fmt; /* files: the format of the first opening */
 	uint64_t why_hash;	       /* ... and, when broken, of its reason */
 	bool listed;		       /* directories: children read */
@@ -230,16 +232,70 @@ static int open_dir_of(struct folder *f, uint32_t slot)
 
 /* ---- listing a source folder ---- */
 
+/* The extension of a name (after its last dot, not a leading one), or "". */
+static const char *name_ext(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	return dot && dot != name ? dot + 1 : "";
+}
+
+static bool ext_in(const char *ext, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(ext, v[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The smallest file of an asset extension that asset_detect could take: its magic. */
+static off_t asset_ext_min(const char *ext)
+{
+	static const char *const rw[] = {"psg", "rx2"};
+	static const char *const actorx[] = {"psk", "pskx", "psa"};
+
+	if (ext_in(ext, rw, sizeof rw / sizeof *rw))
+		return 4;
+	if (ext_in(ext, actorx, sizeof actorx / sizeof *actorx))
+		return 20;
+	return 0;
+}
+
 static bool name_is_asset_ext(const char *name)
 {
-	static const char *const ext[] = {".psg", ".rx2", ".psk", ".pskx", ".psa"};
-	size_t n = strlen(name);
+	return asset_ext_min(name_ext(name)) > 0;
+}
 
-	for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
-		size_t m = strlen(ext[i]);
+/* Names no game or exporter gives an arena, PSK or PSA: text, pictures, sound. */
+static bool name_is_plain_ext(const char *name)
+{
+	static const char *const ext[] = {"txt", "md",	"log", "xml",  "json", "ini", "cfg",
+					  "csv", "tsv", "htm", "html", "png",  "jpg", "jpeg",
+					  "dds", "tga", "bmp", "gif",  "wav",  "ogg", "mp3"};
 
-		if (n > m && strcasecmp(name + n - m, ext[i]) == 0)
-			return true;
+	return ext_in(name_ext(name), ext, sizeof ext / sizeof *ext);
+}
+
+/*
+ * Classify a regular file by its name and size where they decide (docs: "Folder mounts"),
+ * without reading it: an asset extension on a file large enough for the magic is an asset
+ * (a misnamed one opens as a broken asset whose info.txt says why); a file too small for the
+ * magic of its extension, or with a text, picture or sound extension, is a plain file. True
+ * when decided; otherwise (and always with sniff_all) the first bytes decide (sniff).
+ */
+static bool classify_by_name(const struct tree *t, struct fentry *e)
+{
+	off_t min = asset_ext_min(name_ext(e->name));
+
+	if (t->opts.sniff_all || e->type != FE_FILE)
+		return false;
+	if (min > 0) {
+		e->asset = e->st.st_size >= min;
+		return true;
+	}
+	if (name_is_plain_ext(e->name)) {
+		e->asset = false;
+		return true;
 	}
 	return false;
 }
@@ -260,7 +316,7 @@ static void sniff_hint(int dirfd, const struct fentry *e)
 {
 	int fd;
 
-	if (e->type != FE_FILE)
+	if (e->type != FE_FILE || e->named)
 		return;
 	fd = openat(dirfd, e->name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0) {
@@ -276,7 +332,7 @@ static bool sniff(int dirfd, struct fentry *e)
 	ssize_t got = -1;
 	int fd;
 
-	if (e->type != FE_FILE)
+	if (e->type != FE_FILE || e->named)
 		return true;
 	fd = openat(dirfd, e->name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
@@ -442,8 +498,9 @@ static void pending_free(struct pending *p, size_t from)
 
 /* Names and stats of a folder's entries, each file's first page asked for on the way, then
  * their sniffs; false: for want of memory or descriptors (nothing to keep). */
-static bool gather(const struct folder *f, DIR *d, uint32_t parent, struct pending *p)
+static bool gather(const struct tree *t, DIR *d, uint32_t parent, struct pending *p)
 {
+	const struct folder *f = t->fold;
 	struct dirent *de;
 	struct stat dst;
 	bool again = false;
@@ -460,9 +517,16 @@ static bool gather(const struct folder *f, DIR *d, uint32_t parent, struct pendi
 			entry_free(e);
 			again = true;
 		}
-		/* Its first page comes in while the rest of the folder is read. */
-		if (e && !again)
+		/* Unless its name decides, its first page comes in while the rest of the
+		 * folder is read. */
+		if (e && !again) {
+			e->named = classify_by_name(t, e);
+			/* An asset this daemon may not read opens as broken (see denied). */
+			if (e->named && e->asset &&
+			    faccessat(dirfd(d), e->name, R_OK, AT_EACCESS) != 0)
+				e->denied = errno == EACCES || errno == EPERM;
 			sniff_hint(dirfd(d), e);
+		}
 	}
 	return !again && sniff_all(dirfd(d), p->v, p->n);
 }
@@ -502,8 +566,9 @@ static enum rc publish(struct folder *f, struct fentry *dir, struct pending *pp)
  * descriptors keeps nothing, so the next visit reads the folder again; any other failure
  * keeps what was read as the snapshot (a folder that fails half-way stays half).
  */
-static enum rc read_folder(struct folder *f, struct fentry *dir)
+static enum rc read_folder(struct tree *t, struct fentry *dir)
 {
+	struct folder *f = t->fold;
 	struct pending p = {0};
 	enum rc r = RC_OK;
 	DIR *d;
@@ -515,7 +580,7 @@ static enum rc read_folder(struct folder *f, struct fentry *dir)
 			close(fd);
 		return r;
 	}
-	if (!gather(f, d, dir->slot, &p)) {
+	if (!gather(t, d, dir->slot, &p)) {
 		closedir(d);
 		pending_free(&p, 0);
 		return RC_NOMEM;
@@ -614,7 +679,7 @@ enum rc folder_list(struct tree *t, tree_ino ino, struct tlist *out)
 	listed = dir->listed;
 	pthread_mutex_unlock(&f->mu);
 	if (!listed)
-		r = read_folder(f, dir); /* without the lock: it reads the source tree */
+		r = read_folder(t, dir); /* without the lock: it reads the source tree */
 	pthread_mutex_lock(&f->mu);
 	for (size_t i = 0; r == RC_OK && i < dir->n_kids; i++) {
 		struct fentry *e = entry_find(f, dir->kids[i]);
@@ -892,7 +957,7 @@ uint32_t folder_slot_at(struct tree *t, const char *path)
 		pthread_mutex_lock(&f->mu);
 		listed = dir->listed;
 		pthread_mutex_unlock(&f->mu);
-		if (!listed && read_folder(f, dir) != RC_OK)
+		if (!listed && read_folder(t, dir) != RC_OK)
 			return 0;
 		pthread_mutex_lock(&f->mu);
 		for (size_t i = 0; i < dir->n_kids && !hit; i++) {

@@ -330,6 +330,7 @@ static void materials_summary(struct asset *as, struct buf *out)
 	    [PSG_COMP_FOLDER] = "linked",
 	    [PSG_COMP_BESIDE] = "beside the source; links need a folder mount",
 	    [PSG_COMP_BROKEN] = "not a readable texture arena",
+	    [PSG_COMP_MODS] = "its mod in the mods folder; links need a folder mount",
 	};
 	struct cache_ent *ent;
 	enum rc r;

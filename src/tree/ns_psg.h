@@ -41,6 +41,7 @@ struct psg_mount {
 	/* The companion texture arena, looked for once (psg_materials.c). */
 	pthread_mutex_t comp_mu;
 	bool comp_looked, comp_found;
+	bool comp_modded;   /* single-file mounts: found in the mods folder */
 	uint32_t comp_slot; /* folder mounts: its slot */
 	struct asset *comp; /* single-file mounts: kept open, NULL when it would not open */
 	char *comp_name;    /* its file name as found, else as expected */

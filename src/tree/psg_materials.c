@@ -297,13 +297,33 @@ static void locate_in_folder(struct asset *as, struct psg_mount *m)
 	}
 }
 
-/* Single-file mounts: the file beside the source, opened once and kept for the mount. */
+/* With -o mods, a single-file mount writes a modded arena to OUTDIR/<name>: a companion found
+ * there is the one a later mount of its model serves (docs/texture-mods.md). */
+static char *mods_dir_of(const struct asset *as)
+{
+	const char *d = as->t->opts.mods_dir;
+	char *dir = NULL;
+
+	if (d && asprintf(&dir, "%s/", d) < 0)
+		dir = NULL;
+	return dir;
+}
+
+/* Single-file mounts: the file beside the source (or its mod), opened once and kept for the
+ * mount. */
 static void locate_beside(struct asset *as, struct psg_mount *m)
 {
 	const char *slash = strrchr(as->path, '/');
-	char *dir = slash ? strndup(as->path, (size_t)(slash - as->path) + 1) : strdup("./");
+	char *dir = mods_dir_of(as);
 	char *found = dir ? find_beside(as->t, dir, m->comp_name) : NULL;
 	char *path = NULL, why[256];
+
+	m->comp_modded = found != NULL;
+	if (!found) {
+		free(dir);
+		dir = slash ? strndup(as->path, (size_t)(slash - as->path) + 1) : strdup("./");
+		found = dir ? find_beside(as->t, dir, m->comp_name) : NULL;
+	}
 
 	if (found && asprintf(&path, "%s%s", dir, found) >= 0) {
 		m->comp_found = true;
@@ -518,7 +538,10 @@ static enum rc link_companion(struct asset *as, struct psg_materials *ms)
 		ms->where = r == RC_NOENT ? PSG_COMP_NONE : PSG_COMP_BROKEN;
 		return RC_OK;
 	}
-	r = link_through(comp, ms, as->t->fold ? PSG_COMP_FOLDER : PSG_COMP_BESIDE);
+	r = link_through(comp, ms,
+			 as->t->fold	       ? PSG_COMP_FOLDER
+			 : pm(as)->comp_modded ? PSG_COMP_MODS
+					       : PSG_COMP_BESIDE);
 	psg_companion_put(as, pin);
 	return r;
 }
@@ -574,6 +597,8 @@ void psg_material_text(const struct psg_materials *ms, uint32_t i, struct buf *o
 	    out, " (%s)\n",
 	    ms->where == PSG_COMP_FOLDER   ? "found beside the model; links below"
 	    : ms->where == PSG_COMP_BESIDE ? "found beside the source; links need a folder mount"
+	    : ms->where == PSG_COMP_MODS
+		? "its mod, found in the mods folder; links need a folder mount"
 	    : ms->where == PSG_COMP_BROKEN ? "found, but it cannot be opened as a texture arena"
 					   : "not found");
 	buf_puts(out, "channel\tinput\tkind\tvalue\tguid\tresolves to\n");

@@ -14,6 +14,7 @@ enum psg_comp_where {
 	PSG_COMP_FOLDER, /* a sibling in the mounted folder: materials link into it */
 	PSG_COMP_BESIDE, /* beside the source of a single-file mount: named, not linked */
 	PSG_COMP_BROKEN, /* found, but it is not a readable texture arena */
+	PSG_COMP_MODS,	 /* single-file mount: the companion's mod in OUTDIR (-o mods) */
 };
 
 struct psg_channel {

@@ -39,7 +39,7 @@ check "sky: decoded views for known types" bash -c "ls '$m/objects' | grep -q '0
 check "sky: references shown as -> NNNN.TypeName" grep -q -- '-> 0003.BaseResource' "$m/objects/0004.VertexBuffer.txt"
 check "sky: toc.tsv has a header and a row" test "$(wc -l < "$m/toc.tsv")" -ge 2
 check "sky: no problems" test ! -s "$m/errors.txt"
-check "sky: st_size exact everywhere" bash -c "for f in \$(find '$m' -type f); do [ \$(stat -c %s \$f) = \$(cat \$f | wc -c) ] || exit 1; done"
+check "sky: st_size exact everywhere" all_read_whole "$m"
 check "sky: same tree as psgfs-tool" same_as_tool "$sky" "$m"
 
 shuf=$WORK/shuffled.psg
@@ -69,8 +69,7 @@ mount_psgfs "$big" "$b"
 nobj=$(($(wc -l < "$WORK/big.rec") - 1))
 check "sized: several hundred objects ($nobj)" test "$nobj" -ge 300
 check "sized: every object matches the record" verify_objects "$b" "$WORK/big.rec"
-check "sized: every file reads back its st_size" bash -c \
-	"for f in \$(find '$b' -type f); do [ \$(stat -c %s \$f) = \$(cat \$f | wc -c) ] || exit 1; done"
+check "sized: every file reads back its st_size" all_read_whole "$b"
 # info.txt says what the .pskx holds: the sky has no normals, colours or second UV set, so its
 # .pskx is the .psk's bytes and info.txt says so; a skinned model's adds its normals.
 "$PSGFS_GEN" skinned --seed 3 "$WORK/sk.psg"
