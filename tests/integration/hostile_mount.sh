@@ -224,6 +224,41 @@ if [ "$(id -u)" = 0 ]; then
 		"grep -q '/mnt/readme.txt' '$WORK/bind.find' && ! grep -q '/mnt/bound' '$WORK/bind.find'"
 fi
 
+# Claimed counts (issue 21 item 5): a dictionary claiming 5,000,000 rows of which 12 are stored
+# (120 MB apparent, a few KiB on disk) held 196 MB after mounting; a folder holds max_assets
+# such files. What a mount holds is bounded by what the file stores: RssAnon after mounting
+# and after info.txt stays within the cache budget + 16 MiB, alone and eight in a folder.
+rss_kb() { awk '/^RssAnon/ {print $2}' "/proc/$1/status"; }
+asan=; ldd "$PSGFS" | grep -q libasan && asan=1
+"$PSGFS_GEN" sky --rows 5000000 "$WORK/sparse.psg"
+sp=$WORK/sparse
+mount_psgfs "$WORK/sparse.psg" "$sp" -o cache_size=16M
+pid=$(pgrep -n -f "psgfs $WORK/sparse.psg")
+r_mount=$(rss_kb "$pid")
+check "claimed rows: info.txt counts 5000000 objects" grep -qx "objects: 5000000" "$sp/info.txt"
+check "claimed rows: one errors.txt line for the run of zero rows" \
+	grep -q "^objects 13 to 4999999: 4999987 more rows identical to object 12" "$sp/errors.txt"
+r_info=$(rss_kb "$pid")
+echo "# 5,000,000 claimed rows at cache_size=16M: RssAnon $r_mount kB after mounting, $r_info kB after info.txt"
+if [ -n "$asan" ]; then echo "# ASan build: RssAnon reported, not bounded"; else
+	check "claimed rows: RssAnon after mounting within 16 MiB + 16 MiB ($r_mount kB)" \
+		test "$r_mount" -le $(((16 + 16) * 1024))
+	check "claimed rows: ... and after info.txt ($r_info kB)" test "$r_info" -le $(((16 + 16) * 1024))
+fi
+unmount_psgfs "$sp"
+mkdir -p "$WORK/sparsedir"
+for k in 0 1 2 3 4 5 6 7; do "$PSGFS_GEN" sky --rows $((1000000 + k)) "$WORK/sparsedir/s$k.psg"; done
+spd=$WORK/sparsed
+mount_psgfs "$WORK/sparsedir" "$spd" -o cache_size=16M
+pid=$(pgrep -n -f "psgfs $WORK/sparsedir")
+check "claimed rows, a folder of 8: every asset opens" bash -c \
+	"for k in 0 1 2 3 4 5 6 7; do grep -qx \"objects: \$((1000000 + k))\" '$spd'/s\$k.psg/info.txt || exit 1; done"
+r_dir=$(rss_kb "$pid")
+echo "# a folder of 8 such files (1,000,000 claimed rows each), all open: RssAnon $r_dir kB"
+[ -n "$asan" ] || check "claimed rows, a folder of 8: RssAnon within 16 MiB + 16 MiB ($r_dir kB)" \
+	test "$r_dir" -le $(((16 + 16) * 1024))
+unmount_psgfs "$spd"
+
 # Amplification: a small PSA whose sequences all cover every key shows far more bytes than it
 # holds (sequences x keys); every file stays exactly sized and the daemon's memory stays
 # within the cache budget plus a fixed margin while all of it is read.
