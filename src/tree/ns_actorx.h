@@ -31,6 +31,9 @@ struct ax_ns {
 	const struct psk_chunks *chunks;
 	const struct psk_bone *bones;
 	size_t n_bones;
+	/* PSA: per sequence, the first sequence with the same keys (the same range of ANIMKEYS):
+	 * their keys.tsv and scale_keys.tsv are the same bytes (ns_psa.c). */
+	uint32_t *seq_canon;
 };
 
 static inline const struct ax_ns *ax_of(const struct tctx *c)

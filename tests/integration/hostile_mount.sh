@@ -281,4 +281,47 @@ else
 	check "amplification: peak RSS under the cache budget + 48 MiB" test "$peak" -lt $(((4 + 48) * 1024))
 fi
 unmount_psgfs "$am"
+
+# The amplification worst case of issue 21: a 1.18 MB PSA, 4,000 sequences that all cover the
+# same 16,000 frames, shows 7.94 GB over 20,016 entries. Sizes are exact (the generator is
+# deterministic: the total is a constant), ls -lR sizes every keys.tsv with one counting pass
+# (the sequences share it), and RssAnon stays within the cache budget + 16 MiB throughout.
+big=$WORK/amp4000.psa
+"$PSGFS_GEN" psa --overlap --bones 1 --frames 16000 --sequences 4000 "$big"
+check "amplification 4000: the file is 1,184,280 bytes" test "$(stat -c %s "$big")" = 1184280
+bm=$WORK/amp4000
+mount_psgfs "$big" "$bm" -o cache_size=16M
+pid=$(pgrep -n -f "psgfs $big")
+(
+	rmax=0
+	while kill -0 "$pid" 2>/dev/null; do
+		r=$(awk '/^RssAnon/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
+		[ "${r:-0}" -gt "$rmax" ] && rmax=$r && echo "$rmax" >"$WORK/amp4000.rss"
+		sleep 0.05
+	done
+) &
+sampler=$!
+t0=$(date +%s.%N)
+n_entries=$(timeout 300 ls -lR "$bm" | grep -c '^[-d]')
+t1=$(date +%s.%N)
+total=$(timeout 300 find "$bm" -type f -printf '%s\n' | awk '{ t += $1 } END { printf "%.0f\n", t }')
+echo "# 4000 overlapping sequences: $total bytes over $n_entries entries; ls -lR $(echo "$t1 - $t0" | bc) s"
+check "amplification 4000: 20,016 entries" test "$n_entries" = 20016
+check "amplification 4000: exactly 7,936,602,641 bytes in its files" test "$total" = 7936602641
+k0=$bm/sequences/00.seq_0/keys.tsv
+k1=$bm/sequences/3999.seq_3999/keys.tsv
+check "amplification 4000: keys.tsv reads whole at its st_size, the same for all" bash -c \
+	"[ \$(wc -c < '$k0') = \$(stat -c %s '$k0') ] && cmp -s '$k0' '$k1'"
+g0=$bm/sequences/3999.seq_3999/3999.seq_3999.glb
+check "amplification 4000: a sequence's .glb reads whole at its st_size" \
+	test "$(wc -c <"$g0")" = "$(stat -c %s "$g0")"
+sleep 0.2
+peak4000=$(cat "$WORK/amp4000.rss" 2>/dev/null || echo 0)
+echo "# 4000 overlapping sequences: peak RssAnon $peak4000 kB at cache_size=16M"
+if [ -n "$asan" ]; then echo "# ASan build: RssAnon reported, not bounded"; else
+	check "amplification 4000: peak RssAnon within 16 MiB + 16 MiB ($peak4000 kB)" \
+		test "$peak4000" -le $(((16 + 16) * 1024))
+fi
+unmount_psgfs "$bm"
+wait "$sampler" 2>/dev/null || true
 finish
