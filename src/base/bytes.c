@@ -1,4 +1,5 @@
 /* Checked byte reader and overflow-checked allocation. */
+#include <malloc.h>
 #include <stdlib.h>
 
 #include "psgfs/base/bytes.h"
@@ -169,4 +170,9 @@ const char *rc_str(enum rc r)
 		return "exists";
 	}
 	return "unknown error";
+}
+
+size_t heap_block(const void *p)
+{
+	return p ? malloc_usable_size((void *)p) + sizeof(size_t) : 0;
 }

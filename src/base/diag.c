@@ -26,6 +26,15 @@ size_t diag_count(const struct diag *d)
 	return d->n + d->dropped;
 }
 
+size_t diag_heap_bytes(const struct diag *d)
+{
+	size_t n = d->cap * sizeof *d->msg;
+
+	for (size_t i = 0; i < d->n; i++)
+		n += strlen(d->msg[i]) + 1 + 2 * sizeof(size_t); /* and malloc's header */
+	return n;
+}
+
 void diag_box_free(void *d)
 {
 	diag_free(d);

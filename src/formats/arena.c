@@ -411,9 +411,9 @@ static enum rc ar_sections(const struct src *s, struct arena *a, struct diag *di
 /* ---- dictionary ---- */
 
 /* Where row i's bytes lie: in its base-resource region, else in the object area. */
-static void ar_place(struct arena *a, uint32_t i, const char *nm, struct diag *diag)
+static void ar_place(const struct arena *a, struct arena_dict_entry *e, uint32_t i, const char *nm,
+		     struct diag *diag)
 {
-	struct arena_dict_entry *e = &a->dict[i];
 
 	e->readable = true;
 	if (e->base_resource) {
@@ -453,10 +453,10 @@ static void ar_place(struct arena *a, uint32_t i, const char *nm, struct diag *d
 			 e->align);
 }
 
-/* Row i from its 24 bytes, its type checked against the types table. */
-static void ar_row(struct arena *a, uint32_t i, struct br *r, struct diag *diag)
+/* Row i from its 24 bytes into e, its type checked against the types table. */
+static void ar_row(const struct arena *a, struct arena_dict_entry *e, uint32_t i, struct br *r,
+		   struct diag *diag)
 {
-	struct arena_dict_entry *e = &a->dict[i];
 	char lb[16];
 	const char *nm;
 
@@ -474,7 +474,7 @@ static void ar_row(struct arena *a, uint32_t i, struct br *r, struct diag *diag)
 		diag_add(diag, "object %u (%s): type index %u names 0x%08X, row says 0x%08X", i, nm,
 			 e->type_index, a->types[e->type_index], e->type_id);
 	e->base_resource = rw_is_base_resource(e->type_id);
-	ar_place(a, i, nm, diag);
+	ar_place(a, e, i, nm, diag);
 }
 
 /* A subreference names a byte inside an object that exists. */
@@ -488,40 +488,149 @@ static void ar_subrefs_check(struct arena *a, struct diag *diag)
 		if (r->object >= a->n_dict)
 			diag_add(diag, "subreference %u: object %u out of range (%u objects)", i,
 				 r->object, a->n_dict);
-		else if (r->offset >= a->dict[r->object].size)
-			diag_add(diag,
-				 "subreference %u: offset 0x%X past object %u (%s, 0x%X bytes)", i,
-				 r->offset, r->object, ar_label(a->dict[r->object].type_id, lb),
-				 a->dict[r->object].size);
+		else if (r->offset >= arena_row(a, r->object)->size)
+			diag_add(
+			    diag, "subreference %u: offset 0x%X past object %u (%s, 0x%X bytes)", i,
+			    r->offset, r->object, ar_label(arena_row(a, r->object)->type_id, lb),
+			    arena_row(a, r->object)->size);
 		else
 			r->valid = true;
 	}
 }
 
+/* Rows read per pread: the dictionary is never held as raw bytes. */
+#define AR_DICT_CHUNK 2048u
+
+/* The rows being read: the runs so far and the raw bytes of the last row. */
+struct ar_dict_build {
+	size_t cap_runs, cap_first;
+	uint8_t last[24];
+	uint32_t run_problems; /* problem lines the current run's first row gave */
+};
+
+/* Close the current run: one line for its repeats when its first row had problems. */
+static void ar_run_end(struct arena *a, const struct ar_dict_build *b, uint32_t end,
+		       struct diag *diag)
+{
+	uint32_t first;
+
+	if (!a->n_runs || !b->run_problems)
+		return;
+	first = a->run_first[a->n_runs - 1];
+	if (end - first > 1)
+		diag_add(diag, "objects %u to %u: %u more rows identical to object %u", first + 1,
+			 end - 1, end - first - 1, first);
+}
+
+/* Row i (raw bytes p) extends the current run or starts a new one. */
+static enum rc ar_dict_row(struct arena *a, struct ar_dict_build *b, uint32_t i, const uint8_t *p,
+			   struct diag *diag)
+{
+	struct arena_dict_entry *runs;
+	uint32_t *first;
+	size_t before;
+	struct br r;
+
+	if (a->n_runs && memcmp(b->last, p, 24) == 0)
+		return RC_OK;
+	ar_run_end(a, b, i, diag);
+	runs = xgrow_n(a->runs, a->n_runs, &b->cap_runs, sizeof *runs, 64);
+	if (runs)
+		a->runs = runs;
+	first = xgrow_n(a->run_first, a->n_runs, &b->cap_first, sizeof *first, 64);
+	if (first)
+		a->run_first = first;
+	if (!runs || !first)
+		return RC_NOMEM;
+	memset(&a->runs[a->n_runs], 0, sizeof *a->runs);
+	a->run_first[a->n_runs] = i;
+	before = diag ? diag_count(diag) : 0;
+	br_init(&r, p, 24, a->big_endian);
+	ar_row(a, &a->runs[a->n_runs], i, &r, diag);
+	b->run_problems = (uint32_t)((diag ? diag_count(diag) : 0) - before);
+	memcpy(b->last, p, 24);
+	a->n_runs++;
+	return RC_OK;
+}
+
+/* Runs cut to length; a flat array of rows instead when the runs save nothing. */
+static enum rc ar_dict_settle(struct arena *a)
+{
+	struct arena_dict_entry *flat;
+
+	if ((uint64_t)a->n_runs * (sizeof *a->runs + sizeof *a->run_first) <
+	    (uint64_t)a->n_dict * sizeof *a->runs) {
+		a->runs = xshrink_n(a->runs, a->n_runs ? a->n_runs : 1, sizeof *a->runs);
+		a->run_first =
+		    xshrink_n(a->run_first, a->n_runs ? a->n_runs : 1, sizeof *a->run_first);
+		return RC_OK;
+	}
+	/* Few repeats: n_dict rows cost no more than the runs did. */
+	flat = xcalloc_n(a->n_dict ? a->n_dict : 1, sizeof *flat);
+	if (!flat)
+		return RC_NOMEM;
+	for (uint32_t k = 0; k < a->n_runs; k++) {
+		uint32_t end = k + 1 < a->n_runs ? a->run_first[k + 1] : a->n_dict;
+
+		for (uint32_t i = a->run_first[k]; i < end; i++)
+			flat[i] = a->runs[k];
+	}
+	free(a->runs);
+	free(a->run_first);
+	a->runs = flat;
+	a->run_first = NULL;
+	a->n_runs = a->n_dict;
+	return RC_OK;
+}
+
 static enum rc ar_dict(const struct src *s, struct arena *a, struct diag *diag)
 {
 	uint32_t n = a->h.num_used;
-	uint8_t *t;
-	struct br r;
+	struct ar_dict_build b = {0};
+	uint8_t *t = malloc(24 * AR_DICT_CHUNK);
+	enum rc r = t ? RC_OK : RC_NOMEM;
 
 	/* ar_header checked that numEntries (>= numUsed) rows fit in the file. */
-	a->dict = xcalloc_n(n ? n : 1, sizeof *a->dict);
-	t = malloc(n ? 24 * (size_t)n : 1);
-	if (!a->dict || !t) {
-		free(t);
-		return RC_NOMEM;
-	}
-	if (n && src_read(s, a->h.dict_start, t, 24 * (size_t)n) != RC_OK) {
-		free(t);
-		return RC_IO;
-	}
 	a->n_dict = n;
-	br_init(&r, t, 24 * (size_t)n, a->big_endian);
-	for (uint32_t i = 0; i < n; i++)
-		ar_row(a, i, &r, diag);
+	for (uint32_t i = 0; r == RC_OK && i < n;) {
+		uint32_t k = n - i < AR_DICT_CHUNK ? n - i : AR_DICT_CHUNK;
+
+		if (src_read(s, a->h.dict_start + 24ull * i, t, 24 * (size_t)k) != RC_OK)
+			r = RC_IO;
+		for (uint32_t j = 0; r == RC_OK && j < k; j++)
+			r = ar_dict_row(a, &b, i + j, t + 24 * (size_t)j, diag);
+		i += k;
+	}
 	free(t);
-	ar_subrefs_check(a, diag);
-	return RC_OK;
+	if (r == RC_OK) {
+		ar_run_end(a, &b, n, diag);
+		r = ar_dict_settle(a);
+	}
+	if (r == RC_OK)
+		ar_subrefs_check(a, diag);
+	return r;
+}
+
+const struct arena_dict_entry *arena_row_run(const struct arena *a, uint32_t i)
+{
+	uint32_t lo = 0, hi = a->n_runs; /* run_first[lo] <= i < run_first[hi] */
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (a->run_first[mid] <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &a->runs[lo];
+}
+
+size_t arena_heap_bytes(const struct arena *a)
+{
+	return sizeof *a + (size_t)a->n_types * sizeof *a->types +
+	       (size_t)a->n_subrefs * sizeof *a->subrefs + (size_t)a->n_runs * sizeof *a->runs +
+	       (a->run_first ? (size_t)a->n_runs * sizeof *a->run_first : 0);
 }
 
 enum rc arena_open(const struct src *s, struct arena *a, struct diag *diag)
@@ -544,7 +653,8 @@ void arena_free(struct arena *a)
 {
 	free(a->types);
 	free(a->subrefs);
-	free(a->dict);
+	free(a->runs);
+	free(a->run_first);
 	memset(a, 0, sizeof *a);
 }
 
@@ -555,11 +665,11 @@ enum rc arena_read_object(const struct src *s, const struct arena *a, uint32_t i
 
 	*out = NULL;
 	*len = 0;
-	if (i >= a->n_dict || !a->dict[i].readable)
+	if (i >= a->n_dict || !arena_row(a, i)->readable)
 		return RC_BOUNDS;
-	r = src_dup(s, a->dict[i].start, a->dict[i].size, out);
+	r = src_dup(s, arena_row(a, i)->start, arena_row(a, i)->size, out);
 	if (r == RC_OK)
-		*len = a->dict[i].size;
+		*len = arena_row(a, i)->size;
 	return r;
 }
 
@@ -619,20 +729,20 @@ enum rc arena_ref_to(const struct arena *a, uint32_t v, uint32_t want, uint32_t 
 	if (v == 0) { /* row 0 first; null only when it cannot be what the field wants */
 		*obj = *off = 0;
 		if (want == ARENA_WANT_UNKNOWN || !a->n_dict ||
-		    !arena_type_fits(a->dict[0].type_id, want))
+		    !arena_type_fits(arena_row(a, 0)->type_id, want))
 			return RC_NOENT;
 		return RC_OK;
 	}
 	r = arena_resolve_ref(a, v, obj, off);
 	if (r != RC_OK)
 		return r;
-	return arena_type_fits(a->dict[*obj].type_id, want) ? RC_OK : RC_CORRUPT;
+	return arena_type_fits(arena_row(a, *obj)->type_id, want) ? RC_OK : RC_CORRUPT;
 }
 
 uint32_t arena_find_type(const struct arena *a, uint32_t type_id)
 {
-	for (uint32_t i = 0; i < a->n_dict; i++)
-		if (a->dict[i].type_id == type_id)
-			return i;
+	for (uint32_t k = 0; k < a->n_runs; k++)
+		if (a->runs[k].type_id == type_id)
+			return a->run_first ? a->run_first[k] : k;
 	return UINT32_MAX;
 }

@@ -30,8 +30,8 @@ static bool pow2(uint32_t v)
 static int ptr_cmp(const void *x, const void *y, void *arg)
 {
 	const struct arena *ar = arg;
-	const struct arena_dict_entry *a = &ar->dict[*(const uint32_t *)x];
-	const struct arena_dict_entry *b = &ar->dict[*(const uint32_t *)y];
+	const struct arena_dict_entry *a = arena_row(ar, *(const uint32_t *)x);
+	const struct arena_dict_entry *b = arena_row(ar, *(const uint32_t *)y);
 
 	if (a->ptr != b->ptr)
 		return a->ptr < b->ptr ? -1 : 1;
@@ -52,7 +52,7 @@ static enum rc region_rows(const struct arena *a, unsigned k, uint32_t **rows, u
 	if (!v)
 		return RC_NOMEM;
 	for (uint32_t i = 0; i < a->n_dict; i++) {
-		const struct arena_dict_entry *e = &a->dict[i];
+		const struct arena_dict_entry *e = arena_row(a, i);
 
 		if (!e->base_resource || region_of(e) != k)
 			continue;
@@ -68,7 +68,7 @@ static enum rc region_rows(const struct arena *a, unsigned k, uint32_t **rows, u
 	}
 	qsort_r(v, m, sizeof *v, ptr_cmp, (void *)a);
 	for (uint32_t j = 1; j < m; j++) {
-		const struct arena_dict_entry *p = &a->dict[v[j - 1]], *e = &a->dict[v[j]];
+		const struct arena_dict_entry *p = arena_row(a, v[j - 1]), *e = arena_row(a, v[j]);
 
 		if ((uint64_t)p->ptr + p->size > e->ptr) {
 			uint32_t r0 = v[j - 1], r1 = v[j];
@@ -95,7 +95,7 @@ static enum rc layout_accounted(const struct arena *a, char *why, size_t whylen)
 		return fail(why, whylen, RC_CORRUPT,
 			    "the sections or subreference records lie outside the main block");
 	for (uint32_t i = 0; i < a->n_dict; i++) {
-		const struct arena_dict_entry *e = &a->dict[i];
+		const struct arena_dict_entry *e = arena_row(a, i);
 		unsigned k = region_of(e);
 
 		if (e->base_resource &&
@@ -117,7 +117,7 @@ static enum rc relocate(const struct arena *a, struct arena_patch *p, const uint
 	bool after = false;
 
 	for (uint32_t j = 0; j < n; j++) {
-		const struct arena_dict_entry *e = &a->dict[rows[j]];
+		const struct arena_dict_entry *e = arena_row(a, rows[j]);
 		uint64_t ptr = e->ptr, size = rows[j] == p->row ? p->new_size : e->size;
 
 		if (after)
@@ -145,21 +145,21 @@ enum rc arena_patch_plan(const struct arena *a, uint32_t row, uint64_t new_size,
 	enum rc r;
 
 	memset(p, 0, sizeof *p);
-	if (row >= a->n_dict || !a->dict[row].base_resource || !a->dict[row].readable ||
-	    region_of(&a->dict[row]) >= a->h.n_rd || region_of(&a->dict[row]) == 0)
+	if (row >= a->n_dict || !arena_row(a, row)->base_resource || !arena_row(a, row)->readable ||
+	    region_of(arena_row(a, row)) >= a->h.n_rd || region_of(arena_row(a, row)) == 0)
 		return fail(why, whylen, RC_CORRUPT, "row %u is no readable base resource", row);
 	if (new_size > UINT32_MAX)
 		return fail(why, whylen, RC_UNSUPPORTED, "a resource of %llu bytes passes 4 GiB",
 			    (unsigned long long)new_size);
 	p->row = row;
-	p->k = region_of(&a->dict[row]);
-	p->old_size = a->dict[row].size;
+	p->k = region_of(arena_row(a, row));
+	p->old_size = arena_row(a, row)->size;
 	p->new_size = (uint32_t)new_size;
 	p->ptr = xcalloc_n(a->n_dict ? a->n_dict : 1, sizeof *p->ptr);
 	if (!p->ptr)
 		return RC_NOMEM;
 	for (uint32_t i = 0; i < a->n_dict; i++)
-		p->ptr[i] = a->dict[i].ptr;
+		p->ptr[i] = arena_row(a, i)->ptr;
 	for (unsigned k = 0; k < a->h.n_rd; k++) {
 		p->rd[k] = a->h.rd[k].size;
 		sum += a->h.rd[k].size;
@@ -214,7 +214,7 @@ static uint64_t new_base(const struct arena_patch *p, unsigned k)
 
 uint64_t arena_patch_start(const struct arena *a, const struct arena_patch *p, uint32_t i)
 {
-	const struct arena_dict_entry *e = &a->dict[i];
+	const struct arena_dict_entry *e = arena_row(a, i);
 
 	if (p->same || !e->base_resource || region_of(e) >= a->h.n_rd)
 		return e->start;
@@ -237,7 +237,7 @@ static enum rc write_region(const struct src *s, const struct arena *a, const st
 
 	memset(dst + base, 0, p->rd[p->k]);
 	for (uint32_t i = 0; i < a->n_dict && r == RC_OK; i++) {
-		const struct arena_dict_entry *e = &a->dict[i];
+		const struct arena_dict_entry *e = arena_row(a, i);
 
 		if (!e->base_resource || region_of(e) != p->k)
 			continue;

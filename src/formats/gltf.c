@@ -467,9 +467,23 @@ enum rc gltf_plan(const struct gltf_model *m, struct gltf_plan *p)
 		plan_sections(m, p);
 		r = plan_json(p);
 	}
-	if (r != RC_OK)
+	if (r != RC_OK) {
 		gltf_plan_free(p);
-	return r;
+		return r;
+	}
+	/* Kept as long as the plan: cut to length (grown 32 at a time, which a one-animation
+	 * plan mostly leaves unused). */
+	p->views = xshrink_n(p->views, p->n_views, sizeof *p->views);
+	p->accs = xshrink_n(p->accs, p->n_accs, sizeof *p->accs);
+	return RC_OK;
+}
+
+size_t gltf_plan_heap(const struct gltf_plan *p)
+{
+	return heap_block(p->views) + heap_block(p->accs) + heap_block(p->mesh_acc) +
+	       heap_block(p->anim_acc) + heap_block(p->anim_view) + heap_block(p->image_view) +
+	       heap_block(p->kid_off) + heap_block(p->kids) + heap_block(p->roots) +
+	       heap_block(p->joints);
 }
 
 void gltf_plan_free(struct gltf_plan *p)

@@ -332,7 +332,9 @@ enum rc psa_gltf_open(const struct src *s, const struct psa_index *ax, const cha
 		psk_gltf_free(g);
 		return r;
 	}
-	g->bytes += (size_t)g->plan.n_views * 64 + (size_t)g->plan.n_out_nodes * 12;
+	/* What it holds, block by block (a plan per sequence: thousands of them may be cached). */
+	g->bytes = heap_block(g) + heap_block(g->name) + heap_block(g->nodes) + heap_block(g->pa) +
+		   heap_block(g->anims) + gltf_plan_heap(&g->plan);
 	*out = g;
 	return RC_OK;
 }

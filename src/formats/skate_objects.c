@@ -92,7 +92,7 @@ static void check_ref(const struct arena *a, struct diag *d, uint32_t idx, const
 	}
 	if (!r->type_ok)
 		odiag(d, idx, tn, "%s -> %u is %s, expected %s", field, r->obj,
-		      rw_type_label(a->dict[r->obj].type_id, lb), arena_want_name(want, wb));
+		      rw_type_label(arena_row(a, r->obj)->type_id, lb), arena_want_name(want, wb));
 }
 
 /* ---- VersionData ---- */
@@ -246,7 +246,7 @@ enum rc skate_toc_entries(const struct src *s, const struct arena *a, struct ska
 		size_t len = 0;
 		enum rc r;
 
-		if (a->dict[i].type_id != RW_T_TOC)
+		if (arena_row(a, i)->type_id != RW_T_TOC)
 			continue;
 		r = arena_read_object(s, a, i, &p, &len);
 		if (r != RC_OK) {

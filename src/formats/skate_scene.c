@@ -20,7 +20,7 @@ static const char *tlabel(const struct arena *a, uint32_t idx, char buf[16])
 {
 	if (idx >= a->n_dict)
 		return "?";
-	return rw_type_label(a->dict[idx].type_id, buf);
+	return rw_type_label(arena_row(a, idx)->type_id, buf);
 }
 
 static enum rc read_obj(const struct src *s, const struct arena *a, uint32_t idx, uint8_t **p,
@@ -28,7 +28,7 @@ static enum rc read_obj(const struct src *s, const struct arena *a, uint32_t idx
 {
 	*p = NULL;
 	*n = 0;
-	if (idx >= a->n_dict || !a->dict[idx].readable)
+	if (idx >= a->n_dict || !arena_row(a, idx)->readable)
 		return RC_BOUNDS;
 	return arena_read_object(s, a, idx, p, n);
 }
@@ -66,7 +66,7 @@ static uint32_t want_ref(const struct arena *a, uint32_t v, uint32_t want, bool 
 			 tlabel(a, owner, b1), field, off, obj);
 		return SKATE_NONE;
 	}
-	if (!a->dict[obj].readable) {
+	if (!arena_row(a, obj)->readable) {
 		diag_add(d, "object %u (%s): %s -> %u is not readable", owner, tlabel(a, owner, b1),
 			 field, obj);
 		return SKATE_NONE;
@@ -344,7 +344,7 @@ static uint32_t buffer_res(const struct mesh_ctx *c, uint32_t obj, uint32_t v, c
 
 	if (!c->sc->platform->base_res_row_before)
 		return want_ref(c->a, v, ARENA_WANT_BASERES, false, obj, "m_buffer", c->d);
-	br = obj > 0 && obj <= c->a->n_dict ? &c->a->dict[obj - 1] : NULL;
+	br = obj > 0 && obj <= c->a->n_dict ? arena_row(c->a, obj - 1) : NULL;
 	if (!br || !br->base_resource || !br->readable) {
 		diag_add(c->d, "object %u (%s): no readable BaseResource in the row before it", obj,
 			 what);
@@ -375,7 +375,7 @@ static void mesh_vb(const struct mesh_ctx *c, uint32_t ref)
 	m->vb_res = buffer_res(c, m->vb, vb.buffer, "VertexBuffer");
 	if (m->vb_res == SKATE_NONE)
 		return;
-	br = &c->a->dict[m->vb_res];
+	br = arena_row(c->a, m->vb_res);
 	if (vb.buffer_size != br->size)
 		diag_add(c->d,
 			 "object %u (VertexBuffer): m_bufferSize %u but base resource %u holds %u "
@@ -422,7 +422,7 @@ static void mesh_ib(const struct mesh_ctx *c, uint32_t ref)
 	m->index_width = ib.width;
 	if (m->ib_res == SKATE_NONE || !m->index_width)
 		return;
-	br = &c->a->dict[m->ib_res];
+	br = arena_row(c->a, m->ib_res);
 	if (ib.offset > br->size) {
 		diag_add(c->d,
 			 "object %u (IndexBuffer): m_offset %u past base resource %u (%u bytes)",
@@ -657,12 +657,12 @@ static enum rc scene_mesh_list(const struct src *s, const struct arena *a, struc
 	if (!l->listed)
 		return RC_NOMEM;
 	for (uint32_t i = 0; r == RC_OK && i < a->n_dict; i++)
-		if (a->dict[i].type_id == RW_T_RENDERMODEL) {
+		if (arena_row(a, i)->type_id == RW_T_RENDERMODEL) {
 			sc->n_models++;
 			r = scene_model(s, a, sc, i, l, d);
 		}
 	for (uint32_t i = 0; r == RC_OK && i < a->n_dict; i++)
-		if (a->dict[i].type_id == RW_T_OPTIMESH && !l->listed[i])
+		if (arena_row(a, i)->type_id == RW_T_OPTIMESH && !l->listed[i])
 			r = mesh_list_add(l, (struct mesh_src){i, SKATE_NONE, 0, 0});
 	return r;
 }

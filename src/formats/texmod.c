@@ -114,7 +114,7 @@ static enum rc owned_resource(const struct src *as, const struct arena *a, struc
 	uint32_t tex = p->tex, bi = 0, off = 0;
 
 	if (p->plat == TEXMOD_X360) {
-		if (tex == 0 || !a->dict[tex - 1].base_resource)
+		if (tex == 0 || !arena_row(a, tex - 1)->base_resource)
 			return fail(why, whylen, RC_UNSUPPORTED,
 				    "no base resource in the row before the texture");
 		p->res = tex - 1;
@@ -130,9 +130,9 @@ static enum rc owned_resource(const struct src *as, const struct arena *a, struc
 		uint8_t raw[PS3_TEXTURE_SIZE];
 		uint32_t oi, oo;
 
-		if (i == tex || a->dict[i].type_id != RW_T_TEXTURE || !a->dict[i].readable ||
-		    a->dict[i].size < PS3_TEXTURE_SIZE ||
-		    src_read(as, a->dict[i].start, raw, sizeof raw) != RC_OK ||
+		if (i == tex || arena_row(a, i)->type_id != RW_T_TEXTURE ||
+		    !arena_row(a, i)->readable || arena_row(a, i)->size < PS3_TEXTURE_SIZE ||
+		    src_read(as, arena_row(a, i)->start, raw, sizeof raw) != RC_OK ||
 		    ps3_texture_decode(raw, sizeof raw, a->big_endian, &o) != RC_OK)
 			continue;
 		if (arena_ref_to(a, o.m_buffer, ARENA_WANT_BASERES, &oi, &oo) == RC_OK && oi == bi)
@@ -187,8 +187,8 @@ static enum rc new_x360_object(const struct src *as, const struct arena *a, stru
 	uint8_t raw[X360TEX_OBJECT_SIZE], fmt;
 	enum tex_kind k;
 
-	if (a->dict[p->tex].size < sizeof raw ||
-	    src_read(as, a->dict[p->tex].start, raw, sizeof raw) != RC_OK ||
+	if (arena_row(a, p->tex)->size < sizeof raw ||
+	    src_read(as, arena_row(a, p->tex)->start, raw, sizeof raw) != RC_OK ||
 	    tex_x360_object_decode(raw, sizeof raw, &o) != RC_OK)
 		return fail(why, whylen, RC_CORRUPT, "the Texture object cannot be read");
 	fmt = p->have_from && s->kind == p->from.kind ? o.fetch.format
@@ -218,8 +218,8 @@ static enum rc plan_relayout(const struct src *as, const struct arena *a, struct
 	enum rc r = RC_OK;
 
 	if (p->plat == TEXMOD_PS3 &&
-	    (a->dict[p->tex].size < sizeof raw ||
-	     src_read(as, a->dict[p->tex].start, raw, sizeof raw) != RC_OK ||
+	    (arena_row(a, p->tex)->size < sizeof raw ||
+	     src_read(as, arena_row(a, p->tex)->start, raw, sizeof raw) != RC_OK ||
 	     ps3_texture_decode(raw, sizeof raw, a->big_endian, &p->ps3) != RC_OK))
 		return fail(why, whylen, RC_CORRUPT, "the Texture object cannot be read");
 	if (!a->big_endian)
@@ -230,7 +230,7 @@ static enum rc plan_relayout(const struct src *as, const struct arena *a, struct
 					  : new_x360_object(as, a, p, why, whylen);
 	if (r != RC_OK)
 		return r;
-	if (a->dict[p->tex].start + p->obj_len > a->h.rd[0].size)
+	if (arena_row(a, p->tex)->start + p->obj_len > a->h.rd[0].size)
 		return fail(why, whylen, RC_CORRUPT,
 			    "the Texture object lies outside the main block");
 	size = p->plat == TEXMOD_PS3 ? p->ps3l.total : p->x360.full;
@@ -260,7 +260,7 @@ static enum rc plan_in_place(const struct arena *a, const struct tex_desc *d, st
 		p->ps3 = d->ps3;
 		p->ps3l = d->ps3l;
 	}
-	br = &a->dict[p->res];
+	br = arena_row(a, p->res);
 	r = arena_patch_plan(a, p->res, br->size, &p->patch, why, whylen);
 	if (r != RC_OK)
 		return r;
@@ -298,9 +298,9 @@ enum rc texmod_plan(const struct src *as, const struct arena *a, uint32_t tex, e
 	p->tex = tex;
 	p->in = in;
 	p->threads = 1;
-	if (tex >= a->n_dict || a->dict[tex].type_id != RW_T_TEXTURE)
+	if (tex >= a->n_dict || arena_row(a, tex)->type_id != RW_T_TEXTURE)
 		return fail(why, whylen, RC_INVAL, "row %u is not a Texture", tex);
-	if (!a->dict[tex].readable)
+	if (!arena_row(a, tex)->readable)
 		return fail(why, whylen, RC_CORRUPT, "the Texture object lies outside the file");
 	if (a->h.plat != RW_PS3 && a->h.plat != RW_XB2)
 		return fail(why, whylen, RC_UNSUPPORTED, "textures of %s arenas are not written",
@@ -530,7 +530,7 @@ enum rc texmod_write(const struct src *as, const struct arena *a, const struct s
 	if (r != RC_OK)
 		return fail(why, whylen, r, "the arena cannot be read (%s)", rc_str(r));
 	if (p->obj_len)
-		memcpy(dst + a->dict[p->tex].start, p->obj, p->obj_len);
+		memcpy(dst + arena_row(a, p->tex)->start, p->obj, p->obj_len);
 	r = sink_init(&k, p, dst);
 	if (r == RC_OK) {
 		if (p->in == TEXMOD_PNG)

@@ -18,7 +18,7 @@
 
 static const char *type_label(const struct arena *a, uint32_t i, char tmp[16])
 {
-	return i < a->n_dict ? rw_type_label(a->dict[i].type_id, tmp) : "?";
+	return i < a->n_dict ? rw_type_label(arena_row(a, i)->type_id, tmp) : "?";
 }
 
 static enum rc read_ps3_header(const struct src *s, const struct arena *a, uint32_t idx,
@@ -58,7 +58,8 @@ static enum rc read_ps3_header(const struct src *s, const struct arena *a, uint3
 
 /* The base resource m_buffer names, by the one reference rule (row 0 is a valid target). */
 static enum rc texel_source(const struct arena *a, uint32_t idx, uint32_t m_buffer,
-			    const struct arena_dict_entry **br, uint32_t *boff, struct diag *diag)
+			    const struct arena_dict_entry **br, uint32_t *bres, uint32_t *boff,
+			    struct diag *diag)
 {
 	uint32_t bi = 0;
 	char tmp[16];
@@ -74,7 +75,8 @@ static enum rc texel_source(const struct arena *a, uint32_t idx, uint32_t m_buff
 			 r == RC_NOENT ? "is null" : "does not resolve");
 		return RC_CORRUPT;
 	}
-	*br = &a->dict[bi];
+	*br = arena_row(a, bi);
+	*bres = bi;
 	if (!(*br)->readable) {
 		diag_add(diag, "object %u (Texture): base resource %u lies outside the file", idx,
 			 bi);
@@ -118,7 +120,7 @@ static void describe_note(const struct tex_desc *d, uint32_t bi, uint64_t held, 
 enum rc tex_describe_x360(const struct src *s, const struct arena *a, uint32_t idx,
 			  struct tex_desc *d, struct diag *diag)
 {
-	const struct arena_dict_entry *br = idx > 0 ? &a->dict[idx - 1] : NULL;
+	const struct arena_dict_entry *br = idx > 0 ? arena_row(a, idx - 1) : NULL;
 	struct tex_x360_object o;
 	uint8_t *obj = NULL;
 	size_t len = 0;
@@ -157,7 +159,7 @@ enum rc tex_describe(const struct src *s, const struct arena *a, uint32_t idx, s
 	d->index = idx;
 	if (idx >= a->n_dict)
 		return RC_BOUNDS;
-	if (a->dict[idx].type_id != RW_T_TEXTURE)
+	if (arena_row(a, idx)->type_id != RW_T_TEXTURE)
 		return RC_UNSUPPORTED;
 	d->pl = skate_platform_decoders(a);
 	return d->pl->tex_describe(s, a, idx, d, diag);
@@ -167,29 +169,29 @@ enum rc tex_describe_ps3(const struct src *s, const struct arena *a, uint32_t id
 			 struct tex_desc *d, struct diag *diag)
 {
 	const struct arena_dict_entry *br;
-	uint32_t boff;
+	uint32_t boff, bres = 0;
 	uint64_t at, need;
 	enum rc r = read_ps3_header(s, a, idx, d, diag);
 
 	if (r == RC_OK)
-		r = texel_source(a, idx, d->ps3.m_buffer, &br, &boff, diag);
+		r = texel_source(a, idx, d->ps3.m_buffer, &br, &bres, &boff, diag);
 	if (r != RC_OK)
 		return r;
 	if (!add_ok((uint64_t)boff, d->ps3.offset, &at) || at > br->size) {
 		diag_add(diag,
 			 "object %u (Texture): texel offset %llu past base resource %u (%u bytes)",
-			 idx, (unsigned long long)at, (uint32_t)(br - a->dict), br->size);
+			 idx, (unsigned long long)at, bres, br->size);
 		return RC_CORRUPT;
 	}
 	need = d->ps3l.total;
 	d->base = br->start + at;
 	served_part(d, br->size - at);
 	if (d->have_mips == 0) {
-		describe_note(d, (uint32_t)(br - a->dict), br->size - at, need, diag);
+		describe_note(d, bres, br->size - at, need, diag);
 		return RC_CORRUPT;
 	}
 	if (br->size - at < need) {
-		describe_note(d, (uint32_t)(br - a->dict), br->size - at, need, diag);
+		describe_note(d, bres, br->size - at, need, diag);
 	} else if (br->size - at > need && at == 0) {
 		/* A texture that owns its base resource must fill it exactly: extra bytes mean
 		 * header and data disagree, so the pictures would be guesses. Only a texture at an
@@ -197,9 +199,8 @@ enum rc tex_describe_ps3(const struct src *s, const struct arena *a, uint32_t id
 		diag_add(diag,
 			 "object %u (Texture): base resource %u holds %u bytes, %llu more than the "
 			 "%llu %s %ux%u %u mips%s needs",
-			 idx, (uint32_t)(br - a->dict), br->size,
-			 (unsigned long long)(br->size - need), (unsigned long long)need,
-			 d->format_name, d->width, d->height, d->mips,
+			 idx, bres, br->size, (unsigned long long)(br->size - need),
+			 (unsigned long long)need, d->format_name, d->width, d->height, d->mips,
 			 d->faces == 6 ? " cube" : "");
 		return RC_CORRUPT;
 	}
@@ -514,7 +515,7 @@ static enum rc names_from_toc(const struct src *s, const struct arena *a, char *
 		size_t nl = v[i].name_len;
 		uint32_t obj = v[i].object;
 
-		if (!v[i].name || obj >= a->n_dict || a->dict[obj].type_id != RW_T_TEXTURE ||
+		if (!v[i].name || obj >= a->n_dict || arena_row(a, obj)->type_id != RW_T_TEXTURE ||
 		    names[obj])
 			continue;
 		if (nl > sizeof suffix - 1 &&
@@ -565,7 +566,7 @@ enum rc texture_names(const struct src *s, const struct arena *a, char ***names_
 	rows = xcalloc_n(a->n_dict ? a->n_dict : 1, sizeof *rows);
 	r = names && rows ? names_from_toc(s, a, names) : RC_NOMEM;
 	for (uint32_t i = 0; r == RC_OK && i < a->n_dict; i++) {
-		if (a->dict[i].type_id != RW_T_TEXTURE)
+		if (arena_row(a, i)->type_id != RW_T_TEXTURE)
 			continue;
 		if (!names[i] && (names[i] = malloc(24)))
 			snprintf(names[i], 24, "%04u.Texture", i);

@@ -1185,6 +1185,27 @@ static void gen_model(struct gen *g)
 	psgo_model(g->b, g->model_idx, &g->pm);
 }
 
+/* GEN_SK_ISLANDS_OVERLAP: every PS3 draw parameter of the OptiMesh at start (12 bytes each at
+ * +0x60: first index, count, primitive) becomes (0, all of the mesh's indices). */
+static void islands_overlap(struct buf *out, uint64_t start, uint32_t size)
+{
+	uint32_t n, total = 0;
+	uint8_t *o;
+
+	if (!span_ok(out->len, start, size) || size < 0x60)
+		return;
+	o = out->data + start;
+	n = ld_u32be(o + 0x38);
+	if ((uint64_t)0x60 + 12ull * n > size)
+		return;
+	for (uint32_t k = 0; k < n; k++)
+		total += ld_u32be(o + 0x60 + 12 * k + 4);
+	for (uint32_t k = 0; k < n; k++) {
+		put32(o + 0x60 + 12 * k, 0);
+		put32(o + 0x60 + 12 * k + 4, total);
+	}
+}
+
 /* Serialise; GEN_SK_BONES_PAST_OBJECT patches the written RenderModelData's bone count. */
 static enum rc gen_finish(struct gen *g, struct buf *out)
 {
@@ -1197,6 +1218,10 @@ static enum rc gen_finish(struct gen *g, struct buf *out)
 			if (rec.obj[i].type_id == RW_T_RENDERMODEL &&
 			    span_ok(out->len, rec.obj[i].start + 0x34, 2))
 				put16(out->data + rec.obj[i].start + 0x34, 0xFFFF);
+	if (res == RC_OK && g->op.hostile == GEN_SK_ISLANDS_OVERLAP && !out->count_only)
+		for (size_t i = 0; i < rec.n; i++)
+			if (rec.obj[i].type_id == RW_T_OPTIMESH)
+				islands_overlap(out, rec.obj[i].start, rec.obj[i].size);
 	psg_gen_record_free(&rec);
 	return res;
 }

@@ -78,7 +78,8 @@ static void usage(FILE *out)
 	    "  --islands N         islands per mesh, 1 to 64 (default 3)\n"
 	    "  --tris N            triangles per island (a mesh has islands x tris),\n"
 	    "                      1 to 1048576 (default 20)\n"
-	    "  --hostile KIND      palette|index|stride|bones (a broken variant)\n"
+	    "  --hostile KIND      palette|index|stride|bones (a broken variant); islands (PS3:\n"
+	    "                      every island draws its mesh's whole index buffer)\n"
 	    "  --skater            the skater encoding on every mesh: positions S1x4 as s16 / "
 	    "16384,\n"
 	    "                      weights and indices UB256; skater-shaped: the rig's body\n"
@@ -572,7 +573,8 @@ static bool skinned_hostile(struct gen_args *a, const char *name)
 	} names[] = {{"palette", GEN_SK_PALETTE_PAST_SKELETON},
 		     {"index", GEN_SK_INDEX_PAST_VERTS},
 		     {"stride", GEN_SK_STRIDE_TOO_SMALL},
-		     {"bones", GEN_SK_BONES_PAST_OBJECT}};
+		     {"bones", GEN_SK_BONES_PAST_OBJECT},
+		     {"islands", GEN_SK_ISLANDS_OVERLAP}};
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (!strcmp(name, names[i].name)) {

@@ -37,6 +37,9 @@ struct ax_ns {
 	bool flat;	    /* ... and still, after -o hierarchy and a matching PSK */
 	char *parents_from; /* "-o hierarchy", a sibling PSK's name, NULL: the file */
 	size_t parents_set; /* bones whose parent that source gave */
+	/* PSA: per sequence, the first sequence with the same keys (the same range of ANIMKEYS):
+	 * their keys.tsv and scale_keys.tsv are the same bytes (ns_psa.c). */
+	uint32_t *seq_canon;
 };
 
 static inline const struct ax_ns *ax_of(const struct tctx *c)

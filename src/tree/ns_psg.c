@@ -113,9 +113,9 @@ static enum rc list_objects(const struct tctx *c, struct tlist *out)
 		psg_obj_name(a, i, label, sizeof label);
 		/* Bytes past the end of a truncated file are not listed (stat must work for
 		 * whatever is): errors.txt says they are missing. The .txt view still is. */
-		if (a->dict[i].readable)
+		if (arena_row(a, i)->readable)
 			tlist_add(out, tn(K_OBJ_BIN, i, 0), "%s.bin", label);
-		if (view_object_has_text(a->dict[i].type_id))
+		if (view_object_has_text(arena_row(a, i)->type_id))
 			tlist_add(out, tn(K_OBJ_TXT, i, 0), "%s.txt", label);
 	}
 	return RC_OK;
@@ -710,10 +710,10 @@ static enum rc obj_extent(const struct tctx *c, uint64_t *off, uint64_t *len)
 
 	if (c->self.a >= a->n_dict)
 		return RC_NOENT;
-	if (!a->dict[c->self.a].readable)
+	if (!arena_row(a, c->self.a)->readable)
 		return RC_BOUNDS; /* listed in errors.txt; the file answers EIO */
-	*off = a->dict[c->self.a].start;
-	*len = a->dict[c->self.a].size;
+	*off = arena_row(a, c->self.a)->start;
+	*len = arena_row(a, c->self.a)->size;
 	return RC_OK;
 }
 
@@ -791,13 +791,17 @@ static enum tree_open_fail psg_mount(struct asset *as, char *why, size_t whylen)
 		psg_unmount(as);
 		return TREE_FAIL_OTHER;
 	}
-	for (uint32_t i = 0; i < m->a.n_dict; i++) {
-		uint32_t type = m->a.dict[i].type_id;
+	for (uint32_t k = 0; k < m->a.n_runs; k++) { /* every row's type is a run's */
+		uint32_t type = m->a.runs[k].type_id;
 
 		m->has_model |= type == RW_T_RENDERMODEL || type == RW_T_OPTIMESH;
 		m->has_textures |= type == RW_T_TEXTURE;
 		m->has_materials |= type == RW_T_RENDERMATERIAL;
 	}
+	/* What the mount holds for as long as it is open counts against the budget. */
+	atomic_fetch_add(&as->bytes, sizeof *m + arena_heap_bytes(&m->a) +
+					 diag_heap_bytes(&m->open_diag) +
+					 (m->hierarchy ? strlen(m->hierarchy) + 1 : 0));
 	/* The scene decodes the platforms with a table (PS3, Xbox 360): list no
 	 * skeleton/meshes/export that could not be opened. */
 	if (m->has_model && !skate_platform_of(&m->a)) {

@@ -149,7 +149,7 @@ enum rc psg_materials_load(const struct src *s, const struct arena *a, const cha
 	enum rc r = ms ? RC_OK : RC_NOMEM;
 
 	for (uint32_t i = 0; r == RC_OK && i < a->n_dict; i++)
-		if (a->dict[i].type_id == RW_T_RENDERMATERIAL)
+		if (arena_row(a, i)->type_id == RW_T_RENDERMATERIAL)
 			r = add_rmd(s, a, i, ms, &cap);
 	if (r == RC_OK &&
 	    asprintf(&ms->companion, "%s_Textures%s%s", stem, ext ? "." : "", ext ? ext : "") < 0)

@@ -210,7 +210,7 @@ enum rc psg_object_text(struct asset *as, uint32_t i, struct buf *out, struct di
 {
 	const struct arena *a = &pm(as)->a;
 
-	if (i >= a->n_dict || !view_object_has_text(a->dict[i].type_id))
+	if (i >= a->n_dict || !view_object_has_text(arena_row(a, i)->type_id))
 		return RC_NOENT;
 	return view_object_text(&as->src, a, i, out, d);
 }
@@ -239,7 +239,7 @@ static void sweep_objects(struct asset *as, struct diag *d)
 	const struct arena *a = &pm(as)->a;
 
 	for (uint32_t i = 0; i < a->n_dict; i++) {
-		uint32_t type = a->dict[i].type_id;
+		uint32_t type = arena_row(a, i)->type_id;
 		char label[64];
 		struct buf b;
 		enum rc r;
@@ -255,7 +255,7 @@ static void sweep_objects(struct asset *as, struct diag *d)
 				diag_add(d, "object %u (Texture): cannot decode: %s", i, rc_str(r));
 			diag_free(&td_d);
 		}
-		if (!view_object_has_text(type) || !a->dict[i].readable)
+		if (!view_object_has_text(type) || !arena_row(a, i)->readable)
 			continue;
 		buf_init_count(&b);
 		r = psg_object_text(as, i, &b, NULL);

@@ -202,13 +202,26 @@ static const struct layout *layout_get(struct asset *as, tree_ino ino, struct tn
 			      (uint64_t)(uintptr_t)&la, ent, r);
 }
 
+/* A node the format says has another node's bytes is sized and rendered as that node. */
+static void canon_node(struct asset *as, tree_ino *ino, struct tnode *n)
+{
+	struct tnode c;
+
+	if (as->fmt->same_as && as->fmt->same_as(as, *n, &c)) {
+		*n = c;
+		*ino = (*ino & ~(tree_ino)UINT32_MAX) | tnode_pack(c);
+	}
+}
+
 enum rc render_size(struct asset *as, tree_ino ino, struct tnode n, uint64_t *size)
 {
 	struct cache_ent *ent;
 	struct layout *own;
+	const struct layout *l;
 	enum rc r;
-	const struct layout *l = layout_get(as, ino, n, &ent, &own, &r);
 
+	canon_node(as, &ino, &n);
+	l = layout_get(as, ino, n, &ent, &own, &r);
 	if (!l)
 		return r;
 	*size = l->size;
@@ -228,6 +241,7 @@ bool render_size_known(struct asset *as, tree_ino ino, struct tnode n, uint64_t 
 		return false;
 	if (k->cheap || k->status)
 		return render_size(as, ino, n, size) == RC_OK;
+	canon_node(as, &ino, &n);
 	l = asset_memo_peek(as, cache_key(ino, KEY_WHAT(KEY_LAYOUT, as->epoch)), &ent);
 	if (!l)
 		return false;
@@ -446,9 +460,11 @@ enum rc render_read(struct asset *as, tree_ino ino, struct tnode n, uint64_t off
 {
 	struct cache_ent *lent;
 	struct layout *own;
+	const struct layout *l;
 	enum rc r = RC_OK;
-	const struct layout *l = layout_get(as, ino, n, &lent, &own, &r);
 
+	canon_node(as, &ino, &n);
+	l = layout_get(as, ino, n, &lent, &own, &r);
 	if (!l)
 		return r;
 	if (off >= l->size)

@@ -175,6 +175,10 @@ struct tree_format {
 	unsigned n_needs;
 	enum tree_open_fail (*mount)(struct asset *as, char *why, size_t whylen);
 	void (*unmount)(struct asset *as);
+	/* Optional: a file whose bytes are those of another node of the asset (e.g. overlapping
+	 * sequences' keys) sets *canon to that node and returns true; the two then share one
+	 * layout (one counting pass) and their cached pieces. */
+	bool (*same_as)(struct asset *as, struct tnode n, struct tnode *canon);
 };
 
 /* ---- assets ---- */

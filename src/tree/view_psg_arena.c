@@ -28,7 +28,7 @@ void view_obj_label(const struct arena *a, uint32_t i, struct buf *out)
 		buf_printf(out, "%04" PRIu32 ".missing", i);
 		return;
 	}
-	buf_printf(out, "%04" PRIu32 ".%s", i, rw_type_label(a->dict[i].type_id, lb));
+	buf_printf(out, "%04" PRIu32 ".%s", i, rw_type_label(arena_row(a, i)->type_id, lb));
 }
 
 static void put_ref(struct buf *b, const struct arena *a, const struct skate_ref *r)
@@ -191,7 +191,7 @@ enum rc view_header_txt(const struct arena *a, struct buf *out)
 static enum rc print_dict_row(const void *ctx, uint64_t i, const void *rec, struct buf *out)
 {
 	const struct arena *a = ctx;
-	const struct arena_dict_entry *e = &a->dict[i];
+	const struct arena_dict_entry *e = arena_row(a, i);
 	char lb[16];
 
 	(void)rec;
@@ -223,7 +223,8 @@ static enum rc print_subref_row(const void *ctx, uint64_t i, const void *rec, st
 
 	(void)rec;
 	buf_printf(out, "%" PRIu64 "\t%" PRIu32 "\t%s\t0x%08" PRIX32 "\t", i, r->object,
-		   r->object < a->n_dict ? rw_type_label(a->dict[r->object].type_id, lb) : "-",
+		   r->object < a->n_dict ? rw_type_label(arena_row(a, r->object)->type_id, lb)
+					 : "-",
 		   r->offset);
 	if (r->valid && r->object < a->n_dict) {
 		view_obj_label(a, r->object, out);
@@ -233,7 +234,7 @@ static enum rc print_subref_row(const void *ctx, uint64_t i, const void *rec, st
 			   a->n_dict);
 	} else {
 		buf_printf(out, "invalid (offset past %" PRIu32 " bytes)\n",
-			   a->dict[r->object].size);
+			   arena_row(a, r->object)->size);
 	}
 	return RC_OK;
 }
@@ -331,7 +332,8 @@ enum rc view_toc_load(const struct src *s, const struct arena *a, struct view_to
 		uint8_t *p = NULL;
 		size_t len = 0;
 
-		if (a->dict[i].type_id != RW_T_TOC || arena_read_object(s, a, i, &p, &len) != RC_OK)
+		if (arena_row(a, i)->type_id != RW_T_TOC ||
+		    arena_read_object(s, a, i, &p, &len) != RC_OK)
 			continue; /* an unreadable TOC is a line in errors.txt already */
 		r = skate_toc_decode(a, i, p, len, &t, NULL);
 		if (r == RC_OK) {
@@ -396,16 +398,21 @@ enum rc view_toc_render(const struct arena *a, const struct view_toc *v, uint64_
 
 /* ---- info.txt lines ---- */
 
-static int cmp_u32(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+struct type_count {
+	uint32_t id, n;
+};
 
-	return a < b ? -1 : a > b;
+static int cmp_type_count(const void *x, const void *y)
+{
+	const struct type_count *a = x, *b = y;
+
+	return a->id < b->id ? -1 : a->id > b->id;
 }
 
 enum rc view_info_summary(const struct arena *a, struct buf *out)
 {
-	uint32_t *ids = NULL, bad_sub = 0;
+	struct type_count *ids = NULL;
+	uint32_t bad_sub = 0;
 
 	buf_puts(out, "container: RenderWare 4 arena\nplatform: ");
 	buf_tsv_name(out, a->h.platform, sizeof a->h.platform);
@@ -416,21 +423,23 @@ enum rc view_info_summary(const struct arena *a, struct buf *out)
 	buf_printf(out, " build %" PRIu32 "\n", a->h.build_no);
 	buf_printf(out, "arena_id: 0x%08" PRIX32 "\n", a->h.id);
 	buf_printf(out, "objects: %" PRIu32 "\n", a->n_dict);
-	if (a->n_dict) {
-		ids = xcalloc_n(a->n_dict, sizeof *ids);
+	if (a->n_runs) { /* counted by runs: a run of a million zero rows is one entry */
+		ids = xcalloc_n(a->n_runs, sizeof *ids);
 		if (!ids)
 			return RC_NOMEM;
-		for (uint32_t i = 0; i < a->n_dict; i++)
-			ids[i] = a->dict[i].type_id;
-		qsort(ids, a->n_dict, sizeof *ids, cmp_u32);
-		for (uint32_t i = 0; i < a->n_dict;) {
-			uint32_t j = i;
+		for (uint32_t k = 0; k < a->n_runs; k++) {
+			ids[k].id = a->runs[k].type_id;
+			ids[k].n = arena_run_rows(a, k);
+		}
+		qsort(ids, a->n_runs, sizeof *ids, cmp_type_count);
+		for (uint32_t k = 0; k < a->n_runs;) {
+			uint32_t j = k, n = 0;
 			char lb[16];
 
-			while (j < a->n_dict && ids[j] == ids[i])
-				j++;
-			buf_printf(out, "  %s: %" PRIu32 "\n", rw_type_label(ids[i], lb), j - i);
-			i = j;
+			for (; j < a->n_runs && ids[j].id == ids[k].id; j++)
+				n += ids[j].n;
+			buf_printf(out, "  %s: %" PRIu32 "\n", rw_type_label(ids[k].id, lb), n);
+			k = j;
 		}
 		free(ids);
 	}
@@ -446,7 +455,7 @@ enum rc view_info_summary(const struct arena *a, struct buf *out)
 
 static void put_obj_head(struct buf *b, const struct arena *a, uint32_t idx)
 {
-	const struct arena_dict_entry *e = &a->dict[idx];
+	const struct arena_dict_entry *e = arena_row(a, idx);
 
 	buf_puts(b, "object: ");
 	view_obj_label(a, idx, b);
@@ -632,7 +641,7 @@ static int buffer_field(uint32_t type_id)
 static bool refs_base_resource(const struct src *s, const struct arena *a, uint32_t j, uint32_t idx,
 			       uint32_t *scanned)
 {
-	const struct arena_dict_entry *o = &a->dict[j];
+	const struct arena_dict_entry *o = arena_row(a, j);
 	int f = buffer_field(o->type_id);
 	uint8_t v[4];
 
@@ -647,7 +656,7 @@ static bool refs_base_resource(const struct src *s, const struct arena *a, uint3
 static void text_base_resource(struct buf *b, const struct src *s, const struct arena *a,
 			       uint32_t idx)
 {
-	const struct arena_dict_entry *e = &a->dict[idx];
+	const struct arena_dict_entry *e = arena_row(a, idx);
 	uint32_t k = e->type_id - 0x0001002Fu, scanned = 0, found = 0;
 	uint32_t hits[2 * 8];
 	uint32_t n_hits = 0;

@@ -549,7 +549,7 @@ void view_ref_text(struct buf *out, const struct arena *a, const char *field, ui
 		buf_printf(out, " (does not resolve: %s)\n", rc_str(r));
 		return;
 	}
-	buf_printf(out, " -> %04u.%s", obj, rw_type_label(a->dict[obj].type_id, tb));
+	buf_printf(out, " -> %04u.%s", obj, rw_type_label(arena_row(a, obj)->type_id, tb));
 	if (v >> 22)
 		buf_printf(out, "+0x%X", off);
 	if (r == RC_CORRUPT)
@@ -645,7 +645,7 @@ static void mesh_obj_head(const struct view_object *o, struct buf *out)
 	char tb[16];
 
 	buf_printf(out, "object: %04u.%s\nsize: %zu\n\n", o->idx,
-		   rw_type_label(o->a->dict[o->idx].type_id, tb), o->n);
+		   rw_type_label(arena_row(o->a, o->idx)->type_id, tb), o->n);
 }
 
 /* A mesh object's decoder failing is RC_CORRUPT. */
@@ -690,7 +690,7 @@ enum rc view_obj_buffer(const struct view_object *o, struct buf *out, struct dia
 	const struct skate_platform *pl = skate_platform_decoders(o->a);
 	const struct view_platform *vp = view_platform_of(pl);
 	const struct arena *a = o->a;
-	uint32_t t = a->dict[o->idx].type_id;
+	uint32_t t = arena_row(a, o->idx)->type_id;
 	enum rc r;
 
 	mesh_obj_head(o, out);

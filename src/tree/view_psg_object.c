@@ -77,7 +77,7 @@ enum rc view_object_text(const struct src *s, const struct arena *a, uint32_t id
 
 	if (idx >= a->n_dict)
 		return RC_BOUNDS;
-	v = object_view(a->dict[idx].type_id);
+	v = object_view(arena_row(a, idx)->type_id);
 	if (!v)
 		return RC_UNSUPPORTED;
 	if (v->read) {

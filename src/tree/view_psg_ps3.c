@@ -142,7 +142,7 @@ static enum rc read_header(const struct src *s, const struct arena *a, uint32_t 
 
 	if (idx >= a->n_dict)
 		return RC_BOUNDS;
-	if (a->dict[idx].type_id != RW_T_TEXTURE)
+	if (arena_row(a, idx)->type_id != RW_T_TEXTURE)
 		return RC_UNSUPPORTED;
 	r = arena_read_object(s, a, idx, &p, &len);
 	if (r != RC_OK)
@@ -186,7 +186,7 @@ static enum rc ps3_texture_text(const struct src *s, const struct arena *a, uint
 	buf_printf(out, "offset: %u\n", t.offset);
 	if (t.m_buffer >> 22 == 0 && t.m_buffer < a->n_dict)
 		buf_printf(out, "m_buffer: %u -> %04u.%s\n", t.m_buffer, t.m_buffer,
-			   rw_type_label(a->dict[t.m_buffer].type_id, tmp));
+			   rw_type_label(arena_row(a, t.m_buffer)->type_id, tmp));
 	else
 		buf_printf(out, "m_buffer: %u -> (out of range)\n", t.m_buffer);
 	buf_printf(out, "storeType: 0x%08X (%s)\n", t.store_type, store_type_name(t.store_type));
@@ -204,7 +204,7 @@ static enum rc ps3_texture_text(const struct src *s, const struct arena *a, uint
 		buf_printf(out, "expected_bytes: %llu\n", (unsigned long long)(l.total + t.offset));
 	}
 	if (t.m_buffer >> 22 == 0 && t.m_buffer < a->n_dict)
-		buf_printf(out, "actual_bytes: %u\n", a->dict[t.m_buffer].size);
+		buf_printf(out, "actual_bytes: %u\n", arena_row(a, t.m_buffer)->size);
 
 	/* the same checks tex_describe makes, as problem lines */
 	if (lr == RC_OK) {

@@ -92,12 +92,12 @@ static void x360_vdes_text(struct buf *out, const struct skate_vdes *v)
 static void base_res_line(struct buf *out, const struct arena *a, uint32_t idx)
 {
 	buf_puts(out, "base resource (the row before): ");
-	if (idx == 0 || idx > a->n_dict || !a->dict[idx - 1].base_resource) {
+	if (idx == 0 || idx > a->n_dict || !arena_row(a, idx - 1)->base_resource) {
 		buf_puts(out, "none\n");
 		return;
 	}
 	view_obj_label(a, idx - 1, out);
-	buf_printf(out, " (%u bytes)\n", a->dict[idx - 1].size);
+	buf_printf(out, " (%u bytes)\n", arena_row(a, idx - 1)->size);
 }
 
 static void d3d_words(struct buf *out, const uint32_t w[6])
@@ -143,7 +143,7 @@ static enum rc x360_header(const struct src *s, const struct arena *a, uint32_t 
 
 	if (idx >= a->n_dict)
 		return RC_BOUNDS;
-	if (a->dict[idx].type_id != RW_T_TEXTURE)
+	if (arena_row(a, idx)->type_id != RW_T_TEXTURE)
 		return RC_UNSUPPORTED;
 	r = arena_read_object(s, a, idx, &p, &len);
 	if (r != RC_OK)
@@ -186,8 +186,8 @@ static enum rc x360_texture_text(const struct src *s, const struct arena *a, uin
 	buf_printf(out, "swizzle: 0x%03X\nnum_format: %u\n", f->swizzle, f->num_format);
 	if (idx > 0)
 		buf_printf(out, "texels: %04u.%s (the row before)\n", idx - 1,
-			   a->dict[idx - 1].base_resource ? "BaseResource"
-							  : "(not a BaseResource)");
+			   arena_row(a, idx - 1)->base_resource ? "BaseResource"
+								: "(not a BaseResource)");
 	tex_describe(s, a, idx, &td, problems); /* the checks the pictures make */
 	return out->oom ? RC_NOMEM : RC_OK;
 }

@@ -40,7 +40,7 @@ int fuzz_one_arena(const uint8_t *p, size_t n)
 		free(obj);
 		(void)arena_resolve_ref(&a, i, &o, &off);
 		(void)arena_resolve_ref(&a, 0x00800000u | i, &o, &off);
-		(void)arena_find_type(&a, a.dict[i].type_id);
+		(void)arena_find_type(&a, arena_row(&a, i)->type_id);
 	}
 	{
 		uint32_t o, off;

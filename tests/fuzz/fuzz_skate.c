@@ -112,7 +112,7 @@ static void textures(const struct src *s, const struct arena *a, struct diag *d)
 		struct tex_desc td;
 		struct buf b;
 
-		if (a->dict[i].type_id != RW_T_TEXTURE)
+		if (arena_row(a, i)->type_id != RW_T_TEXTURE)
 			continue;
 		(void)tex_describe(s, a, i, &td, d);
 		if (texture_load(s, a, i, &img, d) != RC_OK)

@@ -101,7 +101,7 @@ static int into_arena(const uint8_t *arena, size_t an, const uint8_t *pic, size_
 		struct texture_image *img;
 		struct buf b;
 
-		if (a.dict[i].type_id != RW_T_TEXTURE)
+		if (arena_row(&a, i)->type_id != RW_T_TEXTURE)
 			continue;
 		r = write_one(&s, &a, i, TEXMOD_DDS, pic, pn, diag_count(&d));
 		if (!r && !own)

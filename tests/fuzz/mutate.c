@@ -346,7 +346,7 @@ static bool ref_like(const struct arena *a, uint32_t v, uint32_t self)
 
 static void psg_object(struct mut *m, const struct arena *a, uint32_t i)
 {
-	const struct arena_dict_entry *e = &a->dict[i];
+	const struct arena_dict_entry *e = arena_row(a, i);
 	size_t start = (size_t)e->start, span = e->size < 0x100 ? e->size : 0x100;
 	char where[64];
 
@@ -374,8 +374,9 @@ static void psg_object(struct mut *m, const struct arena *a, uint32_t i)
 				      : "dangling subref");
 		}
 		/* Two-object cycle: every reference-like word of the target points back. */
-		if (ref_like(a, v, i) && a->dict[v].readable && !a->dict[v].base_resource) {
-			const struct arena_dict_entry *t = &a->dict[v];
+		if (ref_like(a, v, i) && arena_row(a, v)->readable &&
+		    !arena_row(a, v)->base_resource) {
+			const struct arena_dict_entry *t = arena_row(a, v);
 			bool any = false;
 
 			for (size_t o2 = (size_t)t->start;
@@ -416,11 +417,11 @@ static void psg_dict(struct mut *m, const struct arena *a, uint32_t i)
 
 		put32(m, row, get32(m, a->h.dict_start + 24u * j));
 		emit(m, "%s same ptr as row %u (overlap)", where, j);
-		put32(m, row + 8, a->dict[i].size + a->dict[j].size + 16);
+		put32(m, row + 8, arena_row(a, i)->size + arena_row(a, j)->size + 16);
 		emit(m, "%s size spans into the next object (overlap)", where);
 	}
 	for (size_t k = 0; k < sizeof psg_types / sizeof psg_types[0]; k++) {
-		if (psg_types[k] == a->dict[i].type_id)
+		if (psg_types[k] == arena_row(a, i)->type_id)
 			continue;
 		put32(m, row + 16, type_index_of(a, psg_types[k]));
 		put32(m, row + 20, psg_types[k]);
@@ -432,7 +433,7 @@ static void psg_dict(struct mut *m, const struct arena *a, uint32_t i)
 
 static void psg_texture_bytes(struct mut *m, const struct arena *a, uint32_t i)
 {
-	size_t start = (size_t)a->dict[i].start;
+	size_t start = (size_t)arena_row(a, i)->start;
 	static const uint8_t fmts[] = {0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88,
 				       0x8B, 0x8F, 0x97, 0x9D, 0x9E, 0x00, 0x89, 0xFF};
 
@@ -520,7 +521,8 @@ static void psg_mutants(struct mut *m)
 		snprintf(where, sizeof where, "subreference %u", k);
 		words(m, rec, rec + 8, where);
 		put32(m, rec + 4,
-		      a.subrefs[k].object < a.n_dict ? a.dict[a.subrefs[k].object].size : 0);
+		      a.subrefs[k].object < a.n_dict ? arena_row(&a, a.subrefs[k].object)->size
+						     : 0);
 		emit(m, "%s offset at the object's end", where);
 		if (a.n_subrefs > 1) {
 			put32(m, rec, a.subrefs[(k + 1) % a.n_subrefs].object);
@@ -532,8 +534,8 @@ static void psg_mutants(struct mut *m)
 	for (uint32_t i = 0; i < a.n_dict; i++) {
 		psg_dict(m, &a, i);
 		psg_object(m, &a, i);
-		if (!tex_done && a.dict[i].type_id == RW_T_TEXTURE && a.dict[i].readable &&
-		    a.dict[i].size >= 40) {
+		if (!tex_done && arena_row(&a, i)->type_id == RW_T_TEXTURE &&
+		    arena_row(&a, i)->readable && arena_row(&a, i)->size >= 40) {
 			psg_texture_bytes(m, &a, i);
 			tex_done = true;
 		}

@@ -290,7 +290,7 @@ static void texmod_seeds(struct seedset *s)
 			char name[48];
 			struct buf b;
 
-			if (a.dict[i].type_id != RW_T_TEXTURE ||
+			if (arena_row(&a, i)->type_id != RW_T_TEXTURE ||
 			    texture_load(&src, &a, i, &img, NULL) != RC_OK)
 				continue;
 			buf_init(&b);

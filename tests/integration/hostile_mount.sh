@@ -224,6 +224,41 @@ if [ "$(id -u)" = 0 ]; then
 		"grep -q '/mnt/readme.txt' '$WORK/bind.find' && ! grep -q '/mnt/bound' '$WORK/bind.find'"
 fi
 
+# Claimed counts (issue 21 item 5): a dictionary claiming 5,000,000 rows of which 12 are stored
+# (120 MB apparent, a few KiB on disk) held 196 MB after mounting; a folder holds max_assets
+# such files. What a mount holds is bounded by what the file stores: RssAnon after mounting
+# and after info.txt stays within the cache budget + 16 MiB, alone and eight in a folder.
+rss_kb() { awk '/^RssAnon/ {print $2}' "/proc/$1/status"; }
+asan=; ldd "$PSGFS" | grep -q libasan && asan=1
+"$PSGFS_GEN" sky --rows 5000000 "$WORK/sparse.psg"
+sp=$WORK/sparse
+mount_psgfs "$WORK/sparse.psg" "$sp" -o cache_size=16M
+pid=$(pgrep -n -f "psgfs $WORK/sparse.psg")
+r_mount=$(rss_kb "$pid")
+check "claimed rows: info.txt counts 5000000 objects" grep -qx "objects: 5000000" "$sp/info.txt"
+check "claimed rows: one errors.txt line for the run of zero rows" \
+	grep -q "^objects 13 to 4999999: 4999987 more rows identical to object 12" "$sp/errors.txt"
+r_info=$(rss_kb "$pid")
+echo "# 5,000,000 claimed rows at cache_size=16M: RssAnon $r_mount kB after mounting, $r_info kB after info.txt"
+if [ -n "$asan" ]; then echo "# ASan build: RssAnon reported, not bounded"; else
+	check "claimed rows: RssAnon after mounting within 16 MiB + 16 MiB ($r_mount kB)" \
+		test "$r_mount" -le $(((16 + 16) * 1024))
+	check "claimed rows: ... and after info.txt ($r_info kB)" test "$r_info" -le $(((16 + 16) * 1024))
+fi
+unmount_psgfs "$sp"
+mkdir -p "$WORK/sparsedir"
+for k in 0 1 2 3 4 5 6 7; do "$PSGFS_GEN" sky --rows $((1000000 + k)) "$WORK/sparsedir/s$k.psg"; done
+spd=$WORK/sparsed
+mount_psgfs "$WORK/sparsedir" "$spd" -o cache_size=16M
+pid=$(pgrep -n -f "psgfs $WORK/sparsedir")
+check "claimed rows, a folder of 8: every asset opens" bash -c \
+	"for k in 0 1 2 3 4 5 6 7; do grep -qx \"objects: \$((1000000 + k))\" '$spd'/s\$k.psg/info.txt || exit 1; done"
+r_dir=$(rss_kb "$pid")
+echo "# a folder of 8 such files (1,000,000 claimed rows each), all open: RssAnon $r_dir kB"
+[ -n "$asan" ] || check "claimed rows, a folder of 8: RssAnon within 16 MiB + 16 MiB ($r_dir kB)" \
+	test "$r_dir" -le $(((16 + 16) * 1024))
+unmount_psgfs "$spd"
+
 # Amplification: a small PSA whose sequences all cover every key shows far more bytes than it
 # holds (sequences x keys); every file stays exactly sized and the daemon's memory stays
 # within the cache budget plus a fixed margin while all of it is read.
@@ -246,4 +281,84 @@ else
 	check "amplification: peak RSS under the cache budget + 48 MiB" test "$peak" -lt $(((4 + 48) * 1024))
 fi
 unmount_psgfs "$am"
+
+# The amplification worst case of issue 21: a 1.18 MB PSA, 4,000 sequences that all cover the
+# same 16,000 frames, shows 7.94 GB over 20,016 entries. Sizes are exact (the generator is
+# deterministic: the total is a constant), ls -lR sizes every keys.tsv with one counting pass
+# (the sequences share it), and RssAnon stays within the cache budget + 16 MiB throughout.
+big=$WORK/amp4000.psa
+"$PSGFS_GEN" psa --overlap --bones 1 --frames 16000 --sequences 4000 "$big"
+check "amplification 4000: the file is 1,184,280 bytes" test "$(stat -c %s "$big")" = 1184280
+bm=$WORK/amp4000
+mount_psgfs "$big" "$bm" -o cache_size=16M
+pid=$(pgrep -n -f "psgfs $big")
+(
+	rmax=0
+	while kill -0 "$pid" 2>/dev/null; do
+		r=$(awk '/^RssAnon/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
+		[ "${r:-0}" -gt "$rmax" ] && rmax=$r && echo "$rmax" >"$WORK/amp4000.rss"
+		sleep 0.05
+	done
+) &
+sampler=$!
+t0=$(date +%s.%N)
+n_entries=$(timeout 300 ls -lR "$bm" | grep -c '^[-d]')
+t1=$(date +%s.%N)
+total=$(timeout 300 find "$bm" -type f -printf '%s\n' | awk '{ t += $1 } END { printf "%.0f\n", t }')
+echo "# 4000 overlapping sequences: $total bytes over $n_entries entries; ls -lR $(echo "$t1 - $t0" | bc) s"
+check "amplification 4000: 20,016 entries" test "$n_entries" = 20016
+check "amplification 4000: exactly 7,936,602,641 bytes in its files" test "$total" = 7936602641
+k0=$bm/sequences/00.seq_0/keys.tsv
+k1=$bm/sequences/3999.seq_3999/keys.tsv
+check "amplification 4000: keys.tsv reads whole at its st_size, the same for all" bash -c \
+	"[ \$(wc -c < '$k0') = \$(stat -c %s '$k0') ] && cmp -s '$k0' '$k1'"
+g0=$bm/sequences/3999.seq_3999/3999.seq_3999.glb
+check "amplification 4000: a sequence's .glb reads whole at its st_size" \
+	test "$(wc -c <"$g0")" = "$(stat -c %s "$g0")"
+sleep 0.2
+peak4000=$(cat "$WORK/amp4000.rss" 2>/dev/null || echo 0)
+echo "# 4000 overlapping sequences: peak RssAnon $peak4000 kB at cache_size=16M"
+if [ -n "$asan" ]; then echo "# ASan build: RssAnon reported, not bounded"; else
+	check "amplification 4000: peak RssAnon within 16 MiB + 16 MiB ($peak4000 kB)" \
+		test "$peak4000" -le $(((16 + 16) * 1024))
+fi
+unmount_psgfs "$bm"
+wait "$sampler" 2>/dev/null || true
+
+# Rewritten islands: a 1.0 MB skinned PS3 PSG whose 64 islands per mesh each draw the mesh's
+# whole index buffer (valid, so no problem is reported) shows 64 x the triangles in
+# triangles.tsv and the exports: 340 MB. Every byte is read once: the total equals the sum of
+# st_size (a constant: the generator is deterministic) and RssAnon stays within budget + 16 MiB.
+isl=$WORK/islands.psg
+"$PSGFS_GEN" skinned --meshes 4 --islands 64 --tris 400 --verts 600 --hostile islands "$isl"
+check "islands: the file is 1,023,708 bytes" test "$(stat -c %s "$isl")" = 1023708
+im=$WORK/islands
+mount_psgfs "$isl" "$im" -o cache_size=16M
+pid=$(pgrep -n -f "psgfs $isl")
+(
+	rmax=0
+	while kill -0 "$pid" 2>/dev/null; do
+		r=$(awk '/^RssAnon/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
+		[ "${r:-0}" -gt "$rmax" ] && rmax=$r && echo "$rmax" >"$WORK/islands.rss"
+		sleep 0.05
+	done
+) &
+sampler=$!
+isl_total=$(find "$im" -type f -printf '%s\n' | awk '{ t += $1 } END { printf "%.0f\n", t }')
+isl_read=$(timeout 300 find "$im" -type f -exec cat {} + | wc -c)
+echo "# rewritten islands: $isl_total bytes in st_size, $isl_read read"
+check "islands: exactly 340,312,085 bytes" test "$isl_total" = 340312085
+check "islands: every byte of it reads" test "$isl_read" = "$isl_total"
+check "islands: triangles.tsv has 64 x 400 x 64 rows + header" \
+	test "$(wc -l <"$im/meshes/00/triangles.tsv")" = $((64 * 400 * 64 + 1))
+check "islands: no problem reported (the draw calls are valid)" test ! -s "$im/errors.txt"
+sleep 0.2
+peak_isl=$(cat "$WORK/islands.rss" 2>/dev/null || echo 0)
+echo "# rewritten islands: peak RssAnon $peak_isl kB at cache_size=16M"
+if [ -n "$asan" ]; then echo "# ASan build: RssAnon reported, not bounded"; else
+	check "islands: peak RssAnon within 16 MiB + 16 MiB ($peak_isl kB)" \
+		test "$peak_isl" -le $(((16 + 16) * 1024))
+fi
+unmount_psgfs "$im"
+wait "$sampler" 2>/dev/null || true
 finish

@@ -77,10 +77,10 @@ static void check_record(const uint8_t *p, size_t n, const struct arena *a,
 		uint8_t *obj;
 		size_t len;
 
-		assert_int_equal(a->dict[i].type_id, rec->obj[i].type_id);
-		assert_int_equal(a->dict[i].start, rec->obj[i].start);
-		assert_int_equal(a->dict[i].size, rec->obj[i].size);
-		assert_true(a->dict[i].readable);
+		assert_int_equal(arena_row(a, i)->type_id, rec->obj[i].type_id);
+		assert_int_equal(arena_row(a, i)->start, rec->obj[i].start);
+		assert_int_equal(arena_row(a, i)->size, rec->obj[i].size);
+		assert_true(arena_row(a, i)->readable);
 		assert_int_equal(arena_read_object(&s, a, i, &obj, &len), RC_OK);
 		assert_int_equal(len, rec->obj[i].size);
 		assert_true(fnv1a64(obj, len) == rec->obj[i].fnv64);
@@ -153,13 +153,14 @@ static void test_sky_invariants(void **state)
 
 	/* objects, dictionary, subreferences */
 	for (uint32_t i = 0; i < 12; i++) {
-		assert_int_equal(a.dict[i].type_id, order[i]);
-		assert_int_equal(a.types[a.dict[i].type_index], order[i]);
-		assert_int_equal(a.dict[i].reloc, 0);
-		if (!a.dict[i].base_resource && a.dict[i].start + a.dict[i].size > last_end)
-			last_end = a.dict[i].start + a.dict[i].size;
+		assert_int_equal(arena_row(&a, i)->type_id, order[i]);
+		assert_int_equal(a.types[arena_row(&a, i)->type_index], order[i]);
+		assert_int_equal(arena_row(&a, i)->reloc, 0);
+		if (!arena_row(&a, i)->base_resource &&
+		    arena_row(&a, i)->start + arena_row(&a, i)->size > last_end)
+			last_end = arena_row(&a, i)->start + arena_row(&a, i)->size;
 	}
-	assert_int_equal(a.dict[0].start, 0x240);
+	assert_int_equal(arena_row(&a, 0)->start, 0x240);
 	assert_int_equal(a.h.dict_start % 4, 0);
 	assert_int_equal(a.h.dict_start, align_up(last_end, 4));
 	assert_int_equal(a.sub_records, a.h.dict_start + 24 * 12);
@@ -172,17 +173,17 @@ static void test_sky_invariants(void **state)
 	assert_int_equal(a.subrefs[2].object, 10);
 	assert_int_equal(a.subrefs[3].object, 2);
 	assert_int_equal(a.subrefs[3].offset, 0x20);
-	assert_int_equal(a.dict[3].ptr, 0);
-	assert_int_equal(a.dict[3].size, 230 * 16);
-	assert_int_equal(a.dict[5].ptr, 230 * 16);
-	assert_int_equal(a.dict[5].size, 1140 * 2);
-	assert_int_equal(a.dict[7].size, 0x94); /* align4(0x60 + 12*4 + 2) */
-	assert_memory_equal(g.p + a.dict[8].start, vdes, sizeof vdes);
+	assert_int_equal(arena_row(&a, 3)->ptr, 0);
+	assert_int_equal(arena_row(&a, 3)->size, 230 * 16);
+	assert_int_equal(arena_row(&a, 5)->ptr, 230 * 16);
+	assert_int_equal(arena_row(&a, 5)->size, 1140 * 2);
+	assert_int_equal(arena_row(&a, 7)->size, 0x94); /* align4(0x60 + 12*4 + 2) */
+	assert_memory_equal(g.p + arena_row(&a, 8)->start, vdes, sizeof vdes);
 	check_record(g.p, g.n, &a, &g.rec);
 
 	/* VB, IB, MeshHelper, OptiMesh references */
-	const uint8_t *vb = g.p + a.dict[4].start, *ib = g.p + a.dict[6].start;
-	const uint8_t *om = g.p + a.dict[7].start, *mh = g.p + a.dict[9].start;
+	const uint8_t *vb = g.p + arena_row(&a, 4)->start, *ib = g.p + arena_row(&a, 6)->start;
+	const uint8_t *om = g.p + arena_row(&a, 7)->start, *mh = g.p + arena_row(&a, 9)->start;
 	assert_int_equal(ld_u32be(vb), 3);
 	assert_int_equal(ld_u32be(vb + 8), 230 * 16);
 	assert_int_equal(ld_u32be(ib), 5);
@@ -212,7 +213,7 @@ static void test_sky_invariants(void **state)
 	assert_int_equal(ld_u16be(om + 0x90), 0);
 
 	/* indices: max 229 of 230 vertices */
-	const uint8_t *idx = g.p + a.dict[5].start, *pos = g.p + a.dict[3].start;
+	const uint8_t *idx = g.p + arena_row(&a, 5)->start, *pos = g.p + arena_row(&a, 3)->start;
 	uint16_t mx = 0;
 	for (int i = 0; i < 1140; i++)
 		if (ld_u16be(idx + 2 * i) > mx)
@@ -220,8 +221,8 @@ static void test_sky_invariants(void **state)
 	assert_int_equal(mx, 229);
 
 	/* RenderModelData: bone name, island boxes (w = half diagonal), areas recomputed here */
-	const uint8_t *md = g.p + a.dict[10].start;
-	uint32_t msz = a.dict[10].size;
+	const uint8_t *md = g.p + arena_row(&a, 10)->start;
+	uint32_t msz = arena_row(&a, 10)->size;
 	assert_int_equal(ld_u16be(md + 0x32), 1);
 	assert_int_equal(ld_u16be(md + 0x34), 1);
 	assert_int_equal(ld_u16be(md + 0x36), 4);
@@ -273,8 +274,8 @@ static void test_sky_invariants(void **state)
 	}
 
 	/* Material channel strings, instance and TOC */
-	const uint8_t *mat = g.p + a.dict[1].start;
-	uint32_t matsz = a.dict[1].size;
+	const uint8_t *mat = g.p + arena_row(&a, 1)->start;
+	uint32_t matsz = arena_row(&a, 1)->size;
 	bool found = false;
 	for (uint32_t o = 0; o + 25 <= matsz; o++)
 		if (memcmp(mat + o, "AttribulatorMaterialName", 25) == 0)
@@ -283,11 +284,11 @@ static void test_sky_invariants(void **state)
 	assert_int_equal(ld_u32be(mat + 0x10), ld_u32be(mat + 0x0C) + 32 * ld_u32be(mat + 4));
 	for (int i = 0; i < 16; i++)
 		assert_int_equal(mat[matsz - 1 - i], 0);
-	const uint8_t *inst = g.p + a.dict[2].start;
+	const uint8_t *inst = g.p + arena_row(&a, 2)->start;
 	assert_int_equal(ld_u32be(inst + 0x20 + 0x80), 10);
-	assert_int_equal(inst[a.dict[2].size - 1], 0);
-	const uint8_t *toc = g.p + a.dict[11].start;
-	assert_int_equal(ld_u32be(toc + 0x10) + 8 * ld_u32be(toc + 0x0C), a.dict[11].size);
+	assert_int_equal(inst[arena_row(&a, 2)->size - 1], 0);
+	const uint8_t *toc = g.p + arena_row(&a, 11)->start;
+	assert_int_equal(ld_u32be(toc + 0x10) + 8 * ld_u32be(toc + 0x0C), arena_row(&a, 11)->size);
 	assert_int_equal(ld_u32be(toc + 0x08), ld_u32be(toc + 0x10));
 
 	arena_free(&a);
@@ -304,7 +305,7 @@ static uint32_t ref_type(const struct arena *a, uint32_t v, uint32_t *off)
 		return UINT32_MAX;
 	if (off)
 		*off = o;
-	return a->dict[obj].type_id;
+	return arena_row(a, obj)->type_id;
 }
 
 static void test_sky_shuffled(void **state)
@@ -328,7 +329,7 @@ static void test_sky_shuffled(void **state)
 		check_record(g.p, g.n, &a, &g.rec);
 		assert_int_equal(g.n, base.n);
 		for (uint32_t i = 0; i < 12; i++)
-			if (a.dict[i].type_id != base.rec.obj[i].type_id)
+			if (arena_row(&a, i)->type_id != base.rec.obj[i].type_id)
 				moved = true;
 		n_moved += moved;
 
@@ -342,7 +343,7 @@ static void test_sky_shuffled(void **state)
 			    itc < 12);
 		/* row 0 is never a reference target */
 		assert_true(0 != iom && 0 != ivb && 0 != iib && 0 != imh && 0 != imd);
-		const uint8_t *om = g.p + a.dict[iom].start;
+		const uint8_t *om = g.p + arena_row(&a, iom)->start;
 		assert_int_equal(ref_type(&a, ld_u32be(om + 0x24), &off), RW_T_RENDERMATERIAL);
 		assert_int_equal(off, 0x14);
 		assert_int_equal(ref_type(&a, ld_u32be(om + 0x28), NULL), RW_T_VDES);
@@ -350,23 +351,24 @@ static void test_sky_shuffled(void **state)
 		assert_int_equal(ref_type(&a, ld_u32be(om + 0x30), NULL), RW_T_IB);
 		assert_int_equal(ref_type(&a, ld_u32be(om + 0x34), NULL), RW_T_VB);
 		assert_int_equal(ref_type(&a, ld_u32be(om + 0x3C), &off), RW_T_RENDERMODEL);
-		assert_int_equal(off, ld_u32be(g.p + a.dict[imd].start + 0x3C));
+		assert_int_equal(off, ld_u32be(g.p + arena_row(&a, imd)->start + 0x3C));
 		assert_int_equal(ref_type(&a, ld_u32be(om + 0x40), &off), RW_T_RENDERMODEL);
-		assert_int_equal(off, ld_u32be(g.p + a.dict[imd].start + 0x38));
-		uint32_t vbr = ld_u32be(g.p + a.dict[ivb].start);
-		uint32_t ibr = ld_u32be(g.p + a.dict[iib].start);
+		assert_int_equal(off, ld_u32be(g.p + arena_row(&a, imd)->start + 0x38));
+		uint32_t vbr = ld_u32be(g.p + arena_row(&a, ivb)->start);
+		uint32_t ibr = ld_u32be(g.p + arena_row(&a, iib)->start);
 		assert_int_equal(ref_type(&a, vbr, NULL), RW_T_PS3_GPU);
 		assert_int_equal(ref_type(&a, ibr, NULL), RW_T_PS3_GPU);
-		assert_int_equal(a.dict[vbr].size, 230 * 16);
-		assert_int_equal(a.dict[ibr].size, 2280);
-		const uint8_t *mh = g.p + a.dict[imh].start;
+		assert_int_equal(arena_row(&a, vbr)->size, 230 * 16);
+		assert_int_equal(arena_row(&a, ibr)->size, 2280);
+		const uint8_t *mh = g.p + arena_row(&a, imh)->start;
 		assert_int_equal(ld_u32be(mh + 8), iib);
 		assert_int_equal(ld_u32be(mh + 12), ivb);
-		assert_int_equal(ref_type(&a, ld_u32be(g.p + a.dict[iin].start + 0xA0), NULL),
-				 RW_T_RENDERMODEL);
-		const uint8_t *md = g.p + a.dict[imd].start;
+		assert_int_equal(
+		    ref_type(&a, ld_u32be(g.p + arena_row(&a, iin)->start + 0xA0), NULL),
+		    RW_T_RENDERMODEL);
+		const uint8_t *md = g.p + arena_row(&a, imd)->start;
 		assert_int_equal(ld_u32be(md + ld_u32be(md + 0x24)), iom);
-		const uint8_t *toc = g.p + a.dict[itc].start;
+		const uint8_t *toc = g.p + arena_row(&a, itc)->start;
 		assert_int_equal(ref_type(&a, ld_u32be(toc + 0x14 + 0x14), &off),
 				 RW_T_RENDERMATERIAL);
 		assert_int_equal(ref_type(&a, ld_u32be(toc + 0x14 + 24 + 0x14), NULL),
@@ -377,7 +379,7 @@ static void test_sky_shuffled(void **state)
 				 RW_T_INSTANCE);
 		assert_int_equal(off, 0x20);
 		/* same object bytes modulo renumbering: the geometry is identical */
-		assert_memory_equal(g.p + a.dict[vbr].start, base.p + base.rec.obj[3].start,
+		assert_memory_equal(g.p + arena_row(&a, vbr)->start, base.p + base.rec.obj[3].start,
 				    230 * 16);
 		arena_free(&a);
 		diag_free(&d);
@@ -399,14 +401,16 @@ static void test_base_resource_region(void **state)
 	diag_init(&d);
 	assert_int_equal(open_bytes(g.p, g.n, &a, &d), RC_OK);
 	for (uint32_t i = 0; i < a.n_dict; i++) {
-		if (!a.dict[i].base_resource)
+		if (!arena_row(&a, i)->base_resource)
 			continue;
 		n_br++;
-		assert_int_equal(a.dict[i].start, (uint64_t)a.h.rd[0].size + a.dict[i].ptr);
-		assert_int_equal(a.dict[i].start, g.rec.obj[i].start);
-		assert_int_equal(a.dict[i].ptr % 0x10, 0);
-		assert_true(a.dict[i].ptr + a.dict[i].size <= a.h.rd[5].size);
-		assert_true(fnv1a64(g.p + a.dict[i].start, a.dict[i].size) == g.rec.obj[i].fnv64);
+		assert_int_equal(arena_row(&a, i)->start,
+				 (uint64_t)a.h.rd[0].size + arena_row(&a, i)->ptr);
+		assert_int_equal(arena_row(&a, i)->start, g.rec.obj[i].start);
+		assert_int_equal(arena_row(&a, i)->ptr % 0x10, 0);
+		assert_true(arena_row(&a, i)->ptr + arena_row(&a, i)->size <= a.h.rd[5].size);
+		assert_true(fnv1a64(g.p + arena_row(&a, i)->start, arena_row(&a, i)->size) ==
+			    g.rec.obj[i].fnv64);
 	}
 	assert_int_equal(n_br, 2);
 	arena_free(&a);
@@ -454,15 +458,16 @@ static void test_texture_registry(void **state)
 	assert_int_equal(a.sub_dict, a.sub_records);
 	assert_int_equal(a.sub_records, a.h.rd[0].size);
 	assert_int_equal(a.h.rd[5].align, 0x80);
-	assert_int_equal(a.dict[2].ptr, 0x100); /* second texel block 0x80-aligned in region */
-	assert_int_equal(a.dict[6 - 1].type_id, RW_T_VERSION);
-	assert_int_equal(a.dict[5].size, 8);
+	assert_int_equal(arena_row(&a, 2)->ptr,
+			 0x100); /* second texel block 0x80-aligned in region */
+	assert_int_equal(arena_row(&a, 6 - 1)->type_id, RW_T_VERSION);
+	assert_int_equal(arena_row(&a, 5)->size, 8);
 	assert_int_equal(out.len, (size_t)a.h.rd[0].size + a.h.rd[5].size);
 	assert_int_equal(a.h.rd[5].size, 0x100 + 152); /* region not padded at its end */
 	check_record(out.data, out.len, &a, &rec);
-	const uint8_t *toc = out.data + a.dict[4].start;
-	assert_int_equal(ld_u32be(toc + 0x10) + 8 * ld_u32be(toc + 0x0C), a.dict[4].size);
-	assert_int_equal(a.dict[4].size % 4, 0);
+	const uint8_t *toc = out.data + arena_row(&a, 4)->start;
+	assert_int_equal(ld_u32be(toc + 0x10) + 8 * ld_u32be(toc + 0x0C), arena_row(&a, 4)->size);
+	assert_int_equal(arena_row(&a, 4)->size % 4, 0);
 	assert_string_equal((const char *)toc + ld_u32be(toc + 0x14), "0x2c7f381800171902.Texture");
 	arena_free(&a);
 	diag_free(&d);
@@ -571,11 +576,11 @@ static void test_platform_variants(void **state)
 		assert_int_equal(a.h.id, 7);
 		assert_int_equal(a.n_types, 10);
 		assert_int_equal(a.n_dict, 2);
-		assert_int_equal(a.dict[0].type_id, RW_T_VERSION);
-		assert_int_equal(a.dict[1].start, a.h.rd[0].size);
-		assert_int_equal(a.dict[1].size, 32);
-		assert_true(a.dict[1].readable);
-		assert_int_equal(f[a.dict[1].start], 0xAB);
+		assert_int_equal(arena_row(&a, 0)->type_id, RW_T_VERSION);
+		assert_int_equal(arena_row(&a, 1)->start, a.h.rd[0].size);
+		assert_int_equal(arena_row(&a, 1)->size, 32);
+		assert_true(arena_row(&a, 1)->readable);
+		assert_int_equal(f[arena_row(&a, 1)->start], 0xAB);
 		arena_free(&a);
 		diag_free(&d);
 	}
@@ -597,8 +602,9 @@ static enum rc open_any(const uint8_t *p, size_t n, struct diag *d)
 			uint8_t *o;
 			size_t len;
 
-			if (a.dict[i].readable) {
-				assert_true(span_ok(n, a.dict[i].start, a.dict[i].size));
+			if (arena_row(&a, i)->readable) {
+				assert_true(
+				    span_ok(n, arena_row(&a, i)->start, arena_row(&a, i)->size));
 				assert_int_equal(arena_read_object(&s, &a, i, &o, &len), RC_OK);
 				free(o);
 			} else {
@@ -607,7 +613,7 @@ static enum rc open_any(const uint8_t *p, size_t n, struct diag *d)
 		}
 		for (uint32_t i = 0; i < a.n_subrefs + 2; i++)
 			if (arena_resolve_ref(&a, 0x00800000u | i, &obj, &off) == RC_OK)
-				assert_true(obj < a.n_dict && off < a.dict[obj].size);
+				assert_true(obj < a.n_dict && off < arena_row(&a, obj)->size);
 		arena_free(&a);
 	} else {
 		assert_true(r == RC_CORRUPT || r == RC_FORMAT || r == RC_TRUNCATED);
@@ -795,7 +801,7 @@ static void test_hostile_dictionary(void **state)
 	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_OK);
 	assert_true(diag_has(&d, "object 4 (VertexBuffer): type index 999 out of range"));
 	assert_true(diag_has(&d, "object 6 (IndexBuffer): type index 52"));
-	assert_int_equal(a.dict[6].type_id, RW_T_IB); /* typeId wins */
+	assert_int_equal(arena_row(&a, 6)->type_id, RW_T_IB); /* typeId wins */
 	arena_free(&a);
 	diag_free(&d);
 
@@ -806,10 +812,10 @@ static void test_hostile_dictionary(void **state)
 	put32(c + dict + 24 * 5, 0x10000);
 	diag_init(&d);
 	assert_int_equal(open_bytes(c, g.n, &a, &d), RC_OK);
-	assert_false(a.dict[11].readable);
-	assert_false(a.dict[9].readable);
-	assert_false(a.dict[5].readable);
-	assert_true(a.dict[10].readable);
+	assert_false(arena_row(&a, 11)->readable);
+	assert_false(arena_row(&a, 9)->readable);
+	assert_false(arena_row(&a, 5)->readable);
+	assert_true(arena_row(&a, 10)->readable);
 	assert_true(diag_has(&d, "object 11 (TableOfContents)"));
 	assert_true(diag_has(&d, "object 9 (MeshHelper)"));
 	assert_true(diag_has(&d, "past the end of resource 5"));
@@ -832,7 +838,7 @@ static void test_hostile_dictionary(void **state)
 	assert_true(diag_has(&d, "not aligned"));
 	assert_true(diag_has(&d, "outside the object area"));
 	assert_true(diag_has(&d, "resource descriptor 16"));
-	assert_false(a.dict[3].readable);
+	assert_false(arena_row(&a, 3)->readable);
 	arena_free(&a);
 	diag_free(&d);
 
@@ -856,17 +862,74 @@ static void test_hostile_dictionary(void **state)
 	/* follow the cycle OptiMesh -> aabbs subref -> OptiMesh a few times: bounded */
 	uint32_t v = 0x00800002, hops = 0;
 	while (hops < 8 && arena_resolve_ref(&a, v, &obj, &off) == RC_OK) {
-		v = ld_u32be(c + a.dict[obj].start + off);
+		v = ld_u32be(c + arena_row(&a, obj)->start + off);
 		hops++;
 	}
 	assert_int_equal(hops, 8);
-	assert_int_equal(arena_resolve_ref(&a, ld_u32be(c + a.dict[7].start + 0x28), &obj, &off),
-			 RC_OK);
+	assert_int_equal(
+	    arena_resolve_ref(&a, ld_u32be(c + arena_row(&a, 7)->start + 0x28), &obj, &off), RC_OK);
 	assert_int_equal(obj, 7);
 	arena_free(&a);
 	diag_free(&d);
 	free(c);
 	gen_free(&g);
+}
+
+/* A dictionary claiming many rows the file leaves as a hole (issue 21 item 5): kept as runs of
+ * identical rows, read back row by row exactly as the flat array was; one line for a run's
+ * repeats; a dictionary of distinct rows stays a flat array. */
+static void test_sparse_dictionary_runs(void **state)
+{
+	struct arena a, plain;
+	struct diag d, dp;
+	uint64_t size = 0;
+	uint8_t *f;
+	struct buf b;
+
+	(void)state;
+	buf_init(&b);
+	assert_int_equal(gen_psg_sky(0, &b, NULL), RC_OK);
+	diag_init(&dp);
+	assert_int_equal(open_bytes(b.data, b.len, &plain, &dp), RC_OK);
+	assert_null(plain.run_first); /* distinct rows: flat */
+	assert_int_equal(plain.n_runs, plain.n_dict);
+	assert_int_equal(gen_psg_sparse_rows(&b, 100000, &size), RC_OK);
+	f = calloc(1, (size_t)size);
+	assert_non_null(f);
+	memcpy(f, b.data, b.len);
+	diag_init(&d);
+	assert_int_equal(open_bytes(f, (size_t)size, &a, &d), RC_OK);
+	assert_int_equal(a.n_dict, 100000);
+	assert_non_null(a.run_first);
+	assert_true(a.n_runs <= plain.n_dict + 1);
+	assert_true(arena_heap_bytes(&a) < 8192);
+	for (uint32_t i = 0; i < plain.n_dict; i++) {
+		const struct arena_dict_entry *x = arena_row(&a, i), *y = arena_row(&plain, i);
+
+		assert_int_equal(x->type_id, y->type_id);
+		assert_int_equal(x->size, y->size);
+		assert_int_equal(x->start, y->start);
+		assert_int_equal(x->readable, y->readable);
+	}
+	for (uint32_t i = plain.n_dict; i < a.n_dict; i += 997) {
+		assert_int_equal(arena_row(&a, i)->type_id, 0);
+		assert_int_equal(arena_row(&a, i)->size, 0);
+	}
+	assert_int_equal(arena_row(&a, a.n_dict - 1)->type_id, 0);
+	uint64_t covered = 0;
+	for (uint32_t k = 0; k < a.n_runs; k++)
+		covered += arena_run_rows(&a, k);
+	assert_int_equal(covered, a.n_dict);
+	assert_int_equal(arena_run_rows(&a, a.n_runs - 1), a.n_dict - plain.n_dict);
+	assert_true(diag_has(&d, "more rows identical to object"));
+	assert_true(diag_count(&d) < 64); /* not a line per claimed row */
+	assert_int_equal(arena_find_type(&a, RW_T_NULL), plain.n_dict);
+	arena_free(&a);
+	arena_free(&plain);
+	diag_free(&d);
+	diag_free(&dp);
+	free(f);
+	buf_free(&b);
 }
 
 static void test_random_mutations(void **state)
@@ -971,7 +1034,7 @@ static void test_ref_to(void **state)
 	diag_init(&d);
 	assert_int_equal(open_bytes(p, n, &a, &d), RC_OK);
 	assert_int_equal(diag_count(&d), 0);
-	assert_int_equal(a.dict[0].type_id, RW_T_PS3_GPU);
+	assert_int_equal(arena_row(&a, 0)->type_id, RW_T_PS3_GPU);
 	/* row 0 is a BaseResource: a field that may name one reads 0 as row 0 */
 	assert_int_equal(arena_ref_to(&a, 0, ARENA_WANT_BASERES, &obj, &off), RC_OK);
 	assert_int_equal(obj, 0);
@@ -995,10 +1058,10 @@ static void test_ref_to(void **state)
 	assert_int_equal(arena_ref_to(&a, 0x00C00000, ARENA_WANT_BASERES, &obj, &off),
 			 RC_UNSUPPORTED);
 	/* the stored m_buffer of the VertexBuffer is 0 or 1 now, and names its vertices */
-	uint32_t mb = ld_u32be(p + a.dict[ivb].start);
+	uint32_t mb = ld_u32be(p + arena_row(&a, ivb)->start);
 	assert_true(mb <= 1);
 	assert_int_equal(arena_ref_to(&a, mb, ARENA_WANT_BASERES, &obj, &off), RC_OK);
-	assert_int_equal(a.dict[obj].size, 230 * 16);
+	assert_int_equal(arena_row(&a, obj)->size, 230 * 16);
 	assert_true(arena_type_fits(0x00010031, ARENA_WANT_BASERES));
 	assert_false(arena_type_fits(RW_T_VERSION, ARENA_WANT_BASERES));
 	assert_string_equal(arena_want_name(ARENA_WANT_BASERES, b), "BaseResource");
@@ -1049,13 +1112,13 @@ static void test_builder_orders(void **state)
 		assert_int_equal(open_bytes(p, n, &a, &d), RC_OK);
 		assert_int_equal(diag_count(&d), 0);
 		if (k == 0) { /* [BaseResource, Version, VertexBuffer]: m_buffer stored as 0 */
-			assert_int_equal(a.dict[0].type_id, RW_T_PS3_GPU);
-			assert_int_equal(a.dict[1].type_id, RW_T_VERSION);
-			assert_int_equal(ld_u32be(p + a.dict[2].start), 0);
+			assert_int_equal(arena_row(&a, 0)->type_id, RW_T_PS3_GPU);
+			assert_int_equal(arena_row(&a, 1)->type_id, RW_T_VERSION);
+			assert_int_equal(ld_u32be(p + arena_row(&a, 2)->start), 0);
 		} else { /* [VertexBuffer, BaseResource, Version]: m_buffer stored as 1 */
-			assert_int_equal(a.dict[0].type_id, RW_T_VB);
-			assert_int_equal(a.dict[1].type_id, RW_T_PS3_GPU);
-			assert_int_equal(ld_u32be(p + a.dict[0].start), 1);
+			assert_int_equal(arena_row(&a, 0)->type_id, RW_T_VB);
+			assert_int_equal(arena_row(&a, 1)->type_id, RW_T_PS3_GPU);
+			assert_int_equal(ld_u32be(p + arena_row(&a, 0)->start), 1);
 		}
 		arena_free(&a);
 		diag_free(&d);
@@ -1152,9 +1215,9 @@ static void test_sized(void **state)
 	for (uint32_t i = 0; i < a.n_dict; i++) {
 		const uint8_t *om;
 
-		if (a.dict[i].type_id != RW_T_OPTIMESH)
+		if (arena_row(&a, i)->type_id != RW_T_OPTIMESH)
 			continue;
-		om = p + a.dict[i].start;
+		om = p + arena_row(&a, i)->start;
 		assert_int_equal(ref_type(&a, ld_u32be(om + 0x28), NULL), RW_T_VDES);
 		assert_int_equal(ref_type(&a, ld_u32be(om + 0x30), NULL), RW_T_IB);
 		assert_int_equal(ref_type(&a, ld_u32be(om + 0x34), NULL), RW_T_VB);
@@ -1277,8 +1340,8 @@ static void test_objects_multi(void **state)
 	(void)ver;
 
 	uint32_t imd = arena_find_type(&a, RW_T_RENDERMODEL);
-	const uint8_t *md = out.data + a.dict[imd].start;
-	assert_int_equal(a.dict[imd].size, ml.size);
+	const uint8_t *md = out.data + arena_row(&a, imd)->start;
+	assert_int_equal(arena_row(&a, imd)->size, ml.size);
 	assert_int_equal(ld_u16be(md + 0x34), 2);
 	assert_int_equal(ld_u16be(md + 0x32), 2);
 	assert_int_equal(ld_u16be(md + 0x36), 3);
@@ -1292,8 +1355,9 @@ static void test_objects_multi(void **state)
 		const uint8_t *o;
 
 		assert_int_equal(ref_type(&a, mesh, NULL), RW_T_OPTIMESH);
-		o = out.data + a.dict[mesh].start;
-		assert_int_equal(a.dict[mesh].size, psgo_optimesh_size(k ? 2 : 1, k ? 5 : 1));
+		o = out.data + arena_row(&a, mesh)->start;
+		assert_int_equal(arena_row(&a, mesh)->size,
+				 psgo_optimesh_size(k ? 2 : 1, k ? 5 : 1));
 		assert_int_equal(ld_u32be(o + 0x38), k ? 2 : 1);
 		assert_int_equal(ld_u32be(o + 0x48), k ? 5 : 1);
 		assert_int_equal(ld_u32be(o + 0x4C), 0x60 + 12 * ld_u32be(o + 0x38));
@@ -1304,8 +1368,8 @@ static void test_objects_multi(void **state)
 		assert_int_equal(ref_type(&a, ld_u32be(o + 0x28), NULL), RW_T_VDES);
 	}
 	uint32_t ivd = arena_find_type(&a, RW_T_VDES);
-	const uint8_t *v = out.data + a.dict[ivd].start;
-	assert_int_equal(a.dict[ivd].size, 16 + 8 * 4 + 8);
+	const uint8_t *v = out.data + arena_row(&a, ivd)->start;
+	assert_int_equal(arena_row(&a, ivd)->size, 16 + 8 * 4 + 8);
 	assert_int_equal(ld_u32be(v + 4), 1u << 0 | 1u << 1 | 1u << 7 | 1u << 2);
 	assert_int_equal(ld_u16be(v + 0x0C), 0xF);
 	arena_free(&a);
@@ -1339,6 +1403,7 @@ int main(void)
 	    cmocka_unit_test(test_hostile_header),
 	    cmocka_unit_test(test_hostile_sections),
 	    cmocka_unit_test(test_hostile_dictionary),
+	    cmocka_unit_test(test_sparse_dictionary_runs),
 	    cmocka_unit_test(test_random_mutations),
 	    cmocka_unit_test(test_resolve_ref),
 	    cmocka_unit_test(test_ref_to),

@@ -932,7 +932,7 @@ static void test_mutations(void **state)
 	(void)state;
 	fx_gen(&f, &o);
 	for (uint32_t i = 0; i < f.a.n_dict; i++) {
-		const struct arena_dict_entry *e = &f.a.dict[i];
+		const struct arena_dict_entry *e = arena_row(&f.a, i);
 
 		if (e->base_resource)
 			continue;
@@ -1072,14 +1072,15 @@ static void test_skater_encoding(void **state)
 				assert_true(p[c] == tm->pos[v][c]);
 			assert_true(p[3] == 1.0f);
 			/* the raw s16 behind it is in the vertex base resource */
-			assert_int_equal((int16_t)ld_u16be(f.file + f.a.dict[m->vb_res].start +
+			assert_int_equal((int16_t)ld_u16be(f.file +
+							   arena_row(&f.a, m->vb_res)->start +
 							   (size_t)v * m->stride),
 					 (int16_t)lrintf(tm->pos[v][0] * 16384.0f));
 			/* UB256 weights are byte / 255 before normalising */
-			assert_true(
-			    wa->v[4 * (size_t)v] ==
-			    (float)f.file[f.a.dict[m->vb_res].start + (size_t)v * m->stride + 20] /
-				255.0f);
+			assert_true(wa->v[4 * (size_t)v] ==
+				    (float)f.file[arena_row(&f.a, m->vb_res)->start +
+						  (size_t)v * m->stride + 20] /
+					255.0f);
 			assert_int_equal(md->n_infl[v], tm->n_infl[v]);
 			for (int j = 0; j < tm->n_infl[v]; j++) {
 				assert_int_equal(md->infl[v][j].bone, tm->bone[v][j]);
@@ -1150,7 +1151,7 @@ static void test_sky_baseres_first(void **state)
 		src_init_mem(&s, &m, file[k], len);
 		diag_init(&d);
 		assert_int_equal(arena_open(&s, &a[k], &d), RC_OK);
-		assert_int_equal(a[k].dict[0].type_id, k ? RW_T_PS3_GPU : RW_T_VERSION);
+		assert_int_equal(arena_row(&a[k], 0)->type_id, k ? RW_T_PS3_GPU : RW_T_VERSION);
 		assert_int_equal(skate_scene_load(&s, &a[k], NULL, &sc, &d), RC_OK);
 		for (size_t i = 0; i < d.n; i++)
 			print_message("sky %d: %s\n", k, d.msg[i]);
@@ -1442,7 +1443,7 @@ static void test_text(void **state)
 	buf_free(&b);
 
 	for (uint32_t i = 0; i < f.a.n_dict; i++) {
-		uint32_t t = f.a.dict[i].type_id;
+		uint32_t t = arena_row(&f.a, i)->type_id;
 		enum rc r;
 
 		buf_init(&b);

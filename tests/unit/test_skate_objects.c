@@ -240,7 +240,7 @@ static void test_text_small(void **state)
 		 "object: 0000.VersionData\ntype_id: 0x00EB0008\ntype_index: %u\n"
 		 "offset: 0x%08llX\nsize: 16\nalign: 0x10\nm_uiVersion: 25\nm_uiRevision: 13\n"
 		 "extra_bytes: 8 (00 00 00 00 00 00 00 00)\n",
-		 f.a.dict[0].type_index, (unsigned long long)f.a.dict[0].start);
+		 arena_row(&f.a, 0)->type_index, (unsigned long long)arena_row(&f.a, 0)->start);
 	assert_string_equal(t, line);
 	free(t);
 
@@ -439,7 +439,7 @@ static void test_tables_small(void **state)
 	assert_true(
 	    strncmp(t, "index\ttype_id\ttype_name\ttype_index\toffset\tsize\talign\t", 50) == 0);
 	snprintf(line, sizeof line, "3\t0x00010034\tBaseResource\t%u\t0x%08llX\t32\t16\t0x00000000",
-		 f.a.dict[3].type_index, (unsigned long long)f.a.h.rd[0].size);
+		 arena_row(&f.a, 3)->type_index, (unsigned long long)f.a.h.rd[0].size);
 	if (!strstr(t, line))
 		fail_msg("%s\nnot in\n%s", line, t);
 	free(t);
@@ -728,10 +728,12 @@ static void test_mutations(void **state)
 		memcpy(copy, f.file, f.len);
 		for (int k = 0; k < 1 + (int)prng_below(&r, 6); k++) {
 			uint32_t o = targets[prng_below(&r, 3)];
-			uint64_t at = f.a.dict[o].start + prng_below(&r, f.a.dict[o].size);
+			uint64_t at =
+			    arena_row(&f.a, o)->start + prng_below(&r, arena_row(&f.a, o)->size);
 			uint32_t v = (uint32_t)prng_next(&r);
 
-			if (prng_below(&r, 2) && at + 4 <= f.a.dict[o].start + f.a.dict[o].size)
+			if (prng_below(&r, 2) &&
+			    at + 4 <= arena_row(&f.a, o)->start + arena_row(&f.a, o)->size)
 				put32(copy, (uint32_t)at, prng_below(&r, 2) ? v : v & 0xFF);
 			else
 				copy[at] = (uint8_t)v;
@@ -793,18 +795,18 @@ static void test_sky(void **state)
 
 			buf_init(&b);
 			r = view_object_text(&f.s, &f.a, i, &b, &d);
-			if (view_object_has_text(f.a.dict[i].type_id)) {
+			if (view_object_has_text(arena_row(&f.a, i)->type_id)) {
 				assert_int_equal(r, RC_OK);
 				seen++;
 				buf_putc(&b, 0);
 				assert_null(strstr((char *)b.data, "problems"));
-				if (f.a.dict[i].type_id == RW_T_RENDERMATERIAL)
+				if (arena_row(&f.a, i)->type_id == RW_T_RENDERMATERIAL)
 					assert_non_null(
 					    strstr((char *)b.data, "\"AttribulatorMaterialName\""));
-				if (f.a.dict[i].type_id == RW_T_RENDERMATERIAL)
+				if (arena_row(&f.a, i)->type_id == RW_T_RENDERMATERIAL)
 					assert_non_null(
 					    strstr((char *)b.data, "union: guid (m_StreamName"));
-				if (f.a.dict[i].type_id == RW_T_INSTANCE)
+				if (arena_row(&f.a, i)->type_id == RW_T_INSTANCE)
 					assert_non_null(
 					    strstr((char *)b.data, ".RenderModelData\n"));
 			} else {
@@ -818,10 +820,11 @@ static void test_sky(void **state)
 		for (size_t i = 0; i < n; i++) {
 			assert_true(items[i].object < f.a.n_dict);
 			if (items[i].type == 0x00EB0066u)
-				assert_int_equal(f.a.dict[items[i].object].type_id,
+				assert_int_equal(arena_row(&f.a, items[i].object)->type_id,
 						 RW_T_RENDERMATERIAL);
 			if (items[i].type == 0x00EB0069u)
-				assert_int_equal(f.a.dict[items[i].object].type_id, RW_T_INSTANCE);
+				assert_int_equal(arena_row(&f.a, items[i].object)->type_id,
+						 RW_T_INSTANCE);
 		}
 		skate_toc_items_free(items, n);
 		assert_int_equal(diag_count(&d), 0);
@@ -879,12 +882,12 @@ static void test_texture_toc(void **state)
 			assert_string_equal(items[i].name, names[i]);
 			assert_int_equal(items[i].name_len, strlen(names[i]));
 			assert_true(items[i].object < f.a.n_dict);
-			assert_int_equal(f.a.dict[items[i].object].type_id, RW_T_TEXTURE);
+			assert_int_equal(arena_row(&f.a, items[i].object)->type_id, RW_T_TEXTURE);
 			assert_int_equal(items[i].guid, 0x2C7F381800171900ull + i);
 		}
 		/* Each base resource names the Texture that uses it. */
 		for (uint32_t i = 0; i < f.a.n_dict; i++) {
-			if (!rw_is_base_resource(f.a.dict[i].type_id))
+			if (!rw_is_base_resource(arena_row(&f.a, i)->type_id))
 				continue;
 			t = render_obj(&f, i, RC_OK, NULL);
 			if (!strstr(t, ".Texture m_buffer\n")) {
@@ -939,7 +942,7 @@ static void test_toc_row0(void **state)
 	buf_init(&out);
 	assert_int_equal(psgb_finish(b, 0, &out, NULL), RC_OK);
 	fx_open(&f, &out);
-	assert_int_equal(f.a.dict[0].type_id, RW_T_TEXTURE);
+	assert_int_equal(arena_row(&f.a, 0)->type_id, RW_T_TEXTURE);
 	diag_init(&d);
 	assert_int_equal(skate_toc_entries(&f.s, &f.a, &items, &n, &d), RC_OK);
 	assert_int_equal(diag_count(&d), 0);

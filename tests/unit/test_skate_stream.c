@@ -589,7 +589,7 @@ static void test_mutations(void **state)
 	skate_vbatch_init(&vb);
 	skate_tbatch_init(&tb);
 	for (uint32_t i = 0; i < f.a.n_dict; i++) {
-		const struct arena_dict_entry *e = &f.a.dict[i];
+		const struct arena_dict_entry *e = arena_row(&f.a, i);
 
 		if (e->base_resource)
 			continue;

@@ -889,8 +889,8 @@ static void test_tree_twins(void **state)
 /* File offset of DrawIndexedParameters record k of the sky's OptiMesh (row 7). */
 static size_t sky_dip(const struct fx *f, unsigned k)
 {
-	assert_int_equal(f->a.dict[7].type_id, RW_T_OPTIMESH);
-	return (size_t)f->a.dict[7].start + 0x60 + 16 * k;
+	assert_int_equal(arena_row(&f->a, 7)->type_id, RW_T_OPTIMESH);
+	return (size_t)arena_row(&f->a, 7)->start + 0x60 + 16 * k;
 }
 
 static void test_base_vertex(void **state)
@@ -1082,7 +1082,7 @@ static void test_mutations(void **state)
 	(void)state;
 	fx_gen(&f, &o);
 	for (uint32_t i = 0; i < f.a.n_dict; i++) {
-		const struct arena_dict_entry *e = &f.a.dict[i];
+		const struct arena_dict_entry *e = arena_row(&f.a, i);
 
 		if (e->base_resource)
 			continue;
@@ -1144,7 +1144,7 @@ static void test_stats_agree(void **state)
 
 			fx_gen(&f, &o);
 			fx_scene(&f, NULL, 0);
-			vbr = &f.a.dict[f.sc->meshes[0].vb_res];
+			vbr = arena_row(&f.a, f.sc->meshes[0].vb_res);
 			prng_seed(&r, 100 + (uint64_t)layout);
 			for (uint32_t k = 0; k < vbr->size; k++) {
 				uint32_t c = prng_below(&r, 8);

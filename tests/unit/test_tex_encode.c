@@ -243,7 +243,7 @@ static void test_dds_served(void **st)
 		char why[256];
 		uint8_t *dds;
 
-		if (x.a.dict[i].type_id != RW_T_TEXTURE)
+		if (arena_row(&x.a, i)->type_id != RW_T_TEXTURE)
 			continue;
 		assert_int_equal(texture_load(&x.s, &x.a, i, &img, NULL), RC_OK);
 		dds = tm_served(&x, i, false, &n);

@@ -640,13 +640,14 @@ static enum rc obj_read(void *ctx, uint64_t off, void *dst, size_t n)
 static uint8_t *x360_load(struct xarena *x, uint32_t tex, uint32_t br, struct tex_x360_layout *l)
 {
 	struct tex_x360_object o;
-	struct obj_read rd = {&x->s, x->a.dict[br].start, x->a.dict[br].size};
+	struct obj_read rd = {&x->s, arena_row(&x->a, br)->start, arena_row(&x->a, br)->size};
 	uint8_t *obj = NULL, *canon;
 	size_t len = 0;
 
 	assert_int_equal(arena_read_object(&x->s, &x->a, tex, &obj, &len), RC_OK);
 	assert_int_equal(len, X360TEX_OBJECT_SIZE);
-	assert_int_equal(tex_x360_prepare(obj, len, x->a.dict[br].size, tex, &o, l, &x->d), RC_OK);
+	assert_int_equal(tex_x360_prepare(obj, len, arena_row(&x->a, br)->size, tex, &o, l, &x->d),
+			 RC_OK);
 	free(obj);
 	canon = malloc(l->canon_bytes);
 	assert_non_null(canon);
@@ -713,8 +714,8 @@ static void check_twins(const struct gen_x360_opts *opts, size_t *n_twins, size_
 	assert_int_equal(x.a.h.header_size, 0xAC);
 	assert_int_equal(x.a.n_types, 9);
 	assert_int_equal(x.a.h.rd[2].align, 0x1000);
-	assert_int_equal(x.a.dict[x.a.n_dict - 2].type_id, RW_T_TOC);
-	assert_int_equal(x.a.dict[x.a.n_dict - 1].type_id, RW_T_VERSION);
+	assert_int_equal(arena_row(&x.a, x.a.n_dict - 2)->type_id, RW_T_TOC);
+	assert_int_equal(arena_row(&x.a, x.a.n_dict - 1)->type_id, RW_T_VERSION);
 	assert_int_equal(texture_names(&x.s, &x.a, &xnames, &x.d), RC_OK);
 	assert_int_equal(texture_names(&p.s, &p.a, &pnames, &p.d), RC_OK);
 	for (size_t k = 0; k < xt.n; k++) {
@@ -723,8 +724,8 @@ static void check_twins(const struct gen_x360_opts *opts, size_t *n_twins, size_
 		struct tex_x360_layout l;
 		uint8_t *canon;
 
-		assert_int_equal(x.a.dict[ti->buf_index].type_id, 0x00010031u);
-		assert_int_equal(x.a.dict[ti->tex_index].type_id, RW_T_TEXTURE);
+		assert_int_equal(arena_row(&x.a, ti->buf_index)->type_id, 0x00010031u);
+		assert_int_equal(arena_row(&x.a, ti->tex_index)->type_id, RW_T_TEXTURE);
 		assert_string_equal(xnames[ti->tex_index], ti->name);
 		canon = x360_load(&x, ti->tex_index, ti->buf_index, &l);
 		assert_int_equal(l.canon_bytes, ti->canon_len);
@@ -925,7 +926,7 @@ static void test_generated_bytes(void **st)
 	xa_open(&x);
 	xa_open(&p);
 	for (size_t k = 0; k < 2; k++) {
-		const struct arena_dict_entry *br = &x.a.dict[xt.items[k].buf_index];
+		const struct arena_dict_entry *br = arena_row(&x.a, xt.items[k].buf_index);
 		uint32_t bb = k ? 16 : 8, lb = k ? 4 : 3;
 		struct texture_image *img = NULL;
 

@@ -56,7 +56,7 @@ static uint32_t textures(const struct ar *x, uint32_t *rows, uint32_t max)
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < x->a.n_dict && n < max; i++)
-		if (x->a.dict[i].type_id == RW_T_TEXTURE)
+		if (arena_row(&x->a, i)->type_id == RW_T_TEXTURE)
 			rows[n++] = i;
 	return n;
 }
@@ -384,7 +384,7 @@ static void reshape(struct ar *x, uint32_t tex, const struct texmod_shape *sh, u
 			free(o1);
 			free(o2);
 		}
-		if (x->a.dict[i].type_id != RW_T_TEXTURE)
+		if (arena_row(&x->a, i)->type_id != RW_T_TEXTURE)
 			continue;
 		diag_init(&d);
 		assert_int_equal(tex_describe(&y.s, &y.a, i, &td, &d), RC_OK);
@@ -564,9 +564,9 @@ static void test_merge_script(void **st)
 		assert_non_null(out);
 		/* the script: data[PSG_OFFSET:] = dds[128:], sizes asserted equal */
 		assert_int_equal(ol, n);
-		assert_int_equal(n - x.a.dict[0].start, dl - 128);
-		assert_memory_equal(out, raw, (size_t)x.a.dict[0].start);
-		assert_memory_equal(out + x.a.dict[0].start, dds + 128, dl - 128);
+		assert_int_equal(n - arena_row(&x.a, 0)->start, dl - 128);
+		assert_memory_equal(out, raw, (size_t)arena_row(&x.a, 0)->start);
+		assert_memory_equal(out + arena_row(&x.a, 0)->start, dds + 128, dl - 128);
 		free(out);
 		free(pay);
 		free(dds);
@@ -711,7 +711,8 @@ static void test_refusals(void **st)
 		const uint32_t tex1 = rows[1], res0 = rows[0] - 1;
 
 		memcpy(m, x.p, x.n);
-		m[x.a.dict[tex1].start + 0x18 + 3] = (uint8_t)res0; /* m_buffer of texture 1 */
+		m[arena_row(&x.a, tex1)->start + 0x18 + 3] =
+		    (uint8_t)res0; /* m_buffer of texture 1 */
 		assert_int_equal(ar_open(&y, m, x.n), RC_OK);
 		dds = tm_dds(&sh, pay, plen, &dl);
 		dds[12] = 32; /* height 32: another size */
@@ -744,7 +745,7 @@ static void hostile_one(struct ar *y, uint32_t *st)
 		struct src ps;
 		struct texmod_plan p;
 
-		if (y->a.dict[i].type_id != RW_T_TEXTURE || tm_rnd(st) % 4)
+		if (arena_row(&y->a, i)->type_id != RW_T_TEXTURE || tm_rnd(st) % 4)
 			continue;
 		src_init_mem(&ps, &pm, dds, dl);
 		if (texmod_plan(&y->s, &y->a, i, TEXMOD_DDS, &ps, &p, why, sizeof why) == RC_OK) {

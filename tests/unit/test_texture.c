@@ -385,7 +385,7 @@ static void check_generated(struct genarena *g)
 		uint8_t *px;
 		uint32_t w, h;
 
-		if (g->a.dict[i].type_id != RW_T_TEXTURE) {
+		if (arena_row(&g->a, i)->type_id != RW_T_TEXTURE) {
 			assert_null(names[i]);
 			continue;
 		}
@@ -476,15 +476,15 @@ static void test_generated_default(void **st)
 	assert_int_equal(diag_count(&g.d), 0);
 	/* dictionary shape: [BR, Texture] x k, TOC, VersionData last */
 	for (uint32_t k = 0; k < g.truth.n; k++) {
-		assert_int_equal(g.a.dict[2 * k].type_id, RW_T_PS3_GPU);
-		assert_int_equal(g.a.dict[2 * k].align, 0x80);
-		assert_int_equal(g.a.dict[2 * k].ptr % 0x80, 0);
-		assert_int_equal(g.a.dict[2 * k + 1].type_id, RW_T_TEXTURE);
-		assert_int_equal(g.a.dict[2 * k + 1].size, 40);
+		assert_int_equal(arena_row(&g.a, 2 * k)->type_id, RW_T_PS3_GPU);
+		assert_int_equal(arena_row(&g.a, 2 * k)->align, 0x80);
+		assert_int_equal(arena_row(&g.a, 2 * k)->ptr % 0x80, 0);
+		assert_int_equal(arena_row(&g.a, 2 * k + 1)->type_id, RW_T_TEXTURE);
+		assert_int_equal(arena_row(&g.a, 2 * k + 1)->size, 40);
 	}
-	assert_int_equal(g.a.dict[g.a.n_dict - 2].type_id, RW_T_TOC);
-	assert_int_equal(g.a.dict[g.a.n_dict - 1].type_id, RW_T_VERSION);
-	assert_int_equal(g.a.dict[g.a.n_dict - 1].size, 8);
+	assert_int_equal(arena_row(&g.a, g.a.n_dict - 2)->type_id, RW_T_TOC);
+	assert_int_equal(arena_row(&g.a, g.a.n_dict - 1)->type_id, RW_T_VERSION);
+	assert_int_equal(arena_row(&g.a, g.a.n_dict - 1)->size, 8);
 	assert_int_equal(g.a.h.rd[5].align, 0x80);
 	assert_int_equal(g.a.n_types, 10);
 	assert_int_equal(g.a.n_subrefs, 0);

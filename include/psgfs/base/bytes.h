@@ -142,5 +142,8 @@ void *xgrow_n(void *p, size_t n, size_t *cap, size_t size, size_t first);
 /* An array grown by doubling cut to its n elements, for data kept long: p itself when realloc
  * fails; freed (NULL) when n is 0. */
 void *xshrink_n(void *p, size_t n, size_t size);
+/* What malloc holds for block p (its usable size and header; 0 for NULL): what a structure kept
+ * long is charged to a cache budget. */
+size_t heap_block(const void *p);
 
 #endif

@@ -21,6 +21,8 @@ void diag_free(struct diag *d);
 void diag_add(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Total problems seen, including dropped ones. */
 size_t diag_count(const struct diag *d);
+/* Heap the lines hold (for charging a cache budget). */
+size_t diag_heap_bytes(const struct diag *d);
 /* diag_free then free: the destructor of a diag allocated on the heap (a cache entry). */
 void diag_box_free(void *d);
 

@@ -99,11 +99,37 @@ struct arena {
 	uint32_t n_subrefs;
 	/* atoms */
 	uint32_t atoms_type, atoms_count, atoms_table;
-	/* dictionary: numUsed rows */
-	struct arena_dict_entry *dict;
+	/* dictionary: numUsed rows, read with arena_row. Kept as runs of identical rows (a hole
+	 * in the file reads as one run of zero rows, whatever numUsed claims): run k is runs[k]
+	 * and covers rows [run_first[k], run_first[k + 1]). run_first is NULL when that would
+	 * not save memory; runs[i] is then row i. */
+	struct arena_dict_entry *runs;
+	uint32_t *run_first;
+	uint32_t n_runs;
 	uint32_t n_dict;
 	bool big_endian;
 };
+
+/* Row i of the dictionary (i < n_dict), through its run when rows are kept as runs. */
+const struct arena_dict_entry *arena_row_run(const struct arena *a, uint32_t i);
+static inline const struct arena_dict_entry *arena_row(const struct arena *a, uint32_t i)
+{
+	return a->run_first ? arena_row_run(a, i) : &a->runs[i];
+}
+
+/* How many rows run k covers (k < n_runs). */
+static inline uint32_t arena_run_rows(const struct arena *a, uint32_t k)
+{
+	if (!a->run_first)
+		return 1;
+	return (k + 1 < a->n_runs ? a->run_first[k + 1] : a->n_dict) - a->run_first[k];
+}
+
+/* Bytes of heap the parse holds (types, subreferences, the dictionary's runs): at most
+ * about 44 bytes per run, and a run boundary needs a row that is not all zero next to it,
+ * so a dictionary costs at most ~88 bytes per 24-byte row the file really stores
+ * (docs/rw4-arena.md, "What a mount holds"). */
+size_t arena_heap_bytes(const struct arena *a);
 
 /*
  * Parse header, sections, subreference records and dictionary. RC_FORMAT: not an RW4

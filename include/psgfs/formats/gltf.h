@@ -210,6 +210,8 @@ enum rc gltf_bounds(struct gltf_model *m, void *ctx);
  * references), RC_UNSUPPORTED when the file would pass GLB's 4 GiB limit. */
 enum rc gltf_plan(const struct gltf_model *m, struct gltf_plan *p);
 void gltf_plan_free(struct gltf_plan *p);
+/* Heap the plan's arrays hold (for charging a cache budget). */
+size_t gltf_plan_heap(const struct gltf_plan *p);
 uint64_t gltf_size(const struct gltf_plan *p);
 unsigned gltf_n_parts(const struct gltf_plan *p);
 /* Part i: n_items of item_size bytes each; item_size 0 for the JSON (one variable part). */

@@ -54,6 +54,8 @@ enum gen_skinned_hostile {
 	GEN_SK_INDEX_PAST_VERTS,      /* mesh 0's second index is n_verts + 7 */
 	GEN_SK_STRIDE_TOO_SMALL,      /* mesh 0's descriptor stride is 6 bytes short */
 	GEN_SK_BONES_PAST_OBJECT,     /* RenderModelData m_iNumBones patched to 0xFFFF */
+	GEN_SK_ISLANDS_OVERLAP,	      /* PS3: every island rewritten to draw its mesh's whole
+					 index buffer (islands x the triangles: amplification) */
 };
 
 struct gen_skinned_opts {
