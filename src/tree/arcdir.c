@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 
 #include "psgfs/base/bytes.h"
 #include "tree/arcdir.h"
+#include "tree/guid_index.h"
 
 #define NAME_MAX_BYTES 200 /* longer names are cut (and keep a hash and their extension) */
 #define NO_PARENT      UINT32_MAX
@@ -892,6 +894,21 @@ static enum tree_open_fail arcdir_parse(struct arcdir *ad, const struct src *toc
 	return f;
 }
 
+/* Entries named after a texture GUID (0x<GUID>.psg) join the mount's GUID index, with their
+ * path in the mount and their slot: a model anywhere in the mount finds its textures there. */
+static void feed_guids(struct arcdir *ad)
+{
+	struct guid_index *ix = folder_guid_index(ad->t);
+	char path[PATH_MAX];
+	uint64_t guid;
+
+	for (uint32_t k = ARCDIR_FIRST; ix && k < ARCDIR_FIRST + ad->a.n; k++)
+		if (ad->nodes[k].type == AN_ASSET &&
+		    guid_index_name(ad->names + ad->nodes[k].name, &guid) &&
+		    folder_slot_mountpath(ad->t, arcdir_slot(ad, k), path, sizeof path))
+			guid_index_feed(ix, path, arcdir_slot(ad, k));
+}
+
 enum rc arcdir_ensure(struct arcdir *ad)
 {
 	enum rc r;
@@ -904,6 +921,8 @@ enum rc arcdir_ensure(struct arcdir *ad)
 		ad->build_r = build(ad) && !ad->names_oom ? RC_OK : RC_NOMEM;
 		if (ad->build_r == RC_OK)
 			ad->build_r = folder_arc_register(ad->t, ad);
+		if (ad->build_r == RC_OK)
+			feed_guids(ad);
 		ad->heap +=
 		    (uint64_t)ad->n_nodes * (sizeof *ad->nodes + sizeof *ad->kids) + ad->names_cap;
 		cache_charge(ad->t->cache, (size_t)ad->heap - before);

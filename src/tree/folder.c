@@ -316,7 +316,9 @@ static bool name_is_archive_ext(const char *name)
 {
 	size_t n = strlen(name);
 
-	return n > 4 && strcasecmp(name + n - 4, ".big") == 0;
+	return n > 4 &&
+	       (strcasecmp(name + n - 4, ".big") == 0 || strcasecmp(name + n - 4, ".psf") == 0 ||
+		strcasecmp(name + n - 4, ".xsf") == 0);
 }
 
 /* Out of descriptors or memory: a passing condition, never a property of the file. */
@@ -989,14 +991,9 @@ enum rc folder_readlink(struct tree *t, tree_ino ino, struct buf *out)
 	return RC_OK;
 }
 
-bool folder_slot_relpath(struct tree *t, uint32_t slot, char *out, size_t n)
+/* The path of a folder entry from DIR ("data/x/y.psg"). */
+static bool fentry_path(struct tree *t, uint32_t slot, char *out, size_t n)
 {
-	struct aref a;
-
-	/* An archive's entry: its path inside the archive (what unpacking tools write). */
-	if (arc_ref(t->fold, slot, &a) && !a.fe)
-		return arcdir_relpath(a.ad, a.node, out, n);
-
 	const char **chain = NULL;
 	ssize_t depth = chain_of(t->fold, slot, &chain);
 	size_t at = 0;
@@ -1014,6 +1011,37 @@ bool folder_slot_relpath(struct tree *t, uint32_t slot, char *out, size_t n)
 	}
 	free(chain);
 	return ok;
+}
+
+bool folder_slot_relpath(struct tree *t, uint32_t slot, char *out, size_t n)
+{
+	struct aref a;
+
+	/* An archive's entry: its path inside the archive (what unpacking tools write). */
+	if (arc_ref(t->fold, slot, &a) && !a.fe)
+		return arcdir_relpath(a.ad, a.node, out, n);
+	return fentry_path(t, slot, out, n);
+}
+
+bool folder_slot_mountpath(struct tree *t, uint32_t slot, char *out, size_t n)
+{
+	uint32_t owner;
+	struct aref a;
+	size_t k = 0;
+
+	if (!arc_ref(t->fold, slot, &a) || a.fe)
+		return slot == 0 ? (n > 0 && (out[0] = '\0', true)) : fentry_path(t, slot, out, n);
+	/* An archive's node: the path of what shows the archive, then its path inside. */
+	owner = arcdir_slot(a.ad, 0);
+	if (owner != 0) {
+		if (!folder_slot_mountpath(t, owner, out, n))
+			return false;
+		k = strlen(out);
+		if (k + 2 > n)
+			return false;
+		out[k++] = '/';
+	}
+	return arcdir_relpath(a.ad, a.node, out + k, n - k);
 }
 
 bool folder_entry_name(struct tree *t, uint32_t slot, uint32_t *parent, const char **name)
@@ -1149,7 +1177,7 @@ static bool walk_push(struct walk *w, const char *dir, const char *name)
 
 /* One folder: GUID-named files fed, subfolders pushed. Names only: no file is opened. */
 static void walk_one(struct folder *f, const char *rel, struct walk *w, struct seen *seen,
-		     struct guid_index *ix)
+		     struct guid_index *ix, struct walk *arcs)
 {
 	int fd = open_rel(f, rel);
 	struct stat dst;
@@ -1185,6 +1213,8 @@ static void walk_one(struct folder *f, const char *rel, struct walk *w, struct s
 			if (asprintf(&p, "%s%s%s", rel, *rel ? "/" : "", de->d_name) >= 0)
 				guid_index_feed(ix, p, 0);
 			free(p);
+		} else if (type == DT_REG && name_is_archive_ext(de->d_name)) {
+			walk_push(arcs, rel, de->d_name); /* its entries: fed once it is built */
 		}
 	}
 	closedir(d);
@@ -1195,18 +1225,36 @@ static void walk_one(struct folder *f, const char *rel, struct walk *w, struct s
  * mount left out), each GUID-named regular file fed by its path. */
 static void folder_guid_build(void *ctx, struct guid_index *ix)
 {
-	struct folder *f = ((struct tree *)ctx)->fold;
-	struct walk w = {0};
+	struct tree *t = ctx;
+	struct folder *f = t->fold;
+	struct walk w = {0}, arcs = {0};
 	struct seen seen = {0};
 
+	/* A single archive's mount: its entries are all there is (fed by arcdir_ensure). */
+	if (f->root.archive) {
+		if (f->root.arc)
+			arcdir_ensure(f->root.arc);
+		return;
+	}
 	if (!walk_push(&w, "", ""))
 		return;
 	while (w.n) {
 		char *rel = w.v[--w.n];
 
-		walk_one(f, rel, &w, &seen, ix);
+		walk_one(f, rel, &w, &seen, ix, &arcs);
 		free(rel);
 	}
+	/* Archives by name (.big, .psf, .xsf): their tables read, their entries fed. */
+	while (arcs.n) {
+		char *rel = arcs.v[--arcs.n];
+		uint32_t slot = folder_slot_at(t, rel);
+		struct fentry *e = slot ? entry_get(t, slot) : NULL;
+
+		if (e && e->archive && open_archive(t, e) == RC_OK && e->arc)
+			arcdir_ensure(e->arc);
+		free(rel);
+	}
+	free(arcs.v);
 	free(w.v);
 	free(seen.v);
 }

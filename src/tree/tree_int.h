@@ -384,6 +384,8 @@ struct guid_index *folder_guid_index(struct tree *t);
 /* The slot of the entry at `path` inside the mounted folder ("data/x/0x...psg"), listing the
  * folders on the way as a visit would; 0 when there is none. */
 uint32_t folder_slot_at(struct tree *t, const char *path);
+/* The path of a slot in the mount ("data/a.big/data/x/y.psg"; "" for the root), for links. */
+bool folder_slot_mountpath(struct tree *t, uint32_t slot, char *out, size_t n);
 /* Texture mods: the slot's content changed. Its open asset is closed (freed when unpinned)
  * and the next use opens it again as a first opening. */
 void folder_slot_reset(struct tree *t, uint32_t slot);

@@ -236,6 +236,41 @@ check "mods: same DDS, same bytes as the entry" cmp -s "$od/$CAC/texture/0x2c7f3
 check "mods: the archive is never written" test "$(sha256sum <"$WORK/tex.big")" = "$sum_before"
 unmount_psgfs "$m"
 
+# ---- GUIDs the companion lacks, found in 0x<GUID>.psg entries of archives (issue 20 §2) ----
+el=$WORK/elsewhere
+mkdir -p "$el/data/models"
+cp "$S/sky.psg" "$el/data/models/sky.psg"
+"$PSGFS_GEN" textures --only 3 "$el/data/models/sky_Textures.psg"
+"$PSGFS_GEN" textures --only 2 "$WORK/t2.psg"
+"$PSGFS_GEN" textures --only 4 "$WORK/t4.psg"
+"$MKARC" "$el/data/tex.big" data/content/tex 0x2c7f381800171902.psg "$WORK/t2.psg" \
+	data/content/tex 0x2c7f381800171904.psg "$WORK/t4.psg"
+"$MKARC" "$el/data/models.big" data/models sky.psg "$S/sky.psg" \
+	data/models sky_Textures.psg "$el/data/models/sky_Textures.psg"
+mount_psgfs "$el" "$f"
+mat=$f/data/models/sky.psg/materials/00.material
+check "guid: a loose model's diffuse links into a 0x<GUID> entry of an archive never listed before" test \
+	"$(readlink "$mat/diffuse.png")" = \
+	"../../../../tex.big/data/content/tex/0x2c7f381800171902.psg/textures/0x2c7f381800171902.png"
+check "guid: ... and the link resolves to the byte-identical texture" cmp -s "$mat/diffuse.png" \
+	"$f/data/tex.big/data/content/tex/0x2c7f381800171902.psg/textures/0x2c7f381800171902.png"
+mat=$f/data/models.big/data/models/sky.psg/materials/00.material
+check "guid: a model inside an archive links into another archive" test \
+	"$(readlink "$mat/detail.dds")" = \
+	"../../../../../../tex.big/data/content/tex/0x2c7f381800171904.psg/textures/0x2c7f381800171904.dds"
+check "guid: ... byte-identical too" cmp -s "$mat/detail.dds" \
+	"$f/data/tex.big/data/content/tex/0x2c7f381800171904.psg/textures/0x2c7f381800171904.dds"
+check "guid: info.txt counts them" grep -qx \
+	"materials: 1; 3 of 4 GUID channels name a texture: 1 of sky_Textures.psg (linked), 2 in 0x<GUID> arenas elsewhere in the mount (linked)" \
+	"$f/data/models.big/data/models/sky.psg/info.txt"
+unmount_psgfs "$f"
+"$MKARC" "$WORK/one.big" data/models sky.psg "$S/sky.psg" data/tex 0x2c7f381800171902.psg "$WORK/t2.psg"
+mount_psgfs "$WORK/one.big" "$m"
+check "guid: in a single-archive mount, entries of the same archive" test \
+	"$(readlink "$m/data/models/sky.psg/materials/00.material/diffuse.dds")" = \
+	"../../../../tex/0x2c7f381800171902.psg/textures/0x2c7f381800171902.dds"
+unmount_psgfs "$m"
+
 # ---- psgfs-tool on archives ----
 check "tool ls: the archive's root" bash -c "'$PSGFS_TOOL' ls '$big' | cut -f4 | tr '\n' ' ' | grep -qx 'data errors.txt info.txt '"
 check "tool cat: an entry's bytes" bash -c "'$PSGFS_TOOL' cat '$big' '$CAC/notes.txt' | cmp -s - '$S/notes.txt'"
