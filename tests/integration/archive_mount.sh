@@ -7,7 +7,7 @@
 # archives (nothing crashes, hangs or reads outside); texture mods into OUTDIR at the entry's
 # path; psgfs-tool ls|cat|extract|walk on archives.
 . "$(dirname "$0")/lib.sh"
-: "${MKARC:?}" "${ERRNO_PROBE:?}"
+: "${MKARC:?}" "${ERRNO_PROBE:?}" "${HAMMER:?}"
 
 S=$WORK/src
 mkdir -p "$S"
@@ -161,6 +161,14 @@ if grep -q '^  game ' <<<"$gen_help"; then
 	unmount_psgfs "$f"
 	check "game folder: psgfs-tool walk renders every file of it" bash -c \
 		"'$PSGFS_TOOL' walk '$GG' | grep -qx 'failed 0'"
+	# Every compression, 4 threads at random offsets, a 1 MiB cache (pieces evicted and
+	# decoded again): every byte equal to what psgfs-tool extracts.
+	cac=$GG/data/content/createacharacter.big
+	"$PSGFS_TOOL" --assets dirs extract "$cac" "$WORK/cac.ref" >/dev/null
+	mount_psgfs "$cac" "$m" -o cache_size=1M
+	check "game archive: 4 threads of random reads, 1 MiB cache, every byte right" bash -c \
+		"timeout 60 '$HAMMER' -a '$m' '$WORK/cac.ref' 4 4 1 >'$WORK/hammer.out' && cat '$WORK/hammer.out'"
+	unmount_psgfs "$m"
 else
 	echo "# skip: this psgfs-gen has no 'game' kind (the generator of game folders)"
 fi
