@@ -776,7 +776,8 @@ static enum rc entry_read(void *ctx, uint64_t off, void *dst, size_t n)
 		cache_unpin(c, ppin);
 	}
 	cache_unpin(c, ipin);
-	return r;
+	/* A source fails with RC_IO (source.h): parsers read RC_CORRUPT as their own finding. */
+	return r == RC_OK || r == RC_NOMEM ? r : RC_IO;
 }
 
 /* The same bytes as entry_read, as the cached pieces themselves (asset_ext.view). */
