@@ -21,7 +21,9 @@
 #include <cmocka.h>
 
 #include "psgfs/base/buf.h"
+#include "psgfs/gen/gen_big.h"
 #include "psgfs/gen/gen_psg_textures.h"
+#include "psgfs/gen/gen_psk.h"
 #include "psgfs/tree/tree.h"
 
 static char dir[64];
@@ -405,6 +407,48 @@ static void test_deep_and_long(void **state)
 	buf_free(&big);
 }
 
+/* A RefPack entry whose table claims twice what its stream gives, named like a PSK: the asset
+ * opens on a source that fails past the real bytes (as RC_IO, the sources' contract; an
+ * RC_CORRUPT there once crashed the PSK reader). A directory that explains itself. */
+static void test_short_asset(void **state)
+{
+	struct gen_big_entry e = {.folder = "d", .name = "a.psk", .method = GB_REFPACK};
+	struct gen_big_opts bo = {0};
+	struct gen_psk_opts po;
+	struct gen_sink sink;
+	struct buf psk, big;
+	struct tree_stat st;
+	struct tree *t;
+	uint64_t total;
+	char buf[64], *s;
+	size_t got;
+	enum rc r;
+
+	(void)state;
+	gen_psk_opts_default(&po, 3);
+	buf_init(&psk);
+	assert_int_equal(gen_psk_file(&po, &psk), RC_OK);
+	e.data = psk.data;
+	e.len = psk.len;
+	buf_init(&big);
+	gen_sink_buf(&sink, &big);
+	assert_int_equal(gen_big_write(&bo, &e, 1, &sink, NULL, &total), RC_OK);
+	put_be(big.data + 0x30 + 8, psk.len * 2, 4); /* the unpacked size the table claims */
+	put("r.big", &big);
+	t = open_path("r.big", false);
+	assert_int_equal(tree_resolve(t, "d/a.psk", &st), RC_OK);
+	assert_int_equal(st.type, TT_DIR);
+	s = slurp(t, "d/a.psk/info.txt", NULL, &r);
+	assert_int_equal(r, RC_OK);
+	free(s);
+	assert_int_equal(tree_resolve(t, "d/a.psk/a.psk", &st), RC_OK);
+	assert_int_equal(st.size, psk.len * 2);
+	assert_int_equal(tree_read(t, st.ino, psk.len + 16, sizeof buf, buf, &got), RC_IO);
+	tree_close(t);
+	buf_free(&psk);
+	buf_free(&big);
+}
+
 /* An archive inside an archive is a directory too, with its own bytes in it. */
 static void test_nested(void **state)
 {
@@ -480,6 +524,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_hostile_names, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_lying_size, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_deep_and_long, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_short_asset, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_nested, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_in_folder, dir_setup, dir_teardown),
 	};
