@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -500,6 +501,17 @@ static void says_why(struct tree *ft, const char *name, const char *why,
 	free(p);
 }
 
+static bool named_asset(const char *name)
+{
+	static const char *const ext[] = {".psg", ".rx2", ".psk", ".pskx", ".psa"};
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < sizeof ext / sizeof *ext; i++)
+		if (n > strlen(ext[i]) && strcasecmp(name + n - strlen(ext[i]), ext[i]) == 0)
+			return true;
+	return false;
+}
+
 /* The entry of one part against the same file opened alone. */
 static void compare_part(const char *dir, const char *name, const struct part *pt, struct tree *ft,
 			 const struct tree_opts *o, struct fuzz_tree_result *res)
@@ -515,6 +527,13 @@ static void compare_part(const char *dir, const char *name, const struct part *p
 		return;
 	}
 	f = tree_open(path, o, &st, why, sizeof why);
+	if (f == TREE_FAIL_NONE && arc_detect(pt->p, pt->n) && named_asset(name)) {
+		/* An archive under an asset's name: alone it mounts as the archive; in a folder
+		 * the name decides (nothing is read at listing) and it is a broken asset. */
+		tree_close(st);
+		says_why(ft, name, "not a PSG arena, PSK or PSA file (unknown magic)", res);
+		return;
+	}
 	if (f == TREE_FAIL_NONE) {
 		struct digest a = {0xcbf29ce484222325ull, 0}, b = a;
 
