@@ -48,6 +48,7 @@ struct opts {
 	int sniff_all;
 	char *umask;
 	char *mods;
+	char *assets;
 	int show_help;
 	int show_version;
 	int nonopts;
@@ -82,6 +83,7 @@ static const struct fuse_opt opt_spec[] = {
     OPT("sniff_all", sniff_all),
     OPT("umask=%s", umask),
     OPT("mods=%s", mods),
+    OPT("assets=%s", assets),
     OPT("-h", show_help),
     OPT("--help", show_help),
     OPT("-V", show_version),
@@ -96,7 +98,9 @@ static void usage(FILE *out)
 	    "usage: psgfs [options] FILE|FOLDER MOUNTPOINT\n"
 	    "\n"
 	    "Mount a Skate 3 arena (.psg PS3, .rx2 Xbox 360), an Unreal PSK/PSKX mesh or PSA\n"
-	    "animation, or a whole folder of them, read-only as a directory tree.\n"
+	    "animation, an EA archive (.big: EB v3, BIGF, BIG4) or Skate 3 stream file\n"
+	    "(.psf/.xsf beside its .pst/.xst), or a whole folder of them (archives in it are\n"
+	    "directories too), read-only as a directory tree.\n"
 	    "Unmount with: fusermount3 -u MOUNTPOINT\n"
 	    "\n"
 	    "options:\n"
@@ -127,11 +131,16 @@ static void usage(FILE *out)
 	    "                         path, which the mount then serves; a refused picture\n"
 	    "                         fails the close with EINVAL and errors.txt says why.\n"
 	    "                         OUTDIR must exist, be writable and not overlap the source\n"
+	    "  -o assets=dirs|files   FOLDER/ARCHIVE: show each asset (.psg .rx2 .psk .pskx\n"
+	    "                         .psa) as a directory of its tree (dirs, the default) or\n"
+	    "                         as a plain file of its own bytes (files: cp -r gives back\n"
+	    "                         the loose files an unpacker writes); archives stay\n"
+	    "                         directories\n"
 	    "  -o OPT[,OPT...]        other FUSE mount options (allow_other, ...)\n"
 	    "\n"
 	    "exit status:\n"
 	    "  0 success, 1 internal error, 2 usage error, 3 cannot open or read FILE,\n"
-	    "  4 FILE is not a PSG/PSK/PSA file, 5 FILE is too damaged to mount,\n"
+	    "  4 FILE is not a PSG/PSK/PSA file or archive, 5 FILE is too damaged to mount,\n"
 	    "  6 mounting failed\n");
 }
 
@@ -409,6 +418,11 @@ static int validate_opts(struct daemon *d)
 		return rc;
 	d->topts.yup = d->o.yup;
 	d->topts.sniff_all = d->o.sniff_all;
+	if (d->o.assets && strcmp(d->o.assets, "files") != 0 && strcmp(d->o.assets, "dirs") != 0) {
+		fprintf(stderr, "psgfs: bad assets '%s': dirs or files\n", d->o.assets);
+		return EXIT_USAGE;
+	}
+	d->topts.assets_files = d->o.assets && strcmp(d->o.assets, "files") == 0;
 	if (d->o.umask) {
 		char *end;
 		unsigned long m = strtoul(d->o.umask, &end, 8);
@@ -723,6 +737,7 @@ static void teardown(struct daemon *d)
 	free(d->o.hierarchy);
 	free(d->o.stats);
 	free(d->o.max_assets);
+	free(d->o.assets);
 	free(d->o.umask);
 	free(d->o.mods);
 	fuse_opt_free_args(&d->args);

@@ -713,6 +713,9 @@ void psgfs_ll_write_stats(struct psgfs_ll *ll, FILE *out)
 		(unsigned long long)tc.renders, (unsigned long long)tc.render_bytes,
 		(unsigned long long)tc.render_failures, (unsigned long long)tc.raw_reads,
 		(unsigned long long)tc.asset_opens, (unsigned long long)tc.raw_bytes);
+	fprintf(out, "arc_indexes %llu\narc_pieces %llu\narc_piece_bytes %llu\n",
+		(unsigned long long)tc.arc_indexes, (unsigned long long)tc.arc_pieces,
+		(unsigned long long)tc.arc_piece_bytes);
 #ifdef __GLIBC__
 	/* What malloc holds beside the cache's own count: live blocks and freed-but-kept bytes. */
 	struct mallinfo2 mi = mallinfo2();

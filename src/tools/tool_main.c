@@ -3,6 +3,7 @@
  * PSG/PSK/PSA exactly as psgfs would show it. Exit codes match psgfs (see usage).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/cliopt.h"
 #include "psgfs/base/sha256.h"
+#include "psgfs/formats/archive.h"
 #include "psgfs/tree/tree.h"
 
 static void usage(FILE *out)
@@ -21,6 +23,7 @@ static void usage(FILE *out)
 	fprintf(
 	    out,
 	    "usage: psgfs-tool [options] COMMAND FILE|FOLDER [ARG]\n"
+	    "(FILE: an arena, PSK, PSA, EA archive .big or stream file .psf/.xsf)\n"
 	    "\n"
 	    "commands:\n"
 	    "  ls FILE [PATH]      list a directory of the tree (type, size, inode, name)\n"
@@ -43,11 +46,17 @@ static void usage(FILE *out)
 	    "                      of psgfs (1 to 65536, default 128)\n"
 	    "  --sniff-all         FOLDER: classify every file by its first bytes, as -o\n"
 	    "                      sniff_all of psgfs (default: by name where it decides)\n"
+	    "  --assets dirs|files FOLDER/ARCHIVE: assets as directories (default) or as plain\n"
+	    "                      files of their own bytes, as -o assets= of psgfs; extract of\n"
+	    "                      an archive defaults to files: it writes the loose files an\n"
+	    "                      unpacking tool does, at the archive's paths made safe (plus\n"
+	    "                      the archive's info.txt and errors.txt)\n"
 	    "\n"
 	    "walk also prints the cache budget and how many entries were evicted.\n"
 	    "\n"
 	    "exit status: 0 ok, 1 some files failed to read (walk, extract) or internal error,\n"
-	    "2 usage, 3 cannot open FILE, 4 not a PSG/PSK/PSA file, 5 too damaged to mount\n");
+	    "2 usage, 3 cannot open FILE, 4 not a PSG/PSK/PSA file or archive, 5 too damaged to "
+	    "mount\n");
 }
 
 static int fail_code(enum tree_open_fail f)
@@ -259,6 +268,7 @@ struct args {
 	struct tree_opts o;
 	char *hierarchy_text;
 	const char *cmd, *file, *arg; /* arg: PATH of ls/cat, DIR of extract, or NULL */
+	bool assets_given;	      /* --assets was given */
 };
 
 static int set_max_assets(struct args *a, const char *s)
@@ -321,6 +331,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 	    {"cache-size", required_argument, NULL, 'c'},
 	    {"max-assets", required_argument, NULL, 'm'},
 	    {"sniff-all", no_argument, NULL, 'S'},
+	    {"assets", required_argument, NULL, 'a'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -339,6 +350,14 @@ static int parse_args(struct args *a, int argc, char **argv)
 			rc = set_max_assets(a, optarg);
 		} else if (c == 'S') {
 			a->o.sniff_all = true;
+		} else if (c == 'a') {
+			a->o.assets_files = !strcmp(optarg, "files");
+			a->assets_given = true;
+			if (!a->o.assets_files && strcmp(optarg, "dirs") != 0) {
+				fprintf(stderr, "psgfs-tool: bad --assets '%s': dirs or files\n",
+					optarg);
+				rc = 2;
+			}
 		} else if (c == 'h') {
 			usage(stdout);
 			return 0;
@@ -445,6 +464,20 @@ static int cmd_walk(struct tree *t, const char *cmd, const char *dest)
 	return w.failed ? 1 : 0;
 }
 
+static bool is_archive_file(const char *path)
+{
+	uint8_t head[64];
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ssize_t got = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+			  ? pread(fd, head, sizeof head, 0)
+			  : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return got > 0 && arc_detect(head, (size_t)got);
+}
+
 int main(int argc, char **argv)
 {
 	struct args a = {0};
@@ -457,6 +490,9 @@ int main(int argc, char **argv)
 		free(a.hierarchy_text);
 		return rc;
 	}
+	/* extract of an archive unpacks it as the unpacking tools do: the loose files. */
+	if (!strcmp(a.cmd, "extract") && !a.assets_given && is_archive_file(a.file))
+		a.o.assets_files = true;
 	f = tree_open(a.file, &a.o, &t, why, sizeof why);
 	if (f != TREE_FAIL_NONE) {
 		fprintf(stderr, "psgfs-tool: %s: %s\n", a.file, why);

@@ -43,6 +43,15 @@ bool asset_source_changed(struct asset *as)
 {
 	struct stat st;
 
+	if (as->ext.changed) { /* an archive's entry: the archive is the snapshot */
+		if (atomic_load(&as->changed))
+			return true;
+		if (!as->ext.changed(as->ext.ctx))
+			return false;
+		if (!atomic_exchange(&as->changed, true))
+			notify_status(as);
+		return true;
+	}
 	if (as->fd < 0)
 		return false; /* a broken asset that never opened its file: nothing derives from it
 			       */
@@ -68,6 +77,17 @@ static enum rc snap_read(void *ctx, uint64_t off, void *dst, size_t n)
 		return RC_IO;
 	src_init_fd(&fd_src, &as->fd, as->src.size);
 	return fd_src.read(fd_src.ctx, off, dst, n);
+}
+
+/* Reads of an archive's entry, counted like snap_read's. */
+static enum rc ext_read(void *ctx, uint64_t off, void *dst, size_t n)
+{
+	struct asset *as = ctx;
+
+	tl_src_reads++;
+	if (atomic_load(&as->changed))
+		return RC_IO;
+	return as->inner.read(as->inner.ctx, off, dst, n);
 }
 
 /* ---- memos ---- */
@@ -377,6 +397,68 @@ enum tree_open_fail asset_open_broken(struct tree *t, uint32_t slot, const char 
 	return TREE_FAIL_NONE;
 }
 
+enum tree_open_fail asset_open_src(struct tree *t, uint32_t slot, const char *logical,
+				   const struct src *s, const struct stat *st, enum asset_mode mode,
+				   const struct asset_ext *ext, struct asset **out, char *why,
+				   size_t whylen)
+{
+	struct asset *as = asset_new(t, slot);
+	enum tree_open_fail f = TREE_FAIL_NONE;
+	uint8_t head[32];
+	size_t n;
+
+	*out = NULL;
+	if (!as) {
+		if (ext->release)
+			ext->release(ext->ctx);
+		return fail(why, whylen, TREE_FAIL_OTHER, "%s", "out of memory");
+	}
+	as->ext = *ext;
+	if (!set_names(as, logical)) {
+		asset_close(as);
+		return fail(why, whylen, TREE_FAIL_OTHER, "%s", "out of memory");
+	}
+	as->gen = (uint32_t)atomic_fetch_add(&t->asset_opens, 1) + 1;
+	as->st = *st;
+	as->inner = *s;
+	as->src = (struct src){ext_read, as, s->size};
+	n = s->size < sizeof head ? (size_t)s->size : sizeof head;
+	if (mode == ASSET_PLAIN) {
+		as->fmt = &tree_format_plain;
+	} else if (src_read(&as->src, 0, head, n) != RC_OK) {
+		f = fail(why, whylen, TREE_FAIL_OPEN, "%s", "cannot read its first bytes");
+	} else if (!(as->fmt = asset_detect(head, n))) {
+		f = fail(why, whylen, TREE_FAIL_FORMAT, "%s",
+			 n == 0 ? "empty file"
+				: "not a PSG arena, PSK or PSA file (unknown magic)");
+	} else if ((f = as->fmt->mount(as, why, whylen)) != TREE_FAIL_NONE) {
+		as->fmt = NULL;
+	}
+	if (f != TREE_FAIL_NONE && mode == ASSET_LENIENT && f != TREE_FAIL_OTHER) {
+		/* Its own bytes stay readable (asset_set_own); the tree only explains. */
+		as->fmt = &tree_format_broken;
+		as->why = strdup(why);
+		if (as->why && as->fmt->mount(as, why, whylen) == TREE_FAIL_NONE)
+			f = TREE_FAIL_NONE;
+	}
+	if (f != TREE_FAIL_NONE) {
+		asset_close(as);
+		return f;
+	}
+	atomic_fetch_add(&as->bytes, sizeof *as + strlen(as->path) * 3);
+	*out = as;
+	return TREE_FAIL_NONE;
+}
+
+enum rc asset_set_own(struct asset *as, const char *name)
+{
+	as->own = strdup(name);
+	if (as->own)
+		return RC_OK;
+	asset_close(as);
+	return RC_NOMEM;
+}
+
 void asset_close(struct asset *as)
 {
 	if (!as)
@@ -393,5 +475,8 @@ void asset_close(struct asset *as)
 	free(as->name);
 	free(as->stem);
 	free(as->why);
+	free(as->own);
+	if (as->ext.release)
+		as->ext.release(as->ext.ctx);
 	free(as);
 }

@@ -32,8 +32,8 @@
 #include <unistd.h>
 
 #include "psgfs/base/bytes.h"
+#include "tree/arcdir.h"
 #include "tree/guid_index.h"
-#include "tree/tree_int.h"
 
 #define SEQ_SLOT_FIRST	   0x80000000u
 #define DEFAULT_MAX_ASSETS 128u
@@ -43,7 +43,9 @@ enum fe_type { FE_DIR = 1, FE_FILE, FE_LINK };
 struct fentry {
 	uint32_t slot, parent;
 	uint8_t type;
-	bool asset;  /* a container: shown as a directory */
+	bool asset;   /* a container: shown as a directory */
+	bool archive; /* ... an archive (arcdir.c), opened when first listed */
+	struct arcdir *arc;
 	bool denied; /* assets: the sniff was refused permission (it will open as broken) */
 	bool dead;   /* files: reopened as something else; everything below fails with EIO */
 	bool named;  /* files: classified by name and size, never read at listing */
@@ -67,14 +69,24 @@ struct folder {
 	struct fentry **tab;
 	size_t n_buckets, n;
 	uint32_t next_seq;
+	pthread_mutex_t omu; /* held while an archive is opened (one opening each) */
 	pthread_mutex_t amu; /* the open assets' cache entries and their LRU (never held while a
 			      * file is opened) */
 	uint32_t lru_head, lru_tail;
 	atomic_uint open_assets;
 	unsigned max_assets;
+	bool assets_files;	/* -o assets=files: containers other than archives are plain */
 	struct stat mnt;	/* the mount point before mounting (st_ino 0: not mounted) */
 	dev_t own_dev;		/* this mount's device (0: not mounted) */
 	struct guid_index *gix; /* per-texture arenas by name, built on first lookup */
+	/* archives opened, by the slots their nodes use (ascending, as handed out); under mu */
+	struct arcreg {
+		uint32_t base, end;
+		struct arcdir *ad;
+	} * regs;
+	size_t n_regs, cap_regs;
+	struct arcdir **arcs; /* every archive opened (freed at the end) */
+	size_t n_arcs, cap_arcs;
 };
 
 /* ---- the entry table (permanent: entries are what inode numbers resolve to) ---- */
@@ -290,7 +302,7 @@ static bool classify_by_name(const struct tree *t, struct fentry *e)
 	if (t->opts.sniff_all || e->type != FE_FILE)
 		return false;
 	if (min > 0) {
-		e->asset = e->st.st_size >= min;
+		e->asset = e->st.st_size >= min && !t->opts.assets_files;
 		return true;
 	}
 	if (name_is_plain_ext(e->name)) {
@@ -298,6 +310,15 @@ static bool classify_by_name(const struct tree *t, struct fentry *e)
 		return true;
 	}
 	return false;
+}
+
+static bool name_is_archive_ext(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 4 &&
+	       (strcasecmp(name + n - 4, ".big") == 0 || strcasecmp(name + n - 4, ".psf") == 0 ||
+		strcasecmp(name + n - 4, ".xsf") == 0);
 }
 
 /* Out of descriptors or memory: a passing condition, never a property of the file. */
@@ -326,7 +347,7 @@ static void sniff_hint(int dirfd, const struct fentry *e)
 }
 
 /* Sniff one file; false when it could not be opened for want of descriptors or memory. */
-static bool sniff(int dirfd, struct fentry *e)
+static bool sniff(int dirfd, struct fentry *e, bool assets_files)
 {
 	uint8_t head[SNIFF_BYTES];
 	ssize_t got = -1;
@@ -343,7 +364,13 @@ static bool sniff(int dirfd, struct fentry *e)
 		got = pread(fd, head, sizeof head, 0);
 		close(fd);
 	}
-	e->asset = got < 0 ? name_is_asset_ext(e->name) : asset_detect(head, (size_t)got) != NULL;
+	if (got < 0) {
+		e->archive = name_is_archive_ext(e->name);
+		e->asset = e->archive || (name_is_asset_ext(e->name) && !assets_files);
+	} else {
+		e->archive = arc_detect(head, (size_t)got);
+		e->asset = e->archive || (asset_detect(head, (size_t)got) && !assets_files);
+	}
 	return true;
 }
 
@@ -354,10 +381,10 @@ static bool sniff(int dirfd, struct fentry *e)
  * time. False when a file could not be opened for want of descriptors or memory (the listing
  * is then not kept).
  */
-static bool sniff_all(int dirfd, struct fentry **v, size_t n)
+static bool sniff_all(int dirfd, struct fentry **v, size_t n, bool assets_files)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!sniff(dirfd, v[i]))
+		if (!sniff(dirfd, v[i], assets_files))
 			return false;
 	return true;
 }
@@ -528,7 +555,7 @@ static bool gather(const struct tree *t, DIR *d, uint32_t parent, struct pending
 			sniff_hint(dirfd(d), e);
 		}
 	}
-	return !again && sniff_all(dirfd(d), p->v, p->n);
+	return !again && sniff_all(dirfd(d), p->v, p->n, f->assets_files);
 }
 
 /* The entries read join the table as dir's children (under f->mu). Out of memory: nothing. */
@@ -595,6 +622,242 @@ static enum rc read_folder(struct tree *t, struct fentry *dir)
 	return r;
 }
 
+static struct cache_key asset_ckey(uint32_t slot)
+{
+	return cache_key((uint64_t)slot << 32, KEY_WHAT(KEY_ASSET, 0));
+}
+
+/* ---- archives (arcdir.c) ---- */
+
+/* The archive whose nodes use slot, and the node (under f->mu); NULL if none. */
+static struct arcdir *reg_find(const struct folder *f, uint32_t slot, uint32_t *node)
+{
+	size_t lo = 0, hi = f->n_regs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (slot < f->regs[mid].base) {
+			hi = mid;
+		} else if (slot >= f->regs[mid].end) {
+			lo = mid + 1;
+		} else {
+			*node = slot - f->regs[mid].base;
+			return f->regs[mid].ad;
+		}
+	}
+	return NULL;
+}
+
+enum rc folder_arc_adopt(struct tree *t, struct arcdir *ad)
+{
+	struct folder *f = t->fold;
+	struct arcdir **v;
+
+	pthread_mutex_lock(&f->mu);
+	v = xgrow_n(f->arcs, f->n_arcs, &f->cap_arcs, sizeof *v, 8);
+	if (v) {
+		f->arcs = v;
+		f->arcs[f->n_arcs++] = ad;
+	}
+	pthread_mutex_unlock(&f->mu);
+	return v ? RC_OK : RC_NOMEM;
+}
+
+enum rc folder_arc_register(struct tree *t, struct arcdir *ad)
+{
+	struct folder *f = t->fold;
+	uint32_t span = arcdir_span(ad);
+	struct arcreg *v;
+	enum rc r = RC_OK;
+
+	pthread_mutex_lock(&f->mu);
+	/* Slots base + 1 ... base + span - 1 (node 0 is shown by its owner's slot). */
+	if (f->next_seq >= UINT32_MAX - 1 - span)
+		r = RC_NOMEM;
+	else if (!(v = xgrow_n(f->regs, f->n_regs, &f->cap_regs, sizeof *v, 8)))
+		r = RC_NOMEM;
+	if (r == RC_OK) {
+		f->regs = v;
+		f->regs[f->n_regs++] = (struct arcreg){f->next_seq, f->next_seq + span, ad};
+		arcdir_set_base(ad, f->next_seq);
+		f->next_seq += span;
+	}
+	pthread_mutex_unlock(&f->mu);
+	return r;
+}
+
+/* A slot an archive shows: its file in the folder (node 0 of e->arc, NULL until opened) or one
+ * of its nodes. False for any other slot. */
+struct aref {
+	struct arcdir *ad;
+	uint32_t node;
+	struct fentry *fe; /* the archive's own file, when the slot is that */
+};
+
+static bool arc_ref(struct folder *f, uint32_t slot, struct aref *a)
+{
+	struct fentry *e;
+	bool is;
+
+	memset(a, 0, sizeof *a);
+	pthread_mutex_lock(&f->mu);
+	e = entry_find(f, slot);
+	if (e) {
+		is = e->archive;
+		a->fe = is ? e : NULL;
+		a->ad = is ? e->arc : NULL;
+	} else {
+		a->ad = reg_find(f, slot, &a->node);
+		is = a->ad != NULL;
+	}
+	pthread_mutex_unlock(&f->mu);
+	return is;
+}
+
+/* Whether the file `name` in dfd is an ATOC table with this stamp (bytes 8..16). */
+static int toc_if_stamp(int dfd, const char *name, const uint8_t stamp[8])
+{
+	uint8_t h[16];
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0 && pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h &&
+	    memcmp(h, "ATOC", 4) == 0 && memcmp(h + 8, stamp, 8) == 0)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+static bool name_is_toc(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 4 &&
+	       (strcasecmp(name + n - 4, ".pst") == 0 || strcasecmp(name + n - 4, ".xst") == 0);
+}
+
+/*
+ * A stream file's ATOC table (-1: none): the .pst/.xst beside it whose stamp (bytes 8..16)
+ * is the collection's (docs/streams.md: one table serves a district's collections, named
+ * after the district, e.g. DIST_X_Gfx.pst for cGfx_Global.psf); the one of the same stem is
+ * tried first. fd: the collection.
+ */
+static int open_toc(int dfd, const char *name, int fd)
+{
+	size_t n = strlen(name);
+	uint8_t h[16];
+	char *t;
+	int toc = -1, sfd;
+	DIR *d;
+	struct dirent *de;
+
+	if (fd < 0 || pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h, "SFIL", 4) != 0)
+		return -1;
+	t = n > 4 ? strdup(name) : NULL;
+	if (t) {
+		t[n - 2] = name[n - 2] == 'S' ? 'T' : 't';
+		toc = toc_if_stamp(dfd, t, h + 8);
+		free(t);
+	}
+	if (toc >= 0)
+		return toc;
+	sfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = sfd >= 0 ? fdopendir(sfd) : NULL;
+	if (!d) {
+		if (sfd >= 0)
+			close(sfd);
+		return -1;
+	}
+	while (toc < 0 && (de = readdir(d)))
+		if (name_is_toc(de->d_name))
+			toc = toc_if_stamp(dfd, de->d_name, h + 8);
+	closedir(d);
+	return toc;
+}
+
+/* Open the archive of a folder entry (once; a file that does not open as one explains why in
+ * its info.txt). */
+static enum rc open_archive(struct tree *t, struct fentry *e)
+{
+	struct folder *f = t->fold;
+	struct arcdir *ad = NULL;
+	enum rc r = RC_OK;
+	char why[256];
+
+	pthread_mutex_lock(&f->omu);
+	if (!e->arc) {
+		int dfd = open_dir_of(f, e->parent), fd = -1, toc = -1;
+
+		if (dfd < 0 && errno_transient(errno)) {
+			pthread_mutex_unlock(&f->omu);
+			return RC_NOMEM;
+		}
+		if (dfd >= 0) {
+			fd = openat(dfd, e->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+			toc = open_toc(dfd, e->name, fd);
+			close(dfd);
+		}
+		if (arcdir_open_fd(t, fd, toc, &e->st, e->name, e->slot, &ad, why, sizeof why) ==
+		    TREE_FAIL_OTHER) {
+			r = RC_NOMEM;
+		} else {
+			pthread_mutex_lock(&f->mu);
+			e->arc = ad;
+			pthread_mutex_unlock(&f->mu);
+		}
+	}
+	pthread_mutex_unlock(&f->omu);
+	return r;
+}
+
+/* The archive folder a slot shows (opening the archive, or a nested one, when needed). */
+static enum rc arc_dir(struct tree *t, struct aref *a)
+{
+	enum rc r = RC_OK;
+
+	if (a->fe && !a->ad) {
+		r = open_archive(t, a->fe);
+		if (r != RC_OK)
+			return r;
+		a->ad = a->fe->arc;
+		a->node = 0;
+	}
+	if (arcdir_type(a->ad, a->node) == AN_ARCHIVE) {
+		a->ad = arcdir_nested(a->ad, a->node, &r);
+		a->node = 0;
+		if (!a->ad)
+			return r;
+	}
+	if (a->node == 0 && (r = arcdir_ensure(a->ad)) != RC_OK)
+		return r;
+	return arcdir_type(a->ad, a->node) == AN_DIR ? RC_OK : RC_NOTDIR;
+}
+
+static void arc_box_free(void *p)
+{
+	asset_close(p);
+}
+
+/* The asset of an archive's file or asset node, pinned in *pin. */
+static struct asset *arc_asset_get(struct tree *t, struct aref *a, uint32_t slot,
+				   struct cache_ent **pin, enum rc *r)
+{
+	struct asset *as = cache_get(t->cache, asset_ckey(slot), pin);
+
+	if (as)
+		return as;
+	*r = arcdir_asset_open(a->ad, a->node, &as);
+	if (*r != RC_OK)
+		return NULL;
+	as = cache_put(t->cache, asset_ckey(slot), as, atomic_load(&as->bytes), arc_box_free, pin);
+	if (!as)
+		*r = RC_NOMEM;
+	else if (as->ent == NULL)
+		as->ent = *pin;
+	return as;
+}
+
 /* ---- requests from the tree core ---- */
 
 static struct fentry *entry_get(struct tree *t, uint32_t slot)
@@ -610,6 +873,13 @@ static struct fentry *entry_get(struct tree *t, uint32_t slot)
 
 bool folder_slot_is_file(struct tree *t, uint32_t slot)
 {
+	struct aref a;
+
+	if (arc_ref(t->fold, slot, &a)) {
+		enum an_type ty = a.fe ? AN_ARCHIVE : arcdir_type(a.ad, a.node);
+
+		return ty != AN_DIR && ty != AN_ARCHIVE;
+	}
 	struct fentry *e = entry_get(t, slot);
 
 	return e && e->type == FE_FILE;
@@ -617,6 +887,13 @@ bool folder_slot_is_file(struct tree *t, uint32_t slot)
 
 bool folder_slot_is_dir(struct tree *t, uint32_t slot)
 {
+	struct aref a;
+
+	if (arc_ref(t->fold, slot, &a)) {
+		enum an_type ty = a.fe ? AN_ARCHIVE : arcdir_type(a.ad, a.node);
+
+		return ty == AN_DIR || ty == AN_ARCHIVE;
+	}
 	struct fentry *e = entry_get(t, slot);
 
 	return e && e->type == FE_DIR;
@@ -635,7 +912,10 @@ static mode_t asset_dir_perm(mode_t m)
 enum rc folder_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
 {
 	struct fentry *e = entry_get(t, ino_slot(ino));
+	struct aref a;
 
+	if (!e && arc_ref(t->fold, ino_slot(ino), &a))
+		return arcdir_getattr(a.ad, a.node, out);
 	if (!e)
 		return RC_NOENT;
 	/* Folders and assets report nlink 1 ("unknown"): counting subdirectories would mean
@@ -672,6 +952,12 @@ enum rc folder_list(struct tree *t, tree_ino ino, struct tlist *out)
 	enum rc r = RC_OK;
 	bool listed;
 
+	struct aref a;
+
+	if (arc_ref(f, ino_slot(ino), &a)) {
+		r = arc_dir(t, &a);
+		return r == RC_OK ? arcdir_list(a.ad, a.node, out) : r;
+	}
 	dir = entry_get(t, ino_slot(ino));
 	if (!dir || dir->type != FE_DIR)
 		return dir ? RC_NOTDIR : RC_NOENT;
@@ -698,14 +984,15 @@ enum rc folder_readlink(struct tree *t, tree_ino ino, struct buf *out)
 	struct fentry *e = entry_get(t, ino_slot(ino));
 
 	if (!e)
-		return RC_NOENT;
+		return RC_NOENT; /* an archive's nodes are never links */
 	if (e->type != FE_LINK)
 		return RC_INVAL;
 	buf_puts(out, e->link);
 	return RC_OK;
 }
 
-bool folder_slot_relpath(struct tree *t, uint32_t slot, char *out, size_t n)
+/* The path of a folder entry from DIR ("data/x/y.psg"). */
+static bool fentry_path(struct tree *t, uint32_t slot, char *out, size_t n)
 {
 	const char **chain = NULL;
 	ssize_t depth = chain_of(t->fold, slot, &chain);
@@ -726,8 +1013,44 @@ bool folder_slot_relpath(struct tree *t, uint32_t slot, char *out, size_t n)
 	return ok;
 }
 
+bool folder_slot_relpath(struct tree *t, uint32_t slot, char *out, size_t n)
+{
+	struct aref a;
+
+	/* An archive's entry: its path inside the archive (what unpacking tools write). */
+	if (arc_ref(t->fold, slot, &a) && !a.fe)
+		return arcdir_relpath(a.ad, a.node, out, n);
+	return fentry_path(t, slot, out, n);
+}
+
+bool folder_slot_mountpath(struct tree *t, uint32_t slot, char *out, size_t n)
+{
+	uint32_t owner;
+	struct aref a;
+	size_t k = 0;
+
+	if (!arc_ref(t->fold, slot, &a) || a.fe)
+		return slot == 0 ? (n > 0 && (out[0] = '\0', true)) : fentry_path(t, slot, out, n);
+	/* An archive's node: the path of what shows the archive, then its path inside. */
+	owner = arcdir_slot(a.ad, 0);
+	if (owner != 0) {
+		if (!folder_slot_mountpath(t, owner, out, n))
+			return false;
+		k = strlen(out);
+		if (k + 2 > n)
+			return false;
+		out[k++] = '/';
+	}
+	return arcdir_relpath(a.ad, a.node, out + k, n - k);
+}
+
 bool folder_entry_name(struct tree *t, uint32_t slot, uint32_t *parent, const char **name)
 {
+	struct aref a;
+
+	if (arc_ref(t->fold, slot, &a) && !a.fe)
+		return arcdir_entry_name(a.ad, a.node, parent, name);
+
 	struct fentry *e = entry_get(t, slot);
 
 	if (!e || slot == 0)
@@ -742,7 +1065,10 @@ uint32_t folder_sibling(struct tree *t, uint32_t slot, const char *name)
 	struct folder *f = t->fold;
 	struct fentry *e, *dir;
 	uint32_t found = 0;
+	struct aref a;
 
+	if (arc_ref(f, slot, &a) && !a.fe)
+		return arcdir_sibling(a.ad, a.node, name);
 	pthread_mutex_lock(&f->mu);
 	e = entry_find(f, slot);
 	dir = e ? entry_find(f, e->parent) : NULL;
@@ -873,7 +1199,7 @@ static bool walk_push(struct walk *w, const char *dir, const char *name)
 
 /* One folder: GUID-named files fed, subfolders pushed. Names only: no file is opened. */
 static void walk_one(struct folder *f, const char *rel, struct walk *w, struct seen *seen,
-		     struct guid_index *ix)
+		     struct guid_index *ix, struct walk *arcs)
 {
 	int fd = open_rel(f, rel);
 	struct stat dst;
@@ -909,6 +1235,8 @@ static void walk_one(struct folder *f, const char *rel, struct walk *w, struct s
 			if (asprintf(&p, "%s%s%s", rel, *rel ? "/" : "", de->d_name) >= 0)
 				guid_index_feed(ix, p, 0);
 			free(p);
+		} else if (type == DT_REG && name_is_archive_ext(de->d_name)) {
+			walk_push(arcs, rel, de->d_name); /* its entries: fed once it is built */
 		}
 	}
 	closedir(d);
@@ -919,18 +1247,36 @@ static void walk_one(struct folder *f, const char *rel, struct walk *w, struct s
  * mount left out), each GUID-named regular file fed by its path. */
 static void folder_guid_build(void *ctx, struct guid_index *ix)
 {
-	struct folder *f = ((struct tree *)ctx)->fold;
-	struct walk w = {0};
+	struct tree *t = ctx;
+	struct folder *f = t->fold;
+	struct walk w = {0}, arcs = {0};
 	struct seen seen = {0};
 
+	/* A single archive's mount: its entries are all there is (fed by arcdir_ensure). */
+	if (f->root.archive) {
+		if (f->root.arc)
+			arcdir_ensure(f->root.arc);
+		return;
+	}
 	if (!walk_push(&w, "", ""))
 		return;
 	while (w.n) {
 		char *rel = w.v[--w.n];
 
-		walk_one(f, rel, &w, &seen, ix);
+		walk_one(f, rel, &w, &seen, ix, &arcs);
 		free(rel);
 	}
+	/* Archives by name (.big, .psf, .xsf): their tables read, their entries fed. */
+	while (arcs.n) {
+		char *rel = arcs.v[--arcs.n];
+		uint32_t slot = folder_slot_at(t, rel);
+		struct fentry *e = slot ? entry_get(t, slot) : NULL;
+
+		if (e && e->archive && open_archive(t, e) == RC_OK && e->arc)
+			arcdir_ensure(e->arc);
+		free(rel);
+	}
+	free(arcs.v);
 	free(w.v);
 	free(seen.v);
 }
@@ -976,11 +1322,6 @@ uint32_t folder_slot_at(struct tree *t, const char *path)
 }
 
 /* ---- open assets ---- */
-
-static struct cache_key asset_ckey(uint32_t slot)
-{
-	return cache_key((uint64_t)slot << 32, KEY_WHAT(KEY_ASSET, 0));
-}
 
 static void lru_unlink(struct folder *f, struct fentry *e)
 {
@@ -1148,9 +1489,17 @@ struct asset *folder_asset_get(struct tree *t, uint32_t slot, struct cache_ent *
 	struct folder *f = t->fold;
 	struct fentry *e = entry_get(t, slot);
 	struct asset_box *b;
+	struct aref a;
 
 	*pin = NULL;
-	if (!e || e->type != FE_FILE) {
+	if (!e && arc_ref(f, slot, &a)) {
+		if (arcdir_type(a.ad, a.node) == AN_DIR) {
+			*r = RC_ISDIR;
+			return NULL;
+		}
+		return arc_asset_get(t, &a, slot, pin, r);
+	}
+	if (!e || e->type != FE_FILE || e->archive) {
 		*r = e ? RC_ISDIR : RC_NOENT;
 		return NULL;
 	}
@@ -1185,7 +1534,12 @@ void folder_slot_reset(struct tree *t, uint32_t slot)
 {
 	struct folder *f = t->fold;
 	struct fentry *e = entry_get(t, slot);
+	struct aref a;
 
+	if (!e && arc_ref(f, slot, &a)) {
+		cache_drop(t->cache, asset_ckey(slot));
+		return;
+	}
 	if (!e || e->type != FE_FILE)
 		return;
 	pthread_mutex_lock(&f->amu);
@@ -1201,33 +1555,81 @@ void folder_slot_reset(struct tree *t, uint32_t slot)
 
 /* ---- open and close ---- */
 
-enum tree_open_fail folder_open(struct tree *t, const char *path, char *why, size_t whylen)
+static struct folder *folder_new(struct tree *t, char *why, size_t whylen)
 {
 	struct folder *f = calloc(1, sizeof *f);
 
 	if (!f) {
 		snprintf(why, whylen, "out of memory");
-		return TREE_FAIL_OTHER;
+		return NULL;
 	}
 	pthread_mutex_init(&f->mu, NULL);
+	pthread_mutex_init(&f->omu, NULL);
 	pthread_mutex_init(&f->amu, NULL);
 	f->n_buckets = 1024;
 	f->tab = calloc(f->n_buckets, sizeof *f->tab);
 	f->next_seq = SEQ_SLOT_FIRST;
 	f->max_assets = t->opts.max_assets ? t->opts.max_assets : DEFAULT_MAX_ASSETS;
+	f->assets_files = t->opts.assets_files;
 	f->root.type = FE_DIR;
-	f->root_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	f->root_fd = -1;
 	t->fold = f;
 	f->gix = guid_index_new(folder_guid_build, t);
 	if (!f->tab || !f->gix) {
 		snprintf(why, whylen, "out of memory");
-		return TREE_FAIL_OTHER;
+		return NULL;
 	}
+	return f;
+}
+
+enum tree_open_fail folder_open(struct tree *t, const char *path, char *why, size_t whylen)
+{
+	struct folder *f = folder_new(t, why, whylen);
+
+	if (!f)
+		return TREE_FAIL_OTHER;
+	f->root_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (f->root_fd < 0 || fstat(f->root_fd, &f->root.st) != 0) {
 		snprintf(why, whylen, "cannot open: %s", strerror(errno));
 		return TREE_FAIL_OPEN;
 	}
 	return TREE_FAIL_NONE;
+}
+
+enum tree_open_fail folder_open_archive(struct tree *t, const char *path, char *why, size_t whylen)
+{
+	struct folder *f = folder_new(t, why, whylen);
+	const char *slash = strrchr(path, '/');
+	char *dir = NULL;
+	struct arcdir *ad;
+	enum tree_open_fail fl;
+	int fd, toc = -1;
+
+	if (!f)
+		return TREE_FAIL_OTHER;
+	f->root.type = FE_FILE;
+	f->root.asset = f->root.archive = true;
+	f->root.name = strdup(slash ? slash + 1 : path);
+	dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+	if (!f->root.name || !dir) {
+		free(dir);
+		snprintf(why, whylen, "out of memory");
+		return TREE_FAIL_OTHER;
+	}
+	f->root_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &f->root.st) != 0) {
+		snprintf(why, whylen, "cannot open: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return TREE_FAIL_OPEN;
+	}
+	if (f->root_fd >= 0)
+		toc = open_toc(f->root_fd, f->root.name, fd);
+	fl = arcdir_open_fd(t, fd, toc, &f->root.st, f->root.name, 0, &ad, why, whylen);
+	f->root.arc = ad; /* adopted: freed with the mount */
+	return fl;
 }
 
 void folder_close(struct folder *f)
@@ -1242,12 +1644,18 @@ void folder_close(struct folder *f)
 			entry_free(e);
 		}
 	}
+	for (size_t i = 0; i < f->n_arcs; i++)
+		arcdir_free(f->arcs[i]);
+	free(f->arcs);
+	free(f->regs);
 	free(f->root.kids);
+	free(f->root.name);
 	free(f->tab);
 	guid_index_free(f->gix);
 	if (f->root_fd >= 0)
 		close(f->root_fd);
 	pthread_mutex_destroy(&f->mu);
+	pthread_mutex_destroy(&f->omu);
 	pthread_mutex_destroy(&f->amu);
 	free(f);
 }

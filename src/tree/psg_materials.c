@@ -485,7 +485,7 @@ static enum rc link_elsewhere(struct asset *as, struct psg_materials *ms)
 	char model[PATH_MAX];
 	enum rc r = RC_OK;
 
-	if (!gix || !folder_slot_relpath(as->t, as->slot, model, sizeof model))
+	if (!gix || !folder_slot_mountpath(as->t, as->slot, model, sizeof model))
 		return RC_OK;
 	ms->searched = true;
 	for (uint32_t i = 0; i < ms->n && r == RC_OK; i++)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "psgfs/base/bytes.h"
+#include "psgfs/formats/archive.h"
 #include "tree/tree_int.h"
 
 /* ---- listings ---- */
@@ -256,6 +257,17 @@ struct where {
 	const struct tree_kind *k;
 };
 
+/* An archive entry's own bytes (asset->own): its source as it is. */
+static enum rc own_extent(const struct tctx *c, uint64_t *off, uint64_t *len)
+{
+	*off = 0;
+	*len = c->as->src.size;
+	return RC_OK;
+}
+
+static const struct tree_kind own_kind = {"own bytes", TT_FILE, 0,	    true, NULL,
+					  NULL,	       NULL,	own_extent, NULL, false};
+
 static enum rc where_get(struct tree *t, tree_ino ino, struct where *w)
 {
 	uint32_t slot = ino_slot(ino), node = (uint32_t)ino;
@@ -270,6 +282,10 @@ static enum rc where_get(struct tree *t, tree_ino ino, struct where *w)
 	if (!w->as)
 		return r;
 	w->n = tnode_unpack(node);
+	if (w->n.kind == KIND_OWN && w->as->own && w->n.a == 0 && w->n.b == 0) {
+		w->k = &own_kind;
+		return RC_OK;
+	}
 	if (w->n.kind >= w->as->fmt->n_kinds) {
 		tree_asset_put(t, w->pin);
 		w->as = NULL;
@@ -323,6 +339,9 @@ static enum rc load_dir(struct asset *as, uint64_t arg, void **data, size_t *byt
 	if (r == RC_OK)
 		r = la->w->k->list(&c, &l);
 	kctx_close(la->w, nent);
+	/* An archive entry's root also holds the entry's own bytes. */
+	if (r == RC_OK && as->own && la->w->n.kind == 0 && la->w->n.a == 0 && la->w->n.b == 0)
+		tlist_add_ino(&l, ino_make(as->slot, tn(KIND_OWN, 0, 0)), TT_FILE, as->own);
 	return dir_finish(&l, r, data, bytes, dtor);
 }
 
@@ -512,7 +531,7 @@ static enum rc asset_getattr(struct tree *t, tree_ino ino, struct where *w, bool
 	 * the listing already shows, and a file the daemon could not read often has no r bits. */
 	if (w->as->fmt == &tree_format_broken)
 		out->perm = k->type == TT_DIR ? 0555 : 0444;
-	if (t->mods)
+	if (t->mods && k != &own_kind)
 		mods_stat(t, w->as, w->n, out);
 	if (k->type == TT_DIR) {
 		struct cache_ent *ent;
@@ -729,6 +748,19 @@ static enum rc read_raw(struct tree *t, const struct where *w, tree_ino ino, uin
 		return RC_OK;
 	if (len > size - off)
 		len = (size_t)(size - off);
+	/* An archive's entry: its decoded pieces handed out pinned, not copied. */
+	if (w->as->ext.view && start == 0 && size == w->as->src.size) {
+		r = w->as->ext.view(w->as->ext.ctx, off, len, v);
+		if (r == RC_OK && v->n && asset_source_changed(w->as))
+			r = RC_IO;
+		if (r != RC_OK)
+			return RC_IO;
+		if (v->n) {
+			atomic_fetch_add(&t->raw_reads, 1);
+			atomic_fetch_add(&t->raw_bytes, len);
+			return RC_OK;
+		}
+	}
 	v->own = malloc(len ? len : 1);
 	if (!v->own)
 		return RC_NOMEM;
@@ -869,6 +901,18 @@ static enum tree_open_fail open_single(struct tree *t, const char *path, char *w
 	return f;
 }
 
+/* An archive (EB, BIGF, BIG4, SFIL) by its first bytes. */
+static bool is_archive(const char *path)
+{
+	uint8_t head[64];
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ssize_t got = fd >= 0 ? pread(fd, head, sizeof head, 0) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return got > 0 && arc_detect(head, (size_t)got);
+}
+
 enum tree_open_fail tree_open(const char *path, const struct tree_opts *o, struct tree **out,
 			      char *why, size_t whylen)
 {
@@ -893,8 +937,12 @@ enum tree_open_fail tree_open(const char *path, const struct tree_opts *o, struc
 		return TREE_FAIL_OTHER;
 	}
 	f = t->opts.mods_dir ? mods_init(t, why, whylen) : TREE_FAIL_NONE;
-	if (f == TREE_FAIL_NONE && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	if (stat(path, &st) != 0)
+		st.st_mode = 0;
+	if (f == TREE_FAIL_NONE && S_ISDIR(st.st_mode))
 		f = folder_open(t, path, why, whylen);
+	else if (f == TREE_FAIL_NONE && S_ISREG(st.st_mode) && is_archive(path))
+		f = folder_open_archive(t, path, why, whylen);
 	else if (f == TREE_FAIL_NONE)
 		f = open_single(t, path, why, whylen);
 	if (f == TREE_FAIL_NONE && t->single) /* what its mount decoded; later loads add theirs */
@@ -959,5 +1007,8 @@ void tree_get_stats(struct tree *t, struct cache_stats *cache, struct tree_count
 		ctr->raw_reads = atomic_load(&t->raw_reads);
 		ctr->raw_bytes = atomic_load(&t->raw_bytes);
 		ctr->asset_opens = atomic_load(&t->asset_opens);
+		ctr->arc_indexes = atomic_load(&t->arc_indexes);
+		ctr->arc_pieces = atomic_load(&t->arc_pieces);
+		ctr->arc_piece_bytes = atomic_load(&t->arc_piece_bytes);
 	}
 }

@@ -29,6 +29,9 @@
 #define TNODE_A_MAX    ((1u << 20) - 1)
 #define TNODE_B_MAX    ((1u << 6) - 1)
 
+/* The kind of an asset's own bytes (archive entries: asset->own), past every format's kinds. */
+#define KIND_OWN 62u
+
 struct tnode {
 	uint8_t kind;
 	uint32_t a;
@@ -193,6 +196,17 @@ struct asset_perm {
 	void (*dtor)(void *);
 };
 
+/* An asset over bytes that are not a file of its own (an archive's entry): whether they
+ * changed under it, and what to free with it. */
+struct asset_ext {
+	bool (*changed)(void *ctx);
+	void (*release)(void *ctx);
+	/* The bytes [off, off + len) as pinned ranges in v (released by tree_read_end); v left
+	 * empty when they take more ranges than v holds (then read them through src). */
+	enum rc (*view)(void *ctx, uint64_t off, size_t len, struct tree_rdv *v);
+	void *ctx;
+};
+
 struct asset {
 	struct tree *t;
 	uint32_t slot;
@@ -212,10 +226,23 @@ struct asset {
 	atomic_bool changed;   /* the source no longer matches st */
 	atomic_size_t bytes;   /* permanent decodes, charged to the cache */
 	struct cache_ent *ent; /* folder mounts: the asset's own cache entry */
+	struct asset_ext ext;  /* assets over an archive's entry (else all NULL) */
+	struct src inner;      /* ... the entry's own source, which src counts reads of */
+	char *own;	       /* archive entries: the name of the file of its own bytes, listed
+				  in its root as node KIND_OWN (arcdir.h) */
 };
 
 /* Memo keys: owner = asset key or inode, what = space | id. */
-enum { KEY_LAYOUT = 1, KEY_PIECE, KEY_DIR, KEY_NEED, KEY_ASSET, KEY_FMT };
+enum {
+	KEY_LAYOUT = 1,
+	KEY_PIECE,
+	KEY_DIR,
+	KEY_NEED,
+	KEY_ASSET,
+	KEY_FMT,
+	KEY_ARC_INDEX,
+	KEY_ARC_PIECE
+};
 #define KEY_WHAT(space, id) ((uint64_t)(space) << 56 | ((uint64_t)(id) & ((1ull << 56) - 1)))
 static inline uint64_t asset_key(const struct asset *as)
 {
@@ -280,6 +307,7 @@ struct tree {
 	dev_t own_dev;	     /* ... and the mount's own device (0: none) */
 	atomic_uint_fast64_t renders, render_bytes, render_failures, raw_reads, raw_bytes;
 	atomic_uint_fast64_t asset_opens;
+	atomic_uint_fast64_t arc_indexes, arc_pieces, arc_piece_bytes;
 	pthread_mutex_t streams_mu;
 	struct tree_stream streams[TREE_STREAMS];
 };
@@ -312,6 +340,15 @@ enum tree_open_fail asset_open(struct tree *t, uint32_t slot, int dirfd, const c
 enum tree_open_fail asset_open_as(struct tree *t, uint32_t slot, const char *logical, int dirfd,
 				  const char *path, const struct stat *expect, enum asset_mode mode,
 				  struct asset **out, char *why, size_t whylen);
+/* The same over the bytes of s (an archive's entry; read through, never a file of its own):
+ * st is what the asset shows of its source, ext how to tell a change and what to free (it is
+ * released on failure too). */
+enum tree_open_fail asset_open_src(struct tree *t, uint32_t slot, const char *logical,
+				   const struct src *s, const struct stat *st, enum asset_mode mode,
+				   const struct asset_ext *ext, struct asset **out, char *why,
+				   size_t whylen);
+/* List the asset's own bytes in its root under name (archive entries). */
+enum rc asset_set_own(struct asset *as, const char *name);
 /* A broken asset that only explains why it could not be opened. */
 enum tree_open_fail asset_open_broken(struct tree *t, uint32_t slot, const char *name,
 				      const struct stat *st, const char *why, struct asset **out);
@@ -328,6 +365,8 @@ enum rc render_read(struct asset *as, tree_ino ino, struct tnode n, uint64_t off
 /* ---- folder mounts (folder.c) ---- */
 
 enum tree_open_fail folder_open(struct tree *t, const char *path, char *why, size_t whylen);
+/* A mount of one archive file: the folder layer's root is the archive (arcdir.h). */
+enum tree_open_fail folder_open_archive(struct tree *t, const char *path, char *why, size_t whylen);
 void folder_close(struct folder *f);
 const struct stat *folder_root_stat(const struct folder *f);
 void folder_set_mount(struct folder *f, const struct stat *mnt_before, dev_t own_dev);
@@ -349,6 +388,8 @@ struct guid_index *folder_guid_index(struct tree *t);
 /* The slot of the entry at `path` inside the mounted folder ("data/x/0x...psg"), listing the
  * folders on the way as a visit would; 0 when there is none. */
 uint32_t folder_slot_at(struct tree *t, const char *path);
+/* The path of a slot in the mount ("data/a.big/data/x/y.psg"; "" for the root), for links. */
+bool folder_slot_mountpath(struct tree *t, uint32_t slot, char *out, size_t n);
 /* Texture mods: the slot's content changed. Its open asset is closed (freed when unpinned)
  * and the next use opens it again as a first opening. */
 void folder_slot_reset(struct tree *t, uint32_t slot);

@@ -32,6 +32,8 @@ struct tree_opts {
 	unsigned max_assets;	    /* folder mounts: open files kept at most (0 = default) */
 	bool sniff_all;		    /* folder mounts: classify every file by its first bytes
 				       (default: by name and size where they decide) */
+	bool assets_files;	    /* folder and archive mounts: assets as plain files (their
+				       own bytes), not as directories (-o assets=files) */
 	const char *mods_dir;	    /* texture mods: OUTDIR (absolute, a directory), or NULL
 				       (include/psgfs/tree/mods.h) */
 };
@@ -133,6 +135,8 @@ void tree_set_entry_hook(struct tree *t, void (*fn)(void *ctx, tree_ino parent, 
 
 struct tree_counters {
 	uint64_t renders, render_bytes, render_failures, raw_reads, raw_bytes, asset_opens;
+	uint64_t arc_indexes, arc_pieces, arc_piece_bytes; /* archive entries: indexes built,
+							      pieces decoded and their bytes */
 };
 void tree_get_stats(struct tree *t, struct cache_stats *cache, struct tree_counters *ctr);
 

@@ -1,0 +1,1462 @@
+/*
+ * Archives as directories (arcdir.h, docs/archives.md). Opening reads the header and tables
+ * (arc_open) and builds the node tree from the entries' paths: each path is cut at '/' and '\',
+ * empty and "." components dropped, every component made a safe name (name_of below), folders
+ * made on the way. Entries are typed by their name's extension: assets (.psg .rx2 .psk .pskx
+ * .psa) are directories holding their tree, archives (.big, and .psf/.xsf beside their
+ * .pst/.xst) directories holding theirs, anything else a file of its unpacked bytes. The
+ * tables are permanent (charged to the cache budget); an entry's index and its decoded pieces
+ * are cache entries like any rendered piece.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "psgfs/base/bytes.h"
+#include "tree/arcdir.h"
+#include "tree/guid_index.h"
+
+#define NAME_MAX_BYTES 200 /* longer names are cut (and keep a hash and their extension) */
+#define NO_PARENT      UINT32_MAX
+
+struct anode {
+	uint32_t parent;
+	uint32_t name; /* offset in names */
+	uint32_t kid0, nkids;
+	uint8_t type; /* enum an_type */
+};
+
+/* What an entry's source reads: one entry of one archive. */
+struct arcent {
+	struct arcdir *ad;
+	uint32_t i;
+};
+
+struct arcdir {
+	struct tree *t;
+	struct arcdir *parent; /* nested: the archive holding this one ... */
+	uint32_t parent_node;  /* ... and its node there */
+	struct arcent self;    /* nested: the source of this archive's bytes */
+	unsigned depth;
+	int fd;
+	struct stat st;
+	struct src src;
+	char *name; /* the archive's file name */
+	char *why;  /* could not be opened: why (then only info.txt and errors.txt) */
+	struct arc a;
+	uint32_t base, owner_slot;
+	uint64_t key; /* cache owner of indexes and pieces */
+	struct anode *nodes;
+	uint32_t n_nodes, n_dirs;
+	uint32_t *kids;
+	char *names;
+	size_t names_len, names_cap;
+	size_t renamed, n_bad;
+	bool names_oom;
+	atomic_bool changed;
+	pthread_mutex_t mu;	  /* d, reported */
+	pthread_mutex_t nest_mu;  /* nested (held while one opens: reads, never under mu) */
+	pthread_mutex_t build_mu; /* the nodes, built once on first use */
+	bool built;
+	enum rc build_r;
+	struct diag d;
+	uint8_t *reported;	/* per entry: its read failure is already in errors.txt */
+	struct arcdir **nested; /* per entry node: the archive it holds, once opened */
+	uint64_t heap;
+};
+
+/* ---- names ---- */
+
+static bool names_add(struct arcdir *ad, const char *s, size_t n, uint32_t *at)
+{
+	if (ad->names_len + n + 1 > UINT32_MAX) {
+		ad->names_oom = true;
+		return false;
+	}
+	if (ad->names_len + n + 1 > ad->names_cap) {
+		size_t cap = ad->names_cap ? ad->names_cap * 2 : 4096;
+		char *p;
+
+		while (cap < ad->names_len + n + 1)
+			cap *= 2;
+		p = realloc(ad->names, cap);
+		if (!p) {
+			ad->names_oom = true;
+			return false;
+		}
+		ad->names = p;
+		ad->names_cap = cap;
+	}
+	memcpy(ad->names + ad->names_len, s, n);
+	ad->names[ad->names_len + n] = '\0';
+	*at = (uint32_t)ad->names_len;
+	ad->names_len += n + 1;
+	return true;
+}
+
+/* Length of the valid UTF-8 sequence at p (n bytes left) without control characters; 0 if none. */
+static size_t utf8_ok(const uint8_t *p, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (p[0] < 0x20 || p[0] == 0x7f)
+		return 0;
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0x80 && cp < 0xa0))
+		return 0;
+	return len;
+}
+
+static uint32_t fnv32(const uint8_t *p, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+/*
+ * One path component as a safe name: valid UTF-8 without control characters is kept as it is;
+ * any other byte becomes %XX; ".." becomes "_.."; a name longer than NAME_MAX_BYTES is cut and
+ * gets "~<hash of the raw bytes>" and its extension. Deterministic; *changed when it differs.
+ */
+static size_t name_of(const uint8_t *p, size_t n, char *out, bool *changed)
+{
+	char tmp[4 * 256 + 32];
+	size_t o = 0, cut = 0;
+
+	*changed = false;
+	if (n == 2 && p[0] == '.' && p[1] == '.') {
+		*changed = true;
+		memcpy(out, "_..", 4);
+		return 3;
+	}
+	if (n <= NAME_MAX_BYTES) { /* the usual name: printable ASCII, kept as it is */
+		size_t k = 0;
+
+		while (k < n && p[k] >= 0x20 && p[k] < 0x7f)
+			k++;
+		if (k == n) {
+			memcpy(out, p, n);
+			out[n] = '\0';
+			return n;
+		}
+	}
+	for (size_t i = 0; i < n && o < sizeof tmp - 8;) {
+		size_t k = utf8_ok(p + i, n - i);
+
+		if (k == 0) {
+			o += (size_t)snprintf(tmp + o, sizeof tmp - o, "%%%02X", p[i]);
+			*changed = true;
+			i++;
+		} else {
+			memcpy(tmp + o, p + i, k);
+			o += k;
+			i += k;
+		}
+		if (o <= NAME_MAX_BYTES)
+			cut = o; /* the longest whole prefix that fits */
+	}
+	if (o > NAME_MAX_BYTES || o >= sizeof tmp - 8) {
+		const char *dot = memrchr(tmp, '.', o);
+		size_t ext = dot && (size_t)(tmp + o - dot) <= 16 ? (size_t)(tmp + o - dot) : 0;
+		char ebuf[17];
+
+		memcpy(ebuf, tmp + o - ext, ext);
+		if (cut > NAME_MAX_BYTES - 9 - ext)
+			cut = NAME_MAX_BYTES - 9 - ext;
+		while (cut > 0 && ((uint8_t)tmp[cut] & 0xc0) == 0x80)
+			cut--;
+		o = cut;
+		o += (size_t)snprintf(tmp + o, sizeof tmp - o, "~%08x", fnv32(p, n));
+		memcpy(tmp + o, ebuf, ext);
+		o += ext;
+		*changed = true;
+	}
+	memcpy(out, tmp, o);
+	out[o] = '\0';
+	return o;
+}
+
+/* A raw path for errors.txt: valid UTF-8 as it is, other bytes as \xHH (diag_add escapes
+ * control bytes and backslashes itself). */
+static void quote_raw(const char *raw, char *out, size_t n)
+{
+	const uint8_t *p = (const uint8_t *)raw;
+	size_t len = strlen(raw), o = 0;
+
+	for (size_t i = 0; i < len && o + 8 < n;) {
+		size_t k = p[i] < 0x20 || p[i] == 0x7f ? 1 : utf8_ok(p + i, len - i);
+
+		if (k == 0) {
+			o += (size_t)snprintf(out + o, n - o, "<%02X>", p[i]);
+			i++;
+		} else {
+			memcpy(out + o, p + i, k);
+			o += k;
+			i += k;
+		}
+	}
+	out[o] = '\0';
+}
+
+static bool has_ext(const char *name, const char *const *ext)
+{
+	const char *dot = strrchr(name, '.');
+	char low[8];
+	size_t n;
+
+	if (!dot || dot == name || (n = strlen(dot)) >= sizeof low)
+		return false; /* every extension of the lists is shorter */
+	for (size_t k = 0; k <= n; k++)
+		low[k] = (char)(dot[k] >= 'A' && dot[k] <= 'Z' ? dot[k] + 32 : dot[k]);
+	for (; *ext; ext++)
+		if (strcmp(low, *ext) == 0)
+			return true;
+	return false;
+}
+
+static const char *const asset_exts[] = {".psg", ".rx2", ".psk", ".pskx", ".psa", NULL};
+static const char *const archive_exts[] = {".big", ".psf", ".xsf", NULL};
+
+/* ---- the node tree ---- */
+
+/* Folders by (parent, name) while the tree is built. */
+struct dirmap {
+	uint32_t *v; /* node + 1; 0 = empty */
+	size_t mask;
+};
+
+static uint32_t dir_hash(uint32_t parent, const char *s)
+{
+	uint32_t h = fnv32((const uint8_t *)s, strlen(s));
+
+	return (h ^ parent) * 0x9e3779b1u;
+}
+
+static uint8_t entry_type(const struct arcdir *ad, uint32_t i, const char *name)
+{
+	if (ad->a.e[i].bad)
+		return AN_FILE;
+	if (has_ext(name, asset_exts) && !ad->t->opts.assets_files)
+		return AN_ASSET;
+	if (has_ext(name, archive_exts) && ad->depth + 1 < ARCDIR_DEPTH_MAX)
+		return AN_ARCHIVE;
+	return AN_FILE;
+}
+
+static struct anode *node_push(struct arcdir *ad, size_t *cap)
+{
+	struct anode *v = xgrow_n(ad->nodes, ad->n_nodes, cap, sizeof *v, 64);
+
+	if (!v)
+		return NULL;
+	ad->nodes = v;
+	memset(&v[ad->n_nodes], 0, sizeof *v);
+	return &v[ad->n_nodes++];
+}
+
+/* Twice the slots, every folder placed again (paths can hold many folders per entry). */
+static bool dirmap_grow(const struct arcdir *ad, struct dirmap *m)
+{
+	size_t mask = m->mask * 2 + 1;
+	uint32_t *v = calloc(mask + 1, sizeof *v);
+
+	if (!v)
+		return false;
+	for (size_t b = 0; b <= m->mask; b++) {
+		const struct anode *d;
+		size_t nb;
+
+		if (!m->v[b])
+			continue;
+		d = &ad->nodes[m->v[b] - 1];
+		for (nb = dir_hash(d->parent, ad->names + d->name) & mask; v[nb];
+		     nb = (nb + 1) & mask)
+			;
+		v[nb] = m->v[b];
+	}
+	free(m->v);
+	m->v = v;
+	m->mask = mask;
+	return true;
+}
+
+/* The folder named s under parent, made when new; NO_PARENT on failure. */
+static uint32_t dir_get(struct arcdir *ad, struct dirmap *m, size_t *cap, uint32_t parent,
+			const char *s, size_t len)
+{
+	size_t b = dir_hash(parent, s) & m->mask;
+	struct anode *nd;
+	uint32_t at;
+
+	for (; m->v[b]; b = (b + 1) & m->mask) {
+		const struct anode *d = &ad->nodes[m->v[b] - 1];
+
+		if (d->parent == parent && strcmp(ad->names + d->name, s) == 0)
+			return m->v[b] - 1;
+	}
+	if (ad->n_dirs >= m->mask / 2) {
+		if (!dirmap_grow(ad, m))
+			return NO_PARENT;
+		for (b = dir_hash(parent, s) & m->mask; m->v[b]; b = (b + 1) & m->mask)
+			;
+	}
+	if (!names_add(ad, s, len, &at) || !(nd = node_push(ad, cap)))
+		return NO_PARENT;
+	nd->parent = parent;
+	nd->name = at;
+	nd->type = AN_DIR;
+	ad->n_dirs++;
+	m->v[b] = ad->n_nodes; /* the node's index + 1 */
+	return ad->n_nodes - 1;
+}
+
+static bool is_sep(char c)
+{
+	return c == '/' || c == '\\';
+}
+
+/* The last component that names something: trailing separators and "." skipped. */
+static void last_comp(const char *raw, size_t n, size_t *ls, size_t *le)
+{
+	size_t e = n, st;
+
+	for (;;) {
+		while (e > 0 && is_sep(raw[e - 1]))
+			e--;
+		for (st = e; st > 0 && !is_sep(raw[st - 1]); st--)
+			;
+		if (e - st == 1 && raw[st] == '.') {
+			e = st;
+			continue;
+		}
+		*ls = st;
+		*le = e;
+		return;
+	}
+}
+
+/* What placing an entry needs from one call to the next: the folders of the previous entry's
+ * path, which the next one (tables are mostly in folder order) usually shares. */
+struct placer {
+	struct dirmap m;
+	size_t cap;
+	bool valid;
+	const char *raw; /* the previous prefix (its first len bytes) */
+	size_t len;
+	uint32_t parent;
+	bool renamed;
+	size_t jlen;
+	char joined[1024]; /* the prefix as shown, '/'-separated, NUL-terminated */
+};
+
+/* The folders of raw[0..ls): made as needed; pl's prefix state set. False: out of memory. */
+static bool walk_prefix(struct arcdir *ad, struct placer *pl, const char *raw, size_t ls)
+{
+	const uint8_t *p = (const uint8_t *)raw;
+	char name[NAME_MAX_BYTES + 64];
+	size_t start = 0;
+	bool changed;
+
+	pl->parent = 0;
+	pl->renamed = false;
+	pl->jlen = 0;
+	pl->joined[0] = '\0';
+	for (size_t k = 0; k < ls; k++) {
+		size_t len;
+
+		if (!is_sep(raw[k]))
+			continue;
+		if (k == start || (k == start + 1 && p[start] == '.')) { /* "", "." dropped */
+			start = k + 1;
+			continue;
+		}
+		len = name_of(p + start, k - start, name, &changed);
+		pl->renamed |= changed;
+		pl->parent = dir_get(ad, &pl->m, &pl->cap, pl->parent, name, len);
+		if (pl->parent == NO_PARENT)
+			return false;
+		if (pl->jlen + len + 2 < sizeof pl->joined) {
+			memcpy(pl->joined + pl->jlen, name, len);
+			pl->jlen += len;
+			pl->joined[pl->jlen++] = '/';
+			pl->joined[pl->jlen] = '\0';
+		} else {
+			pl->renamed = true;
+		}
+		start = k + 1;
+	}
+	pl->raw = raw;
+	pl->len = ls;
+	pl->valid = true;
+	return true;
+}
+
+/* Place entry i: its folders made, its own node named and typed. */
+static bool place(struct arcdir *ad, struct placer *pl, uint32_t i)
+{
+	const char *raw = ad->a.paths + ad->a.e[i].path;
+	size_t n = strlen(raw), ls, le, len, jlen;
+	char name[NAME_MAX_BYTES + 64], joined[1024 + NAME_MAX_BYTES + 64];
+	bool changed = false, renamed;
+	struct anode *nd;
+
+	last_comp(raw, n, &ls, &le);
+	if (!pl->valid || ls != pl->len || memcmp(raw, pl->raw, ls) != 0)
+		if (!walk_prefix(ad, pl, raw, ls))
+			return false;
+	if (le > ls)
+		len = name_of((const uint8_t *)raw + ls, le - ls, name, &changed);
+	else
+		len = (size_t)snprintf(name, sizeof name, "_unnamed_%u", i);
+	memcpy(joined, pl->joined, pl->jlen);
+	memcpy(joined + pl->jlen, name, len + 1);
+	jlen = pl->jlen + len;
+	renamed = pl->renamed || changed || le == ls || jlen != n || memcmp(joined, raw, n) != 0;
+	nd = &ad->nodes[ARCDIR_FIRST + i];
+	nd->parent = pl->parent;
+	if (!names_add(ad, name, len, &nd->name))
+		return false;
+	nd->type = entry_type(ad, i, name);
+	if (renamed) {
+		char q[1100];
+
+		ad->renamed++;
+		quote_raw(raw, q, sizeof q);
+		diag_add(&ad->d, "entry %u: path %s shown as %s", i, q, joined);
+	}
+	return true;
+}
+
+/* Children lists of every folder, in node order. */
+static bool link_kids(struct arcdir *ad)
+{
+	uint32_t n = ad->n_nodes, *fill;
+
+	ad->kids = calloc(n ? n : 1, sizeof *ad->kids);
+	fill = calloc(n ? n : 1, sizeof *fill);
+	if (!ad->kids || !fill) {
+		free(fill);
+		return false;
+	}
+	for (uint32_t k = 1; k < n; k++)
+		ad->nodes[ad->nodes[k].parent].nkids++;
+	for (uint32_t k = 0, at = 0; k < n; k++) {
+		ad->nodes[k].kid0 = at;
+		at += ad->nodes[k].nkids;
+	}
+	for (uint32_t k = 1; k < n; k++) {
+		struct anode *p = &ad->nodes[ad->nodes[k].parent];
+
+		ad->kids[p->kid0 + fill[ad->nodes[k].parent]++] = k;
+	}
+	free(fill);
+	return true;
+}
+
+static int kid_cmp(const void *x, const void *y, void *ctx)
+{
+	const struct arcdir *ad = ctx;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	int c = strcmp(ad->names + ad->nodes[a].name, ad->names + ad->nodes[b].name);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+/* Equal names in one folder are listed with ~2, ~3... (tlist_finish, by inode order, which is
+ * node order): say which entries that renames. */
+static bool report_dups(struct arcdir *ad)
+{
+	uint32_t *v = malloc((size_t)ad->n_nodes * sizeof *v + 1);
+
+	if (!v)
+		return false;
+	for (uint32_t d = 0; d < ad->n_nodes; d++) {
+		const struct anode *nd = &ad->nodes[d];
+
+		if (nd->type != AN_DIR || nd->nkids < 2)
+			continue;
+		memcpy(v, ad->kids + nd->kid0, nd->nkids * sizeof *v);
+		qsort_r(v, nd->nkids, sizeof *v, kid_cmp, ad);
+		for (uint32_t k = 1; k < nd->nkids; k++) {
+			uint32_t c = v[k];
+
+			if (strcmp(ad->names + ad->nodes[c].name,
+				   ad->names + ad->nodes[v[k - 1]].name))
+				continue;
+			if (c >= ARCDIR_FIRST && c < ARCDIR_FIRST + ad->a.n) {
+				char q[1100];
+
+				quote_raw(ad->a.paths + ad->a.e[c - ARCDIR_FIRST].path, q,
+					  sizeof q);
+				diag_add(
+				    &ad->d,
+				    "entry %u: path %s: its name is taken in its folder (listed "
+				    "with a ~N suffix)",
+				    c - ARCDIR_FIRST, q);
+			} else {
+				diag_add(
+				    &ad->d,
+				    "folder %s: its name is taken by an entry (listed with a ~N "
+				    "suffix)",
+				    ad->names + ad->nodes[c].name);
+			}
+			ad->renamed++;
+		}
+	}
+	free(v);
+	return true;
+}
+
+static bool build(struct arcdir *ad)
+{
+	struct placer *pl = calloc(1, sizeof *pl);
+	size_t want = 64;
+	uint32_t at;
+	bool ok = true;
+
+	while (want < (size_t)ad->a.n / 4 + 64)
+		want *= 2;
+	if (!pl || !(pl->m.v = calloc(want, sizeof *pl->m.v))) {
+		free(pl);
+		return false;
+	}
+	pl->m.mask = want - 1;
+	for (unsigned k = 0; k < ARCDIR_FIRST + ad->a.n && ok; k++)
+		ok = node_push(ad, &pl->cap) != NULL;
+	if (ok) {
+		ad->nodes[0] = (struct anode){NO_PARENT, 0, 0, 0, AN_DIR};
+		ok = names_add(ad, "", 0, &at) && names_add(ad, "info.txt", 8, &at);
+		ad->nodes[1] = (struct anode){0, at, 0, 0, AN_INFO};
+		ok = ok && names_add(ad, "errors.txt", 10, &at);
+		ad->nodes[2] = (struct anode){0, at, 0, 0, AN_ERRORS};
+	}
+	for (uint32_t i = 0; ok && i < ad->a.n; i++)
+		ok = place(ad, pl, i);
+	free(pl->m.v);
+	free(pl);
+	ok = ok && link_kids(ad) && report_dups(ad);
+	if (ok && ad->n_nodes)
+		ad->nodes = xshrink_n(ad->nodes, ad->n_nodes, sizeof *ad->nodes);
+	return ok;
+}
+
+/* ---- reading the archive and its entries ---- */
+
+/* info.txt and errors.txt say something new: the kernel forgets what it cached of them. */
+static void notify_status(struct arcdir *ad)
+{
+	if (ad->t->on_change && ad->base) {
+		ad->t->on_change(ad->t->on_change_ctx, (tree_ino)(ad->base + 1) << 32 | 1);
+		ad->t->on_change(ad->t->on_change_ctx, (tree_ino)(ad->base + 2) << 32 | 1);
+	}
+}
+
+static bool arcdir_changed(struct arcdir *ad)
+{
+	struct stat st;
+
+	if (atomic_load(&ad->changed))
+		return true;
+	if (ad->parent)
+		return arcdir_changed(ad->parent);
+	if (ad->fd < 0 || (fstat(ad->fd, &st) == 0 && st.st_size == ad->st.st_size &&
+			   st.st_mtim.tv_sec == ad->st.st_mtim.tv_sec &&
+			   st.st_mtim.tv_nsec == ad->st.st_mtim.tv_nsec))
+		return false;
+	if (!atomic_exchange(&ad->changed, true))
+		notify_status(ad);
+	return true;
+}
+
+static enum rc fd_read(void *ctx, uint64_t off, void *dst, size_t n)
+{
+	struct arcdir *ad = ctx;
+	uint8_t *p = dst;
+
+	if (atomic_load(&ad->changed))
+		return RC_IO;
+	while (n > 0) {
+		ssize_t got = pread(ad->fd, p, n, (off_t)off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return RC_IO;
+		p += got;
+		off += (uint64_t)got;
+		n -= (size_t)got;
+	}
+	return RC_OK;
+}
+
+/* An entry's read failure, once in errors.txt. */
+static void report(struct arcdir *ad, uint32_t i, const char *what, enum rc r)
+{
+	char q[1100];
+
+	quote_raw(ad->a.paths + ad->a.e[i].path, q, sizeof q);
+	pthread_mutex_lock(&ad->mu);
+	if (ad->reported && !ad->reported[i]) {
+		ad->reported[i] = 1;
+		diag_add(&ad->d, "entry %u (%s): %s: %s", i, q, what, rc_str(r));
+	}
+	pthread_mutex_unlock(&ad->mu);
+	notify_status(ad);
+}
+
+struct ixmemo {
+	enum rc r;
+	struct arc_index *ix;
+};
+
+static void ixmemo_free(void *p)
+{
+	struct ixmemo *m = p;
+
+	arc_index_free(m->ix);
+	free(m);
+}
+
+static struct arc_index *index_get(struct arcdir *ad, uint32_t i, struct cache_ent **pin,
+				   enum rc *r)
+{
+	struct cache *c = ad->t->cache;
+	struct cache_key key = cache_key(ad->key, KEY_WHAT(KEY_ARC_INDEX, i));
+	struct ixmemo *m = cache_get(c, key, pin);
+
+	if (!m) {
+		struct diag d;
+
+		m = calloc(1, sizeof *m);
+		if (!m) {
+			*r = RC_NOMEM;
+			return NULL;
+		}
+		diag_init(&d);
+		m->r = arc_index_build(&ad->src, &ad->a, i, &m->ix, &d);
+		atomic_fetch_add(&ad->t->arc_indexes, 1);
+		if (m->r != RC_OK || diag_count(&d)) {
+			pthread_mutex_lock(&ad->mu);
+			for (size_t k = 0; k < d.n; k++)
+				if (!ad->reported[i])
+					diag_add(&ad->d, "entry %u: %s", i, d.msg[k]);
+			pthread_mutex_unlock(&ad->mu);
+		}
+		diag_free(&d);
+		if (m->r != RC_OK)
+			report(ad, i, "cannot index", m->r);
+		if (m->r != RC_NOMEM && arcdir_changed(ad)) {
+			ixmemo_free(m);
+			*r = RC_IO;
+			return NULL;
+		}
+		m = cache_put(c, key, m, sizeof *m + (m->ix ? arc_index_bytes(m->ix) : 0),
+			      ixmemo_free, pin);
+		if (!m) {
+			*r = RC_NOMEM;
+			return NULL;
+		}
+	}
+	*r = m->r;
+	if (m->r != RC_OK) {
+		cache_unpin(c, *pin);
+		*pin = NULL;
+		return NULL;
+	}
+	return m->ix;
+}
+
+struct piece {
+	enum rc r;
+	size_t got;
+	uint8_t data[];
+};
+
+static struct piece *piece_get(struct arcdir *ad, uint32_t i, const struct arc_index *ix,
+			       uint64_t k, uint64_t len, struct cache_ent **pin, enum rc *r)
+{
+	struct cache *c = ad->t->cache;
+	struct cache_key key = cache_key(ad->key, KEY_WHAT(KEY_ARC_PIECE, (uint64_t)i << 32 | k));
+	struct piece *p = cache_get(c, key, pin), *q;
+
+	if (p)
+		return p;
+	p = malloc(sizeof *p + (size_t)len);
+	if (!p) {
+		*r = RC_NOMEM;
+		return NULL;
+	}
+	p->got = 0;
+	p->r = arc_piece(&ad->src, ix, k, p->data, &p->got);
+	if (p->got > len)
+		p->got = (size_t)len;
+	atomic_fetch_add(&ad->t->arc_pieces, 1);
+	atomic_fetch_add(&ad->t->arc_piece_bytes, p->got);
+	if (p->r != RC_OK && p->r != RC_NOMEM)
+		report(ad, i, "cannot decode", p->r);
+	if (p->r == RC_NOMEM || arcdir_changed(ad)) {
+		*r = p->r == RC_NOMEM ? RC_NOMEM : RC_IO;
+		free(p);
+		return NULL;
+	}
+	if (p->got < len && (q = realloc(p, sizeof *p + p->got + 1))) /* a lying size */
+		p = q;
+	p = cache_put(c, key, p, cache_heap_cost(sizeof *p + p->got), NULL, pin);
+	if (!p)
+		*r = RC_NOMEM;
+	return p;
+}
+
+/* The unpacked bytes of an entry: reads past what the stored bytes really give fail. */
+static enum rc entry_read(void *ctx, uint64_t off, void *dst, size_t n)
+{
+	const struct arcent *e = ctx;
+	struct arcdir *ad = e->ad;
+	struct cache *c = ad->t->cache;
+	struct cache_ent *ipin, *ppin;
+	uint8_t *out = dst;
+	enum rc r = RC_OK;
+	const struct arc_index *ix = index_get(ad, e->i, &ipin, &r);
+
+	if (!ix)
+		return r;
+	while (n > 0 && r == RC_OK) {
+		uint64_t k = arc_piece_at(ix, off), poff, plen, at;
+		struct piece *p;
+		size_t take;
+
+		if (k >= arc_piece_count(ix) || k > UINT32_MAX) {
+			r = RC_CORRUPT;
+			break;
+		}
+		arc_piece_span(ix, k, &poff, &plen);
+		if (off < poff || off - poff >= plen || plen > ARC_PIECE_MAX) {
+			r = RC_CORRUPT;
+			break;
+		}
+		p = piece_get(ad, e->i, ix, k, plen, &ppin, &r);
+		if (!p)
+			break;
+		at = off - poff;
+		take = plen - at < n ? (size_t)(plen - at) : n;
+		if (at + take > p->got) {
+			r = p->r != RC_OK ? p->r : RC_CORRUPT;
+		} else {
+			memcpy(out, p->data + at, take);
+			out += take;
+			off += take;
+			n -= take;
+		}
+		cache_unpin(c, ppin);
+	}
+	cache_unpin(c, ipin);
+	/* A source fails with RC_IO (source.h): parsers read RC_CORRUPT as their own finding. */
+	return r == RC_OK || r == RC_NOMEM ? r : RC_IO;
+}
+
+/* The same bytes as entry_read, as the cached pieces themselves (asset_ext.view). */
+static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
+{
+	const struct arcent *e = ctx;
+	struct arcdir *ad = e->ad;
+	struct cache *c = ad->t->cache;
+	struct cache_ent *ipin, *ppin;
+	enum rc r = RC_OK;
+	const struct arc_index *ix = index_get(ad, e->i, &ipin, &r);
+
+	if (!ix)
+		return r;
+	while (n > 0 && r == RC_OK) {
+		uint64_t k = arc_piece_at(ix, off), poff, plen, at;
+		struct piece *p;
+		size_t take;
+
+		if (v->n == TREE_RDV_MAX || v->n_pin == TREE_RDV_MAX)
+			break; /* more pieces than v holds: the caller copies instead */
+		if (k >= arc_piece_count(ix) || k > UINT32_MAX) {
+			r = RC_CORRUPT;
+			break;
+		}
+		arc_piece_span(ix, k, &poff, &plen);
+		if (off < poff || off - poff >= plen || plen > ARC_PIECE_MAX) {
+			r = RC_CORRUPT;
+			break;
+		}
+		p = piece_get(ad, e->i, ix, k, plen, &ppin, &r);
+		if (!p)
+			break;
+		at = off - poff;
+		take = plen - at < n ? (size_t)(plen - at) : n;
+		v->pin[v->n_pin++] = ppin;
+		if (at + take > p->got) {
+			r = p->r != RC_OK ? p->r : RC_CORRUPT;
+			break;
+		}
+		v->base[v->n] = p->data + at;
+		v->len[v->n++] = take;
+		v->total += take;
+		off += take;
+		n -= take;
+	}
+	cache_unpin(c, ipin);
+	if (r != RC_OK || n > 0) { /* nothing handed out */
+		for (unsigned i = 0; i < v->n_pin; i++)
+			cache_unpin(c, v->pin[i]);
+		v->n = v->n_pin = 0;
+		v->total = 0;
+	}
+	return r;
+}
+
+/* ---- opening ---- */
+
+static void arcdir_init(struct arcdir *ad, struct tree *t)
+{
+	ad->t = t;
+	ad->fd = -1;
+	pthread_mutex_init(&ad->mu, NULL);
+	pthread_mutex_init(&ad->nest_mu, NULL);
+	pthread_mutex_init(&ad->build_mu, NULL);
+	diag_init(&ad->d);
+}
+
+static uint64_t next_key(void)
+{
+	static atomic_uint_fast64_t n;
+
+	/* Owners of the cache's keys are asset keys (slot << 32 | gen) and inode numbers
+	 * (slot << 32 | node), never 0 in the low word: these never meet them. */
+	return (uint64_t)(atomic_fetch_add(&n, 1) + 1) << 32;
+}
+
+/* Parse the tables (the nodes are built on first use: arcdir_ensure); an archive whose tables
+ * cannot be read keeps only info.txt and errors.txt. */
+static enum tree_open_fail arcdir_parse(struct arcdir *ad, const struct src *toc, char *why,
+					size_t whylen)
+{
+	enum rc r = arc_open(&ad->src, toc, &ad->a, &ad->d);
+	enum tree_open_fail f = TREE_FAIL_NONE;
+
+	ad->key = next_key();
+	if (r == RC_OK && ad->a.n >= (1u << 24)) {
+		r = RC_UNSUPPORTED;
+		arc_free(&ad->a);
+	}
+	if (r != RC_OK) {
+		snprintf(why, whylen, "not a readable archive: %s", rc_str(r));
+		f = r == RC_FORMAT  ? TREE_FAIL_FORMAT
+		    : r == RC_IO    ? TREE_FAIL_OPEN
+		    : r == RC_NOMEM ? TREE_FAIL_OTHER
+				    : TREE_FAIL_DAMAGED;
+		memset(&ad->a, 0, sizeof ad->a);
+		ad->why = strdup(why);
+		diag_add(&ad->d, "%s", why);
+	}
+	for (uint32_t i = 0; i < ad->a.n; i++)
+		ad->n_bad += ad->a.e[i].bad != 0;
+	ad->reported = calloc(ad->a.n ? ad->a.n : 1, 1);
+	ad->nested = calloc(ARCDIR_FIRST + ad->a.n, sizeof *ad->nested);
+	if (!ad->reported || !ad->nested) {
+		snprintf(why, whylen, "out of memory");
+		return TREE_FAIL_OTHER;
+	}
+	ad->heap = ad->a.heap_bytes + ad->a.n * (1 + sizeof *ad->nested);
+	if (f != TREE_FAIL_OTHER && folder_arc_adopt(ad->t, ad) != RC_OK) {
+		snprintf(why, whylen, "out of memory");
+		return TREE_FAIL_OTHER;
+	}
+	cache_charge(ad->t->cache, (size_t)ad->heap);
+	return f;
+}
+
+/* Entries named after a texture GUID (0x<GUID>.psg) join the mount's GUID index, with their
+ * path in the mount and their slot: a model anywhere in the mount finds its textures there. */
+static void feed_guids(struct arcdir *ad)
+{
+	struct guid_index *ix = folder_guid_index(ad->t);
+	char path[PATH_MAX];
+	uint64_t guid;
+
+	for (uint32_t k = ARCDIR_FIRST; ix && k < ARCDIR_FIRST + ad->a.n; k++)
+		if (ad->nodes[k].type == AN_ASSET &&
+		    guid_index_name(ad->names + ad->nodes[k].name, &guid) &&
+		    folder_slot_mountpath(ad->t, arcdir_slot(ad, k), path, sizeof path))
+			guid_index_feed(ix, path, arcdir_slot(ad, k));
+}
+
+enum rc arcdir_ensure(struct arcdir *ad)
+{
+	enum rc r;
+
+	pthread_mutex_lock(&ad->build_mu);
+	if (!ad->built) {
+		size_t before = (size_t)ad->heap;
+
+		ad->built = true;
+		ad->build_r = build(ad) && !ad->names_oom ? RC_OK : RC_NOMEM;
+		if (ad->build_r == RC_OK)
+			ad->build_r = folder_arc_register(ad->t, ad);
+		if (ad->build_r == RC_OK)
+			feed_guids(ad);
+		ad->heap +=
+		    (uint64_t)ad->n_nodes * (sizeof *ad->nodes + sizeof *ad->kids) + ad->names_cap;
+		cache_charge(ad->t->cache, (size_t)ad->heap - before);
+	}
+	r = ad->build_r;
+	pthread_mutex_unlock(&ad->build_mu);
+	return r;
+}
+
+enum tree_open_fail arcdir_open_fd(struct tree *t, int fd, int toc_fd, const struct stat *st,
+				   const char *name, uint32_t owner_slot, struct arcdir **out,
+				   char *why, size_t whylen)
+{
+	struct arcdir *ad = calloc(1, sizeof *ad);
+	struct src toc;
+	struct stat tst;
+	enum tree_open_fail f;
+
+	*out = NULL;
+	if (!ad || !(ad->name = strdup(name))) {
+		free(ad);
+		if (fd >= 0)
+			close(fd);
+		if (toc_fd >= 0)
+			close(toc_fd);
+		snprintf(why, whylen, "out of memory");
+		return TREE_FAIL_OTHER;
+	}
+	arcdir_init(ad, t);
+	ad->fd = fd;
+	ad->st = *st;
+	ad->owner_slot = owner_slot;
+	ad->src = (struct src){fd_read, ad, (uint64_t)st->st_size};
+	if (toc_fd >= 0 && fstat(toc_fd, &tst) == 0)
+		src_init_fd(&toc, &toc_fd, (uint64_t)tst.st_size);
+	f = arcdir_parse(ad, toc_fd >= 0 ? &toc : NULL, why, whylen);
+	if (toc_fd >= 0)
+		close(toc_fd); /* the tables are read: the ATOC is not needed again */
+	if (f == TREE_FAIL_OTHER) {
+		arcdir_free(ad);
+		return f;
+	}
+	*out = ad;
+	return f;
+}
+
+/* The first 16 bytes of entry i (false when it has fewer or they cannot be read). */
+static bool entry_head(struct arcdir *ad, uint32_t i, uint8_t h[16])
+{
+	struct arcent e = {ad, i};
+
+	return ad->a.e[i].size >= 16 && entry_read(&e, 0, h, 16) == RC_OK;
+}
+
+/*
+ * The ATOC table of the stream file at node (an entry index; UINT32_MAX: none): the
+ * .pst/.xst entry beside it whose stamp (bytes 8..16) is the collection's, the one of the
+ * same stem tried first (docs/streams.md: one table serves a district's collections).
+ */
+static uint32_t find_toc(struct arcdir *ad, uint32_t node)
+{
+	static const char *const toc_exts[] = {".pst", ".xst", NULL};
+	const char *name = ad->names + ad->nodes[node].name;
+	const struct anode *p = &ad->nodes[ad->nodes[node].parent];
+	char stem[NAME_MAX_BYTES + 64];
+	uint8_t h[16], t[16];
+	size_t len = strlen(name);
+	uint32_t best = UINT32_MAX;
+
+	if (!has_ext(name, (const char *const[]){".psf", ".xsf", NULL}) ||
+	    !entry_head(ad, node - ARCDIR_FIRST, h) || memcmp(h, "SFIL", 4) != 0)
+		return UINT32_MAX;
+	memcpy(stem, name, len - 4);
+	stem[len - 4] = '\0';
+	for (uint32_t k = 0; k < p->nkids; k++) {
+		uint32_t c = ad->kids[p->kid0 + k];
+		const char *cn = ad->names + ad->nodes[c].name;
+
+		if (c < ARCDIR_FIRST || c >= ARCDIR_FIRST + ad->a.n || !has_ext(cn, toc_exts) ||
+		    !entry_head(ad, c - ARCDIR_FIRST, t) || memcmp(t, "ATOC", 4) != 0 ||
+		    memcmp(t + 8, h + 8, 8) != 0)
+			continue;
+		if (best == UINT32_MAX || (strncmp(cn, stem, len - 4) == 0 && cn[len - 4] == '.'))
+			best = c - ARCDIR_FIRST;
+	}
+	return best;
+}
+
+static struct arcdir *open_nested(struct arcdir *ad, uint32_t node, enum rc *r)
+{
+	struct arcdir *c = calloc(1, sizeof *c);
+	const struct anode *nd = &ad->nodes[node];
+	uint32_t i = node - ARCDIR_FIRST, toc_i;
+	struct arcent *toc_ent = NULL;
+	struct src toc;
+	char why[256];
+
+	if (!c || !(c->name = strdup(ad->names + nd->name))) {
+		free(c);
+		*r = RC_NOMEM;
+		return NULL;
+	}
+	arcdir_init(c, ad->t);
+	c->parent = ad;
+	c->parent_node = node;
+	c->depth = ad->depth + 1;
+	c->st = ad->st;
+	c->st.st_size = (off_t)ad->a.e[i].size;
+	c->owner_slot = arcdir_slot(ad, node);
+	c->self = (struct arcent){ad, i};
+	c->src = (struct src){entry_read, &c->self, ad->a.e[i].size};
+	/* A stream file's table: the .pst/.xst beside it with its stamp (find_toc). */
+	toc_i = find_toc(ad, node);
+	if (toc_i != UINT32_MAX && (toc_ent = malloc(sizeof *toc_ent))) {
+		*toc_ent = (struct arcent){ad, toc_i};
+		toc = (struct src){entry_read, toc_ent, ad->a.e[toc_i].size};
+	}
+	if (arcdir_parse(c, toc_ent ? &toc : NULL, why, sizeof why) == TREE_FAIL_OTHER) {
+		free(toc_ent);
+		arcdir_free(c);
+		*r = RC_NOMEM;
+		return NULL;
+	}
+	free(toc_ent);
+	return c;
+}
+
+struct arcdir *arcdir_nested(struct arcdir *ad, uint32_t node, enum rc *r)
+{
+	struct arcdir *c;
+
+	if (node >= ad->n_nodes || ad->nodes[node].type != AN_ARCHIVE) {
+		*r = RC_NOTDIR;
+		return NULL;
+	}
+	/* Opened under the lock: two first listings of one nested archive make one. */
+	pthread_mutex_lock(&ad->nest_mu);
+	c = ad->nested[node];
+	if (!c) {
+		c = open_nested(ad, node, r);
+		if (c)
+			ad->nested[node] = c;
+	}
+	pthread_mutex_unlock(&ad->nest_mu);
+	return c;
+}
+
+void arcdir_free(struct arcdir *ad)
+{
+	if (!ad)
+		return;
+	arc_free(&ad->a);
+	if (ad->fd >= 0)
+		close(ad->fd);
+	diag_free(&ad->d);
+	pthread_mutex_destroy(&ad->mu);
+	pthread_mutex_destroy(&ad->nest_mu);
+	pthread_mutex_destroy(&ad->build_mu);
+	free(ad->nodes);
+	free(ad->kids);
+	free(ad->names);
+	free(ad->reported);
+	free(ad->nested); /* nested archives are adopted: freed by the folder layer */
+	free(ad->name);
+	free(ad->why);
+	free(ad);
+}
+
+uint64_t arcdir_heap(const struct arcdir *ad)
+{
+	return ad->heap;
+}
+
+const char *arcdir_why(const struct arcdir *ad)
+{
+	return ad->why;
+}
+
+/* ---- nodes ---- */
+
+uint32_t arcdir_span(const struct arcdir *ad)
+{
+	return ad->n_nodes;
+}
+
+void arcdir_set_base(struct arcdir *ad, uint32_t base)
+{
+	ad->base = base;
+}
+
+uint32_t arcdir_slot(const struct arcdir *ad, uint32_t node)
+{
+	return node == 0 ? ad->owner_slot : ad->base + node;
+}
+
+enum an_type arcdir_type(const struct arcdir *ad, uint32_t node)
+{
+	return node < ad->n_nodes ? (enum an_type)ad->nodes[node].type : 0;
+}
+
+static size_t status_text(struct arcdir *ad, bool errors, struct buf *b);
+
+static mode_t dir_perm(mode_t m)
+{
+	mode_t r = m & 0444;
+
+	return r | r >> 2;
+}
+
+enum rc arcdir_getattr(struct arcdir *ad, uint32_t node, struct tree_stat *out)
+{
+	const struct anode *nd;
+	struct buf b;
+
+	if (node >= ad->n_nodes)
+		return RC_NOENT;
+	nd = &ad->nodes[node];
+	out->nlink = 1;
+	out->uid = ad->st.st_uid;
+	out->gid = ad->st.st_gid;
+	out->atime = ad->st.st_atim;
+	out->mtime = ad->st.st_mtim;
+	switch (nd->type) {
+	case AN_DIR:
+	case AN_ASSET:
+	case AN_ARCHIVE:
+		out->type = TT_DIR;
+		out->perm = dir_perm(ad->st.st_mode);
+		if (nd->type == AN_DIR) {
+			out->size = nd->nkids;
+			out->nlink = 2;
+		}
+		break;
+	case AN_FILE:
+		out->type = TT_FILE;
+		out->perm = ad->st.st_mode & 0444;
+		out->size = ad->a.e[node - ARCDIR_FIRST].size;
+		break;
+	default: /* info.txt, errors.txt: what they say now */
+		out->type = TT_FILE;
+		out->perm = (ad->st.st_mode & 0444) | 0444;
+		buf_init(&b);
+		out->size = status_text(ad, nd->type == AN_ERRORS, &b);
+		buf_free(&b);
+		break;
+	}
+	return RC_OK;
+}
+
+static uint8_t tt_of(uint8_t type)
+{
+	return type == AN_DIR || type == AN_ASSET || type == AN_ARCHIVE ? TT_DIR : TT_FILE;
+}
+
+enum rc arcdir_list(struct arcdir *ad, uint32_t node, struct tlist *out)
+{
+	const struct anode *nd;
+
+	if (node >= ad->n_nodes)
+		return RC_NOENT;
+	nd = &ad->nodes[node];
+	if (nd->type != AN_DIR)
+		return RC_NOTDIR;
+	for (uint32_t k = 0; k < nd->nkids; k++) {
+		const struct anode *c = &ad->nodes[ad->kids[nd->kid0 + k]];
+
+		tlist_add_ino(out, (tree_ino)arcdir_slot(ad, ad->kids[nd->kid0 + k]) << 32 | 1,
+			      tt_of(c->type), ad->names + c->name);
+	}
+	/* A nested archive's own bytes, under the entry's name. */
+	if (node == 0 && ad->parent)
+		tlist_add_ino(out, (tree_ino)ad->owner_slot << 32 | tnode_pack(tn(KIND_OWN, 0, 0)),
+			      TT_FILE, ad->name);
+	return RC_OK;
+}
+
+bool arcdir_entry_name(const struct arcdir *ad, uint32_t node, uint32_t *parent_slot,
+		       const char **name)
+{
+	if (node == 0 || node >= ad->n_nodes)
+		return false;
+	*parent_slot = arcdir_slot(ad, ad->nodes[node].parent);
+	*name = ad->names + ad->nodes[node].name;
+	return true;
+}
+
+bool arcdir_relpath(const struct arcdir *ad, uint32_t node, char *out, size_t n)
+{
+	uint32_t chain[256];
+	size_t depth = 0, at = 0;
+
+	if (node == 0 || node >= ad->n_nodes)
+		return false;
+	for (uint32_t k = node; k != 0 && k != NO_PARENT; k = ad->nodes[k].parent) {
+		if (depth == sizeof chain / sizeof *chain)
+			return false;
+		chain[depth++] = k;
+	}
+	while (depth--) {
+		const char *s = ad->names + ad->nodes[chain[depth]].name;
+		size_t len = strlen(s);
+
+		if (at + len + 2 > n)
+			return false;
+		memcpy(out + at, s, len);
+		at += len;
+		out[at++] = depth ? '/' : '\0';
+	}
+	return true;
+}
+
+uint32_t arcdir_sibling(const struct arcdir *ad, uint32_t node, const char *name)
+{
+	const struct anode *p;
+
+	if (node == 0 || node >= ad->n_nodes)
+		return 0;
+	p = &ad->nodes[ad->nodes[node].parent];
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t k = 0; k < p->nkids; k++) {
+			uint32_t c = ad->kids[p->kid0 + k];
+			const char *s = ad->names + ad->nodes[c].name;
+
+			if (c < ARCDIR_FIRST || ad->nodes[c].type == AN_DIR)
+				continue;
+			if (pass ? strcasecmp(s, name) == 0 : strcmp(s, name) == 0)
+				return arcdir_slot(ad, c);
+		}
+	}
+	return 0;
+}
+
+/* ---- status files ---- */
+
+static const char *kind_name(enum arc_kind k)
+{
+	switch (k) {
+	case ARC_EB3:
+		return "EA EB v3 archive (.big)";
+	case ARC_BIGF:
+		return "EA BIGF archive (.big)";
+	case ARC_BIG4:
+		return "EA BIG4 archive (.big)";
+	case ARC_SFIL:
+		return "Skate 3 stream file (SFIL)";
+	}
+	return "archive";
+}
+
+static const char *method_name(unsigned m)
+{
+	static const char *const v[] = {
+	    [ARC_STORED] = "stored",
+	    [ARC_REFPACK] = "refpack",
+	    [ARC_CHUNK_REFPACK] = "chunked refpack",
+	    [ARC_CHUNK_ZLIB] = "chunked zlib",
+	    [ARC_LZX] = "lzx",
+	    [ARC_CHUNKED] = "chunked",
+	    [ARC_SECTIONS] = "sections",
+	};
+
+	return m < sizeof v / sizeof *v && v[m] ? v[m] : "unknown";
+}
+
+static size_t status_text(struct arcdir *ad, bool errors, struct buf *b)
+{
+	uint64_t count[8] = {0}, bytes = 0, files = 0, assets = 0, archives = 0;
+
+	if (errors) {
+		pthread_mutex_lock(&ad->mu);
+		for (size_t i = 0; i < ad->d.n; i++) {
+			buf_puts(b, ad->d.msg[i]);
+			buf_putc(b, '\n');
+		}
+		if (ad->d.dropped)
+			buf_printf(b, "(%zu more problems not listed)\n", ad->d.dropped);
+		pthread_mutex_unlock(&ad->mu);
+		return b->len;
+	}
+	for (uint32_t i = 0; i < ad->a.n; i++) {
+		uint8_t m = ad->a.e[i].method;
+
+		count[m <= ARC_SECTIONS ? m : 7]++;
+		bytes += ad->a.e[i].size;
+	}
+	for (uint32_t k = ARCDIR_FIRST; k < ARCDIR_FIRST + ad->a.n && k < ad->n_nodes; k++) {
+		files += ad->nodes[k].type == AN_FILE;
+		assets += ad->nodes[k].type == AN_ASSET;
+		archives += ad->nodes[k].type == AN_ARCHIVE;
+	}
+	buf_printf(b, "format: %s\nfile: ", ad->why ? "unreadable archive" : kind_name(ad->a.kind));
+	buf_tsv_name(b, ad->name, strlen(ad->name));
+	buf_printf(b, "\nsize: %llu\n", (unsigned long long)ad->src.size);
+	if (ad->why) {
+		buf_puts(b, "status: cannot mount: ");
+		buf_tsv_name(b, ad->why, strlen(ad->why));
+		buf_putc(b, '\n');
+		return b->len;
+	}
+	buf_printf(b, "byte order: %s\nentries: %u\nfolders: %u\n",
+		   ad->a.big_endian ? "big-endian" : "little-endian", ad->a.n, ad->n_dirs);
+	for (unsigned m = 0; m < 8; m++)
+		if (count[m])
+			buf_printf(b, "entries %s: %llu\n", method_name(m == 7 ? 255 : m),
+				   (unsigned long long)count[m]);
+	buf_printf(b,
+		   "shown as files: %llu\nshown as assets: %llu\nshown as archives: %llu\n"
+		   "unpacked bytes (as the table says): %llu\nbroken entries: %zu\n"
+		   "renamed paths: %zu\n",
+		   (unsigned long long)files, (unsigned long long)assets,
+		   (unsigned long long)archives, (unsigned long long)bytes, ad->n_bad, ad->renamed);
+	if (ad->depth)
+		buf_printf(b, "nested: depth %u (archives deeper than %u are files)\n", ad->depth,
+			   ARCDIR_DEPTH_MAX - 1);
+	pthread_mutex_lock(&ad->mu);
+	buf_printf(b, "problems: %zu%s\n", diag_count(&ad->d),
+		   diag_count(&ad->d) ? " (see errors.txt)" : "");
+	pthread_mutex_unlock(&ad->mu);
+	if (arcdir_changed(ad))
+		buf_puts(b, "status: the archive changed since it was mounted; what was read "
+			    "keeps its bytes, anything new fails with EIO\n");
+	return b->len;
+}
+
+static enum rc stat_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	struct arcdir *ad = c->as->priv;
+
+	(void)part;
+	(void)first;
+	status_text(ad, c->as->slot == ad->base + 2, &e->b);
+	emit_item(e);
+	return RC_OK;
+}
+
+static enum tree_open_fail stat_mount(struct asset *as, char *why, size_t whylen)
+{
+	(void)as;
+	(void)why;
+	(void)whylen;
+	return TREE_FAIL_NONE;
+}
+
+static const struct tree_kind arcstat_kinds[] = {
+    {"status", TT_FILE, 0, false, NULL, NULL, stat_render, NULL, NULL, true},
+};
+
+static const struct tree_format tree_format_arcstat = {
+    .name = "archive status",
+    .kinds = arcstat_kinds,
+    .n_kinds = 1,
+    .mount = stat_mount,
+};
+
+/* ---- assets over entries ---- */
+
+static bool ent_changed(void *ctx)
+{
+	return arcdir_changed(((struct arcent *)ctx)->ad);
+}
+
+static void ent_release(void *ctx)
+{
+	free(ctx);
+}
+
+static enum rc open_status(struct arcdir *ad, uint32_t node, struct asset **out)
+{
+	struct asset_ext ext = {0};
+	struct src none = {0};
+
+	char why[64];
+	const char *name = ad->names + ad->nodes[node].name;
+
+	if (asset_open_src(ad->t, arcdir_slot(ad, node), name, &none, &ad->st, ASSET_PLAIN, &ext,
+			   out, why, sizeof why) != TREE_FAIL_NONE)
+		return RC_NOMEM;
+	(*out)->fmt = &tree_format_arcstat;
+	(*out)->priv = ad;
+	return RC_OK;
+}
+
+static enum rc own(struct asset **as, const char *name)
+{
+	enum rc r = asset_set_own(*as, name);
+
+	if (r != RC_OK)
+		*as = NULL; /* closed */
+	return r;
+}
+
+enum rc arcdir_asset_open(struct arcdir *ad, uint32_t node, struct asset **out)
+{
+	const struct anode *nd;
+	struct arcent *e;
+	struct asset_ext ext;
+	struct stat st;
+	struct src s;
+	char logical[4096], rel[4096], why[256];
+	uint32_t slot = arcdir_slot(ad, node);
+	enum tree_open_fail f;
+	enum asset_mode mode;
+
+	*out = NULL;
+	if (node >= ad->n_nodes)
+		return RC_NOENT;
+	nd = &ad->nodes[node];
+	if (nd->type == AN_INFO || nd->type == AN_ERRORS)
+		return open_status(ad, node, out);
+	if (nd->type == AN_DIR || node < ARCDIR_FIRST)
+		return RC_ISDIR;
+	mode = nd->type == AN_ASSET ? ASSET_LENIENT : ASSET_PLAIN;
+	if (!arcdir_relpath(ad, node, rel, sizeof rel))
+		snprintf(rel, sizeof rel, "%s", ad->names + nd->name);
+	if ((size_t)snprintf(logical, sizeof logical, "%s/%s", ad->name, rel) >= sizeof logical)
+		snprintf(logical, sizeof logical, "%s", ad->names + nd->name);
+	/* Texture mods: the arena in OUTDIR at the entry's path stands for the entry. */
+	if (mode == ASSET_LENIENT && ad->t->mods &&
+	    mods_open_asset(ad->t, slot, logical, rel, mode, out, &f, why, sizeof why)) {
+		if (f != TREE_FAIL_NONE)
+			return f == TREE_FAIL_OTHER ? RC_NOMEM : RC_IO;
+		return own(out, ad->names + nd->name);
+	}
+	e = malloc(sizeof *e);
+	if (!e)
+		return RC_NOMEM;
+	*e = (struct arcent){ad, node - ARCDIR_FIRST};
+	s = (struct src){entry_read, e, ad->a.e[e->i].size};
+	st = ad->st;
+	st.st_size = (off_t)ad->a.e[e->i].size;
+	ext = (struct asset_ext){ent_changed, ent_release, entry_view, e};
+	f = asset_open_src(ad->t, slot, logical, &s, &st, mode, &ext, out, why, sizeof why);
+	if (f != TREE_FAIL_NONE)
+		return f == TREE_FAIL_OTHER ? RC_NOMEM : RC_IO;
+	return nd->type == AN_FILE ? RC_OK : own(out, ad->names + nd->name);
+}

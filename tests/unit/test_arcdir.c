@@ -1,0 +1,533 @@
+/*
+ * Archives as directories (src/tree/arcdir.c) through the tree API, on stored EB v3 archives
+ * written here by hand (docs/archives.md has the layout): the mirrored folders, hostile entry
+ * names made safe, unique and deterministic, entries' bytes and sizes, assets as directories
+ * with their own bytes beside their tree, -o assets=files, nested archives, archives inside a
+ * folder mount, and entries whose table lies.
+ */
+#define _XOPEN_SOURCE 700
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "psgfs/base/buf.h"
+#include "psgfs/gen/gen_big.h"
+#include "psgfs/gen/gen_psg_textures.h"
+#include "psgfs/gen/gen_psk.h"
+#include "psgfs/tree/tree.h"
+
+static char dir[64];
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static int dir_setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/psgfs-arcdir.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int dir_teardown(void **state)
+{
+	(void)state;
+	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- a stored EB v3 archive ---- */
+
+struct ent {
+	const char *folder; /* raw bytes, NUL-terminated */
+	const char *name;
+	const void *data;
+	size_t len;
+	uint32_t claim; /* unpacked size the table claims (0: len) */
+};
+
+#define NAME_REC   64
+#define FOLDER_REC 255
+
+static size_t al16(size_t x)
+{
+	return (x + 15) & ~(size_t)15;
+}
+
+static void put_be(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = n - 1; i >= 0; i--, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+/*
+ * Header (0x30 bytes, big-endian): "EB", version 3, entry count, flags, alignment shift,
+ * reserved, names offset and size, name- and folder-record sizes, folder count, archive size;
+ * 16-byte records {offset >> shift, stored size (0: as is), size, hash}; one compression byte
+ * per entry at 0x30 + align16(records); name records {u16 folder, name}; folder records
+ * 16-aligned after them; the data, 16-aligned.
+ */
+static void eb3(struct buf *b, const struct ent *e, size_t n)
+{
+	const char *folders[64];
+	size_t nf = 0, comp = 0x30 + al16(n * 16), names = al16(comp + n),
+	       fold = al16(names + n * NAME_REC), data, at;
+	uint8_t *p;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+
+		while (k < nf && strcmp(folders[k], e[i].folder))
+			k++;
+		if (k == nf)
+			folders[nf++] = e[i].folder;
+	}
+	data = al16(fold + nf * FOLDER_REC);
+	at = data;
+	for (size_t i = 0; i < n; i++)
+		at = al16(at + e[i].len);
+	buf_init(b);
+	buf_zero(b, at);
+	assert_false(b->oom);
+	p = b->data;
+	memcpy(p, "EB\0\3", 4);
+	put_be(p + 4, n, 4);
+	p[10] = 4; /* offsets in 16-byte units */
+	put_be(p + 12, names, 4);
+	put_be(p + 16, n * NAME_REC, 4);
+	p[20] = NAME_REC;
+	p[21] = FOLDER_REC;
+	put_be(p + 22, nf, 2);
+	put_be(p + 24, at, 8);
+	at = data;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *r = p + 0x30 + i * 16, *nr = p + names + i * NAME_REC;
+		size_t k = 0;
+
+		while (strcmp(folders[k], e[i].folder))
+			k++;
+		put_be(r, at >> 4, 4);
+		put_be(r + 8, e[i].claim ? e[i].claim : e[i].len, 4);
+		put_be(r + 12, i * 2654435761u, 4);
+		put_be(nr, k, 2);
+		memcpy(nr + 2, e[i].name, strlen(e[i].name));
+		memcpy(p + at, e[i].data, e[i].len);
+		at = al16(at + e[i].len);
+	}
+	for (size_t k = 0; k < nf; k++)
+		memcpy(p + fold + k * FOLDER_REC, folders[k], strlen(folders[k]));
+}
+
+static void put(const char *name, const struct buf *b)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	f = fopen(p, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b->data, 1, b->len, f), b->len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static struct tree *open_path(const char *name, bool assets_files)
+{
+	struct tree_opts o = {.assets_files = assets_files};
+	struct tree *t;
+	char p[256], why[256];
+
+	snprintf(p, sizeof p, "%s%s%s", dir, *name ? "/" : "", name);
+	assert_int_equal(tree_open(p, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+	return t;
+}
+
+/* The whole of a file of the tree; NULL with *r on failure. */
+static char *slurp(struct tree *t, const char *path, size_t *len, enum rc *r)
+{
+	struct tree_stat st;
+	size_t got;
+	char *p;
+
+	*r = tree_resolve(t, path, &st);
+	if (*r != RC_OK)
+		return NULL;
+	p = malloc(st.size + 1);
+	assert_non_null(p);
+	*r = tree_read(t, st.ino, 0, st.size, p, &got);
+	if (*r != RC_OK) {
+		free(p);
+		return NULL;
+	}
+	assert_int_equal(got, st.size);
+	p[got] = '\0';
+	if (len)
+		*len = got;
+	return p;
+}
+
+/* The names of a directory, sorted, one per line. */
+static char *names_of(struct tree *t, const char *path)
+{
+	struct tree_stat st;
+	struct tree_dir *d;
+	struct buf b;
+	size_t len;
+
+	assert_int_equal(tree_resolve(t, path, &st), RC_OK);
+	assert_int_equal(tree_opendir(t, st.ino, &d), RC_OK);
+	buf_init(&b);
+	for (size_t i = 0; i < tree_dir_count(d); i++)
+		buf_printf(&b, "%s\n", tree_dir_name(d, i));
+	buf_putc(&b, '\0');
+	tree_closedir(t, d);
+	return (char *)buf_steal(&b, &len);
+}
+
+static void gen_textures(struct buf *psg)
+{
+	struct gen_tex_opts o = {0};
+
+	buf_init(psg);
+	assert_int_equal(gen_psg_textures(&o, psg, NULL, NULL), RC_OK);
+}
+
+/* The game's layout: folders mirrored, a texture arena a directory with its tree and its own
+ * bytes, a plain entry a file of its bytes, the archive's info.txt and errors.txt. */
+static void test_layout(void **state)
+{
+	struct buf psg, big;
+	struct tree_stat st;
+	struct tree *t;
+	char *s, *own, *info;
+	size_t len;
+	enum rc r;
+
+	(void)state;
+	gen_textures(&psg);
+	struct ent e[] = {
+	    {"data/content/createacharacter/texture", "0x2c7f38181a2b3c4d.psg", psg.data, psg.len,
+	     0},
+	    {"data/content/createacharacter", "notes.txt", "hello\n", 6, 0},
+	};
+	eb3(&big, e, 2);
+	put("a.big", &big);
+	t = open_path("a.big", false);
+	s = names_of(t, "");
+	assert_string_equal(s, "data\nerrors.txt\ninfo.txt\n");
+	free(s);
+	s = names_of(t, "data/content/createacharacter");
+	assert_string_equal(s, "notes.txt\ntexture\n");
+	free(s);
+	assert_int_equal(tree_resolve(t, "data/content/createacharacter/notes.txt", &st), RC_OK);
+	assert_int_equal(st.type, TT_FILE);
+	assert_int_equal(st.size, 6);
+	s = slurp(t, "data/content/createacharacter/notes.txt", NULL, &r);
+	assert_string_equal(s, "hello\n");
+	free(s);
+	assert_int_equal(
+	    tree_resolve(t, "data/content/createacharacter/texture/0x2c7f38181a2b3c4d.psg", &st),
+	    RC_OK);
+	assert_int_equal(st.type, TT_DIR);
+	own = slurp(t,
+		    "data/content/createacharacter/texture/0x2c7f38181a2b3c4d.psg/"
+		    "0x2c7f38181a2b3c4d.psg",
+		    &len, &r);
+	assert_int_equal(r, RC_OK);
+	assert_int_equal(len, psg.len);
+	assert_memory_equal(own, psg.data, psg.len);
+	free(own);
+	assert_int_equal(
+	    tree_resolve(t, "data/content/createacharacter/texture/0x2c7f38181a2b3c4d.psg/textures",
+			 &st),
+	    RC_OK);
+	assert_int_equal(st.type, TT_DIR);
+	info = slurp(t, "info.txt", NULL, &r);
+	assert_non_null(strstr(info, "entries: 2\n"));
+	assert_non_null(strstr(info, "shown as assets: 1\n"));
+	assert_non_null(strstr(info, "renamed paths: 0\n"));
+	free(info);
+	s = slurp(t, "errors.txt", &len, &r);
+	assert_int_equal(r, RC_OK);
+	assert_int_equal(len, 0);
+	free(s);
+	tree_close(t);
+	/* -o assets=files: the loose file, byte for byte. */
+	t = open_path("a.big", true);
+	own = slurp(t, "data/content/createacharacter/texture/0x2c7f38181a2b3c4d.psg", &len, &r);
+	assert_int_equal(r, RC_OK);
+	assert_int_equal(len, psg.len);
+	assert_memory_equal(own, psg.data, psg.len);
+	free(own);
+	tree_close(t);
+	buf_free(&psg);
+	buf_free(&big);
+}
+
+/* Entry names are untrusted: each becomes a safe, unique, deterministic name, and errors.txt
+ * says which were changed. */
+static void test_hostile_names(void **state)
+{
+	struct buf big;
+	struct tree *t;
+	char *s, *errs;
+	enum rc r;
+	char long_name[61];
+
+	(void)state;
+	memset(long_name, 'n', 60);
+	long_name[60] = '\0';
+	struct ent e[] = {
+	    {"../..", "up.txt", "1", 1, 0},    {"/abs", "x.txt", "2", 1, 0},
+	    {"win\\dows", "y.txt", "3", 1, 0}, {"", "", "4", 1, 0},
+	    {"dup", "same.txt", "5", 1, 0},    {"dup", "same.txt", "6", 1, 0},
+	    {"ctl", "a\x01z.txt", "7", 1, 0},  {"ctl", "\xff\xfe.bin", "8", 1, 0},
+	    {"", "info.txt", "9", 1, 0},       {"long", long_name, "10", 2, 0},
+	};
+	eb3(&big, e, sizeof e / sizeof *e);
+	put("h.big", &big);
+	t = open_path("h.big", false);
+	s = names_of(t, "");
+	assert_string_equal(s, "_..\n_unnamed_3\nabs\nctl\ndup\nerrors.txt\ninfo.txt\ninfo.txt~2\n"
+			       "long\nwin\n");
+	free(s);
+	s = names_of(t, "_..");
+	assert_string_equal(s, "_..\n");
+	free(s);
+	s = names_of(t, "dup");
+	assert_string_equal(s, "same.txt\nsame.txt~2\n");
+	free(s);
+	s = names_of(t, "ctl");
+	assert_string_equal(s, "%FF%FE.bin\na%01z.txt\n");
+	free(s);
+	s = names_of(t, "win/dows");
+	assert_string_equal(s, "y.txt\n");
+	free(s);
+	s = slurp(t, "dup/same.txt~2", NULL, &r);
+	assert_string_equal(s, "6");
+	free(s);
+	s = slurp(t, "info.txt~2", NULL, &r);
+	assert_string_equal(s, "9");
+	free(s);
+	errs = slurp(t, "errors.txt", NULL, &r);
+	assert_non_null(strstr(errs, "path ../../up.txt shown as _../_../up.txt"));
+	assert_non_null(strstr(errs, "shown as ctl/%FF%FE.bin"));
+	assert_non_null(strstr(errs, "shown as _unnamed_3"));
+	free(errs);
+	tree_close(t);
+	buf_free(&big);
+}
+
+/* A table that claims more than the archive holds: the size is the claim, the real bytes read,
+ * a read past them fails, nothing else does. */
+static void test_lying_size(void **state)
+{
+	struct buf big;
+	struct tree_stat st;
+	struct tree *t;
+	char buf[64], *info;
+	size_t got;
+	enum rc r;
+
+	(void)state;
+	struct ent e[] = {
+	    {"d", "ok.txt", "fine", 4, 0},
+	    {"d", "liar.bin", "0123456789", 10, 1u << 30},
+	};
+	eb3(&big, e, 2);
+	big.len -= 6; /* the last entry ends 6 bytes short of even its 10 */
+	put("l.big", &big);
+	t = open_path("l.big", false);
+	assert_int_equal(tree_resolve(t, "d/liar.bin", &st), RC_OK);
+	assert_int_equal(st.size, 1u << 30);
+	assert_int_equal(tree_read(t, st.ino, (1u << 30) - 64, 64, buf, &got), RC_IO);
+	assert_int_equal(tree_read(t, st.ino, 1u << 20, 64, buf, &got), RC_IO);
+	info = slurp(t, "d/ok.txt", NULL, &r);
+	assert_string_equal(info, "fine");
+	free(info);
+	info = slurp(t, "info.txt", NULL, &r);
+	assert_int_equal(r, RC_OK);
+	free(info);
+	tree_close(t);
+	buf_free(&big);
+}
+
+/* Paths of many folders and over-long names: every folder made, long names cut with a hash
+ * and their extension kept. */
+static void test_deep_and_long(void **state)
+{
+	char deep[FOLDER_REC], longf[FOLDER_REC], path[4096], *s;
+	struct tree_stat st;
+	struct buf big;
+	struct tree *t;
+	size_t at = 0;
+	enum rc r;
+
+	(void)state;
+	for (int i = 0; i < 120; i++) {
+		deep[at++] = (char)('a' + i % 26);
+		deep[at++] = '/';
+	}
+	deep[at - 1] = '\0';
+	memset(longf, 'L', 250);
+	memcpy(longf + 240, ".dir", 4);
+	longf[244] = '\0';
+	struct ent e[] = {
+	    {deep, "leaf.txt", "deep", 4, 0},
+	    {longf, "x.txt", "long", 4, 0},
+	};
+	eb3(&big, e, 2);
+	put("d.big", &big);
+	t = open_path("d.big", false);
+	snprintf(path, sizeof path, "%s/leaf.txt", deep);
+	s = slurp(t, path, NULL, &r);
+	assert_int_equal(r, RC_OK);
+	assert_string_equal(s, "deep");
+	free(s);
+	s = names_of(t, "");
+	assert_non_null(strstr(s, "LLLL"));
+	assert_non_null(strstr(s, ".dir\n"));
+	assert_true(strchr(s, '~') != NULL);
+	*strchr(s, '\n') = '\0';
+	assert_int_equal(tree_resolve(t, s, &st), RC_OK); /* the first name: "a" */
+	free(s);
+	tree_close(t);
+	buf_free(&big);
+}
+
+/* A RefPack entry whose table claims twice what its stream gives, named like a PSK: the asset
+ * opens on a source that fails past the real bytes (as RC_IO, the sources' contract; an
+ * RC_CORRUPT there once crashed the PSK reader). A directory that explains itself. */
+static void test_short_asset(void **state)
+{
+	struct gen_big_entry e = {.folder = "d", .name = "a.psk", .method = GB_REFPACK};
+	struct gen_big_opts bo = {0};
+	struct gen_psk_opts po;
+	struct gen_sink sink;
+	struct buf psk, big;
+	struct tree_stat st;
+	struct tree *t;
+	uint64_t total;
+	char buf[64], *s;
+	size_t got;
+	enum rc r;
+
+	(void)state;
+	gen_psk_opts_default(&po, 3);
+	buf_init(&psk);
+	assert_int_equal(gen_psk_file(&po, &psk), RC_OK);
+	e.data = psk.data;
+	e.len = psk.len;
+	buf_init(&big);
+	gen_sink_buf(&sink, &big);
+	assert_int_equal(gen_big_write(&bo, &e, 1, &sink, NULL, &total), RC_OK);
+	put_be(big.data + 0x30 + 8, psk.len * 2, 4); /* the unpacked size the table claims */
+	put("r.big", &big);
+	t = open_path("r.big", false);
+	assert_int_equal(tree_resolve(t, "d/a.psk", &st), RC_OK);
+	assert_int_equal(st.type, TT_DIR);
+	s = slurp(t, "d/a.psk/info.txt", NULL, &r);
+	assert_int_equal(r, RC_OK);
+	free(s);
+	assert_int_equal(tree_resolve(t, "d/a.psk/a.psk", &st), RC_OK);
+	assert_int_equal(st.size, psk.len * 2);
+	assert_int_equal(tree_read(t, st.ino, psk.len + 16, sizeof buf, buf, &got), RC_IO);
+	tree_close(t);
+	buf_free(&psk);
+	buf_free(&big);
+}
+
+/* An archive inside an archive is a directory too, with its own bytes in it. */
+static void test_nested(void **state)
+{
+	struct buf inner, outer;
+	struct tree_stat st;
+	struct tree *t;
+	char *s;
+	size_t len;
+	enum rc r;
+
+	(void)state;
+	struct ent ie[] = {{"data/in", "leaf.txt", "leaf", 4, 0}};
+	eb3(&inner, ie, 1);
+	struct ent oe[] = {{"data", "inner.big", inner.data, inner.len, 0}};
+	eb3(&outer, oe, 1);
+	put("n.big", &outer);
+	t = open_path("n.big", false);
+	assert_int_equal(tree_resolve(t, "data/inner.big", &st), RC_OK);
+	assert_int_equal(st.type, TT_DIR);
+	s = names_of(t, "data/inner.big");
+	assert_string_equal(s, "data\nerrors.txt\ninfo.txt\ninner.big\n");
+	free(s);
+	s = slurp(t, "data/inner.big/data/in/leaf.txt", NULL, &r);
+	assert_string_equal(s, "leaf");
+	free(s);
+	s = slurp(t, "data/inner.big/inner.big", &len, &r);
+	assert_int_equal(len, inner.len);
+	assert_memory_equal(s, inner.data, inner.len);
+	free(s);
+	tree_close(t);
+	buf_free(&inner);
+	buf_free(&outer);
+}
+
+/* In a folder mount an archive is a directory, its assets' tree included; what is not an
+ * archive after all explains itself. */
+static void test_in_folder(void **state)
+{
+	struct buf psg, big;
+	struct tree_stat st;
+	struct tree *t;
+	char *s;
+	enum rc r;
+
+	(void)state;
+	gen_textures(&psg);
+	struct ent e[] = {{"data/content/x/texture", "0x01.psg", psg.data, psg.len, 0}};
+	eb3(&big, e, 1);
+	put("game.big", &big);
+	big.len = 20; /* the header cut short: not readable as an archive at all */
+	put("broken.big", &big);
+	t = open_path("", false);
+	assert_int_equal(tree_resolve(t, "game.big", &st), RC_OK);
+	assert_int_equal(st.type, TT_DIR);
+	assert_int_equal(tree_resolve(t, "game.big/data/content/x/texture/0x01.psg/textures", &st),
+			 RC_OK);
+	assert_int_equal(st.type, TT_DIR);
+	assert_int_equal(tree_resolve(t, "broken.big", &st), RC_OK);
+	assert_int_equal(st.type, TT_DIR);
+	s = slurp(t, "broken.big/info.txt", NULL, &r);
+	assert_int_equal(r, RC_OK);
+	assert_non_null(strstr(s, "cannot mount"));
+	free(s);
+	tree_close(t);
+	buf_free(&psg);
+	buf_free(&big);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_layout, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_hostile_names, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_lying_size, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_deep_and_long, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_short_asset, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_nested, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_in_folder, dir_setup, dir_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
