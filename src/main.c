@@ -45,6 +45,7 @@ struct opts {
 	char *max_assets;
 	int zup;
 	int yup;
+	int sniff_all;
 	char *umask;
 	char *mods;
 	int show_help;
@@ -78,6 +79,7 @@ static const struct fuse_opt opt_spec[] = {
     OPT("max_assets=%s", max_assets),
     OPT("zup", zup),
     OPT("yup", yup),
+    OPT("sniff_all", sniff_all),
     OPT("umask=%s", umask),
     OPT("mods=%s", mods),
     OPT("-h", show_help),
@@ -111,6 +113,9 @@ static void usage(FILE *out)
 	    "                         Z-up, as PSK importers expect; -o zup is accepted)\n"
 	    "  -o max_assets=N        FOLDER: asset files kept open at once, 1 to 65536\n"
 	    "                         (default 128; each holds a file descriptor)\n"
+	    "  -o sniff_all           FOLDER: classify every file by its first bytes (default:\n"
+	    "                         a .psg/.rx2/.psk/.pskx/.psa name makes an asset, and a\n"
+	    "                         .txt/.png/... name a plain file, without reading it)\n"
 	    "  -o umask=MASK          octal bits removed from every permission (the bits\n"
 	    "                         otherwise follow the source file's)\n"
 	    "  -o stats=FILE          write request/cache counters to FILE on SIGUSR1 and at\n"
@@ -403,6 +408,7 @@ static int validate_opts(struct daemon *d)
 	    (rc = check_mods(d)) != EXIT_CONTINUE)
 		return rc;
 	d->topts.yup = d->o.yup;
+	d->topts.sniff_all = d->o.sniff_all;
 	if (d->o.umask) {
 		char *end;
 		unsigned long m = strtoul(d->o.umask, &end, 8);

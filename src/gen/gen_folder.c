@@ -361,9 +361,10 @@ static void junk_files(struct gf *g)
 	put_text(g, "readme.txt", "Unpacked with the archive tool; see cas_db for models.\n",
 		 "plain", "file");
 	put_text(g, JUNK "/empty.psg", "", "empty", "file");
+	/* Named like assets: the name decides (a broken asset saying why), unless -o sniff_all. */
 	put_text(g, JUNK "/notes.psg", "not an arena: a text file named .psg\n", "not-arena",
-		 "file");
-	put_text(g, JUNK "/fake.psk", "ACTR but no ACTRHEAD: plain text\n", "not-arena", "file");
+		 "broken");
+	put_text(g, JUNK "/fake.psk", "ACTR but no ACTRHEAD: plain text\n", "not-arena", "broken");
 	buf_init(&b);
 	if (gen_psg_sky(0, &b, NULL) == RC_OK && b.len > 100)
 		b.len = 100; /* the header survives, the rest is gone */

@@ -41,6 +41,8 @@ static void usage(FILE *out)
 	    "                      optional K, M or G suffix (default 64M, minimum 1M)\n"
 	    "  --max-assets N      FOLDER: asset files kept open at once, as -o max_assets=\n"
 	    "                      of psgfs (1 to 65536, default 128)\n"
+	    "  --sniff-all         FOLDER: classify every file by its first bytes, as -o\n"
+	    "                      sniff_all of psgfs (default: by name where it decides)\n"
 	    "\n"
 	    "walk also prints the cache budget and how many entries were evicted.\n"
 	    "\n"
@@ -318,6 +320,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 	    {"yup", no_argument, NULL, 'y'},
 	    {"cache-size", required_argument, NULL, 'c'},
 	    {"max-assets", required_argument, NULL, 'm'},
+	    {"sniff-all", no_argument, NULL, 'S'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -334,6 +337,8 @@ static int parse_args(struct args *a, int argc, char **argv)
 			rc = set_cache_size(a, optarg);
 		} else if (c == 'm') {
 			rc = set_max_assets(a, optarg);
+		} else if (c == 'S') {
+			a->o.sniff_all = true;
 		} else if (c == 'h') {
 			usage(stdout);
 			return 0;

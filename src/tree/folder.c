@@ -2,8 +2,9 @@
  * Folder mounts: a directory of assets shown as one tree. Mounting reads the folder itself and
  * nothing below it. A folder is read when first listed, and that listing is kept as the
  * mount's snapshot of it (later changes in the source folder are not shown). Each regular file
- * is sniffed then (its first bytes): containers become directories holding the asset's own
- * tree, other files pass through. Symbolic links stay links (never followed); FIFOs, sockets
+ * is classified then, by its name and size where they decide (classify_by_name), else by its
+ * first bytes (sniff): containers become directories holding the asset's own tree, other files
+ * pass through. Symbolic links stay links (never followed); FIFOs, sockets
  * and devices are left out. Assets are opened only when something inside them is used, and
  * live in the shared cache like everything else, at most max_assets at a time: file
  * descriptors and memory stay bounded however many are visited. An asset closed by that limit
@@ -31,6 +32,7 @@
 #include <unistd.h>
 
 #include "psgfs/base/bytes.h"
+#include "tree/guid_index.h"
 #include "tree/tree_int.h"
 
 #define SEQ_SLOT_FIRST	   0x80000000u
@@ -44,6 +46,7 @@ struct fentry {
 	bool asset;  /* a container: shown as a directory */
 	bool denied; /* assets: the sniff was refused permission (it will open as broken) */
 	bool dead;   /* files: reopened as something else; everything below fails with EIO */
+	bool named;  /* files: classified by name and size, never read at listing */
 	const struct tree_format *fmt; /* files: the format of the first opening */
 	uint64_t why_hash;	       /* ... and, when broken, of its reason */
 	bool listed;		       /* directories: children read */
@@ -69,8 +72,9 @@ struct folder {
 	uint32_t lru_head, lru_tail;
 	atomic_uint open_assets;
 	unsigned max_assets;
-	struct stat mnt; /* the mount point before mounting (st_ino 0: not mounted) */
-	dev_t own_dev;	 /* this mount's device (0: not mounted) */
+	struct stat mnt;	/* the mount point before mounting (st_ino 0: not mounted) */
+	dev_t own_dev;		/* this mount's device (0: not mounted) */
+	struct guid_index *gix; /* per-texture arenas by name, built on first lookup */
 };
 
 /* ---- the entry table (permanent: entries are what inode numbers resolve to) ---- */
@@ -228,16 +232,70 @@ static int open_dir_of(struct folder *f, uint32_t slot)
 
 /* ---- listing a source folder ---- */
 
+/* The extension of a name (after its last dot, not a leading one), or "". */
+static const char *name_ext(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	return dot && dot != name ? dot + 1 : "";
+}
+
+static bool ext_in(const char *ext, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(ext, v[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The smallest file of an asset extension that asset_detect could take: its magic. */
+static off_t asset_ext_min(const char *ext)
+{
+	static const char *const rw[] = {"psg", "rx2"};
+	static const char *const actorx[] = {"psk", "pskx", "psa"};
+
+	if (ext_in(ext, rw, sizeof rw / sizeof *rw))
+		return 4;
+	if (ext_in(ext, actorx, sizeof actorx / sizeof *actorx))
+		return 20;
+	return 0;
+}
+
 static bool name_is_asset_ext(const char *name)
 {
-	static const char *const ext[] = {".psg", ".rx2", ".psk", ".pskx", ".psa"};
-	size_t n = strlen(name);
+	return asset_ext_min(name_ext(name)) > 0;
+}
 
-	for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
-		size_t m = strlen(ext[i]);
+/* Names no game or exporter gives an arena, PSK or PSA: text, pictures, sound. */
+static bool name_is_plain_ext(const char *name)
+{
+	static const char *const ext[] = {"txt", "md",	"log", "xml",  "json", "ini", "cfg",
+					  "csv", "tsv", "htm", "html", "png",  "jpg", "jpeg",
+					  "dds", "tga", "bmp", "gif",  "wav",  "ogg", "mp3"};
 
-		if (n > m && strcasecmp(name + n - m, ext[i]) == 0)
-			return true;
+	return ext_in(name_ext(name), ext, sizeof ext / sizeof *ext);
+}
+
+/*
+ * Classify a regular file by its name and size where they decide (docs: "Folder mounts"),
+ * without reading it: an asset extension on a file large enough for the magic is an asset
+ * (a misnamed one opens as a broken asset whose info.txt says why); a file too small for the
+ * magic of its extension, or with a text, picture or sound extension, is a plain file. True
+ * when decided; otherwise (and always with sniff_all) the first bytes decide (sniff).
+ */
+static bool classify_by_name(const struct tree *t, struct fentry *e)
+{
+	off_t min = asset_ext_min(name_ext(e->name));
+
+	if (t->opts.sniff_all || e->type != FE_FILE)
+		return false;
+	if (min > 0) {
+		e->asset = e->st.st_size >= min;
+		return true;
+	}
+	if (name_is_plain_ext(e->name)) {
+		e->asset = false;
+		return true;
 	}
 	return false;
 }
@@ -258,7 +316,7 @@ static void sniff_hint(int dirfd, const struct fentry *e)
 {
 	int fd;
 
-	if (e->type != FE_FILE)
+	if (e->type != FE_FILE || e->named)
 		return;
 	fd = openat(dirfd, e->name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0) {
@@ -274,7 +332,7 @@ static bool sniff(int dirfd, struct fentry *e)
 	ssize_t got = -1;
 	int fd;
 
-	if (e->type != FE_FILE)
+	if (e->type != FE_FILE || e->named)
 		return true;
 	fd = openat(dirfd, e->name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
@@ -440,8 +498,9 @@ static void pending_free(struct pending *p, size_t from)
 
 /* Names and stats of a folder's entries, each file's first page asked for on the way, then
  * their sniffs; false: for want of memory or descriptors (nothing to keep). */
-static bool gather(const struct folder *f, DIR *d, uint32_t parent, struct pending *p)
+static bool gather(const struct tree *t, DIR *d, uint32_t parent, struct pending *p)
 {
+	const struct folder *f = t->fold;
 	struct dirent *de;
 	struct stat dst;
 	bool again = false;
@@ -458,9 +517,16 @@ static bool gather(const struct folder *f, DIR *d, uint32_t parent, struct pendi
 			entry_free(e);
 			again = true;
 		}
-		/* Its first page comes in while the rest of the folder is read. */
-		if (e && !again)
+		/* Unless its name decides, its first page comes in while the rest of the
+		 * folder is read. */
+		if (e && !again) {
+			e->named = classify_by_name(t, e);
+			/* An asset this daemon may not read opens as broken (see denied). */
+			if (e->named && e->asset &&
+			    faccessat(dirfd(d), e->name, R_OK, AT_EACCESS) != 0)
+				e->denied = errno == EACCES || errno == EPERM;
 			sniff_hint(dirfd(d), e);
+		}
 	}
 	return !again && sniff_all(dirfd(d), p->v, p->n);
 }
@@ -500,8 +566,9 @@ static enum rc publish(struct folder *f, struct fentry *dir, struct pending *pp)
  * descriptors keeps nothing, so the next visit reads the folder again; any other failure
  * keeps what was read as the snapshot (a folder that fails half-way stays half).
  */
-static enum rc read_folder(struct folder *f, struct fentry *dir)
+static enum rc read_folder(struct tree *t, struct fentry *dir)
 {
+	struct folder *f = t->fold;
 	struct pending p = {0};
 	enum rc r = RC_OK;
 	DIR *d;
@@ -513,7 +580,7 @@ static enum rc read_folder(struct folder *f, struct fentry *dir)
 			close(fd);
 		return r;
 	}
-	if (!gather(f, d, dir->slot, &p)) {
+	if (!gather(t, d, dir->slot, &p)) {
 		closedir(d);
 		pending_free(&p, 0);
 		return RC_NOMEM;
@@ -612,7 +679,7 @@ enum rc folder_list(struct tree *t, tree_ino ino, struct tlist *out)
 	listed = dir->listed;
 	pthread_mutex_unlock(&f->mu);
 	if (!listed)
-		r = read_folder(f, dir); /* without the lock: it reads the source tree */
+		r = read_folder(t, dir); /* without the lock: it reads the source tree */
 	pthread_mutex_lock(&f->mu);
 	for (size_t i = 0; r == RC_OK && i < dir->n_kids; i++) {
 		struct fentry *e = entry_find(f, dir->kids[i]);
@@ -690,6 +757,200 @@ uint32_t folder_sibling(struct tree *t, uint32_t slot, const char *name)
 	}
 	pthread_mutex_unlock(&f->mu);
 	return found;
+}
+
+/* ---- per-texture arenas by name (guid_index.h) ---- */
+
+/* Directories already walked, by identity: a bind mount inside DIR cannot loop the walk. */
+struct seen {
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} * v;
+	size_t n, cap; /* cap: a power of two, 0 before the first */
+};
+
+static size_t seen_hash(dev_t dev, ino_t ino, size_t cap)
+{
+	return (size_t)(((uint64_t)ino * 0x9e3779b97f4a7c15ull) ^ (uint64_t)dev) & (cap - 1);
+}
+
+/* True when (dev, ino) is new (and now recorded); false when seen or out of memory. */
+static bool seen_add(struct seen *s, dev_t dev, ino_t ino)
+{
+	size_t h;
+
+	if (2 * (s->n + 1) > s->cap) {
+		struct seen old = *s;
+		size_t cap = old.cap ? old.cap * 2 : 64;
+
+		s->v = calloc(cap, sizeof *s->v);
+		if (!s->v) {
+			*s = old;
+			return false;
+		}
+		s->cap = cap;
+		s->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.v[i].ino)
+				seen_add(s, old.v[i].dev, old.v[i].ino);
+		free(old.v);
+	}
+	for (h = seen_hash(dev, ino ? ino : 1, s->cap); s->v[h].ino; h = (h + 1) & (s->cap - 1))
+		if (s->v[h].dev == dev && s->v[h].ino == (ino ? ino : 1))
+			return false;
+	s->v[h].dev = dev;
+	s->v[h].ino = ino ? ino : 1;
+	s->n++;
+	return true;
+}
+
+/* Open the folder at `rel` ("" = the root) one component at a time, links never followed. */
+static int open_rel(struct folder *f, const char *rel)
+{
+	int fd = openat(f->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *p = rel;
+
+	while (fd >= 0 && *p) {
+		const char *slash = strchr(p, '/');
+		size_t len = slash ? (size_t)(slash - p) : strlen(p);
+		char name[NAME_MAX + 1];
+		int next = -1;
+
+		if (len <= NAME_MAX) {
+			memcpy(name, p, len);
+			name[len] = '\0';
+			next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		close(fd);
+		fd = next;
+		p += len + (slash != NULL);
+	}
+	return fd;
+}
+
+/* A pending folder of the walk: its path inside the mount ("" = the root). */
+struct walk {
+	char **v;
+	size_t n, cap;
+};
+
+static bool walk_push(struct walk *w, const char *dir, const char *name)
+{
+	char **v = xgrow_n(w->v, w->n, &w->cap, sizeof *v, 64);
+	char *p = NULL;
+
+	if (!v)
+		return false;
+	w->v = v;
+	if (asprintf(&p, "%s%s%s", dir, *dir ? "/" : "", name) < 0)
+		return false;
+	w->v[w->n++] = p;
+	return true;
+}
+
+/* One folder: GUID-named files fed, subfolders pushed. Names only: no file is opened. */
+static void walk_one(struct folder *f, const char *rel, struct walk *w, struct seen *seen,
+		     struct guid_index *ix)
+{
+	int fd = open_rel(f, rel);
+	struct stat dst;
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &dst) != 0 || !seen_add(seen, dst.st_dev, dst.st_ino) ||
+	    !(d = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		unsigned char type = de->d_type;
+		uint64_t guid;
+		struct stat st;
+		bool is_guid = guid_index_name(de->d_name, &guid);
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    is_mount_point(f, dst.st_dev, de->d_ino))
+			continue;
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+		}
+		if (type == DT_DIR && !on_own_mount(f, dirfd(d), de->d_name)) {
+			walk_push(w, rel, de->d_name);
+		} else if (type == DT_REG && is_guid) {
+			char *p = NULL;
+
+			if (asprintf(&p, "%s%s%s", rel, *rel ? "/" : "", de->d_name) >= 0)
+				guid_index_feed(ix, p, 0);
+			free(p);
+		}
+	}
+	closedir(d);
+}
+
+/* The build of the mount's GUID index: every source folder below DIR read by name (as the
+ * folder layer would show them: links not followed, the mount point and paths into this
+ * mount left out), each GUID-named regular file fed by its path. */
+static void folder_guid_build(void *ctx, struct guid_index *ix)
+{
+	struct folder *f = ((struct tree *)ctx)->fold;
+	struct walk w = {0};
+	struct seen seen = {0};
+
+	if (!walk_push(&w, "", ""))
+		return;
+	while (w.n) {
+		char *rel = w.v[--w.n];
+
+		walk_one(f, rel, &w, &seen, ix);
+		free(rel);
+	}
+	free(w.v);
+	free(seen.v);
+}
+
+struct guid_index *folder_guid_index(struct tree *t)
+{
+	return t->fold ? t->fold->gix : NULL;
+}
+
+uint32_t folder_slot_at(struct tree *t, const char *path)
+{
+	struct folder *f = t->fold;
+	uint32_t slot = 0;
+	const char *p = path;
+
+	while (*p) {
+		const char *slash = strchr(p, '/');
+		size_t len = slash ? (size_t)(slash - p) : strlen(p);
+		struct fentry *dir = entry_get(t, slot), *hit = NULL;
+		bool listed;
+
+		if (!dir || dir->type != FE_DIR)
+			return 0;
+		pthread_mutex_lock(&f->mu);
+		listed = dir->listed;
+		pthread_mutex_unlock(&f->mu);
+		if (!listed && read_folder(t, dir) != RC_OK)
+			return 0;
+		pthread_mutex_lock(&f->mu);
+		for (size_t i = 0; i < dir->n_kids && !hit; i++) {
+			struct fentry *k = entry_find(f, dir->kids[i]);
+
+			if (strlen(k->name) == len && memcmp(k->name, p, len) == 0)
+				hit = k;
+		}
+		pthread_mutex_unlock(&f->mu);
+		if (!hit)
+			return 0;
+		slot = hit->slot;
+		p += len + (slash != NULL);
+	}
+	return slot;
 }
 
 /* ---- open assets ---- */
@@ -935,7 +1196,8 @@ enum tree_open_fail folder_open(struct tree *t, const char *path, char *why, siz
 	f->root.type = FE_DIR;
 	f->root_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	t->fold = f;
-	if (!f->tab) {
+	f->gix = guid_index_new(folder_guid_build, t);
+	if (!f->tab || !f->gix) {
 		snprintf(why, whylen, "out of memory");
 		return TREE_FAIL_OTHER;
 	}
@@ -960,6 +1222,7 @@ void folder_close(struct folder *f)
 	}
 	free(f->root.kids);
 	free(f->tab);
+	guid_index_free(f->gix);
 	if (f->root_fd >= 0)
 		close(f->root_fd);
 	pthread_mutex_destroy(&f->mu);

@@ -99,11 +99,14 @@ check "mount + stat of the root: no listing, no open below DIR ($(below_reads "$
 traced "$WORK/ls.strace" ls
 check "   ... while listing the root does read below it ($(below_reads "$WORK/ls.strace"))" \
 	test "$(below_reads "$WORK/ls.strace")" -gt 0
-sniff_max=$(grep -oE 'pread64\([0-9]+, .*, ([0-9]+), 0\) = [0-9]+' "$WORK/ls.strace" |
-	sed -E 's/.*, ([0-9]+), 0\) = .*/\1/' | sort -n | tail -1)
-check "   ... and sniffs each file with a read of at most 32 bytes (${sniff_max:-none})" \
-	test "${sniff_max:-0}" -gt 0 -a "${sniff_max:-99}" -le 32
-
+# The junk folder: the file without an extension is sniffed (at most 32 bytes); files named
+# .psg/.psk/... or .txt are classified by name and not read at all.
+lsjunk() { ls -l "$1/$J"; }
+traced "$WORK/junk.strace" lsjunk
+sniffs=$(grep -oE 'pread64\([0-9]+, .*, ([0-9]+), 0\) = [0-9]+' "$WORK/junk.strace" |
+	sed -E 's/.*, ([0-9]+), 0\) = .*/\1/' || true)
+check "   ... and sniffs only files whose name does not decide, each with a read of at most 32 bytes ($(echo $sniffs))" \
+	test "$(wc -w <<<"$sniffs")" = 1 -a "$(echo $sniffs)" = 32
 # ---- the mount ----
 # start_fg DIR MNT [opts]: psgfs -f in the background under timeout; sets DPID.
 start_fg() {
@@ -172,8 +175,10 @@ done <"$MAN"
 check "every entry shows as its manifest row says ($(($(wc -l <"$MAN") - 1)) entries)" test "$shown_bad" = 0
 check "a device is left out" bash -c "[ \$(id -u) != 0 ] || ! ls -A '$M/$J' | grep -qx null.psg"
 check "content decides: an arena without extension is a directory" test -d "$M/$J/model_without_extension/objects"
-check "content decides: text named .psg and .psk, and an empty .psg, are files" \
-	test -f "$M/$J/notes.psg" -a -f "$M/$J/fake.psk" -a -f "$M/$J/empty.psg"
+check "the name decides: text named .psg and .psk are broken assets that say why" bash -c \
+	"grep -qx 'status: cannot mount: not a PSG arena, PSK or PSA file (unknown magic)' '$M/$J/notes.psg/info.txt' &&
+	 grep -q 'unknown magic' '$M/$J/fake.psk/info.txt'"
+check "   ... an empty .psg, too small for any magic, is a file" test -f "$M/$J/empty.psg"
 check "an uppercase extension is recognised (SHOUTY.PSG, MESH.PSKX)" \
 	test -d "$M/$J/SHOUTY.PSG/objects" -a -d "$M/$J/MESH.PSKX/chunks"
 check "the truncated arena says why" grep -qx 'status: cannot mount: PSG arena: truncated' "$M/$J/truncated.psg/info.txt"
@@ -245,7 +250,7 @@ check "tool cat of a pass-through file" cmp -s <("$PSGFS_TOOL" cat "$SRC" readme
 check "tool cat of a file inside an asset" cmp -s <("$PSGFS_TOOL" cat "$SRC" "$(first model)/header.txt") \
 	"$M/$(first model)/header.txt"
 check "tool ls of the junk folder: types as the mount shows them" bash -c \
-	"'$PSGFS_TOOL' ls '$SRC' '$J' | awk -F'\t' '\$4 == \"loop_a\" && \$1 == \"l\" {l=1} \$4 == \"notes.psg\" && \$1 == \"f\" {f=1} \$4 == \"SHOUTY.PSG\" && \$1 == \"d\" {d=1} END {exit !(l && f && d)}'"
+	"'$PSGFS_TOOL' ls '$SRC' '$J' | awk -F'\t' '\$4 == \"loop_a\" && \$1 == \"l\" {l=1} \$4 == \"empty.psg\" && \$1 == \"f\" {f=1} \$4 == \"SHOUTY.PSG\" && \$1 == \"d\" {d=1} END {exit !(l && f && d)}'"
 check "tool ls inode numbers are the mount's" bash -c \
 	"[ \$('$PSGFS_TOOL' ls '$SRC' '$J' | awk -F'\t' '\$4 == \"SHOUTY.PSG\" {print \$3}') = \$(stat -c %i '$M/$J/SHOUTY.PSG') ]"
 walk_st=0
@@ -265,6 +270,16 @@ wait "$DPID" 2>/dev/null || true
 mount_psgfs "$SRC" "$M"
 inos "$M" >"$WORK/inos.2"
 check "inode numbers are the same after a remount" cmp -s "$WORK/inos.1" "$WORK/inos.2"
+unmount_psgfs "$M"
+
+# ---- -o sniff_all: the content decides for every file ----
+mount_psgfs "$SRC" "$M" -o sniff_all
+check "-o sniff_all: text named .psg and .psk, and an empty .psg, are files with their bytes" bash -c \
+	"cmp -s '$SRC/$J/notes.psg' '$M/$J/notes.psg' && cmp -s '$SRC/$J/fake.psk' '$M/$J/fake.psk' && test -f '$M/$J/empty.psg'"
+check "   ... assets and the arena without extension are still directories" \
+	test -d "$M/$J/SHOUTY.PSG/objects" -a -d "$M/$J/model_without_extension/objects"
+check "   ... psgfs-tool --sniff-all find lists what the mount shows" \
+	cmp -s <(timeout 120 "$PSGFS_TOOL" --sniff-all find "$SRC" 2>/dev/null | sort) <(tree_of "$M")
 unmount_psgfs "$M"
 
 # ---- a file the daemon may not read: a directory anyone may enter, saying why ----

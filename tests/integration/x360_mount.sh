@@ -34,6 +34,13 @@ twins_equal() {
 }
 check "every PS3 twin's .dds and .png equal the Xbox 360 ones" twins_equal
 
+# info.txt names formats in one vocabulary: a twin's texture line is the same on both platforms
+# (DXT5, not the Xenos DXT4_5, for byte-identical .dds output).
+check "info.txt: every PS3 twin's texture line equals the Xbox 360 one" bash -c "
+	p=\$(grep -E '^  0x' '$mp/info.txt' | sort); [ \$(echo \"\$p\" | wc -l) -gt 100 ] &&
+	[ -z \"\$(comm -23 <(echo \"\$p\") <(grep -E '^  0x' '$mx/info.txt' | sort))\" ] &&
+	! grep -q DXT4_5 '$mx/info.txt'"
+
 check "st_size exact for every texture file" all_read_whole "$mx/textures"
 
 dxn=$(comm -23 <(ls "$mx/textures") <(ls "$mp/textures") | grep '\.dds$' | head -1)

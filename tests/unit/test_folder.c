@@ -356,8 +356,8 @@ static void test_out_of_fds_at_open(void **state)
 	tree_close(t);
 }
 
-/* A listing that could not sniff its files (no descriptor to spare) is not kept: files are
- * never classed by their extension for want of a descriptor. */
+/* A listing that could not sniff its files (no descriptor to spare) is not kept: files whose
+ * name does not decide are never classed by their extension for want of a descriptor. */
 static void test_out_of_fds_at_listing(void **state)
 {
 	struct tree_stat st;
@@ -368,13 +368,13 @@ static void test_out_of_fds_at_listing(void **state)
 	put_sky("disguised", 0);
 	buf_init(&b);
 	buf_puts(&b, "text, not an arena\n");
-	put("notes.psg", &b);
+	put("notes.dat", &b);
 	buf_free(&b);
 	t = open_dir(0);
 	assert_int_equal(with_fds(1, list_root_rc, t), RC_NOMEM);
 	assert_int_equal(tree_resolve(t, "disguised", &st), RC_OK);
 	assert_int_equal(st.type, TT_DIR);
-	assert_int_equal(tree_resolve(t, "notes.psg", &st), RC_OK);
+	assert_int_equal(tree_resolve(t, "notes.dat", &st), RC_OK);
 	assert_int_equal(st.type, TT_FILE);
 	tree_close(t);
 }
@@ -539,6 +539,65 @@ static void test_concurrent_first_listing(void **state)
 	}
 }
 
+static void put_text(const char *name, const char *text)
+{
+	struct buf b;
+
+	buf_init(&b);
+	buf_puts(&b, text);
+	put(name, &b);
+	buf_free(&b);
+}
+
+static enum tree_type type_of(struct tree *t, const char *name)
+{
+	struct tree_stat st;
+
+	assert_int_equal(tree_resolve(t, name, &st), RC_OK);
+	return st.type;
+}
+
+/* What the name decides and what the content decides (docs: README "Folder mounts"), and
+ * -o sniff_all, which lets the content decide everything. */
+static void test_classify_by_name(void **state)
+{
+	struct tree_opts o = {.sniff_all = true};
+	struct tree *t;
+	char why[256], *info;
+	enum rc r;
+
+	(void)state;
+	put_text("notes.psg", "text, not an arena\n");
+	put_text("tiny.PSK", "ACTRHEAD"); /* shorter than a PSK's magic */
+	put_text("empty.psa", "");
+	put_sky("arena.txt", 0);	 /* a plain-file name */
+	put_sky("arena", 0);		 /* no extension: content */
+	put_text("data.bin", "plain\n"); /* unknown extension: content */
+	put_psk("mesh.PsKx");
+	t = open_dir(0);
+	assert_int_equal(type_of(t, "notes.psg"), TT_DIR);
+	info = slurp(t, "notes.psg/info.txt", &r);
+	assert_non_null(info);
+	assert_non_null(strstr(info, "status: cannot mount: not a PSG arena, PSK or PSA file"));
+	free(info);
+	assert_int_equal(type_of(t, "tiny.PSK"), TT_FILE);
+	assert_int_equal(type_of(t, "empty.psa"), TT_FILE);
+	assert_int_equal(type_of(t, "arena.txt"), TT_FILE);
+	assert_int_equal(type_of(t, "arena"), TT_DIR);
+	assert_int_equal(type_of(t, "data.bin"), TT_FILE);
+	assert_int_equal(type_of(t, "mesh.PsKx"), TT_DIR);
+	tree_close(t);
+
+	assert_int_equal(tree_open(dir, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+	assert_int_equal(type_of(t, "notes.psg"), TT_FILE);
+	assert_int_equal(type_of(t, "tiny.PSK"), TT_FILE);
+	assert_int_equal(type_of(t, "arena.txt"), TT_DIR);
+	assert_int_equal(type_of(t, "arena"), TT_DIR);
+	assert_int_equal(type_of(t, "data.bin"), TT_FILE);
+	assert_int_equal(type_of(t, "mesh.PsKx"), TT_DIR);
+	tree_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,6 +612,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_names_escaped, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_deep_folders, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_concurrent_first_listing, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_classify_by_name, dir_setup, dir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

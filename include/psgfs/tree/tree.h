@@ -30,6 +30,8 @@ struct tree_opts {
 	const char *hierarchy_text; /* PSG: the same text already read (wins over the path) */
 	bool yup;		    /* PSK export in the game's Y-up instead of Z-up */
 	unsigned max_assets;	    /* folder mounts: open files kept at most (0 = default) */
+	bool sniff_all;		    /* folder mounts: classify every file by its first bytes
+				       (default: by name and size where they decide) */
 	const char *mods_dir;	    /* texture mods: OUTDIR (absolute, a directory), or NULL
 				       (include/psgfs/tree/mods.h) */
 };
