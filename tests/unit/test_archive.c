@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <zlib.h>
 
 #include <cmocka.h>
@@ -689,6 +690,75 @@ static void test_eb_long_refpack(void **state)
 	free(piece);
 }
 
+/* One index, four threads decoding every piece in different orders: the index is read-only. */
+struct par {
+	const struct src *s;
+	const struct arc_index *ix;
+	const uint8_t *want;
+	unsigned seed;
+	int bad;
+};
+
+static void *par_run(void *arg)
+{
+	struct par *p = arg;
+	uint8_t *piece = malloc(ARC_PIECE_MAX);
+	uint64_t n = arc_piece_count(p->ix);
+
+	if (!piece) {
+		p->bad = 1;
+		return NULL;
+	}
+	for (uint64_t j = 0; j < 2 * n; j++) {
+		uint64_t k = (j * 7 + p->seed) % n, off, len;
+		size_t got;
+
+		arc_piece_span(p->ix, k, &off, &len);
+		if (arc_piece(p->s, p->ix, k, piece, &got) != RC_OK || got != len ||
+		    memcmp(piece, p->want + off, len))
+			p->bad = 1;
+	}
+	free(piece);
+	return NULL;
+}
+
+static void test_parallel_pieces(void **state)
+{
+	(void)state;
+	size_t n = 2 * ARC_PIECE_MAX + 777, pl, len;
+	uint8_t *a1 = malloc(n), *pk, *p;
+	struct tent e[1];
+	struct src s;
+	struct src_mem m;
+	struct arc a;
+	struct arc_index *ix;
+	pthread_t th[4];
+	struct par pr[4];
+
+	assert_non_null(a1);
+	fill(a1, n, 77);
+	pk = rp_pack(a1, n, &pl);
+	e[0] = (struct tent){0, "shared.psg", pk, pl, (uint32_t)n, 1, 0};
+	p = eb_build(&game, e, 1, &len);
+	src_init_mem(&s, &m, p, len);
+	assert_int_equal(arc_open(&s, NULL, &a, NULL), RC_OK);
+	assert_int_equal(arc_index_build(&s, &a, 0, &ix, NULL), RC_OK);
+	for (int t = 0; t < 4; t++) {
+		pr[t] = (struct par){&s, ix, a1, (unsigned)t, 0};
+		assert_int_equal(pthread_create(&th[t], NULL, par_run, &pr[t]), 0);
+	}
+	for (int t = 0; t < 4; t++) {
+		pthread_join(th[t], NULL);
+		assert_int_equal(pr[t].bad, 0);
+	}
+	assert_int_equal(arc_index_decodes(ix), 4 * 2 * arc_piece_count(ix));
+	arc_index_free(ix);
+	arc_free(&a);
+	free(p);
+	free(pk);
+	free(a1);
+}
+
 /* ---- chunked entries ---- */
 
 /* How each chunk is packed: r RefPack (method 2), z zlib (3, the SK8 reading), d raw deflate
@@ -1132,6 +1202,7 @@ int main(void)
 	    cmocka_unit_test(test_eb_hostile_header),
 	    cmocka_unit_test(test_eb_lying_sizes),
 	    cmocka_unit_test(test_eb_long_refpack),
+	    cmocka_unit_test(test_parallel_pieces),
 	    cmocka_unit_test(test_chunked_methods),
 	    cmocka_unit_test(test_chunked_lzx),
 	    cmocka_unit_test(test_chunked_hostile),
