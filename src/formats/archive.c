@@ -5,6 +5,7 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/formats/archive.h"
 #include "psgfs/formats/refpack.h"
+#include "sfil.h"
 
 #define EB_HDR 0x30u
 
@@ -19,7 +20,8 @@ static int arc_kind_of(const uint8_t *h, size_t n)
 		return ARC_BIGF;
 	if (!memcmp(h, "BIG4", 4))
 		return ARC_BIG4;
-	/* SFIL stream collections: detected and parsed by src/formats/sfil.c. */
+	if (sfil_detect(h, n)) /* SFIL stream collections: src/formats/sfil.c */
+		return ARC_SFIL;
 	return 0;
 }
 
@@ -462,7 +464,6 @@ enum rc arc_open(const struct src *s, const struct src *toc, struct arc *a, stru
 	size_t n = s->size < sizeof h ? (size_t)s->size : sizeof h;
 	enum rc r;
 
-	(void)toc; /* the ATOC companion of SFIL collections */
 	memset(a, 0, sizeof *a);
 	r = src_read(s, 0, h, n);
 	if (r != RC_OK)
@@ -475,7 +476,9 @@ enum rc arc_open(const struct src *s, const struct src *toc, struct arc *a, stru
 	case ARC_BIG4:
 		r = big_open(s, a, arc_kind_of(h, n), d);
 		break;
-	/* case ARC_SFIL: src/formats/sfil.c */
+	case ARC_SFIL:
+		r = sfil_open(s, toc, a, d);
+		break;
 	default:
 		return RC_FORMAT;
 	}
