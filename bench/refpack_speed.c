@@ -7,7 +7,7 @@
  *                 (restart points, bounded buffers: what the mount does per piece)
  *   index_build   the sequential decode that places the restart points
  * Build: cc -O2 -Iinclude -Isrc -Itests/unit bench/refpack_speed.c build/src/libpsgfs.a \
- *        -lz -lm -lpthread -o refpack_speed
+ *        -lz -lmspack -lm -lpthread -o refpack_speed   (-lmspack when the build found it)
  * Run:   refpack_speed [ROUNDS]    prints name<TAB>MB/s lines (medians of wall-clock figures,
  *        then _cpu_ ones from the thread's CPU time: the figure on an idle core)
  */

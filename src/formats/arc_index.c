@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include "archive_int.h"
+#include "lzx.h"
 #include "sfil.h"
 #include "psgfs/base/bytes.h"
 
@@ -478,6 +479,42 @@ static enum rc piece_inflate(const struct src *s, const struct arcx_seg *g, uint
 	return r;
 }
 
+/* LZX (libmspack): the segment decodes whole; a segment longer than the piece goes through a
+ * buffer of its size, which is bounded like its input. */
+#define LZX_SEG_MAX (16u << 20)
+
+static enum rc piece_lzx(const struct src *s, const struct arcx_seg *g, uint64_t po, size_t len,
+			 uint8_t *dst, size_t *got)
+{
+	uint8_t *in, *tmp = NULL;
+	size_t n = 0;
+	enum rc r;
+
+	if (!lzx_available())
+		return RC_UNSUPPORTED;
+	if (g->s.in_len > LZX_SEG_MAX || g->s.out_len > LZX_SEG_MAX)
+		return RC_UNSUPPORTED;
+	r = src_dup(s, g->s.in_off, (size_t)g->s.in_len, &in);
+	if (r != RC_OK)
+		return r;
+	if (po == 0 && len == g->s.out_len) {
+		r = lzx_xmem_decode(in, (size_t)g->s.in_len, dst, len, got);
+	} else {
+		tmp = malloc((size_t)g->s.out_len);
+		r = tmp ? lzx_xmem_decode(in, (size_t)g->s.in_len, tmp, (size_t)g->s.out_len, &n)
+			: RC_NOMEM;
+		if (r == RC_OK && n > po) {
+			*got = n - po < len ? (size_t)(n - po) : len;
+			memcpy(dst, tmp + po, *got);
+		}
+	}
+	free(in);
+	free(tmp);
+	if (r == RC_OK && *got < len)
+		r = RC_CORRUPT;
+	return r;
+}
+
 enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, uint8_t *dst,
 		  size_t *got)
 {
@@ -501,7 +538,7 @@ enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, u
 	case ARC_SEG_DEFLATE:
 		return piece_inflate(s, g, po, len, dst, got);
 	case ARC_SEG_LZX:
-		return RC_UNSUPPORTED;
+		return piece_lzx(s, g, po, len, dst, got);
 	default:
 		return g->why ? (enum rc)g->why : RC_CORRUPT;
 	}
@@ -605,7 +642,7 @@ static enum rc chunk_segments(const struct src *s, const struct arc_entry *e,
 		g.method = chunk_method(c->lzx, m, packed, g.out_len, b + 8, got - 8);
 		bad += g.method == ARC_SEG_BAD;
 		lzx += g.method == ARC_SEG_LZX;
-		r = arcx_add(ix, &g, g.method == ARC_SEG_LZX ? RC_UNSUPPORTED : RC_CORRUPT);
+		r = arcx_add(ix, &g, RC_CORRUPT);
 		if (r != RC_OK)
 			return r;
 		out += g.out_len;
@@ -613,8 +650,10 @@ static enum rc chunk_segments(const struct src *s, const struct arc_entry *e,
 	}
 	if (bad)
 		diag_add(d, "%s: %u chunks with a method that is not understood", name, bad);
-	if (lzx)
-		diag_add(d, "%s: %u LZX chunks (Xbox 360): LZX is not decoded", name, lzx);
+	if (lzx && !lzx_available())
+		diag_add(d,
+			 "%s: %u LZX chunks (Xbox 360): this build has no LZX decoder (libmspack)",
+			 name, lzx);
 	if (c->total != e->size)
 		diag_add(d, "%s: chunk header says %u bytes, the table %llu", name, c->total,
 			 (unsigned long long)e->size);
@@ -666,8 +705,10 @@ static enum rc single_index(const struct arc_entry *e, const uint8_t *h, size_t 
 				 (unsigned long long)claimed, (unsigned long long)e->size);
 	} else if (e->method == ARC_LZX) {
 		g.method = ARC_SEG_LZX;
-		why = RC_UNSUPPORTED;
-		diag_add(d, "%s: LZX (Xbox 360) is not decoded", name);
+		why = lzx_available() ? RC_CORRUPT : RC_UNSUPPORTED;
+		if (!lzx_available())
+			diag_add(d, "%s: LZX (Xbox 360): this build has no LZX decoder (libmspack)",
+				 name);
 	} else if (e->stored == e->size || e->method == ARC_STORED) {
 		if (e->method != ARC_STORED && e->method != ARC_METHOD_UNKNOWN)
 			diag_add(d, "%s: compression %u but the bytes are plain; read as stored",

@@ -8,6 +8,7 @@
 #include "psgfs/gen/gen_psg_skinned.h"
 #include "psgfs/gen/gen_psg_textures.h"
 #include "psgfs/gen/gen_psk.h"
+#include "psgfs/gen/gen_big.h"
 #include "psgfs/gen/gen_stream.h"
 #include "psgfs/formats/texture.h"
 #include "psgfs/base/bytes.h"
@@ -348,6 +349,18 @@ static void ar_chunk(struct buf *b, char how, const uint8_t *src, size_t n)
 		len = zl;
 		data = tmp;
 		m = 3;
+	} else if (how == 'l') { /* LZX in XMem frames (the generator's uncompressed blocks) */
+		struct buf l;
+
+		buf_init(&l);
+		gen_lzx_stored(src, n, &l);
+		if (!l.oom && l.len <= sizeof tmp) {
+			memcpy(tmp, l.data, l.len);
+			len = l.len;
+			data = tmp;
+			m = 3;
+		}
+		buf_free(&l);
 	}
 	buf_pad_to(b, 16);
 	buf_set_u32be(b, b->len - 8, (uint32_t)len);
@@ -487,7 +500,7 @@ static void archive_seeds(struct seedset *s)
 		ar_chunks(&e[3].body, "chunkzip", src, sizeof src, "zs");
 		e[4].name = "chunklzx.psg";
 		e[4].comp = 4;
-		ar_chunks(&e[4].body, "chunklzx", src, sizeof src, "s");
+		ar_chunks(&e[4].body, "chunklzx", src, sizeof src, "ls");
 		e[5] = (struct ar_ent){1, "empty", e[5].body, 0, 0};
 		buf_init(&b);
 		ar_eb(&b, wide, wide ? 0 : 4, e, 6);
