@@ -200,6 +200,7 @@ static enum rc companion_arena(struct prng *p, bool x360, struct buf *b)
 	if (x360)
 		return gen_big_x360_textures(prng_below(p, 1000), b);
 	o.specs = gen_tex_default_specs(&n);
+	(void)prng_below(p, (uint32_t)(n - 2)); /* what texture_arena draws: later assets stay */
 	o.n_specs = n < 6 ? n : 6;
 	o.shuffle_seed = seed_next(p);
 	return gen_psg_textures(&o, b, NULL, NULL);
