@@ -34,11 +34,20 @@ static char *el_str(struct elist *l, const char *s)
 {
 	char *d = strdup(s);
 
-	if (!d ||
-	    (l->nstr == l->capstr && !(l->capstr = l->capstr ? 2 * l->capstr : 64,
-				       l->strs = realloc(l->strs, l->capstr * sizeof *l->strs)))) {
+	if (d && l->nstr == l->capstr) {
+		size_t cap = l->capstr ? 2 * l->capstr : 64;
+		char **v = realloc(l->strs, cap * sizeof *v);
+
+		if (v) {
+			l->strs = v;
+			l->capstr = cap;
+		} else {
+			free(d);
+			d = NULL;
+		}
+	}
+	if (!d) {
 		l->oom = true;
-		free(d);
 		return NULL;
 	}
 	l->strs[l->nstr++] = d;
