@@ -325,6 +325,10 @@ enum rc arcx_finish(const struct src *s, struct arc_index *ix, const char *name,
 		}
 	}
 	ix->npieces = k;
+	if (ix->nseg && ix->nseg < ix->segcap) {
+		ix->seg = xshrink_n(ix->seg, ix->nseg, sizeof *ix->seg);
+		ix->segcap = ix->nseg;
+	}
 	ix->bytes += (uint64_t)ix->segcap * sizeof *ix->seg;
 	return RC_OK;
 }
@@ -563,6 +567,11 @@ static enum rc chunk_segments(const struct src *s, const struct arc_entry *e,
 		diag_add(d, "%s: %llu chunks cannot fit in %llu stored bytes", name,
 			 (unsigned long long)n, (unsigned long long)e->stored);
 		n = (e->stored - CHUNK_HDR) / 8;
+	}
+	if (n > ARCX_CHUNKS_MAX) {
+		diag_add(d, "%s: %llu chunks; only the first %u are indexed", name,
+			 (unsigned long long)n, ARCX_CHUNKS_MAX);
+		n = ARCX_CHUNKS_MAX;
 	}
 	for (uint64_t i = 0; i < n && out < e->size; i++) {
 		uint64_t pay = align_up(cursor + 8, c->align);

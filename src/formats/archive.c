@@ -194,9 +194,16 @@ static void eb_tables_free(struct eb_tables *t)
 	free(t->folders);
 }
 
+/*
+ * Folder strings are shared, so a hostile archive could make every tiny name record stand for
+ * a 255-byte folder: the paths may take at most 4 bytes per byte of the file (real archives
+ * need far less: their data dominates).
+ */
 static enum rc eb_paths(struct arc *a, const struct eb_hdr *h, const struct eb_tables *t,
-			struct pathbuf *pb, struct diag *d)
+			uint64_t fsize, struct pathbuf *pb, struct diag *d)
 {
+	uint64_t budget = 4 * fsize + (1u << 20);
+
 	for (uint32_t i = 0; i < a->n; i++) {
 		const uint8_t *nr = t->names + (size_t)i * h->name_rec;
 		uint16_t fi = ld_u16be(nr);
@@ -215,6 +222,11 @@ static enum rc eb_paths(struct arc *a, const struct eb_hdr *h, const struct eb_t
 		}
 		if (!pb_put(pb, nr + 2, nl) || !pb_put(pb, "", 1))
 			return RC_NOMEM;
+		if (pb->len > budget) {
+			diag_add(d, "EB names: %u entries' paths take more than %llu bytes", i + 1,
+				 (unsigned long long)budget);
+			return RC_CORRUPT;
+		}
 		if (fbad) {
 			a->e[i].bad = 1;
 			diag_add(d, "entry %u (%.*s): folder index %u out of range (%llu folders)",
@@ -320,7 +332,7 @@ static enum rc eb_open(const struct src *s, struct arc *a, struct diag *d)
 	r = eb_read_tables(s, &h, a->n, comp, folders_off, &t);
 	if (r == RC_OK) {
 		eb_entries(a, &h, &t);
-		r = eb_paths(a, &h, &t, &pb, d);
+		r = eb_paths(a, &h, &t, fsize, &pb, d);
 	}
 	eb_tables_free(&t);
 	a->paths = pb.p;

@@ -54,6 +54,7 @@ void ax_unmount(struct asset *as)
 	else
 		psk_index_free(&x->psk);
 	diag_free(&x->d);
+	free(x->parents_from);
 	free(x);
 	as->priv = NULL;
 }
