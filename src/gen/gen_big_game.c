@@ -34,11 +34,20 @@ static char *el_str(struct elist *l, const char *s)
 {
 	char *d = strdup(s);
 
-	if (!d ||
-	    (l->nstr == l->capstr && !(l->capstr = l->capstr ? 2 * l->capstr : 64,
-				       l->strs = realloc(l->strs, l->capstr * sizeof *l->strs)))) {
+	if (d && l->nstr == l->capstr) {
+		size_t cap = l->capstr ? 2 * l->capstr : 64;
+		char **v = realloc(l->strs, cap * sizeof *v);
+
+		if (v) {
+			l->strs = v;
+			l->capstr = cap;
+		} else {
+			free(d);
+			d = NULL;
+		}
+	}
+	if (!d) {
 		l->oom = true;
-		free(d);
 		return NULL;
 	}
 	l->strs[l->nstr++] = d;
@@ -200,6 +209,7 @@ static enum rc companion_arena(struct prng *p, bool x360, struct buf *b)
 	if (x360)
 		return gen_big_x360_textures(prng_below(p, 1000), b);
 	o.specs = gen_tex_default_specs(&n);
+	(void)prng_below(p, (uint32_t)(n - 2)); /* what texture_arena draws: later assets stay */
 	o.n_specs = n < 6 ? n : 6;
 	o.shuffle_seed = seed_next(p);
 	return gen_psg_textures(&o, b, NULL, NULL);
