@@ -107,7 +107,7 @@ static void usage(FILE *out)
 	    "  -s                     single-threaded\n"
 	    "  -o cache_size=SIZE     bytes of decoded data kept in memory: digits with an\n"
 	    "                         optional K, M or G suffix (default 64M, minimum 1M)\n"
-	    "  -o hierarchy=FILE      PSG: TSV of 'bone<TAB>parent' names for the skeleton\n"
+	    "  -o hierarchy=FILE      PSG, PSA: TSV of 'bone<TAB>parent' names for the skeleton\n"
 	    "                         (a regular file of at most 16M, read before mounting)\n"
 	    "  -o yup                 PSG: export the .psk/.pskx in the game's Y-up (default:\n"
 	    "                         Z-up, as PSK importers expect; -o zup is accepted)\n"

@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include "archive_int.h"
+#include "sfil.h"
 #include "psgfs/base/bytes.h"
 
 #define IN_BLOCK     (256u << 10) /* input read per refill */
@@ -324,6 +325,10 @@ enum rc arcx_finish(const struct src *s, struct arc_index *ix, const char *name,
 		}
 	}
 	ix->npieces = k;
+	if (ix->nseg && ix->nseg < ix->segcap) {
+		ix->seg = xshrink_n(ix->seg, ix->nseg, sizeof *ix->seg);
+		ix->segcap = ix->nseg;
+	}
 	ix->bytes += (uint64_t)ix->segcap * sizeof *ix->seg;
 	return RC_OK;
 }
@@ -563,9 +568,15 @@ static enum rc chunk_segments(const struct src *s, const struct arc_entry *e,
 			 (unsigned long long)n, (unsigned long long)e->stored);
 		n = (e->stored - CHUNK_HDR) / 8;
 	}
+	if (n > ARCX_CHUNKS_MAX) {
+		diag_add(d, "%s: %llu chunks; only the first %u are indexed", name,
+			 (unsigned long long)n, ARCX_CHUNKS_MAX);
+		n = ARCX_CHUNKS_MAX;
+	}
 	for (uint64_t i = 0; i < n && out < e->size; i++) {
 		uint64_t pay = align_up(cursor + 8, c->align);
-		uint8_t b[16] = {0};
+		uint8_t b[8 + 10] = {
+		    0}; /* the descriptor, then the longest RefPack header (91 FB) */
 		size_t got;
 		uint32_t packed, m;
 		struct arc_seg g;
@@ -576,7 +587,7 @@ static enum rc chunk_segments(const struct src *s, const struct arc_entry *e,
 				 (unsigned long long)i);
 			break;
 		}
-		got = e->stored - (pay - 8) < 16 ? (size_t)(e->stored - (pay - 8)) : 16;
+		got = e->stored - (pay - 8) < sizeof b ? (size_t)(e->stored - (pay - 8)) : sizeof b;
 		r = src_read(s, e->off + pay - 8, b, got);
 		if (r != RC_OK)
 			return r;
@@ -690,8 +701,9 @@ enum rc arc_index_build(const struct src *s, const struct arc *a, uint32_t i,
 	ix = arcx_new(e->size);
 	if (!ix)
 		return RC_NOMEM;
-	/* ARC_SECTIONS (stream assets) are indexed by src/formats/sfil.c. */
-	if (!e->bad && e->method != ARC_SECTIONS && e->size > 0) {
+	if (!e->bad && e->method == ARC_SECTIONS && e->size > 0) {
+		r = sfil_index(s, a, i, ix, name, d); /* stream assets: src/formats/sfil.c */
+	} else if (!e->bad && e->size > 0) {
 		n = e->stored < CHUNK_HDR ? (size_t)e->stored : CHUNK_HDR;
 		r = src_read(s, e->off, h, n);
 		if (r == RC_OK && chunk_magic(h, n) &&

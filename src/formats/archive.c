@@ -5,6 +5,7 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/formats/archive.h"
 #include "psgfs/formats/refpack.h"
+#include "sfil.h"
 
 #define EB_HDR 0x30u
 
@@ -19,7 +20,8 @@ static int arc_kind_of(const uint8_t *h, size_t n)
 		return ARC_BIGF;
 	if (!memcmp(h, "BIG4", 4))
 		return ARC_BIG4;
-	/* SFIL stream collections: detected and parsed by src/formats/sfil.c. */
+	if (sfil_detect(h, n)) /* SFIL stream collections: src/formats/sfil.c */
+		return ARC_SFIL;
 	return 0;
 }
 
@@ -43,6 +45,8 @@ struct pathbuf {
 
 static bool pb_put(struct pathbuf *b, const void *s, size_t n)
 {
+	if (n == 0)
+		return true;
 	if (n > SIZE_MAX / 2 - b->len)
 		return false;
 	if (b->len + n > b->cap) {
@@ -190,9 +194,16 @@ static void eb_tables_free(struct eb_tables *t)
 	free(t->folders);
 }
 
+/*
+ * Folder strings are shared, so a hostile archive could make every tiny name record stand for
+ * a 255-byte folder: the paths may take at most 4 bytes per byte of the file (real archives
+ * need far less: their data dominates).
+ */
 static enum rc eb_paths(struct arc *a, const struct eb_hdr *h, const struct eb_tables *t,
-			struct pathbuf *pb, struct diag *d)
+			uint64_t fsize, struct pathbuf *pb, struct diag *d)
 {
+	uint64_t budget = 4 * fsize + (1u << 20);
+
 	for (uint32_t i = 0; i < a->n; i++) {
 		const uint8_t *nr = t->names + (size_t)i * h->name_rec;
 		uint16_t fi = ld_u16be(nr);
@@ -211,6 +222,11 @@ static enum rc eb_paths(struct arc *a, const struct eb_hdr *h, const struct eb_t
 		}
 		if (!pb_put(pb, nr + 2, nl) || !pb_put(pb, "", 1))
 			return RC_NOMEM;
+		if (pb->len > budget) {
+			diag_add(d, "EB names: %u entries' paths take more than %llu bytes", i + 1,
+				 (unsigned long long)budget);
+			return RC_CORRUPT;
+		}
 		if (fbad) {
 			a->e[i].bad = 1;
 			diag_add(d, "entry %u (%.*s): folder index %u out of range (%llu folders)",
@@ -316,7 +332,7 @@ static enum rc eb_open(const struct src *s, struct arc *a, struct diag *d)
 	r = eb_read_tables(s, &h, a->n, comp, folders_off, &t);
 	if (r == RC_OK) {
 		eb_entries(a, &h, &t);
-		r = eb_paths(a, &h, &t, &pb, d);
+		r = eb_paths(a, &h, &t, fsize, &pb, d);
 	}
 	eb_tables_free(&t);
 	a->paths = pb.p;
@@ -448,7 +464,6 @@ enum rc arc_open(const struct src *s, const struct src *toc, struct arc *a, stru
 	size_t n = s->size < sizeof h ? (size_t)s->size : sizeof h;
 	enum rc r;
 
-	(void)toc; /* the ATOC companion of SFIL collections */
 	memset(a, 0, sizeof *a);
 	r = src_read(s, 0, h, n);
 	if (r != RC_OK)
@@ -461,7 +476,9 @@ enum rc arc_open(const struct src *s, const struct src *toc, struct arc *a, stru
 	case ARC_BIG4:
 		r = big_open(s, a, arc_kind_of(h, n), d);
 		break;
-	/* case ARC_SFIL: src/formats/sfil.c */
+	case ARC_SFIL:
+		r = sfil_open(s, toc, a, d);
+		break;
 	default:
 		return RC_FORMAT;
 	}
@@ -469,6 +486,9 @@ enum rc arc_open(const struct src *s, const struct src *toc, struct arc *a, stru
 		arc_free(a);
 		return r;
 	}
+	/* Kept for the mount's lifetime: no slack. */
+	if (a->paths && a->paths_len)
+		a->paths = xshrink_n(a->paths, a->paths_len, 1);
 	a->heap_bytes = (uint64_t)a->n * sizeof *a->e + a->paths_len;
 	return RC_OK;
 }

@@ -39,6 +39,10 @@ struct arc_index {
 	atomic_ullong decodes; /* segment decodes by arc_piece, for tests and info */
 };
 
+/* At most this many chunks per entry (a 4 GiB entry in 64 KiB chunks): the index costs about
+ * 80 bytes per chunk, and 8 stored bytes per chunk must not buy 80 bytes of memory. */
+#define ARCX_CHUNKS_MAX 65536u
+
 /* At most this many restart points per RefPack segment (each holds RP_WINDOW bytes). */
 #define ARCX_RESTARTS_MAX 32u
 

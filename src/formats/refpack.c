@@ -59,6 +59,76 @@ static inline void rp_match(uint8_t *o, size_t dist, size_t n)
 	}
 }
 
+/* Slack the fast loop needs: it copies in 16-byte blocks and may write past a command's end. */
+#define FAST_IN	 (RP_CMD_MAX + 16)
+#define FAST_OUT (1028 + 112 + 32)
+
+/*
+ * Commands while both buffers have room for the longest one: no per-byte bounds checks,
+ * literals and far copies moved 16 bytes at a time (the bytes written past a command's end
+ * are scratch, overwritten by the next one). Stops before the end command and before a bad
+ * reference, which the careful loop handles; returns with the positions advanced.
+ */
+static void rp_fast(const uint8_t *in, size_t in_len, size_t *pi, uint8_t *buf, size_t cap,
+		    size_t *po, uint64_t base)
+{
+	size_t i = *pi, o = *po;
+
+	while (in_len - i >= FAST_IN && cap - o >= FAST_OUT) {
+		const uint8_t *c = in + i;
+		uint32_t b0 = c[0], lit, copy, dist;
+		size_t adv;
+
+		if (!(b0 & 0x80)) {
+			lit = b0 & 3;
+			copy = ((b0 >> 2) & 7) + 3;
+			dist = ((b0 & 0x60) << 3) + c[1] + 1;
+			adv = 2;
+		} else if (!(b0 & 0x40)) {
+			lit = c[1] >> 6;
+			copy = (b0 & 0x3F) + 4;
+			dist = (((uint32_t)c[1] & 0x3F) << 8) + c[2] + 1;
+			adv = 3;
+		} else if (!(b0 & 0x20)) {
+			lit = b0 & 3;
+			copy = ((b0 & 0x0C) << 6) + c[3] + 5;
+			dist = ((b0 & 0x10) << 12) + ((uint32_t)c[1] << 8) + c[2] + 1;
+			adv = 4;
+		} else if (b0 < 0xFC) {
+			lit = ((b0 & 0x1F) + 1) * 4;
+			copy = 0;
+			dist = 0;
+			adv = 1;
+		} else {
+			break;
+		}
+		if (copy && (dist > base + o + lit || dist > o + lit))
+			break;
+		c += adv;
+		for (uint32_t k = 0; k < lit; k += 16)
+			memcpy(buf + o + k, c + k, 16);
+		i += adv + lit;
+		o += lit;
+		if (copy) {
+			uint8_t *q = buf + o;
+			const uint8_t *r = q - dist;
+
+			if (dist >= 16)
+				for (uint32_t k = 0; k < copy; k += 16)
+					memcpy(q + k, r + k, 16);
+			else if (dist >= 8)
+				for (uint32_t k = 0; k < copy; k += 8)
+					memcpy(q + k, r + k, 8);
+			else
+				for (uint32_t k = 0; k < copy; k++)
+					q[k] = r[k];
+			o += copy;
+		}
+	}
+	*pi = i;
+	*po = o;
+}
+
 enum rc rp_run(struct rp_state *st, const uint8_t *in, size_t in_len, uint8_t *buf, size_t pos,
 	       size_t cap, size_t *end)
 {
@@ -98,6 +168,9 @@ enum rc rp_run(struct rp_state *st, const uint8_t *in, size_t in_len, uint8_t *b
 				break;
 		}
 		if (st->done || o == cap)
+			break;
+		rp_fast(in, in_len, &i, buf, cap, &o, base);
+		if (o == cap)
 			break;
 
 		size_t avail = in_len - i;

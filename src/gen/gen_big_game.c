@@ -189,6 +189,22 @@ static enum rc texture_arena(struct prng *p, bool x360, struct buf *b)
 	return gen_psg_textures(&o, b, NULL, NULL);
 }
 
+/* A model's _Textures companion: the first six textures of the default set, the ones the
+ * generated models' materials name (as gen_folder's companions), so material links resolve
+ * across the archive. */
+static enum rc companion_arena(struct prng *p, bool x360, struct buf *b)
+{
+	struct gen_tex_opts o = {0};
+	size_t n;
+
+	if (x360)
+		return gen_big_x360_textures(prng_below(p, 1000), b);
+	o.specs = gen_tex_default_specs(&n);
+	o.n_specs = n < 6 ? n : 6;
+	o.shuffle_seed = seed_next(p);
+	return gen_psg_textures(&o, b, NULL, NULL);
+}
+
 static enum rc model_arena(struct prng *p, bool x360, struct buf *b)
 {
 	struct gen_skinned_opts o = {.layout = -1};
@@ -280,7 +296,7 @@ static enum rc game_entries(const struct gen_big_game_opts *o, struct elist *l)
 				buf_init(&b);
 				k++;
 				snprintf(name, sizeof name, "m%08x_Textures.%s", (unsigned)g1, ext);
-				r = texture_arena(&p, o->x360, &b);
+				r = companion_arena(&p, o->x360, &b);
 			}
 		} else { /* Unreal meshes and animations (as modders' folders hold them) */
 			snprintf(folder, sizeof folder, CAC "/actorx/%s",
@@ -797,7 +813,7 @@ static void gd_world(struct gdir *g, uint64_t seed, bool x360)
 		buf_init(&b);
 		snprintf(name, sizeof name, "%s_Textures.%s", dists[d], ext);
 		if (g->r == RC_OK)
-			g->r = texture_arena(&p, x360, &b);
+			g->r = companion_arena(&p, x360, &b);
 		tune(&(struct gen_big_game_opts){.x360 = x360, .only_method = -1},
 		     el_add(&l, "data/content/world/models", name, &b,
 			    d == 1	     ? GB_CHUNK_REFPACK

@@ -342,6 +342,135 @@ static void rig_names(struct prng *r, struct gen_skinned_truth *t, uint32_t extr
 	}
 }
 
+/*
+ * Skater-shaped skeletons (--skater): the bones of the rig's HIPS tree, the body first (the
+ * spine, neck and head, arms, legs: a T-pose in the game's Y-up, facing +Z, about 1.5 units
+ * tall), then the rest of that tree in table order (fingers, twist and helper bones, face)
+ * a little beyond their parent; one root, HIPS. Offsets are parent-relative; the rig table
+ * gives names and parents, these positions are ours (a plausible rest pose).
+ */
+static const struct {
+	uint8_t rig; /* index into skate_rig */
+	float off[3];
+} skater_body[] = {
+    {1, {0, 0.92f, 0}},	       /* HIPS */
+    {2, {0, 0.08f, 0}},	       /* SPINE */
+    {3, {0, 0.09f, 0}},	       /* SPINE1 */
+    {4, {0, 0.09f, 0}},	       /* SPINE2 */
+    {5, {0, 0.09f, 0}},	       /* SPINE3 */
+    {6, {0, 0.08f, 0}},	       /* NECK */
+    {7, {0, 0.04f, 0}},	       /* NECK1 */
+    {8, {0, 0.07f, 0.01f}},    /* HEAD */
+    {9, {-0.04f, 0.04f, 0}},   /* RIGHTSHOULDER */
+    {10, {-0.12f, 0, 0}},      /* RIGHTARM */
+    {11, {-0.26f, 0, 0}},      /* RIGHTFOREARM */
+    {12, {-0.24f, 0, 0}},      /* RIGHTHAND */
+    {13, {0.04f, 0.04f, 0}},   /* LEFTSHOULDER */
+    {14, {0.12f, 0, 0}},       /* LEFTARM */
+    {15, {0.26f, 0, 0}},       /* LEFTFOREARM */
+    {16, {0.24f, 0, 0}},       /* LEFTHAND */
+    {17, {-0.09f, -0.04f, 0}}, /* RIGHTUPLEG */
+    {18, {0, -0.40f, 0.01f}},  /* RIGHTLEG */
+    {19, {0, -0.40f, -0.02f}}, /* RIGHTFOOT */
+    {20, {0, -0.06f, 0.12f}},  /* RIGHTTOEBASE */
+    {21, {0.09f, -0.04f, 0}},  /* LEFTUPLEG */
+    {22, {0, -0.40f, 0.01f}},  /* LEFTLEG */
+    {23, {0, -0.40f, -0.02f}}, /* LEFTFOOT */
+    {24, {0, -0.06f, 0.12f}},  /* LEFTTOEBASE */
+};
+#define SKATER_BODY (sizeof skater_body / sizeof skater_body[0])
+
+static bool in_hips_tree(uint32_t k)
+{
+	int32_t p = (int32_t)k;
+
+	while (p >= 0 && p != 1)
+		p = skate_rig[p].parent;
+	return p == 1;
+}
+
+/* The rig bones of a skater in model order (body first, then the HIPS tree in table order),
+ * each rig index once; returns how many (at most SKATE_RIG_BONES). */
+static uint32_t skater_order(uint8_t *order)
+{
+	bool taken[SKATE_RIG_BONES] = {0};
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < SKATER_BODY; i++) {
+		order[n++] = skater_body[i].rig;
+		taken[skater_body[i].rig] = true;
+	}
+	for (uint32_t k = 0; k < SKATE_RIG_BONES; k++)
+		if (!taken[k] && in_hips_tree(k))
+			order[n++] = (uint8_t)k;
+	return n;
+}
+
+/* Parent-relative rest offset of rig bone k: the body's table, else a short step on from
+ * its parent, fanned out by its index so siblings do not coincide. */
+static void skater_offset(uint32_t k, double off[3])
+{
+	for (uint32_t i = 0; i < SKATER_BODY; i++)
+		if (skater_body[i].rig == k) {
+			for (int c = 0; c < 3; c++)
+				off[c] = skater_body[i].off[c];
+			return;
+		}
+	off[0] = 0.004 * (double)(k % 7) - 0.012;
+	off[1] = 0.02;
+	off[2] = 0.015 + 0.002 * (double)(k % 5);
+}
+
+/*
+ * A skater: the first n_bones of skater_order (names from the rig in mixed case with
+ * --rig-names, else plain), each hanging from its nearest chosen ancestor (HIPS, bone 0, is
+ * always chosen: one root); bones past the HIPS tree are "Prop_NN" at the hips. Rest pose:
+ * identity rotations, positions the sum of the offsets down the rig.
+ */
+static void skater_bones(struct prng *r, struct gen_skinned_truth *t, bool rig, double (*gq)[4],
+			 double (*gt)[3])
+{
+	uint8_t order[SKATE_RIG_BONES];
+	int32_t model_of[SKATE_RIG_BONES];
+	uint32_t n_rig = skater_order(order), n = t->n_bones < n_rig ? t->n_bones : n_rig;
+	double pos[SKATE_RIG_BONES][3];
+
+	for (uint32_t k = 0; k < SKATE_RIG_BONES; k++) {
+		int32_t p = skate_rig[k].parent;
+		double off[3];
+
+		model_of[k] = -1;
+		skater_offset(k, off);
+		for (int c = 0; c < 3; c++) /* parents precede children in the table */
+			pos[k][c] = (p >= 0 ? pos[p][c] : 0) + off[c];
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		int32_t p = skate_rig[order[i]].parent;
+
+		while (p >= 0 && model_of[p] < 0)
+			p = skate_rig[p].parent;
+		model_of[order[i]] = (int32_t)i;
+		t->parent[i] = i == 0 ? -1 : p >= 0 ? model_of[p] : 0;
+		if (rig)
+			mixed_case(r, skate_rig[order[i]].name, t->names[i]);
+		else if (i == 0)
+			snprintf(t->names[i], sizeof t->names[i], "ROOT");
+		else
+			snprintf(t->names[i], sizeof t->names[i], "Bone_%03u", i);
+		memcpy(gt[i], pos[order[i]], sizeof gt[i]);
+	}
+	for (uint32_t i = n; i < t->n_bones; i++) {
+		snprintf(t->names[i], sizeof t->names[i], "Prop_%02u", i - n);
+		t->parent[i] = 0;
+		memcpy(gt[i], pos[1], sizeof gt[i]);
+		gt[i][2] += 0.05;
+	}
+	for (uint32_t i = 0; i < t->n_bones; i++) {
+		gq[i][0] = gq[i][1] = gq[i][2] = 0;
+		gq[i][3] = 1;
+	}
+}
+
 static enum rc make_bones(struct prng *r, struct gen_skinned_truth *t, bool skater, bool rig)
 {
 	uint32_t n = t->n_bones;
@@ -354,14 +483,19 @@ static enum rc make_bones(struct prng *r, struct gen_skinned_truth *t, bool skat
 	t->t = xcalloc_n(n, sizeof *t->t);
 	t->q = xcalloc_n(n, sizeof *t->q);
 	if (gq && gt && t->names && t->parent && t->ibp && t->t && t->q) {
-		if (rig)
-			rig_names(r, t,
-				  t->n_bones > SKATE_RIG_BONES ? t->n_bones - SKATE_RIG_BONES
-				  : t->n_bones >= 8	       ? 2
-							       : 0);
-		else
-			plain_names(t);
-		bone_poses(r, t, rig, gq, gt);
+		if (skater) {
+			skater_bones(r, t, rig, gq, gt);
+		} else {
+			if (rig)
+				rig_names(r, t,
+					  t->n_bones > SKATE_RIG_BONES
+					      ? t->n_bones - SKATE_RIG_BONES
+					  : t->n_bones >= 8 ? 2
+							    : 0);
+			else
+				plain_names(t);
+			bone_poses(r, t, rig, gq, gt);
+		}
 		if (skater)
 			fit_reach(gt, n, SKATER_REACH);
 		for (uint32_t i = 0; i < n; i++)
@@ -546,10 +680,12 @@ static void vertex_skin(struct prng *r, struct gen_skinned_mesh_truth *m, const 
  * its first bone (p * IBP), which the decoder's positions must reproduce.
  */
 static void attrs_skater(struct prng *r, const struct gen_skinned_truth *t,
-			 struct gen_skinned_mesh_truth *m, uint32_t v, uint8_t *p)
+			 struct gen_skinned_mesh_truth *m, const int32_t *first_child, uint32_t v,
+			 uint8_t *p)
 {
 	uint32_t b = m->bone[v][0];
-	double l[3], q[4], rm[3][3];
+	int32_t ch = first_child[b];
+	double l[3], q[4], rm[3][3], along = prng_float(r, 0, 1);
 
 	for (int c = 0; c < 3; c++)
 		l[c] = prng_float(r, -SKATER_LOCAL, SKATER_LOCAL);
@@ -557,7 +693,10 @@ static void attrs_skater(struct prng *r, const struct gen_skinned_truth *t,
 		q[c] = t->q[b][c];
 	g_qmat(q, rm);
 	for (int c = 0; c < 3; c++) {
-		double x = t->t[b][c] + rm[c][0] * l[0] + rm[c][1] * l[1] + rm[c][2] * l[2];
+		/* A body around the bones: along the bone towards its first child (a limb, the
+		 * spine), within SKATER_LOCAL of that line. */
+		double seg = ch >= 0 ? along * (t->t[ch][c] - t->t[b][c]) : 0;
+		double x = t->t[b][c] + seg + rm[c][0] * l[0] + rm[c][1] * l[1] + rm[c][2] * l[2];
 		long s = lrint(x * 16384.0);
 
 		s = s > 32767 ? 32767 : s < -32768 ? -32768 : s;
@@ -608,9 +747,20 @@ static enum rc make_mesh(struct prng *r, const struct gen_skinned_truth *t,
 			 struct gen_skinned_mesh_truth *m, const struct layout *L, uint8_t *vb)
 {
 	enum rc res = mesh_arrays(m);
+	int32_t *first_child = NULL;
 
 	if (res == RC_OK)
 		res = make_palette(r, t, m, L);
+	if (res == RC_OK && m->layout == GEN_SK_SKATER) {
+		first_child = xcalloc_n(t->n_bones, sizeof *first_child);
+		if (!first_child)
+			res = RC_NOMEM;
+		for (uint32_t i = 0; first_child && i < t->n_bones; i++)
+			first_child[i] = -1;
+		for (uint32_t i = t->n_bones; first_child && i-- > 0;)
+			if (t->parent[i] >= 0)
+				first_child[t->parent[i]] = (int32_t)i; /* the lowest child wins */
+	}
 	if (res != RC_OK)
 		return res;
 	for (uint32_t v = 0; v < m->n_verts; v++) {
@@ -618,7 +768,7 @@ static enum rc make_mesh(struct prng *r, const struct gen_skinned_truth *t,
 
 		if (m->layout == GEN_SK_SKATER) {
 			vertex_skin(r, m, L, v, p);
-			attrs_skater(r, t, m, v, p);
+			attrs_skater(r, t, m, first_child, v, p);
 			continue;
 		}
 		if (m->layout == 1)
@@ -635,6 +785,7 @@ static enum rc make_mesh(struct prng *r, const struct gen_skinned_truth *t,
 			m->weight[v][0] = 1;
 		}
 	}
+	free(first_child);
 	return RC_OK;
 }
 
@@ -769,6 +920,34 @@ static void gen_idx_free(struct gen_idx *x)
 }
 
 /* Random triangles in op.islands islands of op.tris, their truth and island bounds. */
+/* The next vertex (cyclically, within 256) placed at the same bone as v; v itself when
+ * there is none that close (bounded: large meshes stay linear). */
+static uint32_t next_on_bone(const struct gen_skinned_mesh_truth *m, uint32_t v)
+{
+	for (uint32_t i = 1; i < m->n_verts && i <= 256; i++) {
+		uint32_t w = (v + i) % m->n_verts;
+
+		if (m->main_bone[w] == m->main_bone[v])
+			return w;
+	}
+	return v;
+}
+
+/*
+ * Skater meshes: triangle ti joins vertex ti (mod the count) with the next two placed along
+ * the same bone, so the surface follows the body instead of crossing it; distinct starts give
+ * distinct triangles when the bone has four such vertices or more. False (a random triangle
+ * then, as other layouts have) when it has fewer.
+ */
+static bool skater_tri(const struct gen_skinned_mesh_truth *m, uint32_t ti, uint32_t v[3])
+{
+	v[0] = ti % m->n_verts;
+	v[1] = next_on_bone(m, v[0]);
+	v[2] = next_on_bone(m, v[1]);
+	return ti < m->n_verts && v[1] != v[0] && v[2] != v[0] && v[2] != v[1] &&
+	       next_on_bone(m, v[2]) != v[0];
+}
+
 static enum rc gen_triangles(struct gen *g, struct gen_skinned_mesh_truth *m, struct gen_idx *x)
 {
 	uint32_t ni = g->op.islands, nt = g->op.tris;
@@ -796,8 +975,14 @@ static enum rc gen_triangles(struct gen *g, struct gen_skinned_mesh_truth *m, st
 		for (uint32_t tr = 0; tr < nt; tr++) {
 			uint32_t ti = k * nt + tr;
 
+			uint32_t strip[3];
+			bool body = m->main_bone && skater_tri(m, ti, strip);
+
 			for (int c = 0; c < 3; c++) {
 				uint32_t vi = prng_below(&g->r, m->n_verts);
+
+				if (body)
+					vi = strip[c];
 
 				m->tri[ti][c] = vi;
 				if (x->i16)

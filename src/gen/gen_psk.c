@@ -478,6 +478,10 @@ static enum rc build_anim(const struct gen_psa_opts *o, struct psa_anim *a)
 	if (res != RC_OK)
 		return res;
 	a->n_bones = nb;
+	for (uint32_t i = 0; o->flat_parents && i < nb; i++) {
+		a->bones[i].parent = 0;
+		a->bones[i].num_children = i == 0 ? (int32_t)nb - 1 : 0;
+	}
 	if (!(frames = xcalloc_n(ns, sizeof *frames)))
 		return RC_NOMEM;
 	res = alloc_anim(&r, o, nb, ns, frames, a);

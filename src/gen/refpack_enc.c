@@ -164,7 +164,7 @@ enum rc rp_encode_stats(const uint8_t *in, size_t n, const struct rp_enc_opts *o
 	struct rp_enc e = {.in = in, .n = n, .out = out, .st = st ? st : &dummy};
 	size_t start = out->len, size_at;
 
-	if (h != RP_HDR_10 && h != RP_HDR_11 && h != RP_HDR_90 && h != RP_HDR_91)
+	if ((h & 0x3E) != 0x10) /* 0x10 plus the flags 0x01, 0x40 and 0x80 only */
 		return RC_INVAL;
 	if ((uint64_t)n >= (wide ? 1ull << 32 : 1ull << 24))
 		return RC_INVAL;

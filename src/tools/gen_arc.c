@@ -18,10 +18,19 @@
 
 void gen_arc_usage(FILE *out)
 {
-	fputs("archives (docs/archives.md):\n"
+	fputs("archives and streams (docs/archives.md, docs/streams.md):\n"
 	      "  big       an EA EB v3 .big archive (OUT is a file)\n"
-	      "  game      a game data/ folder: data/content/*.big, a BIGF music bank, loose\n"
-	      "            files (OUT is a directory that must not exist)\n"
+	      "  game      a game data/ folder: data/content/*.big with district stream files,\n"
+	      "            a BIGF music bank, loose files and streams (OUT is a directory that\n"
+	      "            must not exist)\n"
+	      "  stream    an SFIL stream collection (OUT.psf, or .xsf with --platform x360)\n"
+	      "            and its ATOC table\n"
+	      "options of big, game and stream:\n"
+	      "  --seed N            random seed (default 1)\n"
+	      "  --platform P        ps3 (default) or x360 (.rx2 arenas, LZX entries, .xsf/.xst)\n"
+	      "  --manifest FILE     'file path method size fnv1a64' per entry written\n"
+	      "  --refpack-header H  10, 11, 50, 51, 90, 91, D0 or D1 (default: 10, or 90\n"
+	      "                      past 16 MiB)\n"
 	      "big:\n"
 	      "  --variant V         game (default): the createacharacter layout, every\n"
 	      "                      compression; stored|refpack|chunkref|chunkzip|chunklzx:\n"
@@ -29,24 +38,20 @@ void gen_arc_usage(FILE *out)
 	      "                      formats; bench: --size bytes in --entries entries plus a\n"
 	      "                      --chunked entry; hostile: overlap|past-eof|lying|names|\n"
 	      "                      folder-index|million|nested|backref|chunks|truncated\n"
-	      "  --platform P        ps3 (default) or x360 (.rx2 arenas, LZX entries)\n"
 	      "  --wide              20-byte records with a second hash word\n"
 	      "  --shift N           offsets stored >> N, 0 to 16 (default 4)\n"
-	      "  --refpack-header H  10, 11, 90 or 91 (default: 10, or 90 past 16 MiB)\n"
 	      "  --chunk-style S     rw4 (deflate 1, RefPack 2, LZX 3, stored 4) or sk8\n"
 	      "                      (stored 0, RefPack 2, zlib 3)\n"
-	      "  --assets N          game: asset entries, 1 to 100000 (default 24)\n"
-	      "  --size N            bench: bytes of entries (default 1G)\n"
+	      "  --assets N          asset entries, 1 to 100000 (default 24)\n"
+	      "  --size N            bench: bytes of entries, up to 4G (default 1G); --size,\n"
+	      "                      --entries and --chunked alone choose --variant bench\n"
 	      "  --entries N         bench: entries, 1 to 1000000 (default 20000)\n"
 	      "  --chunked N         bench: one chunked RefPack entry of N bytes (default 0)\n"
 	      "  --depth N           nested: archive levels, 1 to 64 (default 12)\n"
-	      "  --manifest FILE     big, game, stream: 'file path method size fnv1a64' rows\n"
-	      "  stream    an SFIL stream collection (OUT.psf, or .xsf with --platform x360)\n"
-	      "            and its ATOC table (docs/streams.md)\n"
 	      "stream:\n"
 	      "  --format N          stream format 0 raw, 1 RefPack, 2 sections (default), 3\n"
 	      "                      chunked sections\n"
-	      "  --assets N          assets, 1 to 10000 (default 6)\n"
+	      "  --assets N          assets, 1 to 100000 (default 6)\n"
 	      "  --toc FILE          the ATOC table (default: OUT with .pst / .xst)\n"
 	      "  --hostile H         stride|past-eof|sections|chunks|toc-lies|backref\n",
 	      out);
@@ -103,7 +108,7 @@ struct arc_args {
 	int hostile;
 	uint64_t seed, size, chunked;
 	uint32_t assets, entries, depth;
-	bool x360, wide, shift_set;
+	bool x360, wide, shift_set, variant_set;
 	uint8_t shift, rph, style;
 };
 
@@ -138,6 +143,7 @@ static int arc_opt(struct arc_args *a, int c, const char *v)
 		break;
 	case A_VARIANT:
 		a->variant = v;
+		a->variant_set = true;
 		break;
 	case A_PLATFORM:
 		if (strcmp(v, "ps3") && strcmp(v, "x360"))
@@ -153,8 +159,10 @@ static int arc_opt(struct arc_args *a, int c, const char *v)
 		a->shift_set = true;
 		break;
 	case A_RPH:
-		if (strcmp(v, "10") && strcmp(v, "11") && strcmp(v, "90") && strcmp(v, "91"))
-			return bad("refpack-header", v, "10, 11, 90 or 91");
+		if (strlen(v) != 2 || (strtoul(v, NULL, 16) & 0x3E) != 0x10 ||
+		    !strchr("0123456789abcdefABCDEF", v[0]) ||
+		    !strchr("0123456789abcdefABCDEF", v[1]))
+			return bad("refpack-header", v, "10, 11, 50, 51, 90, 91, D0 or D1");
 		a->rph = (uint8_t)strtoul(v, NULL, 16);
 		break;
 	case A_STYLE:
@@ -429,6 +437,15 @@ int gen_arc_main(int argc, char **argv)
 		return 2;
 	}
 	a.out = argv[optind];
+	/* --size, --entries and --chunked describe a benchmark archive: they choose it */
+	if ((a.size || a.entries || a.chunked) && strcmp(a.kind, "big") == 0) {
+		if (a.variant_set && strcmp(a.variant, "bench")) {
+			fprintf(stderr, "psgfs-gen: --size, --entries and --chunked apply to "
+					"--variant bench\n");
+			return 2;
+		}
+		a.variant = "bench";
+	}
 	if (!strcmp(a.kind, "game"))
 		return run_game(&a);
 	if (!strcmp(a.kind, "stream"))

@@ -70,6 +70,7 @@ static void usage(FILE *out)
 	    "  --overlap           every sequence covers every key, all --frames of them\n"
 	    "                      (the amplification worst case: small file, huge views)\n"
 	    "  --match-psk         the skeleton psk --seed/--bones would generate\n"
+	    "  --flat-parents      parent 0 for every bone (as many exporters write)\n"
 	    "skinned:\n"
 	    "  --bones N           3 to 4096 (default 12)\n"
 	    "  --meshes N          1 to 256 (default 4)\n"
@@ -81,9 +82,12 @@ static void usage(FILE *out)
 	    "                      every island draws its mesh's whole index buffer)\n"
 	    "  --skater            the skater encoding on every mesh: positions S1x4 as s16 / "
 	    "16384,\n"
-	    "                      weights and indices UB256\n"
+	    "                      weights and indices UB256; skater-shaped: the rig's body\n"
+	    "                      (hips, spine, head, arms, legs...) in a rest pose, one root,\n"
+	    "                      the meshes along the bones\n"
 	    "  --rig-names         bone names from the skater rig (mixed case), parented as the\n"
-	    "                      rig says (the truth's parents)\n"
+	    "                      rig says (the truth's parents; without --skater a random\n"
+	    "                      subset of the rig)\n"
 	    "  --truth FILE        bones, hierarchy, per-mesh counts and position encoding as "
 	    "TSV;\n"
 	    "                      --skater adds each vertex's position and bone-local position\n"
@@ -108,7 +112,7 @@ static void usage(FILE *out)
 	    "                      0x2c7f3818001719xx: a per-texture arena, to be named\n"
 	    "                      0x<GUID>.psg as the game names them\n"
 	    "\n"
-	    "\n");
+	    "");
 	gen_arc_usage(out);
 	fputs("\nexit status: 0 ok, 1 generation or write failed, 2 usage\n", out);
 }
@@ -132,6 +136,7 @@ enum {
 	O_FRAMES,
 	O_SCALE,
 	O_MATCH,
+	O_FLAT,
 	O_MESHES,
 	O_VERTS,
 	O_ISLANDS,
@@ -172,6 +177,7 @@ static const struct option longopts[] = {
     {"frames", required_argument, NULL, O_FRAMES},
     {"scale-keys", no_argument, NULL, O_SCALE},
     {"match-psk", no_argument, NULL, O_MATCH},
+    {"flat-parents", no_argument, NULL, O_FLAT},
     {"meshes", required_argument, NULL, O_MESHES},
     {"verts", required_argument, NULL, O_VERTS},
     {"islands", required_argument, NULL, O_ISLANDS},
@@ -545,6 +551,9 @@ static bool psk_psa_opt(struct gen_args *a, int c)
 		break;
 	case O_MATCH:
 		a->pa.match_psk = true;
+		break;
+	case O_FLAT:
+		a->pa.flat_parents = true;
 		break;
 	case O_OVERLAP:
 		a->pa.overlap = true;

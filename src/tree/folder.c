@@ -759,6 +759,28 @@ uint32_t folder_sibling(struct tree *t, uint32_t slot, const char *name)
 	return found;
 }
 
+size_t folder_siblings(struct tree *t, uint32_t slot, uint32_t **out)
+{
+	struct folder *f = t->fold;
+	struct fentry *e, *dir;
+	uint32_t *v = NULL;
+	size_t n = 0;
+
+	pthread_mutex_lock(&f->mu);
+	e = entry_find(f, slot);
+	dir = e ? entry_find(f, e->parent) : NULL;
+	if (dir && dir->n_kids && (v = xcalloc_n(dir->n_kids, sizeof *v)))
+		for (size_t i = 0; i < dir->n_kids; i++) {
+			struct fentry *k = entry_find(f, dir->kids[i]);
+
+			if (k->type == FE_FILE && k->slot != slot)
+				v[n++] = k->slot;
+		}
+	pthread_mutex_unlock(&f->mu);
+	*out = v;
+	return n;
+}
+
 /* ---- per-texture arenas by name (guid_index.h) ---- */
 
 /* Directories already walked, by identity: a bind mount inside DIR cannot loop the walk. */

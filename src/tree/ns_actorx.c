@@ -55,6 +55,7 @@ void ax_unmount(struct asset *as)
 		psk_index_free(&x->psk);
 	diag_free(&x->d);
 	free(x->seq_canon);
+	free(x->parents_from);
 	free(x);
 	as->priv = NULL;
 }

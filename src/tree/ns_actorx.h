@@ -31,6 +31,12 @@ struct ax_ns {
 	const struct psk_chunks *chunks;
 	const struct psk_bone *bones;
 	size_t n_bones;
+	/* PSA bone parents (ns_psa.c): the file's, or where they came from when it stores 0
+	 * for every bone (docs/psk-psa.md, "Bone parents"). */
+	bool flat_in_file;  /* every bone after the first has parent 0 in the file */
+	bool flat;	    /* ... and still, after -o hierarchy and a matching PSK */
+	char *parents_from; /* "-o hierarchy", a sibling PSK's name, NULL: the file */
+	size_t parents_set; /* bones whose parent that source gave */
 	/* PSA: per sequence, the first sequence with the same keys (the same range of ANIMKEYS):
 	 * their keys.tsv and scale_keys.tsv are the same bytes (ns_psa.c). */
 	uint32_t *seq_canon;

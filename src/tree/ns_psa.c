@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "psgfs/base/bytes.h"
+#include "psgfs/base/cliopt.h"
 #include "psgfs/base/names.h"
 #include "psgfs/formats/psk_gltf.h"
 #include "tree/ns_actorx.h"
@@ -98,6 +100,26 @@ static enum rc list_seq(const struct tctx *c, struct tlist *out)
 	return RC_OK;
 }
 
+/* info.txt: where the bone parents come from. */
+static void psa_parents_line(const struct ax_ns *x, struct buf *out)
+{
+	buf_puts(out, "hierarchy: ");
+	if (x->flat)
+		buf_printf(out,
+			   "every bone hangs from bone 0 (the file stores parent 0 for all %zu "
+			   "bones; parents can come from -o hierarchy=FILE or, in a folder mount, "
+			   "a PSK beside it whose bone names match)\n",
+			   x->n_bones);
+	else if (x->parents_from && x->flat_in_file)
+		buf_printf(out, "from %s: %zu of %zu bones (the file stores parent 0 for each)\n",
+			   x->parents_from, x->parents_set, x->n_bones);
+	else if (x->parents_from)
+		buf_printf(out, "from %s: %zu of %zu bones, the others as the file stores them\n",
+			   x->parents_from, x->parents_set, x->n_bones);
+	else
+		buf_puts(out, "as the file stores it\n");
+}
+
 static enum rc render_info(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
 {
 	const struct psa_index *a = ix_of(c);
@@ -115,6 +137,7 @@ static enum rc render_info(const struct tctx *c, unsigned part, uint64_t first, 
 		   a->n_bones, a->n_seqs, frames, a->keys.n, a->scale_keys.n,
 		   a->has_scale_chunk ? "yes" : "no", a->repaired_first_frames ? "yes" : "no",
 		   diag_count(&ax_of(c)->d));
+	psa_parents_line(ax_of(c), out);
 	emit_item(e);
 	return RC_OK;
 }
@@ -450,6 +473,108 @@ static bool psa_same_as(struct asset *as, struct tnode n, struct tnode *canon)
 	return true;
 }
 
+/* ---- bone parents (docs/psk-psa.md, "Bone parents") ---- */
+
+static bool is_psk_name(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	return dot && (!strcasecmp(dot, ".psk") || !strcasecmp(dot, ".pskx"));
+}
+
+/* The PSK of slot `slot`, open, pinned; NULL if it is none. */
+static struct asset *psk_at(struct tree *t, uint32_t slot, struct cache_ent **pin)
+{
+	enum rc r;
+	struct asset *a = tree_asset_get(t, slot, pin, &r);
+
+	if (a && a->fmt != &tree_format_psk) {
+		tree_asset_put(t, *pin);
+		return NULL;
+	}
+	return a;
+}
+
+/* Folder mounts: the PSK beside the PSA whose bone names match most of its bones (at least
+ * two; ties: the first listed) gives the matched bones their parents. Only .psk/.pskx names
+ * are opened. */
+static enum rc parents_from_psk(struct asset *as, struct ax_ns *x)
+{
+	uint32_t *sib = NULL, best = 0;
+	size_t n = folder_siblings(as->t, as->slot, &sib), best_n = 1;
+	struct cache_ent *pin;
+	struct asset *p;
+	const char *name;
+	uint32_t parent;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t m;
+
+		if (!folder_entry_name(as->t, sib[i], &parent, &name) || !is_psk_name(name) ||
+		    !(p = psk_at(as->t, sib[i], &pin)))
+			continue;
+		m = psk_bones_match(x->psa.bones, x->psa.n_bones,
+				    ((const struct ax_ns *)p->priv)->bones,
+				    ((const struct ax_ns *)p->priv)->n_bones, false);
+		tree_asset_put(as->t, pin);
+		if (m > best_n) {
+			best_n = m;
+			best = sib[i];
+		}
+	}
+	free(sib);
+	if (!best || !(p = psk_at(as->t, best, &pin)))
+		return RC_OK;
+	x->parents_set =
+	    psk_bones_match(x->psa.bones, x->psa.n_bones, ((const struct ax_ns *)p->priv)->bones,
+			    ((const struct ax_ns *)p->priv)->n_bones, true);
+	tree_asset_put(as->t, pin);
+	if (folder_entry_name(as->t, best, &parent, &name))
+		x->parents_from = strdup(name);
+	return x->parents_from ? RC_OK : RC_NOMEM;
+}
+
+/* -o hierarchy=FILE: parents by name, as for PSG models. */
+static enum rc parents_from_option(struct asset *as, struct ax_ns *x)
+{
+	const struct tree_opts *o = &as->t->opts;
+	char *text = NULL, why[256];
+
+	if (!o->hierarchy_text && !o->hierarchy_path)
+		return RC_OK;
+	if (!o->hierarchy_text && cliopt_read_text(o->hierarchy_path, CLIOPT_HIERARCHY_MAX, &text,
+						   why, sizeof why) != RC_OK) {
+		diag_add(&x->d, "hierarchy file: %s", why);
+		return RC_OK;
+	}
+	x->parents_set = psk_bones_apply_tsv(x->psa.bones, x->psa.n_bones,
+					     o->hierarchy_text ? o->hierarchy_text : text, &x->d);
+	free(text);
+	x->parents_from = strdup("-o hierarchy");
+	return x->parents_from ? RC_OK : RC_NOMEM;
+}
+
+/* A PSA whose every bone hangs from bone 0 takes its parents from -o hierarchy, else in a
+ * folder mount from a PSK beside it whose bone names match; -o hierarchy applies whatever the
+ * file stores. Still flat: info.txt and errors.txt say so and where parents can come from. */
+static enum rc psa_parents(struct asset *as, struct ax_ns *x)
+{
+	enum rc r;
+
+	x->flat_in_file = psk_bones_flat(x->psa.bones, x->psa.n_bones);
+	r = parents_from_option(as, x);
+	if (r == RC_OK && !x->parents_from && x->flat_in_file && as->t->fold)
+		r = parents_from_psk(as, x);
+	x->flat = psk_bones_flat(x->psa.bones, x->psa.n_bones);
+	if (x->flat)
+		diag_add(&x->d,
+			 "skeleton: every one of the %zu bones hangs from bone 0 (the file stores "
+			 "parent 0 for each); parents can come from -o hierarchy=FILE or, in a "
+			 "folder mount, a PSK beside it whose bone names match",
+			 x->psa.n_bones);
+	return r;
+}
+
 /* The glTF exports' notes (sequences left out) join the mount's problems. */
 static enum tree_open_fail psa_mount(struct asset *as, char *why, size_t whylen)
 {
@@ -458,16 +583,17 @@ static enum tree_open_fail psa_mount(struct asset *as, char *why, size_t whylen)
 
 	if (f != TREE_FAIL_NONE)
 		return f;
-	psa_gltf_notes(&x->psa, &x->d);
-	if (seq_canon_build(x) != RC_OK) {
-		snprintf(why, whylen, "out of memory");
+	if (psa_parents(as, x) == RC_NOMEM || seq_canon_build(x) != RC_OK) {
 		ax_unmount(as);
+		snprintf(why, whylen, "out of memory");
 		return TREE_FAIL_OTHER;
 	}
+	psa_gltf_notes(&x->psa, &x->d);
 	/* The index is held as long as the asset is open: charged to the budget. */
 	atomic_fetch_add(&as->bytes, heap_block(x) + heap_block(x->psa.chunks.v) +
 					 heap_block(x->psa.bones) + heap_block(x->psa.seqs) +
-					 heap_block(x->seq_canon) + diag_heap_bytes(&x->d));
+					 heap_block(x->seq_canon) + heap_block(x->parents_from) +
+					 diag_heap_bytes(&x->d));
 	return TREE_FAIL_NONE;
 }
 

@@ -378,6 +378,9 @@ static inline bool mods_is_temp(tree_ino ino)
 enum rc mods_temp_getattr(struct tree *t, tree_ino ino, struct tree_stat *out);
 enum rc mods_temp_lookup(struct tree *t, tree_ino parent, const char *name, struct tree_stat *out);
 enum rc mods_temp_read(struct tree *t, tree_ino ino, uint64_t off, size_t len, struct tree_rdv *v);
+/* The other files of slot `slot`'s folder, as slots in listing order (*out: free()); 0 and
+ * *out NULL when none or out of memory. */
+size_t folder_siblings(struct tree *t, uint32_t slot, uint32_t **out);
 /* The sibling of slot `slot` named `name` (exact, else ignoring case), as a slot; 0 if none. */
 uint32_t folder_sibling(struct tree *t, uint32_t slot, const char *name);
 

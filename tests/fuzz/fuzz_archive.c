@@ -2,7 +2,8 @@
  * Archive harness (docs/archives.md): the input as an EA archive (EB v3, BIGF/BIG4: open,
  * index and decode every entry within a budget), as a bare RefPack stream (whole-buffer and
  * resumable decoding must agree byte for byte), and as the body of a chunked entry (wrapped
- * in a one-entry EB archive). Invariants broken abort, so libFuzzer reports them.
+ * in a one-entry EB archive); an SFIL stream collection followed by its ATOC table is opened
+ * with and without the table (docs/streams.md). Invariants broken abort, so libFuzzer reports them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,18 +65,20 @@ static void fa_entry(const struct src *s, const struct arc *a, uint32_t i, unsig
 	diag_free(&d);
 }
 
-static void fa_archive(const uint8_t *p, size_t n)
+/* p as an archive; for an SFIL collection, t (tn bytes, may be NULL) as its ATOC table. */
+static void fa_archive_toc(const uint8_t *p, size_t n, const uint8_t *t, size_t tn)
 {
-	struct src s;
-	struct src_mem m;
+	struct src s, ts;
+	struct src_mem m, tm;
 	struct arc a;
 	struct diag d;
 	unsigned pieces = 0;
 	uint64_t bytes = 0;
 
 	src_init_mem(&s, &m, p, n);
+	src_init_mem(&ts, &tm, t, t ? tn : 0);
 	diag_init(&d);
-	if (arc_open(&s, NULL, &a, &d) == RC_OK) {
+	if (arc_open(&s, t ? &ts : NULL, &a, &d) == RC_OK) {
 		for (uint32_t i = 0; i < a.n; i++)
 			if (a.e[i].path >= a.paths_len || a.paths[a.paths_len - 1] != 0)
 				fa_fail("a path outside the paths buffer");
@@ -84,6 +87,24 @@ static void fa_archive(const uint8_t *p, size_t n)
 		arc_free(&a);
 	}
 	diag_free(&d);
+}
+
+static void fa_archive(const uint8_t *p, size_t n)
+{
+	fa_archive_toc(p, n, NULL, 0);
+}
+
+/* An SFIL collection followed by its ATOC table (docs/streams.md): split at the last "ATOC"
+ * and open the collection with it, then without it. */
+static void fa_stream(const uint8_t *p, size_t n)
+{
+	for (size_t k = n >= 4 ? n - 4 : 0; k > 0; k--)
+		if (!memcmp(p + k, "ATOC", 4)) {
+			fa_archive_toc(p, k, p + k, n - k);
+			fa_archive(p, k);
+			return;
+		}
+	fa_archive(p, n);
 }
 
 /* Whole-buffer decoding against resumable decoding in odd-sized steps. */
@@ -160,7 +181,10 @@ int fuzz_one_archive(const uint8_t *p, size_t n)
 	uint64_t claimed;
 	size_t hl;
 
-	fa_archive(p, n);
+	if (n >= 4 && !memcmp(p, "SFIL", 4))
+		fa_stream(p, n);
+	else
+		fa_archive(p, n);
 	if (rp_header(p, n, &claimed, &hl))
 		fa_refpack(p, n);
 	if (n >= 8 && !memcmp(p, "chunk", 5))

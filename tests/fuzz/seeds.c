@@ -8,6 +8,7 @@
 #include "psgfs/gen/gen_psg_skinned.h"
 #include "psgfs/gen/gen_psg_textures.h"
 #include "psgfs/gen/gen_psk.h"
+#include "psgfs/gen/gen_stream.h"
 #include "psgfs/formats/texture.h"
 #include "psgfs/base/bytes.h"
 
@@ -433,6 +434,33 @@ static void ar_eb(struct buf *out, bool wide, uint8_t shift, struct ar_ent *e, u
 	}
 }
 
+/* SFIL collections with their ATOC table appended (fuzz_archive splits them again): every
+ * stream format, both consoles, and the generator's hostile streams. */
+static void stream_seeds(struct seedset *s)
+{
+	for (uint32_t k = 0; k < 8 + GS_H_COUNT - 1; k++) {
+		struct gen_stream_opts o = {
+		    .seed = 30 + k, .x360 = k & 1, .format = k % 4, .assets = 2, .chunk = 2048};
+		enum gen_stream_hostile h = k < 8 ? GS_H_NONE : (enum gen_stream_hostile)(k - 7);
+		struct buf b, toc;
+		char name[48];
+		enum rc r;
+
+		if (h == GS_H_CHUNKS)
+			o.format = 3;
+		else if (h != GS_H_NONE)
+			o.format = 2;
+		buf_init(&b);
+		buf_init(&toc);
+		r = gen_stream(&o, h, &b, &toc, NULL);
+		buf_put(&b, toc.data, toc.len);
+		buf_free(&toc);
+		snprintf(name, sizeof name, "stream_%s_f%u_%s", o.x360 ? "x360" : "ps3", o.format,
+			 gen_stream_hostile_name(h));
+		add(s, name, FZ_ARCHIVE, r, &b);
+	}
+}
+
 static void archive_seeds(struct seedset *s)
 {
 	uint8_t src[5000];
@@ -505,6 +533,7 @@ int fuzz_seeds_make(struct fuzz_seed **out, size_t *n)
 		texmod_seeds(&s);
 	if (!s.err)
 		archive_seeds(&s);
+	stream_seeds(&s);
 	if (s.err) {
 		fuzz_seeds_free(s.v, s.n);
 		*out = NULL;

@@ -80,4 +80,38 @@ if [ -x /usr/games/darkplaces-server ]; then
 else
 	echo "# skip DarkPlaces: darkplaces-server not installed"
 fi
+
+# PSA files that store parent 0 for every bone (as many exporters write): said in info.txt
+# and errors.txt; -o hierarchy=FILE gives parents; in a folder mount a PSK beside it whose
+# bone names match gives the matched bones theirs.
+fl=$WORK/flat
+mkdir -p "$fl"
+"$PSGFS_GEN" psa --seed 5 --bones 9 --sequences 2 --match-psk --flat-parents "$fl/walk.psa"
+"$PSGFS_GEN" psk --seed 5 --bones 9 "$fl/body.psk"
+mf=$WORK/mflat
+mount_psgfs "$fl/walk.psa" "$mf"
+check "flat PSA: info.txt says every bone hangs from bone 0 and where parents can come from" \
+	grep -qx "hierarchy: every bone hangs from bone 0 (the file stores parent 0 for all 9 bones; parents can come from -o hierarchy=FILE or, in a folder mount, a PSK beside it whose bone names match)" \
+	"$mf/info.txt"
+check "flat PSA: errors.txt says so too" grep -q "^skeleton: every one of the 9 bones hangs from bone 0" "$mf/errors.txt"
+cp "$mf/export/walk.glb" "$WORK/flat.glb"
+unmount_psgfs "$mf"
+printf 'bone\tparent\nbone_2\tbone_1\nbone_3\tbone_2\nbone_4\tbone_3\n' > "$WORK/walk.tsv"
+mount_psgfs "$fl/walk.psa" "$mf" -o hierarchy="$WORK/walk.tsv"
+check "-o hierarchy on a PSA: applied (info.txt)" grep -qx \
+	"hierarchy: from -o hierarchy: 3 of 9 bones (the file stores parent 0 for each)" "$mf/info.txt"
+check "-o hierarchy on a PSA: bones.tsv parents" test \
+	"$(cut -f3 "$mf/skeleton/bones.tsv" | tail -n +2 | tr '\n' ' ')" = "0 0 1 2 3 0 0 0 0 "
+check "-o hierarchy on a PSA: no flat-skeleton line in errors.txt" bash -c "! grep -q 'hangs from bone 0' '$mf/errors.txt'"
+check "-o hierarchy on a PSA: the .glb changes" bash -c "! cmp -s '$mf/export/walk.glb' '$WORK/flat.glb'"
+unmount_psgfs "$mf"
+mount_psgfs "$fl" "$mf"
+check "folder: the PSK beside the flat PSA gives its parents" grep -qx \
+	"hierarchy: from body.psk: 8 of 9 bones (the file stores parent 0 for each)" "$mf/walk.psa/info.txt"
+check "folder: the PSA's parents are the PSK's" test \
+	"$(cut -f3 "$mf/walk.psa/skeleton/bones.tsv" | tail -n +3)" = \
+	"$(cut -f3 "$mf/body.psk/skeleton/bones.tsv" | tail -n +3)"
+check "folder: the .glb hangs the bones as the PSK does" bash -c "! cmp -s '$mf/walk.psa/export/walk.glb' '$WORK/flat.glb'"
+unmount_psgfs "$mf"
+
 finish

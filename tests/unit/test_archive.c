@@ -541,6 +541,28 @@ static void test_eb_million_claimed(void **state)
 	assert_true(diag_with(&d, "claims 1000000 entries") == 1);
 	arc_free(&a);
 	diag_free(&d);
+	/* tiny name records all naming a 255-byte folder: the paths would outgrow the file */
+	{
+		size_t big = 0x30 + 300000 * 19 + 512;
+		uint8_t *q = calloc(1, big);
+
+		assert_non_null(q);
+		memcpy(q, "EB\0\3", 4);
+		st32(q + 4, 300000);
+		st32(q + 12, 0x30 + 300000 * 16);
+		q[20] = 3;
+		q[21] = 255;
+		st16(q + 22, 1);
+		memset(q + align_up(0x30 + 300000 * 19, 16), 'f', 255);
+		for (size_t i = 0; i < 300000; i++)
+			q[0x30 + 300000 * 16 + i * 3 + 2] = 'n';
+		src_init_mem(&s, &m, q, big);
+		diag_init(&d);
+		assert_int_equal(arc_open(&s, NULL, &a, &d), RC_CORRUPT);
+		assert_int_equal(diag_with(&d, "paths take more than"), 1);
+		diag_free(&d);
+		free(q);
+	}
 	/* and the worst: a bare header claiming 2^32-1 */
 	memset(p + 0x30, 0, len - 0x30);
 	st32(p + 4, 0xFFFFFFFF);
@@ -844,8 +866,9 @@ static void test_chunked_hostile(void **state)
 	assert_non_null(src);
 	assert_non_null(piece);
 	fill(src, n, 8);
-	for (int t = 0; t < 6; t++) {
-		body = chunk_build("chunkref", src, n, 65536, 16, "r", &bl);
+	for (int t = 0; t < 7; t++) {
+		body = chunk_build("chunkref", src, n, t == 6 ? 2 : 65536, 16, t == 6 ? "s" : "r",
+				   &bl);
 		switch (t) {
 		case 0: /* a million chunks in a small entry */
 			st32(body + 16, 1);
@@ -863,8 +886,10 @@ static void test_chunked_hostile(void **state)
 		case 4: /* alignment that is no power of two */
 			st32(body + 24, 24);
 			break;
-		default: /* version */
+		case 5: /* version */
 			st32(body + 8, 7);
+			break;
+		default: /* 100,000 chunks of 2 bytes: more than an index may hold */
 			break;
 		}
 		one_entry(body, bl, n, 2, &p, &len, &s, &m, &a);
@@ -872,7 +897,7 @@ static void test_chunked_hostile(void **state)
 		assert_int_equal(a.e[0].size, n);
 		assert_int_equal(arc_index_build(&s, &a, 0, &ix, &d), RC_OK);
 		assert_true(d.n >= 1);
-		assert_true(arc_index_bytes(ix) < 64u << 10);
+		assert_true(arc_index_bytes(ix) < (t == 6 ? 8u << 20 : 64u << 10));
 		{
 			uint64_t total = 0, off, pl;
 			bool failed = false;

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -406,6 +407,62 @@ static void test_bones_and_unknown(void **state)
 	psa_anim_free(&a);
 }
 
+/* Bone parents for PSA files that store 0 for every bone (src/formats/psk_hierarchy.c). */
+static void set_bones(struct psk_bone *b, const char *const *names, const int32_t *parents,
+		      size_t n)
+{
+	memset(b, 0, n * sizeof *b);
+	for (size_t i = 0; i < n; i++) {
+		memcpy(b[i].name, names[i], strlen(names[i]));
+		b[i].parent = parents[i];
+	}
+}
+
+static void test_bone_parents(void **state)
+{
+	static const char *const names[] = {"Root", "Hips", "Spine", "Head", "Prop"};
+	static const int32_t flat[] = {0, 0, 0, 0, 0};
+	/* the PSK: other case, padded with spaces, an extra bone between Spine and Head, no Prop */
+	static const char *const pnames[] = {"root", "HIPS  ", "spine", "neck", "head"};
+	static const int32_t pparents[] = {0, 0, 1, 2, 3};
+	struct psk_bone b[5], ref[5];
+	struct diag d;
+
+	(void)state;
+	diag_init(&d);
+	set_bones(b, names, flat, 5);
+	assert_true(psk_bones_flat(b, 5));
+	assert_false(psk_bones_flat(b, 1));
+	/* a PSK whose names match: nearest ancestor present, unmatched bones stay at 0 */
+	set_bones(ref, pnames, pparents, 5);
+	assert_int_equal(psk_bones_match(b, 5, ref, 5, false), 3);
+	assert_true(psk_bones_flat(b, 5)); /* counting changes nothing */
+	assert_int_equal(psk_bones_match(b, 5, ref, 5, true), 3);
+	assert_int_equal(b[1].parent, 0);
+	assert_int_equal(b[2].parent, 1);
+	assert_int_equal(b[3].parent, 2); /* Neck is missing here: Spine */
+	assert_int_equal(b[4].parent, 0);
+	assert_false(psk_bones_flat(b, 5));
+	/* a parent cycle in the reference cannot spin */
+	ref[2].parent = 3;
+	ref[3].parent = 2;
+	set_bones(b, names, flat, 5);
+	psk_bones_match(b, 5, ref, 5, true);
+	assert_true(b[2].parent >= 0 && b[2].parent < 5);
+	/* a hierarchy file: header line, names ignoring case, root words, unknown names listed */
+	set_bones(b, names, flat, 5);
+	assert_int_equal(psk_bones_apply_tsv(b, 5,
+					     "bone\tparent\nspine\tHIPS\nHead\tSpine\r\n"
+					     "Prop\tnone\nHips\tRoot\nTail\tHips\n",
+					     &d),
+			 4);
+	assert_int_equal(b[2].parent, 1);
+	assert_int_equal(b[3].parent, 2);
+	assert_int_equal(b[4].parent, 0);
+	assert_int_equal(d.n, 1); /* Tail */
+	diag_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +473,7 @@ int main(void)
 	    cmocka_unit_test(test_write_sequence),
 	    cmocka_unit_test(test_truncation_and_garbage),
 	    cmocka_unit_test(test_bones_and_unknown),
+	    cmocka_unit_test(test_bone_parents),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

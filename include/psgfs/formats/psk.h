@@ -273,6 +273,17 @@ void psk_put_wedge(struct buf *b, const struct psk_wedge *w);
 void psk_put_face(struct buf *b, const struct psk_face *f, bool wide);
 void psk_put_material(struct buf *b, const struct psk_material *mt);
 void psk_put_bone(struct buf *b, const struct psk_bone *bone);
+
+/* Bone parents (psk_hierarchy.c; docs/psk-psa.md, "Bone parents"). Flat: two bones or more
+ * and every bone after the first has parent 0 (what many PSA exporters write). */
+bool psk_bones_flat(const struct psk_bone *b, size_t n);
+/* Parents from "bone<TAB>parent" lines by name (ignoring case; a parent "", "-", "-1",
+ * "none" or "null" is the root); returns the bones set, problems to d. */
+size_t psk_bones_apply_tsv(struct psk_bone *b, size_t n, const char *tsv, struct diag *d);
+/* Bones 1.. of b whose names ref has too; with apply, each such bone's parent becomes its
+ * nearest ancestor in ref that b has (else bone 0). Returns how many matched. */
+size_t psk_bones_match(struct psk_bone *b, size_t n, const struct psk_bone *ref, size_t n_ref,
+		       bool apply);
 void psk_put_weight(struct buf *b, const struct psk_weight *w);
 void psk_put_color(struct buf *b, const struct psk_color *c);
 void psk_put_uv(struct buf *b, const struct psk_uv *uv);

@@ -23,8 +23,10 @@
  * 3: static: XYZ F3, NORMAL CMP, TEX0 SF2, BINORMAL S1x3 (26; u32), palette of one bone
  * 4 (GEN_SK_SKATER, only when asked for): the skater encoding of real character models:
  *   XYZ S1x4 as s16 / 16384 with w = 1, NORMAL CMP, TEX0 S1x2, INDICES UB256x4, WEIGHTS
- *   UB256x4 as byte / 255 (24; u16). The skeleton is scaled to fit +-1.5 and every vertex
- *   lies within 0.1 (per axis, bone-local) of its first bone.
+ *   UB256x4 as byte / 255 (24; u16). The skeleton is skater-shaped: the bones of the rig's
+ *   HIPS tree, body first, in a rest pose (one root), scaled to fit +-1.5; every vertex lies
+ *   within 0.1 (per axis, bone-local) of the segment from its first bone to that bone's first
+ *   child, and triangles join vertices along the same bone.
  * Meshes with more than 65535 vertices always get u32 indices. layout -1 cycles 0..3.
  *
  * Xbox 360 (GEN_SK_X360): the same PS3 vertices stored element by element in the Xbox 360
@@ -67,7 +69,8 @@ struct gen_skinned_opts {
 	uint64_t shuffle_seed;
 	bool baseres_first; /* dictionary rows: base resources first (PSGB_ORDER_BASERES_FIRST) */
 	/* Bone names from the built-in skater rig (a random subset in mixed case, plus two
-	 * "Prop_NN" bones that are not rig bones when there are 8 or more), parented as the rig
+	 * "Prop_NN" bones that are not rig bones when there are 8 or more; with the skater
+	 * layout the rig's body first, props only past its HIPS tree), parented as the rig
 	 * says: each to its nearest chosen rig ancestor, the props to the first root. At most
 	 * 131 + 64 bones. */
 	bool rig_names;

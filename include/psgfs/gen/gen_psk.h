@@ -40,6 +40,7 @@ struct gen_psa_opts {
 	uint32_t max_frames; /* frames per sequence in 1..max_frames (0 = 8) */
 	bool scale_keys;     /* full SCALEKEYS (one per key) */
 	bool match_psk;	     /* bones identical to gen_psk_mesh's with the same seed and bones */
+	bool flat_parents;   /* parent 0 for every bone, as many real exporters write */
 	bool hostile_names;
 	int32_t head_type_flag; /* 0 = writer default (20100422) */
 	/* Every sequence covers every key (FirstRawFrame 0, all frames): a small file whose

@@ -15,7 +15,8 @@
 #include "psgfs/base/result.h"
 
 /* Header byte variants: 0x10 u24 unpacked size; 0x11 adds a u24 packed size before it; 0x90 and
- * 0x91 are the same with u32 sizes. The second byte is always 0xFB. */
+ * 0x91 are the same with u32 sizes. The 0x40 flag (0x50, 0x51, 0xD0, 0xD1) changes nothing in
+ * the layout; readers must accept it. The second byte is always 0xFB. */
 #define RP_HDR_10 0x10u
 #define RP_HDR_11 0x11u
 #define RP_HDR_90 0x90u
@@ -29,7 +30,7 @@ struct rp_enc_opts {
 
 /*
  * Append the RefPack stream of in[0..n) to out. RC_INVAL for a header that cannot hold n
- * (0x10/0x11 past 16 MiB - 1, any past 4 GiB - 1) or an unknown header byte; RC_NOMEM.
+ * (without 0x80: past 16 MiB - 1; any past 4 GiB - 1) or an unknown header byte; RC_NOMEM.
  * The packed size of the 0x11/0x91 headers counts the whole stream, header included.
  */
 enum rc rp_encode(const uint8_t *in, size_t n, const struct rp_enc_opts *o, struct buf *out);
