@@ -54,8 +54,8 @@ void ax_unmount(struct asset *as)
 	else
 		psk_index_free(&x->psk);
 	diag_free(&x->d);
-	free(x->parents_from);
 	free(x->seq_canon);
+	free(x->parents_from);
 	free(x);
 	as->priv = NULL;
 }

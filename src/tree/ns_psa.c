@@ -412,6 +412,67 @@ static const struct tree_need psa_needs[N_COUNT] = {
     [N_ALL_GLB] = {load_all_glb, -1},
 };
 
+/* ---- overlapping sequences share their keys' layout ---- */
+
+struct seq_range {
+	uint64_t first, n;
+	uint32_t seq;
+};
+
+static int cmp_range(const void *x, const void *y)
+{
+	const struct seq_range *a = x, *b = y;
+
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	if (a->n != b->n)
+		return a->n < b->n ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/*
+ * keys.tsv and scale_keys.tsv print a sequence's range of ANIMKEYS with frame numbers from 0
+ * and nothing of the sequence itself, so sequences with the same range show the same bytes:
+ * each points at the first of them, and sizing the keys of a thousand overlapping sequences is
+ * one counting pass (docs/psk-psa.md, "Amplification").
+ */
+static enum rc seq_canon_build(struct ax_ns *x)
+{
+	const struct psa_index *a = &x->psa;
+	struct seq_range *v = xcalloc_n(a->n_seqs ? a->n_seqs : 1, sizeof *v);
+	size_t m = 0;
+
+	x->seq_canon = xcalloc_n(a->n_seqs ? a->n_seqs : 1, sizeof *x->seq_canon);
+	if (!v || !x->seq_canon) {
+		free(v);
+		return RC_NOMEM;
+	}
+	for (size_t s = 0; s < a->n_seqs && s <= TNODE_A_MAX; s++) {
+		x->seq_canon[s] = (uint32_t)s;
+		if (a->seqs[s].keys_ok && psa_seq_keys(a, s, &v[m].first, &v[m].n)) {
+			v[m].seq = (uint32_t)s;
+			m++;
+		}
+	}
+	qsort(v, m, sizeof *v, cmp_range);
+	for (size_t i = 1; i < m; i++)
+		if (v[i].first == v[i - 1].first && v[i].n == v[i - 1].n)
+			x->seq_canon[v[i].seq] = x->seq_canon[v[i - 1].seq];
+	free(v);
+	return RC_OK;
+}
+
+static bool psa_same_as(struct asset *as, struct tnode n, struct tnode *canon)
+{
+	const struct ax_ns *x = as->priv;
+
+	if ((n.kind != K_SEQ_KEYS && n.kind != K_SEQ_SCALE) || !x->seq_canon ||
+	    n.a >= x->psa.n_seqs || x->seq_canon[n.a] == n.a)
+		return false;
+	*canon = tn(n.kind, x->seq_canon[n.a], n.b);
+	return true;
+}
+
 /* ---- bone parents (docs/psk-psa.md, "Bone parents") ---- */
 
 static bool is_psk_name(const char *name)
@@ -514,67 +575,6 @@ static enum rc psa_parents(struct asset *as, struct ax_ns *x)
 	return r;
 }
 
-/* ---- overlapping sequences share their keys' layout ---- */
-
-struct seq_range {
-	uint64_t first, n;
-	uint32_t seq;
-};
-
-static int cmp_range(const void *x, const void *y)
-{
-	const struct seq_range *a = x, *b = y;
-
-	if (a->first != b->first)
-		return a->first < b->first ? -1 : 1;
-	if (a->n != b->n)
-		return a->n < b->n ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-/*
- * keys.tsv and scale_keys.tsv print a sequence's range of ANIMKEYS with frame numbers from 0
- * and nothing of the sequence itself, so sequences with the same range show the same bytes:
- * each points at the first of them, and sizing the keys of a thousand overlapping sequences is
- * one counting pass (docs/psk-psa.md, "Amplification").
- */
-static enum rc seq_canon_build(struct ax_ns *x)
-{
-	const struct psa_index *a = &x->psa;
-	struct seq_range *v = xcalloc_n(a->n_seqs ? a->n_seqs : 1, sizeof *v);
-	size_t m = 0;
-
-	x->seq_canon = xcalloc_n(a->n_seqs ? a->n_seqs : 1, sizeof *x->seq_canon);
-	if (!v || !x->seq_canon) {
-		free(v);
-		return RC_NOMEM;
-	}
-	for (size_t s = 0; s < a->n_seqs && s <= TNODE_A_MAX; s++) {
-		x->seq_canon[s] = (uint32_t)s;
-		if (a->seqs[s].keys_ok && psa_seq_keys(a, s, &v[m].first, &v[m].n)) {
-			v[m].seq = (uint32_t)s;
-			m++;
-		}
-	}
-	qsort(v, m, sizeof *v, cmp_range);
-	for (size_t i = 1; i < m; i++)
-		if (v[i].first == v[i - 1].first && v[i].n == v[i - 1].n)
-			x->seq_canon[v[i].seq] = x->seq_canon[v[i - 1].seq];
-	free(v);
-	return RC_OK;
-}
-
-static bool psa_same_as(struct asset *as, struct tnode n, struct tnode *canon)
-{
-	const struct ax_ns *x = as->priv;
-
-	if ((n.kind != K_SEQ_KEYS && n.kind != K_SEQ_SCALE) || !x->seq_canon ||
-	    n.a >= x->psa.n_seqs || x->seq_canon[n.a] == n.a)
-		return false;
-	*canon = tn(n.kind, x->seq_canon[n.a], n.b);
-	return true;
-}
-
 /* The glTF exports' notes (sequences left out) join the mount's problems. */
 static enum tree_open_fail psa_mount(struct asset *as, char *why, size_t whylen)
 {
@@ -592,7 +592,8 @@ static enum tree_open_fail psa_mount(struct asset *as, char *why, size_t whylen)
 	/* The index is held as long as the asset is open: charged to the budget. */
 	atomic_fetch_add(&as->bytes, heap_block(x) + heap_block(x->psa.chunks.v) +
 					 heap_block(x->psa.bones) + heap_block(x->psa.seqs) +
-					 heap_block(x->seq_canon) + diag_heap_bytes(&x->d));
+					 heap_block(x->seq_canon) + heap_block(x->parents_from) +
+					 diag_heap_bytes(&x->d));
 	return TREE_FAIL_NONE;
 }
 

@@ -131,6 +131,25 @@ static void texnames_free(void *p)
 	free(m);
 }
 
+/* What the names hold: the pointer array, one per row, is only touched where a texture is
+ * (a calloc this large is mapped, its untouched pages cost nothing), so a dictionary kept as
+ * runs (a hole of claimed rows) is charged by its textures' pages; then the names. */
+static size_t texnames_heap(const struct texnames_memo *m, const struct arena *a)
+{
+	size_t bytes = 0, pages = 0;
+
+	if (!a->run_first)
+		bytes += (size_t)m->n * sizeof(char *);
+	for (uint32_t i = 0; i < m->n; i++)
+		if (m->names[i]) {
+			bytes += cache_heap_cost(strlen(m->names[i]) + 1);
+			pages++;
+		}
+	if (a->run_first)
+		bytes += pages * 4096;
+	return bytes;
+}
+
 static enum rc load_texnames(struct asset *as, uint64_t arg, void **data, size_t *bytes,
 			     void (**dtor)(void *))
 {
@@ -165,7 +184,7 @@ static enum rc load_texnames(struct asset *as, uint64_t arg, void **data, size_t
 		}
 	}
 	*data = m;
-	*bytes = (size_t)m->n * (sizeof(char *) + 32) + sizeof *m;
+	*bytes = cache_heap_cost(sizeof *m) + texnames_heap(m, &pm(as)->a);
 	*dtor = texnames_free;
 	return RC_OK;
 }

@@ -283,9 +283,10 @@ fi
 unmount_psgfs "$am"
 
 # The amplification worst case of issue 21: a 1.18 MB PSA, 4,000 sequences that all cover the
-# same 16,000 frames, shows 7.94 GB over 20,016 entries. Sizes are exact (the generator is
-# deterministic: the total is a constant), ls -lR sizes every keys.tsv with one counting pass
+# same 16,000 frames, shows 7.94 GB over 20,016 entries. Sizes are exact (whole reads at
+# st_size), ls -lR sizes every keys.tsv with one counting pass
 # (the sequences share it), and RssAnon stays within the cache budget + 16 MiB throughout.
+# (Totals are checked in a band: the text views' exact bytes change as views evolve.)
 big=$WORK/amp4000.psa
 "$PSGFS_GEN" psa --overlap --bones 1 --frames 16000 --sequences 4000 "$big"
 check "amplification 4000: the file is 1,184,280 bytes" test "$(stat -c %s "$big")" = 1184280
@@ -307,7 +308,7 @@ t1=$(date +%s.%N)
 total=$(timeout 300 find "$bm" -type f -printf '%s\n' | awk '{ t += $1 } END { printf "%.0f\n", t }')
 echo "# 4000 overlapping sequences: $total bytes over $n_entries entries; ls -lR $(echo "$t1 - $t0" | bc) s"
 check "amplification 4000: 20,016 entries" test "$n_entries" = 20016
-check "amplification 4000: exactly 7,936,602,641 bytes in its files" test "$total" = 7936602641
+check "amplification 4000: 7.94 GB shown" test "$total" -gt 7936000000 -a "$total" -lt 7937000000
 k0=$bm/sequences/00.seq_0/keys.tsv
 k1=$bm/sequences/3999.seq_3999/keys.tsv
 check "amplification 4000: keys.tsv reads whole at its st_size, the same for all" bash -c \
@@ -328,7 +329,7 @@ wait "$sampler" 2>/dev/null || true
 # Rewritten islands: a 1.0 MB skinned PS3 PSG whose 64 islands per mesh each draw the mesh's
 # whole index buffer (valid, so no problem is reported) shows 64 x the triangles in
 # triangles.tsv and the exports: 340 MB. Every byte is read once: the total equals the sum of
-# st_size (a constant: the generator is deterministic) and RssAnon stays within budget + 16 MiB.
+# st_size, and RssAnon stays within budget + 16 MiB.
 isl=$WORK/islands.psg
 "$PSGFS_GEN" skinned --meshes 4 --islands 64 --tris 400 --verts 600 --hostile islands "$isl"
 check "islands: the file is 1,023,708 bytes" test "$(stat -c %s "$isl")" = 1023708
@@ -347,7 +348,7 @@ sampler=$!
 isl_total=$(find "$im" -type f -printf '%s\n' | awk '{ t += $1 } END { printf "%.0f\n", t }')
 isl_read=$(timeout 300 find "$im" -type f -exec cat {} + | wc -c)
 echo "# rewritten islands: $isl_total bytes in st_size, $isl_read read"
-check "islands: exactly 340,312,085 bytes" test "$isl_total" = 340312085
+check "islands: 340 MB shown (over 300 x the file)" test "$isl_total" -gt 340000000
 check "islands: every byte of it reads" test "$isl_read" = "$isl_total"
 check "islands: triangles.tsv has 64 x 400 x 64 rows + header" \
 	test "$(wc -l <"$im/meshes/00/triangles.tsv")" = $((64 * 400 * 64 + 1))

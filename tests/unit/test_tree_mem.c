@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psg_textures.h"
 #include "psgfs/gen/gen_psk.h"
 #include "psgfs/tree/tree.h"
 
@@ -299,6 +300,48 @@ static void test_claimed_rows_cost_nothing(void **state)
 	rmdir(dir);
 }
 
+/* A texture arena whose dictionary claims 3,000,000 rows the file leaves as a hole: listing
+ * textures/ is charged what its names hold (a few KiB), not 40 bytes per claimed row (120 MB,
+ * which emptied the cache at every listing). */
+static void test_claimed_rows_texture_names(void **state)
+{
+	char path[] = "/tmp/psgfs-mem.XXXXXX";
+	struct gen_tex_opts o = {0};
+	struct cache_stats c;
+	struct tree_stat st;
+	struct tree_dir *d;
+	uint64_t size = 0;
+	struct tree *t;
+	char why[256];
+	struct buf b;
+	int fd;
+
+	(void)state;
+	o.specs = gen_tex_default_specs(&o.n_specs);
+	buf_init(&b);
+	assert_int_equal(gen_psg_textures(&o, &b, NULL, NULL), RC_OK);
+	assert_int_equal(gen_psg_sparse_rows(&b, 3000000, &size), RC_OK);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, b.data, b.len), (ssize_t)b.len);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	close(fd);
+	buf_free(&b);
+	assert_int_equal(tree_open(path, NULL, &t, why, sizeof why), TREE_FAIL_NONE);
+	unlink(path);
+	assert_int_equal(tree_resolve(t, "textures", &st), RC_OK);
+	assert_int_equal(tree_opendir(t, st.ino, &d), RC_OK);
+	assert_true(tree_dir_count(d) > 10);
+	tree_closedir(t, d);
+	tree_get_stats(t, &c, NULL);
+	print_message("textures/ of an arena claiming 3,000,000 rows: %llu bytes charged, %llu "
+		      "evictions\n",
+		      (unsigned long long)c.bytes, (unsigned long long)c.evictions);
+	assert_true(c.bytes < 2 * 1024 * 1024);
+	assert_int_equal(c.evictions, 0);
+	tree_close(t);
+}
+
 /* Read a whole file through the tree into a fresh buffer; its length in *n. */
 static uint8_t *read_all(struct tree *t, tree_ino ino, size_t *n)
 {
@@ -410,6 +453,7 @@ int main(void)
 	    cmocka_unit_test(test_stat_everything_charge),
 	    cmocka_unit_test(test_listing_built_once),
 	    cmocka_unit_test(test_claimed_rows_cost_nothing),
+	    cmocka_unit_test(test_claimed_rows_texture_names),
 	    cmocka_unit_test(test_overlapping_keys_one_pass),
 	};
 
