@@ -383,7 +383,10 @@ static void rmd_channel(const struct arena *a, uint32_t idx, const uint8_t *p, s
 	ch->stream_name.off = ch->raw[2];
 	ch->stream.raw = ch->raw[3];
 	ch->stream.res = RC_NOENT;
-	if (ch->raw[2] >= str_min) {
+	/* Flag 0x2: shader constants (docs/skate-objects.md), whatever the bytes look like. */
+	if (ch->flags & SKATE_CHANNEL_CONSTANT) {
+		/* constants: neither a name nor a GUID nor a reference */
+	} else if (ch->raw[2] >= str_min) {
 		struct skate_str sn = skate_str_at(p, len, ch->raw[2]);
 
 		if (sn.p) {
@@ -393,6 +396,8 @@ static void rmd_channel(const struct arena *a, uint32_t idx, const uint8_t *p, s
 	} else if (ch->raw[2] == 0 && ch->raw[3] == 0 && ch->guid != 0) {
 		ch->kind = SKATE_UNION_GUID;
 	}
+	/* Both non-constant forms carry the GUID at +0x10 (the stream form next to its name). */
+	ch->has_guid = ch->kind != SKATE_UNION_CONSTANTS && ch->guid != 0;
 	if (ch->kind != SKATE_UNION_CONSTANTS) {
 		ch->stream = skate_ref_get(a, ch->raw[3], ARENA_WANT_UNKNOWN);
 		snprintf(field, sizeof field, "channel %u m_pStream", i);

@@ -78,7 +78,7 @@ static enum rc texel_source(const struct arena *a, uint32_t idx, uint32_t m_buff
 	if (!(*br)->readable) {
 		diag_add(diag, "object %u (Texture): base resource %u lies outside the file", idx,
 			 bi);
-		return RC_CORRUPT;
+		return RC_TRUNCATED; /* the texels are missing, not wrong */
 	}
 	return RC_OK;
 }
@@ -127,7 +127,7 @@ enum rc tex_describe_x360(const struct src *s, const struct arena *a, uint32_t i
 	if (!br || !br->base_resource || !br->readable) {
 		diag_add(diag, "object %u (Texture): no readable BaseResource in the row before it",
 			 idx);
-		return RC_CORRUPT;
+		return br && br->base_resource ? RC_TRUNCATED : RC_CORRUPT;
 	}
 	r = arena_read_object(s, a, idx, &obj, &len);
 	if (r != RC_OK) {

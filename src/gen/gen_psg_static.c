@@ -169,9 +169,20 @@ static void sky_material_instance(struct psg_builder *b, const uint32_t o[12],
 	    {.shader_input = "AttribulatorMaterialName",
 	     .image_channel = 0xFFFF,
 	     .guid = 0x6A1F00D53C2B0001ull},
-	    {.shader_input = "diffuse", .image_channel = 0xFFFF, .guid = 0x2C7F381800171902ull},
-	    {.shader_input = "specular", .image_channel = 0xFFFF, .guid = 0x2C7F381800171903ull},
-	    {.shader_input = "detail", .image_channel = 0xFFFF, .guid = 0x2C7F381800171904ull},
+	    /* Texture channels as real models write them: a stream name and the companion's
+	     * TOC GUID; the name's hex suffix is another ID, matching none of the GUIDs. */
+	    {.shader_input = "diffuse",
+	     .image_channel = 0xFFFF,
+	     .guid = 0x2C7F381800171902ull,
+	     .stream_name = "sky_night_0x00c0ffee00450001"},
+	    {.shader_input = "specular",
+	     .image_channel = 0xFFFF,
+	     .guid = 0x2C7F381800171903ull,
+	     .stream_name = "moon_gradient_0x0000beef03e3870a"},
+	    {.shader_input = "detail",
+	     .image_channel = 0xFFFF,
+	     .guid = 0x2C7F381800171904ull,
+	     .stream_name = "default_gray_0x0000f00d03e3870a"},
 	};
 	const struct psgo_material mat = {0, ch, 5};
 	struct psgo_instance inst = {
@@ -493,7 +504,10 @@ static void sz_header(struct sized *z)
 	static const char *const bone[1] = {"root"};
 	const struct psgo_channel ch[2] = {
 	    {.shader_input = "Name", .image_channel = 0xFFFF, .guid = z->seed | 1},
-	    {.shader_input = "diffuse", .image_channel = 0xFFFF, .guid = z->seed | 2},
+	    {.shader_input = "diffuse",
+	     .image_channel = 0xFFFF,
+	     .guid = z->seed | 2,
+	     .stream_name = "sized_diffuse"},
 	};
 	const struct psgo_material mat = {0, ch, 2};
 

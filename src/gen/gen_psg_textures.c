@@ -603,7 +603,7 @@ static bool add_texture(struct psg_builder *b, const struct gen_tex_opts *o,
 			const struct gen_tex_spec *s, size_t k, struct psgo_toc_entry *toc,
 			char name[40], struct gen_tex_truth_item *ti)
 {
-	uint64_t guid = 0x2c7f381800171900ull + k;
+	uint64_t guid = 0x2c7f381800171900ull + (o ? o->guid_first : 0) + k;
 	uint8_t obj[40];
 	uint32_t bi, tx;
 	struct buf br;

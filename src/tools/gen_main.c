@@ -17,6 +17,7 @@
 #include "psgfs/gen/gen_psg_textures.h"
 #include "psgfs/gen/gen_psk.h"
 #include "psgfs/gen/gen_x360_textures.h"
+#include "gen_arc.h"
 
 /* One string on purpose: the help text reads here as it prints (81 lines, no logic). */
 static void usage(FILE *out)
@@ -102,8 +103,13 @@ static void usage(FILE *out)
 	    "                      chains and one cube map, shaped like a real 2 MB arena\n"
 	    "  --short-cube        ps3: also a DXT5 256x256 cube map whose base resource holds\n"
 	    "                      only its first face (as a real tool-made arena does)\n"
+	    "  --only K            ps3: only texture K (0-21) of the default set, with its GUID\n"
+	    "                      0x2c7f3818001719xx: a per-texture arena, to be named\n"
+	    "                      0x<GUID>.psg as the game names them\n"
 	    "\n"
-	    "exit status: 0 ok, 1 generation or write failed, 2 usage\n");
+	    "\n");
+	gen_arc_usage(out);
+	fputs("\nexit status: 0 ok, 1 generation or write failed, 2 usage\n", out);
 }
 
 enum {
@@ -143,6 +149,7 @@ enum {
 	O_SKATER,
 	O_RIG,
 	O_ROWS,
+	O_ONLY,
 };
 
 static const struct option longopts[] = {
@@ -182,6 +189,7 @@ static const struct option longopts[] = {
     {"skater", no_argument, NULL, O_SKATER},
     {"rig-names", no_argument, NULL, O_RIG},
     {"rows", required_argument, NULL, O_ROWS},
+    {"only", required_argument, NULL, O_ONLY},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -214,6 +222,7 @@ static const struct {
     {"folder", O_ASSETS, 1, GEN_FOLDER_MAX_ASSETS},
     {"folder", O_WIDE, 0, GEN_FOLDER_MAX_ASSETS},
     {"sky", O_ROWS, 12, 178956970}, /* 24-byte rows after the sky's 8 KiB, within 4 GiB */
+    {"textures", O_ONLY, 0, 21},    /* the default set's 22 textures */
 };
 
 static const char *opt_name(int opt)
@@ -490,6 +499,7 @@ struct gen_args {
 	bool short_cube, real_shape;
 	uint64_t seed, shuffle, size;
 	uint32_t rows;
+	int64_t only; /* textures: -1, or the one default texture to write */
 };
 
 /* Options of the PSK and PSA kinds; false when c is not one of them. */
@@ -604,6 +614,9 @@ static bool psg_folder_opt(struct gen_args *a, int c)
 	case O_ROWS:
 		a->rows = parse_count(a->kind, c, optarg);
 		break;
+	case O_ONLY:
+		a->only = parse_count(a->kind, c, optarg);
+		break;
 	default:
 		return false;
 	}
@@ -659,6 +672,7 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
 
 	gen_psk_opts_default(&a->pk, 1);
 	gen_psa_opts_default(&a->pa, 1);
+	a->only = -1;
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (psk_psa_opt(a, c) || psg_folder_opt(a, c))
@@ -679,6 +693,10 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
 		fprintf(stderr, "psgfs-gen: --manifest does not apply to %s\n", a->kind);
 		return 2;
 	}
+	if (a->only >= 0 && (strcmp(a->platform, "ps3") || a->real_shape || a->short_cube)) {
+		fprintf(stderr, "psgfs-gen: --only takes a ps3 arena of the default set\n");
+		return 2;
+	}
 	a->sk.platform = !strcmp(a->platform, "x360")	    ? GEN_SK_X360
 			 : !strcmp(a->platform, "x360-alt") ? GEN_SK_X360_ALT
 							    : GEN_SK_PS3;
@@ -693,6 +711,12 @@ static enum rc gen_textures(const struct gen_args *a, struct buf *b, struct psg_
 
 	if (a->real_shape)
 		to.specs = gen_tex_real_specs(&to.n_specs);
+	if (a->only >= 0) {
+		/* A per-texture arena as the game names them: one texture, its own GUID. */
+		to.specs = gen_tex_default_specs(&to.n_specs) + a->only;
+		to.n_specs = 1;
+		to.guid_first = (uint32_t)a->only;
+	}
 	if (!strcmp(a->platform, "x360"))
 		return gen_x360_textures(NULL, b, rec, NULL);
 	if (!strcmp(a->platform, "ps3-twin"))
@@ -749,6 +773,8 @@ int main(int argc, char **argv)
 	a.kind = argv[1];
 	if (!strcmp(a.kind, "hash"))
 		return hash_files(argc - 2, argv + 2);
+	if (gen_arc_kind(a.kind))
+		return gen_arc_main(argc, argv);
 	if (!known_kind(a.kind)) {
 		fprintf(stderr, "psgfs-gen: unknown kind '%s'\n", a.kind);
 		return 2;

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "psgfs/base/bytes.h"
+#include "tree/guid_index.h"
 #include "tree/tree_int.h"
 
 #define SEQ_SLOT_FIRST	   0x80000000u
@@ -71,8 +72,9 @@ struct folder {
 	uint32_t lru_head, lru_tail;
 	atomic_uint open_assets;
 	unsigned max_assets;
-	struct stat mnt; /* the mount point before mounting (st_ino 0: not mounted) */
-	dev_t own_dev;	 /* this mount's device (0: not mounted) */
+	struct stat mnt;	/* the mount point before mounting (st_ino 0: not mounted) */
+	dev_t own_dev;		/* this mount's device (0: not mounted) */
+	struct guid_index *gix; /* per-texture arenas by name, built on first lookup */
 };
 
 /* ---- the entry table (permanent: entries are what inode numbers resolve to) ---- */
@@ -757,6 +759,200 @@ uint32_t folder_sibling(struct tree *t, uint32_t slot, const char *name)
 	return found;
 }
 
+/* ---- per-texture arenas by name (guid_index.h) ---- */
+
+/* Directories already walked, by identity: a bind mount inside DIR cannot loop the walk. */
+struct seen {
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} * v;
+	size_t n, cap; /* cap: a power of two, 0 before the first */
+};
+
+static size_t seen_hash(dev_t dev, ino_t ino, size_t cap)
+{
+	return (size_t)(((uint64_t)ino * 0x9e3779b97f4a7c15ull) ^ (uint64_t)dev) & (cap - 1);
+}
+
+/* True when (dev, ino) is new (and now recorded); false when seen or out of memory. */
+static bool seen_add(struct seen *s, dev_t dev, ino_t ino)
+{
+	size_t h;
+
+	if (2 * (s->n + 1) > s->cap) {
+		struct seen old = *s;
+		size_t cap = old.cap ? old.cap * 2 : 64;
+
+		s->v = calloc(cap, sizeof *s->v);
+		if (!s->v) {
+			*s = old;
+			return false;
+		}
+		s->cap = cap;
+		s->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.v[i].ino)
+				seen_add(s, old.v[i].dev, old.v[i].ino);
+		free(old.v);
+	}
+	for (h = seen_hash(dev, ino ? ino : 1, s->cap); s->v[h].ino; h = (h + 1) & (s->cap - 1))
+		if (s->v[h].dev == dev && s->v[h].ino == (ino ? ino : 1))
+			return false;
+	s->v[h].dev = dev;
+	s->v[h].ino = ino ? ino : 1;
+	s->n++;
+	return true;
+}
+
+/* Open the folder at `rel` ("" = the root) one component at a time, links never followed. */
+static int open_rel(struct folder *f, const char *rel)
+{
+	int fd = openat(f->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *p = rel;
+
+	while (fd >= 0 && *p) {
+		const char *slash = strchr(p, '/');
+		size_t len = slash ? (size_t)(slash - p) : strlen(p);
+		char name[NAME_MAX + 1];
+		int next = -1;
+
+		if (len <= NAME_MAX) {
+			memcpy(name, p, len);
+			name[len] = '\0';
+			next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		close(fd);
+		fd = next;
+		p += len + (slash != NULL);
+	}
+	return fd;
+}
+
+/* A pending folder of the walk: its path inside the mount ("" = the root). */
+struct walk {
+	char **v;
+	size_t n, cap;
+};
+
+static bool walk_push(struct walk *w, const char *dir, const char *name)
+{
+	char **v = xgrow_n(w->v, w->n, &w->cap, sizeof *v, 64);
+	char *p = NULL;
+
+	if (!v)
+		return false;
+	w->v = v;
+	if (asprintf(&p, "%s%s%s", dir, *dir ? "/" : "", name) < 0)
+		return false;
+	w->v[w->n++] = p;
+	return true;
+}
+
+/* One folder: GUID-named files fed, subfolders pushed. Names only: no file is opened. */
+static void walk_one(struct folder *f, const char *rel, struct walk *w, struct seen *seen,
+		     struct guid_index *ix)
+{
+	int fd = open_rel(f, rel);
+	struct stat dst;
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &dst) != 0 || !seen_add(seen, dst.st_dev, dst.st_ino) ||
+	    !(d = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		unsigned char type = de->d_type;
+		uint64_t guid;
+		struct stat st;
+		bool is_guid = guid_index_name(de->d_name, &guid);
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    is_mount_point(f, dst.st_dev, de->d_ino))
+			continue;
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+		}
+		if (type == DT_DIR && !on_own_mount(f, dirfd(d), de->d_name)) {
+			walk_push(w, rel, de->d_name);
+		} else if (type == DT_REG && is_guid) {
+			char *p = NULL;
+
+			if (asprintf(&p, "%s%s%s", rel, *rel ? "/" : "", de->d_name) >= 0)
+				guid_index_feed(ix, p, 0);
+			free(p);
+		}
+	}
+	closedir(d);
+}
+
+/* The build of the mount's GUID index: every source folder below DIR read by name (as the
+ * folder layer would show them: links not followed, the mount point and paths into this
+ * mount left out), each GUID-named regular file fed by its path. */
+static void folder_guid_build(void *ctx, struct guid_index *ix)
+{
+	struct folder *f = ((struct tree *)ctx)->fold;
+	struct walk w = {0};
+	struct seen seen = {0};
+
+	if (!walk_push(&w, "", ""))
+		return;
+	while (w.n) {
+		char *rel = w.v[--w.n];
+
+		walk_one(f, rel, &w, &seen, ix);
+		free(rel);
+	}
+	free(w.v);
+	free(seen.v);
+}
+
+struct guid_index *folder_guid_index(struct tree *t)
+{
+	return t->fold ? t->fold->gix : NULL;
+}
+
+uint32_t folder_slot_at(struct tree *t, const char *path)
+{
+	struct folder *f = t->fold;
+	uint32_t slot = 0;
+	const char *p = path;
+
+	while (*p) {
+		const char *slash = strchr(p, '/');
+		size_t len = slash ? (size_t)(slash - p) : strlen(p);
+		struct fentry *dir = entry_get(t, slot), *hit = NULL;
+		bool listed;
+
+		if (!dir || dir->type != FE_DIR)
+			return 0;
+		pthread_mutex_lock(&f->mu);
+		listed = dir->listed;
+		pthread_mutex_unlock(&f->mu);
+		if (!listed && read_folder(t, dir) != RC_OK)
+			return 0;
+		pthread_mutex_lock(&f->mu);
+		for (size_t i = 0; i < dir->n_kids && !hit; i++) {
+			struct fentry *k = entry_find(f, dir->kids[i]);
+
+			if (strlen(k->name) == len && memcmp(k->name, p, len) == 0)
+				hit = k;
+		}
+		pthread_mutex_unlock(&f->mu);
+		if (!hit)
+			return 0;
+		slot = hit->slot;
+		p += len + (slash != NULL);
+	}
+	return slot;
+}
+
 /* ---- open assets ---- */
 
 static struct cache_key asset_ckey(uint32_t slot)
@@ -1000,7 +1196,8 @@ enum tree_open_fail folder_open(struct tree *t, const char *path, char *why, siz
 	f->root.type = FE_DIR;
 	f->root_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	t->fold = f;
-	if (!f->tab) {
+	f->gix = guid_index_new(folder_guid_build, t);
+	if (!f->tab || !f->gix) {
 		snprintf(why, whylen, "out of memory");
 		return TREE_FAIL_OTHER;
 	}
@@ -1025,6 +1222,7 @@ void folder_close(struct folder *f)
 	}
 	free(f->root.kids);
 	free(f->tab);
+	guid_index_free(f->gix);
 	if (f->root_fd >= 0)
 		close(f->root_fd);
 	pthread_mutex_destroy(&f->mu);

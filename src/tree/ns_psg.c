@@ -111,7 +111,10 @@ static enum rc list_objects(const struct tctx *c, struct tlist *out)
 		char label[64];
 
 		psg_obj_name(a, i, label, sizeof label);
-		tlist_add(out, tn(K_OBJ_BIN, i, 0), "%s.bin", label);
+		/* Bytes past the end of a truncated file are not listed (stat must work for
+		 * whatever is): errors.txt says they are missing. The .txt view still is. */
+		if (a->dict[i].readable)
+			tlist_add(out, tn(K_OBJ_BIN, i, 0), "%s.bin", label);
 		if (view_object_has_text(a->dict[i].type_id))
 			tlist_add(out, tn(K_OBJ_TXT, i, 0), "%s.txt", label);
 	}
@@ -185,6 +188,13 @@ static enum rc list_materials(const struct tctx *c, struct tlist *out)
 	return RC_OK;
 }
 
+/* In a folder mount, the channel's texture has a link: the companion's, or one found in a
+ * 0x<GUID> arena elsewhere in the mount. */
+static bool channel_linked(const struct psg_materials *ms, const struct psg_channel *ch)
+{
+	return ch->texture && (ch->tex_slot || ms->where == PSG_COMP_FOLDER);
+}
+
 /* material.txt, and in a folder mount a .dds and a .png link per resolved texture channel
  * (the first 32 channels: the node packs channel * 2 + png in 6 bits). */
 static enum rc list_material(const struct tctx *c, struct tlist *out)
@@ -196,8 +206,8 @@ static enum rc list_material(const struct tctx *c, struct tlist *out)
 		return RC_NOENT;
 	m = &ms->v[c->self.a];
 	tlist_add(out, tn(K_MAT_TXT, c->self.a, 0), "material.txt");
-	for (uint32_t k = 0; ms->where == PSG_COMP_FOLDER && k < m->n_ch && k < 32; k++) {
-		if (!m->ch[k].texture)
+	for (uint32_t k = 0; k < m->n_ch && k < 32; k++) {
+		if (!channel_linked(ms, &m->ch[k]))
 			continue;
 		tlist_add(out, tn(K_MAT_LINK, c->self.a, (uint8_t)(k * 2)), "%s.dds",
 			  m->ch[k].file);
@@ -207,19 +217,21 @@ static enum rc list_material(const struct tctx *c, struct tlist *out)
 	return RC_OK;
 }
 
-/* materials/NN.name/diffuse.dds -> ../../../<companion>/textures/<texture>.dds */
+/* materials/NN.name/diffuse.dds -> ../../../<companion>/textures/<texture>.dds, or to the
+ * 0x<GUID> arena holding it: ../../../<its path from the model's folder>/textures/... */
 static enum rc material_link(const struct tctx *c, struct buf *target)
 {
 	const struct psg_materials *ms = c->need;
 	const struct psg_channel *ch;
 	uint32_t k = c->self.b / 2u;
 
-	if (c->self.a >= ms->n || k >= ms->v[c->self.a].n_ch || ms->where != PSG_COMP_FOLDER)
+	if (c->self.a >= ms->n || k >= ms->v[c->self.a].n_ch)
 		return RC_NOENT;
 	ch = &ms->v[c->self.a].ch[k];
-	if (!ch->texture)
+	if (!channel_linked(ms, ch))
 		return RC_NOENT;
-	buf_printf(target, "../../../%s/textures/%s.%s", ms->companion, ch->texture,
+	buf_printf(target, "../../../%s/textures/%s.%s",
+		   ch->tex_slot ? ch->tex_link : ms->companion, ch->texture,
 		   c->self.b & 1 ? "png" : "dds");
 	return RC_OK;
 }
@@ -256,6 +268,41 @@ static enum rc list_export(const struct tctx *c, struct tlist *out)
 		return r;                                                                          \
 	}
 
+/* What the .pskx adds to the .psk's chunks (skate_export_psk_counts): said, since without
+ * any of it the two files are the same bytes. */
+static void pskx_holds(const struct skate_export_model *p, struct buf *out)
+{
+	unsigned extra = p->n_uv_sets > 1 ? p->n_uv_sets - 1 : 0;
+	const char *sep = "";
+
+	if (extra > PSK_MAX_EXTRA_UVS)
+		extra = PSK_MAX_EXTRA_UVS;
+	if (!p->all_normals && !p->any_colors && !extra && p->n_verts <= 65536) {
+		buf_puts(out, ".pskx: the same bytes as the .psk (no mesh has colours or a second "
+			      "UV set, and not every mesh has normals)\n");
+		return;
+	}
+	buf_puts(out, ".pskx: ");
+	if (p->n_verts > 65536) {
+		buf_puts(out, "32-bit faces (FACE3200)");
+		sep = ", ";
+	} else {
+		buf_puts(out, "the .psk's chunks");
+		sep = " + ";
+	}
+	if (p->all_normals) {
+		buf_printf(out, "%snormals (VTXNORMS)", sep);
+		sep = ", ";
+	}
+	if (p->any_colors) {
+		buf_printf(out, "%scolours (VERTEXCOLOR)", sep);
+		sep = ", ";
+	}
+	if (extra)
+		buf_printf(out, "%s%u extra UV set%s (EXTRAUVS)", sep, extra, extra > 1 ? "s" : "");
+	buf_putc(out, '\n');
+}
+
 static void export_summary(struct asset *as, struct buf *out)
 {
 	struct cache_ent *ent;
@@ -266,12 +313,12 @@ static void export_summary(struct asset *as, struct buf *out)
 		buf_printf(out, "export: cannot plan: %s\n", rc_str(r));
 		return;
 	}
-	buf_printf(out, "export: %s, %u meshes, %llu vertices, %u bones, %s%s\n",
+	buf_printf(out, "export: %s, %u meshes, %llu vertices, %u bones, %s; ",
 		   p->zup ? "Z-up (PSK importers' axes; -o yup for the game's Y-up)"
 			  : "Y-up as stored (-o yup)",
 		   p->n_meshes, (unsigned long long)p->n_verts, p->n_bones,
-		   p->n_verts <= 65536 ? ".psk and .pskx" : ".pskx only (more than 65536 wedges)",
-		   p->all_normals ? ", normals in the .pskx" : "");
+		   p->n_verts <= 65536 ? ".psk and .pskx" : ".pskx only (more than 65536 wedges)");
+	pskx_holds(p, out);
 	for (size_t i = 0; i < p->skipped.n; i++)
 		buf_printf(out, "  %s\n", p->skipped.msg[i]);
 }
@@ -283,21 +330,29 @@ static void materials_summary(struct asset *as, struct buf *out)
 	    [PSG_COMP_FOLDER] = "linked",
 	    [PSG_COMP_BESIDE] = "beside the source; links need a folder mount",
 	    [PSG_COMP_BROKEN] = "not a readable texture arena",
+	    [PSG_COMP_MODS] = "its mod in the mods folder; links need a folder mount",
 	};
 	struct cache_ent *ent;
 	enum rc r;
 	const struct psg_materials *ms = asset_need(as, N_MATERIALS, 0, &ent, &r);
-	uint32_t n_tex, n_ok;
+	uint32_t n_tex, n_ok, n_else;
 
 	if (!ms) {
 		buf_printf(out, "materials: cannot decode: %s\n", rc_str(r));
 		return;
 	}
-	psg_materials_counts(ms, &n_tex, &n_ok);
-	buf_printf(out, "materials: %u; %u of %u GUID channels name a texture of ", ms->n, n_ok,
-		   n_tex);
+	psg_materials_counts(ms, &n_tex, &n_ok, &n_else);
+	if (n_else)
+		buf_printf(out, "materials: %u; %u of %u GUID channels name a texture: %u of ",
+			   ms->n, n_ok, n_tex, n_ok - n_else);
+	else
+		buf_printf(out, "materials: %u; %u of %u GUID channels name a texture of ", ms->n,
+			   n_ok, n_tex);
 	buf_tsv_name(out, ms->companion, strlen(ms->companion)); /* a file name */
-	buf_printf(out, " (%s)\n", where[ms->where]);
+	buf_printf(out, " (%s)", where[ms->where]);
+	if (n_else)
+		buf_printf(out, ", %u in 0x<GUID> arenas elsewhere in the mount (linked)", n_else);
+	buf_putc(out, '\n');
 }
 
 static enum rc info_text(const struct tctx *c, struct buf *out)
@@ -328,7 +383,13 @@ static enum rc info_text(const struct tctx *c, struct buf *out)
 	if (m->has_textures) {
 		const struct texnames_memo *tn_ = asset_need(as, N_TEXNAMES, 0, &ent, &r);
 
-		buf_puts(out, "textures:\n");
+		buf_puts(out, "textures:");
+		if (tn_ && tn_->unlisted)
+			buf_printf(out,
+				   " (%u more not listed: their texels are past the end of the "
+				   "file, see errors.txt)",
+				   tn_->unlisted);
+		buf_putc(out, '\n');
 		for (uint32_t i = 0; tn_ && i < tn_->n; i++) {
 			if (!tn_->names[i])
 				continue;

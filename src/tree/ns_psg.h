@@ -41,6 +41,7 @@ struct psg_mount {
 	/* The companion texture arena, looked for once (psg_materials.c). */
 	pthread_mutex_t comp_mu;
 	bool comp_looked, comp_found;
+	bool comp_modded;   /* single-file mounts: found in the mods folder */
 	uint32_t comp_slot; /* folder mounts: its slot */
 	struct asset *comp; /* single-file mounts: kept open, NULL when it would not open */
 	char *comp_name;    /* its file name as found, else as expected */
@@ -62,6 +63,7 @@ struct stats_memo {
 struct texnames_memo {
 	char **names;
 	uint32_t n;
+	uint32_t unlisted; /* named textures left out: texels past the end of the file */
 };
 
 /* The scene (permanent once loaded: nothing to unpin). */

@@ -17,11 +17,12 @@
 #include "tree/psg_materials.h"
 #include "tree/views.h"
 
-/* One embedded picture: a texture of the companion, described when the export was planned. */
+/* One embedded picture: a texture of the companion or of a 0x<GUID> arena elsewhere in the
+ * mount (slot), described when the export was planned. */
 struct glb_image {
 	struct asset *model;
 	struct tex_desc d;
-	uint32_t row;
+	uint32_t slot, row;
 	char name[NAME_COMPONENT_MAX + 1];
 };
 
@@ -58,13 +59,13 @@ static void pic_part(const void *ctx, unsigned part, uint64_t *n_items, uint32_t
 		*n_items = *item_size = 0;
 }
 
-/* The companion is fetched again for each piece: a folder mount may have closed it since. */
+/* The arena is fetched again for each piece: a folder mount may have closed it since. */
 static enum rc pic_render(const void *ctx, unsigned part, uint64_t first, struct emit *e)
 {
 	const struct glb_image *im = ctx;
 	struct cache_ent *pin;
 	enum rc r;
-	struct asset *comp = psg_companion_get(im->model, &pin, &r);
+	struct asset *comp = psg_channel_arena_get(im->model, im->slot, &pin, &r);
 	struct tex_pic pic;
 	struct pngs p;
 
@@ -73,7 +74,7 @@ static enum rc pic_render(const void *ctx, unsigned part, uint64_t first, struct
 	r = tex_picture_png(&p, &pic, &comp->src, &im->d);
 	if (r == RC_OK)
 		r = pngs_render(&p, part, first, e);
-	psg_companion_put(im->model, pin);
+	psg_channel_arena_put(im->model, im->slot, pin);
 	return r;
 }
 
@@ -84,9 +85,10 @@ static bool is_diffuse(const struct psg_channel *ch)
 	return ch->texture && ch->input && !strcasecmp(ch->input, "diffuse");
 }
 
-/* The diffuse texture row of the tRMaterial at (obj, off), or UINT32_MAX. */
+/* The diffuse texture row of the tRMaterial at (obj, off), or UINT32_MAX; its arena's slot
+ * (0: the companion) in *slot. */
 static uint32_t diffuse_row(const struct psg_materials *ms, uint32_t obj, uint32_t off,
-			    const char **name)
+			    const char **name, uint32_t *slot)
 {
 	for (uint32_t i = 0; i < ms->n; i++) {
 		if (ms->v[i].rmd != obj || ms->v[i].at != off)
@@ -94,25 +96,28 @@ static uint32_t diffuse_row(const struct psg_materials *ms, uint32_t obj, uint32
 		for (uint32_t c = 0; c < ms->v[i].n_ch; c++)
 			if (is_diffuse(&ms->v[i].ch[c])) {
 				*name = ms->v[i].ch[c].texture;
+				*slot = ms->v[i].ch[c].tex_slot;
 				return ms->v[i].ch[c].tex_row;
 			}
 	}
 	return UINT32_MAX;
 }
 
-/* Describe the companion's texture `row` into a new picture; false when it cannot be shown. */
-static bool add_picture(struct asset *as, struct glb_memo *gm, uint32_t row, const char *name)
+/* Describe texture `row` of the arena at `slot` (0: the companion) into a new picture; false
+ * when it cannot be shown. */
+static bool add_picture(struct asset *as, struct glb_memo *gm, uint32_t slot, uint32_t row,
+			const char *name)
 {
 	struct cache_ent *pin, *ent;
 	enum rc r;
-	struct asset *comp = psg_companion_get(as, &pin, &r);
+	struct asset *comp = psg_channel_arena_get(as, slot, &pin, &r);
 	const struct tex_desc *d = NULL;
 	struct glb_image *im = &gm->pics[gm->n_images];
 
 	if (comp && comp->fmt == &tree_format_psg)
 		d = asset_need(comp, N_TEX, row, &ent, &r);
 	if (d) {
-		*im = (struct glb_image){.model = as, .d = *d, .row = row};
+		*im = (struct glb_image){.model = as, .d = *d, .slot = slot, .row = row};
 		name_component(name, strlen(name), im->name);
 		gm->images[gm->n_images] = (struct gltf_image){
 		    .name = {im->name, strlen(im->name)},
@@ -126,7 +131,7 @@ static bool add_picture(struct asset *as, struct glb_memo *gm, uint32_t row, con
 		asset_unpin(comp, ent);
 	}
 	if (comp)
-		psg_companion_put(as, pin);
+		psg_channel_arena_put(as, slot, pin);
 	return d != NULL;
 }
 
@@ -149,13 +154,14 @@ static enum rc pick_images(struct asset *as, const struct skate_scene *sc,
 	for (uint32_t k = 0; ms && k < x->n_meshes; k++) {
 		const struct skate_scene_mesh *sm = &sc->meshes[x->meshes[k].scene];
 		const char *name = NULL;
-		uint32_t row = diffuse_row(ms, sm->material_obj, sm->material_off, &name), i = 0;
+		uint32_t slot = 0, i = 0;
+		uint32_t row = diffuse_row(ms, sm->material_obj, sm->material_off, &name, &slot);
 
 		if (row == UINT32_MAX)
 			continue;
-		while (i < gm->n_images && gm->pics[i].row != row)
+		while (i < gm->n_images && (gm->pics[i].slot != slot || gm->pics[i].row != row))
 			i++;
-		if (i == gm->n_images && !add_picture(as, gm, row, name))
+		if (i == gm->n_images && !add_picture(as, gm, slot, row, name))
 			continue;
 		gm->mat_image[x->meshes[k].material] = (int32_t)i;
 	}

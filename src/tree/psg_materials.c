@@ -8,6 +8,7 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/names.h"
+#include "tree/guid_index.h"
 #include "tree/ns_psg.h"
 #include "tree/psg_materials.h"
 
@@ -33,6 +35,8 @@ static void material_free_one(struct psg_material *m)
 		free(m->ch[c].stream);
 		free(m->ch[c].texture);
 		free(m->ch[c].own);
+		free(m->ch[c].tex_arena);
+		free(m->ch[c].tex_link);
 	}
 	free(m->ch);
 }
@@ -97,6 +101,7 @@ static enum rc add_material(struct psg_materials *ms, uint32_t rmd, const struct
 		ch->own_entry = -1;
 		ch->input = str_dup(&src->shader_input);
 		ch->kind = (uint8_t)src->kind;
+		ch->has_guid = src->has_guid;
 		ch->guid = src->guid;
 		ch->stream = src->kind == SKATE_UNION_STREAM ? str_dup(&src->stream_name) : NULL;
 		memcpy(ch->constants, src->constants, sizeof ch->constants);
@@ -193,7 +198,7 @@ enum rc psg_materials_resolve(struct psg_materials *ms, struct psg_textures_inde
 			const struct psg_tex_ref *hit;
 			char **dst = own ? &ch->own : &ch->texture;
 
-			if (ch->kind != SKATE_UNION_GUID || ch->own_entry >= 0 ||
+			if (!ch->has_guid || ch->own_entry >= 0 || ch->texture ||
 			    !(hit = find_guid(ix, ch->guid)))
 				continue;
 			*dst = strdup(hit->name ? hit->name : "");
@@ -210,15 +215,16 @@ enum rc psg_materials_resolve(struct psg_materials *ms, struct psg_textures_inde
 	return RC_OK;
 }
 
-void psg_materials_counts(const struct psg_materials *ms, uint32_t *guid_ch, uint32_t *resolved)
+void psg_materials_counts(const struct psg_materials *ms, uint32_t *guid_ch, uint32_t *resolved,
+			  uint32_t *elsewhere)
 {
-	*guid_ch = *resolved = 0;
+	*guid_ch = *resolved = *elsewhere = 0;
 	for (uint32_t i = 0; i < ms->n; i++)
 		for (uint32_t c = 0; c < ms->v[i].n_ch; c++)
-			if (ms->v[i].ch[c].kind == SKATE_UNION_GUID &&
-			    ms->v[i].ch[c].own_entry < 0) {
+			if (ms->v[i].ch[c].has_guid && ms->v[i].ch[c].own_entry < 0) {
 				(*guid_ch)++;
 				*resolved += ms->v[i].ch[c].texture != NULL;
+				*elsewhere += ms->v[i].ch[c].tex_slot != 0;
 			}
 }
 
@@ -291,13 +297,33 @@ static void locate_in_folder(struct asset *as, struct psg_mount *m)
 	}
 }
 
-/* Single-file mounts: the file beside the source, opened once and kept for the mount. */
+/* With -o mods, a single-file mount writes a modded arena to OUTDIR/<name>: a companion found
+ * there is the one a later mount of its model serves (docs/texture-mods.md). */
+static char *mods_dir_of(const struct asset *as)
+{
+	const char *d = as->t->opts.mods_dir;
+	char *dir = NULL;
+
+	if (d && asprintf(&dir, "%s/", d) < 0)
+		dir = NULL;
+	return dir;
+}
+
+/* Single-file mounts: the file beside the source (or its mod), opened once and kept for the
+ * mount. */
 static void locate_beside(struct asset *as, struct psg_mount *m)
 {
 	const char *slash = strrchr(as->path, '/');
-	char *dir = slash ? strndup(as->path, (size_t)(slash - as->path) + 1) : strdup("./");
+	char *dir = mods_dir_of(as);
 	char *found = dir ? find_beside(as->t, dir, m->comp_name) : NULL;
 	char *path = NULL, why[256];
+
+	m->comp_modded = found != NULL;
+	if (!found) {
+		free(dir);
+		dir = slash ? strndup(as->path, (size_t)(slash - as->path) + 1) : strdup("./");
+		found = dir ? find_beside(as->t, dir, m->comp_name) : NULL;
+	}
 
 	if (found && asprintf(&path, "%s%s", dir, found) >= 0) {
 		m->comp_found = true;
@@ -370,7 +396,125 @@ void psg_companion_close(struct psg_mount *m)
 	m->comp_name = NULL;
 }
 
-enum rc psg_materials_link(struct asset *as, struct psg_materials *ms)
+/* ---- GUIDs the companion lacks: 0x<GUID> arenas elsewhere in the mount ---- */
+
+/* `target` (a path in the mount) as seen from the folder of `model` (another path). */
+static char *relative_to(const char *model, const char *target)
+{
+	const char *m = model, *t = target, *mslash, *tslash;
+	struct buf b;
+	size_t n;
+
+	/* Skip the folders both paths share. */
+	while ((mslash = strchr(m, '/')) && (tslash = strchr(t, '/')) && mslash - m == tslash - t &&
+	       memcmp(m, t, (size_t)(mslash - m)) == 0) {
+		m = mslash + 1;
+		t = tslash + 1;
+	}
+	buf_init(&b);
+	for (; (mslash = strchr(m, '/')); m = mslash + 1)
+		buf_puts(&b, "../");
+	buf_puts(&b, t);
+	buf_putc(&b, 0);
+	if (b.oom) {
+		buf_free(&b);
+		return NULL;
+	}
+	return (char *)buf_steal(&b, &n);
+}
+
+/* Does the arena at `slot` hold the GUID? Then the channel names its texture there. */
+static enum rc try_arena(struct asset *as, uint32_t slot, const char *path, const char *model,
+			 struct psg_channel *ch)
+{
+	struct cache_ent *pin;
+	enum rc r;
+	struct asset *a = tree_asset_get(as->t, slot, &pin, &r);
+	struct psg_textures_index ix;
+	const struct psg_tex_ref *hit;
+
+	if (!a)
+		return r == RC_NOMEM ? r : RC_OK;
+	r = psg_textures_index_of(a, &ix);
+	if (r == RC_OK) {
+		qsort(ix.v, ix.n, sizeof *ix.v, by_guid);
+		hit = find_guid(&ix, ch->guid);
+		if (hit) {
+			ch->texture = strdup(hit->name ? hit->name : "");
+			ch->tex_arena = strdup(path);
+			ch->tex_link = relative_to(model, path);
+			ch->tex_row = hit->row;
+			ch->tex_slot = slot;
+			if (!ch->texture || !ch->tex_arena || !ch->tex_link)
+				r = RC_NOMEM;
+		}
+		free(ix.v);
+	}
+	tree_asset_put(as->t, pin);
+	return r == RC_NOMEM ? r : RC_OK;
+}
+
+#define GUID_HITS 8 /* files named after one GUID tried at most (a PS3 and an Xbox 360 twin...) */
+
+static enum rc resolve_elsewhere(struct asset *as, struct guid_index *gix, const char *model,
+				 struct psg_channel *ch)
+{
+	const char *dot = strrchr(as->name, '.');
+	struct guid_hit hits[GUID_HITS];
+	size_t n = guid_index_find(gix, ch->guid, dot ? dot + 1 : NULL, hits, GUID_HITS);
+	enum rc r = RC_OK;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t slot = hits[i].slot;
+
+		if (r == RC_OK && !ch->texture && !slot) {
+			slot = folder_slot_at(as->t, hits[i].path);
+			if (slot)
+				guid_index_set_slot(gix, hits[i].path, slot);
+		}
+		if (r == RC_OK && !ch->texture && slot && slot != as->slot)
+			r = try_arena(as, slot, hits[i].path, model, ch);
+		free(hits[i].path);
+	}
+	return r;
+}
+
+static enum rc link_elsewhere(struct asset *as, struct psg_materials *ms)
+{
+	struct guid_index *gix = folder_guid_index(as->t);
+	char model[PATH_MAX];
+	enum rc r = RC_OK;
+
+	if (!gix || !folder_slot_relpath(as->t, as->slot, model, sizeof model))
+		return RC_OK;
+	ms->searched = true;
+	for (uint32_t i = 0; i < ms->n && r == RC_OK; i++)
+		for (uint32_t c = 0; c < ms->v[i].n_ch && r == RC_OK; c++) {
+			struct psg_channel *ch = &ms->v[i].ch[c];
+
+			if (ch->has_guid && ch->own_entry < 0 && !ch->texture)
+				r = resolve_elsewhere(as, gix, model, ch);
+		}
+	return r;
+}
+
+struct asset *psg_channel_arena_get(struct asset *model, uint32_t tex_slot, struct cache_ent **pin,
+				    enum rc *r)
+{
+	if (!tex_slot)
+		return psg_companion_get(model, pin, r);
+	return tree_asset_get(model->t, tex_slot, pin, r);
+}
+
+void psg_channel_arena_put(struct asset *model, uint32_t tex_slot, struct cache_ent *pin)
+{
+	if (!tex_slot)
+		psg_companion_put(model, pin);
+	else
+		tree_asset_put(model->t, pin);
+}
+
+static enum rc link_companion(struct asset *as, struct psg_materials *ms)
 {
 	struct cache_ent *pin;
 	enum rc r;
@@ -394,8 +538,20 @@ enum rc psg_materials_link(struct asset *as, struct psg_materials *ms)
 		ms->where = r == RC_NOENT ? PSG_COMP_NONE : PSG_COMP_BROKEN;
 		return RC_OK;
 	}
-	r = link_through(comp, ms, as->t->fold ? PSG_COMP_FOLDER : PSG_COMP_BESIDE);
+	r = link_through(comp, ms,
+			 as->t->fold	       ? PSG_COMP_FOLDER
+			 : pm(as)->comp_modded ? PSG_COMP_MODS
+					       : PSG_COMP_BESIDE);
 	psg_companion_put(as, pin);
+	return r;
+}
+
+enum rc psg_materials_link(struct asset *as, struct psg_materials *ms)
+{
+	enum rc r = link_companion(as, ms);
+
+	if (r == RC_OK && as->t->fold)
+		r = link_elsewhere(as, ms);
 	return r;
 }
 
@@ -416,12 +572,16 @@ static void guid_target(const struct psg_materials *ms, const struct psg_channel
 			buf_putc(out, ' ');
 			buf_tsv_name(out, ch->own, strlen(ch->own));
 		}
+	} else if (ch->texture && ch->tex_slot) {
+		buf_printf(out, "texture %s in ", ch->texture);
+		buf_tsv_name(out, ch->tex_arena, strlen(ch->tex_arena)); /* a path */
 	} else if (ch->texture) {
 		buf_printf(out, "texture %s", ch->texture);
 	} else {
-		buf_puts(out, ms->where == PSG_COMP_NONE     ? "- (no companion)"
-			      : ms->where == PSG_COMP_BROKEN ? "- (companion unreadable)"
-							     : "- (not in the companion)");
+		buf_puts(out, ms->where == PSG_COMP_NONE     ? "- (no companion"
+			      : ms->where == PSG_COMP_BROKEN ? "- (companion unreadable"
+							     : "- (not in the companion");
+		buf_puts(out, ms->searched ? ", nor in a 0x<GUID> arena of the mount)" : ")");
 	}
 }
 
@@ -437,9 +597,11 @@ void psg_material_text(const struct psg_materials *ms, uint32_t i, struct buf *o
 	    out, " (%s)\n",
 	    ms->where == PSG_COMP_FOLDER   ? "found beside the model; links below"
 	    : ms->where == PSG_COMP_BESIDE ? "found beside the source; links need a folder mount"
+	    : ms->where == PSG_COMP_MODS
+		? "its mod, found in the mods folder; links need a folder mount"
 	    : ms->where == PSG_COMP_BROKEN ? "found, but it cannot be opened as a texture arena"
 					   : "not found");
-	buf_puts(out, "channel\tinput\tkind\tvalue\tresolves to\n");
+	buf_puts(out, "channel\tinput\tkind\tvalue\tguid\tresolves to\n");
 	for (uint32_t c = 0; c < m->n_ch; c++) {
 		const struct psg_channel *ch = &m->ch[c];
 
@@ -447,20 +609,24 @@ void psg_material_text(const struct psg_materials *ms, uint32_t i, struct buf *o
 		if (ch->input)
 			buf_tsv_name(out, ch->input, strlen(ch->input));
 		buf_printf(out, "\t%s\t", kind_name(ch->kind));
-		if (ch->kind == SKATE_UNION_GUID) {
-			buf_printf(out, "0x%016llX\t", (unsigned long long)ch->guid);
-			guid_target(ms, ch, out);
-		} else if (ch->kind == SKATE_UNION_STREAM) {
-			if (ch->stream)
-				buf_tsv_name(out, ch->stream, strlen(ch->stream));
-			buf_puts(out, "\t-");
-		} else {
+		if (ch->kind == SKATE_UNION_CONSTANTS) {
 			for (int k = 0; k < 4; k++) {
 				if (k)
 					buf_putc(out, ' ');
 				buf_f32txt(out, ch->constants[k]);
 			}
-			buf_puts(out, "\t-");
+			buf_puts(out, "\t-\t-\n");
+			continue;
+		}
+		if (ch->stream)
+			buf_tsv_name(out, ch->stream, strlen(ch->stream));
+		else
+			buf_putc(out, '-');
+		if (ch->has_guid) {
+			buf_printf(out, "\t0x%016llX\t", (unsigned long long)ch->guid);
+			guid_target(ms, ch, out);
+		} else {
+			buf_puts(out, "\t-\t-");
 		}
 		buf_putc(out, '\n');
 	}

@@ -14,17 +14,25 @@ enum psg_comp_where {
 	PSG_COMP_FOLDER, /* a sibling in the mounted folder: materials link into it */
 	PSG_COMP_BESIDE, /* beside the source of a single-file mount: named, not linked */
 	PSG_COMP_BROKEN, /* found, but it is not a readable texture arena */
+	PSG_COMP_MODS,	 /* single-file mount: the companion's mod in OUTDIR (-o mods) */
 };
 
 struct psg_channel {
 	char *input;			   /* m_ShaderInput ("diffuse"), NULL when bad */
 	char file[NAME_COMPONENT_MAX + 1]; /* link name stem, unique in the material */
 	uint8_t kind;			   /* enum skate_union */
+	bool has_guid;			   /* a GUID to resolve, whatever the form (stream too) */
 	uint64_t guid;
-	char *stream;
+	char *stream; /* the stream form's name, NULL otherwise */
 	float constants[4];
-	char *texture;	   /* guid channels: the companion's texture file stem, NULL if none */
-	uint32_t tex_row;  /* and that texture's dictionary row in the companion */
+	char *texture;	  /* GUID channels: the texture's file stem, NULL if none */
+	uint32_t tex_row; /* and that texture's dictionary row in its arena */
+	/* Folder mounts, a GUID the companion lacks (docs/skate-objects.md, "Per-texture
+	 * arenas"): the slot of the 0x<GUID> arena elsewhere in the mount that holds it (0:
+	 * the texture is the companion's), its path in the mount, and that path relative to
+	 * the model's folder (links are ../../../ + it). */
+	uint32_t tex_slot;
+	char *tex_arena, *tex_link;
 	char *own;	   /* guid channels naming an entry of the model's own TOC: its name */
 	int64_t own_entry; /* that entry's index, -1 if none */
 };
@@ -41,6 +49,7 @@ struct psg_materials {
 	uint32_t n;
 	char *companion; /* its file name (as found, else as expected) */
 	enum psg_comp_where where;
+	bool searched; /* folder mounts: GUIDs the companion lacks were looked for elsewhere */
 };
 
 /* TOC GUID -> name: a companion's textures (file stems), or the model's own entries. */
@@ -60,18 +69,27 @@ struct psg_textures_index {
 enum rc psg_materials_load(const struct src *s, const struct arena *a, const char *stem,
 			   const char *ext, struct psg_materials **out);
 void psg_materials_free(struct psg_materials *ms);
-/* Fill each GUID channel from an index (sorts it): own = the model's own TOC (the Name
+/* Fill each channel with a GUID from an index (sorts it): own = the model's own TOC (the Name
  * channel's target, which also labels the material), else the companion's textures. */
 enum rc psg_materials_resolve(struct psg_materials *ms, struct psg_textures_index *ix, bool own);
 /* Find the companion of the model asset `as` (a sibling in a folder mount, else beside the
- * source), set ms->where and resolve the channels through it. Fails only for memory. */
+ * source), set ms->where and resolve the channels through it; in a folder mount, then each
+ * GUID still unresolved through the 0x<GUID> arenas of the mount (guid_index.h), checked
+ * against their TableOfContents. Fails only for memory. */
 enum rc psg_materials_link(struct asset *as, struct psg_materials *ms);
 /* Provided by ns_psg.c: the texture index of an open arena asset, borrowing its memoised
  * TableOfContents and texture names (valid while the asset stays open); RC_UNSUPPORTED when
  * the asset is not a PSG arena with textures. Free ix->v with free(). */
 enum rc psg_textures_index_of(struct asset *as, struct psg_textures_index *ix);
-/* Counts for info.txt: texture channels, and how many of them resolved. */
-void psg_materials_counts(const struct psg_materials *ms, uint32_t *guid_ch, uint32_t *resolved);
+/* Counts for info.txt: channels with a GUID that is not the model's own TOC entry (whatever
+ * their form; constants never), and how many of them name a texture. */
+void psg_materials_counts(const struct psg_materials *ms, uint32_t *guid_ch, uint32_t *resolved,
+			  uint32_t *elsewhere);
+/* The texture arena a resolved channel names (the companion, or a slot elsewhere), pinned in
+ * *pin; NULL with *r when it cannot be had. Release with psg_channel_arena_put. */
+struct asset *psg_channel_arena_get(struct asset *model, uint32_t tex_slot, struct cache_ent **pin,
+				    enum rc *r);
+void psg_channel_arena_put(struct asset *model, uint32_t tex_slot, struct cache_ent *pin);
 /* materials/NN.name/material.txt */
 void psg_material_text(const struct psg_materials *ms, uint32_t i, struct buf *out);
 

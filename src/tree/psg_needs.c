@@ -146,6 +146,24 @@ static enum rc load_texnames(struct asset *as, uint64_t arg, void **data, size_t
 		free(m);
 		return r;
 	}
+	/* A texture whose texels are past the end of a truncated file is not listed: whatever
+	 * is listed must stat. errors.txt says what is missing. Damaged ones stay (EIO). */
+	for (uint32_t i = 0; i < m->n; i++) {
+		struct tex_desc d;
+
+		if (!m->names[i])
+			continue;
+		r = tex_describe(&as->src, &pm(as)->a, i, &d, NULL);
+		if (r == RC_NOMEM) {
+			texnames_free(m);
+			return r;
+		}
+		if (r == RC_TRUNCATED) {
+			free(m->names[i]);
+			m->names[i] = NULL;
+			m->unlisted++;
+		}
+	}
 	*data = m;
 	*bytes = (size_t)m->n * (sizeof(char *) + 32) + sizeof *m;
 	*dtor = texnames_free;

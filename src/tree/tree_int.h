@@ -339,6 +339,12 @@ enum rc folder_readlink(struct tree *t, tree_ino ino, struct buf *out);
 bool folder_entry_name(struct tree *t, uint32_t slot, uint32_t *parent, const char **name);
 /* The path of a slot's entry inside the mounted folder ("data/x/y.psg"); false if too long. */
 bool folder_slot_relpath(struct tree *t, uint32_t slot, char *out, size_t n);
+/* The mount's index of per-texture arenas by name (guid_index.h; layers that add slots feed
+ * it), NULL outside folder mounts. */
+struct guid_index *folder_guid_index(struct tree *t);
+/* The slot of the entry at `path` inside the mounted folder ("data/x/0x...psg"), listing the
+ * folders on the way as a visit would; 0 when there is none. */
+uint32_t folder_slot_at(struct tree *t, const char *path);
 /* Texture mods: the slot's content changed. Its open asset is closed (freed when unpinned)
  * and the next use opens it again as a first opening. */
 void folder_slot_reset(struct tree *t, uint32_t slot);

@@ -192,21 +192,36 @@ static enum rc x360_texture_text(const struct src *s, const struct arena *a, uin
 	return out->oom ? RC_NOMEM : RC_OK;
 }
 
+/* info.txt names a format by what its .dds holds, in the PS3 (GCM) words, so byte-identical
+ * twins read the same on both platforms (DXT4_5 is DXT5, 8_8_8_8 is A8R8G8B8); formats the
+ * PS3 lacks (DXN) keep their Xenos name. The object's .txt keeps the hardware name. */
+static const char *common_format_name(enum tex_x360_canon canon)
+{
+	enum tex_kind k;
+	uint8_t base;
+
+	if (!tex_x360_canon_kind(canon, &k) || !(base = tex_ps3_base_for_kind(k)))
+		return NULL;
+	return tex_ps3_format_name(base);
+}
+
 static enum rc x360_texture_info_line(const struct src *s, const struct arena *a, uint32_t idx,
 				      const char *name, struct buf *out)
 {
 	struct tex_x360_object o;
 	struct tex_x360_layout l;
 	const char *fname;
+	bool ok;
 	enum rc r = x360_header(s, a, idx, &o);
 
 	if (r != RC_OK)
 		return r;
-	fname = tex_x360_format_name(o.fetch.format);
+	ok = tex_x360_layout_get(&o.fetch, &l, NULL, 0) == RC_OK;
+	fname = ok ? common_format_name(l.canon) : NULL;
+	if (!fname)
+		fname = tex_x360_format_name(o.fetch.format);
 	buf_printf(out, "%s %s %ux%u %u %s\n", name, fname ? fname : "unknown", o.fetch.width,
-		   o.fetch.height,
-		   tex_x360_layout_get(&o.fetch, &l, NULL, 0) == RC_OK ? l.levels : 0,
-		   o.fetch.dimension == 3 ? "cube" : "2d");
+		   o.fetch.height, ok ? l.levels : 0, o.fetch.dimension == 3 ? "cube" : "2d");
 	return out->oom ? RC_NOMEM : RC_OK;
 }
 

@@ -1,8 +1,8 @@
 /*
  * make_seeds OUTDIR [EVERY]: write the generated seed corpora, OUTDIR/<harness>/<name>, for
- * the harnesses arena, skate, psk, psa, tree, folder and texmod, plus every EVERY-th hostile mutant
- * of each seed (default 16; 0 = none; the slow tree harness gets every 4*EVERY-th of seeds up to 16
- * KiB) so fuzzing starts from broken files too.
+ * the harnesses arena, skate, psk, psa, tree, folder, texmod and archive, plus every EVERY-th
+ * hostile mutant of each seed (default 16; 0 = none; the slow tree harness gets every 4*EVERY-th of
+ * seeds up to 16 KiB) so fuzzing starts from broken files too.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,9 +13,9 @@
 #include "harness.h"
 #include "mutate.h"
 
-#define N_HARNESS 7
-static const char *const harness_dir[N_HARNESS] = {"arena", "skate",  "psk",   "psa",
-						   "tree",  "folder", "texmod"};
+#define N_HARNESS 8
+static const char *const harness_dir[N_HARNESS] = {"arena", "skate",  "psk",	"psa",
+						   "tree",  "folder", "texmod", "archive"};
 
 static int write_file(const char *path, const uint8_t *p, size_t n)
 {

@@ -9,6 +9,11 @@
 #include "psgfs/gen/gen_psg_textures.h"
 #include "psgfs/gen/gen_psk.h"
 #include "psgfs/formats/texture.h"
+#include "psgfs/base/bytes.h"
+
+#include <zlib.h>
+
+#include "../unit/rp_enc.h" /* the tests' RefPack encoder (the generator's is arcgen's) */
 
 #define FZ_PSG (FZ_ARENA | FZ_SKATE | FZ_TREE)
 
@@ -300,6 +305,194 @@ static void texmod_seeds(struct seedset *s)
 	add(s, "texmod_arena", FZ_TEXMOD, RC_OK, &arena);
 }
 
+/* ---- archives (docs/archives.md): EB v3 both record widths, BIGF, bare streams ---- */
+
+static void ar_fill(uint8_t *p, size_t n, unsigned seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+
+	for (size_t i = 0; i < n; i++) {
+		x = x * 1103515245u + 12345;
+		p[i] = (x >> 24) < 64 ? (uint8_t)(x >> 16) : (uint8_t)("psgfs archive "[i % 14]);
+	}
+}
+
+/* Append src[0, n) RefPack-packed (an empty buf marks a failed allocation: add() refuses it). */
+static void ar_rp(struct buf *b, const uint8_t *src, size_t n)
+{
+	size_t at = b->len;
+
+	buf_prealloc(b, at + rpt_bound(n));
+	if (b->oom || !b->data || b->cap < at + rpt_bound(n)) {
+		b->oom = true;
+		return;
+	}
+	b->len = at + rpt_encode(src, n, b->data + at);
+}
+
+/* One chunk packed as `how`: 'r' RefPack (method 2), 'z' zlib (3), else stored (4). */
+static void ar_chunk(struct buf *b, char how, const uint8_t *src, size_t n)
+{
+	uint8_t tmp[8192];
+	uLongf zl = sizeof tmp;
+	size_t len = n;
+	uint32_t m = 4;
+	const uint8_t *data = src;
+
+	if (how == 'r' && rpt_bound(n) <= sizeof tmp) {
+		len = rpt_encode(src, n, tmp);
+		data = tmp;
+		m = 2;
+	} else if (how == 'z' && compress2(tmp, &zl, src, n, 6) == Z_OK) {
+		len = zl;
+		data = tmp;
+		m = 3;
+	}
+	buf_pad_to(b, 16);
+	buf_set_u32be(b, b->len - 8, (uint32_t)len);
+	buf_set_u32be(b, b->len - 4, m);
+	buf_put(b, data, len);
+	buf_zero(b, 8); /* room for the next descriptor before the next 16-byte boundary */
+}
+
+/* A chunk stream, alignment 16, 1 KiB chunks. */
+static void ar_chunks(struct buf *b, const char *magic, const uint8_t *src, size_t n,
+		      const char *hows)
+{
+	uint32_t cs = 1024, count = (uint32_t)((n + cs - 1) / cs);
+
+	buf_put(b, magic, 8);
+	buf_u32be(b, 2);
+	buf_u32be(b, (uint32_t)n);
+	buf_u32be(b, cs);
+	buf_u32be(b, count);
+	buf_u32be(b, 16);
+	buf_zero(b, 8);
+	for (uint32_t i = 0; i < count; i++)
+		ar_chunk(b, hows[i % strlen(hows)], src + (size_t)i * cs,
+			 n - (size_t)i * cs < cs ? n - (size_t)i * cs : cs);
+	b->len -= 8;
+}
+
+struct ar_ent {
+	uint16_t folder;
+	const char *name;
+	struct buf body;
+	uint32_t size;
+	uint8_t comp;
+};
+
+static void ar_eb(struct buf *out, bool wide, uint8_t shift, struct ar_ent *e, uint32_t n)
+{
+	static const char *const folders[] = {"data/content/createacharacter/texture",
+					      "data/content/world/models"};
+	size_t rec = wide ? 20 : 16, comp = 0x30 + align_up(n * rec, 16);
+	size_t names = align_up(comp + n, 16), nrec = 40, frec = 48;
+	size_t fold = align_up(names + n * nrec, 16), fend = fold + 2 * frec, at;
+
+	buf_put(out, "EB\0\3", 4);
+	buf_u32be(out, n);
+	buf_u16be(out, wide ? 1 : 0);
+	buf_u8(out, shift);
+	buf_u8(out, 0);
+	buf_u32be(out, (uint32_t)names);
+	buf_u32be(out, (uint32_t)(fend - names));
+	buf_u8(out, (uint8_t)nrec);
+	buf_u8(out, (uint8_t)frec);
+	buf_u16be(out, 2);
+	buf_zero(out, 0x30 - out->len);
+	at = align_up(fend, (size_t)1 << shift);
+	for (uint32_t i = 0; i < n; i++) {
+		buf_u32be(out, (uint32_t)(at >> shift));
+		buf_u32be(out, (uint32_t)e[i].body.len);
+		buf_u32be(out, e[i].size);
+		buf_u32be(out, 0x9e3779b9u * (i + 1));
+		if (wide)
+			buf_u32be(out, 0x7f4a7c15u * (i + 1));
+		at = align_up(at + e[i].body.len, (size_t)1 << shift);
+	}
+	buf_pad_to(out, 16);
+	for (uint32_t i = 0; i < n; i++)
+		buf_u8(out, e[i].comp);
+	buf_pad_to(out, 16);
+	for (uint32_t i = 0; i < n; i++) {
+		size_t l = strlen(e[i].name);
+
+		buf_u16be(out, e[i].folder);
+		buf_put(out, e[i].name, l);
+		buf_zero(out, nrec - 2 - l);
+	}
+	buf_pad_to(out, 16);
+	for (int f = 0; f < 2; f++) {
+		buf_puts(out, folders[f]);
+		buf_zero(out, frec - strlen(folders[f]));
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		buf_pad_to(out, (size_t)1 << shift);
+		buf_put(out, e[i].body.data, e[i].body.len);
+	}
+}
+
+static void archive_seeds(struct seedset *s)
+{
+	uint8_t src[5000];
+	struct ar_ent e[6];
+	struct buf b;
+
+	ar_fill(src, sizeof src, 18);
+	for (int wide = 0; wide < 2; wide++) {
+		for (int i = 0; i < 6; i++) {
+			buf_init(&e[i].body);
+			e[i].folder = (uint16_t)(i & 1);
+			e[i].size = sizeof src;
+		}
+		e[0] = (struct ar_ent){0, "0x2c7f3818.psg", e[0].body, 3000, 0};
+		buf_put(&e[0].body, src, 3000);
+		e[1].name = "DIST_a_Textures.psg";
+		e[1].comp = 1;
+		ar_rp(&e[1].body, src, sizeof src);
+		e[2].name = "chunkref.rx2";
+		e[2].comp = 2;
+		ar_chunks(&e[2].body, "chunkref", src, sizeof src, "rs");
+		e[3].name = "chunkzip.psg";
+		e[3].comp = 3;
+		ar_chunks(&e[3].body, "chunkzip", src, sizeof src, "zs");
+		e[4].name = "chunklzx.psg";
+		e[4].comp = 4;
+		ar_chunks(&e[4].body, "chunklzx", src, sizeof src, "s");
+		e[5] = (struct ar_ent){1, "empty", e[5].body, 0, 0};
+		buf_init(&b);
+		ar_eb(&b, wide, wide ? 0 : 4, e, 6);
+		add(s, wide ? "archive_eb_wide" : "archive_eb", FZ_ARCHIVE, RC_OK, &b);
+		for (int i = 0; i < 6; i++)
+			buf_free(&e[i].body);
+	}
+	/* BIGF: one plain entry, one RefPack; directory end 16 + (8 + 12) + (8 + 12) */
+	buf_init(&b);
+	buf_put(&b, "BIGF", 4);
+	buf_u32le(&b, 0);
+	buf_u32be(&b, 2);
+	buf_u32be(&b, 56);
+	buf_u32be(&b, 64);
+	buf_u32be(&b, 1000);
+	buf_put(&b, "music\\a.snu", 12);
+	buf_u32be(&b, 1064);
+	buf_u32be(&b, 0); /* set below */
+	buf_put(&b, "music/b.snu", 12);
+	buf_pad_to(&b, 64);
+	buf_put(&b, src, 1000);
+	ar_rp(&b, src + 1000, 2000);
+	buf_set_u32be(&b, 40, (uint32_t)(b.len - 1064));
+	add(s, "archive_bigf", FZ_ARCHIVE, RC_OK, &b);
+	/* bare streams: RefPack, and a chunk stream */
+	buf_init(&b);
+	ar_rp(&b, src, sizeof src);
+	add(s, "archive_refpack", FZ_ARCHIVE, RC_OK, &b);
+	buf_init(&b);
+	ar_chunks(&b, "chunkzip", src, sizeof src, "zrs");
+	add(s, "archive_chunks", FZ_ARCHIVE, RC_OK, &b);
+}
+
 int fuzz_seeds_make(struct fuzz_seed **out, size_t *n)
 {
 	struct seedset s = {0};
@@ -310,6 +503,8 @@ int fuzz_seeds_make(struct fuzz_seed **out, size_t *n)
 		folder_seeds(&s);
 	if (!s.err)
 		texmod_seeds(&s);
+	if (!s.err)
+		archive_seeds(&s);
 	if (s.err) {
 		fuzz_seeds_free(s.v, s.n);
 		*out = NULL;

@@ -64,14 +64,14 @@ find "$h" -name '*.glb' | sort > "$WORK/hostile.txt"
 check "hostile files that mount have their .glb exports" test "$(wc -l < "$WORK/hostile.txt")" -gt 1000
 # Every export reads exactly st_size bytes, or fails with EIO and errors-full.txt says why.
 unreadable=0
+short_reads "$WORK/hostile.txt" > "$WORK/hostile.short"
 while IFS= read -r f; do
-	n=$( (timeout 20 cat "$f" 2>/dev/null || true) | wc -c)
-	[ "$n" = "$(stat -c %s "$f")" ] && continue
 	asset=${f%%/export/*}
 	asset=${asset%%/sequences/*}
 	grep -q '^glb:' "$asset/errors-full.txt" "$asset/errors.txt" 2>/dev/null ||
 		{ echo "# unreadable and unexplained: $f"; unreadable=$((unreadable + 1)); }
-done < "$WORK/hostile.txt"
+done < "$WORK/hostile.short"
+echo "# $(wc -l < "$WORK/hostile.short") hostile exports fail to read, each explained"
 check "every hostile .glb reads whole (or its failure is in the errors)" test $unreadable -eq 0
 
 # ---- the corpus ----
@@ -124,8 +124,9 @@ check "PSG: sky.glb embeds one picture, the diffuse texture" \
 python3 "$here/glb_info.py" "$sky_glb" 0 "$WORK/embedded.png" > /dev/null
 check "PSG: the embedded picture is the companion's textures/<diffuse>.png, byte for byte" \
 	cmp -s "$WORK/embedded.png" "$p/sky/sky.psg/materials/00.material/$diffuse"
-check "PSG: the hostile models' .glb read whole" bash -c \
-	"for f in '$p'/h_*/export/*.glb; do [ \$(cat \"\$f\" | wc -c) = \$(stat -c %s \"\$f\") ] || exit 1; done"
+grep '/h_[^/]*/export/' "$WORK/psg.txt" > "$WORK/psg-hostile.txt"
+check "PSG: the hostile models' .glb read whole" \
+	test "$(wc -l < "$WORK/psg-hostile.txt")" = 4 -a -z "$(short_reads "$WORK/psg-hostile.txt")"
 s1=$WORK/s1
 mount_psgfs "$psg/sky/sky.psg" "$s1"
 check "PSG: a single-file mount finds the companion beside it: the same .glb" \
@@ -134,6 +135,15 @@ unmount_psgfs "$s1"
 cat "$WORK/psg.txt" >> "$WORK/generated.txt"
 
 cat "$WORK/generated.txt" "$WORK/corpus.txt" "$WORK/hostile.txt" > "$WORK/all.txt"
+# The third-party checks look at bytes, which are the same in both builds: they run in the
+# plain build. Under ASan+UBSan every export is rendered and read whole instead (tests/README.md).
+if sanitized; then
+	echo "# sanitized build: glTF-Validator and Blender run in the plain build"
+	have_validator=0 have_blender=0
+	grep -vxFf "$WORK/hostile.short" "$WORK/all.txt" > "$WORK/all-whole.txt" || true
+	check "every export but the explained hostile ones reads whole ($(wc -l < "$WORK/all-whole.txt"))" \
+		test -z "$(short_reads "$WORK/all-whole.txt")"
+fi
 if [ $have_validator = 1 ]; then
 	vrc=0
 	NODE_PATH=$node_dir/node_modules timeout 600 node "$here/gltf_validate.js" "$WORK/all.txt" \

@@ -52,6 +52,29 @@ check() {
 	if "$@"; then ok "$what"; else not_ok "$what"; fi
 }
 
+# sanitized: true in the ASan+UBSan build (meson passes PSGFS_SANITIZE=b_sanitize there;
+# "none" or unset in the plain build). Checks whose cost is in third-party tools or in many
+# repetitions of one code path run whole in one build and sampled in the other; which one is
+# written next to the check (tests/README.md).
+sanitized() {
+	[ "${PSGFS_SANITIZE:-none}" != none ]
+}
+
+# all_read_whole DIR: every file under DIR reads exactly its st_size bytes (one process, no
+# fork per file: dir_manifest hashes each file and says EIO on a short or failed read).
+all_read_whole() {
+	local out=$WORK/manifest.$RANDOM
+	"$DIR_MANIFEST" "$1" > "$out" || return 1
+	! awk -F'\t' '$3 == "EIO" { print "# not read whole: " $1; bad = 1 }
+		END { exit !bad }' "$out" >&2
+}
+
+# short_reads LIST: print the files named in LIST (a path a line) that do not read exactly
+# their st_size bytes (error, short read, or no answer in 20 s); one process for all of them.
+short_reads() {
+	python3 "$(dirname "${BASH_SOURCE[0]}")/short_reads.py" "$1"
+}
+
 finish() {
 	echo "$passes passed, $fails failed"
 	[ "$fails" -eq 0 ]

@@ -4,6 +4,7 @@
 # byte-identical files of <stem>_Textures.psg/textures/; a single-file mount names the
 # companion it would use; missing, broken or wrong companions are listed, never fatal.
 . "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
 
 src=$WORK/src
 mkdir -p "$src"
@@ -32,9 +33,12 @@ check "folder: diffuse is texture 2, specular texture 3 (GUIDs of the companion'
 check "folder: material.txt says the companion was found" \
 	grep -qx "companion: sky_Textures.psg (found beside the model; links below)" "$mat/material.txt"
 check "folder: the Name channel names the model's own TOC entry 0" \
-	grep -qP '^0\tName\tguid\t0x5D2A6B1C00170001\ttoc entry 0$' "$mat/material.txt"
+	grep -qP '^0\tName\tguid\t-\t0x5D2A6B1C00170001\ttoc entry 0$' "$mat/material.txt"
+check "folder: a stream-form channel shows its stream name and what its GUID names" grep -qP \
+	'^2\tdiffuse\tstream\tsky_night_0x00c0ffee00450001\t0x2C7F381800171902\ttexture 0x2c7f381800171902$' \
+	"$mat/material.txt"
 check "folder: an unresolvable GUID is listed" \
-	grep -qP '^1\tAttribulatorMaterialName\tguid\t0x[0-9A-F]{16}\t- \(not in the companion\)$' \
+	grep -qP '^1\tAttribulatorMaterialName\tguid\t-\t0x[0-9A-F]{16}\t- \(not in the companion, nor in a 0x<GUID> arena of the mount\)$' \
 	"$mat/material.txt"
 check "folder: info.txt counts what resolved" grep -qx \
 	"materials: 1; 3 of 4 GUID channels name a texture of sky_Textures.psg (linked)" \
@@ -71,7 +75,8 @@ check "missing: only material.txt" test "$(ls "$mat")" = material.txt
 check "missing: material.txt says not found" \
 	grep -qx "companion: sky_Textures.psg (not found)" "$mat/material.txt"
 check "missing: channels listed without a target" \
-	grep -qP '^2\tdiffuse\tguid\t0x2C7F381800171902\t- \(no companion\)$' "$mat/material.txt"
+	grep -qP '^2\tdiffuse\tstream\tsky_night_0x00c0ffee00450001\t0x2C7F381800171902\t- \(no companion, nor in a 0x<GUID> arena of the mount\)$' \
+	"$mat/material.txt"
 check "missing: errors.txt stays empty" test ! -s "$m/sky.psg/errors.txt"
 unmount_psgfs "$m"
 
@@ -103,7 +108,8 @@ check "single: the companion beside the source is named" grep -qx \
 	"companion: sky_Textures.psg (found beside the source; links need a folder mount)" \
 	"$mat/material.txt"
 check "single: channels say which texture they name" \
-	grep -qP '^2\tdiffuse\tguid\t0x2C7F381800171902\ttexture 0x2c7f381800171902$' "$mat/material.txt"
+	grep -qP '^2\tdiffuse\tstream\t[^\t]+\t0x2C7F381800171902\ttexture 0x2c7f381800171902$' \
+	"$mat/material.txt"
 unmount_psgfs "$m"
 # A relative FILE: the daemon works from "/" once mounted, yet still finds the companion.
 (cd "$src" && mount_psgfs sky.psg "$m")
@@ -116,6 +122,58 @@ unmount_psgfs "$m"
 mount_psgfs "$lone/sky.psg" "$m"
 check "single, no companion: not found" \
 	grep -qx "companion: sky_Textures.psg (not found)" "$m/materials/00.material/material.txt"
+unmount_psgfs "$m"
+
+# GUIDs the companion lacks resolve to per-texture arenas named 0x<GUID>.psg anywhere in the
+# mount (also upper case, and <GUID>.psg as tools write them), checked against their TOC: the
+# companion holds only specular; diffuse and detail live elsewhere; a decoy named after the
+# detail GUID that holds another texture is passed over.
+el=$WORK/elsewhere
+mkdir -p "$el/models" "$el/a" "$el/tex/deep"
+cp "$src/sky.psg" "$el/models/sky.psg"
+"$PSGFS_GEN" textures --only 3 "$el/models/sky_Textures.psg"
+"$PSGFS_GEN" textures --only 2 "$el/tex/0X2C7F381800171902.PSG"
+"$PSGFS_GEN" textures --only 5 "$el/a/0x2c7f381800171904.psg"
+"$PSGFS_GEN" textures --only 4 "$el/tex/deep/2C7F381800171904.psg"
+mount_psgfs "$el" "$m"
+mat=$m/models/sky.psg/materials/00.material
+check "elsewhere: a link per resolved channel" test "$(ls "$mat" | tr '\n' ' ')" = \
+	"detail.dds detail.png diffuse.dds diffuse.png material.txt specular.dds specular.png "
+check "elsewhere: specular still links into the companion" test \
+	"$(readlink "$mat/specular.dds")" = "../../../sky_Textures.psg/textures/0x2c7f381800171903.dds"
+check "elsewhere: diffuse links to the 0x<GUID> arena in another folder" test \
+	"$(readlink "$mat/diffuse.png")" = \
+	"../../../../tex/0X2C7F381800171902.PSG/textures/0x2c7f381800171902.png"
+check "elsewhere: detail skips the decoy, links to <GUID>.psg" test \
+	"$(readlink "$mat/detail.dds")" = \
+	"../../../../tex/deep/2C7F381800171904.psg/textures/0x2c7f381800171904.dds"
+check "elsewhere: every link resolves to the byte-identical texture" bash -c "
+	cmp -s '$mat/diffuse.png' '$m/tex/0X2C7F381800171902.PSG/textures/0x2c7f381800171902.png' &&
+	cmp -s '$mat/detail.dds' '$m/tex/deep/2C7F381800171904.psg/textures/0x2c7f381800171904.dds' &&
+	cmp -s '$mat/specular.png' '$m/models/sky_Textures.psg/textures/0x2c7f381800171903.png'"
+check "elsewhere: material.txt names the arena a texture came from" grep -qP \
+	'^2\tdiffuse\tstream\tsky_night_0x00c0ffee00450001\t0x2C7F381800171902\ttexture 0x2c7f381800171902 in tex/0X2C7F381800171902.PSG$' \
+	"$mat/material.txt"
+check "elsewhere: a GUID found nowhere says where it was looked for" grep -qP \
+	'^1\tAttribulatorMaterialName\tguid\t-\t0x[0-9A-F]{16}\t- \(not in the companion, nor in a 0x<GUID> arena of the mount\)$' \
+	"$mat/material.txt"
+check "elsewhere: info.txt counts both" grep -qx \
+	"materials: 1; 3 of 4 GUID channels name a texture: 1 of sky_Textures.psg (linked), 2 in 0x<GUID> arenas elsewhere in the mount (linked)" \
+	"$m/models/sky.psg/info.txt"
+check "elsewhere: the .glb embeds the diffuse texture from the 0x<GUID> arena" bash -c "
+	test \"\$(python3 '$here/glb_info.py' '$m/models/sky.psg/export/sky.glb' | awk '{print \$8}')\" = 1 &&
+	python3 '$here/glb_info.py' '$m/models/sky.psg/export/sky.glb' 0 '$WORK/else.png' >/dev/null &&
+	cmp -s '$WORK/else.png' '$mat/diffuse.png'"
+unmount_psgfs "$m"
+# No companion at all: every texture GUID from the 0x<GUID> arenas.
+rm "$el/models/sky_Textures.psg"
+"$PSGFS_GEN" textures --only 3 "$el/tex/0x2c7f381800171903.rx2"
+mount_psgfs "$el" "$m"
+mat=$m/models/sky.psg/materials/00.material
+check "elsewhere, no companion: .psg and .rx2 names both count" grep -qx \
+	"materials: 1; 3 of 4 GUID channels name a texture: 0 of sky_Textures.psg (not found), 3 in 0x<GUID> arenas elsewhere in the mount (linked)" \
+	"$m/models/sky.psg/info.txt"
+check "elsewhere, no companion: links for all three" test "$(ls "$mat" | wc -l)" = 7
 unmount_psgfs "$m"
 
 # The offline tool shows the same materials.

@@ -210,6 +210,20 @@ check "nothing else appeared in OUTDIR" test "$(cd "$WORK/og" && find . -type f 
 check "the game folder is unchanged" test "$(cd "$WORK/game" && find . -type f -print0 | sort -z | xargs -0 md5sum | md5sum)" = "$game_sum"
 unmount_psgfs "$mf"
 
+# ---- a single-file mount of the model starts from its companion's mod ----
+# Single-file mounts write OUTDIR/<name>: the companion modded above, moved there, is what a
+# later mount of the model with the same OUTDIR embeds.
+mkdir -p "$WORK/os"
+cp "$WORK/og/$comp" "$WORK/os/"
+ms=$WORK/ms
+mount_psgfs "$WORK/game/$model" "$ms"
+glb_plain=$(sum "$ms/export/"*.glb)
+unmount_psgfs "$ms"
+mount_psgfs "$WORK/game/$model" "$ms" -o mods="$WORK/os"
+check "the model's own mount says its companion's mod is served" grep -q "its mod in the mods folder" "$ms/info.txt"
+check "... and its .glb embeds the modded texture" test "$(sum "$ms/export/"*.glb)" != "$glb_plain"
+unmount_psgfs "$ms"
+
 # ---- kill -9 while a commit runs: OUTDIR holds the old or the new arena, never a part ----
 "$PSGFS_GEN" textures --real-shape "$src/r.psg" >/dev/null
 r_sum=$(sum "$src/r.psg")

@@ -20,7 +20,7 @@ frames=$(sed -n 's/^num_raw_frames: //p' "$m/sequences/$seq0/info.txt")
 check "keys.tsv has frames x bones rows + header" \
 	test "$(wc -l < "$m/sequences/$seq0/keys.tsv")" -eq $((frames * 6 + 1))
 check "keys.tsv columns" bash -c "head -1 '$m/sequences/$seq0/keys.tsv' | grep -q '^frame	bone	name	px	py	pz	qx	qy	qz	qw'"
-check "st_size exact everywhere" bash -c "for f in \$(find '$m' -type f); do [ \$(stat -c %s \$f) = \$(cat \$f | wc -c) ] || exit 1; done"
+check "st_size exact everywhere" all_read_whole "$m"
 
 # Each exported sequence is a standalone PSA that psgfs itself mounts with the same keys.
 all_same=1

@@ -39,7 +39,7 @@ check "sky: decoded views for known types" bash -c "ls '$m/objects' | grep -q '0
 check "sky: references shown as -> NNNN.TypeName" grep -q -- '-> 0003.BaseResource' "$m/objects/0004.VertexBuffer.txt"
 check "sky: toc.tsv has a header and a row" test "$(wc -l < "$m/toc.tsv")" -ge 2
 check "sky: no problems" test ! -s "$m/errors.txt"
-check "sky: st_size exact everywhere" bash -c "for f in \$(find '$m' -type f); do [ \$(stat -c %s \$f) = \$(cat \$f | wc -c) ] || exit 1; done"
+check "sky: st_size exact everywhere" all_read_whole "$m"
 check "sky: same tree as psgfs-tool" same_as_tool "$sky" "$m"
 
 shuf=$WORK/shuffled.psg
@@ -69,6 +69,40 @@ mount_psgfs "$big" "$b"
 nobj=$(($(wc -l < "$WORK/big.rec") - 1))
 check "sized: several hundred objects ($nobj)" test "$nobj" -ge 300
 check "sized: every object matches the record" verify_objects "$b" "$WORK/big.rec"
-check "sized: every file reads back its st_size" bash -c \
-	"for f in \$(find '$b' -type f); do [ \$(stat -c %s \$f) = \$(cat \$f | wc -c) ] || exit 1; done"
+check "sized: every file reads back its st_size" all_read_whole "$b"
+# info.txt says what the .pskx holds: the sky has no normals, colours or second UV set, so its
+# .pskx is the .psk's bytes and info.txt says so; a skinned model's adds its normals.
+"$PSGFS_GEN" skinned --seed 3 "$WORK/sk.psg"
+check "pskx: the sky's info.txt says the .pskx is the .psk's bytes, and it is" bash -c "
+	'$PSGFS_TOOL' cat '$sky' info.txt | grep -q '; .pskx: the same bytes as the .psk (' &&
+	cmp -s <('$PSGFS_TOOL' cat '$sky' export/sky.psk) <('$PSGFS_TOOL' cat '$sky' export/sky.pskx)"
+check "pskx: a model with normals says what the .pskx adds, and it differs" bash -c "
+	'$PSGFS_TOOL' cat '$WORK/sk.psg' info.txt | grep -q '; .pskx: the .psk.s chunks + normals (VTXNORMS)' &&
+	! cmp -s <('$PSGFS_TOOL' cat '$WORK/sk.psg' export/sk.psk) <('$PSGFS_TOOL' cat '$WORK/sk.psg' export/sk.pskx)"
+
+# A truncated arena lists only objects whose bytes exist: everything listed stats (ls -l and
+# find -printf print no error), errors.txt says which bytes are missing.
+cut=$WORK/cut.psg
+cp "$sky" "$cut"
+truncate -s -2000 "$cut"
+mc=$WORK/mcut
+mount_psgfs "$cut" "$mc"
+check "truncated: the object whose bytes are gone has no .bin" test ! -e "$mc/objects/0005.BaseResource.bin"
+check "truncated: its view is still there" test -s "$mc/objects/0005.BaseResource.txt"
+check "truncated: ls -l of objects/ prints no error" bash -c "ls -l '$mc/objects' > /dev/null 2> '$WORK/ls.err' && ! test -s '$WORK/ls.err'"
+check "truncated: find -printf %s over objects/ prints no error" bash -c \
+	"find '$mc/objects' -printf '%s\n' > /dev/null 2> '$WORK/find.err' && ! test -s '$WORK/find.err'"
+check "truncated: errors.txt says which bytes are missing" grep -q "^object 5 (BaseResource): bytes .* past end of file" "$mc/errors.txt"
+unmount_psgfs "$mc"
+cp "$tex" "$cut"
+truncate -s -20000 "$cut"
+mount_psgfs "$cut" "$mc"
+check "truncated textures: ls -l of textures/ prints no error" bash -c \
+	"ls -l '$mc/textures' > /dev/null 2> '$WORK/ls.err' && ! test -s '$WORK/ls.err' && test -n \"\$(ls '$mc/textures')\""
+check "truncated textures: the whole mount stats (find -printf)" bash -c \
+	"find '$mc' -printf '%s\n' > /dev/null 2> '$WORK/find.err' && ! test -s '$WORK/find.err'"
+check "truncated textures: info.txt says how many are not listed" \
+	grep -qx "textures: (15 more not listed: their texels are past the end of the file, see errors.txt)" "$mc/info.txt"
+unmount_psgfs "$mc"
+
 finish

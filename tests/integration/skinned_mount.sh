@@ -40,7 +40,7 @@ check "triangles.tsv columns" bash -c "head -1 '$m/meshes/00/triangles.tsv' | gr
 check "palette.tsv columns" bash -c "head -1 '$m/meshes/00/palette.tsv' | grep -q '^slot	bone	name$'"
 check "islands.tsv columns" bash -c "head -1 '$m/meshes/00/islands.tsv' | grep -q '^island	start	count	primitive$'"
 check "no problems" test ! -s "$m/errors.txt"
-check "st_size exact everywhere" bash -c "for f in \$(find '$m' -type f); do [ \$(stat -c %s \$f) = \$(cat \$f | wc -c) ] || exit 1; done"
+check "st_size exact everywhere" all_read_whole "$m"
 
 # The export reads back through psgfs with the same skeleton and one point per vertex.
 psk=$WORK/export.psk

@@ -14,8 +14,7 @@ check "one .dds and one .png per Texture object ($n)" bash -c \
 check "info.txt lists every texture" test "$(sed -n '/^textures:/,/^problems/p' "$m/info.txt" | grep -c '^  ')" -eq "$n"
 check "names come from the TableOfContents" bash -c "ls '$m/textures' | grep -q '^0x[0-9a-f]\{16\}\.dds$'"
 check "no problems" test ! -s "$m/errors.txt"
-check "st_size exact for every texture file" bash -c \
-	"for f in '$m'/textures/*; do [ \$(stat -c %s \"\$f\") = \$(cat \"\$f\" | wc -c) ] || exit 1; done"
+check "st_size exact for every texture file" all_read_whole "$m/textures"
 check "DDS magic on every .dds" bash -c "for f in '$m'/textures/*.dds; do [ \"\$(head -c4 \"\$f\")\" = 'DDS ' ] || exit 1; done"
 check "PNG signature on every .png" bash -c \
 	"for f in '$m'/textures/*.png; do [ \"\$(head -c8 \"\$f\" | od -An -tx1 | tr -d ' \n')\" = 89504e470d0a1a0a ] || exit 1; done"

@@ -21,24 +21,27 @@ check "the .rx2 mounts with a textures/ folder" test -d "$mx/textures"
 check "info.txt names the platform" grep -q "^platform: xb2" "$mx/info.txt"
 check "no problems" test ! -s "$mx/errors.txt"
 
+# Every PS3 file has an Xbox 360 file of the same name, size and SHA-256 (one manifest each).
 twins_equal() {
-	local n=0 f
-	for f in "$mp"/textures/*; do
-		cmp -s "$f" "$mx/textures/$(basename "$f")" || { echo "# differs: $(basename "$f")"; return 1; }
-		n=$((n + 1))
-	done
+	local n
+	"$DIR_MANIFEST" "$mp/textures" > "$WORK/twins.ps3" && "$DIR_MANIFEST" "$mx/textures" > "$WORK/twins.x360" ||
+		return 1
+	! grep -q 'EIO$' "$WORK/twins.ps3" || { echo "# a PS3 texture file does not read"; return 1; }
+	comm -23 "$WORK/twins.ps3" "$WORK/twins.x360" | sed 's/^/# differs: /' | grep . && return 1
+	n=$(wc -l < "$WORK/twins.ps3")
 	echo "# $n twin files byte-identical"
 	[ "$n" -gt 200 ]
 }
 check "every PS3 twin's .dds and .png equal the Xbox 360 ones" twins_equal
 
-sizes_exact() {
-	local f
-	for f in "$mx"/textures/*; do
-		[ "$(stat -c %s "$f")" = "$(wc -c < "$f")" ] || { echo "# $f"; return 1; }
-	done
-}
-check "st_size exact for every texture file" sizes_exact
+# info.txt names formats in one vocabulary: a twin's texture line is the same on both platforms
+# (DXT5, not the Xenos DXT4_5, for byte-identical .dds output).
+check "info.txt: every PS3 twin's texture line equals the Xbox 360 one" bash -c "
+	p=\$(grep -E '^  0x' '$mp/info.txt' | sort); [ \$(echo \"\$p\" | wc -l) -gt 100 ] &&
+	[ -z \"\$(comm -23 <(echo \"\$p\") <(grep -E '^  0x' '$mx/info.txt' | sort))\" ] &&
+	! grep -q DXT4_5 '$mx/info.txt'"
+
+check "st_size exact for every texture file" all_read_whole "$mx/textures"
 
 dxn=$(comm -23 <(ls "$mx/textures") <(ls "$mp/textures") | grep '\.dds$' | head -1)
 check "DXN textures are listed (no PS3 twin)" test -n "$dxn"
@@ -128,8 +131,7 @@ check "presets: vertices of meshes 0 and 2 equal the PS3 twin's" \
 	same all meshes/00/vertices.tsv meshes/02/vertices.tsv
 check "presets: mesh 1 has the same values plus a w column" bash -c \
 	"diff <(cut -f1-4,5-7,8- '$mp-all/meshes/01/vertices.tsv') <(cut -f1-4,6-8,10- '$mx-all/meshes/01/vertices.tsv')"
-check "presets: st_size exact everywhere" bash -c \
-	"for f in \$(find '$mx-all' -type f); do [ \$(stat -c %s \$f) = \$(cat \$f | wc -c) ] || exit 1; done"
+check "presets: st_size exact everywhere" all_read_whole "$mx-all"
 
 # The formats PS3 lacks (DEC3N, DHEN3N, USHORT2N, USHORT4N, SHORT4 indices): the same skeleton,
 # palettes and triangles; the descriptors name them.

@@ -2,7 +2,10 @@
  * Replays the fuzz harnesses (tests/fuzz/fuzz_*.c, the same code libFuzzer runs) in the normal
  * suite: every generated seed through its harnesses, then every file kept in
  * tests/fuzz/regressions/<harness>/ (crashes, leaks, OOMs and timeouts found by tests/fuzz/run)
- * through all seven harnesses. A regression that comes back crashes or fails here.
+ * through all eight harnesses. A regression that comes back crashes or fails here. Replaying
+ * no file at all, or a file that cannot be read, fails too: a moved or emptied regressions
+ * folder must not pass unnoticed. PSGFS_FUZZ_REGRESSIONS names another folder to replay (then
+ * only that replay runs: the suite checks that an empty one fails).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,7 +33,7 @@ static const struct {
     {"arena", fuzz_one_arena, FZ_ARENA},    {"skate", fuzz_one_skate, FZ_SKATE},
     {"psk", fuzz_one_psk, FZ_PSK},	    {"psa", fuzz_one_psa, FZ_PSA},
     {"tree", fuzz_one_tree, FZ_TREE},	    {"folder", fuzz_one_folder, FZ_FOLDER},
-    {"texmod", fuzz_one_texmod, FZ_TEXMOD},
+    {"texmod", fuzz_one_texmod, FZ_TEXMOD}, {"archive", fuzz_one_archive, FZ_ARCHIVE},
 };
 #define N_HARNESS (sizeof harnesses / sizeof harnesses[0])
 
@@ -55,6 +58,8 @@ static void test_seeds(void **state)
 		struct fuzz_tree_result r;
 
 		if (v[i].harnesses == FZ_TEXMOD) /* pictures: no container to mount */
+			continue;
+		if (v[i].harnesses == FZ_ARCHIVE) /* archives: the archive harness alone */
 			continue;
 		if (v[i].harnesses == FZ_FOLDER) {
 			assert_int_equal(fuzz_folder_check(v[i].data, v[i].len, FZT_TWICE, &r), 0);
@@ -119,7 +124,7 @@ static size_t replay_dir(const char *dir)
 			snprintf(path, sizeof path, "%s/%s", sub, e->d_name);
 			p = slurp(path, &len);
 			if (!p)
-				continue;
+				fail_msg("%s cannot be read", path);
 			for (size_t k = 0; k < N_HARNESS; k++)
 				if (harnesses[k].fn(p, len) != 0)
 					fail_msg("%s fails harness %s", path, harnesses[k].name);
@@ -131,13 +136,23 @@ static size_t replay_dir(const char *dir)
 	return files;
 }
 
+static const char *regressions_dir(void)
+{
+	const char *env = getenv("PSGFS_FUZZ_REGRESSIONS");
+
+	return env && *env ? env : FUZZ_DIR "/regressions";
+}
+
 static void test_regressions(void **state)
 {
+	const char *dir = regressions_dir();
 	size_t n;
 
 	(void)state;
-	n = replay_dir(FUZZ_DIR "/regressions");
+	n = replay_dir(dir);
 	print_message("regressions: %zu files replayed through %zu harnesses\n", n, N_HARNESS);
+	if (n == 0)
+		fail_msg("no regression file replayed from %s/<harness>/", dir);
 }
 
 /* Inputs that the harnesses must survive but no generator makes. */
@@ -166,6 +181,11 @@ int main(void)
 	    cmocka_unit_test(test_edge_inputs),
 	    cmocka_unit_test(test_regressions),
 	};
+	const struct CMUnitTest replay_only[] = {
+	    cmocka_unit_test(test_regressions),
+	};
 
+	if (getenv("PSGFS_FUZZ_REGRESSIONS"))
+		return cmocka_run_group_tests(replay_only, NULL, NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,10 @@
  * allocation may exceed HOSTILE_MAX_ALLOC(n) = 4 MiB + 64 x input size, and the live heap may
  * not grow by more than 16 MiB + 64 x input size while one mutant is mounted and walked: a tiny
  * file declaring 2^32 records allocates nothing large. The figures are printed.
+ *
+ * Sharding (tests/README.md): PSGFS_SHARD=K/N (1 <= K <= N) checks only the K-th of N
+ * interleaved parts of the set, so meson runs the parts in parallel (hostile_1 .. hostile_N);
+ * the union of the N shards is exactly the unsharded set. Unset: the whole set.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,9 +123,27 @@ char *__wrap_strdup(const char *s)
 
 /* ---- the hostile set ---- */
 
+/* This process's part of the set (PSGFS_SHARD=K/N, 0-based here); the whole set when unset. */
+static unsigned shard_k, shard_n = 1;
+
+static void shard_from_env(void)
+{
+	const char *s = getenv("PSGFS_SHARD");
+	unsigned k, n;
+	char end;
+
+	if (!s || !*s)
+		return;
+	/* A malformed value must not silently shrink the set to nothing. */
+	assert_true(sscanf(s, "%u/%u%c", &k, &n, &end) == 2 && n >= 1 && k >= 1 && k <= n);
+	shard_k = k - 1;
+	shard_n = n;
+}
+
 struct tally {
 	const char *base;
-	size_t seen; /* mutants made */
+	size_t seen;   /* mutants made */
+	size_t picked; /* of those, sampled (every HOSTILE_STRIDE-th) */
 	size_t inputs, mounted, refused[5], files, failed_files, mutants_with_failures;
 	size_t bad;		/* broken invariants */
 	size_t max_alloc;	/* largest single allocation seen */
@@ -134,15 +156,20 @@ static void one(void *ctx, const char *what, const uint8_t *p, size_t n)
 	struct tally *t = ctx;
 	struct fuzz_tree_result r;
 	long long live0 = live;
+	size_t pick;
 	int rc;
 
 	if (t->seen++ % HOSTILE_STRIDE)
 		return;
+	/* pick numbers the sampled mutants; shards take blocks of four in turn, so each shard
+	 * gets its share of the twice-read and Z-up ones and of every base's mutants. */
+	pick = t->picked++;
+	if (pick / 4 % shard_n != shard_k)
+		return;
 	max_req = 0;
 	peak = live;
 	/* Every fourth mutant is read twice through fresh renders; every other one exports Z-up. */
-	rc = fuzz_tree_check(
-	    p, n, (t->inputs % 4 == 0 ? FZT_TWICE : 0) | (t->inputs & 2 ? FZT_ZUP : 0), &r);
+	rc = fuzz_tree_check(p, n, (pick % 4 == 0 ? FZT_TWICE : 0) | (pick & 2 ? FZT_ZUP : 0), &r);
 	t->inputs++;
 	if (rc != 0) {
 		if (t->bad++ < 20)
@@ -181,6 +208,7 @@ static void test_hostile_set(void **state)
 	size_t n, total = 0, total_bad = 0;
 
 	(void)state;
+	shard_from_env();
 	assert_int_equal(fuzz_seeds_make(&v, &n), 0);
 	for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
 		struct tally t = {.base = bases[b]};
@@ -191,7 +219,9 @@ static void test_hostile_set(void **state)
 		assert_true(i < n);
 		size_t made = fuzz_mutants(v[i].data, v[i].len, 0x5eed + b, one, &t);
 		assert_int_equal(made, t.seen);
-		assert_true(t.inputs > 100);
+		/* The whole sampled set is large, and this shard has its share of it. */
+		assert_true(t.picked > 100);
+		assert_true(t.inputs >= t.picked / (4 * shard_n) * 4);
 		print_message("%-18s %6zu inputs: %zu mounted (%zu with failing files, %zu of %zu "
 			      "files failed), refused %zu format %zu damaged %zu open; largest "
 			      "allocation %zu (input %zu), heap growth %lld\n",
@@ -202,7 +232,9 @@ static void test_hostile_set(void **state)
 		total += t.inputs;
 		total_bad += t.bad;
 	}
-	print_message("hostile set: %zu inputs tried, %zu broken invariants\n", total, total_bad);
+	print_message("hostile set (shard %u/%u, 1 mutant in %d): %zu inputs tried, %zu broken "
+		      "invariants\n",
+		      shard_k + 1, shard_n, HOSTILE_STRIDE, total, total_bad);
 	fuzz_seeds_free(v, n);
 	assert_int_equal(total_bad, 0);
 }

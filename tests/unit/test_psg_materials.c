@@ -32,16 +32,23 @@
 
 /*
  * 0 VersionData, 1 RenderMaterialData (two materials), 2 TableOfContents naming material 0.
- * Material 0: Name -> own TOC entry 0, diffuse, specular, a constants channel, and a second
- * "diffuse" whose GUID nothing holds. Material 1: a "Name" stream and a stray GUID.
+ * Material 0: Name -> own TOC entry 0, diffuse and specular in the stream form real models use
+ * (a stream name and a GUID), a constants channel, and a second "diffuse" whose GUID nothing
+ * holds. Material 1: a "Name" stream, a stray GUID and two flag-0x2 constants.
  */
 static void fx_build(struct fx *f)
 {
 	struct psg_builder *b = psgb_new(PSGB_REG_MODEL64, 0x12345678u);
 	const struct psgo_channel ch[] = {
 	    {.shader_input = "Name", .image_channel = 0xFFFF, .guid = G_SELF},
-	    {.shader_input = "diffuse", .image_channel = 0xFFFF, .guid = G_DIFF},
-	    {.shader_input = "specular", .image_channel = 0xFFFF, .guid = G_SPEC},
+	    {.shader_input = "diffuse",
+	     .image_channel = 0xFFFF,
+	     .guid = G_DIFF,
+	     .stream_name = "sky_night_0x2c70170a00450001"},
+	    {.shader_input = "specular",
+	     .image_channel = 0xFFFF,
+	     .guid = G_SPEC,
+	     .stream_name = "moon_gradient_0x00007d3e03e3870a"},
 	    {.shader_input = "tint",
 	     .image_channel = 0xFFFF,
 	     .is_constants = true,
@@ -49,8 +56,19 @@ static void fx_build(struct fx *f)
 	    {.shader_input = "diffuse", .image_channel = 0xFFFF, .guid = G_STRAY},
 	    {.shader_input = "Name", .image_channel = 0xFFFF, .stream_name = "deck grip/top"},
 	    {.shader_input = "detail", .image_channel = 0xFFFF, .guid = G_STRAY + 1},
+	    /* flag 0x2: constants, though (1, 0, 0, 0) reads as a GUID with no stream */
+	    {.shader_input = "detailNormalUVScale",
+	     .flags = 0x2,
+	     .image_channel = 0xFFFF,
+	     .is_constants = true,
+	     .constants = {1.0f, 0.0f, 0.0f, 0.0f}},
+	    {.shader_input = "macroOverlayOpacity",
+	     .flags = 0x2,
+	     .image_channel = 0xFFFF,
+	     .is_constants = true,
+	     .constants = {12.0f, 0.3f, 0.0f, 0.0f}},
 	};
-	const struct psgo_material mat[2] = {{.ch = ch, .n_ch = 5}, {.ch = ch + 5, .n_ch = 2}};
+	const struct psgo_material mat[2] = {{.ch = ch, .n_ch = 5}, {.ch = ch + 5, .n_ch = 4}};
 	uint32_t sub;
 	struct buf out;
 
@@ -104,8 +122,16 @@ static void test_load(void **state)
 	assert_int_equal(f.ms->n, 2);
 	assert_string_equal(f.ms->companion, "deck_Textures.psg");
 	assert_int_equal(f.ms->v[0].n_ch, 5);
-	assert_int_equal(f.ms->v[0].ch[1].kind, SKATE_UNION_GUID);
+	assert_int_equal(f.ms->v[0].ch[1].kind, SKATE_UNION_STREAM);
+	assert_true(f.ms->v[0].ch[1].has_guid);
+	assert_int_equal(f.ms->v[0].ch[1].guid, G_DIFF);
+	assert_string_equal(f.ms->v[0].ch[1].stream, "sky_night_0x2c70170a00450001");
 	assert_int_equal(f.ms->v[0].ch[3].kind, SKATE_UNION_CONSTANTS);
+	assert_int_equal(f.ms->v[0].ch[4].kind, SKATE_UNION_GUID);
+	assert_int_equal(f.ms->v[1].n_ch, 4);
+	assert_int_equal(f.ms->v[1].ch[2].kind, SKATE_UNION_CONSTANTS); /* flag 0x2 */
+	assert_false(f.ms->v[1].ch[2].has_guid);
+	assert_false(f.ms->v[1].ch[0].has_guid); /* a stream with GUID 0 */
 	assert_string_equal(f.ms->v[0].ch[1].file, "diffuse");
 	/* material 0 has no string name until its Name GUID resolves; material 1's is a stream */
 	assert_string_equal(f.ms->v[0].label, "material");
@@ -118,7 +144,7 @@ static void test_load(void **state)
 static void test_own_toc(void **state)
 {
 	const struct psg_tex_ref own[] = {{G_SELF, "grip", 0, 0}};
-	uint32_t n_tex, n_ok;
+	uint32_t n_tex, n_ok, n_else;
 	struct fx f;
 	char *t;
 
@@ -127,14 +153,19 @@ static void test_own_toc(void **state)
 	resolve(f.ms, own, 1, true);
 	assert_string_equal(f.ms->v[0].label, "grip");
 	assert_int_equal(f.ms->v[0].ch[0].own_entry, 0);
-	psg_materials_counts(f.ms, &n_tex, &n_ok);
+	psg_materials_counts(f.ms, &n_tex, &n_ok, &n_else);
 	assert_int_equal(n_tex, 4); /* diffuse, specular, the stray diffuse, detail */
 	assert_int_equal(n_ok, 0);
 	t = text_of(f.ms, 0);
-	assert_non_null(strstr(t, "0\tName\tguid\t0x5D2A6B1C00170001\ttoc entry 0 grip\n"));
+	assert_non_null(strstr(t, "0\tName\tguid\t-\t0x5D2A6B1C00170001\ttoc entry 0 grip\n"));
 	assert_non_null(strstr(t, "companion: deck_Textures.psg (not found)\n"));
-	assert_non_null(strstr(t, "1\tdiffuse\tguid\t0x2C7F381800171902\t- (no companion)\n"));
-	assert_non_null(strstr(t, "3\ttint\tconstants\t1 0.5 0.25 1\t-\n"));
+	assert_non_null(strstr(t, "1\tdiffuse\tstream\tsky_night_0x2c70170a00450001\t"
+				  "0x2C7F381800171902\t- (no companion)\n"));
+	assert_non_null(strstr(t, "3\ttint\tconstants\t1 0.5 0.25 1\t-\t-\n"));
+	free(t);
+	t = text_of(f.ms, 1);
+	assert_non_null(strstr(t, "2\tdetailNormalUVScale\tconstants\t1 0 0 0\t-\t-\n"));
+	assert_non_null(strstr(t, "3\tmacroOverlayOpacity\tconstants\t12 0.3 0 0\t-\t-\n"));
 	free(t);
 	fx_free(&f);
 }
@@ -148,7 +179,7 @@ static void test_companion(void **state)
 	    {G_SPEC, "spec_b", 70, 7}, {G_DIFF, "diff_a", 20, 2}, {G_SPEC, "spec_a", 30, 3},
 	    {G_SELF, "not_me", 90, 9}, {1, "other", 10, 1},
 	};
-	uint32_t n_tex, n_ok;
+	uint32_t n_tex, n_ok, n_else;
 	struct fx f;
 	char *t;
 
@@ -164,18 +195,19 @@ static void test_companion(void **state)
 	assert_null(f.ms->v[0].ch[0].texture);
 	assert_null(f.ms->v[0].ch[4].texture);
 	assert_string_equal(f.ms->v[0].label, "material"); /* the own entry has no name */
-	psg_materials_counts(f.ms, &n_tex, &n_ok);
+	psg_materials_counts(f.ms, &n_tex, &n_ok, &n_else);
 	assert_int_equal(n_tex, 4);
 	assert_int_equal(n_ok, 2);
 	t = text_of(f.ms, 0);
-	assert_non_null(strstr(t, "0\tName\tguid\t0x5D2A6B1C00170001\ttoc entry 0\n"));
-	assert_non_null(strstr(t, "2\tspecular\tguid\t0x2C7F381800171903\ttexture spec_a\n"));
+	assert_non_null(strstr(t, "0\tName\tguid\t-\t0x5D2A6B1C00170001\ttoc entry 0\n"));
+	assert_non_null(strstr(t, "2\tspecular\tstream\tmoon_gradient_0x00007d3e03e3870a\t"
+				  "0x2C7F381800171903\ttexture spec_a\n"));
 	assert_non_null(
-	    strstr(t, "4\tdiffuse\tguid\t0x0BADC0DE00000001\t- (not in the companion)\n"));
-	assert_non_null(strstr(t, "channel\tinput\tkind\tvalue\tresolves to\n"));
+	    strstr(t, "4\tdiffuse\tguid\t-\t0x0BADC0DE00000001\t- (not in the companion)\n"));
+	assert_non_null(strstr(t, "channel\tinput\tkind\tvalue\tguid\tresolves to\n"));
 	free(t);
 	t = text_of(f.ms, 1);
-	assert_non_null(strstr(t, "0\tName\tstream\tdeck grip/top\t-\n"));
+	assert_non_null(strstr(t, "0\tName\tstream\tdeck grip/top\t-\t-\n"));
 	free(t);
 	fx_free(&f);
 }

@@ -153,12 +153,14 @@ static void test_decode_small(void **state)
 	assert_int_equal(m.materials[0].first_channel, 0);
 	assert_int_equal(m.materials[0].num_channels, 2);
 	assert_int_equal(m.channels[0].kind, SKATE_UNION_STREAM);
+	assert_true(m.channels[0].has_guid); /* the stream form carries its GUID too */
 	assert_int_equal(m.channels[0].guid, 0x1122334455667788ull);
 	assert_int_equal(m.channels[0].stream_name.len, 5);
 	assert_memory_equal(m.channels[0].stream_name.p, "sky_d", 5);
 	assert_int_equal(m.channels[0].stream.res, RC_NOENT);
 	assert_memory_equal(m.channels[0].shader_input.p, "diffuse", 7);
 	assert_int_equal(m.channels[1].kind, SKATE_UNION_CONSTANTS);
+	assert_false(m.channels[1].has_guid);
 	assert_int_equal(m.channels[1].stream.res, RC_NOENT);
 	assert_true(m.channels[1].constants[1] == 0.5f);
 	assert_int_equal(m.channels[1].flags, 3);

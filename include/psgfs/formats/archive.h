@@ -67,6 +67,12 @@ bool arc_detect(const uint8_t *h, size_t n);
 enum rc arc_open(const struct src *s, const struct src *toc, struct arc *a, struct diag *d);
 void arc_free(struct arc *a);
 
+/* Short static names for info.txt: "EB v3", "BIGF", ...; "stored", "refpack", "chunked zlib",
+ * ...; "stored", "refpack", "zlib", "deflate", "lzx", "bad". Unknown values give "unknown". */
+const char *arc_kind_str(enum arc_kind k);
+const char *arc_method_str(uint8_t method);
+const char *arc_seg_method_str(uint8_t method);
+
 /* Segment methods: how one run of stored bytes becomes a run of unpacked bytes. */
 enum arc_seg_method {
 	ARC_SEG_STORED,
@@ -110,5 +116,10 @@ uint64_t arc_piece_at(const struct arc_index *ix, uint64_t off); /* the piece ho
  */
 enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, uint8_t *dst,
 		  size_t *got);
+
+/* The segment piece k decodes (info.txt, tests); false when k is out of range. */
+bool arc_piece_seg(const struct arc_index *ix, uint64_t k, struct arc_seg *out);
+/* Segment decodes arc_piece has started on this index (a relaxed counter, for tests). */
+uint64_t arc_index_decodes(const struct arc_index *ix);
 
 #endif

@@ -78,6 +78,7 @@ struct skate_rmd_material {
 	uint32_t first_channel;
 	bool channels_ok;
 };
+#define SKATE_CHANNEL_CONSTANT 0x2u /* tChannel flag: the union holds f32[4] constants */
 struct skate_rmd_channel {
 	uint32_t at; /* object-relative offset of this tChannel */
 	struct skate_str shader_input;
@@ -86,14 +87,16 @@ struct skate_rmd_channel {
 	uint32_t raw[4]; /* the 16-byte union as stored */
 	/*
 	 * Which reading of the 16-byte union is primary (both are always filled):
+	 * SKATE_UNION_CONSTANTS when the flags have SKATE_CHANNEL_CONSTANT; else
 	 * SKATE_UNION_STREAM when raw[2] (m_StreamName) is a non-zero offset at or after the
 	 * string list (or the channel array end, when the string list offset is bad) naming a
-	 * NUL-terminated string inside the object; SKATE_UNION_GUID when m_StreamName and
-	 * m_pStream are both 0 and the guid is not (real texture channels: a GUID of the
-	 * companion texture arena's TOC); otherwise SKATE_UNION_CONSTANTS.
+	 * NUL-terminated string inside the object (the GUID is there too: real texture
+	 * channels name a stream and carry the companion's TOC GUID); SKATE_UNION_GUID when
+	 * m_StreamName and m_pStream are both 0 and the guid is not; otherwise constants.
 	 * m_pStream is resolved as a reference only for SKATE_UNION_STREAM / _GUID.
 	 */
 	enum skate_union { SKATE_UNION_CONSTANTS, SKATE_UNION_STREAM, SKATE_UNION_GUID } kind;
+	bool has_guid; /* a stream or GUID form whose GUID is not 0: a link to resolve */
 	uint64_t guid;
 	struct skate_str stream_name;
 	struct skate_ref stream;

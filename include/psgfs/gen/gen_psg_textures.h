@@ -37,6 +37,9 @@ struct gen_tex_opts {
 	bool unnamed;	       /* TOC entries with m_Name = 0 (files become NNNN.Texture) */
 	bool short_cube;       /* add the real tool-made shape: a DXT5 256x256 cube map whose
 				  base resource holds one face (65,536 bytes of 393,216) */
+	uint32_t guid_first;   /* texture k's TOC GUID is 0x2c7f381800171900 + guid_first + k
+				  (a per-texture arena of default spec K: specs = default + K,
+				  n_specs 1, guid_first K, as the default arena numbers it) */
 };
 
 struct gen_tex_truth_item {

@@ -1,0 +1,205 @@
+/*
+ * RefPack compressor (docs/archives.md, "RefPack"): greedy LZ77 over hash chains. Commands:
+ *   0xxxxxxx            2 bytes: 0-3 literals, copy 3-10 bytes from 1-1024 back
+ *   10xxxxxx            3 bytes: 0-3 literals, copy 4-67 bytes from 1-16384 back
+ *   110xxxxx            4 bytes: 0-3 literals, copy 5-1028 bytes from 1-131072 back
+ *   111xxxxx < 0xFC     1 byte: 4-112 literals (a multiple of 4)
+ *   111111xx            stop, with 0-3 trailing literals
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "psgfs/gen/refpack_enc.h"
+
+#define RP_WIN	  (1u << 17)
+#define RP_HBITS  16
+#define RP_MAXLEN 1028u
+
+struct rp_enc {
+	const uint8_t *in;
+	size_t n;
+	uint32_t *head; /* position + 1 of the newest 3-byte string with this hash, 0 = none */
+	uint32_t *prev; /* position + 1 of the previous one, by position modulo the window */
+	unsigned chain;
+	struct buf *out;
+	struct rp_enc_stats *st;
+};
+
+static uint32_t rp_hash(const uint8_t *p)
+{
+	uint32_t v = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+
+	return (v * 2654435761u) >> (32 - RP_HBITS);
+}
+
+static void rp_insert(struct rp_enc *e, size_t pos)
+{
+	uint32_t h;
+
+	if (pos + 3 > e->n)
+		return;
+	h = rp_hash(e->in + pos);
+	e->prev[pos & (RP_WIN - 1)] = e->head[h];
+	e->head[h] = (uint32_t)(pos + 1);
+}
+
+/* The shortest copy each offset range can encode. */
+static size_t rp_min_len(size_t off)
+{
+	return off <= 1024 ? 3 : off <= 16384 ? 4 : 5;
+}
+
+/* Longest match for pos within the window; its length (0 = none) and *off. */
+static size_t rp_find(const struct rp_enc *e, size_t pos, size_t *off)
+{
+	size_t best = 0, maxlen = e->n - pos;
+	uint32_t cand;
+	unsigned k = e->chain;
+
+	if (pos + 3 > e->n)
+		return 0;
+	if (maxlen > RP_MAXLEN)
+		maxlen = RP_MAXLEN;
+	cand = e->head[rp_hash(e->in + pos)];
+	while (cand && k--) {
+		size_t c = cand - 1, d = pos - c, len = 0;
+
+		if (c >= pos || d > RP_WIN)
+			break;
+		while (len < maxlen && e->in[c + len] == e->in[pos + len])
+			len++;
+		if (len >= rp_min_len(d) && len > best) {
+			best = len;
+			*off = d;
+			if (len == maxlen)
+				break;
+		}
+		cand = e->prev[c & (RP_WIN - 1)];
+		if (cand && cand - 1 >= c)
+			break; /* the slot was reused by a newer position: the chain ends here */
+	}
+	return best;
+}
+
+/* Literal runs of 4-112 bytes; n is a multiple of 4. */
+static void rp_put_lits(struct rp_enc *e, const uint8_t *p, size_t n)
+{
+	while (n) {
+		size_t k = n < 112 ? n : 112;
+
+		buf_u8(e->out, (uint8_t)(0xE0 | ((k - 4) >> 2)));
+		buf_put(e->out, p, k);
+		p += k;
+		n -= k;
+		e->st->lit++;
+	}
+}
+
+/* A copy of len bytes from off back, carrying nl (0-3) literals at p first. */
+static void rp_put_copy(struct rp_enc *e, const uint8_t *p, unsigned nl, size_t off, size_t len)
+{
+	size_t o = off - 1;
+
+	if (off <= 1024 && len <= 10) {
+		buf_u8(e->out, (uint8_t)((o >> 8) << 5 | (len - 3) << 2 | nl));
+		buf_u8(e->out, (uint8_t)o);
+		e->st->cmd2++;
+	} else if (off <= 16384 && len <= 67) {
+		buf_u8(e->out, (uint8_t)(0x80 | (len - 4)));
+		buf_u8(e->out, (uint8_t)(nl << 6 | o >> 8));
+		buf_u8(e->out, (uint8_t)o);
+		e->st->cmd3++;
+	} else {
+		size_t l = len - 5;
+
+		buf_u8(e->out, (uint8_t)(0xC0 | (o >> 16) << 4 | (l >> 8) << 2 | nl));
+		buf_u8(e->out, (uint8_t)(o >> 8));
+		buf_u8(e->out, (uint8_t)o);
+		buf_u8(e->out, (uint8_t)l);
+		e->st->cmd4++;
+	}
+	buf_put(e->out, p, nl);
+}
+
+static void rp_body(struct rp_enc *e, bool literal_only)
+{
+	size_t pos = 0, lit = 0, off = 0, len, run;
+
+	while (pos < e->n) {
+		len = literal_only ? 0 : rp_find(e, pos, &off);
+		if (!len) {
+			rp_insert(e, pos++);
+			continue;
+		}
+		run = pos - lit;
+		rp_put_lits(e, e->in + lit, run & ~(size_t)3);
+		rp_put_copy(e, e->in + lit + (run & ~(size_t)3), (unsigned)(run & 3), off, len);
+		for (size_t k = 0; k < len; k++)
+			rp_insert(e, pos + k);
+		pos += len;
+		lit = pos;
+	}
+	run = pos - lit;
+	rp_put_lits(e, e->in + lit, run & ~(size_t)3);
+	buf_u8(e->out, (uint8_t)(0xFC | (run & 3)));
+	buf_put(e->out, e->in + lit + (run & ~(size_t)3), run & 3);
+	e->st->stop++;
+}
+
+static void rp_put_size(struct buf *b, uint64_t v, bool wide)
+{
+	if (wide)
+		buf_u8(b, (uint8_t)(v >> 24));
+	buf_u8(b, (uint8_t)(v >> 16));
+	buf_u8(b, (uint8_t)(v >> 8));
+	buf_u8(b, (uint8_t)v);
+}
+
+enum rc rp_encode_stats(const uint8_t *in, size_t n, const struct rp_enc_opts *o, struct buf *out,
+			struct rp_enc_stats *st)
+{
+	uint8_t h = o && o->header ? o->header : n < (1u << 24) ? RP_HDR_10 : RP_HDR_90;
+	bool wide = h & 0x80;
+	struct rp_enc_stats dummy;
+	struct rp_enc e = {.in = in, .n = n, .out = out, .st = st ? st : &dummy};
+	size_t start = out->len, size_at;
+
+	if (h != RP_HDR_10 && h != RP_HDR_11 && h != RP_HDR_90 && h != RP_HDR_91)
+		return RC_INVAL;
+	if ((uint64_t)n >= (wide ? 1ull << 32 : 1ull << 24))
+		return RC_INVAL;
+	memset(e.st, 0, sizeof *e.st);
+	e.chain = o && o->chain ? o->chain : 32;
+	e.head = calloc((size_t)1 << RP_HBITS, sizeof *e.head);
+	e.prev = calloc(RP_WIN, sizeof *e.prev);
+	if (!e.head || !e.prev) {
+		free(e.head);
+		free(e.prev);
+		return RC_NOMEM;
+	}
+	buf_u8(out, h);
+	buf_u8(out, 0xFB);
+	size_at = out->len;
+	if (h & 1)
+		rp_put_size(out, 0, wide);
+	rp_put_size(out, n, wide);
+	rp_body(&e, o && o->literal_only);
+	free(e.head);
+	free(e.prev);
+	if (out->oom)
+		return RC_NOMEM;
+	if ((h & 1) && !out->count_only) {
+		uint64_t packed = out->len - start;
+
+		if (packed >= (wide ? 1ull << 32 : 1ull << 24))
+			return RC_INVAL; /* the packed size field cannot hold it */
+		for (int k = wide ? 3 : 2, at = 0; k >= 0; k--, at++)
+			out->data[size_at + (size_t)at] = (uint8_t)(packed >> (8 * k));
+	}
+	return RC_OK;
+}
+
+enum rc rp_encode(const uint8_t *in, size_t n, const struct rp_enc_opts *o, struct buf *out)
+{
+	return rp_encode_stats(in, n, o, out, NULL);
+}
