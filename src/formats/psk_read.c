@@ -310,8 +310,9 @@ enum rc psk_index_open(const struct src *s, struct psk_index *ix, struct diag *d
 	memset(ix, 0, sizeof *ix);
 	ix->point_mask = 0xFFFFFFFFu;
 	res = psk_scan(s, &ix->chunks, diag);
-	if (res == RC_CORRUPT) {
-		/* A head whose payload covers the file: nothing past it can be reached. */
+	if (res == RC_CORRUPT && ix->chunks.n == 1) {
+		/* A head whose payload covers the file: nothing past it can be reached. (A source
+		 * whose read failed with RC_CORRUPT, e.g. an archive entry, leaves no chunks.) */
 		ix->head_type_flag = ix->chunks.v[0].type_flag;
 		return RC_CORRUPT;
 	}

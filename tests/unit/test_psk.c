@@ -879,6 +879,30 @@ static void test_writer_profile(void **state)
 	psk_mesh_free(&m);
 }
 
+/* A source whose reads fail as a damaged archive entry's do (RC_CORRUPT): the parsers give that
+ * back, with nothing left to free or read. */
+static enum rc read_corrupt(void *ctx, uint64_t off, void *dst, size_t n)
+{
+	(void)ctx, (void)off, (void)dst, (void)n;
+	return RC_CORRUPT;
+}
+
+static void test_source_read_corrupt(void **state)
+{
+	struct src s = {read_corrupt, NULL, 4096};
+	struct psk_index ix;
+	struct psa_index pa;
+	struct diag d;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(psk_index_open(&s, &ix, &d), RC_CORRUPT);
+	psk_index_free(&ix);
+	assert_int_equal(psa_index_open(&s, &pa, &d), RC_CORRUPT);
+	psa_index_free(&pa);
+	diag_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -899,6 +923,7 @@ int main(void)
 	    cmocka_unit_test(test_index_validation),
 	    cmocka_unit_test(test_counts_and_duplicates),
 	    cmocka_unit_test(test_writer_profile),
+	    cmocka_unit_test(test_source_read_corrupt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
