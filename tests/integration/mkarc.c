@@ -151,7 +151,11 @@ int main(int argc, char **argv)
 	    fwrite(p, 1, total > cut ? total - cut : 0, out) != (total > cut ? total - cut : 0) ||
 	    fclose(out) != 0) {
 		fprintf(stderr, "mkarc: cannot write %s\n", argv[a]);
+		free(p);
 		return 1;
 	}
+	free(p);
+	for (size_t i = 0; i < n; i++)
+		free(e[i].data);
 	return 0;
 }
