@@ -733,6 +733,37 @@ static struct piece *piece_get(struct arcdir *ad, uint32_t i, const struct arc_i
 	return p;
 }
 
+/* The piece of entry i holding off, pinned; *at is off's place in it and *take how many of the
+ * n bytes asked it holds (all present: a short piece gives its error instead). */
+static struct piece *piece_at(struct arcdir *ad, uint32_t i, const struct arc_index *ix,
+			      uint64_t off, size_t n, uint64_t *at, size_t *take,
+			      struct cache_ent **pin, enum rc *r)
+{
+	uint64_t k = arc_piece_at(ix, off), poff, plen;
+	struct piece *p;
+
+	if (k >= arc_piece_count(ix) || k > UINT32_MAX) {
+		*r = RC_CORRUPT;
+		return NULL;
+	}
+	arc_piece_span(ix, k, &poff, &plen);
+	if (off < poff || off - poff >= plen || plen > ARC_PIECE_MAX) {
+		*r = RC_CORRUPT;
+		return NULL;
+	}
+	p = piece_get(ad, i, ix, k, plen, pin, r);
+	if (!p)
+		return NULL;
+	*at = off - poff;
+	*take = plen - *at < n ? (size_t)(plen - *at) : n;
+	if (*at + *take > p->got) {
+		*r = p->r != RC_OK ? p->r : RC_CORRUPT;
+		cache_unpin(ad->t->cache, *pin);
+		return NULL;
+	}
+	return p;
+}
+
 /* The unpacked bytes of an entry: reads past what the stored bytes really give fail. */
 static enum rc entry_read(void *ctx, uint64_t off, void *dst, size_t n)
 {
@@ -747,32 +778,16 @@ static enum rc entry_read(void *ctx, uint64_t off, void *dst, size_t n)
 	if (!ix)
 		return r;
 	while (n > 0 && r == RC_OK) {
-		uint64_t k = arc_piece_at(ix, off), poff, plen, at;
-		struct piece *p;
+		uint64_t at;
 		size_t take;
+		struct piece *p = piece_at(ad, e->i, ix, off, n, &at, &take, &ppin, &r);
 
-		if (k >= arc_piece_count(ix) || k > UINT32_MAX) {
-			r = RC_CORRUPT;
-			break;
-		}
-		arc_piece_span(ix, k, &poff, &plen);
-		if (off < poff || off - poff >= plen || plen > ARC_PIECE_MAX) {
-			r = RC_CORRUPT;
-			break;
-		}
-		p = piece_get(ad, e->i, ix, k, plen, &ppin, &r);
 		if (!p)
 			break;
-		at = off - poff;
-		take = plen - at < n ? (size_t)(plen - at) : n;
-		if (at + take > p->got) {
-			r = p->r != RC_OK ? p->r : RC_CORRUPT;
-		} else {
-			memcpy(out, p->data + at, take);
-			out += take;
-			off += take;
-			n -= take;
-		}
+		memcpy(out, p->data + at, take);
+		out += take;
+		off += take;
+		n -= take;
 		cache_unpin(c, ppin);
 	}
 	cache_unpin(c, ipin);
@@ -793,31 +808,16 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 	if (!ix)
 		return r;
 	while (n > 0 && r == RC_OK) {
-		uint64_t k = arc_piece_at(ix, off), poff, plen, at;
-		struct piece *p;
+		uint64_t at;
 		size_t take;
+		struct piece *p;
 
 		if (v->n == TREE_RDV_MAX || v->n_pin == TREE_RDV_MAX)
 			break; /* more pieces than v holds: the caller copies instead */
-		if (k >= arc_piece_count(ix) || k > UINT32_MAX) {
-			r = RC_CORRUPT;
-			break;
-		}
-		arc_piece_span(ix, k, &poff, &plen);
-		if (off < poff || off - poff >= plen || plen > ARC_PIECE_MAX) {
-			r = RC_CORRUPT;
-			break;
-		}
-		p = piece_get(ad, e->i, ix, k, plen, &ppin, &r);
+		p = piece_at(ad, e->i, ix, off, n, &at, &take, &ppin, &r);
 		if (!p)
 			break;
-		at = off - poff;
-		take = plen - at < n ? (size_t)(plen - at) : n;
 		v->pin[v->n_pin++] = ppin;
-		if (at + take > p->got) {
-			r = p->r != RC_OK ? p->r : RC_CORRUPT;
-			break;
-		}
 		v->base[v->n] = p->data + at;
 		v->len[v->n++] = take;
 		v->total += take;
