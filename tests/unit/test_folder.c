@@ -56,7 +56,8 @@ static void put(const char *name, const struct buf *b)
 	snprintf(p, sizeof p, "%s/%s", dir, name);
 	f = fopen(p, "wb");
 	assert_non_null(f);
-	assert_int_equal(fwrite(b->data, 1, b->len, f), b->len);
+	if (b->len) /* an empty buffer may have no data pointer */
+		assert_int_equal(fwrite(b->data, 1, b->len, f), b->len);
 	assert_int_equal(fclose(f), 0);
 }
 
