@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "psgfs/base/bytes.h"
 #include "psgfs/gen/gen_big.h"
 #include "psgfs/gen/gen_psg.h"
 #include "psgfs/gen/gen_psg_skinned.h"
@@ -116,22 +117,17 @@ void gen_big_manifest_free(struct gen_big_manifest *m)
 	memset(m, 0, sizeof *m);
 }
 
-static enum rc man_add(struct gen_big_manifest *m, const char *file, const char *path,
-		       uint8_t method, uint64_t size, uint64_t fnv)
+enum rc gen_big_manifest_add(struct gen_big_manifest *m, const char *file, const char *path,
+			     uint8_t method, uint64_t size, uint64_t fnv)
 {
-	struct gen_big_row *r;
+	struct gen_big_row *r, *v;
 
 	if (!m)
 		return RC_OK;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 64;
-		void *v = realloc(m->v, cap * sizeof *m->v);
-
-		if (!v)
-			return RC_NOMEM;
-		m->v = v;
-		m->cap = cap;
-	}
+	v = xgrow_n(m->v, m->n, &m->cap, sizeof *m->v, 64);
+	if (!v)
+		return RC_NOMEM;
+	m->v = v;
 	r = &m->v[m->n];
 	r->file = strdup(file);
 	r->path = strdup(path);
@@ -159,7 +155,8 @@ static enum rc man_entries(struct gen_big_manifest *m, const char *file, const s
 		if (!p)
 			return RC_NOMEM;
 		snprintf(p, a + b + 2, "%s/%s", e->folder, e->name);
-		r = man_add(m, file, p, e->method, e->len, fnv1a64(e->data, (size_t)e->len));
+		r = gen_big_manifest_add(m, file, p, e->method, e->len,
+					 fnv1a64(e->data, (size_t)e->len));
 		free(p);
 	}
 	return r;
@@ -654,7 +651,7 @@ static enum rc bench_manifest(struct gen_big_manifest *m, const struct gen_big_e
 				h = (h ^ tmp[j]) * 0x100000001b3ull;
 		}
 		snprintf(path, sizeof path, "%s/%s", e[i].folder, e[i].name);
-		r = man_add(m, "", path, e[i].method, e[i].len, h);
+		r = gen_big_manifest_add(m, "", path, e[i].method, e[i].len, h);
 	}
 	free(tmp);
 	return r;
@@ -773,7 +770,8 @@ static void gd_file(struct gdir *g, const char *rel, const struct buf *b)
 	if (close(fd) != 0 && g->r == RC_OK)
 		g->r = RC_IO;
 	if (g->r == RC_OK)
-		g->r = man_add(g->m, rel, "-", GB_STORED, b->len, fnv1a64(b->data, b->len));
+		g->r = gen_big_manifest_add(g->m, rel, "-", GB_STORED, b->len,
+					    fnv1a64(b->data, b->len));
 }
 
 /* An archive of l's entries at rel; rows for every entry. */
@@ -884,8 +882,9 @@ static void gd_music(struct gdir *g, uint64_t seed)
 			char path[128];
 
 			snprintf(path, sizeof path, "%s/%s", l.v[i].folder, l.v[i].name);
-			g->r = man_add(m, "data/audio/music.big", path, l.v[i].method, l.v[i].len,
-				       fnv1a64(l.v[i].data, (size_t)l.v[i].len));
+			g->r = gen_big_manifest_add(m, "data/audio/music.big", path, l.v[i].method,
+						    l.v[i].len,
+						    fnv1a64(l.v[i].data, (size_t)l.v[i].len));
 		}
 	}
 	buf_free(&b);
@@ -913,8 +912,8 @@ static void gd_streams(struct gdir *g, uint64_t seed, bool x360)
 		gd_file(g, sfp, &sf);
 		gd_file(g, tocp, &toc);
 		for (size_t i = 0; g->r == RC_OK && i < rows.n; i++)
-			g->r = man_add(m, sfp, rows.v[i].path, rows.v[i].method, rows.v[i].size,
-				       rows.v[i].fnv);
+			g->r = gen_big_manifest_add(m, sfp, rows.v[i].path, rows.v[i].method,
+						    rows.v[i].size, rows.v[i].fnv);
 		gen_big_manifest_free(&rows);
 		buf_free(&sf);
 		buf_free(&toc);

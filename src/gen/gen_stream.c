@@ -209,33 +209,10 @@ static enum rc gs_row(struct gen_big_manifest *m, const struct gs_asset *a, bool
 		      uint8_t format)
 {
 	char name[40];
-	struct gen_big_row *r;
 
-	if (!m)
-		return RC_OK;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 16;
-		void *v = realloc(m->v, cap * sizeof *m->v);
-
-		if (!v)
-			return RC_NOMEM;
-		m->v = v;
-		m->cap = cap;
-	}
 	snprintf(name, sizeof name, "0x%016" PRIx64 ".%s", a->id, x360 ? "rx2" : "psg");
-	r = &m->v[m->n];
-	r->file = strdup("");
-	r->path = strdup(name);
-	r->method = format;
-	r->size = a->arena.len;
-	r->fnv = fnv1a64(a->arena.data, a->arena.len);
-	if (!r->file || !r->path) {
-		free(r->file);
-		free(r->path);
-		return RC_NOMEM;
-	}
-	m->n++;
-	return RC_OK;
+	return gen_big_manifest_add(m, "", name, format, a->arena.len,
+				    fnv1a64(a->arena.data, a->arena.len));
 }
 
 /* Break the written files the way h says (offsets of asset 0 and 1 in at[]). */

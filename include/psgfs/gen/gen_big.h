@@ -128,6 +128,9 @@ struct gen_big_manifest {
 	size_t n, cap;
 };
 void gen_big_manifest_free(struct gen_big_manifest *m);
+/* Append a row (copies of file and path); a NULL manifest takes nothing. */
+enum rc gen_big_manifest_add(struct gen_big_manifest *m, const char *file, const char *path,
+			     uint8_t method, uint64_t size, uint64_t fnv);
 
 enum rc gen_big_game(const struct gen_big_game_opts *o, struct gen_sink *out,
 		     struct gen_big_manifest *m);
