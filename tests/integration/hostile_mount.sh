@@ -293,14 +293,7 @@ check "amplification 4000: the file is 1,184,280 bytes" test "$(stat -c %s "$big
 bm=$WORK/amp4000
 mount_psgfs "$big" "$bm" -o cache_size=16M
 pid=$(pgrep -n -f "psgfs $big")
-(
-	rmax=0
-	while kill -0 "$pid" 2>/dev/null; do
-		r=$(awk '/^RssAnon/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
-		[ "${r:-0}" -gt "$rmax" ] && rmax=$r && echo "$rmax" >"$WORK/amp4000.rss"
-		sleep 0.05
-	done
-) &
+peak_rss "$pid" "$WORK/amp4000.rss"
 sampler=$!
 t0=$(date +%s.%N)
 n_entries=$(timeout 300 ls -lR "$bm" | grep -c '^[-d]')
@@ -336,14 +329,7 @@ check "islands: the file is 1,023,708 bytes" test "$(stat -c %s "$isl")" = 10237
 im=$WORK/islands
 mount_psgfs "$isl" "$im" -o cache_size=16M
 pid=$(pgrep -n -f "psgfs $isl")
-(
-	rmax=0
-	while kill -0 "$pid" 2>/dev/null; do
-		r=$(awk '/^RssAnon/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
-		[ "${r:-0}" -gt "$rmax" ] && rmax=$r && echo "$rmax" >"$WORK/islands.rss"
-		sleep 0.05
-	done
-) &
+peak_rss "$pid" "$WORK/islands.rss"
 sampler=$!
 isl_total=$(find "$im" -type f -printf '%s\n' | awk '{ t += $1 } END { printf "%.0f\n", t }')
 isl_read=$(timeout 300 find "$im" -type f -exec cat {} + | wc -c)

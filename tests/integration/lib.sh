@@ -86,3 +86,16 @@ same_as_tool() {
 	"$PSGFS_TOOL" extract "$file" "$ex" >/dev/null 2>&1 || true
 	diff -r "$ex" "$mnt" >/dev/null
 }
+
+# peak_rss PID FILE: in the background, keep the peak RssAnon (kB) of PID in FILE until PID
+# ends; the caller waits for $! after unmounting.
+peak_rss() {
+	(
+		local r rmax=0
+		while kill -0 "$1" 2>/dev/null; do
+			r=$(awk '/^RssAnon/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0)
+			[ "${r:-0}" -gt "$rmax" ] && rmax=$r && echo "$rmax" >"$2"
+			sleep 0.05
+		done
+	) &
+}
