@@ -254,7 +254,7 @@ opened=$(stat_now asset_opens)
 check "every asset was opened ($opened opens for $n_big assets)" test "$opened" -ge "$n_big"
 check "open descriptors stayed bounded: at most $fd0 at rest + 16 assets + 4 ($fmax)" \
 	test "$fmax" -le $((fd0 + 20))
-if ldd "$PSGFS" | grep -q libasan; then # ASan's shadow memory and quarantine are not ours
+if [ "$ASAN" = 1 ]; then # ASan's shadow memory and quarantine are not ours
 	echo "# peak RssAnon $rmax kB (not checked: AddressSanitizer build)"
 else
 	check "peak RssAnon stayed within the 8 MiB cache + 32 MiB ($rmax kB)" test "$rmax" -le $(((8 + 32) * 1024))

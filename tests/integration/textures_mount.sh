@@ -19,7 +19,7 @@ check "DDS magic on every .dds" bash -c "for f in '$m'/textures/*.dds; do [ \"\$
 check "PNG signature on every .png" bash -c \
 	"for f in '$m'/textures/*.png; do [ \"\$(head -c8 \"\$f\" | od -An -tx1 | tr -d ' \n')\" = 89504e470d0a1a0a ] || exit 1; done"
 
-if command -v identify > /dev/null && identify -version 2>/dev/null | grep -q ImageMagick; then
+if command -v identify >/dev/null && [[ $(identify -version 2>/dev/null) == *ImageMagick* ]]; then
 	bad=0
 	while read -r name fmt dims mips kind; do
 		for ext in dds png; do
