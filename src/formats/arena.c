@@ -348,6 +348,7 @@ static void ar_layout_check(struct arena *a, const uint64_t off[4], const bool h
 			 a->section_off[0], a->section_off[1], a->section_off[2],
 			 a->section_off[3]);
 	a->sections_end = have[3] ? off[3] + 0x0C : end;
+	a->tables_end = end > a->sections_end ? end : a->sections_end;
 	if (a->sections_end > a->h.dict_start)
 		diag_add(diag, "dictionary at 0x%X starts inside the sections (end 0x%llX)",
 			 a->h.dict_start, (unsigned long long)a->sections_end);

@@ -90,10 +90,13 @@ static enum rc layout_accounted(const struct arena *a, char *why, size_t whylen)
 {
 	uint64_t main = a->h.rd[0].size;
 
-	if (a->sections_end > main ||
+	/* tables_end: a types table may lie anywhere the manifest points (fuzz_texmod found one
+	 * in a moving region, whose texels then rewrote the types). */
+	if (a->tables_end > main ||
 	    (a->n_subrefs && (uint64_t)a->sub_records + 8ull * a->n_subrefs > main))
-		return fail(why, whylen, RC_CORRUPT,
-			    "the sections or subreference records lie outside the main block");
+		return fail(
+		    why, whylen, RC_CORRUPT,
+		    "the sections, types table or subreference records lie outside the main block");
 	for (uint32_t i = 0; i < a->n_dict; i++) {
 		const struct arena_dict_entry *e = arena_row(a, i);
 		unsigned k = region_of(e);

@@ -85,6 +85,7 @@ struct arena {
 	uint32_t manifest_type, manifest_count, manifest_dict;
 	uint32_t section_off[4]; /* types, external arenas, subreferences, atoms */
 	uint64_t sections_end;	 /* absolute end of the atoms section */
+	uint64_t tables_end;	 /* end of all the manifest, sections and types table read */
 	/* types */
 	uint32_t types_type, types_dict;
 	uint32_t *types;
