@@ -91,9 +91,10 @@ static enum rc layout_accounted(const struct arena *a, char *why, size_t whylen)
 	uint64_t main = a->h.rd[0].size;
 
 	/* tables_end: a types table may lie anywhere the manifest points (fuzz_texmod found one
-	 * in a moving region, whose texels then rewrote the types). */
+	 * in a moving region, whose texels then rewrote the types). sub_count, not n_subrefs:
+	 * records ignored for passing the end of the file would fit in the grown one. */
 	if (a->tables_end > main ||
-	    (a->n_subrefs && (uint64_t)a->sub_records + 8ull * a->n_subrefs > main))
+	    (a->sub_count && (uint64_t)a->sub_records + 8ull * a->sub_count > main))
 		return fail(
 		    why, whylen, RC_CORRUPT,
 		    "the sections, types table or subreference records lie outside the main block");
