@@ -521,6 +521,56 @@ static enum rc png_pixels(const struct src *pic, struct sink *k, char *why, size
 	return r;
 }
 
+/* Problems arena_open finds in s (-1: it does not open), the last one's text in last. */
+static long open_problems(const struct src *s, char *last, size_t n)
+{
+	struct arena a;
+	struct diag d;
+	long k = -1;
+
+	diag_init(&d);
+	if (arena_open(s, &a, &d) == RC_OK) {
+		k = (long)diag_count(&d);
+		arena_free(&a);
+	}
+	if (last && n)
+		snprintf(last, n, "%s", d.n ? d.msg[d.n - 1] : "it does not open");
+	diag_free(&d);
+	return k;
+}
+
+/*
+ * The new arena must read back as the source did, no new problem and the texture describing
+ * itself. A hostile layout can place what the parser reads (types, subreference records) in
+ * bytes the writer rewrites; arena_patch_plan refuses the ones known, this catches the rest
+ * (fuzz_texmod's invariant, kept by the writer itself).
+ */
+static enum rc verify(const struct src *as, const struct texmod_plan *p, const uint8_t *dst,
+		      char *why, size_t whylen)
+{
+	struct src s;
+	struct src_mem m;
+	struct arena b;
+	struct tex_desc d;
+	char last[200];
+	long before = open_problems(as, NULL, 0), after;
+	enum rc r;
+
+	src_init_mem(&s, &m, dst, (size_t)p->out_size);
+	after = open_problems(&s, last, sizeof last);
+	if (after < 0 || (before >= 0 && after > before))
+		return fail(why, whylen, RC_CORRUPT,
+			    "the rewritten arena would not read back as this one does (%s)", last);
+	if (arena_open(&s, &b, NULL) != RC_OK)
+		return fail(why, whylen, RC_CORRUPT, "the rewritten arena does not open");
+	r = tex_describe(&s, &b, p->tex, &d, NULL);
+	arena_free(&b);
+	if (r != RC_OK)
+		return fail(why, whylen, RC_CORRUPT,
+			    "the rewritten texture would not read back (%s)", rc_str(r));
+	return RC_OK;
+}
+
 enum rc texmod_write(const struct src *as, const struct arena *a, const struct src *pic,
 		     const struct texmod_plan *p, uint8_t *dst, char *why, size_t whylen)
 {
@@ -543,5 +593,5 @@ enum rc texmod_write(const struct src *as, const struct arena *a, const struct s
 	sink_free(&k);
 	if (r != RC_OK && why && whylen && !why[0])
 		snprintf(why, whylen, "writing the texels failed (%s)", rc_str(r));
-	return r;
+	return r == RC_OK ? verify(as, p, dst, why, whylen) : r;
 }
