@@ -67,8 +67,11 @@ struct arcdir {
 	struct diag d;
 	uint8_t *reported;	/* per entry: its read failure is already in errors.txt */
 	struct arcdir **nested; /* per entry node: the archive it holds, once opened */
+	uint32_t *next;		/* per entry: the file listed after it in its folder, or NONE */
 	uint64_t heap;
 };
+
+static void ahead_schedule(struct arcdir *ad, uint32_t i);
 
 /* ---- names ---- */
 
@@ -488,14 +491,38 @@ static int kid_cmp(const void *x, const void *y, void *ctx)
 	return c ? c : (a > b) - (a < b);
 }
 
+static bool is_entry(const struct arcdir *ad, uint32_t node)
+{
+	return node >= ARCDIR_FIRST && node - ARCDIR_FIRST < ad->a.n;
+}
+
+/* In one folder's kids v (in listing order): each file entry's next file (decoding ahead). */
+static void link_next(struct arcdir *ad, const uint32_t *v, uint32_t n)
+{
+	uint32_t prev = NO_PARENT;
+
+	for (uint32_t k = 0; k < n; k++) {
+		if (!is_entry(ad, v[k]) || ad->nodes[v[k]].type != AN_FILE)
+			continue;
+		if (prev != NO_PARENT)
+			ad->next[prev - ARCDIR_FIRST] = v[k] - ARCDIR_FIRST;
+		prev = v[k];
+	}
+}
+
 /* Equal names in one folder are listed with ~2, ~3... (tlist_finish, by inode order, which is
- * node order): say which entries that renames. */
+ * node order): say which entries that renames. Each file entry is linked to the file listed
+ * after it. */
 static bool report_dups(struct arcdir *ad)
 {
 	uint32_t *v = malloc((size_t)ad->n_nodes * sizeof *v + 1);
 
-	if (!v)
+	ad->next = malloc((size_t)ad->a.n * sizeof *ad->next + 1);
+	if (!v || !ad->next) {
+		free(v);
 		return false;
+	}
+	memset(ad->next, 0xFF, (size_t)ad->a.n * sizeof *ad->next);
 	for (uint32_t d = 0; d < ad->n_nodes; d++) {
 		const struct anode *nd = &ad->nodes[d];
 
@@ -503,13 +530,14 @@ static bool report_dups(struct arcdir *ad)
 			continue;
 		memcpy(v, ad->kids + nd->kid0, nd->nkids * sizeof *v);
 		qsort_r(v, nd->nkids, sizeof *v, kid_cmp, ad);
+		link_next(ad, v, nd->nkids);
 		for (uint32_t k = 1; k < nd->nkids; k++) {
 			uint32_t c = v[k];
 
 			if (strcmp(ad->names + ad->nodes[c].name,
 				   ad->names + ad->nodes[v[k - 1]].name))
 				continue;
-			if (c >= ARCDIR_FIRST && c < ARCDIR_FIRST + ad->a.n) {
+			if (is_entry(ad, c)) {
 				char q[1100];
 
 				quote_raw(ad->a.paths + ad->a.e[c - ARCDIR_FIRST].path, q,
@@ -807,6 +835,8 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 
 	if (!ix)
 		return r;
+	if (off == 0 && ad->next && ad->next[e->i] != UINT32_MAX)
+		ahead_schedule(ad, ad->next[e->i]);
 	while (n > 0 && r == RC_OK) {
 		uint64_t at;
 		size_t take;
@@ -832,6 +862,144 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 		v->total = 0;
 	}
 	return r;
+}
+
+/* ---- decoding ahead ---- */
+
+/*
+ * A reader that starts one file of an archive's folder (cp -r, a file manager's copy, find |
+ * xargs cat) most likely reads the file listed after it next: its first piece is decoded on a
+ * thread of the mount's own meanwhile, into the cache where the reader then finds it, so
+ * decoding overlaps the kernel's copying. One job waits at a time and the latest wins: a
+ * reader that jumps around costs at most one unused decode per file it starts.
+ */
+struct arc_ahead {
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	pthread_t th;
+	bool stop;
+	struct arcdir *ad, *busy; /* the job waiting, the one being decoded */
+	uint32_t i;
+};
+
+static void ahead_decode(struct arcdir *ad, uint32_t i)
+{
+	struct cache_ent *ipin, *ppin;
+	uint64_t at;
+	size_t take;
+	enum rc r = RC_OK;
+	const struct arc_index *ix = index_get(ad, i, &ipin, &r);
+
+	if (!ix)
+		return;
+	if (arc_piece_count(ix) > 0 && piece_at(ad, i, ix, 0, 1, &at, &take, &ppin, &r))
+		cache_unpin(ad->t->cache, ppin);
+	cache_unpin(ad->t->cache, ipin);
+}
+
+static void *ahead_main(void *arg)
+{
+	struct arc_ahead *w = arg;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		struct arcdir *ad;
+		uint32_t i;
+
+		while (!w->ad && !w->stop)
+			pthread_cond_wait(&w->work, &w->mu);
+		if (w->stop)
+			break;
+		ad = w->ad;
+		i = w->i;
+		w->ad = NULL;
+		w->busy = ad;
+		pthread_mutex_unlock(&w->mu);
+		ahead_decode(ad, i);
+		pthread_mutex_lock(&w->mu);
+		w->busy = NULL;
+		pthread_cond_broadcast(&w->done);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* The tree's worker, started on first use (after daemonising: reads come after it). */
+static struct arc_ahead *ahead_of(struct tree *t)
+{
+	struct arc_ahead *w = atomic_load(&t->arc_ahead), *none = NULL;
+
+	if (w)
+		return w;
+	w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->work, NULL);
+	pthread_cond_init(&w->done, NULL);
+	if (pthread_create(&w->th, NULL, ahead_main, w) != 0) {
+		pthread_cond_destroy(&w->done);
+		pthread_cond_destroy(&w->work);
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		return NULL;
+	}
+	if (!atomic_compare_exchange_strong(&t->arc_ahead, &none, w)) {
+		arcdir_ahead_stop_one(w);
+		return none;
+	}
+	return w;
+}
+
+static void ahead_schedule(struct arcdir *ad, uint32_t i)
+{
+	struct arc_ahead *w = ahead_of(ad->t);
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	if (!w->stop) {
+		w->ad = ad;
+		w->i = i;
+		pthread_cond_signal(&w->work);
+	}
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Before ad goes: its waiting job dropped, its running one finished. */
+static void ahead_forget(struct arcdir *ad)
+{
+	struct arc_ahead *w = atomic_load(&ad->t->arc_ahead);
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	if (w->ad == ad)
+		w->ad = NULL;
+	while (w->busy == ad)
+		pthread_cond_wait(&w->done, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+}
+
+void arcdir_ahead_stop_one(struct arc_ahead *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = true;
+	w->ad = NULL;
+	pthread_cond_signal(&w->work);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->th, NULL);
+	pthread_cond_destroy(&w->done);
+	pthread_cond_destroy(&w->work);
+	pthread_mutex_destroy(&w->mu);
+	free(w);
+}
+
+void arcdir_ahead_stop(struct tree *t)
+{
+	arcdir_ahead_stop_one(atomic_exchange(&t->arc_ahead, NULL));
 }
 
 /* ---- opening ---- */
@@ -924,8 +1092,8 @@ enum rc arcdir_ensure(struct arcdir *ad)
 			ad->build_r = folder_arc_register(ad->t, ad);
 		if (ad->build_r == RC_OK)
 			feed_guids(ad);
-		ad->heap +=
-		    (uint64_t)ad->n_nodes * (sizeof *ad->nodes + sizeof *ad->kids) + ad->names_cap;
+		ad->heap += (uint64_t)ad->n_nodes * (sizeof *ad->nodes + sizeof *ad->kids) +
+			    (uint64_t)ad->a.n * sizeof *ad->next + ad->names_cap;
 		cache_charge(ad->t->cache, (size_t)ad->heap - before);
 	}
 	r = ad->build_r;
@@ -1075,6 +1243,7 @@ void arcdir_free(struct arcdir *ad)
 {
 	if (!ad)
 		return;
+	ahead_forget(ad);
 	arc_free(&ad->a);
 	if (ad->fd >= 0)
 		close(ad->fd);
@@ -1087,6 +1256,7 @@ void arcdir_free(struct arcdir *ad)
 	free(ad->names);
 	free(ad->reported);
 	free(ad->nested); /* nested archives are adopted: freed by the folder layer */
+	free(ad->next);
 	free(ad->name);
 	free(ad->why);
 	free(ad);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "psgfs/base/bytes.h"
+#include "tree/arcdir.h"
 #include "psgfs/formats/archive.h"
 #include "tree/tree_int.h"
 
@@ -959,6 +960,7 @@ void tree_close(struct tree *t)
 {
 	if (!t)
 		return;
+	arcdir_ahead_stop(t); /* it decodes into the cache */
 	/* Cached views may point into format state: the cache goes first (and the listings kept
 	 * while read, whose pins it would not see, before it). */
 	streams_drop_all(t);

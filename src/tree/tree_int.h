@@ -291,6 +291,8 @@ struct tree_stream {
 	uint64_t used;	       /* last use, CLOCK_MONOTONIC nanoseconds */
 };
 
+struct arc_ahead;
+
 struct tree {
 	struct tree_opts opts;
 	void (*on_change)(void *ctx, tree_ino ino); /* a status file's content changed */
@@ -308,6 +310,7 @@ struct tree {
 	atomic_uint_fast64_t renders, render_bytes, render_failures, raw_reads, raw_bytes;
 	atomic_uint_fast64_t asset_opens;
 	atomic_uint_fast64_t arc_indexes, arc_pieces, arc_piece_bytes;
+	_Atomic(struct arc_ahead *) arc_ahead; /* arcdir.c's decode-ahead thread, once started */
 	pthread_mutex_t streams_mu;
 	struct tree_stream streams[TREE_STREAMS];
 };

@@ -3,7 +3,7 @@
  * written here by hand (docs/archives.md has the layout): the mirrored folders, hostile entry
  * names made safe, unique and deterministic, entries' bytes and sizes, assets as directories
  * with their own bytes beside their tree, -o assets=files, nested archives, archives inside a
- * folder mount, and entries whose table lies.
+ * folder mount, entries whose table lies, and decoding the next file ahead of a reader.
  */
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
@@ -517,6 +517,73 @@ static void test_in_folder(void **state)
 	buf_free(&big);
 }
 
+/* Pieces decoded so far, once the count has stayed the same for 50 ms (the decode-ahead
+ * thread may still be at work), waiting up to 5 s for at least `want`. */
+static uint64_t pieces_settled(struct tree *t, uint64_t want)
+{
+	struct tree_counters c;
+	uint64_t last = UINT64_MAX;
+
+	for (int k = 0; k < 500; k++) {
+		tree_get_stats(t, NULL, &c);
+		if (c.arc_pieces >= want && c.arc_pieces == last)
+			return c.arc_pieces;
+		last = c.arc_pieces;
+		usleep(10000);
+	}
+	return c.arc_pieces;
+}
+
+/* Read [off, off + n) of path the way the FUSE adapter does (tree_read_begin). */
+static void read_view(struct tree *t, const char *path, uint64_t off, size_t n)
+{
+	struct tree_stat st;
+	struct tree_rdv v;
+
+	assert_int_equal(tree_resolve(t, path, &st), RC_OK);
+	assert_int_equal(tree_read_begin(t, st.ino, off, n, &v), RC_OK);
+	tree_read_end(&v);
+}
+
+/*
+ * Decoding ahead: the first read of a file decodes the first piece of the file listed after it
+ * in its folder (by name, folders skipped), on the tree's own thread, so that the read of that
+ * file finds it in the cache. A read elsewhere in a file, or of the last file, starts nothing;
+ * closing the tree with a job pending is clean (ASan).
+ */
+static void test_decode_ahead(void **state)
+{
+	static const char a[] = "aaaa", b[] = "bbbbbb", m[] = "mmmmmmmm", z[] = "zz", x[] = "x";
+	struct ent e[] = {{"d", "z.dat", z, 2, 0},
+			  {"d", "b.dat", b, 6, 0},
+			  {"d/c", "x.dat", x, 1, 0},
+			  {"d", "m.dat", m, 8, 0},
+			  {"e", "a.dat", a, 4, 0}};
+	struct buf big;
+	struct tree *t;
+	uint64_t p0;
+
+	(void)state;
+	eb3(&big, e, 5);
+	put("ahead.big", &big);
+	t = open_path("ahead.big", false);
+	p0 = pieces_settled(t, 0);
+	read_view(t, "d/b.dat", 0, 6); /* b, and m ahead (listed after b, c/ skipped) */
+	assert_int_equal(pieces_settled(t, p0 + 2), p0 + 2);
+	read_view(t, "d/m.dat", 0, 8); /* m from the cache, z ahead */
+	assert_int_equal(pieces_settled(t, p0 + 3), p0 + 3);
+	read_view(t, "d/z.dat", 0, 2); /* cached; nothing after z */
+	read_view(t, "e/a.dat", 1, 3); /* not from its start: nothing ahead (a is alone anyway) */
+	read_view(t, "d/c/x.dat", 0, 1);
+	assert_int_equal(pieces_settled(t, p0 + 5), p0 + 5);
+	tree_close(t);
+	/* A job still pending when the tree closes. */
+	t = open_path("ahead.big", false);
+	read_view(t, "d/b.dat", 0, 6);
+	tree_close(t);
+	buf_free(&big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -527,6 +594,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_short_asset, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_nested, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_in_folder, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_decode_ahead, dir_setup, dir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
