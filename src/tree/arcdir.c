@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -900,7 +901,11 @@ static void ahead_decode(struct arcdir *ad, uint32_t i)
 static void *ahead_main(void *arg)
 {
 	struct arc_ahead *w = arg;
+	sigset_t all;
 
+	/* Signals (SIGUSR1 for stats, the unmount signals) go to the daemon's other threads. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		struct arcdir *ad;
