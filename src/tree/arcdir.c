@@ -672,8 +672,11 @@ static void ixmemo_free(void *p)
 	free(m);
 }
 
+/* Entry i's index, pinned. quiet (decoding ahead): an index that fails or has anything to
+ * report is neither reported nor kept, so errors.txt says only what readers met, in their
+ * order, whatever the thread did before them. */
 static struct arc_index *index_get(struct arcdir *ad, uint32_t i, struct cache_ent **pin,
-				   enum rc *r)
+				   enum rc *r, bool quiet)
 {
 	struct cache *c = ad->t->cache;
 	struct cache_key key = cache_key(ad->key, KEY_WHAT(KEY_ARC_INDEX, i));
@@ -690,6 +693,12 @@ static struct arc_index *index_get(struct arcdir *ad, uint32_t i, struct cache_e
 		diag_init(&d);
 		m->r = arc_index_build(&ad->src, &ad->a, i, &m->ix, &d);
 		atomic_fetch_add(&ad->t->arc_indexes, 1);
+		if (quiet && (m->r != RC_OK || diag_count(&d))) {
+			diag_free(&d);
+			ixmemo_free(m);
+			*r = RC_IO;
+			return NULL;
+		}
 		if (m->r != RC_OK || diag_count(&d)) {
 			pthread_mutex_lock(&ad->mu);
 			for (size_t k = 0; k < d.n; k++)
@@ -727,8 +736,10 @@ struct piece {
 	uint8_t data[];
 };
 
+/* Piece k (len bytes) of entry i, pinned; quiet as for index_get. */
 static struct piece *piece_get(struct arcdir *ad, uint32_t i, const struct arc_index *ix,
-			       uint64_t k, uint64_t len, struct cache_ent **pin, enum rc *r)
+			       uint64_t k, uint64_t len, struct cache_ent **pin, enum rc *r,
+			       bool quiet)
 {
 	struct cache *c = ad->t->cache;
 	struct cache_key key = cache_key(ad->key, KEY_WHAT(KEY_ARC_PIECE, (uint64_t)i << 32 | k));
@@ -747,6 +758,11 @@ static struct piece *piece_get(struct arcdir *ad, uint32_t i, const struct arc_i
 		p->got = (size_t)len;
 	atomic_fetch_add(&ad->t->arc_pieces, 1);
 	atomic_fetch_add(&ad->t->arc_piece_bytes, p->got);
+	if (quiet && (p->r != RC_OK || p->got < len)) {
+		free(p);
+		*r = RC_IO;
+		return NULL;
+	}
 	if (p->r != RC_OK && p->r != RC_NOMEM)
 		report(ad, i, "cannot decode", p->r);
 	if (p->r == RC_NOMEM || arcdir_changed(ad)) {
@@ -766,7 +782,7 @@ static struct piece *piece_get(struct arcdir *ad, uint32_t i, const struct arc_i
  * n bytes asked it holds (all present: a short piece gives its error instead). */
 static struct piece *piece_at(struct arcdir *ad, uint32_t i, const struct arc_index *ix,
 			      uint64_t off, size_t n, uint64_t *at, size_t *take,
-			      struct cache_ent **pin, enum rc *r)
+			      struct cache_ent **pin, enum rc *r, bool quiet)
 {
 	uint64_t k = arc_piece_at(ix, off), poff, plen;
 	struct piece *p;
@@ -780,7 +796,7 @@ static struct piece *piece_at(struct arcdir *ad, uint32_t i, const struct arc_in
 		*r = RC_CORRUPT;
 		return NULL;
 	}
-	p = piece_get(ad, i, ix, k, plen, pin, r);
+	p = piece_get(ad, i, ix, k, plen, pin, r, quiet);
 	if (!p)
 		return NULL;
 	*at = off - poff;
@@ -802,14 +818,14 @@ static enum rc entry_read(void *ctx, uint64_t off, void *dst, size_t n)
 	struct cache_ent *ipin, *ppin;
 	uint8_t *out = dst;
 	enum rc r = RC_OK;
-	const struct arc_index *ix = index_get(ad, e->i, &ipin, &r);
+	const struct arc_index *ix = index_get(ad, e->i, &ipin, &r, false);
 
 	if (!ix)
 		return r;
 	while (n > 0 && r == RC_OK) {
 		uint64_t at;
 		size_t take;
-		struct piece *p = piece_at(ad, e->i, ix, off, n, &at, &take, &ppin, &r);
+		struct piece *p = piece_at(ad, e->i, ix, off, n, &at, &take, &ppin, &r, false);
 
 		if (!p)
 			break;
@@ -832,7 +848,7 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 	struct cache *c = ad->t->cache;
 	struct cache_ent *ipin, *ppin;
 	enum rc r = RC_OK;
-	const struct arc_index *ix = index_get(ad, e->i, &ipin, &r);
+	const struct arc_index *ix = index_get(ad, e->i, &ipin, &r, false);
 
 	if (!ix)
 		return r;
@@ -845,7 +861,7 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 
 		if (v->n == TREE_RDV_MAX || v->n_pin == TREE_RDV_MAX)
 			break; /* more pieces than v holds: the caller copies instead */
-		p = piece_at(ad, e->i, ix, off, n, &at, &take, &ppin, &r);
+		p = piece_at(ad, e->i, ix, off, n, &at, &take, &ppin, &r, false);
 		if (!p)
 			break;
 		v->pin[v->n_pin++] = ppin;
@@ -889,11 +905,11 @@ static void ahead_decode(struct arcdir *ad, uint32_t i)
 	uint64_t at;
 	size_t take;
 	enum rc r = RC_OK;
-	const struct arc_index *ix = index_get(ad, i, &ipin, &r);
+	const struct arc_index *ix = index_get(ad, i, &ipin, &r, true);
 
 	if (!ix)
 		return;
-	if (arc_piece_count(ix) > 0 && piece_at(ad, i, ix, 0, 1, &at, &take, &ppin, &r))
+	if (arc_piece_count(ix) > 0 && piece_at(ad, i, ix, 0, 1, &at, &take, &ppin, &r, true))
 		cache_unpin(ad->t->cache, ppin);
 	cache_unpin(ad->t->cache, ipin);
 }

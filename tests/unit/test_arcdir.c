@@ -554,17 +554,19 @@ static void read_view(struct tree *t, const char *path, uint64_t off, size_t n)
 static void test_decode_ahead(void **state)
 {
 	static const char a[] = "aaaa", b[] = "bbbbbb", m[] = "mmmmmmmm", z[] = "zz", x[] = "x";
-	struct ent e[] = {{"d", "z.dat", z, 2, 0},
-			  {"d", "b.dat", b, 6, 0},
-			  {"d/c", "x.dat", x, 1, 0},
-			  {"d", "m.dat", m, 8, 0},
-			  {"e", "a.dat", a, 4, 0}};
+	struct ent e[] = {{"d", "z.dat", z, 2, 0},	 {"d", "b.dat", b, 6, 0},
+			  {"d/c", "x.dat", x, 1, 0},	 {"d", "m.dat", m, 8, 0},
+			  {"e", "a.dat", a, 4, 0},	 {"f", "a.dat", a, 4, 0},
+			  {"f", "b.dat", b, 6, 1u << 20}};
 	struct buf big;
 	struct tree *t;
 	uint64_t p0;
+	char *e0, *e1;
+	size_t got;
+	enum rc r;
 
 	(void)state;
-	eb3(&big, e, 5);
+	eb3(&big, e, 7);
 	put("ahead.big", &big);
 	t = open_path("ahead.big", false);
 	p0 = pieces_settled(t, 0);
@@ -576,6 +578,26 @@ static void test_decode_ahead(void **state)
 	read_view(t, "e/a.dat", 1, 3); /* not from its start: nothing ahead (a is alone anyway) */
 	read_view(t, "d/c/x.dat", 0, 1);
 	assert_int_equal(pieces_settled(t, p0 + 5), p0 + 5);
+	/* f/b.dat's table lies: decoding it ahead fails, and errors.txt says only what readers
+	 * met (the same whatever the thread did before them). */
+	e0 = slurp(t, "errors.txt", NULL, &r);
+	assert_non_null(e0);
+	read_view(t, "f/a.dat", 0, 4);
+	pieces_settled(t, p0 + 7);
+	e1 = slurp(t, "errors.txt", NULL, &r);
+	assert_string_equal(e0, e1);
+	free(e1);
+	{
+		struct tree_stat st;
+		char buf[64];
+
+		assert_int_equal(tree_resolve(t, "f/b.dat", &st), RC_OK);
+		assert_int_equal(tree_read(t, st.ino, 0, sizeof buf, buf, &got), RC_IO);
+	}
+	e1 = slurp(t, "errors.txt", NULL, &r);
+	assert_string_not_equal(e0, e1); /* ... and the reader's failure is there */
+	free(e0);
+	free(e1);
 	tree_close(t);
 	/* A job still pending when the tree closes. */
 	t = open_path("ahead.big", false);
