@@ -100,6 +100,47 @@ static void test_dxt5_alpha_modes(void **st)
 	assert_int_equal(px[19], 0); /* index 0 = a0 */
 }
 
+/* The bit-at-a-time definition, against which the fast one is checked. */
+static uint32_t swizzle_ref(uint32_t x, uint32_t y, unsigned lw, unsigned lh)
+{
+	uint32_t idx = 0;
+	unsigned shift = 0, top = lw > lh ? lw : lh;
+
+	for (unsigned b = 0; b < top; b++) {
+		if (b < lw)
+			idx |= (x >> b & 1u) << shift++;
+		if (b < lh)
+			idx |= (y >> b & 1u) << shift++;
+	}
+	return idx;
+}
+
+/* Every size up to 4096x4096 (and 2^15 on a side), at the corners and 200 points inside. */
+static void test_swizzle_index_sizes(void **st)
+{
+	uint32_t seed = 7;
+
+	(void)st;
+	for (unsigned lw = 0; lw <= 15; lw++)
+		for (unsigned lh = 0; lh <= 15; lh++) {
+			uint32_t w = 1u << lw, h = 1u << lh;
+
+			for (int k = 0; k < 204; k++) {
+				uint32_t x, y;
+
+				seed = seed * 1103515245u + 12345u;
+				x = k < 4 ? (k & 1 ? w - 1 : 0) : (seed >> 8) % w;
+				seed = seed * 1103515245u + 12345u;
+				y = k < 4 ? (k & 2 ? h - 1 : 0) : (seed >> 8) % h;
+				if (tex_ps3_swizzle_index(x, y, lw, lh) !=
+				    swizzle_ref(x, y, lw, lh))
+					fail_msg("%ux%u at (%u, %u): %u, expected %u", w, h, x, y,
+						 tex_ps3_swizzle_index(x, y, lw, lh),
+						 swizzle_ref(x, y, lw, lh));
+			}
+		}
+}
+
 static void test_swizzle_index(void **st)
 {
 	(void)st;
@@ -798,6 +839,7 @@ int main(void)
 	    cmocka_unit_test(test_dxt3_explicit_alpha),
 	    cmocka_unit_test(test_dxt5_alpha_modes),
 	    cmocka_unit_test(test_swizzle_index),
+	    cmocka_unit_test(test_swizzle_index_sizes),
 	    cmocka_unit_test(test_swizzle_round_trip),
 	    cmocka_unit_test(test_dds_headers),
 	    cmocka_unit_test(test_png_round_trip),
