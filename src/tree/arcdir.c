@@ -24,6 +24,7 @@
 
 #define NAME_MAX_BYTES 200 /* longer names are cut (and keep a hash and their extension) */
 #define NO_PARENT      UINT32_MAX
+#define NO_NEXT	       UINT32_MAX /* ad->next: no file listed after it */
 
 struct anode {
 	uint32_t parent;
@@ -68,7 +69,7 @@ struct arcdir {
 	struct diag d;
 	uint8_t *reported;	/* per entry: its read failure is already in errors.txt */
 	struct arcdir **nested; /* per entry node: the archive it holds, once opened */
-	uint32_t *next;		/* per entry: the file listed after it in its folder, or NONE */
+	uint32_t *next;		/* per entry: the file listed after it in its folder, or NO_NEXT */
 	uint64_t heap;
 };
 
@@ -511,10 +512,10 @@ static void link_next(struct arcdir *ad, const uint32_t *v, uint32_t n)
 	}
 }
 
-/* Equal names in one folder are listed with ~2, ~3... (tlist_finish, by inode order, which is
- * node order): say which entries that renames. Each file entry is linked to the file listed
- * after it. */
-static bool report_dups(struct arcdir *ad)
+/* Every folder's kids in listing order: each file entry is linked to the file listed after
+ * it, and equal names, listed with ~2, ~3... (tlist_finish, by inode order, which is node
+ * order), say which entries that renames. */
+static bool order_kids(struct arcdir *ad)
 {
 	uint32_t *v = malloc((size_t)ad->n_nodes * sizeof *v + 1);
 
@@ -523,7 +524,8 @@ static bool report_dups(struct arcdir *ad)
 		free(v);
 		return false;
 	}
-	memset(ad->next, 0xFF, (size_t)ad->a.n * sizeof *ad->next);
+	for (uint32_t i = 0; i < ad->a.n; i++)
+		ad->next[i] = NO_NEXT;
 	for (uint32_t d = 0; d < ad->n_nodes; d++) {
 		const struct anode *nd = &ad->nodes[d];
 
@@ -589,7 +591,7 @@ static bool build(struct arcdir *ad)
 		ok = place(ad, pl, i);
 	free(pl->m.v);
 	free(pl);
-	ok = ok && link_kids(ad) && report_dups(ad);
+	ok = ok && link_kids(ad) && order_kids(ad);
 	if (ok && ad->n_nodes)
 		ad->nodes = xshrink_n(ad->nodes, ad->n_nodes, sizeof *ad->nodes);
 	return ok;
@@ -852,7 +854,7 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 
 	if (!ix)
 		return r;
-	if (off == 0 && ad->next && ad->next[e->i] != UINT32_MAX)
+	if (off == 0 && ad->next && ad->next[e->i] != NO_NEXT)
 		ahead_schedule(ad, ad->next[e->i]);
 	while (n > 0 && r == RC_OK) {
 		uint64_t at;
@@ -945,6 +947,23 @@ static void *ahead_main(void *arg)
 	return NULL;
 }
 
+/* Stop the thread (its waiting job dropped) and free it. */
+static void ahead_free(struct arc_ahead *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = true;
+	w->ad = NULL;
+	pthread_cond_signal(&w->work);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->th, NULL);
+	pthread_cond_destroy(&w->done);
+	pthread_cond_destroy(&w->work);
+	pthread_mutex_destroy(&w->mu);
+	free(w);
+}
+
 /* The tree's worker, started on first use (after daemonising: reads come after it). */
 static struct arc_ahead *ahead_of(struct tree *t)
 {
@@ -966,7 +985,7 @@ static struct arc_ahead *ahead_of(struct tree *t)
 		return NULL;
 	}
 	if (!atomic_compare_exchange_strong(&t->arc_ahead, &none, w)) {
-		arcdir_ahead_stop_one(w);
+		ahead_free(w);
 		return none;
 	}
 	return w;
@@ -1002,25 +1021,9 @@ static void ahead_forget(struct arcdir *ad)
 	pthread_mutex_unlock(&w->mu);
 }
 
-void arcdir_ahead_stop_one(struct arc_ahead *w)
-{
-	if (!w)
-		return;
-	pthread_mutex_lock(&w->mu);
-	w->stop = true;
-	w->ad = NULL;
-	pthread_cond_signal(&w->work);
-	pthread_mutex_unlock(&w->mu);
-	pthread_join(w->th, NULL);
-	pthread_cond_destroy(&w->done);
-	pthread_cond_destroy(&w->work);
-	pthread_mutex_destroy(&w->mu);
-	free(w);
-}
-
 void arcdir_ahead_stop(struct tree *t)
 {
-	arcdir_ahead_stop_one(atomic_exchange(&t->arc_ahead, NULL));
+	ahead_free(atomic_exchange(&t->arc_ahead, NULL));
 }
 
 /* ---- opening ---- */

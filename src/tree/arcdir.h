@@ -69,9 +69,7 @@ enum rc arcdir_asset_open(struct arcdir *ad, uint32_t node, struct asset **out);
 struct arcdir *arcdir_nested(struct arcdir *ad, uint32_t node, enum rc *r);
 
 /* Stop the tree's decode-ahead thread (tree_close, before the cache goes); idempotent. */
-struct arc_ahead;
 void arcdir_ahead_stop(struct tree *t);
-void arcdir_ahead_stop_one(struct arc_ahead *w);
 
 uint64_t arcdir_heap(const struct arcdir *ad);	 /* what its tables hold: charged to the cache */
 const char *arcdir_why(const struct arcdir *ad); /* NULL, or why it could not be read */
