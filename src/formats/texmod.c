@@ -521,8 +521,8 @@ static enum rc png_pixels(const struct src *pic, struct sink *k, char *why, size
 	return r;
 }
 
-/* Problems arena_open finds in s (-1: it does not open), the last one's text in last. */
-static long open_problems(const struct src *s, char *last, size_t n)
+/* Problems arena_open finds in s, or -1 when it does not open. */
+static long open_problems(const struct src *s)
 {
 	struct arena a;
 	struct diag d;
@@ -533,8 +533,6 @@ static long open_problems(const struct src *s, char *last, size_t n)
 		k = (long)diag_count(&d);
 		arena_free(&a);
 	}
-	if (last && n)
-		snprintf(last, n, "%s", d.n ? d.msg[d.n - 1] : "it does not open");
 	diag_free(&d);
 	return k;
 }
@@ -552,17 +550,23 @@ static enum rc verify(const struct src *as, const struct texmod_plan *p, const u
 	struct src_mem m;
 	struct arena b;
 	struct tex_desc d;
-	char last[200];
-	long before = open_problems(as, NULL, 0), after;
+	struct diag dg;
+	long before = open_problems(as);
 	enum rc r;
 
 	src_init_mem(&s, &m, dst, (size_t)p->out_size);
-	after = open_problems(&s, last, sizeof last);
-	if (after < 0 || (before >= 0 && after > before))
-		return fail(why, whylen, RC_CORRUPT,
-			    "the rewritten arena would not read back as this one does (%s)", last);
-	if (arena_open(&s, &b, NULL) != RC_OK)
-		return fail(why, whylen, RC_CORRUPT, "the rewritten arena does not open");
+	diag_init(&dg);
+	r = arena_open(&s, &b, &dg);
+	if (r != RC_OK || (before >= 0 && (long)diag_count(&dg) > before)) {
+		if (r == RC_OK)
+			arena_free(&b);
+		r = fail(why, whylen, RC_CORRUPT,
+			 "the rewritten arena would not read back as this one does (%s)",
+			 dg.n ? dg.msg[dg.n - 1] : "it does not open");
+		diag_free(&dg);
+		return r;
+	}
+	diag_free(&dg);
 	r = tex_describe(&s, &b, p->tex, &d, NULL);
 	arena_free(&b);
 	if (r != RC_OK)
