@@ -295,7 +295,7 @@ uint32_t tex_ps3_swizzle_index(uint32_t x, uint32_t y, unsigned lw, unsigned lh)
 	unsigned m = lw < lh ? lw : lh, top = lw > lh ? lw : lh;
 	uint32_t low = m ? (1u << m) - 1 : 0, all = top < 32 ? (1u << top) - 1 : ~0u;
 
-	if (m > 16 || 2 * m >= 32) {
+	if (m >= 16) { /* an index past 32 bits: only what fits, bit by bit */
 		uint32_t idx = 0;
 		unsigned shift = 0;
 
