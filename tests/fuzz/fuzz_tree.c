@@ -501,13 +501,20 @@ static void says_why(struct tree *ft, const char *name, const char *why,
 	free(p);
 }
 
+/* name ends with ext, in any case, after at least one character. */
+static bool ends_with(const char *name, const char *ext)
+{
+	size_t n = strlen(name), k = strlen(ext);
+
+	return n > k && strcasecmp(name + n - k, ext) == 0;
+}
+
 static bool named_asset(const char *name)
 {
 	static const char *const ext[] = {".psg", ".rx2", ".psk", ".pskx", ".psa"};
-	size_t n = strlen(name);
 
 	for (size_t i = 0; i < sizeof ext / sizeof *ext; i++)
-		if (n > strlen(ext[i]) && strcasecmp(name + n - strlen(ext[i]), ext[i]) == 0)
+		if (ends_with(name, ext[i]))
 			return true;
 	return false;
 }
@@ -516,28 +523,29 @@ static bool named_asset(const char *name)
  * and sound extensions; of the harness's names only notes.txt). */
 static bool named_plain(const char *name)
 {
-	size_t n = strlen(name);
-
-	return n > 4 && strcasecmp(name + n - 4, ".txt") == 0;
+	return ends_with(name, ".txt");
 }
 
 /* A PSA whose folder entry took its bone parents from a PSK beside it (docs/psk-psa.md, "Bone
  * parents"): its tree rightly differs from the file's alone; info.txt says so. */
 static bool parents_from_sibling(struct tree *ft, const char *name)
 {
-	char path[300], buf[4096];
+	static const char said[] = "\nhierarchy: from ";
+	char path[256];
 	struct tree_stat st;
-	size_t got = 0;
-	size_t n = strlen(name);
+	size_t got;
+	bool ok = false;
+	uint8_t *p;
 
-	if (n < 4 || strcasecmp(name + n - 4, ".psa"))
+	if (!ends_with(name, ".psa"))
 		return false;
 	snprintf(path, sizeof path, "%s/info.txt", name);
-	if (tree_resolve(ft, path, &st) != RC_OK ||
-	    tree_read(ft, st.ino, 0, sizeof buf - 1, buf, &got) != RC_OK)
+	if (tree_resolve(ft, path, &st) != RC_OK || st.type != TT_FILE || st.size > 65536)
 		return false;
-	buf[got] = '\0';
-	return strstr(buf, "\nhierarchy: from ") != NULL;
+	p = read_all(ft, st.ino, st.size, &got, &ok);
+	ok = ok && memmem(p, got, said, sizeof said - 1) != NULL;
+	free(p);
+	return ok;
 }
 
 /* The entry of one part against the same file opened alone. */
