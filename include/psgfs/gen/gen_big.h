@@ -32,7 +32,7 @@ enum gen_big_method {
 	GB_CHUNK_LZX = 4,     /* "chunklzx", LZX streams of uncompressed blocks */
 };
 
-/* Chunk method numbers: the two public readers disagree (docs/archives.md, "Chunked"). */
+/* Chunk method numbers: the two public readers disagree (docs/archives.md, "Chunk methods"). */
 enum gen_chunk_style {
 	GB_STYLE_RW4, /* 1 raw deflate, 2 RefPack, 3 LZX, 4 stored */
 	GB_STYLE_SK8, /* 0 stored, 2 RefPack, 3 zlib (LZX chunks keep 3) */
@@ -85,7 +85,7 @@ enum rc gen_bigf_write(bool big4, const struct gen_big_entry *e, uint32_t n, str
 /* The LZX stream (uncompressed blocks, XMem framing) of in[0..n), appended to out. */
 void gen_lzx_stored(const uint8_t *in, size_t n, struct buf *out);
 
-/* Hostile archives: each a small archive broken in one way (docs/archives.md, "Bad input"). */
+/* Hostile archives: each a small archive broken in one way (docs/archives.md, "Hostile input"). */
 enum gen_big_hostile {
 	GB_H_OVERLAP,	   /* entries overlapping each other and the table */
 	GB_H_PAST_EOF,	   /* an entry starting past the end, one running past it */
