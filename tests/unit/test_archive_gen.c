@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "psgfs/base/buf.h"
 #include "psgfs/base/diag.h"
 #include "psgfs/base/source.h"
 #include "psgfs/formats/archive.h"
@@ -602,6 +603,49 @@ static void check_stream(const struct gen_stream_opts *o, bool with_toc)
 	buf_free(&toc);
 }
 
+/* SFIL +0x14: the real packer (StreamPacker) writes 1 for every collection, psgfs's generator
+ * the asset count; both read clean, as does either +0x1C word. Any other value is a line. */
+static size_t sfil_lines_with(uint32_t at14, uint32_t at1c)
+{
+	struct gen_stream_opts o = {.seed = 3, .format = 0, .assets = 5};
+	struct buf sf, toc;
+	struct src s, t;
+	struct src_mem sm, tm;
+	struct arc a;
+	struct diag d;
+	size_t n;
+
+	buf_init(&sf);
+	buf_init(&toc);
+	assert_int_equal(gen_stream(&o, GS_H_NONE, &sf, &toc, NULL), RC_OK);
+	buf_set_u32be(&sf, 0x14, at14);
+	buf_set_u32be(&sf, 0x1C, at1c);
+	src_init_mem(&s, &sm, sf.data, sf.len);
+	src_init_mem(&t, &tm, toc.data, toc.len);
+	diag_init(&d);
+	assert_int_equal(arc_open(&s, &t, &a, &d), RC_OK);
+	assert_int_equal(a.n, 5);
+	n = d.n;
+	if (n)
+		assert_true(diag_with(&d, "SFIL header") == n);
+	arc_free(&a);
+	diag_free(&d);
+	buf_free(&sf);
+	buf_free(&toc);
+	return n;
+}
+
+static void test_sfil_header_counts(void **state)
+{
+	(void)state;
+	assert_int_equal(sfil_lines_with(5, 0xFFFFFFFF), 0);
+	assert_int_equal(sfil_lines_with(1, 0x58000000), 0);
+	assert_int_equal(sfil_lines_with(1, 0x57000000), 0);
+	assert_int_equal(sfil_lines_with(1, 0x05000000), 0);
+	assert_int_equal(sfil_lines_with(3, 0xFFFFFFFF), 1);
+	assert_int_equal(sfil_lines_with(0, 0xFFFFFFFF), 1);
+}
+
 static void test_sfil_roundtrip(void **state)
 {
 	(void)state;
@@ -757,7 +801,7 @@ int main(void)
 	    cmocka_unit_test(test_eb_every_variant), cmocka_unit_test(test_eb_placement),
 	    cmocka_unit_test(test_bigf_big4),	     cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_hostile_names),    cmocka_unit_test(test_hostile_nested),
-	    cmocka_unit_test(test_sfil_roundtrip),   cmocka_unit_test(test_sfil_hostile),
+	    cmocka_unit_test(test_sfil_roundtrip), cmocka_unit_test(test_sfil_header_counts),   cmocka_unit_test(test_sfil_hostile),
 	    cmocka_unit_test(test_bench_archive),    cmocka_unit_test(test_game_dir),
 	};
 
