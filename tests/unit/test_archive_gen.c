@@ -801,8 +801,9 @@ int main(void)
 	    cmocka_unit_test(test_eb_every_variant), cmocka_unit_test(test_eb_placement),
 	    cmocka_unit_test(test_bigf_big4),	     cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_hostile_names),    cmocka_unit_test(test_hostile_nested),
-	    cmocka_unit_test(test_sfil_roundtrip), cmocka_unit_test(test_sfil_header_counts),   cmocka_unit_test(test_sfil_hostile),
-	    cmocka_unit_test(test_bench_archive),    cmocka_unit_test(test_game_dir),
+	    cmocka_unit_test(test_sfil_roundtrip),   cmocka_unit_test(test_sfil_header_counts),
+	    cmocka_unit_test(test_sfil_hostile),     cmocka_unit_test(test_bench_archive),
+	    cmocka_unit_test(test_game_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
