@@ -162,9 +162,9 @@ $(mode_of "$m/game.big/info.txt")" = "755 755 755 755 644 644 644"
 	mkdir "$WORK/mods_out"
 	m=$WORK/c4
 	mount_psgfs "$WORK/tex.psg" "$m" -o allow_other,mods="$WORK/mods_out"
+	pics=("$m"/textures/*.dds)
 	check "mods: pictures, textures/ and the rest 0644 and 0755" test "$(mode_of "$m/info.txt") \
-$(mode_of "$m/objects") $(mode_of "$m/textures") $(mode_of "$(ls -d "$m"/textures/*.dds | head -1)")" \
-		= "644 755 755 644"
+$(mode_of "$m/objects") $(mode_of "$m/textures") $(mode_of "${pics[0]}")" = "644 755 755 644"
 	check "mods: the owner's writes outside textures/ fail with EROFS" \
 		writes_refused "$m" info.txt objects daemon
 	check "mods: another user's cp -r of the mount can be removed by that user" \
