@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "fuse/ll.h"
@@ -66,7 +66,7 @@ struct daemon {
 	bool signals, mounted;
 	struct stat mnt_st; /* the mount point before mounting */
 	dev_t own_dev;	    /* the mount's device once mounted (0: unknown) */
-	int report_fd;	    /* daemonised: where a failed INIT is reported to the parent */
+	int report_fd;	    /* daemonised: where INIT's outcome is reported to the parent */
 };
 
 #define OPT(t, p)                                                                                  \
@@ -120,8 +120,9 @@ static void usage(FILE *out)
 	    "  -o sniff_all           FOLDER: classify every file by its first bytes (default:\n"
 	    "                         a .psg/.rx2/.psk/.pskx/.psa name makes an asset, and a\n"
 	    "                         .txt/.png/... name a plain file, without reading it)\n"
-	    "  -o umask=MASK          octal bits removed from every permission (the bits\n"
-	    "                         otherwise follow the source file's)\n"
+	    "  -o umask=MASK          octal bits removed from every permission (otherwise\n"
+	    "                         the source file's r bits and the owner's w, as a\n"
+	    "                         read-only image of a tree shows them; writes fail)\n"
 	    "  -o stats=FILE          write request/cache counters to FILE on SIGUSR1 and at\n"
 	    "                         exit (FILE is replaced as a whole; links are not followed)\n"
 	    "  -o mods=OUTDIR         texture mods: textures/<name>.dds and .png become\n"
@@ -571,37 +572,74 @@ static int mount_failed(const struct daemon *d, const char *why)
 	return EXIT_MOUNT;
 }
 
-/* The mount works: its root answers a stat (which waits for the kernel's INIT to be answered)
- * from this mount's device, not from the folder under it once a refused mount is gone. */
-static bool mount_answers(const struct daemon *d)
-{
-	struct stat st;
+/*
+ * Readiness comes from the INIT exchange, never from the mount itself: a stat of the mount
+ * point would hold it busy while a script that saw its device change unmounts it (EBUSY).
+ * The kernel sends INIT first and nothing else until it is answered, and notifications carry
+ * unique 0, so the first reply with a unique is INIT's; once it is written with error 0 the
+ * connection is initialised and the mount works. libfuse refuses some INITs after our init
+ * op has run (an option it parsed but will not honour, e.g. max_read), so the reply, not the
+ * op, is what counts. Daemonised, the daemon tells the parent with one NUL byte.
+ */
+struct wire_out_header { /* struct fuse_out_header of the kernel ABI */
+	uint32_t len;
+	int32_t error;
+	uint64_t unique;
+};
 
-	return stat(d->cl.mountpoint, &st) == 0 && (!d->own_dev || st.st_dev == d->own_dev);
+static atomic_bool g_init_seen;
+static int g_ready_fd = -1; /* daemonised: the pipe to the parent */
+
+static void tell_parent_ready(void)
+{
+	if (g_ready_fd >= 0 && write(g_ready_fd, "", 1) != 1) {
+		/* the parent has gone: nobody to tell */
+	}
 }
 
-/* Foreground: a thread finds out whether the mount works while the loop serves it. */
-static void *probe_thread(void *arg)
+static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
 {
-	if (mount_answers(arg))
+	(void)userdata;
+	return read(fd, buf, len);
+}
+
+static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata)
+{
+	const struct wire_out_header *out = iov[0].iov_base;
+	ssize_t n = writev(fd, iov, count);
+	int err = errno;
+
+	(void)userdata;
+	if (atomic_load_explicit(&g_init_seen, memory_order_relaxed) ||
+	    iov[0].iov_len < sizeof *out || out->unique == 0 || atomic_exchange(&g_init_seen, true))
+		return n;
+	if (n >= 0 && out->error == 0) {
 		atomic_store(&g_mount_ready, true);
-	return NULL;
+		tell_parent_ready();
+	}
+	errno = err;
+	return n;
 }
 
-/* The parent of a daemonised mount: exit 0 once the mount answers, else 6 with the reason the
- * daemon sends before it exits (it unmounts first). */
+static const struct fuse_custom_io ready_io = {.writev = io_writev, .read = io_read};
+
+/* The parent of a daemonised mount: exit 0 once the daemon says the kernel's INIT was
+ * answered, else 6 with the reason the daemon sends before it exits (it unmounts first). */
 static void parent_wait(struct daemon *d, int rfd)
 {
-	struct pollfd pfd = {rfd, POLLIN, 0};
 	char why[300] = "";
 	size_t got = 0;
-	ssize_t n = 1;
+	ssize_t n;
 
-	if (mount_answers(d))
-		_exit(EXIT_OK);
-	while (n > 0 && got < sizeof why - 1 && poll(&pfd, 1, 10000) == 1) {
+	while (got < sizeof why - 1) {
 		n = read(rfd, why + got, sizeof why - 1 - got);
-		got += n > 0 ? (size_t)n : 0;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (why[0] == '\0')
+			_exit(EXIT_OK);
+		got += (size_t)n;
 	}
 	why[got] = '\0';
 	mount_failed(d, got ? why : "the mount did not answer");
@@ -623,12 +661,13 @@ static int daemonize(struct daemon *d)
 		return mount_failed(d, strerror(errno));
 	if (pid > 0) {
 		close(p[1]);
-		/* Only the daemon holds the connection: if it dies, the stat fails at once. */
+		/* Only the daemon holds the connection and the pipe: if it dies, the read ends. */
 		close(fuse_session_fd(d->se));
 		parent_wait(d, p[0]);
 	}
 	close(p[0]);
 	d->report_fd = p[1];
+	g_ready_fd = p[1];
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (setsid() < 0 || chdir("/") != 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
 	    dup2(null, 2) < 0)
@@ -638,7 +677,8 @@ static int daemonize(struct daemon *d)
 }
 
 /* This mount's device, from the attributes the kernel holds (AT_STATX_DONT_SYNC: no request
- * reaches the daemon, which is not serving yet); 0 when unknown. */
+ * reaches the daemon, which is not serving yet); 0 when unknown. It runs before INIT can be
+ * answered, so before any script's stat of the mount point returns the new device. */
 static dev_t own_device(const char *mnt)
 {
 	struct statx sx;
@@ -651,7 +691,6 @@ static dev_t own_device(const char *mnt)
 static int mount_fs(struct daemon *d, sigset_t *usr1)
 {
 	char why[300];
-	pthread_t probe;
 
 	if (fuse_set_signal_handlers(d->se) != 0) {
 		fprintf(stderr, "psgfs: cannot install signal handlers\n");
@@ -669,14 +708,14 @@ static int mount_fs(struct daemon *d, sigset_t *usr1)
 		return mount_failed(d, why);
 	}
 	d->mounted = true;
+	if (fuse_session_custom_io(d->se, &ready_io, fuse_session_fd(d->se)) != 0)
+		return mount_failed(d, "cannot watch the kernel's INIT");
 	d->own_dev = own_device(d->cl.mountpoint);
 	if (d->own_dev == d->mnt_st.st_dev)
 		d->own_dev = 0; /* not this mount's: the folder under it */
 	tree_set_mount(d->tree, &d->mnt_st, d->own_dev);
 	if (!d->cl.foreground)
 		return daemonize(d);
-	if (pthread_create(&probe, NULL, probe_thread, d) == 0)
-		pthread_detach(probe);
 	return EXIT_CONTINUE;
 }
 

@@ -1320,13 +1320,6 @@ enum an_type arcdir_type(const struct arcdir *ad, uint32_t node)
 
 static size_t status_text(struct arcdir *ad, bool errors, struct buf *b);
 
-static mode_t dir_perm(mode_t m)
-{
-	mode_t r = m & 0444;
-
-	return r | r >> 2;
-}
-
 enum rc arcdir_getattr(struct arcdir *ad, uint32_t node, struct tree_stat *out)
 {
 	const struct anode *nd;
@@ -1345,7 +1338,7 @@ enum rc arcdir_getattr(struct arcdir *ad, uint32_t node, struct tree_stat *out)
 	case AN_ASSET:
 	case AN_ARCHIVE:
 		out->type = TT_DIR;
-		out->perm = dir_perm(ad->st.st_mode);
+		out->perm = tree_perm_dir(ad->st.st_mode);
 		if (nd->type == AN_DIR) {
 			out->size = nd->nkids;
 			out->nlink = 2;
@@ -1353,12 +1346,12 @@ enum rc arcdir_getattr(struct arcdir *ad, uint32_t node, struct tree_stat *out)
 		break;
 	case AN_FILE:
 		out->type = TT_FILE;
-		out->perm = ad->st.st_mode & 0444;
+		out->perm = tree_perm_file(ad->st.st_mode);
 		out->size = ad->a.e[node - ARCDIR_FIRST].size;
 		break;
 	default: /* info.txt, errors.txt: what they say now */
 		out->type = TT_FILE;
-		out->perm = (ad->st.st_mode & 0444) | 0444;
+		out->perm = tree_perm_file(0444);
 		buf_init(&b);
 		out->size = status_text(ad, nd->type == AN_ERRORS, &b);
 		buf_free(&b);

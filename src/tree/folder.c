@@ -899,16 +899,6 @@ bool folder_slot_is_dir(struct tree *t, uint32_t slot)
 	return e && e->type == FE_DIR;
 }
 
-/* An asset (a file shown as a directory): searchable wherever the file is readable, as in a
- * single-file mount. A folder: the source folder's own r and x bits, so a folder readable
- * but not searchable (0744) stays so, and 0711 stays 0511. Never w. */
-static mode_t asset_dir_perm(mode_t m)
-{
-	mode_t r = m & 0444;
-
-	return r | r >> 2;
-}
-
 enum rc folder_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
 {
 	struct fentry *e = entry_get(t, ino_slot(ino));
@@ -925,21 +915,24 @@ enum rc folder_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
 	out->gid = e->st.st_gid;
 	out->atime = e->st.st_atim;
 	out->mtime = e->st.st_mtim;
+	/* The bits: tree_perm_* (tree_int.h). A folder keeps its own r and x; an asset (a file
+	 * shown as a directory) is searchable wherever the file is readable, as in a single-file
+	 * mount. */
 	if (e->type == FE_DIR) {
 		out->type = TT_DIR;
-		out->perm = e->st.st_mode & 0555;
+		out->perm = tree_perm_folder(e->st.st_mode);
 	} else if (e->type == FE_FILE && e->asset) {
 		out->type = TT_DIR;
 		/* An asset this daemon may not read opens as broken: open to all, like its
 		 * explanation (see asset_getattr). */
-		out->perm = e->denied ? 0555 : asset_dir_perm(e->st.st_mode);
+		out->perm = tree_perm_dir(e->denied ? 0444 : e->st.st_mode);
 	} else if (e->type == FE_LINK) {
 		out->type = TT_LINK;
 		out->perm = 0777;
 		out->size = strlen(e->link);
 	} else {
 		out->type = TT_FILE;
-		out->perm = e->st.st_mode & 0444;
+		out->perm = tree_perm_file(e->st.st_mode);
 		out->size = (uint64_t)e->st.st_size;
 	}
 	return RC_OK;

@@ -503,16 +503,9 @@ static struct tree_dir *dir_use(struct tree *t, tree_ino ino, struct where *w,
 
 /* ---- requests ---- */
 
-static mode_t perm_of(mode_t m, bool dir)
-{
-	mode_t r = m & 0444;
-
-	return dir ? r | r >> 2 : r; /* directories: x wherever r */
-}
-
 static void stat_from_source(struct tree_stat *out, const struct stat *st)
 {
-	out->perm = perm_of(st->st_mode, out->type == TT_DIR);
+	out->perm = out->type == TT_DIR ? tree_perm_dir(st->st_mode) : tree_perm_file(st->st_mode);
 	out->uid = st->st_uid;
 	out->gid = st->st_gid;
 	out->atime = st->st_atim;
@@ -531,7 +524,7 @@ static enum rc asset_getattr(struct tree *t, tree_ino ino, struct where *w, bool
 	/* A broken asset explains itself to anyone who sees it: what it says (name, size, why)
 	 * the listing already shows, and a file the daemon could not read often has no r bits. */
 	if (w->as->fmt == &tree_format_broken)
-		out->perm = k->type == TT_DIR ? 0555 : 0444;
+		out->perm = k->type == TT_DIR ? tree_perm_dir(0444) : tree_perm_file(0444);
 	if (t->mods && k != &own_kind)
 		mods_stat(t, w->as, w->n, out);
 	if (k->type == TT_DIR) {

@@ -56,6 +56,32 @@ static inline struct tnode tnode_unpack(uint32_t v)
 	return tn((uint8_t)(v >> 26), (v >> 6) & TNODE_A_MAX, (uint8_t)(v & TNODE_B_MAX));
 }
 
+/*
+ * Permission bits, as a read-only image of an ordinary tree shows them: the owner may write
+ * (so a copy made with cp -r can be changed and removed by whoever made it), and reading and
+ * searching follow the source's r bits (a folder of a folder mount: its own r and x), never
+ * more. Writes fail all the same: EROFS from the read-only mount, or from the daemon with
+ * texture mods wherever no picture is written.
+ */
+static inline mode_t tree_perm_file(mode_t src)
+{
+	return (src & 0444) | 0200;
+}
+
+/* A container shown as a directory: searchable wherever the file is readable. */
+static inline mode_t tree_perm_dir(mode_t src)
+{
+	mode_t r = src & 0444;
+
+	return r | r >> 2 | 0200;
+}
+
+/* A folder of a folder mount: its own r and x bits (0744 stays unsearchable). */
+static inline mode_t tree_perm_folder(mode_t src)
+{
+	return (src & 0555) | 0200;
+}
+
 static inline tree_ino ino_make(uint32_t slot, struct tnode n)
 {
 	return (uint64_t)slot << 32 | tnode_pack(n);

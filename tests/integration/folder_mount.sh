@@ -295,7 +295,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 		timeout 30 "$PSGFS" -o allow_other "$SRC" "$mu"
 	for _ in $(seq 100); do mountpoint -q "$mu" && break; sleep 0.05; done
 	nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-	check "unreadable file: a directory with mode 555" test "$(stat -c %a "$mu/$locked")" = 555
+	check "unreadable file: a directory with mode 755" test "$(stat -c %a "$mu/$locked")" = 755
 	check "unreadable file: info.txt says why, to root" \
 		grep -qx 'status: cannot mount: cannot open: Permission denied' "$mu/$locked/info.txt"
 	check "unreadable file: info.txt and errors.txt say why, to nobody" bash -c \

@@ -153,7 +153,7 @@ static void test_vanished_before_open(void **state)
 	assert_int_equal(r, RC_OK);
 	assert_non_null(strstr(errs, "No such file or directory"));
 	assert_int_equal(tree_resolve(t, "a.psg/info.txt", &st), RC_OK);
-	assert_int_equal(st.perm, 0444);
+	assert_int_equal(st.perm, 0644);
 	free(info);
 	free(errs);
 	tree_close(t);

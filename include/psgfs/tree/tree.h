@@ -45,8 +45,8 @@ struct tree_stat {
 	enum tree_type type;
 	uint64_t size;	/* files: exact bytes; links: target length; dirs: entries */
 	uint32_t nlink; /* dirs: 2 + subdirectories */
-	mode_t perm;	/* permission bits from the source (files r only, dirs r and x; with
-			   texture mods, textures/ and its pictures also owner-writable) */
+	mode_t perm;	/* permission bits: the source's r (dirs r and x) and the owner's w,
+			   as in a read-only image of an ordinary tree (tree_int.h) */
 	bool writable;	/* texture mods: a picture, textures/ or a temporary; its size and
 			   content change as pictures are written (callers cache it briefly) */
 	uid_t uid;
