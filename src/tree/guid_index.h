@@ -36,6 +36,9 @@ bool guid_index_name(const char *name, uint64_t *guid);
 /* Add the file at `path` (inside the mount, '/'-separated) if its name is a GUID arena's;
  * slot: its folder-layer slot, 0 if not known yet. RC_OK also for names that are not. */
 enum rc guid_index_feed(struct guid_index *ix, const char *path, uint32_t slot);
+/* Add the file at `path` as holding `guid`, whatever its name (the index of texture arenas by
+ * their TableOfContents, folder_toc_index). */
+enum rc guid_index_feed_guid(struct guid_index *ix, const char *path, uint64_t guid, uint32_t slot);
 /* The slot of the file at `path`, found by the caller (every entry of that path). */
 void guid_index_set_slot(struct guid_index *ix, const char *path, uint32_t slot);
 
