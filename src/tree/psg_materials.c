@@ -467,26 +467,36 @@ static enum rc try_arena(struct asset *as, uint32_t slot, const char *path, cons
 
 #define GUID_HITS 8 /* files holding one GUID tried at most (a PS3 and an Xbox 360 twin...) */
 
-/* By TableOfContents: the other arenas the index names for the GUID (never the model). */
+#define ALSO_NAMED 3 /* other arenas holding a GUID that material.txt names */
+
+/* By TableOfContents: the other arenas the index names for the GUID (never the model), the
+ * first ALSO_NAMED of them, then "and more" when there are (or may be: n hit the cap). */
 static enum rc note_others(struct asset *as, struct psg_channel *ch, const struct guid_hit *h,
 			   size_t n)
 {
 	struct buf b;
-	size_t len;
+	size_t len, named = 0;
+	bool more = n == GUID_HITS;
 
 	ch->by_toc = true;
 	buf_init(&b);
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(h[i].path, ch->tex_arena) || (h[i].slot && h[i].slot == as->slot))
 			continue;
-		if (b.len)
+		if (named == ALSO_NAMED) {
+			more = true;
+			break;
+		}
+		if (named++)
 			buf_puts(&b, ", ");
 		buf_puts(&b, h[i].path);
 	}
-	if (!b.len) {
+	if (!named) {
 		buf_free(&b);
 		return RC_OK;
 	}
+	if (more)
+		buf_puts(&b, " and more");
 	buf_putc(&b, 0);
 	if (b.oom) {
 		buf_free(&b);

@@ -179,14 +179,14 @@ unmount_psgfs "$m"
 # GUIDs that neither the companion nor a 0x<GUID> name provides are found in the
 # TableOfContents of any texture arena of the mount, whatever its name (the real sky_model.psg
 # beside sky_textures.psg): read lazily, header and TOC only, verified against the arena as the
-# mount opens it. Several arenas holding a GUID: the first by path wins, the others are named.
+# mount opens it. Several arenas holding a GUID: the first by path wins, the next three are named.
 # Neighbours that are no texture arena (a model, garbage, 200 junk names) are passed over
 # (lying TableOfContents and the scan's bounds: tests/unit/test_guid_index.c).
 tn=$WORK/tocname
 mkdir -p "$tn/x" "$tn/junk"
 cp "$src/sky.psg" "$tn/sky_model.psg"
 "$PSGFS_GEN" textures "$tn/sky_textures.psg"
-"$PSGFS_GEN" textures --only 2 "$tn/x/more.psg"
+for k in "" 2 3 4; do "$PSGFS_GEN" textures --only 2 "$tn/x/more$k.psg"; done
 cp "$src/sky.psg" "$tn/junk/a_model.psg"
 head -c 3000 /dev/urandom > "$tn/junk/b_garbage.psg"
 for i in $(seq 200); do printf 'RW4junk%04d' "$i" > "$tn/junk/j$i.rx2"; done
@@ -200,8 +200,8 @@ check "toc: the links resolve to the byte-identical textures" bash -c "
 	cmp -s '$mat/diffuse.png' '$m/sky_textures.psg/textures/0x2c7f381800171902.png' &&
 	cmp -s '$mat/specular.dds' '$m/sky_textures.psg/textures/0x2c7f381800171903.dds' &&
 	cmp -s '$mat/detail.dds' '$m/sky_textures.psg/textures/0x2c7f381800171904.dds'"
-check "toc: material.txt names the source arena and the other one" grep -qP \
-	'^2\tdiffuse\tstream\tsky_night_0x00c0ffee00450001\t0x2C7F381800171902\ttexture 0x2c7f381800171902 in sky_textures.psg \(by its TableOfContents; also in x/more\.psg\)$' \
+check "toc: material.txt names the source arena and the others" grep -qP \
+	'^2\tdiffuse\tstream\tsky_night_0x00c0ffee00450001\t0x2C7F381800171902\ttexture 0x2c7f381800171902 in sky_textures.psg \(by its TableOfContents; also in x/more\.psg, x/more2\.psg, x/more3\.psg and more\)$' \
 	"$mat/material.txt"
 check "toc: a GUID held once names no other" grep -qP \
 	'\t0x2C7F381800171903\ttexture 0x2c7f381800171903 in sky_textures.psg \(by its TableOfContents\)$' \
