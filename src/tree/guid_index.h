@@ -13,6 +13,10 @@
  * in the folder layer, or 0 when it has none yet (guid_index_set_slot remembers the slot once
  * found). An archive layer feeds its entries named 0x<GUID>.psg when their archive is listed
  * or from its own build step; feeding the same path again only fills a missing slot.
+ *
+ * The same structure, fed with guid_index_feed_guid, is the mount's second index: texture
+ * arenas of any name by the GUIDs their TableOfContents names (folder_toc_index, whose build
+ * reads each arena's header and TOC; docs/skate-objects.md, "Texture arenas under any name").
  */
 #ifndef PSGFS_TREE_GUID_INDEX_H
 #define PSGFS_TREE_GUID_INDEX_H

@@ -407,7 +407,7 @@ void psg_companion_close(struct psg_mount *m)
 	m->comp_name = NULL;
 }
 
-/* ---- GUIDs the companion lacks: 0x<GUID> arenas elsewhere in the mount ---- */
+/* ---- GUIDs the companion lacks: 0x<GUID> arenas, then any texture arena by its TOC ---- */
 
 /* `target` (a path in the mount) as seen from the folder of `model` (another path). */
 static char *relative_to(const char *model, const char *target)
