@@ -1384,8 +1384,10 @@ static void folder_toc_build(void *ctx, struct guid_index *ix)
 	struct seen seen = {0};
 	struct toc_build b = {t, ix, 0, 0};
 
+	/* A single archive's mount: its entries are all there is (opened at mount). */
 	if (f->root.archive) {
-		toc_feed_archive(&b, &f->root);
+		if (f->root.arc && arcdir_ensure(f->root.arc) == RC_OK)
+			arcdir_each_arena(f->root.arc, toc_feed_entry, &b);
 		goto out;
 	}
 	if (!walk_push(&w, "", ""))

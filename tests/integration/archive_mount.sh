@@ -293,6 +293,15 @@ check "toc: material.txt names the entry" grep -qP \
 	'\t0x2C7F381800171903\ttexture 0x2c7f381800171903 in data/content/sky_textures.psg \(by its TableOfContents\)$' \
 	"$mat/material.txt"
 unmount_psgfs "$m"
+tf=$WORK/tocfold
+mkdir -p "$tf/models"
+cp "$S/sky.psg" "$tf/models/sky_model.psg"
+"$MKARC" "$tf/tex.big" data sky_textures.psg "$S/sky_Textures.psg"
+mount_psgfs "$tf" "$f"
+check "toc: a loose model links into a texture arena entry of an archive of the folder" test \
+	"$(readlink "$f/models/sky_model.psg/materials/00.material/detail.dds")" = \
+	"../../../../tex.big/data/sky_textures.psg/textures/0x2c7f381800171904.dds"
+unmount_psgfs "$f"
 
 # ---- psgfs-tool on archives ----
 check "tool ls: the archive's root" bash -c "'$PSGFS_TOOL' ls '$big' | cut -f4 | tr '\n' ' ' | grep -qx 'data errors.txt info.txt '"
