@@ -1398,8 +1398,10 @@ static void folder_toc_build(void *ctx, struct guid_index *ix)
 		walk_one(f, rel, &w, &seen, NULL, &arcs, &arenas);
 		free(rel);
 	}
-	qsort(arenas.v, arenas.n, sizeof *arenas.v, by_str);
-	qsort(arcs.v, arcs.n, sizeof *arcs.v, by_str);
+	if (arenas.n)
+		qsort(arenas.v, arenas.n, sizeof *arenas.v, by_str);
+	if (arcs.n)
+		qsort(arcs.v, arcs.n, sizeof *arcs.v, by_str);
 	for (size_t i = 0; i < arenas.n; i++) {
 		toc_feed_file(&b, arenas.v[i]);
 		free(arenas.v[i]);
