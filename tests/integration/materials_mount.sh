@@ -218,6 +218,27 @@ check "toc: the .glb embeds the diffuse texture" bash -c "
 	cmp -s '$WORK/toc.png' '$mat/diffuse.png'"
 unmount_psgfs "$m"
 
+# The folder's snapshot rules hold for links by TableOfContents: an arena added to a folder
+# after its first listing is not shown, so never linked (though the index reads the source);
+# one deleted before its first opening cannot be served, so never linked either.
+ch=$WORK/tocchange
+mkdir -p "$ch"
+cp "$src/sky.psg" "$ch/sky_model.psg"
+mount_psgfs "$ch" "$m"
+ls "$m" >/dev/null
+"$PSGFS_GEN" textures "$ch/sky_textures.psg"
+mat=$m/sky_model.psg/materials/00.material
+check "toc, added after the listing: not linked" test "$(ls "$mat")" = material.txt
+check "toc, added after the listing: material.txt says not found" grep -qP \
+	'\t0x2C7F381800171902\t- \(no companion, nor in any texture arena of the mount\)$' \
+	"$mat/material.txt"
+unmount_psgfs "$m"
+mount_psgfs "$ch" "$m"
+ls "$m" >/dev/null
+mv "$ch/sky_textures.psg" "$WORK/gone.psg"
+check "toc, deleted before its first opening: not linked" test "$(ls "$mat")" = material.txt
+unmount_psgfs "$m"
+
 # The offline tool shows the same materials.
 check "tool: cat material.txt matches the mount's" bash -c \
 	"'$PSGFS_TOOL' cat '$src/sky.psg' materials/00.material/material.txt | grep -q 'texture 0x2c7f381800171903'"
