@@ -43,6 +43,12 @@ void arcdir_free(struct arcdir *ad);
  * function below but arcdir_type of node 0 needs it done. */
 enum rc arcdir_ensure(struct arcdir *ad);
 
+/* Every entry opened as an arena (.psg, .rx2) of a built archive (nested archives aside): fn
+ * gets its path in the mount, its slot and a source over its unpacked bytes (valid during the
+ * call). For the mount's index of texture arenas by TableOfContents (folder_toc_build). */
+typedef void (*arcdir_arena_fn)(void *ctx, const char *path, uint32_t slot, const struct src *s);
+void arcdir_each_arena(struct arcdir *ad, arcdir_arena_fn fn, void *ctx);
+
 /* Nodes past the root, i.e. the slots the folder layer must hand out (base + 1 ...). */
 uint32_t arcdir_span(const struct arcdir *ad);
 void arcdir_set_base(struct arcdir *ad, uint32_t base);

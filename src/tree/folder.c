@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "psgfs/base/bytes.h"
+#include "psgfs/formats/skate_objects.h"
 #include "tree/arcdir.h"
 #include "tree/guid_index.h"
 
@@ -79,6 +80,7 @@ struct folder {
 	struct stat mnt;	/* the mount point before mounting (st_ino 0: not mounted) */
 	dev_t own_dev;		/* this mount's device (0: not mounted) */
 	struct guid_index *gix; /* per-texture arenas by name, built on first lookup */
+	struct guid_index *tix; /* texture arenas by their TOC, built on first lookup */
 	/* archives opened, by the slots their nodes use (ascending, as handed out); under mu */
 	struct arcreg {
 		uint32_t base, end;
@@ -1190,9 +1192,18 @@ static bool walk_push(struct walk *w, const char *dir, const char *name)
 	return true;
 }
 
-/* One folder: GUID-named files fed, subfolders pushed. Names only: no file is opened. */
+static bool name_is_arena_ext(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 4 &&
+	       (strcasecmp(name + n - 4, ".psg") == 0 || strcasecmp(name + n - 4, ".rx2") == 0);
+}
+
+/* One folder: GUID-named files fed to ix (when not NULL), files named like an arena pushed on
+ * arenas (when not NULL), subfolders pushed. Names only: no file is opened. */
 static void walk_one(struct folder *f, const char *rel, struct walk *w, struct seen *seen,
-		     struct guid_index *ix, struct walk *arcs)
+		     struct guid_index *ix, struct walk *arcs, struct walk *arenas)
 {
 	int fd = open_rel(f, rel);
 	struct stat dst;
@@ -1222,7 +1233,9 @@ static void walk_one(struct folder *f, const char *rel, struct walk *w, struct s
 		}
 		if (type == DT_DIR && !on_own_mount(f, dirfd(d), de->d_name)) {
 			walk_push(w, rel, de->d_name);
-		} else if (type == DT_REG && is_guid) {
+		} else if (type == DT_REG && arenas && name_is_arena_ext(de->d_name)) {
+			walk_push(arenas, rel, de->d_name);
+		} else if (type == DT_REG && is_guid && ix) {
 			char *p = NULL;
 
 			if (asprintf(&p, "%s%s%s", rel, *rel ? "/" : "", de->d_name) >= 0)
@@ -1256,7 +1269,7 @@ static void folder_guid_build(void *ctx, struct guid_index *ix)
 	while (w.n) {
 		char *rel = w.v[--w.n];
 
-		walk_one(f, rel, &w, &seen, ix, &arcs);
+		walk_one(f, rel, &w, &seen, ix, &arcs, NULL);
 		free(rel);
 	}
 	/* Archives by name (.big, .psf, .xsf): their tables read, their entries fed. */
@@ -1277,6 +1290,132 @@ static void folder_guid_build(void *ctx, struct guid_index *ix)
 struct guid_index *folder_guid_index(struct tree *t)
 {
 	return t->fold ? t->fold->gix : NULL;
+}
+
+/* ---- texture arenas by their TableOfContents (docs/skate-objects.md) ---- */
+
+/* Bounds of the build: bytes read per arena (header, dictionary, TOC; never texel data),
+ * texture GUIDs kept per arena, arenas read, and the index's memory (its entries and their
+ * paths, charged to the cache budget): at most 8 MiB, about 100,000 entries. Past a bound
+ * the rest is left out; a GUID found only there does not link. */
+#define TOC_SCAN_BYTES	(1u << 20)
+#define TOC_SCAN_GUIDS	4096u
+#define TOC_SCAN_ARENAS 8192u
+#define TOC_INDEX_BYTES (8u << 20)
+
+struct toc_build {
+	struct tree *t;
+	struct guid_index *ix;
+	size_t arenas, bytes;
+};
+
+/* One arena's texture GUIDs fed under its path (slot: 0 when not known yet). */
+static void toc_feed(struct toc_build *b, const char *path, uint32_t slot, const struct src *s)
+{
+	uint64_t *g;
+	size_t n,
+	    each = sizeof(uint64_t) + 2 * sizeof(uint32_t) + sizeof(char *) + strlen(path) + 1;
+
+	if (b->arenas >= TOC_SCAN_ARENAS)
+		return;
+	b->arenas++;
+	if (skate_toc_texture_guids(s, TOC_SCAN_BYTES, TOC_SCAN_GUIDS, &g, &n) != RC_OK)
+		return;
+	for (size_t k = 0; k < n && b->bytes + each <= TOC_INDEX_BYTES; k++)
+		if (guid_index_feed_guid(b->ix, path, g[k], slot) == RC_OK)
+			b->bytes += each;
+	free(g);
+}
+
+static void toc_feed_file(struct toc_build *b, const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+	char *dir = slash ? strndup(rel, (size_t)(slash - rel)) : strdup("");
+	int dfd = dir ? open_rel(b->t->fold, dir) : -1;
+	int fd = dfd >= 0 ? openat(dfd, slash ? slash + 1 : rel,
+				   O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+			  : -1;
+	struct stat st;
+	struct src s;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		src_init_fd(&s, &fd, (uint64_t)st.st_size);
+		toc_feed(b, rel, 0, &s);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	free(dir);
+}
+
+static void toc_feed_entry(void *ctx, const char *path, uint32_t slot, const struct src *s)
+{
+	toc_feed(ctx, path, slot, s);
+}
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void toc_feed_archive(struct toc_build *b, struct fentry *e)
+{
+	if (e && e->archive && open_archive(b->t, e) == RC_OK && e->arc &&
+	    arcdir_ensure(e->arc) == RC_OK)
+		arcdir_each_arena(e->arc, toc_feed_entry, b);
+}
+
+/* The build of the mount's TOC index: every file named like an arena (.psg, .rx2) below DIR
+ * found as the name index's walk finds files, in path order, and the arena entries of the
+ * archives of the mount, each read for its texture GUIDs within the bounds above. */
+static void folder_toc_build(void *ctx, struct guid_index *ix)
+{
+	struct tree *t = ctx;
+	struct folder *f = t->fold;
+	struct walk w = {0}, arcs = {0}, arenas = {0};
+	struct seen seen = {0};
+	struct toc_build b = {t, ix, 0, 0};
+
+	/* A single archive's mount: its entries are all there is (opened at mount). */
+	if (f->root.archive) {
+		if (f->root.arc && arcdir_ensure(f->root.arc) == RC_OK)
+			arcdir_each_arena(f->root.arc, toc_feed_entry, &b);
+		goto out;
+	}
+	if (!walk_push(&w, "", ""))
+		return;
+	while (w.n) {
+		char *rel = w.v[--w.n];
+
+		walk_one(f, rel, &w, &seen, NULL, &arcs, &arenas);
+		free(rel);
+	}
+	if (arenas.n)
+		qsort(arenas.v, arenas.n, sizeof *arenas.v, by_str);
+	if (arcs.n)
+		qsort(arcs.v, arcs.n, sizeof *arcs.v, by_str);
+	for (size_t i = 0; i < arenas.n; i++) {
+		toc_feed_file(&b, arenas.v[i]);
+		free(arenas.v[i]);
+	}
+	for (size_t i = 0; i < arcs.n; i++) {
+		uint32_t slot = folder_slot_at(t, arcs.v[i]);
+
+		toc_feed_archive(&b, slot ? entry_get(t, slot) : NULL);
+		free(arcs.v[i]);
+	}
+out:
+	cache_charge(t->cache, b.bytes);
+	free(arenas.v);
+	free(arcs.v);
+	free(w.v);
+	free(seen.v);
+}
+
+struct guid_index *folder_toc_index(struct tree *t)
+{
+	return t->fold ? t->fold->tix : NULL;
 }
 
 uint32_t folder_slot_at(struct tree *t, const char *path)
@@ -1568,7 +1707,8 @@ static struct folder *folder_new(struct tree *t, char *why, size_t whylen)
 	f->root_fd = -1;
 	t->fold = f;
 	f->gix = guid_index_new(folder_guid_build, t);
-	if (!f->tab || !f->gix) {
+	f->tix = guid_index_new(folder_toc_build, t);
+	if (!f->tab || !f->gix || !f->tix) {
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
@@ -1645,6 +1785,7 @@ void folder_close(struct folder *f)
 	free(f->root.name);
 	free(f->tab);
 	guid_index_free(f->gix);
+	guid_index_free(f->tix);
 	if (f->root_fd >= 0)
 		close(f->root_fd);
 	pthread_mutex_destroy(&f->mu);

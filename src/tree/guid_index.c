@@ -93,12 +93,18 @@ bool guid_index_name(const char *name, uint64_t *guid)
 enum rc guid_index_feed(struct guid_index *ix, const char *path, uint32_t slot)
 {
 	const char *name = strrchr(path, '/');
-	struct gi_ent *v;
 	uint64_t guid;
-	char *dup;
 
 	if (!guid_index_name(name ? name + 1 : path, &guid))
 		return RC_OK;
+	return guid_index_feed_guid(ix, path, guid, slot);
+}
+
+enum rc guid_index_feed_guid(struct guid_index *ix, const char *path, uint64_t guid, uint32_t slot)
+{
+	struct gi_ent *v;
+	char *dup;
+
 	dup = strdup(path);
 	if (!dup)
 		return RC_NOMEM;

@@ -13,6 +13,10 @@
  * in the folder layer, or 0 when it has none yet (guid_index_set_slot remembers the slot once
  * found). An archive layer feeds its entries named 0x<GUID>.psg when their archive is listed
  * or from its own build step; feeding the same path again only fills a missing slot.
+ *
+ * The same structure, fed with guid_index_feed_guid, is the mount's second index: texture
+ * arenas of any name by the GUIDs their TableOfContents names (folder_toc_index, whose build
+ * reads each arena's header and TOC; docs/skate-objects.md, "Texture arenas under any name").
  */
 #ifndef PSGFS_TREE_GUID_INDEX_H
 #define PSGFS_TREE_GUID_INDEX_H
@@ -36,6 +40,9 @@ bool guid_index_name(const char *name, uint64_t *guid);
 /* Add the file at `path` (inside the mount, '/'-separated) if its name is a GUID arena's;
  * slot: its folder-layer slot, 0 if not known yet. RC_OK also for names that are not. */
 enum rc guid_index_feed(struct guid_index *ix, const char *path, uint32_t slot);
+/* Add the file at `path` as holding `guid`, whatever its name (the index of texture arenas by
+ * their TableOfContents, folder_toc_index). */
+enum rc guid_index_feed_guid(struct guid_index *ix, const char *path, uint64_t guid, uint32_t slot);
 /* The slot of the file at `path`, found by the caller (every entry of that path). */
 void guid_index_set_slot(struct guid_index *ix, const char *path, uint32_t slot);
 

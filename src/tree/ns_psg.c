@@ -335,7 +335,7 @@ static void materials_summary(struct asset *as, struct buf *out)
 	struct cache_ent *ent;
 	enum rc r;
 	const struct psg_materials *ms = asset_need(as, N_MATERIALS, 0, &ent, &r);
-	uint32_t n_tex, n_ok, n_else;
+	uint32_t n_tex, n_ok, n_else, n_toc;
 
 	if (!ms) {
 		buf_printf(out, "materials: cannot decode: %s\n", rc_str(r));
@@ -350,8 +350,15 @@ static void materials_summary(struct asset *as, struct buf *out)
 			   n_ok, n_tex);
 	buf_tsv_name(out, ms->companion, strlen(ms->companion)); /* a file name */
 	buf_printf(out, " (%s)", where[ms->where]);
-	if (n_else)
-		buf_printf(out, ", %u in 0x<GUID> arenas elsewhere in the mount (linked)", n_else);
+	n_toc = psg_materials_count_toc(ms);
+	if (n_else > n_toc)
+		buf_printf(out, ", %u in 0x<GUID> arenas elsewhere in the mount (linked)",
+			   n_else - n_toc);
+	if (n_toc)
+		buf_printf(
+		    out,
+		    ", %u in the TableOfContents of other texture arenas of the mount (linked)",
+		    n_toc);
 	buf_putc(out, '\n');
 }
 

@@ -37,6 +37,7 @@ static void material_free_one(struct psg_material *m)
 		free(m->ch[c].own);
 		free(m->ch[c].tex_arena);
 		free(m->ch[c].tex_link);
+		free(m->ch[c].tex_also);
 	}
 	free(m->ch);
 }
@@ -228,6 +229,16 @@ void psg_materials_counts(const struct psg_materials *ms, uint32_t *guid_ch, uin
 			}
 }
 
+uint32_t psg_materials_count_toc(const struct psg_materials *ms)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < ms->n; i++)
+		for (uint32_t c = 0; c < ms->v[i].n_ch; c++)
+			n += ms->v[i].ch[c].texture && ms->v[i].ch[c].by_toc;
+	return n;
+}
+
 /* Resolve through an open companion; BROKEN when it is no texture arena. */
 static enum rc link_through(struct asset *comp, struct psg_materials *ms, enum psg_comp_where ok)
 {
@@ -396,7 +407,7 @@ void psg_companion_close(struct psg_mount *m)
 	m->comp_name = NULL;
 }
 
-/* ---- GUIDs the companion lacks: 0x<GUID> arenas elsewhere in the mount ---- */
+/* ---- GUIDs the companion lacks: 0x<GUID> arenas, then any texture arena by its TOC ---- */
 
 /* `target` (a path in the mount) as seen from the folder of `model` (another path). */
 static char *relative_to(const char *model, const char *target)
@@ -454,10 +465,49 @@ static enum rc try_arena(struct asset *as, uint32_t slot, const char *path, cons
 	return r == RC_NOMEM ? r : RC_OK;
 }
 
-#define GUID_HITS 8 /* files named after one GUID tried at most (a PS3 and an Xbox 360 twin...) */
+#define GUID_HITS 8 /* files holding one GUID tried at most (a PS3 and an Xbox 360 twin...) */
+
+#define ALSO_NAMED 3 /* other arenas holding a GUID that material.txt names */
+
+/* By TableOfContents: the other arenas the index names for the GUID (never the model), the
+ * first ALSO_NAMED of them, then "and more" when there are (or may be: n hit the cap). */
+static enum rc note_others(struct asset *as, struct psg_channel *ch, const struct guid_hit *h,
+			   size_t n)
+{
+	struct buf b;
+	size_t len, named = 0;
+	bool more = n == GUID_HITS;
+
+	ch->by_toc = true;
+	buf_init(&b);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(h[i].path, ch->tex_arena) || (h[i].slot && h[i].slot == as->slot))
+			continue;
+		if (named == ALSO_NAMED) {
+			more = true;
+			break;
+		}
+		if (named++)
+			buf_puts(&b, ", ");
+		buf_puts(&b, h[i].path);
+	}
+	if (!named) {
+		buf_free(&b);
+		return RC_OK;
+	}
+	if (more)
+		buf_puts(&b, " and more");
+	buf_putc(&b, 0);
+	if (b.oom) {
+		buf_free(&b);
+		return RC_NOMEM;
+	}
+	ch->tex_also = (char *)buf_steal(&b, &len);
+	return RC_OK;
+}
 
 static enum rc resolve_elsewhere(struct asset *as, struct guid_index *gix, const char *model,
-				 struct psg_channel *ch)
+				 struct psg_channel *ch, bool by_toc)
 {
 	const char *dot = strrchr(as->name, '.');
 	struct guid_hit hits[GUID_HITS];
@@ -474,14 +524,18 @@ static enum rc resolve_elsewhere(struct asset *as, struct guid_index *gix, const
 		}
 		if (r == RC_OK && !ch->texture && slot && slot != as->slot)
 			r = try_arena(as, slot, hits[i].path, model, ch);
-		free(hits[i].path);
 	}
+	if (r == RC_OK && by_toc && ch->texture)
+		r = note_others(as, ch, hits, n);
+	for (size_t i = 0; i < n; i++)
+		free(hits[i].path);
 	return r;
 }
 
-static enum rc link_elsewhere(struct asset *as, struct psg_materials *ms)
+/* by_toc false: the 0x<GUID> arenas by name; true: every texture arena by its TOC. */
+static enum rc link_elsewhere(struct asset *as, struct psg_materials *ms, bool by_toc)
 {
-	struct guid_index *gix = folder_guid_index(as->t);
+	struct guid_index *gix = by_toc ? folder_toc_index(as->t) : folder_guid_index(as->t);
 	char model[PATH_MAX];
 	enum rc r = RC_OK;
 
@@ -493,7 +547,7 @@ static enum rc link_elsewhere(struct asset *as, struct psg_materials *ms)
 			struct psg_channel *ch = &ms->v[i].ch[c];
 
 			if (ch->has_guid && ch->own_entry < 0 && !ch->texture)
-				r = resolve_elsewhere(as, gix, model, ch);
+				r = resolve_elsewhere(as, gix, model, ch, by_toc);
 		}
 	return r;
 }
@@ -551,7 +605,9 @@ enum rc psg_materials_link(struct asset *as, struct psg_materials *ms)
 	enum rc r = link_companion(as, ms);
 
 	if (r == RC_OK && as->t->fold)
-		r = link_elsewhere(as, ms);
+		r = link_elsewhere(as, ms, false);
+	if (r == RC_OK && as->t->fold)
+		r = link_elsewhere(as, ms, true);
 	return r;
 }
 
@@ -575,13 +631,21 @@ static void guid_target(const struct psg_materials *ms, const struct psg_channel
 	} else if (ch->texture && ch->tex_slot) {
 		buf_printf(out, "texture %s in ", ch->texture);
 		buf_tsv_name(out, ch->tex_arena, strlen(ch->tex_arena)); /* a path */
+		if (ch->by_toc) {
+			buf_puts(out, " (by its TableOfContents");
+			if (ch->tex_also) {
+				buf_puts(out, "; also in ");
+				buf_tsv_name(out, ch->tex_also, strlen(ch->tex_also));
+			}
+			buf_putc(out, ')');
+		}
 	} else if (ch->texture) {
 		buf_printf(out, "texture %s", ch->texture);
 	} else {
 		buf_puts(out, ms->where == PSG_COMP_NONE     ? "- (no companion"
 			      : ms->where == PSG_COMP_BROKEN ? "- (companion unreadable"
 							     : "- (not in the companion");
-		buf_puts(out, ms->searched ? ", nor in a 0x<GUID> arena of the mount)" : ")");
+		buf_puts(out, ms->searched ? ", nor in any texture arena of the mount)" : ")");
 	}
 }
 

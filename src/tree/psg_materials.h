@@ -33,6 +33,10 @@ struct psg_channel {
 	 * the model's folder (links are ../../../ + it). */
 	uint32_t tex_slot;
 	char *tex_arena, *tex_link;
+	/* Found by the TableOfContents of a texture arena of any name (folder_toc_index): then
+	 * the other arenas the index says hold it too, ", "-separated (NULL: none). */
+	bool by_toc;
+	char *tex_also;
 	char *own;	   /* guid channels naming an entry of the model's own TOC: its name */
 	int64_t own_entry; /* that entry's index, -1 if none */
 };
@@ -74,8 +78,9 @@ void psg_materials_free(struct psg_materials *ms);
 enum rc psg_materials_resolve(struct psg_materials *ms, struct psg_textures_index *ix, bool own);
 /* Find the companion of the model asset `as` (a sibling in a folder mount, else beside the
  * source), set ms->where and resolve the channels through it; in a folder mount, then each
- * GUID still unresolved through the 0x<GUID> arenas of the mount (guid_index.h), checked
- * against their TableOfContents. Fails only for memory. */
+ * GUID still unresolved through the 0x<GUID> arenas of the mount (guid_index.h), then through
+ * the TableOfContents of every texture arena of the mount (folder_toc_index), each checked
+ * against the arena's TableOfContents as the mount opens it. Fails only for memory. */
 enum rc psg_materials_link(struct asset *as, struct psg_materials *ms);
 /* Provided by ns_psg.c: the texture index of an open arena asset, borrowing its memoised
  * TableOfContents and texture names (valid while the asset stays open); RC_UNSUPPORTED when
@@ -85,6 +90,8 @@ enum rc psg_textures_index_of(struct asset *as, struct psg_textures_index *ix);
  * their form; constants never), and how many of them name a texture. */
 void psg_materials_counts(const struct psg_materials *ms, uint32_t *guid_ch, uint32_t *resolved,
 			  uint32_t *elsewhere);
+/* Of the `elsewhere` ones, how many were found by a TableOfContents (not by a 0x<GUID> name). */
+uint32_t psg_materials_count_toc(const struct psg_materials *ms);
 /* The texture arena a resolved channel names (the companion, or a slot elsewhere), pinned in
  * *pin; NULL with *r when it cannot be had. Release with psg_channel_arena_put. */
 struct asset *psg_channel_arena_get(struct asset *model, uint32_t tex_slot, struct cache_ent **pin,

@@ -414,6 +414,9 @@ bool folder_slot_relpath(struct tree *t, uint32_t slot, char *out, size_t n);
 /* The mount's index of per-texture arenas by name (guid_index.h; layers that add slots feed
  * it), NULL outside folder mounts. */
 struct guid_index *folder_guid_index(struct tree *t);
+/* The mount's index of texture arenas by the GUIDs of their TableOfContents, whatever their
+ * names (guid_index.h; built on its first lookup: folder.c, folder_toc_build). */
+struct guid_index *folder_toc_index(struct tree *t);
 /* The slot of the entry at `path` inside the mounted folder ("data/x/0x...psg"), listing the
  * folders on the way as a visit would; 0 when there is none. */
 uint32_t folder_slot_at(struct tree *t, const char *path);

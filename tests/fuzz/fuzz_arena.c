@@ -1,5 +1,6 @@
 /* RW4 arena harness: header, sections, dictionary, every object read, references resolved,
- * and the arena-level text files (header.txt, dictionary.tsv, sections/). */
+ * the arena-level text files (header.txt, dictionary.tsv, sections/), and the bounded scan of
+ * texture GUIDs the mount's TOC index makes. */
 #include <stdlib.h>
 
 #include "harness.h"
@@ -21,6 +22,15 @@ int fuzz_one_arena(const uint8_t *p, size_t n)
 
 	diag_init(&d);
 	src_init_mem(&s, &m, p, n);
+	/* The TOC index's bounded scan (skate_toc_scan.c): a generous and a tight cap. */
+	for (int k = 0; k < 2; k++) {
+		uint64_t *g;
+		size_t ng;
+
+		if (skate_toc_texture_guids(&s, k ? 4096 : 1u << 20, k ? 2 : 4096, &g, &ng) ==
+		    RC_OK)
+			free(g);
+	}
 	if (arena_open(&s, &a, &d) != RC_OK) {
 		diag_free(&d);
 		return 0;

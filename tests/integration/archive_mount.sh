@@ -279,6 +279,30 @@ check "guid: in a single-archive mount, entries of the same archive" test \
 	"../../../../tex/0x2c7f381800171902.psg/textures/0x2c7f381800171902.dds"
 unmount_psgfs "$m"
 
+# ---- ... and in texture arenas of any name, by their TableOfContents (issue 29 §5) ----
+"$MKARC" "$WORK/toc.big" data/models sky_model.psg "$S/sky.psg" \
+	data/content sky_textures.psg "$S/sky_Textures.psg"
+mount_psgfs "$WORK/toc.big" "$m"
+mat=$m/data/models/sky_model.psg/materials/00.material
+check "toc: an archive's model links into a texture arena entry of another name" test \
+	"$(readlink "$mat/diffuse.png")" = \
+	"../../../../content/sky_textures.psg/textures/0x2c7f381800171902.png"
+check "toc: ... byte-identical" cmp -s "$mat/diffuse.png" \
+	"$m/data/content/sky_textures.psg/textures/0x2c7f381800171902.png"
+check "toc: material.txt names the entry" grep -qP \
+	'\t0x2C7F381800171903\ttexture 0x2c7f381800171903 in data/content/sky_textures.psg \(by its TableOfContents\)$' \
+	"$mat/material.txt"
+unmount_psgfs "$m"
+tf=$WORK/tocfold
+mkdir -p "$tf/models"
+cp "$S/sky.psg" "$tf/models/sky_model.psg"
+"$MKARC" "$tf/tex.big" data sky_textures.psg "$S/sky_Textures.psg"
+mount_psgfs "$tf" "$f"
+check "toc: a loose model links into a texture arena entry of an archive of the folder" test \
+	"$(readlink "$f/models/sky_model.psg/materials/00.material/detail.dds")" = \
+	"../../../../tex.big/data/sky_textures.psg/textures/0x2c7f381800171904.dds"
+unmount_psgfs "$f"
+
 # ---- psgfs-tool on archives ----
 check "tool ls: the archive's root" bash -c "'$PSGFS_TOOL' ls '$big' | cut -f4 | tr '\n' ' ' | grep -qx 'data errors.txt info.txt '"
 check "tool cat: an entry's bytes" bash -c "'$PSGFS_TOOL' cat '$big' '$CAC/notes.txt' | cmp -s - '$S/notes.txt'"

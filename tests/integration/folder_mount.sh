@@ -200,12 +200,16 @@ tree_of() { # DIR: the psgfs-tool find format of a mounted directory
 	(cd "$1" && find . -mindepth 1 \( -type d -printf '%P/\n' \) -o \( -type l -printf '%P -> %l\n' \) \
 		-o \( -type f -printf '%P\t%s\n' \) 2>/dev/null) | sort
 }
-# A model's materials differ by design: the folder mount adds links into the companion, and
-# material.txt and info.txt's "materials:" line say how the companion was found. Sizes of those
-# two files and the links are left out here; same_but_materials checks the rest byte for byte.
-no_materials() { sed -E '/^materials\/.* -> /d; s/^((materials\/.*\/)?(material|info)\.txt)\t.*/\1/'; }
-same_but_materials() { # SINGLE FOLDER: identical but for the materials links and lines
-	diff -r -x material.txt -x info.txt -x materials "$1" "$2" >/dev/null &&
+# A model's materials differ by design: the folder mount adds links into the companion (or, for
+# a model without one, into texture arenas of other names found by their TableOfContents: then
+# its .glb embeds those textures too), and material.txt and info.txt's "materials:" line say how
+# the companion was found. Sizes of those files and the links are left out here;
+# same_but_materials checks the rest byte for byte (the .glb too, unless told "noglb").
+no_materials() {
+	sed -E '/^materials\/.* -> /d; s/^((materials\/.*\/)?(material|info)\.txt)\t.*/\1/; s/^(export\/[^\t]*\.glb)\t.*/\1/'
+}
+same_but_materials() { # SINGLE FOLDER [noglb]: identical but for the materials links and lines
+	diff -r -x material.txt -x info.txt -x materials ${3:+-x '*.glb'} "$1" "$2" >/dev/null &&
 		diff <(grep -v '^materials:' "$1/info.txt") <(grep -v '^materials:' "$2/info.txt") &&
 		diff <(cd "$1" && find . -name material.txt | sort) <(cd "$2" && find . -name material.txt | sort)
 }
@@ -225,7 +229,9 @@ for k in model companion textures psk psa rx2 disguised; do
 	p=$(first "$k")
 	ex=$WORK/extract.$k
 	"$PSGFS_TOOL" extract "$SRC/$p" "$ex" >/dev/null 2>&1 || true
-	check "every byte of a $k ($p) is the single-file tree's" same_but_materials "$ex" "$M/$p"
+	# disguised: a model alone in junk/, linked in the folder by TableOfContents only
+	check "every byte of a $k ($p) is the single-file tree's" same_but_materials "$ex" "$M/$p" \
+		$([ "$k" = disguised ] && echo noglb)
 done
 check "   ... the model's material links resolve inside the mount to its companion's textures" \
 	bash -c "n=0; for l in '$M/$model'/materials/*/*.png '$M/$model'/materials/*/*.dds; do

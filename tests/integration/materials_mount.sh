@@ -38,7 +38,7 @@ check "folder: a stream-form channel shows its stream name and what its GUID nam
 	'^2\tdiffuse\tstream\tsky_night_0x00c0ffee00450001\t0x2C7F381800171902\ttexture 0x2c7f381800171902$' \
 	"$mat/material.txt"
 check "folder: an unresolvable GUID is listed" \
-	grep -qP '^1\tAttribulatorMaterialName\tguid\t-\t0x[0-9A-F]{16}\t- \(not in the companion, nor in a 0x<GUID> arena of the mount\)$' \
+	grep -qP '^1\tAttribulatorMaterialName\tguid\t-\t0x[0-9A-F]{16}\t- \(not in the companion, nor in any texture arena of the mount\)$' \
 	"$mat/material.txt"
 check "folder: info.txt counts what resolved" grep -qx \
 	"materials: 1; 3 of 4 GUID channels name a texture of sky_Textures.psg (linked)" \
@@ -75,7 +75,7 @@ check "missing: only material.txt" test "$(ls "$mat")" = material.txt
 check "missing: material.txt says not found" \
 	grep -qx "companion: sky_Textures.psg (not found)" "$mat/material.txt"
 check "missing: channels listed without a target" \
-	grep -qP '^2\tdiffuse\tstream\tsky_night_0x00c0ffee00450001\t0x2C7F381800171902\t- \(no companion, nor in a 0x<GUID> arena of the mount\)$' \
+	grep -qP '^2\tdiffuse\tstream\tsky_night_0x00c0ffee00450001\t0x2C7F381800171902\t- \(no companion, nor in any texture arena of the mount\)$' \
 	"$mat/material.txt"
 check "missing: errors.txt stays empty" test ! -s "$m/sky.psg/errors.txt"
 unmount_psgfs "$m"
@@ -155,7 +155,7 @@ check "elsewhere: material.txt names the arena a texture came from" grep -qP \
 	'^2\tdiffuse\tstream\tsky_night_0x00c0ffee00450001\t0x2C7F381800171902\ttexture 0x2c7f381800171902 in tex/0X2C7F381800171902.PSG$' \
 	"$mat/material.txt"
 check "elsewhere: a GUID found nowhere says where it was looked for" grep -qP \
-	'^1\tAttribulatorMaterialName\tguid\t-\t0x[0-9A-F]{16}\t- \(not in the companion, nor in a 0x<GUID> arena of the mount\)$' \
+	'^1\tAttribulatorMaterialName\tguid\t-\t0x[0-9A-F]{16}\t- \(not in the companion, nor in any texture arena of the mount\)$' \
 	"$mat/material.txt"
 check "elsewhere: info.txt counts both" grep -qx \
 	"materials: 1; 3 of 4 GUID channels name a texture: 1 of sky_Textures.psg (linked), 2 in 0x<GUID> arenas elsewhere in the mount (linked)" \
@@ -174,6 +174,69 @@ check "elsewhere, no companion: .psg and .rx2 names both count" grep -qx \
 	"materials: 1; 3 of 4 GUID channels name a texture: 0 of sky_Textures.psg (not found), 3 in 0x<GUID> arenas elsewhere in the mount (linked)" \
 	"$m/models/sky.psg/info.txt"
 check "elsewhere, no companion: links for all three" test "$(ls "$mat" | wc -l)" = 7
+unmount_psgfs "$m"
+
+# GUIDs that neither the companion nor a 0x<GUID> name provides are found in the
+# TableOfContents of any texture arena of the mount, whatever its name (the real sky_model.psg
+# beside sky_textures.psg): read lazily, header and TOC only, verified against the arena as the
+# mount opens it. Several arenas holding a GUID: the first by path wins, the next three are named.
+# Neighbours that are no texture arena (a model, garbage, 200 junk names) are passed over
+# (lying TableOfContents and the scan's bounds: tests/unit/test_guid_index.c).
+tn=$WORK/tocname
+mkdir -p "$tn/x" "$tn/junk"
+cp "$src/sky.psg" "$tn/sky_model.psg"
+"$PSGFS_GEN" textures "$tn/sky_textures.psg"
+for k in "" 2 3 4; do "$PSGFS_GEN" textures --only 2 "$tn/x/more$k.psg"; done
+cp "$src/sky.psg" "$tn/junk/a_model.psg"
+head -c 3000 /dev/urandom > "$tn/junk/b_garbage.psg"
+for i in $(seq 200); do printf 'RW4junk%04d' "$i" > "$tn/junk/j$i.rx2"; done
+mount_psgfs "$tn" "$m"
+mat=$m/sky_model.psg/materials/00.material
+check "toc: every texture channel links" test "$(ls "$mat" | tr '\n' ' ')" = \
+	"detail.dds detail.png diffuse.dds diffuse.png material.txt specular.dds specular.png "
+check "toc: diffuse links into sky_textures.psg (first by path), not x/more.psg" test \
+	"$(readlink "$mat/diffuse.png")" = "../../../sky_textures.psg/textures/0x2c7f381800171902.png"
+check "toc: the links resolve to the byte-identical textures" bash -c "
+	cmp -s '$mat/diffuse.png' '$m/sky_textures.psg/textures/0x2c7f381800171902.png' &&
+	cmp -s '$mat/specular.dds' '$m/sky_textures.psg/textures/0x2c7f381800171903.dds' &&
+	cmp -s '$mat/detail.dds' '$m/sky_textures.psg/textures/0x2c7f381800171904.dds'"
+check "toc: material.txt names the source arena and the others" grep -qP \
+	'^2\tdiffuse\tstream\tsky_night_0x00c0ffee00450001\t0x2C7F381800171902\ttexture 0x2c7f381800171902 in sky_textures.psg \(by its TableOfContents; also in x/more\.psg, x/more2\.psg, x/more3\.psg and more\)$' \
+	"$mat/material.txt"
+check "toc: a GUID held once names no other" grep -qP \
+	'\t0x2C7F381800171903\ttexture 0x2c7f381800171903 in sky_textures.psg \(by its TableOfContents\)$' \
+	"$mat/material.txt"
+check "toc: a GUID found nowhere says where it was looked for" grep -qP \
+	'^1\tAttribulatorMaterialName\tguid\t-\t0x[0-9A-F]{16}\t- \(no companion, nor in any texture arena of the mount\)$' \
+	"$mat/material.txt"
+check "toc: info.txt counts them" grep -qx \
+	"materials: 1; 3 of 4 GUID channels name a texture: 0 of sky_model_Textures.psg (not found), 3 in the TableOfContents of other texture arenas of the mount (linked)" \
+	"$m/sky_model.psg/info.txt"
+check "toc: the .glb embeds the diffuse texture" bash -c "
+	test \"\$(python3 '$here/glb_info.py' '$m/sky_model.psg/export/sky_model.glb' | awk '{print \$8}')\" = 1 &&
+	python3 '$here/glb_info.py' '$m/sky_model.psg/export/sky_model.glb' 0 '$WORK/toc.png' >/dev/null &&
+	cmp -s '$WORK/toc.png' '$mat/diffuse.png'"
+unmount_psgfs "$m"
+
+# The folder's snapshot rules hold for links by TableOfContents: an arena added to a folder
+# after its first listing is not shown, so never linked (though the index reads the source);
+# one deleted before its first opening cannot be served, so never linked either.
+ch=$WORK/tocchange
+mkdir -p "$ch"
+cp "$src/sky.psg" "$ch/sky_model.psg"
+mount_psgfs "$ch" "$m"
+ls "$m" >/dev/null
+"$PSGFS_GEN" textures "$ch/sky_textures.psg"
+mat=$m/sky_model.psg/materials/00.material
+check "toc, added after the listing: not linked" test "$(ls "$mat")" = material.txt
+check "toc, added after the listing: material.txt says not found" grep -qP \
+	'\t0x2C7F381800171902\t- \(no companion, nor in any texture arena of the mount\)$' \
+	"$mat/material.txt"
+unmount_psgfs "$m"
+mount_psgfs "$ch" "$m"
+ls "$m" >/dev/null
+mv "$ch/sky_textures.psg" "$WORK/gone.psg"
+check "toc, deleted before its first opening: not linked" test "$(ls "$mat")" = material.txt
 unmount_psgfs "$m"
 
 # The offline tool shows the same materials.

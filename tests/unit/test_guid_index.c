@@ -3,7 +3,9 @@
  * that fills it (folder.c): which names are GUID arenas, lookups ordered by platform then
  * path, feeding before and after the build, the build run once and only on the first lookup
  * (never at mount time), the walk seeing every folder but never links, and a path found
- * through the folder layer as a slot.
+ * through the folder layer as a slot. Then the index of texture arenas of any name by their
+ * TableOfContents: the bounded scan of one arena (skate_toc_scan.c: texture GUIDs only, a TOC
+ * that lies, the byte and GUID caps) and the folder layer's lazy build (folder_toc_index).
  */
 #include <fcntl.h>
 #include <ftw.h>
@@ -19,6 +21,13 @@
 
 #include <cmocka.h>
 
+#include "psgfs/base/buf.h"
+#include "psgfs/base/source.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/formats/skate_objects.h"
+#include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psg_objects.h"
+#include "psgfs/gen/gen_psg_textures.h"
 #include "psgfs/tree/tree.h"
 #include "tree/guid_index.h"
 #include "tree/tree_int.h"
@@ -199,12 +208,196 @@ static void test_folder_walk(void **state)
 	assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
 }
 
+/* ---- texture arenas by their TableOfContents ---- */
+
+#define G_TRUE 0x7E57000000000001ull /* the lying arena's real texture */
+#define G_LIE  0x7E57000000000002ull /* its TOC names this GUID on its VersionData */
+#define G_DANG 0x7E57000000000003ull /* ... and this one on a row that does not exist */
+
+static void default_arena(struct buf *b, struct gen_tex_truth *truth)
+{
+	struct gen_tex_opts o = {0};
+
+	buf_init(b);
+	assert_int_equal(gen_psg_textures(&o, b, NULL, truth), RC_OK);
+	assert_false(b->oom);
+}
+
+/* One Texture row (bytes never read by the scan) and a TOC that names three GUIDs: the
+ * texture's, one on the VersionData and one on a row past the dictionary. */
+static void lying_arena(struct buf *out)
+{
+	struct psg_builder *b = psgb_new(PSGB_REG_TEXTURE10, 0x7E571E00u);
+	uint8_t tex[40] = {0};
+	uint32_t ver, t;
+
+	assert_non_null(b);
+	ver = psgo_version(b, PSGO_NEW, false);
+	t = psgb_add(b, RW_T_TEXTURE, 16, tex, sizeof tex);
+	const struct psgo_toc_entry toc[3] = {
+	    {.name = "real", .guid = G_TRUE, .type = RW_T_TEXTURE_HASH, .object = t},
+	    {.name = "lie", .guid = G_LIE, .type = RW_T_TEXTURE_HASH, .object = ver},
+	    {.name = "dangling", .guid = G_DANG, .type = RW_T_TEXTURE_HASH, .object = 999},
+	};
+	assert_true(psgo_toc(b, PSGO_NEW, toc, 3) != UINT32_MAX);
+	buf_init(out);
+	assert_int_equal(psgb_finish(b, 0, out, NULL), RC_OK);
+}
+
+static enum rc scan(const struct buf *b, uint64_t max_bytes, size_t max_guids, uint64_t **g,
+		    size_t *n)
+{
+	struct src s;
+	struct src_mem m;
+
+	src_init_mem(&s, &m, b->data, b->len);
+	return skate_toc_texture_guids(&s, max_bytes, max_guids, g, n);
+}
+
+static int by_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Every texture GUID of a texture arena, sorted; only those a TOC names on a Texture row; the
+ * caps on bytes and GUIDs; arenas that are no texture arena refused. */
+static void test_toc_scan(void **state)
+{
+	struct gen_tex_truth truth = {0};
+	struct buf b, lie, junk;
+	uint64_t *g, want[64];
+	size_t n;
+
+	(void)state;
+	default_arena(&b, &truth);
+	assert_true(truth.n > 2 && truth.n <= 64);
+	for (size_t k = 0; k < truth.n; k++)
+		want[k] = truth.items[k].guid;
+	qsort(want, truth.n, sizeof *want, by_u64);
+	assert_int_equal(scan(&b, 1u << 20, 4096, &g, &n), RC_OK);
+	assert_int_equal(n, truth.n);
+	assert_memory_equal(g, want, n * sizeof *g);
+	free(g);
+	/* at most max_guids kept */
+	assert_int_equal(scan(&b, 1u << 20, 2, &g, &n), RC_OK);
+	assert_int_equal(n, 2);
+	free(g);
+	/* the byte cap: refused whole, never indexed in part */
+	assert_int_equal(scan(&b, 64, 4096, &g, &n), RC_TOOBIG);
+	assert_int_equal(n, 0);
+	assert_null(g);
+	assert_int_equal(scan(&b, 600, 4096, &g, &n), RC_TOOBIG);
+	/* a TOC that lies: only the GUID on a Texture row counts */
+	lying_arena(&lie);
+	assert_int_equal(scan(&lie, 1u << 20, 4096, &g, &n), RC_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(g[0], G_TRUE);
+	free(g);
+	/* not texture arenas: garbage, a header and nothing else */
+	buf_init(&junk);
+	buf_puts(&junk, "RW4junk");
+	assert_true(scan(&junk, 1u << 20, 4096, &g, &n) != RC_OK);
+	assert_int_equal(n, 0);
+	assert_true(scan(&b, 1u << 20, 4096, &g, &n) == RC_OK);
+	free(g);
+	{
+		struct buf cut = b;
+
+		cut.len = 200; /* the header of a texture arena, cut */
+		assert_true(scan(&cut, 1u << 20, 4096, &g, &n) != RC_OK);
+	}
+	buf_free(&junk);
+	buf_free(&lie);
+	buf_free(&b);
+	gen_tex_truth_free(&truth);
+}
+
+static void write_rel(const char *rel, const struct buf *b)
+{
+	char p[256];
+	int fd;
+
+	snprintf(p, sizeof p, "%s/%s", dir, rel);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, b->data, b->len), (ssize_t)b->len);
+	close(fd);
+}
+
+/* The folder layer's TOC index: nothing read at mount or listing time; on the first lookup,
+ * every texture arena of any name (deep ones too) by path order; a lying TOC and garbage
+ * passed over; the name index untouched. */
+static void test_toc_folder(void **state)
+{
+	struct gen_tex_truth truth = {0};
+	struct tree_opts o = {0};
+	struct buf b, lie, junk;
+	struct tree *t;
+	struct tree_dir *d;
+	struct guid_index *ix;
+	struct guid_hit h[8];
+	char why[256];
+	size_t n;
+	uint64_t g0;
+
+	(void)state;
+	default_arena(&b, &truth);
+	g0 = truth.items[0].guid;
+	lying_arena(&lie);
+	buf_init(&junk);
+	buf_puts(&junk, "not an arena at all, though named like one");
+	snprintf(dir, sizeof dir, "/tmp/psgfs-gix.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	mkdir_rel("a");
+	mkdir_rel("a/b");
+	write_rel("z_textures.psg", &b);
+	write_rel("a/b/sky_textures.rx2", &b);
+	write_rel("a/lie.PSG", &lie);
+	write_rel("junk.psg", &junk);
+	touch("readme.txt");
+
+	assert_int_equal(tree_open(dir, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+	ix = folder_toc_index(t);
+	assert_non_null(ix);
+	assert_int_equal(tree_opendir(t, TREE_ROOT_INO, &d), RC_OK);
+	tree_closedir(t, d);
+	assert_false(guid_index_built(ix)); /* mounting and listing read no arena */
+	n = guid_index_find(ix, g0, "psg", h, 8);
+	assert_true(guid_index_built(ix));
+	assert_int_equal(n, 2);
+	assert_string_equal(h[0].path, "z_textures.psg"); /* the model's platform first */
+	assert_string_equal(h[1].path, "a/b/sky_textures.rx2");
+	for (size_t i = 0; i < n; i++)
+		free(h[i].path);
+	n = guid_index_find(ix, g0, NULL, h, 8); /* no platform: path order */
+	assert_int_equal(n, 2);
+	assert_string_equal(h[0].path, "a/b/sky_textures.rx2");
+	for (size_t i = 0; i < n; i++)
+		free(h[i].path);
+	n = guid_index_find(ix, G_TRUE, NULL, h, 8);
+	assert_int_equal(n, 1);
+	assert_string_equal(h[0].path, "a/lie.PSG");
+	free(h[0].path);
+	assert_int_equal(guid_index_find(ix, G_LIE, NULL, h, 8), 0);
+	assert_int_equal(guid_index_find(ix, G_DANG, NULL, h, 8), 0);
+	assert_int_equal(guid_index_count(ix), 2 * truth.n + 1);
+	assert_int_equal(guid_index_count(folder_guid_index(t)), 0); /* no GUID names here */
+	tree_close(t);
+	assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	buf_free(&junk);
+	buf_free(&lie);
+	buf_free(&b);
+	gen_tex_truth_free(&truth);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_names),
-	    cmocka_unit_test(test_find),
-	    cmocka_unit_test(test_folder_walk),
+	    cmocka_unit_test(test_names),	cmocka_unit_test(test_find),
+	    cmocka_unit_test(test_folder_walk), cmocka_unit_test(test_toc_scan),
+	    cmocka_unit_test(test_toc_folder),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

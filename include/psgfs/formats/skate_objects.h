@@ -180,4 +180,14 @@ enum rc skate_toc_entries(const struct src *s, const struct arena *a, struct ska
 			  size_t *n, struct diag *d);
 void skate_toc_items_free(struct skate_toc_item *v, size_t n);
 
+/*
+ * The GUIDs of the textures a texture arena's TableOfContents names (entries whose object is a
+ * Texture row), sorted, each once, at most max_guids of them (skate_toc_scan.c). At most
+ * max_bytes of s are read in all (header, sections, dictionary, TOC objects; never texture
+ * data). RC_UNSUPPORTED: no Texture row (not a texture arena); RC_TOOBIG: more than max_bytes
+ * would be needed; RC_FORMAT / RC_CORRUPT as arena_open. Free *out with free().
+ */
+enum rc skate_toc_texture_guids(const struct src *s, uint64_t max_bytes, size_t max_guids,
+				uint64_t **out, size_t *n);
+
 #endif
