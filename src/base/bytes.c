@@ -168,6 +168,8 @@ const char *rc_str(enum rc r)
 		return "too big";
 	case RC_EXISTS:
 		return "exists";
+	case RC_DENIED:
+		return "not permitted";
 	}
 	return "unknown error";
 }

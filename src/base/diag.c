@@ -72,10 +72,29 @@ static char *escaped(const char *line)
 	return b.oom ? (buf_free(&b), NULL) : (char *)buf_steal(&b, &len);
 }
 
+/* A line longer than DIAG_LINE_MAX keeps its start (what) and its end (why, where lines put
+ * it) around an ellipsis, cut between UTF-8 characters. */
+static void shorten(char *line)
+{
+	static const char dots[] = "\xe2\x80\xa6"; /* U+2026 */
+	size_t n = strlen(line), head = DIAG_LINE_MAX / 4, tail;
+
+	if (n <= DIAG_LINE_MAX)
+		return;
+	while (head && ((uint8_t)line[head] & 0xC0) == 0x80)
+		head--;
+	tail = n - (DIAG_LINE_MAX - head - (sizeof dots - 1));
+	while (tail < n && ((uint8_t)line[tail] & 0xC0) == 0x80)
+		tail++;
+	memcpy(line + head, dots, sizeof dots - 1);
+	memmove(line + head + sizeof dots - 1, line + tail, n - tail + 1);
+}
+
 void diag_add(struct diag *d, const char *fmt, ...)
 {
-	char line[512], **v;
-	va_list ap;
+	char stack[512], *line = stack, **v;
+	va_list ap, aq;
+	int n;
 
 	if (!d)
 		return;
@@ -84,15 +103,27 @@ void diag_add(struct diag *d, const char *fmt, ...)
 		return;
 	}
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
+	va_copy(aq, ap);
+	n = vsnprintf(stack, sizeof stack, fmt, ap);
 	va_end(ap);
-	v = xgrow_n(d->msg, d->n, &d->cap, sizeof *v, 16);
+	if (n >= (int)sizeof stack) { /* whole, then shortened where it says least */
+		line = malloc((size_t)n + 1);
+		if (line)
+			vsnprintf(line, (size_t)n + 1, fmt, aq);
+	}
+	va_end(aq);
+	v = line ? xgrow_n(d->msg, d->n, &d->cap, sizeof *v, 16) : NULL;
 	if (!v) {
+		if (line != stack)
+			free(line);
 		d->dropped++;
 		return;
 	}
+	shorten(line);
 	d->msg = v;
 	d->msg[d->n] = escaped(line);
+	if (line != stack)
+		free(line);
 	if (!d->msg[d->n]) {
 		d->dropped++;
 		return;

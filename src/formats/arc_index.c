@@ -70,6 +70,11 @@ uint64_t arc_index_decodes(const struct arc_index *ix)
 	return atomic_load(&((struct arc_index *)ix)->decodes);
 }
 
+uint64_t arc_index_overruns(const struct arc_index *ix)
+{
+	return atomic_load(&((struct arc_index *)ix)->overruns);
+}
+
 static uint64_t seg_pieces(const struct arcx_seg *g)
 {
 	return (g->s.out_len + ARC_PIECE_MAX - 1) / ARC_PIECE_MAX;
@@ -409,9 +414,51 @@ static enum rc piece_refpack(const struct src *s, const struct arc_index *ix,
 	return r == RC_TRUNCATED ? RC_CORRUPT : r;
 }
 
-/* zlib or raw deflate: decode from the segment's start, dropping output before po. */
+/* More of the segment's input for z when it has none left (RC_CORRUPT past its end). */
+static enum rc inflate_feed(const struct src *s, const struct arcx_seg *g, z_stream *z, uint8_t *in,
+			    uint64_t *at)
+{
+	size_t n = g->s.in_len - *at < IN_BLOCK ? (size_t)(g->s.in_len - *at) : IN_BLOCK;
+	enum rc r;
+
+	if (z->avail_in)
+		return RC_OK;
+	if (n == 0)
+		return RC_CORRUPT;
+	r = src_read(s, g->s.in_off + *at, in, n);
+	if (r == RC_OK) {
+		*at += n;
+		z->next_in = in;
+		z->avail_in = (uInt)n;
+	}
+	return r;
+}
+
+/* Whether the stream gives a byte more (its declared end reached without its own end). */
+static bool inflate_more(const struct src *s, const struct arcx_seg *g, z_stream *z, uint8_t *in,
+			 uint64_t *at)
+{
+	uint8_t extra;
+
+	for (;;) {
+		int zr;
+
+		if (inflate_feed(s, g, z, in, at) != RC_OK)
+			return false;
+		z->next_out = &extra;
+		z->avail_out = 1;
+		zr = inflate(z, Z_NO_FLUSH);
+		if (z->avail_out == 0)
+			return true;
+		if (zr != Z_OK && !(zr == Z_BUF_ERROR && z->avail_in == 0))
+			return false;
+	}
+}
+
+/* zlib or raw deflate: decode from the segment's start, dropping output before po. *over: the
+ * piece ends the segment and the stream goes on past it. */
 static enum rc piece_inflate(const struct src *s, const struct arcx_seg *g, uint64_t po, size_t len,
-			     uint8_t *dst, size_t *got)
+			     uint8_t *dst, size_t *got, bool *over)
 {
 	z_stream z;
 	uint8_t *in = malloc(IN_BLOCK), *skip = po ? malloc(64u << 10) : NULL;
@@ -471,6 +518,8 @@ static enum rc piece_inflate(const struct src *s, const struct arcx_seg *g, uint
 			break;
 		}
 	}
+	if (r == RC_OK && *got == len && zr != Z_STREAM_END && po + len == g->s.out_len)
+		*over = inflate_more(s, g, &z, in, &at);
 	inflateEnd(&z);
 	free(in);
 	free(skip);
@@ -535,8 +584,14 @@ enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, u
 	case ARC_SEG_REFPACK:
 		return piece_refpack(s, ix, g, po, len, dst, got);
 	case ARC_SEG_ZLIB:
-	case ARC_SEG_DEFLATE:
-		return piece_inflate(s, g, po, len, dst, got);
+	case ARC_SEG_DEFLATE: {
+		bool over = false;
+		enum rc r = piece_inflate(s, g, po, len, dst, got, &over);
+
+		if (over)
+			atomic_fetch_add(&((struct arc_index *)ix)->overruns, 1);
+		return r;
+	}
 	case ARC_SEG_LZX:
 		return piece_lzx(s, g, po, len, dst, got);
 	default:

@@ -36,7 +36,8 @@ struct arc_index {
 	uint32_t nrs, rscap;
 	uint64_t npieces;
 	uint64_t bytes;
-	atomic_ullong decodes; /* segment decodes by arc_piece, for tests and info */
+	atomic_ullong decodes;	/* segment decodes by arc_piece, for tests and info */
+	atomic_ullong overruns; /* decodes that found a segment holding more than it declares */
 };
 
 /* At most this many chunks per entry (a 4 GiB entry in 64 KiB chunks): the index costs about

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "fuse/ll.h"
 #include "psgfs/tree/mods.h"
@@ -72,6 +73,8 @@ static int to_errno(enum rc r)
 		return EFBIG;
 	case RC_EXISTS:
 		return EEXIST;
+	case RC_DENIED:
+		return EPERM; /* texture mods: a new texture, a picture's mode or times */
 	default:
 		return EIO; /* a broken decoded view, or the source changed under us */
 	}
@@ -234,6 +237,27 @@ static void open_writer(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		tree_mods_release(f);
 }
 
+/* Texture mods: a reader of a picture reads the content it opened (or EIO), never a part of
+ * a later one; true when it replied. */
+static bool open_reader(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct tree_mods_file *f;
+	bool direct;
+	enum rc r = tree_mods_open_reader(ll_of(req)->tree, ino, &f, &direct);
+
+	if (r != RC_OK) {
+		fuse_reply_err(req, to_errno(r));
+		return true;
+	}
+	if (!f)
+		return false;
+	fi->fh = (uintptr_t)f;
+	fi->direct_io = direct;
+	if (fuse_reply_open(req, fi) != 0)
+		tree_mods_release(f);
+	return true;
+}
+
 static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct psgfs_ll *ll = ll_of(req);
@@ -255,6 +279,8 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	 * be written drops its cached pages at every open. */
 	fi->keep_cache = !(ll->mods && tree_getattr(ll->tree, ino, &ts) == RC_OK && ts.writable);
 	fi->noflush = 1;
+	if (!fi->keep_cache && open_reader(req, ino, fi))
+		return;
 	fuse_reply_open(req, fi);
 }
 
@@ -271,7 +297,7 @@ static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	if (mods_fh(fi)) { /* a writer reads what it has written */
+	if (mods_fh(fi) && !tree_mods_is_reader(mods_fh(fi))) { /* a writer reads its own */
 		char *buf = malloc(size ? size : 1);
 		size_t got = 0;
 
@@ -283,7 +309,10 @@ static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		free(buf);
 		return;
 	}
-	r = tree_read_begin(ll->tree, ino, (uint64_t)off, size, &v);
+	if (mods_fh(fi))
+		r = tree_mods_read_view(mods_fh(fi), (uint64_t)off, size, &v);
+	else
+		r = tree_read_begin(ll->tree, ino, (uint64_t)off, size, &v);
 	if (r != RC_OK) {
 		fuse_reply_err(req, to_errno(r));
 		return;
@@ -366,6 +395,44 @@ static void ll_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 	fuse_reply_err(req, 0);
 }
 
+static bool same_time(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/* Mode, owner, times: only what would change what is served is asked of the tree (a chmod to
+ * the mode shown is no change, and succeeds). */
+static enum rc mods_setattr(struct psgfs_ll *ll, fuse_ino_t ino, const struct stat *attr,
+			    int to_set, struct tree_stat *ts)
+{
+	struct tree_stat want = {0};
+	struct timespec now;
+	struct stat cur;
+	unsigned what = 0;
+	enum rc r = tree_getattr(ll->tree, ino, ts);
+
+	if (r != RC_OK)
+		return r;
+	fill_stat(ll, ts, &cur);
+	clock_gettime(CLOCK_REALTIME, &now);
+	want.perm = attr->st_mode & 07777;
+	want.uid = attr->st_uid;
+	want.gid = attr->st_gid;
+	want.atime = to_set & FUSE_SET_ATTR_ATIME_NOW ? now : attr->st_atim;
+	want.mtime = to_set & FUSE_SET_ATTR_MTIME_NOW ? now : attr->st_mtim;
+	if ((to_set & FUSE_SET_ATTR_MODE) && want.perm != (cur.st_mode & 07777))
+		what |= TREE_SET_MODE;
+	if ((to_set & FUSE_SET_ATTR_UID) && want.uid != cur.st_uid)
+		what |= TREE_SET_UID;
+	if ((to_set & FUSE_SET_ATTR_GID) && want.gid != cur.st_gid)
+		what |= TREE_SET_GID;
+	if ((to_set & FUSE_SET_ATTR_ATIME) && !same_time(want.atime, cur.st_atim))
+		what |= TREE_SET_ATIME;
+	if ((to_set & FUSE_SET_ATTR_MTIME) && !same_time(want.mtime, cur.st_mtim))
+		what |= TREE_SET_MTIME;
+	return tree_mods_setattr(ll->tree, ino, what, &want, ts);
+}
+
 static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		       struct fuse_file_info *fi)
 {
@@ -378,8 +445,8 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		r = RC_READONLY;
 	else if (to_set & FUSE_SET_ATTR_SIZE)
 		r = tree_mods_truncate(ll->tree, ino, mods_fh(fi), (uint64_t)attr->st_size, &ts);
-	else /* mode, owner, times: accepted on what can be written, not kept */
-		r = tree_mods_setattr(ll->tree, ino, &ts);
+	else
+		r = mods_setattr(ll, ino, attr, to_set, &ts);
 	reply_attr(req, r, &ts);
 }
 

@@ -746,6 +746,7 @@ static struct piece *piece_get(struct arcdir *ad, uint32_t i, const struct arc_i
 	struct cache *c = ad->t->cache;
 	struct cache_key key = cache_key(ad->key, KEY_WHAT(KEY_ARC_PIECE, (uint64_t)i << 32 | k));
 	struct piece *p = cache_get(c, key, pin), *q;
+	uint64_t over;
 
 	if (p)
 		return p;
@@ -755,18 +756,24 @@ static struct piece *piece_get(struct arcdir *ad, uint32_t i, const struct arc_i
 		return NULL;
 	}
 	p->got = 0;
+	over = arc_index_overruns(ix);
 	p->r = arc_piece(&ad->src, ix, k, p->data, &p->got);
+	over = arc_index_overruns(ix) != over;
 	if (p->got > len)
 		p->got = (size_t)len;
 	atomic_fetch_add(&ad->t->arc_pieces, 1);
 	atomic_fetch_add(&ad->t->arc_piece_bytes, p->got);
-	if (quiet && (p->r != RC_OK || p->got < len)) {
+	if (quiet && (p->r != RC_OK || p->got < len || over)) {
 		free(p);
 		*r = RC_IO;
 		return NULL;
 	}
 	if (p->r != RC_OK && p->r != RC_NOMEM)
 		report(ad, i, "cannot decode", p->r);
+	else if (over) /* served as declared, but said */
+		report(ad, i,
+		       "a chunk inflates past its declared size (its declared bytes are served)",
+		       RC_CORRUPT);
 	if (p->r == RC_NOMEM || arcdir_changed(ad)) {
 		*r = p->r == RC_NOMEM ? RC_NOMEM : RC_IO;
 		free(p);

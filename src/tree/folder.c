@@ -1637,7 +1637,7 @@ struct asset *folder_asset_get(struct tree *t, uint32_t slot, struct cache_ent *
 	}
 	pthread_mutex_lock(&f->amu);
 	b = cache_get(t->cache, asset_ckey(slot), pin);
-	if (!b) {
+	for (unsigned tries = 0; !b; tries++) {
 		/* Opened without the lock: opening reads the file (headers, dictionary), and
 		 * requests for other assets go on meanwhile. */
 		struct asset *as;
@@ -1648,6 +1648,13 @@ struct asset *folder_asset_get(struct tree *t, uint32_t slot, struct cache_ent *
 		if (*r != RC_OK)
 			return NULL;
 		pthread_mutex_lock(&f->amu);
+		/* Texture mods: a commit moved the slot on while it opened (and its reset may
+		 * have come already): what it opened is the old content, not to be kept. */
+		if (t->mods && as->epoch != mods_epoch(t, slot) && tries < 8) {
+			asset_close(as);
+			b = cache_get(t->cache, asset_ckey(slot), pin);
+			continue;
+		}
 		b = asset_publish(t, e, as, pin, r);
 		if (!b) {
 			pthread_mutex_unlock(&f->amu);

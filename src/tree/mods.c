@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +34,12 @@ static int spill_open(struct mods *m)
 	char name[64];
 	int fd = openat(m->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 
+	if (fd < 0 && !mods_dir_ok(m)) { /* removed (ext4 says EPERM, not ENOENT) */
+		errno = ENOENT;
+		return -1;
+	}
+	if (fd < 0) /* again: it may have been removed and re-created since */
+		fd = openat(m->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		return fd;
 	snprintf(name, sizeof name, ".spill-%ld-%llu" MODS_TMP_SUFFIX, (long)getpid(),
@@ -213,7 +220,7 @@ static enum rc content_read(struct mods *m, struct mod_content *c, uint64_t off,
 	return r;
 }
 
-enum rc mods_content_complete(struct mods *m, struct mod_content *c)
+enum rc mods_content_complete(struct mods *m, struct mod_content *c, char *why, size_t whylen)
 {
 	uint8_t *buf = NULL;
 	enum rc r = RC_OK;
@@ -223,20 +230,36 @@ enum rc mods_content_complete(struct mods *m, struct mod_content *c)
 		size_t n =
 		    c->base_len - off < READ_CHUNK ? (size_t)(c->base_len - off) : READ_CHUNK;
 
-		if (!buf && !(buf = malloc(READ_CHUNK)))
+		if (!buf && !(buf = malloc(READ_CHUNK))) {
+			snprintf(why, whylen, "out of memory");
 			return RC_NOMEM;
+		}
 		r = content_pread(m, c, off, n, buf);
-		if (r == RC_OK && pwrite(c->fd, buf, n, (off_t)off) != (ssize_t)n)
+		if (r != RC_OK) {
+			snprintf(why, whylen,
+				 "cannot read the bytes it did not write from the picture: %s",
+				 rc_str(r));
+		} else if (pwrite(c->fd, buf, n, (off_t)off) != (ssize_t)n) {
+			snprintf(why, whylen,
+				 "cannot copy the bytes it did not write into its file in the "
+				 "mods folder: %s",
+				 strerror(errno));
 			r = errno_rc(errno);
+		}
 	}
 	free(buf);
 	if (r == RC_OK && c->base_len) {
 		c->n_ext = 0;
 		r = extent_add(c, 0, c->base_len);
 		c->base_len = 0;
+		if (r != RC_OK)
+			snprintf(why, whylen, "out of memory");
 	}
-	if (r == RC_OK && ftruncate(c->fd, (off_t)c->size) != 0)
+	if (r == RC_OK && ftruncate(c->fd, (off_t)c->size) != 0) {
+		snprintf(why, whylen, "cannot set the length of its file in the mods folder: %s",
+			 strerror(errno));
 		r = errno_rc(errno);
+	}
 	return r;
 }
 
@@ -366,9 +389,58 @@ int mods_open_dir(struct mods *m, const char *rel_dir, bool create)
 	return fd;
 }
 
-bool mods_open_asset(struct tree *t, uint32_t slot, const char *logical, const char *rel,
-		     enum asset_mode mode, struct asset **out, enum tree_open_fail *f, char *why,
-		     size_t whylen)
+bool mods_dir_ok(struct mods *m)
+{
+	struct stat st, par;
+	int fd;
+
+	if (fstat(m->dirfd, &st) == 0 && st.st_nlink > 0)
+		return true;
+	/* Removed: a folder of its name in the same parent, not one a link leads to, takes its
+	 * place (dup3 swaps it under the same descriptor for every thread at once). */
+	fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (fstatat(fd, "..", &par, 0) != 0 || par.st_dev != m->dir_parent.st_dev ||
+	    par.st_ino != m->dir_parent.st_ino || dup3(fd, m->dirfd, O_CLOEXEC) < 0) {
+		close(fd);
+		errno = ENOENT;
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+void mods_publish_begin(struct mods *m)
+{
+	pthread_mutex_lock(&m->mu);
+	m->pub_seq++;
+	pthread_mutex_unlock(&m->mu);
+}
+
+void mods_publish_end(struct mods *m)
+{
+	pthread_mutex_lock(&m->mu);
+	m->pub_seq++;
+	pthread_cond_broadcast(&m->pub_cv);
+	pthread_mutex_unlock(&m->mu);
+}
+
+static unsigned publish_seq(struct mods *m, bool wait)
+{
+	unsigned seq;
+
+	pthread_mutex_lock(&m->mu);
+	while (wait && (m->pub_seq & 1))
+		pthread_cond_wait(&m->pub_cv, &m->mu);
+	seq = m->pub_seq;
+	pthread_mutex_unlock(&m->mu);
+	return seq;
+}
+
+static bool open_once(struct tree *t, uint32_t slot, const char *logical, const char *rel,
+		      enum asset_mode mode, struct asset **out, enum tree_open_fail *f, char *why,
+		      size_t whylen)
 {
 	struct mods *m = t->mods;
 	const char *base = strrchr(rel, '/');
@@ -407,6 +479,24 @@ bool mods_open_asset(struct tree *t, uint32_t slot, const char *logical, const c
 	}
 	pthread_mutex_unlock(&m->mu);
 	return true;
+}
+
+/* The file in OUTDIR, the identity it is held to and the epoch the asset takes must be of one
+ * commit: an opening that a commit's publication overlapped is made again. */
+bool mods_open_asset(struct tree *t, uint32_t slot, const char *logical, const char *rel,
+		     enum asset_mode mode, struct asset **out, enum tree_open_fail *f, char *why,
+		     size_t whylen)
+{
+	for (unsigned tries = 0;; tries++) {
+		unsigned seq = publish_seq(t->mods, true);
+		bool mine;
+
+		*out = NULL;
+		mine = open_once(t, slot, logical, rel, mode, out, f, why, whylen);
+		if (publish_seq(t->mods, false) == seq || tries == 8)
+			return mine;
+		asset_close(*out);
+	}
 }
 
 /* Our own temporaries left by a crash: ".<name>.psgfs-tmp" files anywhere below OUTDIR. */
@@ -454,6 +544,7 @@ enum tree_open_fail mods_init(struct tree *t, char *why, size_t whylen)
 	m->t = t;
 	pthread_mutex_init(&m->mu, NULL);
 	pthread_mutex_init(&m->commit_mu, NULL);
+	pthread_cond_init(&m->pub_cv, NULL);
 	m->threads = nc < 1 ? 1 : nc > 16 ? 16 : (unsigned)nc;
 	t->mods = m;
 	m->dirfd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -461,6 +552,8 @@ enum tree_open_fail mods_init(struct tree *t, char *why, size_t whylen)
 		snprintf(why, whylen, "mods folder %s: %s", m->dir, strerror(errno));
 		return TREE_FAIL_OPEN;
 	}
+	if (fstatat(m->dirfd, "..", &m->dir_parent, 0) != 0)
+		memset(&m->dir_parent, 0, sizeof m->dir_parent);
 	fd = openat(m->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0)
 		clean_dir(fd, 0);
@@ -503,6 +596,7 @@ void mods_free(struct mods *m)
 		close(m->dirfd);
 	pthread_mutex_destroy(&m->mu);
 	pthread_mutex_destroy(&m->commit_mu);
+	pthread_cond_destroy(&m->pub_cv);
 	free(m->dir);
 	free(m);
 }
@@ -543,7 +637,7 @@ static void temp_stat(const struct mod_temp *tp, struct tree_stat *out)
 	out->type = TT_FILE;
 	out->size = tp->c.size;
 	out->nlink = tp->gone ? 0 : 1;
-	out->perm = 0644;
+	out->perm = tp->perm;
 	out->uid = tp->uid;
 	out->gid = tp->gid;
 	out->atime = out->mtime = tp->mtime;
@@ -567,6 +661,38 @@ static void temps_trim(struct mods *m)
 			content_free(&tp->c); /* an alias needs no bytes */
 		pp = &tp->next;
 	}
+}
+
+static void temp_gone(struct mods *m, struct mod_temp *tp, tree_ino alias);
+
+/* Room for one more writer or temporary (m->mu held): at the limit, the oldest temporary
+ * nobody has open (an abandoned one: an editor's save that never renamed it) is discarded;
+ * its name goes to *gone (for errors.txt, after m->mu) and its folder to *gone_dir. */
+static bool temps_room(struct mods *m, char *gone, size_t n, tree_ino *gone_dir)
+{
+	struct mod_temp *old = NULL;
+
+	*gone_dir = 0;
+	if (m->n_open < MODS_TEMPS_MAX)
+		return true;
+	for (struct mod_temp *tp = m->temps; tp; tp = tp->next) /* newest first */
+		if (!tp->gone && !tp->opens)
+			old = tp;
+	if (!old)
+		return false;
+	snprintf(gone, n, "%s", old->name);
+	*gone_dir = old->parent;
+	temp_gone(m, old, 0);
+	return m->n_open < MODS_TEMPS_MAX;
+}
+
+static void log_discarded(struct mods *m, const char *name, tree_ino dir)
+{
+	if (dir)
+		mods_log(m, ino_slot(dir), true,
+			 "textures/%s: a temporary nobody had open was discarded to make room (at "
+			 "most %u writers and temporaries at once)",
+			 name, MODS_TEMPS_MAX);
 }
 
 enum rc mods_temp_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
@@ -644,22 +770,52 @@ enum rc mods_temp_read(struct tree *t, tree_ino ino, uint64_t off, size_t len, s
 
 /* ---- what a node is ---- */
 
-/* Picture (DDS/PNG), textures/ or nothing writable; ino's asset is looked at and released. */
-static enum psg_texnode node_kind(struct tree *t, tree_ino ino)
+/* Picture (DDS/PNG), textures/ or nothing writable (*k); ino's asset is looked at and
+ * released. An asset that cannot be had now (closed by the open-asset limit and failing to
+ * open again, out of memory) is that failure, not "read-only". */
+static enum rc node_kind(struct tree *t, tree_ino ino, enum psg_texnode *k)
 {
 	struct cache_ent *pin;
 	uint32_t row;
-	enum rc r;
-	enum psg_texnode k = PSG_NOT_TEX;
+	enum rc r = RC_OK;
 	struct asset *as;
 
+	*k = PSG_NOT_TEX;
 	if (mods_is_temp(ino) || (t->fold && (uint32_t)ino == 1))
-		return PSG_NOT_TEX; /* a folder-layer node: a folder, a plain file, an asset root */
+		return RC_OK; /* a folder-layer node: a folder, a plain file, an asset root */
 	as = tree_asset_get(t, ino_slot(ino), &pin, &r);
 	if (as)
-		k = psg_texnode(as, tnode_unpack((uint32_t)ino), &row);
+		*k = psg_texnode(as, tnode_unpack((uint32_t)ino), &row);
 	tree_asset_put(t, pin);
-	return k;
+	return as || r == RC_NOENT || r == RC_ISDIR ? RC_OK : r;
+}
+
+static bool is_picture(enum psg_texnode k)
+{
+	return k == PSG_TEX_DDS || k == PSG_TEX_PNG;
+}
+
+/* A name that says "a picture": written into textures/ where no texture has it, it would be a
+ * new texture, which a mod cannot add (a temporary of that name would vanish unseen). */
+static bool adds_texture(const char *name)
+{
+	static const char *const ext[] = {".dds", ".png", ".tga",  ".jpg",  ".jpeg", ".bmp",
+					  ".gif", ".tif", ".tiff", ".webp", NULL};
+	const char *dot = strrchr(name, '.');
+
+	for (size_t i = 0; dot && dot != name && ext[i]; i++)
+		if (!strcasecmp(dot, ext[i]))
+			return true;
+	return false;
+}
+
+static enum rc refuse_new_texture(struct mods *m, tree_ino dir, const char *name)
+{
+	mods_log(m, ino_slot(dir), true,
+		 "textures/%s: refused: no texture of this arena has that name, and texture mods "
+		 "cannot add one (write over one of its pictures)",
+		 name);
+	return RC_DENIED;
 }
 
 /* The node `name` of folder `parent` leads to, from the mount's own listing (not temporaries). */
@@ -695,24 +851,50 @@ static enum rc new_file(struct mods *m, tree_ino ino, struct mod_temp *tp,
 	return RC_OK;
 }
 
+/* A writer's file in OUTDIR could not be made: errors.txt says why (the name, or picture pic's). */
+static void log_no_file(struct mods *m, uint32_t slot, const char *name, tree_ino pic, int e)
+{
+	char nm[NAME_MAX + 1];
+
+	if (!name)
+		mods_name_of(m->t, pic, nm, sizeof nm);
+	if (e == ENOENT)
+		mods_log(
+		    m, slot, true,
+		    "textures/%s: not written: the mods folder %s is gone (removed while mounted; "
+		    "saves work again once it is re-created)",
+		    name ? name : nm, m->dir);
+	else
+		mods_log(m, slot, true,
+			 "textures/%s: not written: cannot make a file in the mods "
+			 "folder %s: %s",
+			 name ? name : nm, m->dir, strerror(e));
+}
+
 /* A writer of picture ino: its own copy, over the picture as it is unless truncated. */
 static enum rc open_picture(struct tree *t, tree_ino ino, bool trunc, struct tree_mods_file **out)
 {
 	struct mods *m = t->mods;
 	struct tree_stat st;
+	char gone[NAME_MAX + 1];
+	tree_ino gone_dir;
 	enum rc r = trunc ? RC_OK : tree_getattr(t, ino, &st);
 
 	if (r != RC_OK)
 		return r;
 	pthread_mutex_lock(&m->mu);
-	r = m->n_open < MODS_TEMPS_MAX ? RC_OK : RC_NOSPACE;
+	r = temps_room(m, gone, sizeof gone, &gone_dir) ? RC_OK : RC_NOSPACE;
 	m->n_open += r == RC_OK;
 	pthread_mutex_unlock(&m->mu);
+	log_discarded(m, gone, gone_dir);
 	if (r == RC_OK)
 		r = new_file(m, ino, NULL, out);
 	if (r == RC_OK) {
 		r = content_init(m, &(*out)->own, ino, trunc ? 0 : st.size);
-		(*out)->own.dirty = trunc; /* an emptied picture is a change */
+		if (r != RC_OK && r != RC_NOMEM)
+			log_no_file(m, ino_slot(ino), NULL, ino, errno);
+		else
+			(*out)->own.dirty = trunc; /* an emptied picture is a change */
 	}
 	if (r != RC_OK) {
 		if (*out)
@@ -766,10 +948,57 @@ enum rc tree_mods_open(struct tree *t, tree_ino ino, bool trunc, struct tree_mod
 		pthread_mutex_unlock(&m->mu);
 		return alias ? tree_mods_open(t, alias, trunc, out) : r;
 	}
-	k = node_kind(t, ino);
-	if (k != PSG_TEX_DDS && k != PSG_TEX_PNG)
+	r = node_kind(t, ino, &k);
+	if (r != RC_OK)
+		return r;
+	if (!is_picture(k))
 		return RC_READONLY;
 	return open_picture(t, ino, trunc, out);
+}
+
+enum rc tree_mods_open_reader(struct tree *t, tree_ino ino, struct tree_mods_file **out,
+			      bool *direct)
+{
+	struct cache_ent *pin;
+	struct asset *as;
+	uint32_t row;
+	enum rc r = RC_OK;
+
+	*out = NULL;
+	*direct = false;
+	if (!t->mods || mods_is_temp(ino) || (t->fold && (uint32_t)ino == 1))
+		return RC_OK;
+	as = tree_asset_get(t, ino_slot(ino), &pin, &r);
+	if (!as)
+		return RC_OK; /* opened as any node: its reads say what fails */
+	if (is_picture(psg_texnode(as, tnode_unpack((uint32_t)ino), &row))) {
+		r = new_file(t->mods, ino, NULL, out);
+		if (r == RC_OK) {
+			(*out)->reader = true;
+			(*out)->epoch = as->epoch;
+			/* The page cache holds only what the first content gave (its readers
+			 * read nothing else): a later content's readers go around it. */
+			*direct = as->epoch != 0;
+		}
+	}
+	tree_asset_put(t, pin);
+	return r;
+}
+
+bool tree_mods_is_reader(const struct tree_mods_file *f)
+{
+	return f && f->reader;
+}
+
+enum rc tree_mods_read_view(struct tree_mods_file *f, uint64_t off, size_t len, struct tree_rdv *v)
+{
+	enum rc r = tree_read_begin(f->m->t, f->ino, off, len, v);
+
+	if (r == RC_OK && v->epoch != f->epoch) { /* saved since it was opened: never a mix */
+		tree_read_end(v);
+		r = RC_IO;
+	}
+	return r;
 }
 
 static bool name_ok(const char *name)
@@ -793,6 +1022,7 @@ static enum rc new_temp(struct tree *t, tree_ino parent, const char *name, uid_t
 		return r;
 	}
 	tp->parent = parent;
+	tp->perm = 0644;
 	tp->uid = uid;
 	tp->gid = gid;
 	clock_gettime(CLOCK_REALTIME, &tp->mtime);
@@ -805,28 +1035,44 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 {
 	struct mods *m = t->mods;
 	struct mod_temp *tp, *fresh = NULL;
-	tree_ino child;
+	char gone[NAME_MAX + 1];
+	tree_ino child, gone_dir = 0;
+	enum psg_texnode k;
 	enum rc r;
 
 	*out = NULL;
-	if (!m || node_kind(t, parent) != PSG_TEX_DIR)
+	if (!m)
 		return RC_READONLY;
+	r = node_kind(t, parent, &k);
+	if (r != RC_OK || k != PSG_TEX_DIR)
+		return r != RC_OK ? r : RC_READONLY;
 	if (!name_ok(name))
 		return RC_INVAL;
-	if (child_of(t, parent, name, &child) == RC_OK) { /* a picture, or another file */
+	r = child_of(t, parent, name, &child);
+	if (r == RC_OK) { /* a picture, or another file */
 		if (excl)
 			return RC_EXISTS;
 		r = tree_mods_open(t, child, trunc, out);
 		return r == RC_OK ? tree_mods_fgetattr(*out, st) : r;
 	}
-	r = new_temp(t, parent, name, uid, gid, &fresh);
-	if (r != RC_OK)
+	if (r != RC_NOENT)
 		return r;
+	pthread_mutex_lock(&m->mu);
+	tp = temp_by_name(m, parent, name);
+	pthread_mutex_unlock(&m->mu);
+	if (!tp && adds_texture(name))
+		return refuse_new_texture(m, parent, name);
+	r = new_temp(t, parent, name, uid, gid, &fresh);
+	if (r != RC_OK) {
+		if (r != RC_NOMEM)
+			log_no_file(m, ino_slot(parent), name, 0, errno);
+		return r;
+	}
 	pthread_mutex_lock(&m->mu);
 	tp = temp_by_name(m, parent, name);
 	if (tp && excl) {
 		r = RC_EXISTS;
-	} else if (!tp && m->n_open >= MODS_TEMPS_MAX) {
+	} else if (!tp && !temps_room(m, gone, sizeof gone, &gone_dir)) {
 		r = RC_NOSPACE;
 	} else if (!tp) {
 		tp = fresh;
@@ -841,6 +1087,7 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 	if (r == RC_OK)
 		temp_stat(tp, st);
 	pthread_mutex_unlock(&m->mu);
+	log_discarded(m, gone, gone_dir);
 	if (fresh)
 		temp_free(fresh);
 	return r;
@@ -853,7 +1100,7 @@ static struct mod_content *content_of(struct tree_mods_file *f)
 
 enum rc tree_mods_write(struct tree_mods_file *f, uint64_t off, const void *p, size_t n)
 {
-	enum rc r = content_write(content_of(f), off, p, n);
+	enum rc r = f->reader ? RC_INVAL : content_write(content_of(f), off, p, n);
 
 	if (r == RC_OK && f->tmp)
 		clock_gettime(CLOCK_REALTIME, &f->tmp->mtime);
@@ -862,7 +1109,22 @@ enum rc tree_mods_write(struct tree_mods_file *f, uint64_t off, const void *p, s
 
 enum rc tree_mods_read(struct tree_mods_file *f, uint64_t off, size_t n, void *dst, size_t *got)
 {
-	return content_read(f->m, content_of(f), off, n, dst, got);
+	struct tree_rdv v;
+	size_t at = 0;
+	enum rc r;
+
+	if (!f->reader)
+		return content_read(f->m, content_of(f), off, n, dst, got);
+	*got = 0;
+	r = tree_mods_read_view(f, off, n, &v);
+	for (unsigned i = 0; r == RC_OK && i < v.n; i++) {
+		memcpy((uint8_t *)dst + at, v.base[i], v.len[i]);
+		at += v.len[i];
+	}
+	if (r == RC_OK)
+		tree_read_end(&v);
+	*got = at;
+	return r;
 }
 
 enum rc tree_mods_fgetattr(struct tree_mods_file *f, struct tree_stat *st)
@@ -876,7 +1138,7 @@ enum rc tree_mods_fgetattr(struct tree_mods_file *f, struct tree_stat *st)
 		return RC_OK;
 	}
 	r = tree_getattr(f->m->t, f->ino, st);
-	if (r == RC_OK)
+	if (r == RC_OK && !f->reader)
 		st->size = f->own.size; /* what this writer's file holds */
 	return r;
 }
@@ -896,7 +1158,7 @@ enum rc tree_mods_truncate(struct tree *t, tree_ino ino, struct tree_mods_file *
 			return r;
 		f = tf;
 	}
-	r = content_truncate(content_of(f), size);
+	r = f->reader ? RC_INVAL : content_truncate(content_of(f), size);
 	if (r == RC_OK)
 		r = tree_mods_fgetattr(f, st);
 	if (tf)
@@ -909,7 +1171,7 @@ enum rc tree_mods_flush(struct tree_mods_file *f)
 	struct mod_content *c = &f->own;
 	bool dirty;
 
-	if (f->tmp)
+	if (f->tmp || f->reader)
 		return RC_OK; /* a temporary becomes a picture when renamed over one */
 	pthread_mutex_lock(&c->mu);
 	/* An emptied file is no picture yet: `cmd > file` closes the descriptor it opened before
@@ -934,7 +1196,7 @@ void tree_mods_release(struct tree_mods_file *f)
 	if (f->tmp) {
 		f->tmp->opens--;
 		temps_trim(m);
-	} else {
+	} else if (!f->reader) {
 		m->n_open--;
 	}
 	pthread_mutex_unlock(&m->mu);
@@ -985,6 +1247,8 @@ static enum rc rename_over_picture(struct tree *t, struct mod_temp *tp, tree_ino
 	tp->opens--; /* held by the caller for the commit */
 	if (r == RC_OK)
 		temp_gone(m, tp, pic);
+	else if (r == RC_INVAL) /* refused (errors.txt says why): it would never be a picture */
+		temp_gone(m, tp, 0);
 	else
 		temps_trim(m);
 	pthread_mutex_unlock(&m->mu);
@@ -1028,18 +1292,28 @@ enum rc tree_mods_rename(struct tree *t, tree_ino parent, const char *name, tree
 		return RC_READONLY;
 	if (flags & ~(unsigned)RENAME_NOREPLACE)
 		return RC_INVAL; /* RENAME_EXCHANGE, RENAME_WHITEOUT */
-	if (!name_ok(newname) || node_kind(t, newparent) != PSG_TEX_DIR)
-		return node_kind(t, newparent) != PSG_TEX_DIR ? RC_READONLY : RC_INVAL;
-	if (child_of(t, newparent, newname, &child) == RC_OK) {
-		k = node_kind(t, child);
-		if (k != PSG_TEX_DDS && k != PSG_TEX_PNG)
-			return RC_READONLY;
+	r = node_kind(t, newparent, &k);
+	if (r != RC_OK || k != PSG_TEX_DIR)
+		return r != RC_OK ? r : RC_READONLY;
+	if (!name_ok(newname))
+		return RC_INVAL;
+	r = child_of(t, newparent, newname, &child);
+	if (r != RC_OK && r != RC_NOENT)
+		return r;
+	if (r == RC_OK) {
+		r = node_kind(t, child, &k);
+		if (r != RC_OK || !is_picture(k))
+			return r != RC_OK ? r : RC_READONLY;
 		if (flags & RENAME_NOREPLACE)
 			return RC_EXISTS;
 		pic = child;
 	}
 	pthread_mutex_lock(&m->mu);
 	tp = temp_by_name(m, parent, name);
+	if (tp && !pic && !temp_by_name(m, newparent, newname) && adds_texture(newname)) {
+		pthread_mutex_unlock(&m->mu);
+		return refuse_new_texture(m, newparent, newname);
+	}
 	if (tp && pic)
 		tp->opens++; /* kept while its picture is written */
 	r = !tp ? RC_NOENT : pic ? RC_OK : rename_temp(m, tp, newparent, newname, flags);
@@ -1049,16 +1323,59 @@ enum rc tree_mods_rename(struct tree *t, tree_ino parent, const char *name, tree
 	return pic ? rename_over_picture(t, tp, newparent, newname, pic) : r;
 }
 
-enum rc tree_mods_setattr(struct tree *t, tree_ino ino, struct tree_stat *st)
+/* A temporary keeps what it is given (editors copy the picture's mode onto theirs). */
+static enum rc temp_setattr(struct tree *t, tree_ino ino, unsigned what,
+			    const struct tree_stat *want, struct tree_stat *st)
 {
+	struct mods *m = t->mods;
+	struct mod_temp *tp;
+	tree_ino alias;
+
+	pthread_mutex_lock(&m->mu);
+	tp = temp_by_ino(m, ino);
+	alias = tp ? tp->alias : 0;
+	if (tp && !alias) {
+		if (what & TREE_SET_MODE)
+			tp->perm = want->perm & 07777;
+		if (what & TREE_SET_UID)
+			tp->uid = want->uid;
+		if (what & TREE_SET_GID)
+			tp->gid = want->gid;
+		if (what & TREE_SET_MTIME)
+			tp->mtime = want->mtime;
+	}
+	pthread_mutex_unlock(&m->mu);
+	if (!tp)
+		return RC_NOENT;
+	return alias ? tree_mods_setattr(t, alias, what, want, st) : mods_temp_getattr(t, ino, st);
+}
+
+enum rc tree_mods_setattr(struct tree *t, tree_ino ino, unsigned what, const struct tree_stat *want,
+			  struct tree_stat *st)
+{
+	char name[NAME_MAX + 1];
 	enum psg_texnode k;
+	enum rc r;
 
 	if (!t->mods)
 		return RC_READONLY;
 	if (mods_is_temp(ino))
-		return mods_temp_getattr(t, ino, st);
-	k = node_kind(t, ino);
+		return temp_setattr(t, ino, what, want, st);
+	r = node_kind(t, ino, &k);
+	if (r != RC_OK)
+		return r;
 	if (k == PSG_NOT_TEX)
 		return RC_READONLY;
-	return tree_getattr(t, ino, st);
+	if (what && is_picture(k)) { /* they are the arena's: nothing written would keep them */
+		mods_name_of(t, ino, name, sizeof name);
+		mods_log(t->mods, ino_slot(ino), true,
+			 "textures/%s: refused to change its %s: a picture's mode, owner and times "
+			 "are its arena's",
+			 name,
+			 what & TREE_SET_MODE			? "mode"
+			 : what & (TREE_SET_UID | TREE_SET_GID) ? "owner"
+								: "times");
+		return RC_DENIED;
+	}
+	return what ? RC_DENIED : tree_getattr(t, ino, st);
 }

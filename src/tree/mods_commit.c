@@ -86,6 +86,19 @@ static void name_in(struct tree *t, tree_ino dir, tree_ino ino, char *out, size_
 	tree_closedir(t, d);
 }
 
+void mods_name_of(struct tree *t, tree_ino pic, char *out, size_t n)
+{
+	struct cache_ent *pin;
+	struct asset *as;
+	enum rc r;
+
+	snprintf(out, n, "?");
+	as = tree_asset_get(t, ino_slot(pic), &pin, &r);
+	if (as && as->fmt == &tree_format_psg)
+		name_in(t, psg_textures_dir(as), pic, out, n);
+	tree_asset_put(t, pin);
+}
+
 /* Where the asset's arena goes in OUTDIR: its path in the mounted folder, or its name. */
 static bool rel_of(struct tree *t, const struct asset *as, char *out, size_t n)
 {
@@ -96,24 +109,44 @@ static bool rel_of(struct tree *t, const struct asset *as, char *out, size_t n)
 
 /* ---- OUTDIR ---- */
 
-/* The finished file: synced, named `.<base>.psgfs-tmp`, renamed over base, folder synced. */
-static enum rc publish(int dfd, int fd, bool unnamed, const char *tmp, const char *base)
+static void advance(struct mods *m, uint32_t slot, const struct stat *st, const char *rel);
+
+/* The finished file: synced, named `.<base>.psgfs-tmp`, renamed over base (and from then on
+ * what the slot serves: its identity and epoch move on in the same publication), folder
+ * synced. After the rename the arena is written whatever follows: a failed folder sync only
+ * says so in *unsynced (the errno). */
+static enum rc publish(struct mods *m, uint32_t slot, const char *rel, int dfd, int fd,
+		       bool unnamed, const char *tmp, const char *base, struct stat *st,
+		       int *unsynced, char *why, size_t whylen)
 {
 	char proc[64];
+	int e;
 
-	if (fsync(fd) != 0)
+	if (fsync(fd) != 0 || fstat(fd, st) != 0) {
+		snprintf(why, whylen, "cannot sync the new arena: %s", strerror(errno));
 		return RC_IO;
+	}
 	if (unnamed) {
 		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
 		unlinkat(dfd, tmp, 0); /* one of ours left by a crash */
-		if (linkat(AT_FDCWD, proc, dfd, tmp, AT_SYMLINK_FOLLOW) != 0)
+		if (linkat(AT_FDCWD, proc, dfd, tmp, AT_SYMLINK_FOLLOW) != 0) {
+			snprintf(why, whylen, "cannot name the new arena in the mods folder: %s",
+				 strerror(errno));
 			return RC_IO;
+		}
 	}
-	if (renameat(dfd, tmp, dfd, base) != 0) {
+	mods_publish_begin(m);
+	e = renameat(dfd, tmp, dfd, base) != 0 ? errno : 0;
+	if (!e)
+		advance(m, slot, st, rel);
+	mods_publish_end(m);
+	if (e) {
 		unlinkat(dfd, tmp, 0);
+		snprintf(why, whylen, "cannot put %.200s in place: %s", rel, strerror(e));
 		return RC_IO;
 	}
-	return fsync(dfd) == 0 ? RC_OK : RC_IO;
+	*unsynced = fsync(dfd) == 0 ? 0 : errno;
+	return RC_OK;
 }
 
 /* A file for the new arena in folder dfd: unnamed where the file system can, else named tmp. */
@@ -159,29 +192,52 @@ static enum rc out_fill(struct asset *as, const struct src *pic, const struct te
 	return r;
 }
 
-static enum rc write_outdir(struct mods *m, struct asset *as, const char *rel,
-			    const struct src *pic, const struct texmod_plan *p, struct stat *st,
-			    char *why, size_t whylen)
+/* OUTDIR's folder of rel, made as needed (OUTDIR removed and re-created since is used anew);
+ * *gone when OUTDIR is removed and not re-created. */
+static int out_dir(struct mods *m, const char *rel, bool *gone)
 {
 	const char *slash = strrchr(rel, '/');
 	char *dir = slash ? strndup(rel, (size_t)(slash - rel)) : strdup("");
-	struct outfile o = {.dfd = dir ? mods_open_dir(m, dir, true) : -1, .fd = -1};
+	int fd = -1;
+
+	*gone = !mods_dir_ok(m);
+	if (*gone)
+		errno = ENOENT;
+	else if (!dir)
+		errno = ENOMEM;
+	else
+		fd = mods_open_dir(m, dir, true);
+	free(dir);
+	return fd;
+}
+
+static enum rc write_outdir(struct mods *m, struct asset *as, const char *rel,
+			    const struct src *pic, const struct texmod_plan *p, int *unsynced,
+			    char *why, size_t whylen)
+{
+	const char *slash = strrchr(rel, '/');
+	struct outfile o = {.fd = -1};
+	bool gone;
 	enum rc r;
 
-	free(dir);
+	o.dfd = out_dir(m, rel, &gone);
 	o.base = slash ? slash + 1 : rel;
 	snprintf(o.tmp, sizeof o.tmp, ".%.200s" MODS_TMP_SUFFIX, o.base);
 	if (o.dfd < 0 || (o.fd = out_open(o.dfd, o.tmp, &o.unnamed)) < 0) {
-		snprintf(why, whylen, "cannot write in the mods folder %s: %s", m->dir,
-			 strerror(errno));
+		if (gone)
+			snprintf(why, whylen,
+				 "the mods folder %s is gone (removed while mounted; saves work "
+				 "again once it is re-created)",
+				 m->dir);
+		else
+			snprintf(why, whylen, "cannot write in the mods folder %s: %s", m->dir,
+				 strerror(errno));
 		r = errno == ENOSPC ? RC_NOSPACE : RC_IO;
 	} else {
 		r = out_fill(as, pic, p, &o, why, whylen);
-		if (r == RC_OK && (r = publish(o.dfd, o.fd, o.unnamed, o.tmp, o.base)) != RC_OK)
-			snprintf(why, whylen, "cannot put %.200s in place: %s", rel,
-				 strerror(errno));
-		if (r == RC_OK && fstat(o.fd, st) != 0)
-			r = RC_IO;
+		if (r == RC_OK)
+			r = publish(m, as->slot, rel, o.dfd, o.fd, o.unnamed, o.tmp, o.base, &o.st,
+				    unsynced, why, whylen);
 		if (r != RC_OK && !o.unnamed)
 			unlinkat(o.dfd, o.tmp, 0);
 	}
@@ -221,8 +277,8 @@ static void switch_single(struct mods *m, struct asset *old, const char *rel)
 		asset_close(na); /* keep serving the old one rather than lose track of it */
 }
 
-/* A new content for a slot: its epoch moves on and, in a folder, its asset opens anew. */
-static void bump(struct mods *m, uint32_t slot, const struct stat *st, const char *rel)
+/* A new content for a slot: its epoch moves on (and its identity in OUTDIR, st). */
+static void advance(struct mods *m, uint32_t slot, const struct stat *st, const char *rel)
 {
 	struct mod_slot *s;
 
@@ -239,6 +295,12 @@ static void bump(struct mods *m, uint32_t slot, const struct stat *st, const cha
 		}
 	}
 	pthread_mutex_unlock(&m->mu);
+}
+
+/* ... and, in a folder, its asset opens anew. */
+static void bump(struct mods *m, uint32_t slot)
+{
+	advance(m, slot, NULL, NULL);
 	if (m->t->fold)
 		folder_slot_reset(m->t, slot);
 }
@@ -274,7 +336,7 @@ static void forget(struct mods *m, uint32_t slot)
 
 	notify_tree(t, asset_root(slot), 0, NULL, &budget);
 	if (model) {
-		bump(m, model, NULL, NULL);
+		bump(m, model);
 		notify_tree(t, asset_root(model), 0, model_skip, &budget);
 	}
 }
@@ -285,8 +347,8 @@ static enum rc commit_locked(struct mods *m, struct asset *as, uint32_t row, enu
 	struct tree *t = m->t;
 	struct texmod_plan p;
 	struct src pic;
-	struct stat st;
-	char why[512], rel[PATH_MAX];
+	char why[1024], rel[PATH_MAX];
+	int unsynced = 0;
 	enum rc r;
 
 	src_init_fd(&pic, &c->fd, c->size);
@@ -300,7 +362,7 @@ static enum rc commit_locked(struct mods *m, struct asset *as, uint32_t row, enu
 		snprintf(why, sizeof why, "its path is too long");
 		r = RC_IO;
 	} else {
-		r = write_outdir(m, as, rel, &pic, &p, &st, why, sizeof why);
+		r = write_outdir(m, as, rel, &pic, &p, &unsynced, why, sizeof why);
 	}
 	if (r == RC_INVAL || r == RC_CORRUPT || r == RC_TRUNCATED || r == RC_FORMAT ||
 	    r == RC_UNSUPPORTED) { /* the picture turned out damaged past its header */
@@ -311,8 +373,15 @@ static enum rc commit_locked(struct mods *m, struct asset *as, uint32_t row, enu
 	} else {
 		mods_log(m, as->slot, false, "textures/%s: %s; in %s/%s", name, p.what, m->dir,
 			 rel);
-		bump(m, as->slot, &st, rel);
-		if (!t->fold)
+		if (unsynced) /* in place and served: only its durability is in doubt */
+			mods_log(
+			    m, as->slot, true,
+			    "textures/%s: written to %s/%s, but its folder could not be synced "
+			    "(%s): a crash now could lose it",
+			    name, m->dir, rel, strerror(unsynced));
+		if (t->fold)
+			folder_slot_reset(t, as->slot);
+		else
 			switch_single(m, as, rel);
 	}
 	texmod_plan_free(&p);
@@ -326,7 +395,7 @@ enum rc mods_commit(struct mods *m, tree_ino pic, struct mod_content *c)
 	struct asset *as;
 	enum psg_texnode k = PSG_NOT_TEX;
 	uint32_t row = 0, slot = ino_slot(pic);
-	char name[NAME_MAX + 1];
+	char name[NAME_MAX + 1], why[512];
 	enum rc r;
 
 	pthread_mutex_lock(&m->commit_mu);
@@ -339,9 +408,9 @@ enum rc mods_commit(struct mods *m, tree_ino pic, struct mod_content *c)
 		return as ? RC_READONLY : r;
 	}
 	name_in(t, psg_textures_dir(as), pic, name, sizeof name);
-	r = mods_content_complete(m, c);
+	r = mods_content_complete(m, c, why, sizeof why);
 	if (r != RC_OK)
-		mods_log(m, slot, true, "textures/%s: not written: %s", name, rc_str(r));
+		mods_log(m, slot, true, "textures/%s: not written: %s", name, why);
 	else
 		r = commit_locked(m, as, row, k == PSG_TEX_PNG ? TEXMOD_PNG : TEXMOD_DDS, name, c);
 	if (r == RC_OK) {

@@ -41,7 +41,8 @@ struct mod_temp {
 	char *name;
 	struct mod_content c;
 	uint32_t opens;
-	bool gone;	/* unlinked or renamed away: alive while open */
+	bool gone; /* unlinked or renamed away: alive while open */
+	mode_t perm;
 	tree_ino alias; /* renamed over this picture: answers as it */
 	uid_t uid;
 	gid_t gid;
@@ -55,6 +56,8 @@ struct tree_mods_file {
 	struct mod_temp *tmp;	/* temporaries */
 	struct mod_content own; /* pictures: this writer's copy */
 	enum rc last;		/* the last commit's outcome (a later flush repeats it) */
+	bool reader;		/* a reader of a picture: it reads the content of `epoch` */
+	uint32_t epoch;
 };
 
 /* A slot that has a mod in OUTDIR, or whose content changed in this mount. */
@@ -82,6 +85,12 @@ struct mods {
 	struct asset **retired; /* single-file mounts: earlier openings, freed at unmount */
 	size_t n_retired;
 	pthread_mutex_t commit_mu; /* one commit at a time */
+	/* Odd while a commit renames its arena into OUTDIR and moves the slot's identity and
+	 * epoch on (m->mu; pub_cv signals the end): an asset opened from OUTDIR across it is
+	 * opened again, so the file, its expected identity and its epoch always agree. */
+	unsigned pub_seq;
+	pthread_cond_t pub_cv;
+	struct stat dir_parent; /* OUTDIR's parent folder, which a re-created OUTDIR must share */
 	unsigned threads;
 	atomic_uint_fast64_t spill_seq;
 };
@@ -90,12 +99,21 @@ struct mods {
 struct mod_slot *mods_slot_get(struct mods *m, uint32_t slot, bool create);
 void mods_log(struct mods *m, uint32_t slot, bool error, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* Make the content complete in its file (unwritten base bytes copied in); RC_IO etc. */
-enum rc mods_content_complete(struct mods *m, struct mod_content *c);
+/* Make the content complete in its file (unwritten base bytes copied in); RC_IO etc., and
+ * why says what failed. */
+enum rc mods_content_complete(struct mods *m, struct mod_content *c, char *why, size_t whylen);
 /* Open a directory below OUTDIR without following links (create: make missing ones). */
 int mods_open_dir(struct mods *m, const char *rel_dir, bool create);
+/* OUTDIR is still there: removed while mounted, it is opened again where it was when it has
+ * been re-created (false, errno set, when it has not). */
+bool mods_dir_ok(struct mods *m);
+/* A commit's arena goes into OUTDIR: pub_seq is odd between the two. */
+void mods_publish_begin(struct mods *m);
+void mods_publish_end(struct mods *m);
 
 /* ---- mods_commit.c ---- */
+/* The name of picture node pic in its textures/ ("?" when not found). */
+void mods_name_of(struct tree *t, tree_ino pic, char *out, size_t n);
 /* Write the complete picture c (a DDS or PNG as `png` says) over picture node pic: RC_OK when
  * the new arena is in OUTDIR and served, RC_INVAL when refused (logged), other codes for
  * failures writing OUTDIR. */

@@ -785,6 +785,7 @@ enum rc tree_read_begin(struct tree *t, tree_ino ino, uint64_t off, size_t len, 
 	if (!w.as)
 		return folder_slot_is_dir(t, ino_slot(ino)) ? RC_ISDIR : RC_INVAL;
 	v->pin_as = w.pin; /* released by tree_read_end */
+	v->epoch = w.as->epoch;
 	if (w.k->type == TT_DIR)
 		r = RC_ISDIR;
 	else if (w.k->type == TT_LINK)

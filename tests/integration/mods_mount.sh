@@ -124,9 +124,11 @@ convert -size 50x50 xc:red "$WORK/small.png"
 check "a PNG of another size: EINVAL" test "$(ed trunc "$T/$argb.png" "$WORK/small.png")" = close:EINVAL
 check "... errors.txt says which size" grep -q "save it at 64x32" "$m/errors.txt"
 check "a temporary of garbage renamed over a picture: the rename fails (EINVAL)" \
-	test "$(ed temp "$T" "$argb.dds" "$WORK/garbage" tmp.dds)" = rename:EINVAL
-check "... and stays under its own name" test -f "$T/tmp.dds"
-check "... until unlinked" bash -c "rm '$T/tmp.dds' && [ ! -e '$T/tmp.dds' ]"
+	test "$(ed temp "$T" "$argb.dds" "$WORK/garbage" .tmp-garbage)" = rename:EINVAL
+check "... and it is discarded (it would never be a picture)" test ! -e "$T/.tmp-garbage"
+check "a new name with a picture's extension is no temporary: EPERM at create" \
+	test "$(ed temp "$T" "$argb.dds" "$WORK/garbage" new.dds)" = create:EPERM
+check "... errors.txt says a texture cannot be added" grep -q "textures/new.dds: refused: .*cannot add one" "$m/errors.txt"
 check "after the refusals OUTDIR/t.psg is unchanged" test "$(sum "$out/t.psg")" = "$before"
 check "... and the mount serves what it served" test "$(sum "$T/$argb.dds")" = "$served"
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "psgfs/base/buf.h"
 #include "psgfs/gen/gen_big.h"
@@ -606,6 +607,57 @@ static void test_decode_ahead(void **state)
 	buf_free(&big);
 }
 
+/* A chunked zlib entry whose last chunk inflates past its declared size: the declared bytes
+ * are served and errors.txt says so (one line). */
+static void test_zlib_overrun(void **state)
+{
+	static uint8_t raw[2][4096];
+	uint8_t body[16384] = "chunkzip";
+	uint32_t sizes[2] = {4096, 100}; /* the second chunk holds 4096, declares 100 */
+	size_t at = 28;
+	struct buf big;
+	char *s;
+	enum rc r;
+	size_t len;
+	struct tree *t;
+
+	(void)state;
+	for (int c = 0; c < 2; c++)
+		for (size_t i = 0; i < 4096; i++)
+			raw[c][i] = (uint8_t)(i * 7 + c * 13 + i / 64);
+	put_be(body + 8, 2, 4);
+	put_be(body + 12, sizes[0] + sizes[1], 4);
+	put_be(body + 16, 4096, 4);
+	put_be(body + 20, 2, 4);
+	put_be(body + 24, 16, 4);
+	for (int c = 0; c < 2; c++) {
+		size_t pay = al16(at + 8);
+		uLongf zl = sizeof body - pay;
+
+		assert_int_equal(compress2(body + pay, &zl, raw[c], 4096, 6), Z_OK);
+		put_be(body + pay - 8, zl, 4);
+		put_be(body + pay - 4, 3, 4);
+		at = pay + zl;
+	}
+	struct ent e[] = {{"d", "z.bin", body, at, sizes[0] + sizes[1]}};
+	eb3(&big, e, 1);
+	big.data[0x30 + al16(16)] = 3;	    /* chunked zlib */
+	put_be(big.data + 0x30 + 4, at, 4); /* its stored size */
+	put("z.big", &big);
+	t = open_path("z.big", false);
+	s = slurp(t, "d/z.bin", &len, &r);
+	assert_int_equal(r, RC_OK);
+	assert_int_equal(len, 4196);
+	assert_memory_equal(s, raw[0], 4096);
+	assert_memory_equal(s + 4096, raw[1], 100);
+	free(s);
+	s = slurp(t, "errors.txt", NULL, &r);
+	assert_non_null(strstr(s, "(d/z.bin): a chunk inflates past its declared size"));
+	free(s);
+	tree_close(t);
+	buf_free(&big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -617,6 +669,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_nested, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_in_folder, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_decode_ahead, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_zlib_overrun, dir_setup, dir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -966,6 +966,55 @@ static void test_chunked_lzx(void **state)
 
 /* Chunk tables that cannot be right: every problem is a diag line, the sizes stay the
  * table's, and what cannot be decoded fails. */
+/* A zlib chunk that inflates past its declared size: the declared bytes are given, and the
+ * index counts the overrun (arcdir reports it in errors.txt). */
+static void test_chunked_overrun(void **state)
+{
+	(void)state;
+	size_t n = 131072, decl = 65536 + 1000, bl, len;
+	uint8_t *src = malloc(n), *body, *p, *got;
+	struct src s;
+	struct src_mem m;
+	struct arc a;
+	struct diag d;
+	struct arc_index *ix;
+
+	assert_non_null(src);
+	fill(src, n, 5);
+	for (int t = 0; t < 2; t++) { /* zlib, raw deflate */
+		body = chunk_build("chunkzip", src, n, 65536, 16, t ? "d" : "z", &bl);
+		st32(body + 12, (uint32_t)decl); /* the last chunk claims 1000 of its 65536 */
+		one_entry(body, bl, decl, 3, &p, &len, &s, &m, &a);
+		diag_init(&d);
+		assert_int_equal(arc_index_build(&s, &a, 0, &ix, &d), RC_OK);
+		assert_int_equal(arc_index_overruns(ix), 0);
+		arc_index_free(ix);
+		assert_int_equal(read_entry(&s, &a, 0, &got, &d), RC_OK);
+		assert_memory_equal(got, src, decl);
+		free(got);
+		assert_int_equal(arc_index_build(&s, &a, 0, &ix, &d), RC_OK);
+		{
+			uint64_t k = arc_piece_count(ix) - 1, off, pl;
+			size_t g = 0;
+			uint8_t *piece = malloc(ARC_PIECE_MAX);
+
+			arc_piece_span(ix, k, &off, &pl);
+			assert_int_equal(arc_piece(&s, ix, k, piece, &g), RC_OK);
+			assert_int_equal(g, pl);
+			assert_int_equal(arc_index_overruns(ix), 1);
+			assert_int_equal(arc_piece(&s, ix, 0, piece, &g), RC_OK); /* not its last */
+			assert_int_equal(arc_index_overruns(ix), 1);
+			free(piece);
+		}
+		arc_index_free(ix);
+		diag_free(&d);
+		arc_free(&a);
+		free(p);
+		free(body);
+	}
+	free(src);
+}
+
 static void test_chunked_hostile(void **state)
 {
 	(void)state;
@@ -1250,6 +1299,7 @@ int main(void)
 	    cmocka_unit_test(test_chunked_methods),
 	    cmocka_unit_test(test_chunked_lzx),
 	    cmocka_unit_test(test_chunked_hostile),
+	    cmocka_unit_test(test_chunked_overrun),
 	    cmocka_unit_test(test_chunked_random_reads),
 	    cmocka_unit_test(test_bigf),
 	};

@@ -169,6 +169,30 @@ static void test_name_component(void **state)
 	assert_int_equal(strlen(out), NAME_COMPONENT_MAX);
 }
 
+/* A long line is not cut mid-reason: its start and its end stay, around an ellipsis. */
+static void test_diag_long_line(void **state)
+{
+	struct diag d;
+	char name[3000];
+	const char *m;
+
+	(void)state;
+	memset(name, 'a', sizeof name - 1);
+	name[sizeof name - 1] = 0;
+	name[502] = (char)0xc3, name[503] = (char)0xa9; /* an é across the first cut */
+	diag_init(&d);
+	diag_add(&d, "entry 7 (%s): cannot decode: inflates past its declared size", name);
+	m = d.msg[0];
+	assert_true(strlen(m) <= DIAG_LINE_MAX + 16);
+	assert_memory_equal(m, "entry 7 (aaa", 12);
+	assert_non_null(strstr(m, "\xe2\x80\xa6"));
+	assert_non_null(strstr(m, "): cannot decode: inflates past its declared size"));
+	assert_null(strstr(m, "\\x")); /* no UTF-8 character cut into escaped bytes */
+	diag_add(&d, "short: %s", "kept whole");
+	assert_string_equal(d.msg[1], "short: kept whole");
+	diag_free(&d);
+}
+
 static void test_diag_bounded(void **state)
 {
 	(void)state;
@@ -284,6 +308,7 @@ int main(void)
 	    cmocka_unit_test(test_tsv_name_escapes),
 	    cmocka_unit_test(test_name_component),
 	    cmocka_unit_test(test_diag_bounded),
+	    cmocka_unit_test(test_diag_long_line),
 	    cmocka_unit_test(test_src_mem),
 	    cmocka_unit_test(test_sha256),
 	    cmocka_unit_test(test_xgrow),

@@ -6,6 +6,7 @@
  * whose companion changed, and the source never touched.
  */
 #define _XOPEN_SOURCE 700
+#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <setjmp.h>
@@ -28,6 +29,47 @@
 #include "texmod_testutil.h"
 
 static char dir[64], src_path[128], out_dir[128];
+
+/* Faults (linked with -Wl,--wrap=fsync,--wrap=ftruncate,--wrap=ftruncate64): a folder's
+ * fsync, or every ftruncate, fails while set. */
+static int fail_dir_fsync, fail_ftruncate;
+int __real_fsync(int fd);
+int __real_ftruncate(int fd, off_t len);
+int __wrap_fsync(int fd);
+int __wrap_ftruncate(int fd, off_t len);
+
+int __wrap_fsync(int fd)
+{
+	struct stat st;
+
+	if (fail_dir_fsync && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		errno = EIO;
+		return -1;
+	}
+	return __real_fsync(fd);
+}
+
+int __wrap_ftruncate(int fd, off_t len)
+{
+	if (fail_ftruncate) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return __real_ftruncate(fd, len);
+}
+
+/* glibc may name it ftruncate64 where off_t is 64 bits. */
+int __real_ftruncate64(int fd, off_t len);
+int __wrap_ftruncate64(int fd, off_t len);
+
+int __wrap_ftruncate64(int fd, off_t len)
+{
+	if (fail_ftruncate) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return __real_ftruncate64(fd, len);
+}
 
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -259,8 +301,8 @@ static void test_read_only(void **st)
 	    tree_mods_rename(t, ino_of(t, "textures"), p + 9, ino_of(t, "textures"), "y.dds", 0),
 	    RC_READONLY);
 	assert_int_equal(tree_mods_truncate(t, ino_of(t, p), NULL, 0, &s), RC_READONLY);
-	assert_int_equal(tree_mods_setattr(t, ino_of(t, "header.txt"), &s), RC_READONLY);
-	assert_int_equal(tree_mods_setattr(t, ino_of(t, p), &s), RC_OK);
+	assert_int_equal(tree_mods_setattr(t, ino_of(t, "header.txt"), 0, &s, &s), RC_READONLY);
+	assert_int_equal(tree_mods_setattr(t, ino_of(t, p), 0, &s, &s), RC_OK);
 	assert_true(s.writable);
 	assert_int_equal(tree_getattr(t, ino_of(t, "info.txt"), &s), RC_OK);
 	assert_false(s.writable);
@@ -317,16 +359,17 @@ static void test_temporaries(void **st)
 	assert_int_equal(got, n);
 	assert_memory_equal(served, dds, n);
 	free(served);
-	/* a garbage temporary renamed over a picture: refused, it keeps its name */
+	/* a garbage temporary renamed over a picture: refused, and discarded (it would never be
+	 * a picture; editors do not remove what they failed to rename) */
 	assert_int_equal(tree_mods_create(t, dir_ino, "g", false, false, 0, 0, &s, &f), RC_OK);
 	assert_int_equal(tree_mods_write(f, 0, "nope", 4), RC_OK);
 	tree_mods_release(f);
-	assert_int_equal(tree_mods_rename(t, dir_ino, "g", dir_ino, p + 9, 0), RC_INVAL);
 	assert_int_equal(tree_mods_rename(t, dir_ino, "g", dir_ino, p + 9, RENAME_NOREPLACE),
 			 RC_EXISTS);
 	assert_int_equal(tree_lookup(t, dir_ino, "g", &s), RC_OK);
-	assert_int_equal(tree_mods_unlink(t, dir_ino, "g"), RC_OK);
+	assert_int_equal(tree_mods_rename(t, dir_ino, "g", dir_ino, p + 9, 0), RC_INVAL);
 	assert_int_equal(tree_lookup(t, dir_ino, "g", &s), RC_NOENT);
+	assert_int_equal(tree_mods_unlink(t, dir_ino, "g"), RC_NOENT);
 	free(dds);
 	tree_close(t);
 }
@@ -444,6 +487,190 @@ static void test_folder(void **st)
 	gen_folder_manifest_free(&man);
 }
 
+/* The A8R8G8B8 picture (texture 6) with its texels inverted: an exact change. */
+static uint8_t *inverted(const uint8_t *dds, size_t n)
+{
+	uint8_t *x = malloc(n);
+
+	memcpy(x, dds, n);
+	for (size_t i = 128; i < n; i++)
+		x[i] = (uint8_t)~dds[i];
+	return x;
+}
+
+/* A reader opened before a commit reads the content it opened, or RC_IO: never a mix. */
+static void test_reader_across_commit(void **st)
+{
+	struct tree *t = open_tree(src_path);
+	struct tree_mods_file *r0, *r1;
+	char base[96], p[128];
+	uint8_t *dds, *x, *buf;
+	size_t n, got;
+	bool direct;
+	tree_ino ino;
+
+	(void)st;
+	tex_name(t, 6, base, sizeof base);
+	snprintf(p, sizeof p, "%s.dds", base);
+	ino = ino_of(t, p);
+	dds = read_all(t, ino, &n);
+	x = inverted(dds, n);
+	buf = malloc(n);
+	assert_int_equal(tree_mods_open_reader(t, ino, &r0, &direct), RC_OK);
+	assert_non_null(r0);
+	assert_false(direct); /* nothing written yet: the page cache may keep it */
+	assert_int_equal(tree_mods_read(r0, 0, n / 2, buf, &got), RC_OK);
+	assert_memory_equal(buf, dds, n / 2);
+	assert_int_equal(write_pic(t, ino, x, n), RC_OK);
+	assert_int_equal(tree_mods_read(r0, n / 2, n - n / 2, buf, &got), RC_IO);
+	/* opened after: the new picture, around the page cache */
+	assert_int_equal(tree_mods_open_reader(t, ino, &r1, &direct), RC_OK);
+	assert_true(direct);
+	assert_int_equal(tree_mods_read(r1, 0, n, buf, &got), RC_OK);
+	assert_int_equal(got, n);
+	assert_memory_equal(buf, x, n);
+	assert_int_equal(tree_mods_flush(r1), RC_OK);
+	tree_mods_release(r0);
+	tree_mods_release(r1);
+	/* not a picture: no handle */
+	assert_int_equal(tree_mods_open_reader(t, ino_of(t, "info.txt"), &r0, &direct), RC_OK);
+	assert_null(r0);
+	free(buf);
+	free(x);
+	free(dds);
+	tree_close(t);
+}
+
+/* A new name with a picture's extension would be a new texture: refused, with its line. A
+ * temporary whose rename is refused is discarded; abandoned ones make room at the limit. */
+static void test_new_names_and_room(void **st)
+{
+	struct tree *t = open_tree(src_path);
+	struct tree_mods_file *f;
+	struct tree_stat s;
+	tree_ino d = ino_of(t, "textures");
+	char name[32], *err;
+
+	(void)st;
+	assert_int_equal(tree_mods_create(t, d, "new.png", false, true, 0, 0, &s, &f), RC_DENIED);
+	assert_int_equal(tree_mods_create(t, d, "New.DDS", true, true, 0, 0, &s, &f), RC_DENIED);
+	assert_int_equal(tree_lookup(t, d, "new.png", &s), RC_NOENT);
+	err = text(t, "errors.txt");
+	assert_non_null(strstr(err, "textures/new.png: refused: no texture of this arena has that "
+				    "name, and texture mods cannot add one"));
+	free(err);
+	/* an editor's temporary is no texture name; renamed to one, it is refused too */
+	assert_int_equal(tree_mods_create(t, d, ".goutputstream-1", true, false, 0, 0, &s, &f),
+			 RC_OK);
+	tree_mods_release(f);
+	assert_int_equal(tree_mods_rename(t, d, ".goutputstream-1", d, "other.png", 0), RC_DENIED);
+	assert_int_equal(tree_mods_rename(t, d, ".goutputstream-1", d, "x.png.part", 0), RC_OK);
+	/* 300 temporaries closed and never renamed: the oldest make room for the newest */
+	for (int i = 0; i < 300; i++) {
+		snprintf(name, sizeof name, ".tmp-%d", i);
+		assert_int_equal(tree_mods_create(t, d, name, true, false, 0, 0, &s, &f), RC_OK);
+		assert_int_equal(tree_mods_write(f, 0, "x", 1), RC_OK);
+		tree_mods_release(f);
+	}
+	assert_int_equal(tree_lookup(t, d, "x.png.part", &s), RC_NOENT); /* the oldest went */
+	assert_int_equal(tree_lookup(t, d, ".tmp-299", &s), RC_OK);
+	err = text(t, "errors.txt");
+	assert_non_null(
+	    strstr(err, "textures/x.png.part: a temporary nobody had open was discarded"));
+	free(err);
+	tree_close(t);
+}
+
+/* chmod and touch on a picture are refused (a no-op request is not); a temporary keeps them. */
+static void test_setattr(void **st)
+{
+	struct tree *t = open_tree(src_path);
+	struct tree_mods_file *f;
+	struct tree_stat s, want = {.perm = 0600};
+	char base[96], p[128], *err;
+	tree_ino d = ino_of(t, "textures");
+
+	(void)st;
+	tex_name(t, 0, base, sizeof base);
+	snprintf(p, sizeof p, "%s.png", base);
+	assert_int_equal(tree_mods_setattr(t, ino_of(t, p), TREE_SET_MODE, &want, &s), RC_DENIED);
+	assert_int_equal(tree_mods_setattr(t, ino_of(t, p), TREE_SET_MTIME, &want, &s), RC_DENIED);
+	assert_int_equal(tree_mods_setattr(t, ino_of(t, p), 0, &want, &s), RC_OK);
+	err = text(t, "errors.txt");
+	assert_non_null(strstr(err, "refused to change its mode"));
+	assert_non_null(strstr(err, "refused to change its times"));
+	free(err);
+	assert_int_equal(tree_mods_create(t, d, "tmp", true, false, 0, 0, &s, &f), RC_OK);
+	want.mtime.tv_sec = 12345;
+	assert_int_equal(tree_mods_setattr(t, s.ino, TREE_SET_MODE | TREE_SET_MTIME, &want, &s),
+			 RC_OK);
+	assert_int_equal(s.perm, 0600);
+	assert_int_equal(s.mtime.tv_sec, 12345);
+	tree_mods_release(f);
+	tree_close(t);
+}
+
+static int rm_tree(const char *path)
+{
+	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* OUTDIR removed while mounted: saves fail with a line saying so; re-created, it is used. A
+ * failed folder sync after the rename: the save succeeded (OUTDIR and the mount have it), and
+ * errors.txt says it may not survive a crash. A failed ftruncate says what failed. */
+static void test_outdir_faults(void **st)
+{
+	struct tree *t = open_tree(src_path);
+	struct tree_mods_file *f;
+	char base[96], p[128], out_file[160], *err;
+	uint8_t *dds, *x, *back;
+	size_t n, on;
+	tree_ino ino;
+
+	(void)st;
+	tex_name(t, 6, base, sizeof base);
+	snprintf(p, sizeof p, "%s.dds", base);
+	snprintf(out_file, sizeof out_file, "%s/t.psg", out_dir);
+	ino = ino_of(t, p);
+	dds = read_all(t, ino, &n);
+	x = inverted(dds, n);
+	assert_int_equal(rm_tree(out_dir), 0);
+	assert_int_equal(tree_mods_open(t, ino, true, &f), RC_IO);
+	err = text(t, "errors.txt");
+	assert_non_null(strstr(err, "not written: the mods folder"));
+	assert_non_null(strstr(err, "is gone (removed while mounted"));
+	free(err);
+	assert_int_equal(mkdir(out_dir, 0755), 0);
+	assert_int_equal(write_pic(t, ino, x, n), RC_OK);
+	assert_int_equal(access(out_file, R_OK), 0);
+	/* the folder sync fails after the rename */
+	fail_dir_fsync = 1;
+	assert_int_equal(write_pic(t, ino, dds, n), RC_OK);
+	fail_dir_fsync = 0;
+	back = read_all(t, ino, &on);
+	assert_int_equal(on, n);
+	assert_memory_equal(back, dds, n);
+	free(back);
+	err = text(t, "errors.txt");
+	assert_non_null(strstr(err, "but its folder could not be synced"));
+	free(err);
+	/* a picture whose copy cannot be given its length */
+	assert_int_equal(tree_mods_open(t, ino, false, &f), RC_OK);
+	assert_int_equal(tree_mods_write(f, 200, "\x01", 1), RC_OK);
+	fail_ftruncate = 1;
+	assert_int_equal(tree_mods_flush(f), RC_NOSPACE);
+	fail_ftruncate = 0;
+	tree_mods_release(f);
+	err = text(t, "errors.txt");
+	assert_non_null(strstr(err, "not written: cannot set the length of its file in the mods "
+				    "folder: No space left on device"));
+	assert_null(strstr(err, "read error"));
+	free(err);
+	free(x);
+	free(dds);
+	tree_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -452,6 +679,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_temporaries, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_two_writers_and_patch, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_folder, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reader_across_commit, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_new_names_and_room, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_setattr, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_outdir_faults, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

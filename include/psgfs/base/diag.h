@@ -5,6 +5,9 @@
 #include <stddef.h>
 
 #define DIAG_MAX 10000
+/* Bytes of a line before escaping: a longer one keeps its first quarter and its end (where
+ * the reason is) around "…" (U+2026). */
+#define DIAG_LINE_MAX 2048
 
 struct diag {
 	char **msg;

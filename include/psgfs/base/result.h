@@ -19,6 +19,7 @@ enum rc {
 	RC_NOSPACE,	/* tree: no room to write (disk full, too many files being written) */
 	RC_TOOBIG,	/* tree: a file written past its size limit */
 	RC_EXISTS,	/* tree: the name is taken */
+	RC_DENIED,	/* tree: not permitted (texture mods: a new texture, a picture's mode) */
 };
 
 /* Short, lower-case, static description ("truncated", "out of bounds", ...). */

@@ -121,5 +121,9 @@ enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, u
 bool arc_piece_seg(const struct arc_index *ix, uint64_t k, struct arc_seg *out);
 /* Segment decodes arc_piece has started on this index (a relaxed counter, for tests). */
 uint64_t arc_index_decodes(const struct arc_index *ix);
+/* Decodes of a segment's last piece that found the stream going on past the segment's
+ * declared size (zlib, deflate): the declared bytes are given, the rest is not; a problem to
+ * report (a relaxed counter: compare it before and after arc_piece). */
+uint64_t arc_index_overruns(const struct arc_index *ix);
 
 #endif

@@ -13,7 +13,10 @@
  * held when it was opened unless truncated): two writers do not mix, the last to close wins.
  * A temporary is one shared file, like any file. Temporaries are not listed in readdir; they
  * can be looked up, opened, written, read, truncated, renamed and unlinked, and vanish at
- * unmount.
+ * unmount; one whose rename over a picture is refused is discarded, and at the limit of open
+ * files the oldest one nobody has open makes room. A new name with a picture's extension is
+ * no temporary: it would be a new texture, and is refused (RC_DENIED). A reader of a picture
+ * opened before a commit reads the content it opened, or fails (RC_IO): never a mix.
  */
 #ifndef PSGFS_TREE_MODS_H
 #define PSGFS_TREE_MODS_H
@@ -31,9 +34,17 @@ struct tree_mods_file;
 bool tree_mods_enabled(const struct tree *t);
 /* Open node ino for writing (trunc: O_TRUNC). RC_READONLY for anything not writable. */
 enum rc tree_mods_open(struct tree *t, tree_ino ino, bool trunc, struct tree_mods_file **out);
+/* A reader of node ino: *out a handle when ino is a picture (NULL otherwise: read it as any
+ * node), *direct when its reads must bypass the kernel's page cache. */
+enum rc tree_mods_open_reader(struct tree *t, tree_ino ino, struct tree_mods_file **out,
+			      bool *direct);
+bool tree_mods_is_reader(const struct tree_mods_file *f);
+/* tree_read_begin for a reader: RC_IO once the picture is not the content it opened. */
+enum rc tree_mods_read_view(struct tree_mods_file *f, uint64_t off, size_t len, struct tree_rdv *v);
 /* Create a temporary `name` in a textures/ folder and open it (excl: RC_EXISTS when the name
  * exists; otherwise an existing temporary or picture of that name is opened, emptied when
- * trunc); *st receives its attributes. */
+ * trunc); *st receives its attributes. RC_DENIED (errors.txt says why) for a new name with a
+ * picture's extension. */
 enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool excl, bool trunc,
 			 uid_t uid, gid_t gid, struct tree_stat *st, struct tree_mods_file **out);
 enum rc tree_mods_write(struct tree_mods_file *f, uint64_t off, const void *p, size_t n);
@@ -52,8 +63,17 @@ void tree_mods_release(struct tree_mods_file *f);
 enum rc tree_mods_rename(struct tree *t, tree_ino parent, const char *name, tree_ino newparent,
 			 const char *newname, unsigned flags);
 enum rc tree_mods_unlink(struct tree *t, tree_ino parent, const char *name);
-/* A no-op change of mode, owner or times on a writable node (editors copy them onto their
- * temporaries); RC_READONLY elsewhere. */
-enum rc tree_mods_setattr(struct tree *t, tree_ino ino, struct tree_stat *st);
+/* Change mode, owner or times (`what`: TREE_SET_* bits, only those that change something; the
+ * values in want): a temporary keeps them (editors copy them onto theirs); a picture refuses
+ * any change (RC_DENIED, errors.txt says why); RC_READONLY elsewhere. *st: the attributes. */
+enum {
+	TREE_SET_MODE = 1,
+	TREE_SET_UID = 2,
+	TREE_SET_GID = 4,
+	TREE_SET_ATIME = 8,
+	TREE_SET_MTIME = 16,
+};
+enum rc tree_mods_setattr(struct tree *t, tree_ino ino, unsigned what, const struct tree_stat *want,
+			  struct tree_stat *st);
 
 #endif

@@ -114,6 +114,7 @@ struct tree_rdv {
 	void *own; /* malloc'd bytes this view owns */
 	struct tree *t;
 	struct cache_ent *pin_as; /* the asset, in a folder mount */
+	uint32_t epoch;		  /* the content of the asset read (texture mods) */
 };
 enum rc tree_read_begin(struct tree *t, tree_ino ino, uint64_t off, size_t len, struct tree_rdv *v);
 void tree_read_end(struct tree_rdv *v);
