@@ -23,6 +23,7 @@
 
 #include "psgfs/gen/gen_psg.h"
 #include "psgfs/gen/gen_psk.h"
+#include "psgfs/gen/gen_stream.h"
 #include "psgfs/tree/tree.h"
 
 static char dir[64];
@@ -599,6 +600,92 @@ static void test_classify_by_name(void **state)
 	tree_close(t);
 }
 
+/* A stream collection and its table under names of our choosing, with the stamp of `stamp`
+ * (NULL: its own); m gets its entries. */
+static void put_stream(const char *sf_name, const char *toc_name, bool x360, uint64_t seed,
+		       const uint8_t *stamp, struct gen_big_manifest *m)
+{
+	struct gen_stream_opts o = {.seed = seed, .x360 = x360, .format = 2};
+	struct buf sf, toc;
+
+	buf_init(&sf);
+	buf_init(&toc);
+	assert_int_equal(gen_stream(&o, GS_H_NONE, &sf, &toc, m), RC_OK);
+	if (stamp) {
+		memcpy(sf.data + 8, stamp, 8);
+		memcpy(toc.data + 8, stamp, 8);
+	}
+	put(sf_name, &sf);
+	put(toc_name, &toc);
+	buf_free(&sf);
+	buf_free(&toc);
+}
+
+/* Every entry of the collection `name` as the generator wrote it: names, sizes, bytes. */
+static void check_stream(struct tree *t, const char *name, const struct gen_big_manifest *m)
+{
+	struct tree_stat st;
+	struct tree_dir *d;
+	size_t seen = 0;
+
+	assert_int_equal(tree_resolve(t, name, &st), RC_OK);
+	assert_int_equal(tree_opendir(t, st.ino, &d), RC_OK);
+	for (size_t i = 0; i < m->n; i++) {
+		char path[512];
+		enum rc r;
+		char *bytes;
+		uint64_t h = 0xcbf29ce484222325ull;
+
+		snprintf(path, sizeof path, "%s/%s", name, m->v[i].path);
+		bytes = slurp(t, path, &r);
+		if (!bytes)
+			fprintf(stderr, "%s: %d\n", path, (int)r);
+		assert_non_null(bytes);
+		assert_int_equal(tree_resolve(t, path, &st), RC_OK);
+		assert_int_equal(st.size, m->v[i].size);
+		for (uint64_t k = 0; k < st.size; k++)
+			h = (h ^ (uint8_t)bytes[k]) * 0x100000001b3ull;
+		assert_int_equal(h, m->v[i].fnv);
+		free(bytes);
+	}
+	for (size_t i = 0; i < tree_dir_count(d); i++)
+		seen += strncmp(tree_dir_name(d, i), "0x", 2) == 0;
+	assert_int_equal(seen, m->n);
+	tree_closedir(t, d);
+}
+
+/* Issue 30 item 8: a loose stream file takes its own table (x0.xsf: x0.xst, x1.psf: x1.pst)
+ * before another with the same stamp, and never a file of another extension that happens to
+ * have the name a wrong character swap makes (x0.xtf, x1.ptf). */
+static void test_stream_own_table(void **state)
+{
+	struct gen_big_manifest m0 = {0}, m1 = {0};
+	struct tree_opts o = {.assets_files = true};
+	struct tree *t;
+	uint8_t stamp[8];
+	char why[256], p[128];
+	FILE *f;
+
+	(void)state;
+	put_stream("x0.xsf", "x0.xst", true, 1, NULL, &m0);
+	path_of(p, sizeof p, "x0.xst");
+	f = fopen(p, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 8, SEEK_SET), 0);
+	assert_int_equal(fread(stamp, 1, 8, f), 8);
+	fclose(f);
+	put_stream("x1.psf", "x1.pst", false, 2, stamp, &m1);
+	/* the other set's table under the names a swap of the wrong character gives */
+	put_stream("decoy0.bin", "x0.xtf", false, 2, stamp, NULL);
+	put_stream("decoy1.bin", "x1.ptf", true, 1, NULL, NULL);
+	assert_int_equal(tree_open(dir, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+	check_stream(t, "x0.xsf", &m0);
+	check_stream(t, "x1.psf", &m1);
+	tree_close(t);
+	gen_big_manifest_free(&m0);
+	gen_big_manifest_free(&m1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +701,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_deep_folders, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_concurrent_first_listing, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_classify_by_name, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_stream_own_table, dir_setup, dir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
