@@ -686,6 +686,46 @@ static void test_stream_own_table(void **state)
 	gen_big_manifest_free(&m1);
 }
 
+/* A loose file's holes are known without reading them (issue 30 item 2: psgfs-tool extract
+ * wrote 1 TiB sparse files as zeros); a rendered file is one stretch. */
+static void test_data_extent(void **state)
+{
+	const uint64_t size = 1ull << 40, at = 1ull << 39;
+	struct tree_stat st;
+	struct tree *t;
+	uint64_t ds, de;
+	char p[128];
+	int fd;
+
+	(void)state;
+	path_of(p, sizeof p, "sparse.bin");
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	assert_int_equal(pwrite(fd, "data", 4, (off_t)at), 4);
+	assert_int_equal(close(fd), 0);
+	put_sky("sky.psg", 0);
+	t = open_dir(0);
+	assert_int_equal(tree_resolve(t, "sparse.bin", &st), RC_OK);
+	assert_int_equal(st.size, size);
+	assert_int_equal(tree_data_extent(t, st.ino, 0, &ds, &de), RC_OK);
+	if (ds == 0) { /* a file system without SEEK_DATA: one stretch, still correct */
+		assert_true(de >= size);
+	} else {
+		assert_true(ds <= at && at - ds < (1u << 20));
+		assert_true(de >= at + 4 && de <= size);
+		assert_int_equal(tree_data_extent(t, st.ino, de, &ds, &de), RC_OK);
+		assert_true(ds >= size);
+	}
+	assert_int_equal(tree_data_extent(t, st.ino, size, &ds, &de), RC_OK);
+	assert_true(ds >= size);
+	assert_int_equal(tree_resolve(t, "sky.psg/header.txt", &st), RC_OK);
+	assert_int_equal(tree_data_extent(t, st.ino, 5, &ds, &de), RC_OK);
+	assert_int_equal(ds, 5);
+	assert_true(de >= st.size);
+	tree_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -702,6 +742,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_concurrent_first_listing, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_classify_by_name, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_stream_own_table, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_data_extent, dir_setup, dir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
