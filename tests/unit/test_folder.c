@@ -686,6 +686,86 @@ static void test_stream_own_table(void **state)
 	gen_big_manifest_free(&m1);
 }
 
+/* A BIGF archive (docs/archives.md) of the files named, under their names, written as arc. */
+static void put_bigf(const char *arc, const char *const *names, size_t n)
+{
+	struct buf files[8], b;
+	uint32_t dir = 16, at;
+
+	assert_true(n <= 8);
+	for (size_t i = 0; i < n; i++) {
+		char p[256];
+		FILE *f;
+		long len;
+
+		path_of(p, sizeof p, names[i]);
+		f = fopen(p, "rb");
+		assert_non_null(f);
+		assert_int_equal(fseek(f, 0, SEEK_END), 0);
+		len = ftell(f);
+		rewind(f);
+		buf_init(&files[i]);
+		buf_zero(&files[i], (size_t)len);
+		assert_int_equal(fread(files[i].data, 1, (size_t)len, f), (size_t)len);
+		fclose(f);
+		dir += 8 + (uint32_t)strlen(names[i]) + 1;
+	}
+	at = (dir + 8 + 15) & ~15u;
+	buf_init(&b);
+	buf_put(&b, "BIGF", 4);
+	buf_u32le(&b, 0); /* the archive's size: unused */
+	buf_u32be(&b, (uint32_t)n);
+	buf_u32be(&b, dir);
+	for (size_t i = 0; i < n; i++) {
+		buf_u32be(&b, at);
+		buf_u32be(&b, (uint32_t)files[i].len);
+		buf_put(&b, names[i], strlen(names[i]) + 1);
+		at += (uint32_t)files[i].len;
+	}
+	buf_zero(&b, ((dir + 8 + 15) & ~15u) - b.len);
+	for (size_t i = 0; i < n; i++) {
+		buf_put(&b, files[i].data, files[i].len);
+		buf_free(&files[i]);
+	}
+	assert_false(b.oom);
+	put(arc, &b);
+	buf_free(&b);
+}
+
+/* The same inside an archive (arcdir.c find_toc): x1.psf takes x1.pst, not x1.xst of the
+ * same stem and stamp, which sorts after it. */
+static void test_stream_own_table_archived(void **state)
+{
+	static const char *const names[] = {"x1.psf", "x1.pst", "x1.xst"};
+	struct gen_big_manifest m1 = {0};
+	struct tree_opts o = {.assets_files = true};
+	struct tree *t;
+	uint8_t stamp[8];
+	char why[256], p[128];
+	FILE *f;
+
+	(void)state;
+	put_stream("x0.xsf", "x1.xst", true, 1, NULL, NULL);
+	path_of(p, sizeof p, "x1.xst");
+	f = fopen(p, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 8, SEEK_SET), 0);
+	assert_int_equal(fread(stamp, 1, 8, f), 8);
+	fclose(f);
+	put_stream("x1.psf", "x1.pst", false, 2, stamp, &m1);
+	put_bigf("streams.big", names, 3);
+	for (size_t i = 0; i < 3; i++) {
+		path_of(p, sizeof p, names[i]);
+		assert_int_equal(unlink(p), 0);
+	}
+	path_of(p, sizeof p, "x0.xsf");
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(tree_open(dir, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+	check_stream(t, "streams.big/x1.psf", &m1);
+	tree_close(t);
+	gen_big_manifest_free(&m1);
+}
+
 /* A loose file's holes are known without reading them (issue 30 item 2: psgfs-tool extract
  * wrote 1 TiB sparse files as zeros); a rendered file is one stretch. */
 static void test_data_extent(void **state)
@@ -742,6 +822,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_concurrent_first_listing, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_classify_by_name, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_stream_own_table, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_stream_own_table_archived, dir_setup,
+					    dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_data_extent, dir_setup, dir_teardown),
 	};
 
