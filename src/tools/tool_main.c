@@ -307,6 +307,7 @@ static int write_sparse(struct walk *w, const struct tree_stat *st, int fd, bool
 {
 	static uint8_t buf[1 << 16];
 	uint64_t off = 0;
+	size_t got;
 
 	*wrote = false;
 	while (off < st->size) {
@@ -319,7 +320,7 @@ static int write_sparse(struct walk *w, const struct tree_stat *st, int fd, bool
 		if (de > st->size || de <= ds)
 			de = st->size;
 		for (off = ds; off < de;) {
-			size_t n = de - off < sizeof buf ? (size_t)(de - off) : sizeof buf, got;
+			size_t n = de - off < sizeof buf ? (size_t)(de - off) : sizeof buf;
 
 			if (tree_read(w->t, st->ino, off, n, buf, &got) != RC_OK || got != n)
 				return -1;
@@ -330,6 +331,9 @@ static int write_sparse(struct walk *w, const struct tree_stat *st, int fd, bool
 			off += n;
 		}
 	}
+	/* As a copy would find: the file ends where its size says. */
+	if (tree_read(w->t, st->ino, st->size, 1, buf, &got) != RC_OK || got != 0)
+		return -1;
 	if (ftruncate(fd, (off_t)st->size) != 0) {
 		*wrote = true;
 		return -1;
