@@ -355,11 +355,12 @@ static uint64_t file_need(struct walk *w, const struct tree_stat *st, uint64_t l
 			break;
 		if (de > st->size || de <= ds)
 			de = st->size;
-		ds -= ds % w->block; /* whole blocks: st->size < 2^63, so no overflow */
-		de += (w->block - de % w->block) % w->block;
+		ds -= ds % w->block; /* whole blocks */
+		if (de % w->block && de <= UINT64_MAX - w->block)
+			de += w->block - de % w->block;
 		if (ds < off)
 			ds = off;
-		sum += de - ds;
+		sum = de - ds > UINT64_MAX - sum ? UINT64_MAX : sum + (de - ds);
 		off = de;
 	}
 	return sum;
@@ -382,7 +383,7 @@ static void measure_file(struct walk *w, const struct tree_stat *st)
 	} else if (w->inodes_room && w->inodes > w->inodes_room) {
 		fprintf(stderr,
 			"psgfs-tool: %s: no space for it in %s: the extract up to it makes %llu "
-			"files, %llu more fit (--no-space-check writes anyway)\n",
+			"files and folders, %llu are free (--no-space-check writes anyway)\n",
 			w->path + 1, w->dest, (unsigned long long)w->inodes,
 			(unsigned long long)w->inodes_room);
 		w->stop = 7;

@@ -142,6 +142,9 @@ echo "refused $?"
 [ -e "$small/out" ] && echo "left out" || echo "nothing written"
 "$tool" --no-space-check extract "$full" "$small/out2" 2>"$small.err2"
 echo "forced $?"
+umount "$small" && mount -t tmpfs -o size=1m,nr_inodes=3 tmpfs "$small" || exit 91
+"$tool" extract "$sp" "$small/out" 2>"$small.err3"
+echo "inodes $?"
 EOF
 if [ "$(id -u)" = 0 ]; then ns=(unshare -m --propagation private); else ns=(unshare -rm --propagation private); fi
 mkdir "$WORK/small"
@@ -164,6 +167,10 @@ if said 'sparse [0-9]*'; then
 	check "no space: --no-space-check writes until the disk is full, then exit 7 naming the file" \
 		bash -c 'grep -qx "forced 7" "$0" && grep -q "^psgfs-tool: big.dat: no space left" "$1"' \
 		"$WORK/space.out" "$WORK/small.err2"
+	# 3 inodes: the tmpfs root and out/ take 2, a.bin the last; b.bin is one too many.
+	check "no space: more files than inodes left is refused too, naming the file ($(cat "$WORK/small.err3"))" \
+		bash -c 'grep -qx "inodes 7" "$0" && grep -q "^psgfs-tool: b.bin: no space for it" "$1"' \
+		"$WORK/space.out" "$WORK/small.err3"
 else
 	not_ok "space: could not make a small tmpfs in a mount namespace: $(cat "$WORK/space.out")"
 fi
