@@ -7,10 +7,12 @@
  *   asset:  u64 ID, u32 stored size, u32 header size, u32 stride to the next asset
  * An asset's unpacked bytes are its arena: the CPU part then the GPU part.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "psgfs/base/bytes.h"
 #include "sfil.h"
@@ -24,6 +26,38 @@
 bool sfil_detect(const uint8_t *h, size_t n)
 {
 	return n >= 4 && !memcmp(h, "SFIL", 4);
+}
+
+/* .psf or .xsf, any case: the length of the name before it, or 0. */
+static size_t stream_stem(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n <= 4 ||
+	    (strcasecmp(name + n - 4, ".psf") != 0 && strcasecmp(name + n - 4, ".xsf") != 0))
+		return 0;
+	return n - 4;
+}
+
+bool arc_toc_name(const char *stream, char *out, size_t n)
+{
+	size_t stem = stream_stem(stream);
+
+	if (!stem || stem + 5 > n)
+		return false;
+	memcpy(out, stream, stem + 4);
+	out[stem + 3] = stream[stem + 3] == 'F' ? 'T' : 't';
+	out[stem + 4] = '\0';
+	return true;
+}
+
+bool arc_toc_pairs(const char *stream, const char *toc)
+{
+	size_t stem = stream_stem(stream);
+
+	return stem && strlen(toc) == stem + 4 && !memcmp(toc, stream, stem + 1) &&
+	       !strncasecmp(toc + stem + 1, stream + stem + 1, 2) &&
+	       tolower((unsigned char)toc[stem + 3]) == 't';
 }
 
 /* ---- the ATOC table: sizes by ID ---- */

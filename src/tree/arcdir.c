@@ -1198,24 +1198,20 @@ static bool entry_head(struct arcdir *ad, uint32_t i, uint8_t h[16])
 
 /*
  * The ATOC table of the stream file at node (an entry index; UINT32_MAX: none): the
- * .pst/.xst entry beside it whose stamp (bytes 8..16) is the collection's, the one of the
- * same stem tried first (docs/streams.md: one table serves a district's collections).
+ * .pst/.xst entry beside it whose stamp (bytes 8..16) is the collection's, its own
+ * (arc_toc_pairs) taken first (docs/streams.md: one table serves a district's collections).
  */
 static uint32_t find_toc(struct arcdir *ad, uint32_t node)
 {
 	static const char *const toc_exts[] = {".pst", ".xst", NULL};
 	const char *name = ad->names + ad->nodes[node].name;
 	const struct anode *p = &ad->nodes[ad->nodes[node].parent];
-	char stem[NAME_MAX_BYTES + 64];
 	uint8_t h[16], t[16];
-	size_t len = strlen(name);
 	uint32_t best = UINT32_MAX;
 
 	if (!has_ext(name, (const char *const[]){".psf", ".xsf", NULL}) ||
 	    !entry_head(ad, node - ARCDIR_FIRST, h) || memcmp(h, "SFIL", 4) != 0)
 		return UINT32_MAX;
-	memcpy(stem, name, len - 4);
-	stem[len - 4] = '\0';
 	for (uint32_t k = 0; k < p->nkids; k++) {
 		uint32_t c = ad->kids[p->kid0 + k];
 		const char *cn = ad->names + ad->nodes[c].name;
@@ -1224,7 +1220,7 @@ static uint32_t find_toc(struct arcdir *ad, uint32_t node)
 		    !entry_head(ad, c - ARCDIR_FIRST, t) || memcmp(t, "ATOC", 4) != 0 ||
 		    memcmp(t + 8, h + 8, 8) != 0)
 			continue;
-		if (best == UINT32_MAX || (strncmp(cn, stem, len - 4) == 0 && cn[len - 4] == '.'))
+		if (best == UINT32_MAX || arc_toc_pairs(name, cn))
 			best = c - ARCDIR_FIRST;
 	}
 	return best;

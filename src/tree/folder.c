@@ -742,27 +742,21 @@ static bool name_is_toc(const char *name)
 /*
  * A stream file's ATOC table (-1: none): the .pst/.xst beside it whose stamp (bytes 8..16)
  * is the collection's (docs/streams.md: one table serves a district's collections, named
- * after the district, e.g. DIST_X_Gfx.pst for cGfx_Global.psf); the one of the same stem is
- * tried first. fd: the collection.
+ * after the district, e.g. DIST_X_Gfx.pst for cGfx_Global.psf); the one of the same stem
+ * (arc_toc_pairs) is taken first, so another table with the same stamp is not. fd: the
+ * collection.
  */
 static int open_toc(int dfd, const char *name, int fd)
 {
-	size_t n = strlen(name);
+	char own[NAME_MAX + 1];
 	uint8_t h[16];
-	char *t;
 	int toc = -1, sfd;
 	DIR *d;
 	struct dirent *de;
 
 	if (fd < 0 || pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h, "SFIL", 4) != 0)
 		return -1;
-	t = n > 4 ? strdup(name) : NULL;
-	if (t) {
-		t[n - 2] = name[n - 2] == 'S' ? 'T' : 't';
-		toc = toc_if_stamp(dfd, t, h + 8);
-		free(t);
-	}
-	if (toc >= 0)
+	if (arc_toc_name(name, own, sizeof own) && (toc = toc_if_stamp(dfd, own, h + 8)) >= 0)
 		return toc;
 	sfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	d = sfd >= 0 ? fdopendir(sfd) : NULL;
@@ -771,9 +765,20 @@ static int open_toc(int dfd, const char *name, int fd)
 			close(sfd);
 		return -1;
 	}
-	while (toc < 0 && (de = readdir(d)))
-		if (name_is_toc(de->d_name))
-			toc = toc_if_stamp(dfd, de->d_name, h + 8);
+	/* Any table with the stamp, unless its own (the extension in another case) comes. */
+	while ((de = readdir(d))) {
+		bool pairs = arc_toc_pairs(name, de->d_name);
+		int c;
+
+		if (!name_is_toc(de->d_name) || (toc >= 0 && !pairs) ||
+		    (c = toc_if_stamp(dfd, de->d_name, h + 8)) < 0)
+			continue;
+		if (toc >= 0)
+			close(toc);
+		toc = c;
+		if (pairs)
+			break;
+	}
 	closedir(d);
 	return toc;
 }

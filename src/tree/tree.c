@@ -770,6 +770,60 @@ static enum rc read_raw(struct tree *t, const struct where *w, tree_ino ino, uin
 	return RC_OK;
 }
 
+/* [off, size) of the source file fd past its start, its holes aside: the first stretch of
+ * data (SEEK_DATA, SEEK_HOLE), or all of it when the file system cannot tell. */
+static void data_extent_fd(int fd, uint64_t start, uint64_t size, uint64_t off, uint64_t *ds,
+			   uint64_t *de)
+{
+	off_t at = lseek(fd, (off_t)(start + off), SEEK_DATA), hole;
+
+	*ds = off;
+	*de = size;
+	if (at < 0) {
+		if (errno == ENXIO) /* nothing but a hole to the end */
+			*ds = size;
+		return;
+	}
+	hole = lseek(fd, at, SEEK_HOLE);
+	*ds = (uint64_t)at - start > off ? (uint64_t)at - start : off;
+	if (*ds > size)
+		*ds = size;
+	if (hole >= at && (uint64_t)hole - start < size)
+		*de = (uint64_t)hole - start;
+	if (*de < *ds)
+		*de = *ds;
+}
+
+enum rc tree_data_extent(struct tree *t, tree_ino ino, uint64_t off, uint64_t *ds, uint64_t *de)
+{
+	struct cache_ent *nent;
+	struct tctx c;
+	struct where w;
+	uint64_t start, size;
+	enum rc r;
+
+	*ds = off;
+	*de = UINT64_MAX;
+	if (mods_is_temp(ino))
+		return RC_OK;
+	r = where_get(t, ino, &w);
+	if (r != RC_OK || !w.as)
+		return r;
+	/* Only a file's own bytes read raw from a file of the source: it has holes to ask for. */
+	if (w.k->type == TT_FILE && w.k->extent && w.as->fd >= 0 && !w.as->ext.ctx) {
+		r = kctx_open(&w, ino, &c, &nent);
+		if (r == RC_OK)
+			r = w.k->extent(&c, &start, &size);
+		kctx_close(&w, nent);
+		if (r == RC_OK && off >= size)
+			*ds = *de = off;
+		else if (r == RC_OK && span_ok(w.as->src.size, start, size))
+			data_extent_fd(w.as->fd, start, size, off, ds, de);
+	}
+	where_put(t, &w);
+	return r;
+}
+
 enum rc tree_read_begin(struct tree *t, tree_ino ino, uint64_t off, size_t len, struct tree_rdv *v)
 {
 	struct where w;

@@ -1220,6 +1220,29 @@ static uint8_t *big_build(const char *magic, const char *const *names, const uin
 	return p;
 }
 
+/* A stream file's own ATOC table: the same stem, the extension's f made t (issue 30 item 8). */
+static void test_toc_name(void **state)
+{
+	char out[32];
+
+	(void)state;
+	assert_true(arc_toc_name("x0.xsf", out, sizeof out));
+	assert_string_equal(out, "x0.xst");
+	assert_true(arc_toc_name("cGfx_Global.PSF", out, sizeof out));
+	assert_string_equal(out, "cGfx_Global.PST");
+	assert_false(arc_toc_name("x0.big", out, sizeof out));
+	assert_false(arc_toc_name(".psf", out, sizeof out));
+	assert_false(arc_toc_name("abcdef.psf", out, 10)); /* no room for the NUL */
+	assert_true(arc_toc_name("abcde.psf", out, 10));
+	assert_true(arc_toc_pairs("x0.xsf", "x0.xst"));
+	assert_true(arc_toc_pairs("x0.xsf", "x0.XST"));
+	assert_false(arc_toc_pairs("x0.xsf", "x0.xtf"));
+	assert_false(arc_toc_pairs("x0.xsf", "x0.pst"));
+	assert_false(arc_toc_pairs("x0.xsf", "X0.xst"));
+	assert_false(arc_toc_pairs("x0.xsf", "x00.xst"));
+	assert_false(arc_toc_pairs("x0.big", "x0.bit"));
+}
+
 static void test_bigf(void **state)
 {
 	(void)state;
@@ -1301,6 +1324,7 @@ int main(void)
 	    cmocka_unit_test(test_chunked_hostile),
 	    cmocka_unit_test(test_chunked_overrun),
 	    cmocka_unit_test(test_chunked_random_reads),
+	    cmocka_unit_test(test_toc_name),
 	    cmocka_unit_test(test_bigf),
 	};
 

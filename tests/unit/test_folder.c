@@ -23,6 +23,7 @@
 
 #include "psgfs/gen/gen_psg.h"
 #include "psgfs/gen/gen_psk.h"
+#include "psgfs/gen/gen_stream.h"
 #include "psgfs/tree/tree.h"
 
 static char dir[64];
@@ -599,6 +600,212 @@ static void test_classify_by_name(void **state)
 	tree_close(t);
 }
 
+/* A stream collection and its table under names of our choosing, with the stamp of `stamp`
+ * (NULL: its own); m gets its entries. */
+static void put_stream(const char *sf_name, const char *toc_name, bool x360, uint64_t seed,
+		       const uint8_t *stamp, struct gen_big_manifest *m)
+{
+	struct gen_stream_opts o = {.seed = seed, .x360 = x360, .format = 2};
+	struct buf sf, toc;
+
+	buf_init(&sf);
+	buf_init(&toc);
+	assert_int_equal(gen_stream(&o, GS_H_NONE, &sf, &toc, m), RC_OK);
+	if (stamp) {
+		memcpy(sf.data + 8, stamp, 8);
+		memcpy(toc.data + 8, stamp, 8);
+	}
+	put(sf_name, &sf);
+	put(toc_name, &toc);
+	buf_free(&sf);
+	buf_free(&toc);
+}
+
+/* Every entry of the collection `name` as the generator wrote it: names, sizes, bytes. */
+static void check_stream(struct tree *t, const char *name, const struct gen_big_manifest *m)
+{
+	struct tree_stat st;
+	struct tree_dir *d;
+	size_t seen = 0;
+
+	assert_int_equal(tree_resolve(t, name, &st), RC_OK);
+	assert_int_equal(tree_opendir(t, st.ino, &d), RC_OK);
+	for (size_t i = 0; i < m->n; i++) {
+		char path[512];
+		enum rc r;
+		char *bytes;
+		uint64_t h = 0xcbf29ce484222325ull;
+
+		snprintf(path, sizeof path, "%s/%s", name, m->v[i].path);
+		bytes = slurp(t, path, &r);
+		if (!bytes)
+			fprintf(stderr, "%s: %d\n", path, (int)r);
+		assert_non_null(bytes);
+		assert_int_equal(tree_resolve(t, path, &st), RC_OK);
+		assert_int_equal(st.size, m->v[i].size);
+		for (uint64_t k = 0; k < st.size; k++)
+			h = (h ^ (uint8_t)bytes[k]) * 0x100000001b3ull;
+		assert_int_equal(h, m->v[i].fnv);
+		free(bytes);
+	}
+	for (size_t i = 0; i < tree_dir_count(d); i++)
+		seen += strncmp(tree_dir_name(d, i), "0x", 2) == 0;
+	assert_int_equal(seen, m->n);
+	tree_closedir(t, d);
+}
+
+/* Issue 30 item 8: a loose stream file takes its own table (x0.xsf: x0.xst, x1.psf: x1.pst)
+ * before another with the same stamp, and never a file of another extension that happens to
+ * have the name a wrong character swap makes (x0.xtf, x1.ptf). */
+static void test_stream_own_table(void **state)
+{
+	struct gen_big_manifest m0 = {0}, m1 = {0};
+	struct tree_opts o = {.assets_files = true};
+	struct tree *t;
+	uint8_t stamp[8];
+	char why[256], p[128];
+	FILE *f;
+
+	(void)state;
+	put_stream("x0.xsf", "x0.xst", true, 1, NULL, &m0);
+	path_of(p, sizeof p, "x0.xst");
+	f = fopen(p, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 8, SEEK_SET), 0);
+	assert_int_equal(fread(stamp, 1, 8, f), 8);
+	fclose(f);
+	put_stream("x1.psf", "x1.pst", false, 2, stamp, &m1);
+	/* the other set's table under the names a swap of the wrong character gives */
+	put_stream("decoy0.bin", "x0.xtf", false, 2, stamp, NULL);
+	put_stream("decoy1.bin", "x1.ptf", true, 1, NULL, NULL);
+	assert_int_equal(tree_open(dir, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+	check_stream(t, "x0.xsf", &m0);
+	check_stream(t, "x1.psf", &m1);
+	tree_close(t);
+	gen_big_manifest_free(&m0);
+	gen_big_manifest_free(&m1);
+}
+
+/* A BIGF archive (docs/archives.md) of the files named, under their names, written as arc. */
+static void put_bigf(const char *arc, const char *const *names, size_t n)
+{
+	struct buf files[8], b;
+	uint32_t dir = 16, at;
+
+	assert_true(n <= 8);
+	for (size_t i = 0; i < n; i++) {
+		char p[256];
+		FILE *f;
+		long len;
+
+		path_of(p, sizeof p, names[i]);
+		f = fopen(p, "rb");
+		assert_non_null(f);
+		assert_int_equal(fseek(f, 0, SEEK_END), 0);
+		len = ftell(f);
+		rewind(f);
+		buf_init(&files[i]);
+		buf_zero(&files[i], (size_t)len);
+		assert_int_equal(fread(files[i].data, 1, (size_t)len, f), (size_t)len);
+		fclose(f);
+		dir += 8 + (uint32_t)strlen(names[i]) + 1;
+	}
+	at = (dir + 8 + 15) & ~15u;
+	buf_init(&b);
+	buf_put(&b, "BIGF", 4);
+	buf_u32le(&b, 0); /* the archive's size: unused */
+	buf_u32be(&b, (uint32_t)n);
+	buf_u32be(&b, dir);
+	for (size_t i = 0; i < n; i++) {
+		buf_u32be(&b, at);
+		buf_u32be(&b, (uint32_t)files[i].len);
+		buf_put(&b, names[i], strlen(names[i]) + 1);
+		at += (uint32_t)files[i].len;
+	}
+	buf_zero(&b, ((dir + 8 + 15) & ~15u) - b.len);
+	for (size_t i = 0; i < n; i++) {
+		buf_put(&b, files[i].data, files[i].len);
+		buf_free(&files[i]);
+	}
+	assert_false(b.oom);
+	put(arc, &b);
+	buf_free(&b);
+}
+
+/* The same inside an archive (arcdir.c find_toc): x1.psf takes x1.pst, not x1.xst of the
+ * same stem and stamp, which sorts after it. */
+static void test_stream_own_table_archived(void **state)
+{
+	static const char *const names[] = {"x1.psf", "x1.pst", "x1.xst"};
+	struct gen_big_manifest m1 = {0};
+	struct tree_opts o = {.assets_files = true};
+	struct tree *t;
+	uint8_t stamp[8];
+	char why[256], p[128];
+	FILE *f;
+
+	(void)state;
+	put_stream("x0.xsf", "x1.xst", true, 1, NULL, NULL);
+	path_of(p, sizeof p, "x1.xst");
+	f = fopen(p, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 8, SEEK_SET), 0);
+	assert_int_equal(fread(stamp, 1, 8, f), 8);
+	fclose(f);
+	put_stream("x1.psf", "x1.pst", false, 2, stamp, &m1);
+	put_bigf("streams.big", names, 3);
+	for (size_t i = 0; i < 3; i++) {
+		path_of(p, sizeof p, names[i]);
+		assert_int_equal(unlink(p), 0);
+	}
+	path_of(p, sizeof p, "x0.xsf");
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(tree_open(dir, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+	check_stream(t, "streams.big/x1.psf", &m1);
+	tree_close(t);
+	gen_big_manifest_free(&m1);
+}
+
+/* A loose file's holes are known without reading them (issue 30 item 2: psgfs-tool extract
+ * wrote 1 TiB sparse files as zeros); a rendered file is one stretch. */
+static void test_data_extent(void **state)
+{
+	const uint64_t size = 1ull << 40, at = 1ull << 39;
+	struct tree_stat st;
+	struct tree *t;
+	uint64_t ds, de;
+	char p[128];
+	int fd;
+
+	(void)state;
+	path_of(p, sizeof p, "sparse.bin");
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	assert_int_equal(pwrite(fd, "data", 4, (off_t)at), 4);
+	assert_int_equal(close(fd), 0);
+	put_sky("sky.psg", 0);
+	t = open_dir(0);
+	assert_int_equal(tree_resolve(t, "sparse.bin", &st), RC_OK);
+	assert_int_equal(st.size, size);
+	assert_int_equal(tree_data_extent(t, st.ino, 0, &ds, &de), RC_OK);
+	if (ds == 0) { /* a file system without SEEK_DATA: one stretch, still correct */
+		assert_true(de >= size);
+	} else {
+		assert_true(ds <= at && at - ds < (1u << 20));
+		assert_true(de >= at + 4 && de <= size);
+		assert_int_equal(tree_data_extent(t, st.ino, de, &ds, &de), RC_OK);
+		assert_true(ds >= size);
+	}
+	assert_int_equal(tree_data_extent(t, st.ino, size, &ds, &de), RC_OK);
+	assert_true(ds >= size);
+	assert_int_equal(tree_resolve(t, "sky.psg/header.txt", &st), RC_OK);
+	assert_int_equal(tree_data_extent(t, st.ino, 5, &ds, &de), RC_OK);
+	assert_int_equal(ds, 5);
+	assert_true(de >= st.size);
+	tree_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +821,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_deep_folders, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_concurrent_first_listing, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_classify_by_name, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_stream_own_table, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_stream_own_table_archived, dir_setup,
+					    dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_data_extent, dir_setup, dir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,6 +67,15 @@ bool arc_detect(const uint8_t *h, size_t n);
 enum rc arc_open(const struct src *s, const struct src *toc, struct arc *a, struct diag *d);
 void arc_free(struct arc *a);
 
+/*
+ * Stream files and their ATOC tables (docs/streams.md): the table of the same stem as the
+ * stream file, its extension's last letter f made t (.psf -> .pst, .xsf -> .xst, the case
+ * kept). arc_toc_name writes it to out (false: stream is not .psf/.xsf, or out is too small);
+ * arc_toc_pairs says whether toc is that name, the extension compared without case.
+ */
+bool arc_toc_name(const char *stream, char *out, size_t n);
+bool arc_toc_pairs(const char *stream, const char *toc);
+
 /* Short static names for info.txt: "EB v3", "BIGF", ...; "stored", "refpack", "chunked zlib",
  * ...; "stored", "refpack", "zlib", "deflate", "lzx", "bad". Unknown values give "unknown". */
 const char *arc_kind_str(enum arc_kind k);

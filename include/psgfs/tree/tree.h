@@ -121,6 +121,16 @@ void tree_read_end(struct tree_rdv *v);
 /* The same, copied into dst; *got < len only at end of file. RC_IO for broken views. */
 enum rc tree_read(struct tree *t, tree_ino ino, uint64_t off, size_t len, void *dst, size_t *got);
 
+/*
+ * Where a file may hold bytes other than zeros, for copies that keep holes: the first stretch
+ * [*start, *end) at or after off. A file served raw from a file of the source (a loose file of
+ * a folder, an asset's own bytes) skips the file system's holes (SEEK_DATA / SEEK_HOLE); any
+ * other file is one stretch from off (*end UINT64_MAX). *start at or past the file's size:
+ * nothing but zeros from off on.
+ */
+enum rc tree_data_extent(struct tree *t, tree_ino ino, uint64_t off, uint64_t *start,
+			 uint64_t *end);
+
 /* Resolve a slash-separated path from the root ("" or "/" is the root); symlinks are not
  * followed. */
 enum rc tree_resolve(struct tree *t, const char *path, struct tree_stat *out);
