@@ -35,3 +35,15 @@ void name_component(const void *raw, size_t maxlen, char *out)
 	else if (out[0] == '.')
 		out[0] = '_';
 }
+
+bool name_is_safe(const void *raw, size_t n)
+{
+	const unsigned char *p = raw;
+
+	if (n == 0 || p[0] == '.')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!p[i] || !name_char_ok(p[i]))
+			return false;
+	return true;
+}

@@ -21,18 +21,20 @@ int fuzz_one_psa(const uint8_t *p, size_t n);
 int fuzz_one_tree(const uint8_t *p, size_t n);
 int fuzz_one_folder(const uint8_t *p, size_t n);
 int fuzz_one_texmod(const uint8_t *p, size_t n);
-int fuzz_one_archive(const uint8_t *p, size_t n); /* EB, BIGF/BIG4, RefPack, chunked */
+int fuzz_one_archive(const uint8_t *p, size_t n);  /* EB, BIGF/BIG4, RefPack, chunked */
+int fuzz_one_manifest(const uint8_t *p, size_t n); /* CMAP, CSPA, MMAP */
 
 /* Which harnesses a seed feeds (the corpus directory names are arena skate psk psa tree
- * folder texmod archive). */
-#define FZ_ARENA   1u
-#define FZ_SKATE   2u
-#define FZ_PSK	   4u
-#define FZ_PSA	   8u
-#define FZ_TREE	   16u
-#define FZ_FOLDER  32u
-#define FZ_TEXMOD  64u
-#define FZ_ARCHIVE 128u
+ * folder texmod archive manifest). */
+#define FZ_ARENA    1u
+#define FZ_SKATE    2u
+#define FZ_PSK	    4u
+#define FZ_PSA	    8u
+#define FZ_TREE	    16u
+#define FZ_FOLDER   32u
+#define FZ_TEXMOD   64u
+#define FZ_ARCHIVE  128u
+#define FZ_MANIFEST 256u
 
 /*
  * What mounting and walking one input did (fuzz_tree_check). The invariants: tree_open either

@@ -1,7 +1,8 @@
 /*
  * make_seeds OUTDIR [EVERY]: write the generated seed corpora, OUTDIR/<harness>/<name>, for
- * the harnesses arena, skate, psk, psa, tree, folder, texmod and archive, plus every EVERY-th
- * hostile mutant of each seed (default 16; 0 = none) so fuzzing starts from broken files too.
+ * the harnesses arena, skate, psk, psa, tree, folder, texmod, archive and manifest, plus
+ * every EVERY-th hostile mutant of each seed (default 16; 0 = none) so fuzzing starts from
+ * broken files too.
  * The slow harnesses get fewer (slow[] x EVERY; tree and folder only of seeds up to 16 KiB):
  * libFuzzer runs the whole starting corpus before it mutates, and at 10 runs/s the tree
  * harness spent a 35 s run, and then 70 s more, only replaying mutants that test_hostile
@@ -16,12 +17,12 @@
 #include "harness.h"
 #include "mutate.h"
 
-#define N_HARNESS 8
-static const char *const harness_dir[N_HARNESS] = {"arena", "skate",  "psk",	"psa",
-						   "tree",  "folder", "texmod", "archive"};
+#define N_HARNESS 9
+static const char *const harness_dir[N_HARNESS] = {"arena",  "skate",  "psk",	  "psa",     "tree",
+						   "folder", "texmod", "archive", "manifest"};
 
 /* Mutant stride multipliers, so a harness's starting corpus runs in about a third of 35 s. */
-static const unsigned slow[N_HARNESS] = {1, 8, 1, 1, 32, 16, 1, 1};
+static const unsigned slow[N_HARNESS] = {1, 8, 1, 1, 32, 16, 1, 1, 1};
 
 static int write_file(const char *path, const uint8_t *p, size_t n)
 {

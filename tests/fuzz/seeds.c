@@ -1,4 +1,5 @@
 /* Seed inputs made by the project's own generators (deterministic, small). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "psgfs/gen/gen_psk.h"
 #include "psgfs/gen/gen_big.h"
 #include "psgfs/gen/gen_stream.h"
+#include "psgfs/formats/stream_manifest.h"
 #include "psgfs/formats/texture.h"
 #include "psgfs/base/bytes.h"
 
@@ -534,6 +536,62 @@ static void archive_seeds(struct seedset *s)
 	add(s, "archive_chunks", FZ_ARCHIVE, RC_OK, &b);
 }
 
+/* District manifests (docs/worlds.md): a Pres map as PACK writes it (Global, tiles), its
+ * cells and minimap, and a hostile map (cycle, repeated id, unsafe names, NaN, bad LOD). */
+static void manifest_seeds(struct seedset *s)
+{
+	static const char *const names[] = {"cPres_Global", "cPres_-50_50_high", "cPres_50_50_high",
+					    "cPres_50_150_low"};
+	const struct sm_header h = {.version = 1, .stamp = 0x5eed1234u};
+	struct sm_collection c[4];
+	struct sm_cell cell[4];
+	struct sm_point pt[4];
+	uint64_t g = sm_global_id("Pres", "DIST_Seed");
+	struct buf b;
+
+	memset(c, 0, sizeof c);
+	memset(cell, 0, sizeof cell);
+	for (int i = 0; i < 4; i++) {
+		float cx = (float)(i * 100 - 150), cz = 50;
+
+		snprintf(c[i].name, sizeof c[i].name, "%s", names[i]);
+		c[i].id = i ? sm_collection_id(names[i]) : g;
+		c[i].parent = i ? g : SM_GLOBAL_PARENT;
+		c[i].offset = 0x100;
+		c[i].size = 0x1000u << i;
+		c[i].assets = (uint32_t)i + 1;
+		cell[i].id = c[i].id;
+		cell[i].lod = (uint8_t)(i == 0 ? SM_LOD_GLOBAL : i == 3 ? SM_LOD_LOW : SM_LOD_HIGH);
+		for (int k = 0; k < 4; k++) {
+			float lo[4] = {cx - 50, -10, cz - 50, 1}, hi[4] = {cx + 50, 90, cz + 50, 1};
+
+			cell[i].hull_min[k] = lo[k];
+			cell[i].hull_max[k] = hi[k];
+			cell[i].geom_min[k] = k == 1 || k == 3 ? lo[k] : k == 0 ? cx : cz;
+			cell[i].geom_max[k] = hi[k];
+		}
+		pt[i] = (struct sm_point){c[i].id, cx, cz, 0};
+	}
+	buf_init(&b);
+	add(s, "manifest_cmap", FZ_MANIFEST, sm_cmap_write(SM_X360, &h, c, 4, &b), &b);
+	buf_init(&b);
+	add(s, "manifest_cspa", FZ_MANIFEST, sm_cspa_write(SM_X360, &h, cell, 4, &b), &b);
+	buf_init(&b);
+	add(s, "manifest_mmap", FZ_MANIFEST, sm_mmap_write(SM_PS3, &h, pt, 4, &b), &b);
+	c[1].parent = c[2].id; /* 1 <-> 2 */
+	c[2].parent = c[1].id;
+	c[0].parent = c[0].id; /* self */
+	c[3].id = c[1].id;
+	snprintf(c[3].name, sizeof c[3].name, "../x/..");
+	buf_init(&b);
+	add(s, "manifest_cmap_hostile", FZ_MANIFEST, sm_cmap_write(SM_PS3, &h, c, 4, &b), &b);
+	cell[1].lod = 7;
+	cell[2].hull_min[0] = NAN;
+	cell[3].geom_min[1] = 1e30f;
+	buf_init(&b);
+	add(s, "manifest_cspa_hostile", FZ_MANIFEST, sm_cspa_write(SM_PS3, &h, cell, 4, &b), &b);
+}
+
 int fuzz_seeds_make(struct fuzz_seed **out, size_t *n)
 {
 	struct seedset s = {0};
@@ -547,6 +605,8 @@ int fuzz_seeds_make(struct fuzz_seed **out, size_t *n)
 	if (!s.err)
 		archive_seeds(&s);
 	stream_seeds(&s);
+	if (!s.err)
+		manifest_seeds(&s);
 	if (s.err) {
 		fuzz_seeds_free(s.v, s.n);
 		*out = NULL;

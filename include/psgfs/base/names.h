@@ -2,6 +2,7 @@
 #ifndef PSGFS_NAMES_H
 #define PSGFS_NAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define NAME_COMPONENT_MAX 48
@@ -17,5 +18,9 @@ void name_component(const void *raw, size_t maxlen, char *out);
 
 /* Length of a fixed-size name field up to its first NUL. */
 size_t name_len(const void *raw, size_t maxlen);
+
+/* True when the n bytes of raw are a safe path component already: not empty, no leading '.',
+ * no trailing blank, every byte one name_component keeps (so it is neither "." nor ".."). */
+bool name_is_safe(const void *raw, size_t n);
 
 #endif
