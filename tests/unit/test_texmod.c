@@ -162,6 +162,43 @@ static void saved_back_one(struct ar *x, uint32_t tex, bool png, unsigned *parti
 	free(pic);
 }
 
+/* A partial cube map whose cubemap byte and storeType disagree is read as a cube map (either
+ * says so); its pictures saved back leave both as they were. */
+static void disagreeing_cubes(void)
+{
+	struct ar x;
+	uint32_t rows[512], n, done = 0;
+	unsigned partial = 0;
+
+	gen(PS3_PARTIAL, &x);
+	n = textures(&x, rows, 512);
+	for (uint32_t i = 0; i < n; i++) {
+		struct tex_desc d;
+		size_t at = arena_row(&x.a, rows[i])->start;
+
+		if (tex_describe(&x.s, &x.a, rows[i], &d, NULL) != RC_OK || d.faces != 6 ||
+		    d.have_faces == 6)
+			continue;
+		for (int v = 0; v < 2; v++) {
+			uint8_t *c = malloc(x.n);
+			struct ar y;
+
+			memcpy(c, x.p, x.n);
+			if (v)
+				c[at + 3] = 0; /* cubemap 0, storeType 0x10002 */
+			else
+				c[at + 29] = 0; /* cubemap 1, storeType 2 */
+			assert_int_equal(ar_open(&y, c, x.n), RC_OK);
+			saved_back_one(&y, rows[i], false, &partial);
+			saved_back_one(&y, rows[i], true, &partial);
+			ar_close(&y);
+			done++;
+		}
+	}
+	assert_true(done >= 12);
+	ar_close(&x);
+}
+
 static void test_saved_back(void **st)
 {
 	enum which ws[] = {PS3_DEFAULT, PS3_SHUFFLED, PS3_PARTIAL, X360_DEFAULT, PS3_TWINS};
@@ -182,6 +219,7 @@ static void test_saved_back(void **st)
 			assert_true(partial >= 2 * 8); /* the partial shapes are there */
 		ar_close(&x);
 	}
+	disagreeing_cubes();
 }
 
 /* A DDS of the faces and levels a texture's data holds (a partial cube map keeps its cube
