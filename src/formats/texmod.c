@@ -439,7 +439,9 @@ static void sink_free(struct sink *k)
  * No-op detection: while the picture equals the texture as served, its texel bytes are what the
  * source holds, and the source's are kept at the end (sink_done). The writers are exact for
  * canonical texels, but not for what the canonical form does not show (mips a PNG regenerates,
- * DXT blocks libsquish would fit differently, stored bits a widened format drops).
+ * DXT blocks libsquish would fit differently, stored bits a widened format drops). A PNG's level
+ * 0 rows up to the first that differs are not encoded at all: the source's texels of those rows
+ * are already in place and show exactly those pixels.
  */
 static bool dds_rows_same(struct sink *k, uint32_t face, uint32_t level, uint32_t row0, uint32_t n,
 			  const uint8_t *units, uint64_t bytes)
@@ -500,6 +502,10 @@ static enum rc sink_row(struct sink *k, uint32_t face, uint32_t level, const uin
 	n = v->y - v->y0;
 	if (n < v->batch && v->y < v->h)
 		return RC_OK;
+	if (level == 0 && k->same) { /* rows the served picture has: its texels stay */
+		v->y0 = v->y;
+		return RC_OK;
+	}
 	tex_encode_rows(k->p->to.kind, v->rgba, v->w, n, v->canon, k->p->threads);
 	r = put_units(k, face, level, v->y0 / unit, (n + unit - 1) / unit, v->canon);
 	v->y0 = v->y;
