@@ -187,7 +187,18 @@ static enum rc fourcc_format(uint32_t cc, struct dds_read_info *d, char *why, si
 	}
 }
 
-/* Faces, volume, DX10 dimension: one 2D texture or one complete cube map. */
+/*
+ * Cube faces of caps2: all six, or the first n in DDS order (+X, -X, +Y, -Y, +Z, -Z), which is
+ * what psgfs serves for a cube map whose data holds only its first faces. 0 for any other set.
+ */
+static uint32_t cube_faces(uint32_t caps2)
+{
+	uint32_t bits = (caps2 & DDSCAPS2_FACES) >> 10;
+
+	return bits && !(bits & (bits + 1)) ? (uint32_t)__builtin_popcount(bits) : 0;
+}
+
+/* Faces, volume, DX10 dimension: one 2D texture, one cube map or its first faces. */
 static enum rc shape(const uint8_t *h, const uint8_t *dx10, struct dds_read_info *d, char *why,
 		     size_t whylen)
 {
@@ -197,10 +208,13 @@ static enum rc shape(const uint8_t *h, const uint8_t *dx10, struct dds_read_info
 		return fail(why, whylen, RC_UNSUPPORTED, "volume textures are not supported");
 	d->faces = 1;
 	if (caps2 & DDSCAPS2_CUBE) {
-		if ((caps2 & DDSCAPS2_FACES) != DDSCAPS2_FACES)
+		d->faces = cube_faces(caps2);
+		d->cube = true;
+		if (!d->faces)
 			return fail(why, whylen, RC_UNSUPPORTED,
-				    "a cube map must hold all six faces (caps2 0x%X)", caps2);
-		d->faces = 6;
+				    "a cube map must hold all six faces, or its first ones in "
+				    "order +X -X +Y -Y +Z -Z (caps2 0x%X)",
+				    caps2);
 	}
 	if (dx10) {
 		uint32_t dim = ld_u32le(dx10 + 4), misc = ld_u32le(dx10 + 8),
@@ -212,8 +226,10 @@ static enum rc shape(const uint8_t *h, const uint8_t *dx10, struct dds_read_info
 		if (array != 1)
 			return fail(why, whylen, RC_UNSUPPORTED,
 				    "texture arrays (%u elements) are not supported", array);
-		if (misc & DX10_MISC_CUBE)
+		if (misc & DX10_MISC_CUBE) {
 			d->faces = 6;
+			d->cube = true;
+		}
 	}
 	return RC_OK;
 }
@@ -263,13 +279,17 @@ static enum rc sizes(const struct src *s, const uint8_t *h, uint32_t max_side,
 			    d->mips, d->width, d->height, chain);
 	d->face_bytes = dds_read_level_off(d, 0, d->mips) - d->data_off;
 	need = d->data_off + d->face_bytes * d->faces;
-	if (s->size < need)
+	if (s->size < need) {
+		char faces[24] = "";
+
+		if (d->faces > 1)
+			snprintf(faces, sizeof faces, ", %u faces", d->faces);
 		return fail(why, whylen, RC_TRUNCATED,
 			    "truncated: %s %ux%u, %u mip level%s%s needs %llu bytes, the file has "
 			    "%llu",
-			    d->format, d->width, d->height, d->mips, d->mips == 1 ? "" : "s",
-			    d->faces == 6 ? ", 6 faces" : "", (unsigned long long)need,
-			    (unsigned long long)s->size);
+			    d->format, d->width, d->height, d->mips, d->mips == 1 ? "" : "s", faces,
+			    (unsigned long long)need, (unsigned long long)s->size);
+	}
 	return RC_OK;
 }
 

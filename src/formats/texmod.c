@@ -50,8 +50,14 @@ static bool shape_eq(const struct texmod_shape *a, const struct texmod_shape *b)
 
 static void shape_text(const struct texmod_shape *s, char *out, size_t n)
 {
+	char faces[24] = "";
+
+	if (s->faces == 6)
+		snprintf(faces, sizeof faces, ", cube map");
+	else if (s->faces > 1)
+		snprintf(faces, sizeof faces, ", %u cube faces", s->faces);
 	snprintf(out, n, "%s %ux%u, %u mip level%s%s", kind_name(s->kind), s->width, s->height,
-		 s->mips, s->mips == 1 ? "" : "s", s->faces == 6 ? ", cube map" : "");
+		 s->mips, s->mips == 1 ? "" : "s", faces);
 }
 
 /* ---- the picture's header: what the texture becomes ---- */
@@ -94,14 +100,15 @@ static enum rc plan_png(const struct src *pic, const struct tex_desc *d, struct 
 		return fail(why, whylen, RC_UNSUPPORTED,
 			    "the texture cannot be read, so a PNG has no format to be encoded in; "
 			    "write a .dds");
-	p->to = p->from;
-	if (w != d->width * d->faces || h != d->height)
+	/* The picture textures/<name>.png shows (the faces the data holds), or every face. */
+	p->to = w == tex_picture_width(d) ? p->served : p->from;
+	if ((w != tex_picture_width(d) && w != d->width * d->faces) || h != d->height)
 		return fail(why, whylen, RC_UNSUPPORTED,
 			    "the picture is %ux%u, the texture %ux%u%s: save it at %ux%u (a PNG is "
 			    "not scaled), or write a .dds to change the size",
 			    w, h, d->width, d->height,
-			    d->faces == 6 ? " (a cube map: six faces side by side)" : "",
-			    d->width * d->faces, d->height);
+			    d->have_faces > 1 ? " (a cube map: its faces side by side)" : "",
+			    tex_picture_width(d), d->height);
 	return RC_OK;
 }
 
@@ -307,14 +314,27 @@ enum rc texmod_plan(const struct src *as, const struct arena *a, uint32_t tex, e
 			    a->h.platform);
 	p->plat = a->h.plat == RW_XB2 ? TEXMOD_X360 : TEXMOD_PS3;
 	p->have_from = tex_describe(as, a, tex, &d, NULL) == RC_OK;
-	if (p->have_from)
+	if (p->have_from) {
 		p->from = (struct texmod_shape){d.kind, d.width, d.height, d.mips, d.faces};
+		p->served =
+		    (struct texmod_shape){d.kind, d.width, d.height, d.have_mips, d.have_faces};
+		p->src = d;
+	}
 	r = in == TEXMOD_DDS ? plan_dds(pic, &d, p, why, whylen)
 			     : plan_png(pic, &d, p, why, whylen);
 	if (r != RC_OK)
 		return r;
-	p->in_place = p->have_from && shape_eq(&p->to, &p->from) && d.have_mips == d.mips &&
-		      d.have_faces == d.faces;
+	/*
+	 * What the mount serves goes back where it came from: of a texture whose data holds only
+	 * some faces or levels (a one-face cube map), those, in place; the texture keeps its
+	 * declared shape. Every face and level (a full cube map) lays it out again, whole.
+	 */
+	p->in_place = p->have_from && shape_eq(&p->to, &p->served);
+	if (in == TEXMOD_DDS && p->dds.cube && p->dds.faces < 6 && !p->in_place)
+		return fail(why, whylen, RC_UNSUPPORTED,
+			    "a cube map must hold all six faces (this DDS holds %u; only a texture "
+			    "whose data holds its first %u takes them)",
+			    p->dds.faces, p->dds.faces);
 	r = p->in_place ? plan_in_place(a, &d, p, why, whylen)
 			: plan_relayout(as, a, p, why, whylen);
 	if (r != RC_OK) {
@@ -349,10 +369,14 @@ struct lvl {
 
 struct sink {
 	const struct texmod_plan *p;
+	const struct src *as; /* the source arena */
 	uint8_t *texels;
 	struct lvl *lv; /* faces x mips */
 	struct tex_mipgen **mg;
 	uint32_t face; /* the face a mip callback belongs to */
+	bool same;     /* in place, and the picture so far is the texture as served */
+	uint8_t *was;  /* the texture's rows as served, to compare with */
+	uint32_t was_y0, was_n;
 };
 
 static enum rc put_units(const struct sink *k, uint32_t face, uint32_t level, uint32_t row0,
@@ -367,12 +391,15 @@ static enum rc put_units(const struct sink *k, uint32_t face, uint32_t level, ui
 			      (size_t)p->texel_bytes);
 }
 
-static enum rc sink_init(struct sink *k, const struct texmod_plan *p, uint8_t *dst)
+static enum rc sink_init(struct sink *k, const struct texmod_plan *p, const struct src *as,
+			 uint8_t *dst)
 {
 	uint32_t n = p->to.faces * p->to.mips, unit = tex_kind_compressed(p->to.kind) ? 4 : 1;
 
 	memset(k, 0, sizeof *k);
 	k->p = p;
+	k->as = as;
+	k->same = p->in_place;
 	k->texels = dst + p->texels;
 	k->lv = xcalloc_n(n, sizeof *k->lv);
 	if (!k->lv)
@@ -405,6 +432,60 @@ static void sink_free(struct sink *k)
 		tex_mipgen_free(k->mg[f]);
 	free(k->mg);
 	free(k->lv);
+	free(k->was);
+}
+
+/*
+ * No-op detection: while the picture equals the texture as served, its texel bytes are what the
+ * source holds, and the source's are kept at the end (sink_done). The writers are exact for
+ * canonical texels, but not for what the canonical form does not show (mips a PNG regenerates,
+ * DXT blocks libsquish would fit differently, stored bits a widened format drops). A PNG's level
+ * 0 rows up to the first that differs are not encoded at all: the source's texels of those rows
+ * are already in place and show exactly those pixels.
+ */
+static bool dds_rows_same(struct sink *k, uint32_t face, uint32_t level, uint32_t row0, uint32_t n,
+			  const uint8_t *units, uint64_t bytes)
+{
+	if (!k->same)
+		return false;
+	if (!k->was)
+		k->was = malloc(BATCH_BYTES); /* dds_direct's batches are at most that */
+	k->same = k->was && bytes <= BATCH_BYTES &&
+		  tex_read_rows(k->as, &k->p->src, face, level, row0, n, k->was) == RC_OK &&
+		  !memcmp(k->was, units, (size_t)bytes);
+	return k->same;
+}
+
+/* Pixel row y of the PNG (RGBA, every face side by side) against the served picture's. */
+static void png_row_same(struct sink *k, uint32_t y, const uint8_t *rgba)
+{
+	const struct tex_desc *d = &k->p->src;
+	uint32_t w = tex_picture_width(d), ch = d->alpha ? 4 : 3;
+	const uint8_t *was;
+
+	if (!k->same)
+		return;
+	if (!k->was || y >= k->was_y0 + k->was_n) { /* 4 rows at a time: a DXT block row */
+		k->was_y0 = y;
+		k->was_n = d->height - y < 4 ? d->height - y : 4;
+		if (!k->was)
+			k->was = xcalloc_n((size_t)w * 4, 4);
+		if (!k->was || tex_picture_rows(k->as, d, k->was_y0, k->was_n, k->was) != RC_OK) {
+			k->same = false;
+			return;
+		}
+	}
+	was = k->was + (size_t)(y - k->was_y0) * w * ch;
+	for (uint32_t x = 0; x < w && k->same; x++)
+		k->same = !memcmp(was + (size_t)x * ch, rgba + (size_t)x * 4, ch);
+}
+
+/* The picture was the texture as served: the source's texel bytes, as they were. */
+static enum rc sink_done(const struct sink *k)
+{
+	if (!k->same)
+		return RC_OK;
+	return src_read(k->as, k->p->texels, k->texels, (size_t)k->p->texel_bytes);
 }
 
 /* Pixel row y of (face, level), in order: a batch goes out once full or at the level's end. */
@@ -421,6 +502,10 @@ static enum rc sink_row(struct sink *k, uint32_t face, uint32_t level, const uin
 	n = v->y - v->y0;
 	if (n < v->batch && v->y < v->h)
 		return RC_OK;
+	if (level == 0 && k->same) { /* rows the served picture has: its texels stay */
+		v->y0 = v->y;
+		return RC_OK;
+	}
 	tex_encode_rows(k->p->to.kind, v->rgba, v->w, n, v->canon, k->p->threads);
 	r = put_units(k, face, level, v->y0 / unit, (n + unit - 1) / unit, v->canon);
 	v->y0 = v->y;
@@ -457,6 +542,8 @@ static enum rc dds_direct(const struct src *pic, struct sink *k)
 					break;
 				}
 				r = dds_read_units(pic, d, f, l, y, n, buf);
+				if (r == RC_OK)
+					dds_rows_same(k, f, l, y, n, buf, n * rb);
 				if (r == RC_OK)
 					r = put_units(k, f, l, y, n, buf);
 			}
@@ -509,6 +596,8 @@ static enum rc png_pixels(const struct src *pic, struct sink *k, char *why, size
 		r = tex_mipgen_new(fw, h, p->to.mips, mip_row, k, &k->mg[f]);
 	for (uint32_t y = 0; y < h && r == RC_OK; y++) {
 		r = pngdec_rows(pr, 1, row, why, whylen);
+		if (r == RC_OK)
+			png_row_same(k, y, row);
 		for (uint32_t f = 0; f < faces && r == RC_OK; f++) {
 			k->face = f;
 			r = tex_mipgen_push(k->mg[f], row + (size_t)f * fw * 4);
@@ -585,15 +674,19 @@ enum rc texmod_write(const struct src *as, const struct arena *a, const struct s
 		return fail(why, whylen, r, "the arena cannot be read (%s)", rc_str(r));
 	if (p->obj_len)
 		memcpy(dst + arena_row(a, p->tex)->start, p->obj, p->obj_len);
-	r = sink_init(&k, p, dst);
+	r = sink_init(&k, p, as, dst);
 	if (r == RC_OK) {
-		if (p->in == TEXMOD_PNG)
+		if (p->in == TEXMOD_PNG) {
 			r = png_pixels(pic, &k, why, whylen);
-		else if (p->dds_direct)
+		} else if (p->dds_direct) {
 			r = dds_direct(pic, &k);
-		else
+		} else {
+			k.same = false; /* converted: not the texels served */
 			r = dds_convert(pic, &k);
+		}
 	}
+	if (r == RC_OK)
+		r = sink_done(&k);
 	sink_free(&k);
 	if (r != RC_OK && why && whylen && !why[0])
 		snprintf(why, whylen, "writing the texels failed (%s)", rc_str(r));

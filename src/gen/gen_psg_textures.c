@@ -78,6 +78,59 @@ const struct gen_tex_spec *gen_tex_real_specs(size_t *n)
 	return real_specs;
 }
 
+/*
+ * Textures whose base resource holds only part of their layout, as tool-made arenas have them
+ * (a level compiler's environment map is a cube map holding one face): `faces` whole faces, or
+ * (faces 0) the first `levels` levels of face 0, then `extra` bytes of what follows.
+ */
+static const struct {
+	struct gen_tex_spec s;
+	uint8_t faces, levels;
+	uint16_t extra;
+} partial_specs[] = {
+    {{GCM_TEX_A8R8G8B8, 32, 32, 0, true, 0, false, 0}, 1, 0, 0x40},
+    {{GCM_TEX_DXT5, 64, 64, 1, true, 0, false, 0}, 1, 0, 0},
+    {{GCM_TEX_DXT1, 64, 64, 0, true, 0, true, 0}, 3, 0, 0},
+    {{GCM_TEX_DXT5, 16, 16, 3, true, 0, false, 0}, 5, 0, 0x10},
+    {{GCM_TEX_B8 | LN, 13, 7, 1, true, 16, false, 0}, 2, 0, 0},
+    {{GCM_TEX_D8R8G8B8, 16, 16, 2, true, 0, false, 0}, 4, 0, 0},
+    {{GCM_TEX_DXT3, 64, 32, 0, false, 0, false, 0}, 0, 3, 0},
+    {{GCM_TEX_R5G6B5, 32, 32, 4, true, 0, false, 0}, 0, 2, 0x20},
+};
+
+/* A volume texture (psgfs lists it, and does not convert it): the 2D texels of this spec under
+ * an object saying dimension 3, depth 4. */
+static const struct gen_tex_spec volume_spec = {GCM_TEX_A8R8G8B8, 16, 16, 0, false, 0, false, 0};
+
+static uint32_t mip_count(const struct gen_tex_spec *s);
+
+size_t gen_tex_partial_specs(struct gen_tex_spec *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof partial_specs / sizeof partial_specs[0]; i++) {
+		struct gen_tex_spec s = partial_specs[i].s;
+		uint8_t obj[40];
+		struct ps3_texture t;
+		struct tex_layout l;
+
+		gen_tex_object(&s, 0, obj);
+		ps3_texture_decode(obj, sizeof obj, true, &t);
+		if (tex_layout_get(&t, &l, NULL, 0) == RC_OK) {
+			uint64_t end =
+			    partial_specs[i].faces
+				? ps3_level_src_end(&t, &l, partial_specs[i].faces - 1, l.mips - 1)
+				: ps3_level_src_end(&t, &l, 0, partial_specs[i].levels - 1);
+
+			if (end + partial_specs[i].extra < l.total)
+				s.keep_bytes = (uint32_t)(end + partial_specs[i].extra);
+		}
+		if (n < GEN_TEX_PARTIAL_MAX)
+			out[n++] = s;
+	}
+	return n;
+}
+
 static uint8_t base_of(uint8_t f)
 {
 	return (uint8_t)(f & ~(LN | UN));
@@ -598,10 +651,11 @@ static bool gt_texture(const struct gen_tex_spec *s, struct buf *br, struct gen_
 	return ok && !br->oom;
 }
 
-/* Texture k: its base resource, its Texture object, its TOC entry and, with ti, its truth. */
+/* Texture k: its base resource, its Texture object, its TOC entry and, with ti, its truth. A
+ * volume: the object says dimension 3, depth 4. */
 static bool add_texture(struct psg_builder *b, const struct gen_tex_opts *o,
-			const struct gen_tex_spec *s, size_t k, struct psgo_toc_entry *toc,
-			char name[40], struct gen_tex_truth_item *ti)
+			const struct gen_tex_spec *s, size_t k, bool volume,
+			struct psgo_toc_entry *toc, char name[40], struct gen_tex_truth_item *ti)
 {
 	uint64_t guid = 0x2c7f381800171900ull + (o ? o->guid_first : 0) + k;
 	uint8_t obj[40];
@@ -616,6 +670,14 @@ static bool add_texture(struct psg_builder *b, const struct gen_tex_opts *o,
 	bi = psgb_add_base_resource(b, 0x80, br.data, br.len);
 	buf_free(&br);
 	gen_tex_object(s, bi, obj);
+	if (volume) {
+		struct ps3_texture t;
+
+		ps3_texture_decode(obj, sizeof obj, true, &t);
+		t.dimension = 3;
+		t.depth = 4;
+		ps3_texture_encode(&t, true, obj);
+	}
 	tx = psgb_add(b, RW_T_TEXTURE, 4, obj, sizeof obj);
 	psgb_ref(b, tx, 0x18);
 	snprintf(name, 40, "0x%016llx.Texture", (unsigned long long)guid);
@@ -646,7 +708,7 @@ enum rc gen_psg_textures(const struct gen_tex_opts *o, struct buf *out, struct p
 						       true,	     0,	  false, 65536};
 	const struct gen_tex_spec *given = o && o->specs ? o->specs : default_specs;
 	size_t n = o && o->specs ? o->n_specs : sizeof default_specs / sizeof default_specs[0];
-	struct gen_tex_spec *specs = xcalloc_n(n + 1, sizeof *specs);
+	struct gen_tex_spec *specs = xcalloc_n(n + 2 + GEN_TEX_PARTIAL_MAX, sizeof *specs);
 	struct psgo_toc_entry *toc = NULL;
 	char(*names)[40] = NULL;
 	struct psg_builder *b;
@@ -659,6 +721,10 @@ enum rc gen_psg_textures(const struct gen_tex_opts *o, struct buf *out, struct p
 	memcpy(specs, given, n * sizeof *specs);
 	if (o && o->short_cube)
 		specs[n++] = short_cube;
+	if (o && o->partial) {
+		n += gen_tex_partial_specs(specs + n);
+		specs[n++] = volume_spec;
+	}
 	b = psgb_new(PSGB_REG_TEXTURE10, o && o->arena_id ? o->arena_id : 0x7E570000u);
 	toc = xcalloc_n(n ? n : 1, sizeof *toc);
 	names = xcalloc_n(n ? n : 1, sizeof *names);
@@ -677,8 +743,8 @@ enum rc gen_psg_textures(const struct gen_tex_opts *o, struct buf *out, struct p
 	if (o && o->shuffle_seed)
 		psgo_version(b, PSGO_NEW, false);
 	for (size_t k = 0; k < n; k++)
-		if (!add_texture(b, o, &specs[k], k, &toc[k], names[k],
-				 truth ? &truth->items[k] : NULL))
+		if (!add_texture(b, o, &specs[k], k, o && o->partial && k + 1 == n, &toc[k],
+				 names[k], truth ? &truth->items[k] : NULL))
 			goto fail;
 	psgo_toc(b, PSGO_NEW, toc, (uint32_t)n);
 	if (!(o && o->shuffle_seed))

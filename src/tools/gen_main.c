@@ -108,6 +108,9 @@ static void usage(FILE *out)
 	    "                      chains and one cube map, shaped like a real 2 MB arena\n"
 	    "  --short-cube        ps3: also a DXT5 256x256 cube map whose base resource holds\n"
 	    "                      only its first face (as a real tool-made arena does)\n"
+	    "  --partial           ps3: also textures whose data holds part of their layout\n"
+	    "                      (cube maps of 1 to 5 faces, face 0 with some of its levels,\n"
+	    "                      in several formats) and a volume texture (not converted)\n"
 	    "  --only K            ps3: only texture K (0-21) of the default set, with its GUID\n"
 	    "                      0x2c7f3818001719xx: a per-texture arena, to be named\n"
 	    "                      0x<GUID>.psg as the game names them\n"
@@ -149,6 +152,7 @@ enum {
 	O_WIDE,
 	O_MANIFEST,
 	O_SHORT_CUBE,
+	O_PARTIAL,
 	O_REAL_SHAPE,
 	O_OVERLAP,
 	O_BASERES_FIRST,
@@ -190,6 +194,7 @@ static const struct option longopts[] = {
     {"wide", required_argument, NULL, O_WIDE},
     {"manifest", required_argument, NULL, O_MANIFEST},
     {"short-cube", no_argument, NULL, O_SHORT_CUBE},
+    {"partial", no_argument, NULL, O_PARTIAL},
     {"real-shape", no_argument, NULL, O_REAL_SHAPE},
     {"overlap", no_argument, NULL, O_OVERLAP},
     {"baseres-first", no_argument, NULL, O_BASERES_FIRST},
@@ -503,7 +508,7 @@ struct gen_args {
 	struct gen_psa_opts pa;
 	struct gen_skinned_opts sk;
 	struct gen_folder_opts fo;
-	bool short_cube, real_shape;
+	bool short_cube, partial, real_shape;
 	uint64_t seed, shuffle, size;
 	uint32_t rows;
 	int64_t only; /* textures: -1, or the one default texture to write */
@@ -619,6 +624,9 @@ static bool psg_folder_opt(struct gen_args *a, int c)
 	case O_SHORT_CUBE:
 		a->short_cube = true;
 		break;
+	case O_PARTIAL:
+		a->partial = true;
+		break;
 	case O_REAL_SHAPE:
 		a->real_shape = true;
 		break;
@@ -704,7 +712,8 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
 		fprintf(stderr, "psgfs-gen: --manifest does not apply to %s\n", a->kind);
 		return 2;
 	}
-	if (a->only >= 0 && (strcmp(a->platform, "ps3") || a->real_shape || a->short_cube)) {
+	if (a->only >= 0 &&
+	    (strcmp(a->platform, "ps3") || a->real_shape || a->short_cube || a->partial)) {
 		fprintf(stderr, "psgfs-gen: --only takes a ps3 arena of the default set\n");
 		return 2;
 	}
@@ -718,7 +727,8 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
 
 static enum rc gen_textures(const struct gen_args *a, struct buf *b, struct psg_gen_record *rec)
 {
-	struct gen_tex_opts to = {.shuffle_seed = a->shuffle, .short_cube = a->short_cube};
+	struct gen_tex_opts to = {
+	    .shuffle_seed = a->shuffle, .short_cube = a->short_cube, .partial = a->partial};
 
 	if (a->real_shape)
 		to.specs = gen_tex_real_specs(&to.n_specs);

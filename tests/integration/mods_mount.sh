@@ -185,6 +185,54 @@ check "the twins' sources are unchanged" test "$(sum "$src/x.rx2" "$src/tw.psg")
 unmount_psgfs "$mx"
 unmount_psgfs "$mp"
 
+# ---- every texture's own .dds and .png saved back: the source, byte for byte ----
+# save_back MNT NAME...: each picture of the textures read out and written back over itself
+# (cp: open O_TRUNC, write, close = a commit). Prints the pictures that could not be read (a
+# volume texture is listed, not converted: EIO), then "failed:" and those refused on write.
+save_back() {
+	local mnt=$1 f unread="" failed=""
+	shift
+	for f in "$@"; do
+		if ! cat "$mnt/textures/$f" >"$WORK/sv" 2>/dev/null; then
+			unread="$unread $f"
+		elif ! cp "$WORK/sv" "$mnt/textures/$f" 2>/dev/null; then
+			failed="$failed $f"
+		fi
+	done
+	echo "${unread# } failed:$failed"
+}
+# PS3: every format (NPOT, pitched, swizzled, cube maps), a cube map whose data holds one face
+# (the tool-made environment map), cube maps of 1 to 5 faces, face 0 with some of its levels.
+"$PSGFS_GEN" textures --partial --short-cube "$src/part.psg" >/dev/null
+part_sum=$(sum "$src/part.psg")
+mkdir -p "$WORK/opart"
+mq=$WORK/mq
+mount_psgfs "$src/part.psg" "$mq" -o mods="$WORK/opart"
+vol=$(grep ' 3D texture ' "$mq/errors.txt" | grep -o 'object [0-9]*' | head -1)
+check "the partial shapes are there (a one-face cube, a 5-face cube, a volume)" bash -c \
+	"grep -q 'serving 1 face with 1 mip level' '$mq/errors.txt' &&
+	 grep -q 'serving 5 faces' '$mq/errors.txt' && [ -n '$vol' ]"
+pics=($(ls "$mq/textures"))
+volname=$(awk '$2 == "A8R8G8B8" && $3 == "16x16" && $4 == 5 {print $1}' "$mq/info.txt" | tail -1)
+res=$(save_back "$mq" "${pics[@]}")
+check "PS3: ${#pics[@]} pictures saved back, none refused; only the volume texture's are unread" \
+	test "$res" = "$volname.dds $volname.png failed:"
+check "... OUTDIR/part.psg is the source, byte for byte" cmp "$WORK/opart/part.psg" "$src/part.psg"
+check "... errors.txt refuses nothing" bash -c "! grep -q refused '$mq/errors.txt'"
+check "... the source is unchanged" test "$(sum "$src/part.psg")" = "$part_sum"
+unmount_psgfs "$mq"
+# Xbox 360 (16 MB: a commit rewrites it all, so a sample): the cube maps (one with its base
+# level in the packed mip tail) and every format at 100x60 with one level and a full chain
+# (tiled, NPOT, packed mip tails).
+mkdir -p "$WORK/oxs"
+mount_psgfs "$src/x.rx2" "$mx" -o mods="$WORK/oxs"
+xs=($(awk '$5 == "cube" || $3 == "100x60" {print $1 ".dds"; print $1 ".png"}' "$mx/info.txt"))
+res=$(save_back "$mx" "${xs[@]}")
+check "Xbox 360: ${#xs[@]} pictures (cube maps, mip tails, every format) saved back, none refused" \
+	test "$res" = " failed:"
+check "... OUTDIR/x.rx2 is the source, byte for byte" cmp "$WORK/oxs/x.rx2" "$src/x.rx2"
+unmount_psgfs "$mx"
+
 # ---- a folder mount: OUTDIR mirrors the asset's path; the model follows its companion ----
 "$PSGFS_GEN" folder --assets 12 "$WORK/game" >/dev/null
 game_sum=$(cd "$WORK/game" && find . -type f -print0 | sort -z | xargs -0 md5sum | md5sum)

@@ -349,7 +349,7 @@ static void test_dds_hostile(void **st)
 	    {84, 0x34545844, RC_UNSUPPORTED},	  /* DXT4 */
 	    {84, 0x31434241, RC_UNSUPPORTED},	  /* unknown fourcc */
 	    {80, 0, RC_CORRUPT},		  /* no format flags */
-	    {112, 0x200 | 0x400, RC_UNSUPPORTED}, /* a cube map with one face */
+	    {112, 0x200 | 0x800, RC_UNSUPPORTED}, /* a cube map's -X alone: not its first faces */
 	    {112, 0x200000, RC_UNSUPPORTED},	  /* volume */
 	    {80, 0x200, RC_UNSUPPORTED},	  /* YUV */
 	    {88, 12, RC_UNSUPPORTED},		  /* (with RGB flag below) 12-bit texels */

@@ -3,7 +3,8 @@
  * (classic, or with the DX10 extension), every format psgfs's textures are shown in
  * (tex_kind.h: DXT1/3/5, ATI2/BC5, A8R8G8B8, X8R8G8B8, R5G6B5, A1R5G5B5, A4R4G4B4, L8) as
  * canonical rows, and any other uncompressed RGB, luminance or alpha bit-mask layout as RGBA.
- * Mip chains, cube maps (all six faces). Nothing is trusted: sizes, counts and the texel bytes
+ * Mip chains, cube maps (all six faces, or the first ones as psgfs serves a cube map whose data
+ * holds only those). Nothing is trusted: sizes, counts and the texel bytes
  * the header promises are checked against the file before anything is read.
  */
 #ifndef PSGFS_DDS_READ_H
@@ -19,7 +20,8 @@
 
 struct dds_read_info {
 	uint32_t width, height, mips, faces; /* faces: 1, or 6 for a cube map */
-	bool canonical;			     /* rows are canonical texels of `kind` */
+	bool cube;	/* a cube map: 6 faces, or its first `faces` (+X, -X, ... in order) */
+	bool canonical; /* rows are canonical texels of `kind` */
 	enum tex_kind kind;
 	bool compressed; /* 4x4 blocks (canonical block kinds only) */
 	bool alpha;	 /* the format carries alpha */

@@ -2,16 +2,22 @@
  * A picture written over a texture of an arena, and the arena that results (docs/texture-mods.md).
  *
  * - A DDS whose format psgfs stores on the platform and whose format, size, mip count and faces
- *   equal the texture's: the texel bytes are replaced in place, every other byte of the arena
- *   stays (what the community's merge script produces for the same DDS).
+ *   equal the texture's as served (textures/<name>.dds: of a texture whose data is shorter than
+ *   its layout, the faces and levels it holds): the texel bytes it holds are replaced in place,
+ *   every other byte of the arena stays (what the community's merge script produces for the
+ *   same DDS).
  * - A DDS of another size, mip count, faces or stored format: the texture takes the DDS's
  *   shape; its Texture object and base resource are laid out again and the resources after it
  *   move (arena_patch.h). A DDS in a format the platform has no texture format for is
  *   converted into the texture's own format, level by level.
- * - A PNG: the texture's own format, size, mips and faces; level 0 from the picture (a cube
- *   map's faces side by side, as textures/<name>.png shows them), the other levels regenerated
- *   (tex_encode.h). A PNG of another size is refused: save it at the texture's size, or write
- *   a DDS to change the size.
+ * - A PNG: the texture's own format, size, mips and faces (as served, like a DDS); level 0 from
+ *   the picture (a cube map's faces side by side, as textures/<name>.png shows them), the other
+ *   levels regenerated (tex_encode.h). A PNG of another size is refused: save it at the
+ *   texture's size, or write a DDS to change the size.
+ * - Saving what was served changes nothing: a picture written in place whose pixels (PNG) or
+ *   canonical texels (DDS) equal the texture's as served keeps the source's texel bytes, so
+ *   the arena comes back byte for byte (mips, pitch padding and stored bits the canonical form
+ *   does not show included).
  * Everything streams: memory is a few rows per mip level, whatever the picture's size.
  */
 #ifndef PSGFS_TEXMOD_H
@@ -44,7 +50,9 @@ struct texmod_plan {
 	enum texmod_plat plat;
 	bool have_from; /* the texture as it is could be described */
 	struct texmod_shape from, to;
-	bool in_place; /* the same stored layout: only texel bytes change */
+	struct texmod_shape served; /* from's faces and levels the data holds (have_*) */
+	struct tex_desc src;	    /* the texture as it is (when have_from) */
+	bool in_place;		    /* the served shape: only texel bytes change */
 	enum texmod_input in;
 	struct dds_read_info dds;
 	bool dds_direct; /* DDS rows are the new canonical texels as they are */

@@ -37,6 +37,9 @@ struct gen_tex_opts {
 	bool unnamed;	       /* TOC entries with m_Name = 0 (files become NNNN.Texture) */
 	bool short_cube;       /* add the real tool-made shape: a DXT5 256x256 cube map whose
 				  base resource holds one face (65,536 bytes of 393,216) */
+	bool partial;	       /* add textures whose data holds part of their layout (cube maps
+				  of 1 to 5 whole faces, face 0 with some of its levels, in
+				  several formats) and a volume texture: gen_tex_partial_specs */
 	uint32_t guid_first;   /* texture k's TOC GUID is 0x2c7f381800171900 + guid_first + k
 				  (a per-texture arena of default spec K: specs = default + K,
 				  n_specs 1, guid_first K, as the default arena numbers it) */
@@ -72,6 +75,10 @@ const struct gen_tex_spec *gen_tex_default_specs(size_t *n);
 /* Build the arena into out. rec and truth are optional. */
 /* The default set (every format); a set shaped like a real 19-texture arena (benchmarks). */
 const struct gen_tex_spec *gen_tex_real_specs(size_t *n);
+/* The textures `partial` adds, their keep_bytes set from the layout (n of them into out,
+ * which holds GEN_TEX_PARTIAL_MAX); the volume texture, last, is not among them. */
+#define GEN_TEX_PARTIAL_MAX 12
+size_t gen_tex_partial_specs(struct gen_tex_spec *out);
 enum rc gen_psg_textures(const struct gen_tex_opts *o, struct buf *out, struct psg_gen_record *rec,
 			 struct gen_tex_truth *truth);
 void gen_tex_truth_free(struct gen_tex_truth *t);
