@@ -23,6 +23,7 @@ struct arc_index *arcx_new(uint64_t size)
 		ix->size = size;
 		ix->bytes = sizeof *ix;
 		atomic_init(&ix->decodes, 0);
+		atomic_init(&ix->decoded, 0);
 	}
 	return ix;
 }
@@ -68,6 +69,16 @@ uint64_t arc_piece_count(const struct arc_index *ix)
 uint64_t arc_index_decodes(const struct arc_index *ix)
 {
 	return atomic_load(&((struct arc_index *)ix)->decodes);
+}
+
+uint64_t arc_index_decoded(const struct arc_index *ix)
+{
+	return atomic_load(&((struct arc_index *)ix)->decoded);
+}
+
+static void count_decoded(const struct arc_index *ix, uint64_t n)
+{
+	atomic_fetch_add_explicit(&((struct arc_index *)ix)->decoded, n, memory_order_relaxed);
 }
 
 static uint64_t seg_pieces(const struct arcx_seg *g)
@@ -350,8 +361,8 @@ static enum rc piece_stored(const struct src *s, const struct arcx_seg *g, uint6
 }
 
 /* A short stream (a typical chunk): read it whole and decode straight into dst. */
-static enum rc piece_refpack_small(const struct src *s, const struct arcx_seg *g, size_t len,
-				   uint8_t *dst, size_t *got)
+static enum rc piece_refpack_small(const struct src *s, const struct arc_index *ix,
+				   const struct arcx_seg *g, size_t len, uint8_t *dst, size_t *got)
 {
 	uint8_t *in;
 	enum rc r = src_dup(s, g->s.in_off, (size_t)g->s.in_len, &in);
@@ -359,6 +370,7 @@ static enum rc piece_refpack_small(const struct src *s, const struct arcx_seg *g
 	if (r != RC_OK)
 		return r;
 	r = rp_decode(in, (size_t)g->s.in_len, dst, len, got);
+	count_decoded(ix, *got);
 	free(in);
 	if (r == RC_OK && *got < len)
 		r = RC_CORRUPT;
@@ -376,7 +388,7 @@ static enum rc piece_refpack(const struct src *s, const struct arc_index *ix,
 	if (po >= g->real)
 		return RC_CORRUPT;
 	if (po == 0 && g->s.in_len <= SMALL_STREAM)
-		return piece_refpack_small(s, g, len, dst, got);
+		return piece_refpack_small(s, ix, g, len, dst, got);
 	if (g->nrs && g->step && po / g->step > 0) {
 		uint64_t ri = po / g->step;
 
@@ -403,6 +415,10 @@ static enum rc piece_refpack(const struct src *s, const struct arc_index *ix,
 			*got = (size_t)(w.st.out - po);
 		}
 	}
+	if (rs && w.st.out >= rs->st.out)
+		count_decoded(ix, w.st.out - rs->st.out);
+	else if (!rs)
+		count_decoded(ix, w.st.out);
 	walk_free(&w);
 	if (r == RC_OK && *got < len)
 		r = RC_CORRUPT;
@@ -410,8 +426,9 @@ static enum rc piece_refpack(const struct src *s, const struct arc_index *ix,
 }
 
 /* zlib or raw deflate: decode from the segment's start, dropping output before po. */
-static enum rc piece_inflate(const struct src *s, const struct arcx_seg *g, uint64_t po, size_t len,
-			     uint8_t *dst, size_t *got)
+static enum rc piece_inflate(const struct src *s, const struct arc_index *ix,
+			     const struct arcx_seg *g, uint64_t po, size_t len, uint8_t *dst,
+			     size_t *got)
 {
 	z_stream z;
 	uint8_t *in = malloc(IN_BLOCK), *skip = po ? malloc(64u << 10) : NULL;
@@ -471,6 +488,7 @@ static enum rc piece_inflate(const struct src *s, const struct arcx_seg *g, uint
 			break;
 		}
 	}
+	count_decoded(ix, z.total_out);
 	inflateEnd(&z);
 	free(in);
 	free(skip);
@@ -536,7 +554,7 @@ enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, u
 		return piece_refpack(s, ix, g, po, len, dst, got);
 	case ARC_SEG_ZLIB:
 	case ARC_SEG_DEFLATE:
-		return piece_inflate(s, g, po, len, dst, got);
+		return piece_inflate(s, ix, g, po, len, dst, got);
 	case ARC_SEG_LZX:
 		return piece_lzx(s, g, po, len, dst, got);
 	default:
@@ -592,7 +610,7 @@ static enum rc chunk_segments(const struct src *s, const struct arc_entry *e,
 			      struct diag *d)
 {
 	uint64_t cursor = CHUNK_HDR, out = 0, n = c->count, need;
-	uint32_t bad = 0, lzx = 0;
+	uint32_t bad = 0, lzx = 0, huge = 0;
 
 	need = c->total / c->csize + (c->total % c->csize != 0);
 	if (n != need)
@@ -617,6 +635,7 @@ static enum rc chunk_segments(const struct src *s, const struct arc_entry *e,
 		size_t got;
 		uint32_t packed, m;
 		struct arc_seg g;
+		bool too_big;
 		enum rc r;
 
 		if (!span_ok(e->stored, pay - 8, 8)) {
@@ -642,7 +661,13 @@ static enum rc chunk_segments(const struct src *s, const struct arc_entry *e,
 		g.method = chunk_method(c->lzx, m, packed, g.out_len, b + 8, got - 8);
 		bad += g.method == ARC_SEG_BAD;
 		lzx += g.method == ARC_SEG_LZX;
-		r = arcx_add(ix, &g, RC_CORRUPT);
+		too_big = (g.method == ARC_SEG_ZLIB || g.method == ARC_SEG_DEFLATE) &&
+			  g.out_len > ARCX_INFLATE_MAX;
+		if (too_big) {
+			g.method = ARC_SEG_BAD;
+			huge++;
+		}
+		r = arcx_add(ix, &g, too_big ? RC_UNSUPPORTED : RC_CORRUPT);
 		if (r != RC_OK)
 			return r;
 		out += g.out_len;
@@ -650,6 +675,9 @@ static enum rc chunk_segments(const struct src *s, const struct arc_entry *e,
 	}
 	if (bad)
 		diag_add(d, "%s: %u chunks with a method that is not understood", name, bad);
+	if (huge)
+		diag_add(d, "%s: %u zlib chunks unpack to more than %u MiB each: not decoded", name,
+			 huge, ARCX_INFLATE_MAX >> 20);
 	if (lzx && !lzx_available())
 		diag_add(d,
 			 "%s: %u LZX chunks (Xbox 360): this build has no LZX decoder (libmspack)",

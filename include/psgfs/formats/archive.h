@@ -121,5 +121,8 @@ enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, u
 bool arc_piece_seg(const struct arc_index *ix, uint64_t k, struct arc_seg *out);
 /* Segment decodes arc_piece has started on this index (a relaxed counter, for tests). */
 uint64_t arc_index_decodes(const struct arc_index *ix);
+/* Bytes the decoders produced for arc_piece on this index, including those decoded only to be
+ * dropped before a piece's start (a relaxed counter: the work reads cost, for tests). */
+uint64_t arc_index_decoded(const struct arc_index *ix);
 
 #endif
