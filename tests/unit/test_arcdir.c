@@ -662,6 +662,62 @@ static void test_index_once_per_pass(void **state)
 	free(out);
 }
 
+/*
+ * Issue 30 item 11: entries naming the same long RefPack stream share its index and pieces. A
+ * thousand entries naming one 4 GiB stream decoded it whole for each entry's first byte.
+ */
+static void test_same_bytes_shared(void **state)
+{
+	const size_t n = 24u << 20;
+	const uint32_t count = 40;
+	uint8_t *src = malloc(n), *packed = malloc(rpt_bound(n)), out[4096];
+	struct ent e[40];
+	struct tree_counters c0, c1;
+	struct tree *t;
+	struct buf big;
+	size_t len, got;
+	uint8_t *rec0;
+
+	(void)state;
+	assert_non_null(src);
+	assert_non_null(packed);
+	for (size_t i = 0; i < n; i++)
+		src[i] = (uint8_t)(i / 1000 + (i % 1000 == 0 ? i >> 16 : 0));
+	len = rpt_encode(src, n, packed);
+	for (uint32_t i = 0; i < count; i++) {
+		static char names[40][16];
+
+		snprintf(names[i], sizeof names[i], "e%02u.dat", i);
+		e[i] = (struct ent){"d", names[i], i ? (const void *)"" : packed, i ? 0 : len,
+				    (uint32_t)n};
+	}
+	eb3(&big, e, count);
+	rec0 = big.data + 0x30;
+	for (uint32_t i = 0; i < count; i++) { /* every record names entry 0's stored bytes */
+		memcpy(big.data + 0x30 + i * 16, rec0, 4);
+		put_be(big.data + 0x30 + i * 16 + 4, len, 4);
+	}
+	put("same.big", &big);
+	t = open_path("same.big", false);
+	tree_get_stats(t, NULL, &c0);
+	for (uint32_t i = 0; i < count; i++) {
+		struct tree_stat st;
+		char path[64];
+
+		snprintf(path, sizeof path, "d/%s", e[i].name);
+		assert_int_equal(tree_resolve(t, path, &st), RC_OK);
+		assert_int_equal(st.size, n);
+		assert_int_equal(tree_read(t, st.ino, 0, sizeof out, out, &got), RC_OK);
+		assert_memory_equal(out, src, sizeof out);
+	}
+	tree_get_stats(t, NULL, &c1);
+	assert_int_equal(c1.arc_indexes - c0.arc_indexes, 1);
+	tree_close(t);
+	buf_free(&big);
+	free(src);
+	free(packed);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -674,6 +730,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_in_folder, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_decode_ahead, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_index_once_per_pass, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_same_bytes_shared, dir_setup, dir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
