@@ -168,6 +168,8 @@ const char *rc_str(enum rc r)
 		return "too big";
 	case RC_EXISTS:
 		return "exists";
+	case RC_NOFILES:
+		return "too many open files";
 	}
 	return "unknown error";
 }

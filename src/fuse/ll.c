@@ -72,6 +72,8 @@ static int to_errno(enum rc r)
 		return EFBIG;
 	case RC_EXISTS:
 		return EEXIST;
+	case RC_NOFILES:
+		return EMFILE;
 	default:
 		return EIO; /* a broken decoded view, or the source changed under us */
 	}

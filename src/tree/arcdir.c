@@ -47,6 +47,9 @@ struct arcdir {
 	struct arcent self;    /* nested: the source of this archive's bytes */
 	unsigned depth;
 	int fd;
+	pthread_mutex_t fd_mu; /* fd, fd_users, fd_closing of a folder's archive (fd_acquire) */
+	unsigned fd_users;
+	bool fd_closing; /* folder.c closed it: the last reader closes fd */
 	struct stat st;
 	struct src src;
 	char *name; /* the archive's file name */
@@ -618,21 +621,108 @@ static void notify_status(struct arcdir *ad)
 	}
 }
 
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
 static bool arcdir_changed(struct arcdir *ad)
 {
 	struct stat st;
+	bool same;
 
 	if (atomic_load(&ad->changed))
 		return true;
 	if (ad->parent)
 		return arcdir_changed(ad->parent);
-	if (ad->fd < 0 || (fstat(ad->fd, &st) == 0 && st.st_size == ad->st.st_size &&
-			   st.st_mtim.tv_sec == ad->st.st_mtim.tv_sec &&
-			   st.st_mtim.tv_nsec == ad->st.st_mtim.tv_nsec))
+	pthread_mutex_lock(&ad->fd_mu); /* folder.c may close it meanwhile */
+	same = ad->fd < 0 || (fstat(ad->fd, &st) == 0 && same_file(&st, &ad->st));
+	pthread_mutex_unlock(&ad->fd_mu);
+	if (same)
 		return false;
 	if (!atomic_exchange(&ad->changed, true))
 		notify_status(ad);
 	return true;
+}
+
+/* An archive of a folder mount: its descriptor may be closed by the folder's LRU. */
+static bool fd_shared(const struct arcdir *ad)
+{
+	return !ad->parent && ad->owner_slot != 0 && !ad->why;
+}
+
+/*
+ * Before reading ad's bytes: the descriptor of the archive holding them (ad's, or its outer
+ * archive's) open and kept open until fd_release. A folder's archive closed by max_assets is
+ * opened again, and must be the same file (else the archive counts as changed). RC_NOFILES
+ * when out of descriptors.
+ */
+static enum rc fd_acquire(struct arcdir *ad)
+{
+	struct stat st;
+
+	while (ad->parent)
+		ad = ad->parent;
+	if (!fd_shared(ad))
+		return RC_OK;
+	pthread_mutex_lock(&ad->fd_mu);
+	if (ad->fd < 0) {
+		int fd = folder_arc_reopen(ad->t, ad->owner_slot), err = errno;
+
+		if (fd < 0) {
+			pthread_mutex_unlock(&ad->fd_mu);
+			return err == EMFILE || err == ENFILE ? RC_NOFILES
+			       : err == ENOMEM		      ? RC_NOMEM
+							      : RC_IO;
+		}
+		ad->fd = fd;
+		if (fstat(fd, &st) != 0 || st.st_ino != ad->st.st_ino ||
+		    st.st_dev != ad->st.st_dev || !same_file(&st, &ad->st))
+			atomic_store(&ad->changed, true);
+	}
+	ad->fd_closing = false;
+	ad->fd_users++;
+	pthread_mutex_unlock(&ad->fd_mu);
+	folder_arc_used(ad->t, ad->owner_slot, ad);
+	return RC_OK;
+}
+
+static void fd_release(struct arcdir *ad)
+{
+	while (ad->parent)
+		ad = ad->parent;
+	if (!fd_shared(ad))
+		return;
+	pthread_mutex_lock(&ad->fd_mu);
+	if (--ad->fd_users == 0 && ad->fd_closing) {
+		close(ad->fd);
+		ad->fd = -1;
+		ad->fd_closing = false;
+	}
+	pthread_mutex_unlock(&ad->fd_mu);
+}
+
+bool arcdir_fd_live(struct arcdir *ad)
+{
+	bool live;
+
+	pthread_mutex_lock(&ad->fd_mu);
+	live = ad->fd >= 0 && !ad->fd_closing;
+	pthread_mutex_unlock(&ad->fd_mu);
+	return live;
+}
+
+void arcdir_fd_close(struct arcdir *ad)
+{
+	pthread_mutex_lock(&ad->fd_mu);
+	if (ad->fd >= 0 && ad->fd_users == 0) {
+		close(ad->fd);
+		ad->fd = -1;
+	} else if (ad->fd >= 0) {
+		ad->fd_closing = true;
+	}
+	pthread_mutex_unlock(&ad->fd_mu);
 }
 
 static enum rc fd_read(void *ctx, uint64_t off, void *dst, size_t n)
@@ -640,7 +730,7 @@ static enum rc fd_read(void *ctx, uint64_t off, void *dst, size_t n)
 	struct arcdir *ad = ctx;
 	uint8_t *p = dst;
 
-	if (atomic_load(&ad->changed))
+	if (atomic_load(&ad->changed) || ad->fd < 0)
 		return RC_IO;
 	while (n > 0) {
 		ssize_t got = pread(ad->fd, p, n, (off_t)off);
@@ -936,11 +1026,14 @@ static enum rc entry_read(void *ctx, uint64_t off, void *dst, size_t n)
 	struct cache *c = ad->t->cache;
 	struct cache_ent *ipin, *ppin;
 	uint8_t *out = dst;
-	enum rc r = RC_OK;
-	const struct arc_index *ix = index_get(ad, e->i, &ipin, &r, false);
+	enum rc r = fd_acquire(ad);
+	const struct arc_index *ix = r == RC_OK ? index_get(ad, e->i, &ipin, &r, false) : NULL;
 
-	if (!ix)
-		return r;
+	if (!ix) {
+		if (r != RC_NOFILES)
+			fd_release(ad);
+		return r == RC_OK || r == RC_NOMEM || r == RC_NOFILES ? r : RC_IO;
+	}
 	while (n > 0 && r == RC_OK) {
 		uint64_t at;
 		size_t take;
@@ -955,8 +1048,9 @@ static enum rc entry_read(void *ctx, uint64_t off, void *dst, size_t n)
 		cache_unpin(c, ppin);
 	}
 	cache_unpin(c, ipin);
+	fd_release(ad);
 	/* A source fails with RC_IO (source.h): parsers read RC_CORRUPT as their own finding. */
-	return r == RC_OK || r == RC_NOMEM ? r : RC_IO;
+	return r == RC_OK || r == RC_NOMEM || r == RC_NOFILES ? r : RC_IO;
 }
 
 /* The same bytes as entry_read, as the cached pieces themselves (asset_ext.view). */
@@ -966,11 +1060,14 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 	struct arcdir *ad = e->ad;
 	struct cache *c = ad->t->cache;
 	struct cache_ent *ipin, *ppin;
-	enum rc r = RC_OK;
-	const struct arc_index *ix = index_get(ad, e->i, &ipin, &r, false);
+	enum rc r = fd_acquire(ad);
+	const struct arc_index *ix = r == RC_OK ? index_get(ad, e->i, &ipin, &r, false) : NULL;
 
-	if (!ix)
+	if (!ix) {
+		if (r != RC_NOFILES)
+			fd_release(ad);
 		return r;
+	}
 	if (off == 0 && ad->next && ad->next[e->i] != NO_NEXT)
 		ahead_schedule(ad, ad->next[e->i]);
 	while (n > 0 && r == RC_OK) {
@@ -991,6 +1088,7 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 		n -= take;
 	}
 	cache_unpin(c, ipin);
+	fd_release(ad);
 	if (r != RC_OK || n > 0) { /* nothing handed out */
 		for (unsigned i = 0; i < v->n_pin; i++)
 			cache_unpin(c, v->pin[i]);
@@ -1088,14 +1186,18 @@ static void ahead_decode(struct arcdir *ad, uint32_t i)
 	struct cache_ent *ipin, *ppin;
 	uint64_t at;
 	size_t take;
-	enum rc r = RC_OK;
-	const struct arc_index *ix = index_get(ad, i, &ipin, &r, true);
+	enum rc r = fd_acquire(ad);
+	const struct arc_index *ix = r == RC_OK ? index_get(ad, i, &ipin, &r, true) : NULL;
 
-	if (!ix)
+	if (r == RC_NOFILES)
 		return;
-	if (arc_piece_count(ix) > 0 && piece_at(ad, i, ix, 0, 1, &at, &take, &ppin, &r, true))
-		cache_unpin(ad->t->cache, ppin);
-	cache_unpin(ad->t->cache, ipin);
+	if (ix) {
+		if (arc_piece_count(ix) > 0 &&
+		    piece_at(ad, i, ix, 0, 1, &at, &take, &ppin, &r, true))
+			cache_unpin(ad->t->cache, ppin);
+		cache_unpin(ad->t->cache, ipin);
+	}
+	fd_release(ad);
 }
 
 static void *ahead_main(void *arg)
@@ -1220,6 +1322,7 @@ static void arcdir_init(struct arcdir *ad, struct tree *t)
 	pthread_mutex_init(&ad->nest_mu, NULL);
 	pthread_mutex_init(&ad->build_mu, NULL);
 	pthread_mutex_init(&ad->same_mu, NULL);
+	pthread_mutex_init(&ad->fd_mu, NULL);
 	diag_init(&ad->d);
 }
 
@@ -1461,6 +1564,7 @@ void arcdir_free(struct arcdir *ad)
 	pthread_mutex_destroy(&ad->nest_mu);
 	pthread_mutex_destroy(&ad->build_mu);
 	pthread_mutex_destroy(&ad->same_mu);
+	pthread_mutex_destroy(&ad->fd_mu);
 	free(ad->same);
 	free(ad->nodes);
 	free(ad->kids);

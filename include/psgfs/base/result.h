@@ -19,6 +19,7 @@ enum rc {
 	RC_NOSPACE,	/* tree: no room to write (disk full, too many files being written) */
 	RC_TOOBIG,	/* tree: a file written past its size limit */
 	RC_EXISTS,	/* tree: the name is taken */
+	RC_NOFILES,	/* out of file descriptors (EMFILE, ENFILE): a passing condition */
 };
 
 /* Short, lower-case, static description ("truncated", "out of bounds", ...). */
