@@ -64,6 +64,7 @@ struct arcdir {
 	size_t names_len, names_cap;
 	size_t renamed, n_bad;
 	bool names_oom;
+	bool over_budget; /* its tables do not fit the cache budget: why says so */
 	atomic_bool changed;
 	pthread_mutex_t mu;	  /* d, reported */
 	pthread_mutex_t nest_mu;  /* nested (held while one opens: reads, never under mu) */
@@ -1335,6 +1336,51 @@ static uint64_t next_key(void)
 	return (uint64_t)(atomic_fetch_add(&n, 1) + 1) << 32;
 }
 
+/*
+ * What an archive's tables hold for the mount's lifetime once its folder tree is built: the
+ * entries and raw paths (arc_open's heap_bytes), and per entry a node, a child slot, a next
+ * link, a report flag, a nested-archive pointer, and its shown name (at most about its path).
+ */
+static uint64_t tables_cost(const struct arc *a)
+{
+	return a->heap_bytes +
+	       (uint64_t)a->n *
+		   (sizeof(struct anode) + 2 * sizeof(uint32_t) + 1 + sizeof(struct arcdir *)) +
+	       a->paths_len;
+}
+
+/*
+ * The tables are data like any other: an archive whose tables need more than what is left of
+ * the cache budget (every archive's tables are charged to it for good) is not indexed, unless
+ * they take at most TABLES_FREE (small archives under a tiny budget still open: a 1-byte cache
+ * reads everything afresh, tables excepted). Its info.txt and errors.txt say so; reading the
+ * tables (arc_open) cost their size once, freed at once.
+ */
+#define TABLES_FREE (1u << 20)
+
+static bool over_budget(struct arcdir *ad, char *why, size_t whylen)
+{
+	uint64_t need = tables_cost(&ad->a), room = cache_room(ad->t->cache);
+	enum arc_kind kind = ad->a.kind;
+	bool be = ad->a.big_endian;
+	uint32_t n = ad->a.n;
+
+	if (need <= room || need <= TABLES_FREE)
+		return false;
+	snprintf(why, whylen,
+		 "not indexed: its tables (%u entries) need %llu KiB, more than the %llu KiB left "
+		 "of cache_size; mount with a larger -o cache_size",
+		 n, (unsigned long long)(need + 1023) / 1024, (unsigned long long)room / 1024);
+	arc_free(&ad->a);
+	memset(&ad->a, 0, sizeof ad->a);
+	ad->a.kind = kind;
+	ad->a.big_endian = be;
+	ad->over_budget = true;
+	ad->why = strdup(why);
+	diag_add(&ad->d, "%s", why);
+	return true;
+}
+
 /* Parse the tables (the nodes are built on first use: arcdir_ensure); an archive whose tables
  * cannot be read keeps only info.txt and errors.txt. */
 static enum tree_open_fail arcdir_parse(struct arcdir *ad, const struct src *toc, char *why,
@@ -1357,6 +1403,8 @@ static enum tree_open_fail arcdir_parse(struct arcdir *ad, const struct src *toc
 		memset(&ad->a, 0, sizeof ad->a);
 		ad->why = strdup(why);
 		diag_add(&ad->d, "%s", why);
+	} else {
+		over_budget(ad, why, whylen);
 	}
 	for (uint32_t i = 0; i < ad->a.n; i++)
 		ad->n_bad += ad->a.e[i].bad != 0;
@@ -1799,7 +1847,8 @@ static size_t status_text(struct arcdir *ad, bool errors, struct buf *b)
 		assets += ad->nodes[k].type == AN_ASSET;
 		archives += ad->nodes[k].type == AN_ARCHIVE;
 	}
-	buf_printf(b, "format: %s\nfile: ", ad->why ? "unreadable archive" : kind_name(ad->a.kind));
+	buf_printf(b, "format: %s\nfile: ",
+		   ad->why && !ad->over_budget ? "unreadable archive" : kind_name(ad->a.kind));
 	buf_tsv_name(b, ad->name, strlen(ad->name));
 	buf_printf(b, "\nsize: %llu\n", (unsigned long long)ad->src.size);
 	if (ad->why) {

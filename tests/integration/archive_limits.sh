@@ -32,6 +32,29 @@ if sanitized || [ "$ASAN" = 1 ]; then echo "# ASan build: peak RssAnon reported,
 		test "$peak" -le $(((32 + 10) * 1024))
 fi
 
+# ---- memory: an archive's tables are charged to the budget ----
+# 300,000 entries at cache_size=1M held 36 MB after mounting, outside the budget. Tables that
+# do not fit what is left of the budget are not indexed, and info.txt and errors.txt say so.
+many=$WORK/entries.big
+"$PSGFS_GEN" big --size 3000000 --entries 300000 "$many"
+mount_psgfs "$many" "$m" -o cache_size=1M
+pid=$(pgrep -n -f "psgfs $many")
+ls "$m" >/dev/null
+r_tab=$(awk '/^RssAnon/ {print $2}' "/proc/$pid/status")
+echo "# 300,000 entries at cache_size=1M: RssAnon $r_tab kB after mounting and listing"
+check "tables over the budget: info.txt says the archive is not indexed, and why" \
+	grep -q "^status: cannot mount: not indexed: its tables (300000 entries) need .* KiB, more than the .* KiB left of cache_size" "$m/info.txt"
+check "... errors.txt too" grep -q "^not indexed: its tables (300000 entries)" "$m/errors.txt"
+check "... info.txt still names the format" grep -qx "format: EA EB v3 archive (.big)" "$m/info.txt"
+if sanitized || [ "$ASAN" = 1 ]; then echo "# ASan build: RssAnon reported, not bounded"; else
+	check "tables over the budget: RssAnon within 1 MiB + 16 MiB ($r_tab kB)" \
+		test "$r_tab" -le $(((1 + 16) * 1024))
+fi
+unmount_psgfs "$m"
+mount_psgfs "$many" "$m"
+check "... and at the default budget the archive is indexed" grep -qx "entries: 300000" "$m/info.txt"
+unmount_psgfs "$m"
+
 # ---- descriptors: archives share max_assets ----
 # 1,100 archives, a loose asset and a loose file in a folder mounted at ulimit -n 1024. Every
 # archive kept its descriptor until unmount: after 1,015 were visited, everything failed with
