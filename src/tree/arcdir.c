@@ -1028,10 +1028,11 @@ static enum rc entry_read(void *ctx, uint64_t off, void *dst, size_t n)
 	struct cache_ent *ipin, *ppin;
 	uint8_t *out = dst;
 	enum rc r = fd_acquire(ad);
-	const struct arc_index *ix = r == RC_OK ? index_get(ad, e->i, &ipin, &r, false) : NULL;
+	bool held = r == RC_OK;
+	const struct arc_index *ix = held ? index_get(ad, e->i, &ipin, &r, false) : NULL;
 
 	if (!ix) {
-		if (r != RC_NOFILES)
+		if (held)
 			fd_release(ad);
 		return r == RC_OK || r == RC_NOMEM || r == RC_NOFILES ? r : RC_IO;
 	}
@@ -1062,10 +1063,11 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 	struct cache *c = ad->t->cache;
 	struct cache_ent *ipin, *ppin;
 	enum rc r = fd_acquire(ad);
-	const struct arc_index *ix = r == RC_OK ? index_get(ad, e->i, &ipin, &r, false) : NULL;
+	bool held = r == RC_OK;
+	const struct arc_index *ix = held ? index_get(ad, e->i, &ipin, &r, false) : NULL;
 
 	if (!ix) {
-		if (r != RC_NOFILES)
+		if (held)
 			fd_release(ad);
 		return r;
 	}
@@ -1188,10 +1190,11 @@ static void ahead_decode(struct arcdir *ad, uint32_t i)
 	uint64_t at;
 	size_t take;
 	enum rc r = fd_acquire(ad);
-	const struct arc_index *ix = r == RC_OK ? index_get(ad, i, &ipin, &r, true) : NULL;
+	const struct arc_index *ix;
 
-	if (r == RC_NOFILES)
+	if (r != RC_OK)
 		return;
+	ix = index_get(ad, i, &ipin, &r, true);
 	if (ix) {
 		if (arc_piece_count(ix) > 0 &&
 		    piece_at(ad, i, ix, 0, 1, &at, &take, &ppin, &r, true))
