@@ -170,6 +170,8 @@ const char *rc_str(enum rc r)
 		return "exists";
 	case RC_DENIED:
 		return "not permitted";
+	case RC_NOFILES:
+		return "too many open files";
 	}
 	return "unknown error";
 }

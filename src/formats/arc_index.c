@@ -23,6 +23,7 @@ struct arc_index *arcx_new(uint64_t size)
 		ix->size = size;
 		ix->bytes = sizeof *ix;
 		atomic_init(&ix->decodes, 0);
+		atomic_init(&ix->decoded, 0);
 	}
 	return ix;
 }
@@ -73,6 +74,16 @@ uint64_t arc_index_decodes(const struct arc_index *ix)
 uint64_t arc_index_overruns(const struct arc_index *ix)
 {
 	return atomic_load(&((struct arc_index *)ix)->overruns);
+}
+
+uint64_t arc_index_decoded(const struct arc_index *ix)
+{
+	return atomic_load(&((struct arc_index *)ix)->decoded);
+}
+
+static void count_decoded(const struct arc_index *ix, uint64_t n)
+{
+	atomic_fetch_add_explicit(&((struct arc_index *)ix)->decoded, n, memory_order_relaxed);
 }
 
 static uint64_t seg_pieces(const struct arcx_seg *g)
@@ -355,8 +366,8 @@ static enum rc piece_stored(const struct src *s, const struct arcx_seg *g, uint6
 }
 
 /* A short stream (a typical chunk): read it whole and decode straight into dst. */
-static enum rc piece_refpack_small(const struct src *s, const struct arcx_seg *g, size_t len,
-				   uint8_t *dst, size_t *got)
+static enum rc piece_refpack_small(const struct src *s, const struct arc_index *ix,
+				   const struct arcx_seg *g, size_t len, uint8_t *dst, size_t *got)
 {
 	uint8_t *in;
 	enum rc r = src_dup(s, g->s.in_off, (size_t)g->s.in_len, &in);
@@ -364,6 +375,7 @@ static enum rc piece_refpack_small(const struct src *s, const struct arcx_seg *g
 	if (r != RC_OK)
 		return r;
 	r = rp_decode(in, (size_t)g->s.in_len, dst, len, got);
+	count_decoded(ix, *got);
 	free(in);
 	if (r == RC_OK && *got < len)
 		r = RC_CORRUPT;
@@ -381,7 +393,7 @@ static enum rc piece_refpack(const struct src *s, const struct arc_index *ix,
 	if (po >= g->real)
 		return RC_CORRUPT;
 	if (po == 0 && g->s.in_len <= SMALL_STREAM)
-		return piece_refpack_small(s, g, len, dst, got);
+		return piece_refpack_small(s, ix, g, len, dst, got);
 	if (g->nrs && g->step && po / g->step > 0) {
 		uint64_t ri = po / g->step;
 
@@ -408,6 +420,10 @@ static enum rc piece_refpack(const struct src *s, const struct arc_index *ix,
 			*got = (size_t)(w.st.out - po);
 		}
 	}
+	if (rs && w.st.out >= rs->st.out)
+		count_decoded(ix, w.st.out - rs->st.out);
+	else if (!rs)
+		count_decoded(ix, w.st.out);
 	walk_free(&w);
 	if (r == RC_OK && *got < len)
 		r = RC_CORRUPT;
@@ -457,8 +473,9 @@ static bool inflate_more(const struct src *s, const struct arcx_seg *g, z_stream
 
 /* zlib or raw deflate: decode from the segment's start, dropping output before po. *over: the
  * piece ends the segment and the stream goes on past it. */
-static enum rc piece_inflate(const struct src *s, const struct arcx_seg *g, uint64_t po, size_t len,
-			     uint8_t *dst, size_t *got, bool *over)
+static enum rc piece_inflate(const struct src *s, const struct arc_index *ix,
+			     const struct arcx_seg *g, uint64_t po, size_t len, uint8_t *dst,
+			     size_t *got, bool *over)
 {
 	z_stream z;
 	uint8_t *in = malloc(IN_BLOCK), *skip = po ? malloc(64u << 10) : NULL;
@@ -518,6 +535,7 @@ static enum rc piece_inflate(const struct src *s, const struct arcx_seg *g, uint
 			break;
 		}
 	}
+	count_decoded(ix, z.total_out);
 	if (r == RC_OK && *got == len && zr != Z_STREAM_END && po + len == g->s.out_len)
 		*over = inflate_more(s, g, &z, in, &at);
 	inflateEnd(&z);
@@ -586,7 +604,7 @@ enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, u
 	case ARC_SEG_ZLIB:
 	case ARC_SEG_DEFLATE: {
 		bool over = false;
-		enum rc r = piece_inflate(s, g, po, len, dst, got, &over);
+		enum rc r = piece_inflate(s, ix, g, po, len, dst, got, &over);
 
 		if (over)
 			atomic_fetch_add(&((struct arc_index *)ix)->overruns, 1);
@@ -647,7 +665,7 @@ static enum rc chunk_segments(const struct src *s, const struct arc_entry *e,
 			      struct diag *d)
 {
 	uint64_t cursor = CHUNK_HDR, out = 0, n = c->count, need;
-	uint32_t bad = 0, lzx = 0;
+	uint32_t bad = 0, lzx = 0, huge = 0;
 
 	need = c->total / c->csize + (c->total % c->csize != 0);
 	if (n != need)
@@ -672,6 +690,7 @@ static enum rc chunk_segments(const struct src *s, const struct arc_entry *e,
 		size_t got;
 		uint32_t packed, m;
 		struct arc_seg g;
+		bool too_big;
 		enum rc r;
 
 		if (!span_ok(e->stored, pay - 8, 8)) {
@@ -697,7 +716,13 @@ static enum rc chunk_segments(const struct src *s, const struct arc_entry *e,
 		g.method = chunk_method(c->lzx, m, packed, g.out_len, b + 8, got - 8);
 		bad += g.method == ARC_SEG_BAD;
 		lzx += g.method == ARC_SEG_LZX;
-		r = arcx_add(ix, &g, RC_CORRUPT);
+		too_big = (g.method == ARC_SEG_ZLIB || g.method == ARC_SEG_DEFLATE) &&
+			  g.out_len > ARCX_INFLATE_MAX;
+		if (too_big) {
+			g.method = ARC_SEG_BAD;
+			huge++;
+		}
+		r = arcx_add(ix, &g, too_big ? RC_UNSUPPORTED : RC_CORRUPT);
 		if (r != RC_OK)
 			return r;
 		out += g.out_len;
@@ -705,6 +730,9 @@ static enum rc chunk_segments(const struct src *s, const struct arc_entry *e,
 	}
 	if (bad)
 		diag_add(d, "%s: %u chunks with a method that is not understood", name, bad);
+	if (huge)
+		diag_add(d, "%s: %u zlib chunks unpack to more than %u MiB each: not decoded", name,
+			 huge, ARCX_INFLATE_MAX >> 20);
 	if (lzx && !lzx_available())
 		diag_add(d,
 			 "%s: %u LZX chunks (Xbox 360): this build has no LZX decoder (libmspack)",

@@ -38,11 +38,17 @@ struct arc_index {
 	uint64_t bytes;
 	atomic_ullong decodes;	/* segment decodes by arc_piece, for tests and info */
 	atomic_ullong overruns; /* decodes that found a segment holding more than it declares */
+	atomic_ullong decoded;	/* bytes decoders produced for arc_piece, dropped ones included */
 };
 
 /* At most this many chunks per entry (a 4 GiB entry in 64 KiB chunks): the index costs about
  * 80 bytes per chunk, and 8 stored bytes per chunk must not buy 80 bytes of memory. */
 #define ARCX_CHUNKS_MAX 65536u
+
+/* zlib and raw deflate chunks that unpack to more than this are not decoded: each piece of
+ * such a chunk inflates from the chunk's start (zlib keeps no restart points), so one 4 GiB
+ * chunk of a 4 MB archive would cost 2 TiB of inflating to read whole. */
+#define ARCX_INFLATE_MAX (16u << 20)
 
 /* At most this many restart points per RefPack segment (each holds RP_WINDOW bytes). */
 #define ARCX_RESTARTS_MAX 32u

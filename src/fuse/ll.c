@@ -75,6 +75,8 @@ static int to_errno(enum rc r)
 		return EEXIST;
 	case RC_DENIED:
 		return EPERM; /* texture mods: a new texture, a picture's mode or times */
+	case RC_NOFILES:
+		return EMFILE;
 	default:
 		return EIO; /* a broken decoded view, or the source changed under us */
 	}

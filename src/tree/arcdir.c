@@ -24,7 +24,8 @@
 
 #define NAME_MAX_BYTES 200 /* longer names are cut (and keep a hash and their extension) */
 #define NO_PARENT      UINT32_MAX
-#define NO_NEXT	       UINT32_MAX /* ad->next: no file listed after it */
+#define NO_NEXT	       UINT32_MAX   /* ad->next: no file listed after it */
+#define HOT_MIN	       (128u << 10) /* indexes with restart points (hot_keep) */
 
 struct anode {
 	uint32_t parent;
@@ -46,6 +47,9 @@ struct arcdir {
 	struct arcent self;    /* nested: the source of this archive's bytes */
 	unsigned depth;
 	int fd;
+	pthread_mutex_t fd_mu; /* fd, fd_users, fd_closing of a folder's archive (fd_acquire) */
+	unsigned fd_users;
+	bool fd_closing; /* folder.c closed it: the last reader closes fd */
 	struct stat st;
 	struct src src;
 	char *name; /* the archive's file name */
@@ -60,6 +64,7 @@ struct arcdir {
 	size_t names_len, names_cap;
 	size_t renamed, n_bad;
 	bool names_oom;
+	bool over_budget; /* its tables do not fit the cache budget: why says so */
 	atomic_bool changed;
 	pthread_mutex_t mu;	  /* d, reported */
 	pthread_mutex_t nest_mu;  /* nested (held while one opens: reads, never under mu) */
@@ -71,9 +76,18 @@ struct arcdir {
 	struct arcdir **nested; /* per entry node: the archive it holds, once opened */
 	uint32_t *next;		/* per entry: the file listed after it in its folder, or NO_NEXT */
 	uint64_t heap;
+	/* Long compressed entries naming the same stored bytes as an earlier one: {entry, that
+	 * one} sorted by entry, made on first use (same_bytes) */
+	pthread_mutex_t same_mu;
+	atomic_bool same_made;
+	uint32_t (*same)[2];
+	uint32_t n_same;
 };
 
 static void ahead_schedule(struct arcdir *ad, uint32_t i);
+struct ixmemo;
+static struct ixmemo *hot_get(struct arcdir *ad, uint32_t i, struct cache_ent **pin);
+static void hot_keep(struct arcdir *ad, uint32_t i, struct ixmemo *m, struct cache_ent *pin);
 
 /* ---- names ---- */
 
@@ -608,21 +622,108 @@ static void notify_status(struct arcdir *ad)
 	}
 }
 
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
 static bool arcdir_changed(struct arcdir *ad)
 {
 	struct stat st;
+	bool same;
 
 	if (atomic_load(&ad->changed))
 		return true;
 	if (ad->parent)
 		return arcdir_changed(ad->parent);
-	if (ad->fd < 0 || (fstat(ad->fd, &st) == 0 && st.st_size == ad->st.st_size &&
-			   st.st_mtim.tv_sec == ad->st.st_mtim.tv_sec &&
-			   st.st_mtim.tv_nsec == ad->st.st_mtim.tv_nsec))
+	pthread_mutex_lock(&ad->fd_mu); /* folder.c may close it meanwhile */
+	same = ad->fd < 0 || (fstat(ad->fd, &st) == 0 && same_file(&st, &ad->st));
+	pthread_mutex_unlock(&ad->fd_mu);
+	if (same)
 		return false;
 	if (!atomic_exchange(&ad->changed, true))
 		notify_status(ad);
 	return true;
+}
+
+/* An archive of a folder mount: its descriptor may be closed by the folder's LRU. */
+static bool fd_shared(const struct arcdir *ad)
+{
+	return !ad->parent && ad->owner_slot != 0 && !ad->why;
+}
+
+/*
+ * Before reading ad's bytes: the descriptor of the archive holding them (ad's, or its outer
+ * archive's) open and kept open until fd_release. A folder's archive closed by max_assets is
+ * opened again, and must be the same file (else the archive counts as changed). RC_NOFILES
+ * when out of descriptors.
+ */
+static enum rc fd_acquire(struct arcdir *ad)
+{
+	struct stat st;
+
+	while (ad->parent)
+		ad = ad->parent;
+	if (!fd_shared(ad))
+		return RC_OK;
+	pthread_mutex_lock(&ad->fd_mu);
+	if (ad->fd < 0) {
+		int fd = folder_arc_reopen(ad->t, ad->owner_slot), err = errno;
+
+		if (fd < 0) {
+			pthread_mutex_unlock(&ad->fd_mu);
+			return err == EMFILE || err == ENFILE ? RC_NOFILES
+			       : err == ENOMEM		      ? RC_NOMEM
+							      : RC_IO;
+		}
+		ad->fd = fd;
+		if (fstat(fd, &st) != 0 || st.st_ino != ad->st.st_ino ||
+		    st.st_dev != ad->st.st_dev || !same_file(&st, &ad->st))
+			atomic_store(&ad->changed, true);
+	}
+	ad->fd_closing = false;
+	ad->fd_users++;
+	pthread_mutex_unlock(&ad->fd_mu);
+	folder_arc_used(ad->t, ad->owner_slot, ad);
+	return RC_OK;
+}
+
+static void fd_release(struct arcdir *ad)
+{
+	while (ad->parent)
+		ad = ad->parent;
+	if (!fd_shared(ad))
+		return;
+	pthread_mutex_lock(&ad->fd_mu);
+	if (--ad->fd_users == 0 && ad->fd_closing) {
+		close(ad->fd);
+		ad->fd = -1;
+		ad->fd_closing = false;
+	}
+	pthread_mutex_unlock(&ad->fd_mu);
+}
+
+bool arcdir_fd_live(struct arcdir *ad)
+{
+	bool live;
+
+	pthread_mutex_lock(&ad->fd_mu);
+	live = ad->fd >= 0 && !ad->fd_closing;
+	pthread_mutex_unlock(&ad->fd_mu);
+	return live;
+}
+
+void arcdir_fd_close(struct arcdir *ad)
+{
+	pthread_mutex_lock(&ad->fd_mu);
+	if (ad->fd >= 0 && ad->fd_users == 0) {
+		close(ad->fd);
+		ad->fd = -1;
+	} else if (ad->fd >= 0) {
+		ad->fd_closing = true;
+	}
+	pthread_mutex_unlock(&ad->fd_mu);
 }
 
 static enum rc fd_read(void *ctx, uint64_t off, void *dst, size_t n)
@@ -630,7 +731,7 @@ static enum rc fd_read(void *ctx, uint64_t off, void *dst, size_t n)
 	struct arcdir *ad = ctx;
 	uint8_t *p = dst;
 
-	if (atomic_load(&ad->changed))
+	if (atomic_load(&ad->changed) || ad->fd < 0)
 		return RC_IO;
 	while (n > 0) {
 		ssize_t got = pread(ad->fd, p, n, (off_t)off);
@@ -674,6 +775,107 @@ static void ixmemo_free(void *p)
 	free(m);
 }
 
+/* Entries whose index may cost a decode of the whole entry (restart points): compressed and
+ * longer than a piece. */
+static bool costly(const struct arc_entry *e)
+{
+	return !e->bad && e->size > ARC_PIECE_MAX && e->stored != e->size &&
+	       e->method != ARC_SECTIONS;
+}
+
+static bool same_key(const struct arc_entry *a, const struct arc_entry *b)
+{
+	return a->off == b->off && a->stored == b->stored && a->size == b->size &&
+	       a->method == b->method;
+}
+
+/* By the bytes an entry names (then by entry: the first of equals comes first). */
+static int same_cmp(const void *x, const void *y, void *ctx)
+{
+	const struct arc_entry *v = ctx;
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	const struct arc_entry *a = &v[i], *b = &v[j];
+
+	if (!same_key(a, b)) {
+		if (a->off != b->off)
+			return a->off < b->off ? -1 : 1;
+		if (a->stored != b->stored)
+			return a->stored < b->stored ? -1 : 1;
+		if (a->size != b->size)
+			return a->size < b->size ? -1 : 1;
+		return a->method < b->method ? -1 : 1;
+	}
+	return (i > j) - (i < j);
+}
+
+static int pair_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* The costly entries that repeat an earlier one's bytes, once per archive (sorted copies). */
+static void same_make(struct arcdir *ad)
+{
+	const struct arc_entry *e = ad->a.e;
+	uint32_t *v, m = 0, k = 0;
+
+	for (uint32_t i = 0; i < ad->a.n; i++)
+		m += costly(&e[i]);
+	v = m ? malloc((size_t)m * sizeof *v) : NULL;
+	ad->same = m ? malloc((size_t)m * sizeof *ad->same) : NULL;
+	if (!v || !ad->same) {
+		free(v);
+		free(ad->same);
+		ad->same = NULL;
+		return; /* nothing shared: only costs speed */
+	}
+	for (uint32_t i = 0; i < ad->a.n; i++)
+		if (costly(&e[i]))
+			v[k++] = i;
+	qsort_r(v, m, sizeof *v, same_cmp, (void *)e);
+	for (uint32_t a = 0, b; a < m; a = b) {
+		for (b = a + 1; b < m && same_key(&e[v[a]], &e[v[b]]); b++) {
+			ad->same[ad->n_same][0] = v[b];
+			ad->same[ad->n_same++][1] = v[a];
+		}
+	}
+	free(v);
+	qsort(ad->same, ad->n_same, sizeof *ad->same, pair_cmp);
+	cache_charge(ad->t->cache, (size_t)m * sizeof *ad->same);
+}
+
+/*
+ * The entry whose index and pieces entry i uses: the first entry naming the same stored bytes
+ * the same way, when entry i is costly. A thousand entries naming one 4 GiB RefPack stream
+ * otherwise decoded it whole a thousand times (2.1 s per entry's first byte).
+ */
+static uint32_t same_bytes(struct arcdir *ad, uint32_t i)
+{
+	uint32_t lo = 0, hi;
+
+	if (!costly(&ad->a.e[i]))
+		return i;
+	if (!atomic_load(&ad->same_made)) {
+		pthread_mutex_lock(&ad->same_mu);
+		if (!atomic_load(&ad->same_made))
+			same_make(ad);
+		atomic_store(&ad->same_made, true);
+		pthread_mutex_unlock(&ad->same_mu);
+	}
+	hi = ad->n_same;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ad->same[mid][0] < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ad->n_same && ad->same[lo][0] == i ? ad->same[lo][1] : i;
+}
+
 /* Entry i's index, pinned. quiet (decoding ahead): an index that fails or has anything to
  * report is neither reported nor kept, so errors.txt says only what readers met, in their
  * order, whatever the thread did before them. */
@@ -681,9 +883,12 @@ static struct arc_index *index_get(struct arcdir *ad, uint32_t i, struct cache_e
 				   enum rc *r, bool quiet)
 {
 	struct cache *c = ad->t->cache;
-	struct cache_key key = cache_key(ad->key, KEY_WHAT(KEY_ARC_INDEX, i));
-	struct ixmemo *m = cache_get(c, key, pin);
+	uint32_t j = same_bytes(ad, i);
+	struct cache_key key = cache_key(ad->key, KEY_WHAT(KEY_ARC_INDEX, j));
+	struct ixmemo *m = hot_get(ad, j, pin);
 
+	if (!m)
+		m = cache_get(c, key, pin);
 	if (!m) {
 		struct diag d;
 
@@ -693,7 +898,7 @@ static struct arc_index *index_get(struct arcdir *ad, uint32_t i, struct cache_e
 			return NULL;
 		}
 		diag_init(&d);
-		m->r = arc_index_build(&ad->src, &ad->a, i, &m->ix, &d);
+		m->r = arc_index_build(&ad->src, &ad->a, j, &m->ix, &d);
 		atomic_fetch_add(&ad->t->arc_indexes, 1);
 		if (quiet && (m->r != RC_OK || diag_count(&d))) {
 			diag_free(&d);
@@ -722,6 +927,8 @@ static struct arc_index *index_get(struct arcdir *ad, uint32_t i, struct cache_e
 			*r = RC_NOMEM;
 			return NULL;
 		}
+		if (m->r == RC_OK && arc_index_bytes(m->ix) >= HOT_MIN)
+			hot_keep(ad, j, m, *pin);
 	}
 	*r = m->r;
 	if (m->r != RC_OK) {
@@ -744,7 +951,8 @@ static struct piece *piece_get(struct arcdir *ad, uint32_t i, const struct arc_i
 			       bool quiet)
 {
 	struct cache *c = ad->t->cache;
-	struct cache_key key = cache_key(ad->key, KEY_WHAT(KEY_ARC_PIECE, (uint64_t)i << 32 | k));
+	struct cache_key key =
+	    cache_key(ad->key, KEY_WHAT(KEY_ARC_PIECE, (uint64_t)same_bytes(ad, i) << 32 | k));
 	struct piece *p = cache_get(c, key, pin), *q;
 	uint64_t over;
 
@@ -826,11 +1034,15 @@ static enum rc entry_read(void *ctx, uint64_t off, void *dst, size_t n)
 	struct cache *c = ad->t->cache;
 	struct cache_ent *ipin, *ppin;
 	uint8_t *out = dst;
-	enum rc r = RC_OK;
-	const struct arc_index *ix = index_get(ad, e->i, &ipin, &r, false);
+	enum rc r = fd_acquire(ad);
+	bool held = r == RC_OK;
+	const struct arc_index *ix = held ? index_get(ad, e->i, &ipin, &r, false) : NULL;
 
-	if (!ix)
-		return r;
+	if (!ix) {
+		if (held)
+			fd_release(ad);
+		return r == RC_OK || r == RC_NOMEM || r == RC_NOFILES ? r : RC_IO;
+	}
 	while (n > 0 && r == RC_OK) {
 		uint64_t at;
 		size_t take;
@@ -845,8 +1057,9 @@ static enum rc entry_read(void *ctx, uint64_t off, void *dst, size_t n)
 		cache_unpin(c, ppin);
 	}
 	cache_unpin(c, ipin);
+	fd_release(ad);
 	/* A source fails with RC_IO (source.h): parsers read RC_CORRUPT as their own finding. */
-	return r == RC_OK || r == RC_NOMEM ? r : RC_IO;
+	return r == RC_OK || r == RC_NOMEM || r == RC_NOFILES ? r : RC_IO;
 }
 
 /* The same bytes as entry_read, as the cached pieces themselves (asset_ext.view). */
@@ -856,11 +1069,15 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 	struct arcdir *ad = e->ad;
 	struct cache *c = ad->t->cache;
 	struct cache_ent *ipin, *ppin;
-	enum rc r = RC_OK;
-	const struct arc_index *ix = index_get(ad, e->i, &ipin, &r, false);
+	enum rc r = fd_acquire(ad);
+	bool held = r == RC_OK;
+	const struct arc_index *ix = held ? index_get(ad, e->i, &ipin, &r, false) : NULL;
 
-	if (!ix)
+	if (!ix) {
+		if (held)
+			fd_release(ad);
 		return r;
+	}
 	if (off == 0 && ad->next && ad->next[e->i] != NO_NEXT)
 		ahead_schedule(ad, ad->next[e->i]);
 	while (n > 0 && r == RC_OK) {
@@ -881,6 +1098,7 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 		n -= take;
 	}
 	cache_unpin(c, ipin);
+	fd_release(ad);
 	if (r != RC_OK || n > 0) { /* nothing handed out */
 		for (unsigned i = 0; i < v->n_pin; i++)
 			cache_unpin(c, v->pin[i]);
@@ -906,21 +1124,91 @@ struct arc_ahead {
 	bool stop;
 	struct arcdir *ad, *busy; /* the job waiting, the one being decoded */
 	uint32_t i;
+	/* The last costly index built (hot_keep), pinned: its archive's key and its entry. */
+	struct ixmemo *hot;
+	struct cache_ent *hot_pin;
+	uint64_t hot_key;
+	uint32_t hot_i;
+	size_t hot_held; /* its bytes, held against the budget when the cache did not keep it */
 };
+
+/*
+ * The index of a long RefPack entry holds up to 32 restart points of 128 KiB, and building it
+ * decodes the whole entry. When the cache cannot keep it (a budget under ~4 MiB, or pieces
+ * evicting it), a reader going through the entry would rebuild it for every read: 7.7 s
+ * instead of 0.47 s for the first 4 MiB of a 200 MiB entry. So the last index that cost a
+ * decode stays pinned here until another replaces it: at most one rebuild per sequential
+ * pass, and at most one such index beyond what the cache holds (counted against the budget
+ * while the cache does not keep it).
+ */
+static struct ixmemo *hot_get(struct arcdir *ad, uint32_t i, struct cache_ent **pin)
+{
+	struct arc_ahead *w = atomic_load(&ad->t->arc_ahead);
+	struct ixmemo *m = NULL;
+
+	if (!w)
+		return NULL;
+	pthread_mutex_lock(&w->mu);
+	if (w->hot && w->hot_key == ad->key && w->hot_i == i) {
+		cache_pin(ad->t->cache, w->hot_pin);
+		*pin = w->hot_pin;
+		m = w->hot;
+	}
+	pthread_mutex_unlock(&w->mu);
+	return m;
+}
+
+static void hot_drop(struct cache *c, struct arc_ahead *w)
+{
+	cache_release(c, w->hot_held);
+	cache_unpin(c, w->hot_pin);
+	w->hot = NULL;
+	w->hot_pin = NULL;
+	w->hot_held = 0;
+}
+
+static struct arc_ahead *ahead_of(struct tree *t);
+
+static void hot_keep(struct arcdir *ad, uint32_t i, struct ixmemo *m, struct cache_ent *pin)
+{
+	struct arc_ahead *w = ahead_of(ad->t);
+	struct cache *c = ad->t->cache;
+
+	if (!w)
+		return;
+	cache_pin(c, pin);
+	pthread_mutex_lock(&w->mu);
+	if (w->hot)
+		hot_drop(c, w);
+	w->hot = m;
+	w->hot_pin = pin;
+	w->hot_key = ad->key;
+	w->hot_i = i;
+	if (!cache_is_kept(c, pin)) {
+		w->hot_held = arc_index_bytes(m->ix);
+		cache_hold(c, w->hot_held);
+	}
+	pthread_mutex_unlock(&w->mu);
+}
 
 static void ahead_decode(struct arcdir *ad, uint32_t i)
 {
 	struct cache_ent *ipin, *ppin;
 	uint64_t at;
 	size_t take;
-	enum rc r = RC_OK;
-	const struct arc_index *ix = index_get(ad, i, &ipin, &r, true);
+	enum rc r = fd_acquire(ad);
+	const struct arc_index *ix;
 
-	if (!ix)
+	if (r != RC_OK)
 		return;
-	if (arc_piece_count(ix) > 0 && piece_at(ad, i, ix, 0, 1, &at, &take, &ppin, &r, true))
-		cache_unpin(ad->t->cache, ppin);
-	cache_unpin(ad->t->cache, ipin);
+	ix = index_get(ad, i, &ipin, &r, true);
+	if (ix) {
+		if (arc_piece_count(ix) > 0 &&
+		    piece_at(ad, i, ix, 0, 1, &at, &take, &ppin, &r, true))
+			cache_unpin(ad->t->cache, ppin);
+		cache_unpin(ad->t->cache, ipin);
+	}
+	fd_release(ad);
 }
 
 static void *ahead_main(void *arg)
@@ -955,7 +1243,7 @@ static void *ahead_main(void *arg)
 }
 
 /* Stop the thread (its waiting job dropped) and free it. */
-static void ahead_free(struct arc_ahead *w)
+static void ahead_free(struct tree *t, struct arc_ahead *w)
 {
 	if (!w)
 		return;
@@ -965,6 +1253,8 @@ static void ahead_free(struct arc_ahead *w)
 	pthread_cond_signal(&w->work);
 	pthread_mutex_unlock(&w->mu);
 	pthread_join(w->th, NULL);
+	if (w->hot)
+		hot_drop(t->cache, w);
 	pthread_cond_destroy(&w->done);
 	pthread_cond_destroy(&w->work);
 	pthread_mutex_destroy(&w->mu);
@@ -992,7 +1282,7 @@ static struct arc_ahead *ahead_of(struct tree *t)
 		return NULL;
 	}
 	if (!atomic_compare_exchange_strong(&t->arc_ahead, &none, w)) {
-		ahead_free(w);
+		ahead_free(t, w);
 		return none;
 	}
 	return w;
@@ -1030,7 +1320,7 @@ static void ahead_forget(struct arcdir *ad)
 
 void arcdir_ahead_stop(struct tree *t)
 {
-	ahead_free(atomic_exchange(&t->arc_ahead, NULL));
+	ahead_free(t, atomic_exchange(&t->arc_ahead, NULL));
 }
 
 /* ---- opening ---- */
@@ -1042,6 +1332,8 @@ static void arcdir_init(struct arcdir *ad, struct tree *t)
 	pthread_mutex_init(&ad->mu, NULL);
 	pthread_mutex_init(&ad->nest_mu, NULL);
 	pthread_mutex_init(&ad->build_mu, NULL);
+	pthread_mutex_init(&ad->same_mu, NULL);
+	pthread_mutex_init(&ad->fd_mu, NULL);
 	diag_init(&ad->d);
 }
 
@@ -1052,6 +1344,51 @@ static uint64_t next_key(void)
 	/* Owners of the cache's keys are asset keys (slot << 32 | gen) and inode numbers
 	 * (slot << 32 | node), never 0 in the low word: these never meet them. */
 	return (uint64_t)(atomic_fetch_add(&n, 1) + 1) << 32;
+}
+
+/*
+ * What an archive's tables hold for the mount's lifetime once its folder tree is built: the
+ * entries and raw paths (arc_open's heap_bytes), and per entry a node, a child slot, a next
+ * link, a report flag, a nested-archive pointer, and its shown name (at most about its path).
+ */
+static uint64_t tables_cost(const struct arc *a)
+{
+	return a->heap_bytes +
+	       (uint64_t)a->n *
+		   (sizeof(struct anode) + 2 * sizeof(uint32_t) + 1 + sizeof(struct arcdir *)) +
+	       a->paths_len;
+}
+
+/*
+ * The tables are data like any other: an archive whose tables need more than what is left of
+ * the cache budget (every archive's tables are charged to it for good) is not indexed, unless
+ * they take at most TABLES_FREE (small archives under a tiny budget still open: a 1-byte cache
+ * reads everything afresh, tables excepted). Its info.txt and errors.txt say so; reading the
+ * tables (arc_open) cost their size once, freed at once.
+ */
+#define TABLES_FREE (1u << 20)
+
+static bool over_budget(struct arcdir *ad, char *why, size_t whylen)
+{
+	uint64_t need = tables_cost(&ad->a), room = cache_room(ad->t->cache);
+	enum arc_kind kind = ad->a.kind;
+	bool be = ad->a.big_endian;
+	uint32_t n = ad->a.n;
+
+	if (need <= room || need <= TABLES_FREE)
+		return false;
+	snprintf(why, whylen,
+		 "not indexed: its tables (%u entries) need %llu KiB, more than the %llu KiB left "
+		 "of cache_size; mount with a larger -o cache_size",
+		 n, (unsigned long long)(need + 1023) / 1024, (unsigned long long)room / 1024);
+	arc_free(&ad->a);
+	memset(&ad->a, 0, sizeof ad->a);
+	ad->a.kind = kind;
+	ad->a.big_endian = be;
+	ad->over_budget = true;
+	ad->why = strdup(why);
+	diag_add(&ad->d, "%s", why);
+	return true;
 }
 
 /* Parse the tables (the nodes are built on first use: arcdir_ensure); an archive whose tables
@@ -1076,6 +1413,8 @@ static enum tree_open_fail arcdir_parse(struct arcdir *ad, const struct src *toc
 		memset(&ad->a, 0, sizeof ad->a);
 		ad->why = strdup(why);
 		diag_add(&ad->d, "%s", why);
+	} else {
+		over_budget(ad, why, whylen);
 	}
 	for (uint32_t i = 0; i < ad->a.n; i++)
 		ad->n_bad += ad->a.e[i].bad != 0;
@@ -1297,6 +1636,9 @@ void arcdir_free(struct arcdir *ad)
 	pthread_mutex_destroy(&ad->mu);
 	pthread_mutex_destroy(&ad->nest_mu);
 	pthread_mutex_destroy(&ad->build_mu);
+	pthread_mutex_destroy(&ad->same_mu);
+	pthread_mutex_destroy(&ad->fd_mu);
+	free(ad->same);
 	free(ad->nodes);
 	free(ad->kids);
 	free(ad->names);
@@ -1523,7 +1865,8 @@ static size_t status_text(struct arcdir *ad, bool errors, struct buf *b)
 		assets += ad->nodes[k].type == AN_ASSET;
 		archives += ad->nodes[k].type == AN_ARCHIVE;
 	}
-	buf_printf(b, "format: %s\nfile: ", ad->why ? "unreadable archive" : kind_name(ad->a.kind));
+	buf_printf(b, "format: %s\nfile: ",
+		   ad->why && !ad->over_budget ? "unreadable archive" : kind_name(ad->a.kind));
 	buf_tsv_name(b, ad->name, strlen(ad->name));
 	buf_printf(b, "\nsize: %llu\n", (unsigned long long)ad->src.size);
 	if (ad->why) {

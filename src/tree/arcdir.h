@@ -80,6 +80,18 @@ void arcdir_ahead_stop(struct tree *t);
 uint64_t arcdir_heap(const struct arcdir *ad);	 /* what its tables hold: charged to the cache */
 const char *arcdir_why(const struct arcdir *ad); /* NULL, or why it could not be read */
 
+/*
+ * The descriptor of an archive of a folder mount is one of the mount's max_assets (folder.c
+ * closes the least recently used). arcdir_fd_live: it is open and not being closed;
+ * arcdir_fd_close: close it now, or when its last reader is done. Reads reopen it.
+ */
+bool arcdir_fd_live(struct arcdir *ad);
+void arcdir_fd_close(struct arcdir *ad);
+/* folder.c: the archive file of slot opened again (-1, errno set, on failure) ... */
+int folder_arc_reopen(struct tree *t, uint32_t slot);
+/* ... and an archive's descriptor was used: it joins or moves up the open assets' LRU. */
+void folder_arc_used(struct tree *t, uint32_t slot, struct arcdir *ad);
+
 /* folder.c: keep an opened archive until the mount ends (arcdir_open_* do it) ... */
 enum rc folder_arc_adopt(struct tree *t, struct arcdir *ad);
 /* ... and hand out slots for its nodes, remembered for slot lookups (arcdir_ensure). */

@@ -293,10 +293,14 @@ static enum tree_open_fail open_source(struct asset *as, int dirfd, const char *
 	as->fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (expect ? O_NOFOLLOW : 0));
 	if (as->fd < 0 || fstat(as->fd, &as->st) != 0) {
 		/* Out of descriptors or memory says nothing about the file: not "broken". */
-		bool passing = errno == EMFILE || errno == ENFILE || errno == ENOMEM;
+		int err = errno;
+		bool passing = err == EMFILE || err == ENFILE || err == ENOMEM;
+		enum tree_open_fail f =
+		    fail(why, whylen, passing ? TREE_FAIL_OTHER : TREE_FAIL_OPEN, "cannot open: %s",
+			 strerror(err));
 
-		return fail(why, whylen, passing ? TREE_FAIL_OTHER : TREE_FAIL_OPEN,
-			    "cannot open: %s", strerror(errno));
+		errno = err; /* the caller tells EMFILE from ENOMEM */
+		return f;
 	}
 	if (!S_ISREG(as->st.st_mode))
 		return fail(why, whylen, TREE_FAIL_OPEN, "%s", "not a regular file");
@@ -365,7 +369,10 @@ enum tree_open_fail asset_open_as(struct tree *t, uint32_t slot, const char *log
 			f = TREE_FAIL_NONE;
 	}
 	if (f != TREE_FAIL_NONE) {
+		int err = errno; /* EMFILE or ENOMEM, for the caller */
+
 		asset_close(as);
+		errno = err;
 		return f;
 	}
 	atomic_fetch_add(&as->bytes, sizeof *as + strlen(as->path) * 3); /* after any mount loads */

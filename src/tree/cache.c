@@ -353,6 +353,16 @@ void cache_charge(struct cache *c, size_t bytes)
 	pthread_mutex_unlock(&c->mu);
 }
 
+size_t cache_room(struct cache *c)
+{
+	size_t room;
+
+	pthread_mutex_lock(&c->mu);
+	room = c->budget - c->fixed;
+	pthread_mutex_unlock(&c->mu);
+	return room;
+}
+
 void *cache_put_detached(struct cache *c, void *data, size_t bytes, void (*dtor)(void *),
 			 struct cache_ent **ent)
 {

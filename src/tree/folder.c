@@ -329,6 +329,12 @@ static bool errno_transient(int e)
 	return e == EMFILE || e == ENFILE || e == ENOMEM;
 }
 
+/* What a passing condition is told as: EMFILE for descriptors, ENOMEM for memory. */
+static enum rc rc_transient(int e)
+{
+	return e == EMFILE || e == ENFILE ? RC_NOFILES : RC_NOMEM;
+}
+
 /* ---- sniffing: is a regular file a container? By content; by extension if unreadable ---- */
 
 #define SNIFF_BYTES 32
@@ -604,15 +610,16 @@ static enum rc read_folder(struct tree *t, struct fentry *dir)
 	int fd = open_dir_of(f, dir->slot);
 
 	if (fd < 0 || !(d = fdopendir(fd))) {
-		r = errno_transient(errno) ? RC_NOMEM : RC_IO;
+		r = errno_transient(errno) ? rc_transient(errno) : RC_IO;
 		if (fd >= 0)
 			close(fd);
 		return r;
 	}
 	if (!gather(t, d, dir->slot, &p)) {
+		r = rc_transient(errno);
 		closedir(d);
 		pending_free(&p, 0);
-		return RC_NOMEM;
+		return r;
 	}
 	closedir(d);
 	pthread_mutex_lock(&f->mu);
@@ -797,11 +804,18 @@ static enum rc open_archive(struct tree *t, struct fentry *e)
 		int dfd = open_dir_of(f, e->parent), fd = -1, toc = -1;
 
 		if (dfd < 0 && errno_transient(errno)) {
+			r = rc_transient(errno);
 			pthread_mutex_unlock(&f->omu);
-			return RC_NOMEM;
+			return r;
 		}
 		if (dfd >= 0) {
 			fd = openat(dfd, e->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+			if (fd < 0 && errno_transient(errno)) {
+				r = rc_transient(errno);
+				close(dfd);
+				pthread_mutex_unlock(&f->omu);
+				return r;
+			}
 			toc = open_toc(dfd, e->name, fd);
 			close(dfd);
 		}
@@ -812,6 +826,8 @@ static enum rc open_archive(struct tree *t, struct fentry *e)
 			pthread_mutex_lock(&f->mu);
 			e->arc = ad;
 			pthread_mutex_unlock(&f->mu);
+			if (ad)
+				folder_arc_used(t, e->slot, ad); /* its descriptor counts */
 		}
 	}
 	pthread_mutex_unlock(&f->omu);
@@ -1503,10 +1519,67 @@ static void lru_trim(struct tree *t)
 		struct fentry *e = entry_find(f, f->lru_tail);
 
 		lru_unlink(f, e);
+		if (e->archive) { /* an archive's descriptor (arcdir.c reopens it) */
+			arcdir_fd_close(e->arc);
+			atomic_fetch_sub(&f->open_assets, 1);
+			continue;
+		}
 		cache_drop(t->cache, asset_ckey(e->slot));
 		if (atomic_load(&f->open_assets) > f->max_assets && !f->lru_tail)
 			break;
 	}
+}
+
+/*
+ * The archives of a folder keep their file open while in use, and count among max_assets
+ * like assets: in the LRU while open (counted once), closed by lru_trim when least recently
+ * used, reopened by their next read (arcdir.c fd_acquire). A folder of more archives than
+ * descriptors allow (1,015 visited at ulimit -n 1024) made every later operation fail.
+ */
+void folder_arc_used(struct tree *t, uint32_t slot, struct arcdir *ad)
+{
+	struct folder *f = t->fold;
+	struct fentry *e;
+
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->mu);
+	e = entry_find(f, slot);
+	pthread_mutex_unlock(&f->mu);
+	if (!e || !e->archive || e->arc != ad)
+		return;
+	pthread_mutex_lock(&f->amu);
+	/* Under amu nothing closes it (lru_trim holds amu): live stays live. */
+	if (arcdir_fd_live(ad)) {
+		if (!e->in_lru)
+			atomic_fetch_add(&f->open_assets, 1);
+		lru_touch(f, e);
+		lru_trim(t);
+	}
+	pthread_mutex_unlock(&f->amu);
+}
+
+int folder_arc_reopen(struct tree *t, uint32_t slot)
+{
+	struct folder *f = t->fold;
+	struct fentry *e;
+	int dfd, fd, err;
+
+	pthread_mutex_lock(&f->mu);
+	e = entry_find(f, slot);
+	pthread_mutex_unlock(&f->mu);
+	if (!e) {
+		errno = ENOENT;
+		return -1;
+	}
+	dfd = open_dir_of(f, e->parent);
+	if (dfd < 0)
+		return -1;
+	fd = openat(dfd, e->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	err = errno;
+	close(dfd);
+	errno = err;
+	return fd;
 }
 
 struct asset_box {
@@ -1575,7 +1648,7 @@ static enum rc open_asset(struct tree *t, struct fentry *e, struct asset **out)
 	dfd = open_dir_of(t->fold, e->parent);
 	if (dfd < 0) {
 		if (errno_transient(errno))
-			return RC_NOMEM;
+			return rc_transient(errno);
 		if (!e->asset)
 			return RC_IO;
 		snprintf(why, sizeof why, "cannot open its folder: %s", strerror(errno));
@@ -1586,7 +1659,7 @@ static enum rc open_asset(struct tree *t, struct fentry *e, struct asset **out)
 		close(dfd);
 	}
 	if (fl != TREE_FAIL_NONE)
-		return fl == TREE_FAIL_OTHER ? RC_NOMEM : RC_IO;
+		return fl == TREE_FAIL_OTHER ? rc_transient(errno) : RC_IO;
 	return RC_OK;
 }
 

@@ -26,6 +26,7 @@
 #include "psgfs/gen/gen_psg_textures.h"
 #include "psgfs/gen/gen_psk.h"
 #include "psgfs/tree/tree.h"
+#include "rp_enc.h"
 
 static char dir[64];
 
@@ -658,6 +659,117 @@ static void test_zlib_overrun(void **state)
 	buf_free(&big);
 }
 
+/*
+ * Issue 30 item 12: a long RefPack entry's index (restart points of 128 KiB, built by decoding
+ * the whole entry) that the cache cannot keep was built again for every read. Read in 128 KiB
+ * steps through a 256 KiB cache, a 24 MiB entry is indexed once.
+ */
+static void test_index_once_per_pass(void **state)
+{
+	const size_t n = 24u << 20, step = 128u << 10;
+	uint8_t *src = malloc(n), *packed = malloc(rpt_bound(n)), *out = malloc(step);
+	struct tree_opts o = {.cache_bytes = 256u << 10};
+	struct tree_counters c0, c1;
+	struct tree_stat st;
+	struct tree *t;
+	struct buf big;
+	char p[256], why[256];
+	size_t len, got;
+
+	(void)state;
+	assert_non_null(src);
+	assert_non_null(packed);
+	assert_non_null(out);
+	for (size_t i = 0; i < n; i++)
+		src[i] = (uint8_t)(i / 1000 + (i % 1000 == 0 ? i >> 16 : 0));
+	len = rpt_encode(src, n, packed);
+	{
+		struct ent e[] = {{"d", "long.dat", packed, len, (uint32_t)n}};
+
+		eb3(&big, e, 1);
+		put_be(big.data + 0x30 + 4, len, 4); /* its stored size: RefPack by its header */
+	}
+	put("long.big", &big);
+	snprintf(p, sizeof p, "%s/long.big", dir);
+	assert_int_equal(tree_open(p, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+	assert_int_equal(tree_resolve(t, "d/long.dat", &st), RC_OK);
+	assert_int_equal(st.size, n);
+	tree_get_stats(t, NULL, &c0);
+	for (uint64_t off = 0; off < (2u << 20); off += step) {
+		assert_int_equal(tree_read(t, st.ino, off, step, out, &got), RC_OK);
+		assert_int_equal(got, step);
+		assert_memory_equal(out, src + off, step);
+	}
+	tree_get_stats(t, NULL, &c1);
+	assert_int_equal(c1.arc_indexes - c0.arc_indexes, 1);
+	/* far into the entry, from the kept restart points: still the same index */
+	assert_int_equal(tree_read(t, st.ino, n - step, step, out, &got), RC_OK);
+	assert_memory_equal(out, src + n - step, step);
+	tree_get_stats(t, NULL, &c1);
+	assert_int_equal(c1.arc_indexes - c0.arc_indexes, 1);
+	tree_close(t);
+	buf_free(&big);
+	free(src);
+	free(packed);
+	free(out);
+}
+
+/*
+ * Issue 30 item 11: entries naming the same long RefPack stream share its index and pieces. A
+ * thousand entries naming one 4 GiB stream decoded it whole for each entry's first byte.
+ */
+static void test_same_bytes_shared(void **state)
+{
+	const size_t n = 24u << 20;
+	const uint32_t count = 40;
+	uint8_t *src = malloc(n), *packed = malloc(rpt_bound(n)), out[4096];
+	struct ent e[40];
+	struct tree_counters c0, c1;
+	struct tree *t;
+	struct buf big;
+	size_t len, got;
+	uint8_t *rec0;
+
+	(void)state;
+	assert_non_null(src);
+	assert_non_null(packed);
+	for (size_t i = 0; i < n; i++)
+		src[i] = (uint8_t)(i / 1000 + (i % 1000 == 0 ? i >> 16 : 0));
+	len = rpt_encode(src, n, packed);
+	for (uint32_t i = 0; i < count; i++) {
+		static char names[40][16];
+
+		snprintf(names[i], sizeof names[i], "e%02u.dat", i);
+		e[i] = (struct ent){"d", names[i], i ? (const void *)"" : packed, i ? 0 : len,
+				    (uint32_t)n};
+	}
+	eb3(&big, e, count);
+	rec0 = big.data + 0x30;
+	for (uint32_t i = 0; i < count; i++) { /* every record names entry 0's stored bytes */
+		memcpy(big.data + 0x30 + i * 16, rec0, 4);
+		put_be(big.data + 0x30 + i * 16 + 4, len, 4);
+	}
+	put("same.big", &big);
+	t = open_path("same.big", false);
+	tree_get_stats(t, NULL, &c0);
+	for (uint32_t i = 0; i < count; i++) {
+		struct tree_stat st;
+		char path[64];
+
+		snprintf(path, sizeof path, "d/%s", e[i].name);
+		assert_int_equal(tree_resolve(t, path, &st), RC_OK);
+		assert_int_equal(st.size, n);
+		assert_int_equal(tree_read(t, st.ino, 0, sizeof out, out, &got), RC_OK);
+		assert_memory_equal(out, src, sizeof out);
+	}
+	tree_get_stats(t, NULL, &c1);
+	assert_int_equal(c1.arc_indexes - c0.arc_indexes, 1);
+	tree_close(t);
+	buf_free(&big);
+	free(src);
+	free(packed);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -670,6 +782,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_in_folder, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_decode_ahead, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_zlib_overrun, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_index_once_per_pass, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_same_bytes_shared, dir_setup, dir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

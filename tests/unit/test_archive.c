@@ -1084,6 +1084,57 @@ static void test_chunked_hostile(void **state)
 	free(piece);
 }
 
+/* Issue 30 item 11: a zlib chunk longer than a piece inflates from its start for each piece
+ * (zlib keeps no restart points), so the work of reading it grows with the chunk's square.
+ * Counted in bytes inflated: a piece of a 16 MiB chunk (the limit) costs at most 16 MiB, and
+ * a 64 MiB chunk is refused with a diag line instead of costing 64 MiB for its last piece. */
+static void test_chunk_inflate_bounded(void **state)
+{
+	(void)state;
+	const size_t limit = 16u << 20;
+	uint8_t *src = malloc(64u << 20), *piece = malloc(ARC_PIECE_MAX);
+
+	assert_non_null(src);
+	assert_non_null(piece);
+	for (size_t i = 0; i < (64u << 20); i++)
+		src[i] = (uint8_t)(i / 4096 * 7);
+	for (int t = 0; t < 2; t++) {
+		size_t n = t ? 64u << 20 : limit, bl, len, got;
+		uint8_t *body = chunk_build("chunkzip", src, n, (uint32_t)n, 16, "z", &bl), *p;
+		struct src s;
+		struct src_mem m;
+		struct arc a;
+		struct diag d;
+		struct arc_index *ix;
+		uint64_t k, last = 0;
+
+		one_entry(body, bl, n, 3, &p, &len, &s, &m, &a);
+		diag_init(&d);
+		assert_int_equal(arc_index_build(&s, &a, 0, &ix, &d), RC_OK);
+		assert_int_equal(arc_piece_count(ix), n / ARC_PIECE_MAX);
+		for (k = arc_piece_count(ix); k-- > 0;) { /* the last piece, the costliest, first */
+			enum rc r = arc_piece(&s, ix, k, piece, &got);
+
+			assert_true(arc_index_decoded(ix) - last <= limit);
+			last = arc_index_decoded(ix);
+			if (t) {
+				assert_int_equal(r, RC_UNSUPPORTED);
+			} else {
+				assert_int_equal(r, RC_OK);
+				assert_memory_equal(piece, src + k * ARC_PIECE_MAX, ARC_PIECE_MAX);
+			}
+		}
+		assert_int_equal(diag_with(&d, "not decoded"), t ? 1 : 0);
+		arc_index_free(ix);
+		diag_free(&d);
+		arc_free(&a);
+		free(p);
+		free(body);
+	}
+	free(src);
+	free(piece);
+}
+
 /* A 100 MiB chunked entry made up on the fly (stored 64 KiB chunks, alignment 16): any 4 KiB
  * read decodes at most 2 chunks. */
 #define BIGN	(100u << 20)
@@ -1323,6 +1374,7 @@ int main(void)
 	    cmocka_unit_test(test_chunked_lzx),
 	    cmocka_unit_test(test_chunked_hostile),
 	    cmocka_unit_test(test_chunked_overrun),
+	    cmocka_unit_test(test_chunk_inflate_bounded),
 	    cmocka_unit_test(test_chunked_random_reads),
 	    cmocka_unit_test(test_toc_name),
 	    cmocka_unit_test(test_bigf),

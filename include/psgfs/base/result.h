@@ -20,6 +20,7 @@ enum rc {
 	RC_TOOBIG,	/* tree: a file written past its size limit */
 	RC_EXISTS,	/* tree: the name is taken */
 	RC_DENIED,	/* tree: not permitted (texture mods: a new texture, a picture's mode) */
+	RC_NOFILES,	/* out of file descriptors (EMFILE, ENFILE): a passing condition */
 };
 
 /* Short, lower-case, static description ("truncated", "out of bounds", ...). */

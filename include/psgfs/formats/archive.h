@@ -134,5 +134,8 @@ uint64_t arc_index_decodes(const struct arc_index *ix);
  * declared size (zlib, deflate): the declared bytes are given, the rest is not; a problem to
  * report (a relaxed counter: compare it before and after arc_piece). */
 uint64_t arc_index_overruns(const struct arc_index *ix);
+/* Bytes the decoders produced for arc_piece on this index, including those decoded only to be
+ * dropped before a piece's start (a relaxed counter: the work reads cost, for tests). */
+uint64_t arc_index_decoded(const struct arc_index *ix);
 
 #endif

@@ -70,6 +70,8 @@ void cache_release(struct cache *c, size_t bytes);
  * left for entries never goes below zero (then every put is handed out detached).
  */
 void cache_charge(struct cache *c, size_t bytes);
+/* What is left of the budget for more charges (budget minus everything charged). */
+size_t cache_room(struct cache *c);
 /* Wrap data in an entry that is never kept: it lives while pinned (one pin returned). */
 void *cache_put_detached(struct cache *c, void *data, size_t bytes, void (*dtor)(void *),
 			 struct cache_ent **ent);
