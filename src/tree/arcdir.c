@@ -568,7 +568,6 @@ static bool build(struct arcdir *ad)
 {
 	struct placer *pl = calloc(1, sizeof *pl);
 	size_t want = 64;
-	uint32_t at;
 	bool ok = true;
 
 	while (want < (size_t)ad->a.n / 4 + 64)
@@ -581,11 +580,14 @@ static bool build(struct arcdir *ad)
 	for (unsigned k = 0; k < ARCDIR_FIRST + ad->a.n && ok; k++)
 		ok = node_push(ad, &pl->cap) != NULL;
 	if (ok) {
+		/* Each name goes straight into its node: a failed names_add leaves no
+		 * node holding an offset it never wrote. */
 		ad->nodes[0] = (struct anode){NO_PARENT, 0, 0, 0, AN_DIR};
-		ok = names_add(ad, "", 0, &at) && names_add(ad, "info.txt", 8, &at);
-		ad->nodes[1] = (struct anode){0, at, 0, 0, AN_INFO};
-		ok = ok && names_add(ad, "errors.txt", 10, &at);
-		ad->nodes[2] = (struct anode){0, at, 0, 0, AN_ERRORS};
+		ad->nodes[1] = (struct anode){0, 0, 0, 0, AN_INFO};
+		ad->nodes[2] = (struct anode){0, 0, 0, 0, AN_ERRORS};
+		ok = names_add(ad, "", 0, &ad->nodes[0].name) &&
+		     names_add(ad, "info.txt", 8, &ad->nodes[1].name) &&
+		     names_add(ad, "errors.txt", 10, &ad->nodes[2].name);
 	}
 	for (uint32_t i = 0; ok && i < ad->a.n; i++)
 		ok = place(ad, pl, i);
