@@ -188,6 +188,20 @@ check "hostile: control bytes and non-UTF-8 become %XX" test \
 check "hostile: errors.txt lists every renamed path" test "$(wc -l <"$m/errors.txt")" = 8
 unmount_psgfs "$m"
 
+# ---- empty entries stored compressed (issue 29 §2): unpacked size 0 is an empty file ----
+for v in refpack chunkref; do
+	"$PSGFS_GEN" big --variant $v --assets 1 "$WORK/empty-$v.big" >/dev/null
+	mount_psgfs "$WORK/empty-$v.big" "$m"
+	e0=$m/$CAC/empty.dat
+	check "empty ($v): st_size 0, cat gives 0 bytes without an error" bash -c \
+		"[ \$(stat -c %s '$e0') = 0 ] && n=\$(cat '$e0' | wc -c) && [ \$n = 0 ]"
+	check "empty ($v): no errors.txt line" test ! -s "$m/errors.txt"
+	unmount_psgfs "$m"
+	rm -rf "$WORK/x"
+	check "empty ($v): psgfs-tool extract writes it empty" bash -c \
+		"'$PSGFS_TOOL' extract '$WORK/empty-$v.big' '$WORK/x' >/dev/null && [ -f '$WORK/x/$CAC/empty.dat' ] && [ ! -s '$WORK/x/$CAC/empty.dat' ]"
+done
+
 # ---- bad archives: nothing crashes, hangs or reads outside ----
 "$MKARC" --cut 2999990 "$WORK/lying.big" d ok.txt "$S/notes.txt" d liar.bin "$S/big.bin@4000000000"
 mount_psgfs "$WORK/lying.big" "$m"
