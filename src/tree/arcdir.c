@@ -657,7 +657,10 @@ static void report(struct arcdir *ad, uint32_t i, const char *what, enum rc r)
 	pthread_mutex_lock(&ad->mu);
 	if (ad->reported && !ad->reported[i]) {
 		ad->reported[i] = 1;
-		diag_add(&ad->d, "entry %u (%s): %s: %s", i, q, what, rc_str(r));
+		if (r == RC_OK) /* what says it all */
+			diag_add(&ad->d, "entry %u (%s): %s", i, q, what);
+		else
+			diag_add(&ad->d, "entry %u (%s): %s: %s", i, q, what, rc_str(r));
 	}
 	pthread_mutex_unlock(&ad->mu);
 	notify_status(ad);
@@ -767,8 +770,19 @@ static struct piece *piece_get(struct arcdir *ad, uint32_t i, const struct arc_i
 		*r = RC_IO;
 		return NULL;
 	}
-	if (p->r != RC_OK && p->r != RC_NOMEM)
+	if (p->r == RC_TRUNCATED) {
+		uint64_t poff, plen;
+		char what[160];
+
+		arc_piece_span(ix, k, &poff, &plen);
+		snprintf(what, sizeof what,
+			 "its stored bytes end at byte %llu of the %llu the table claims: reads "
+			 "past them fail with EIO",
+			 (unsigned long long)(poff + p->got), (unsigned long long)ad->a.e[i].size);
+		report(ad, i, what, RC_OK);
+	} else if (p->r != RC_OK && p->r != RC_NOMEM) {
 		report(ad, i, "cannot decode", p->r);
+	}
 	if (p->r == RC_NOMEM || arcdir_changed(ad)) {
 		*r = p->r == RC_NOMEM ? RC_NOMEM : RC_IO;
 		free(p);
@@ -783,10 +797,11 @@ static struct piece *piece_get(struct arcdir *ad, uint32_t i, const struct arc_i
 }
 
 /* The piece of entry i holding off, pinned; *at is off's place in it and *take how many of the
- * n bytes asked it holds (all present: a short piece gives its error instead). */
+ * n bytes asked it holds (all present: a short piece gives its error instead, unless *partial
+ * is given: then a short piece holding off gives the bytes it has and sets *partial). */
 static struct piece *piece_at(struct arcdir *ad, uint32_t i, const struct arc_index *ix,
 			      uint64_t off, size_t n, uint64_t *at, size_t *take,
-			      struct cache_ent **pin, enum rc *r, bool quiet)
+			      struct cache_ent **pin, enum rc *r, bool quiet, bool *partial)
 {
 	uint64_t k = arc_piece_at(ix, off), poff, plen;
 	struct piece *p;
@@ -805,6 +820,10 @@ static struct piece *piece_at(struct arcdir *ad, uint32_t i, const struct arc_in
 		return NULL;
 	*at = off - poff;
 	*take = plen - *at < n ? (size_t)(plen - *at) : n;
+	if (partial && p->r == RC_TRUNCATED && p->got > *at && p->got - *at < *take) {
+		*take = p->got - (size_t)*at; /* a lying size: the bytes the piece has */
+		*partial = true;
+	}
 	if (*at + *take > p->got) {
 		*r = p->r != RC_OK ? p->r : RC_CORRUPT;
 		cache_unpin(ad->t->cache, *pin);
@@ -829,7 +848,8 @@ static enum rc entry_read(void *ctx, uint64_t off, void *dst, size_t n)
 	while (n > 0 && r == RC_OK) {
 		uint64_t at;
 		size_t take;
-		struct piece *p = piece_at(ad, e->i, ix, off, n, &at, &take, &ppin, &r, false);
+		struct piece *p =
+		    piece_at(ad, e->i, ix, off, n, &at, &take, &ppin, &r, false, NULL);
 
 		if (!p)
 			break;
@@ -844,7 +864,9 @@ static enum rc entry_read(void *ctx, uint64_t off, void *dst, size_t n)
 	return r == RC_OK || r == RC_NOMEM ? r : RC_IO;
 }
 
-/* The same bytes as entry_read, as the cached pieces themselves (asset_ext.view). */
+/* The same bytes as entry_read, as the cached pieces themselves (asset_ext.view); except that
+ * where the stored bytes end before the size the table claims (a lying entry), a read that
+ * starts before their end gets the bytes up to it (a short read) and one from there fails. */
 static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 {
 	const struct arcent *e = ctx;
@@ -852,20 +874,21 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 	struct cache *c = ad->t->cache;
 	struct cache_ent *ipin, *ppin;
 	enum rc r = RC_OK;
+	bool partial = false;
 	const struct arc_index *ix = index_get(ad, e->i, &ipin, &r, false);
 
 	if (!ix)
 		return r;
 	if (off == 0 && ad->next && ad->next[e->i] != NO_NEXT)
 		ahead_schedule(ad, ad->next[e->i]);
-	while (n > 0 && r == RC_OK) {
+	while (n > 0 && r == RC_OK && !partial) {
 		uint64_t at;
 		size_t take;
 		struct piece *p;
 
 		if (v->n == TREE_RDV_MAX || v->n_pin == TREE_RDV_MAX)
 			break; /* more pieces than v holds: the caller copies instead */
-		p = piece_at(ad, e->i, ix, off, n, &at, &take, &ppin, &r, false);
+		p = piece_at(ad, e->i, ix, off, n, &at, &take, &ppin, &r, false, &partial);
 		if (!p)
 			break;
 		v->pin[v->n_pin++] = ppin;
@@ -876,7 +899,11 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 		n -= take;
 	}
 	cache_unpin(c, ipin);
-	if (r != RC_OK || n > 0) { /* nothing handed out */
+	if (r == RC_TRUNCATED && v->n) { /* the bytes before a lying entry's end: a short read */
+		r = RC_OK;
+		partial = true;
+	}
+	if (r != RC_OK || (n > 0 && !partial)) { /* nothing handed out */
 		for (unsigned i = 0; i < v->n_pin; i++)
 			cache_unpin(c, v->pin[i]);
 		v->n = v->n_pin = 0;
@@ -913,7 +940,7 @@ static void ahead_decode(struct arcdir *ad, uint32_t i)
 
 	if (!ix)
 		return;
-	if (arc_piece_count(ix) > 0 && piece_at(ad, i, ix, 0, 1, &at, &take, &ppin, &r, true))
+	if (arc_piece_count(ix) > 0 && piece_at(ad, i, ix, 0, 1, &at, &take, &ppin, &r, true, NULL))
 		cache_unpin(ad->t->cache, ppin);
 	cache_unpin(ad->t->cache, ipin);
 }

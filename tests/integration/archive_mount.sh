@@ -211,6 +211,23 @@ check "lying: a read past the real bytes fails with EIO" bash -c \
 check "lying: the other entry reads" cmp -s "$m/d/ok.txt" "$S/notes.txt"
 check "lying: errors.txt names the entry" grep -q "liar.bin" "$m/errors.txt"
 unmount_psgfs "$m"
+# psgfs-gen's liar (issue 30 §10): a.bin claims 4 GiB - 1 and stores 100 bytes. The bytes it
+# has read (the kernel takes the short read as the file's end), a read past them fails.
+"$PSGFS_GEN" big --variant lying --seed 2 "$WORK/liar.big" >/dev/null
+st=0
+"$PSGFS_TOOL" cat "$WORK/liar.big" data/content/hostile/a.bin >"$WORK/liar.100" 2>/dev/null || st=$?
+check "lying (generated): psgfs-tool cat writes the 100 bytes it has, then fails (exit 1)" \
+	test "$st:$(stat -c %s "$WORK/liar.100")" = 1:100
+mount_psgfs "$WORK/liar.big" "$m"
+a=$m/data/content/hostile/a.bin
+check "lying (generated): st_size is the claim" test "$(stat -c %s "$a")" = 4294967295
+check "lying (generated): a read past the 100 bytes fails with EIO" bash -c \
+	"! dd if='$a' of=/dev/null bs=4096 skip=1 count=1 2>'$WORK/dd.err' && grep -q 'Input/output error' '$WORK/dd.err'"
+check "lying (generated): the 100 bytes it has read" bash -c \
+	"head -c 100 '$a' >'$WORK/liar.got' && [ \$(stat -c %s '$WORK/liar.got') = 100 ] && cmp -s '$WORK/liar.got' '$WORK/liar.100'"
+check "lying (generated): errors.txt names it and where its bytes end" grep -q \
+	"a.bin): its stored bytes end at byte 100 of the 4294967295" "$m/errors.txt"
+unmount_psgfs "$m"
 "$MKARC" --count 1000000 "$WORK/million.big" d a.txt "$S/notes.txt"
 "$MKARC" --cut 100 "$WORK/cut.big" d a.txt "$S/notes.txt" d b.txt "$S/notes.txt"
 head -c 4096 /dev/urandom | { printf 'EB\0\3'; cat; } >"$WORK/noise.big"

@@ -344,9 +344,11 @@ static void test_lying_size(void **state)
 	(void)state;
 	struct ent e[] = {
 	    {"d", "ok.txt", "fine", 4, 0},
+	    {"d", "short.bin", "0123456789", 10, 1u << 30},
 	    {"d", "liar.bin", "0123456789", 10, 1u << 30},
 	};
-	eb3(&big, e, 2);
+	eb3(&big, e, 3);
+	put_be(big.data + 0x30 + 16 + 4, 10, 4); /* short.bin: 10 stored bytes */
 	big.len -= 6; /* the last entry ends 6 bytes short of even its 10 */
 	put("l.big", &big);
 	t = open_path("l.big", false);
@@ -354,11 +356,25 @@ static void test_lying_size(void **state)
 	assert_int_equal(st.size, 1u << 30);
 	assert_int_equal(tree_read(t, st.ino, (1u << 30) - 64, 64, buf, &got), RC_IO);
 	assert_int_equal(tree_read(t, st.ino, 1u << 20, 64, buf, &got), RC_IO);
+	/* 10 bytes stored for 1 GiB claimed (issue 30 §10): the bytes it has read (a short
+	 * read), a read from their end fails, and errors.txt says where they end */
+	assert_int_equal(tree_resolve(t, "d/short.bin", &st), RC_OK);
+	assert_int_equal(st.size, 1u << 30);
+	assert_int_equal(tree_read(t, st.ino, 0, sizeof buf, buf, &got), RC_OK);
+	assert_int_equal(got, 10);
+	assert_memory_equal(buf, "0123456789", 10);
+	assert_int_equal(tree_read(t, st.ino, 3, 4, buf, &got), RC_OK);
+	assert_int_equal(got, 4);
+	assert_memory_equal(buf, "3456", 4);
+	assert_int_equal(tree_read(t, st.ino, 10, sizeof buf, buf, &got), RC_IO);
+	assert_int_equal(tree_read(t, st.ino, 5u << 20, sizeof buf, buf, &got), RC_IO);
 	info = slurp(t, "d/ok.txt", NULL, &r);
 	assert_string_equal(info, "fine");
 	free(info);
-	info = slurp(t, "info.txt", NULL, &r);
+	info = slurp(t, "errors.txt", NULL, &r);
 	assert_int_equal(r, RC_OK);
+	assert_non_null(
+	    strstr(info, "short.bin): its stored bytes end at byte 10 of the 1073741824"));
 	free(info);
 	tree_close(t);
 	buf_free(&big);
