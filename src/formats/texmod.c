@@ -95,13 +95,17 @@ static enum rc plan_png(const struct src *pic, const struct tex_desc *d, struct 
 			    "the texture cannot be read, so a PNG has no format to be encoded in; "
 			    "write a .dds");
 	p->to = p->from;
+	if (d->faces == 6 && (w != d->width * 6 || h != d->height))
+		return fail(why, whylen, RC_UNSUPPORTED,
+			    "the picture is %ux%u, the texture a cube map of six %ux%u faces: save "
+			    "them side by side at %ux%u (a PNG is not scaled), or write a .dds to "
+			    "change the size",
+			    w, h, d->width, d->height, d->width * 6, d->height);
 	if (w != d->width * d->faces || h != d->height)
 		return fail(why, whylen, RC_UNSUPPORTED,
-			    "the picture is %ux%u, the texture %ux%u%s: save it at %ux%u (a PNG is "
+			    "the picture is %ux%u, the texture %ux%u: save it at %ux%u (a PNG is "
 			    "not scaled), or write a .dds to change the size",
-			    w, h, d->width, d->height,
-			    d->faces == 6 ? " (a cube map: six faces side by side)" : "",
-			    d->width * d->faces, d->height);
+			    w, h, d->width, d->height, d->width * d->faces, d->height);
 	return RC_OK;
 }
 
@@ -271,9 +275,15 @@ static enum rc plan_in_place(const struct arena *a, const struct tex_desc *d, st
 
 static void plan_what(struct texmod_plan *p)
 {
-	char to[96], fr[96];
-	const char *pic = p->in == TEXMOD_PNG ? "PNG" : p->dds.format;
+	char to[96], fr[96], pic[64];
 
+	/* "DDS DXT5 256x256", or "DDS A8R8G8B8 as DXT5 256x256" when converted: each format once */
+	if (p->in == TEXMOD_PNG)
+		snprintf(pic, sizeof pic, "PNG");
+	else if (!strcmp(p->dds.format, kind_name(p->to.kind)))
+		snprintf(pic, sizeof pic, "DDS");
+	else
+		snprintf(pic, sizeof pic, "DDS %s as", p->dds.format);
 	shape_text(&p->to, to, sizeof to);
 	shape_text(&p->from, fr, sizeof fr);
 	if (p->in_place)
