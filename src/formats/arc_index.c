@@ -326,7 +326,8 @@ enum rc arcx_finish(const struct src *s, struct arc_index *ix, const char *name,
 	if (covered < ix->size) {
 		struct arc_seg bad = {covered, ix->size - covered, 0, 0, ARC_SEG_BAD};
 
-		r = arcx_add(ix, &bad, RC_CORRUPT);
+		/* the stored bytes give less than the table claims: reads past them fail */
+		r = arcx_add(ix, &bad, RC_TRUNCATED);
 		if (r != RC_OK)
 			return r;
 	}
@@ -362,7 +363,7 @@ static enum rc piece_stored(const struct src *s, const struct arcx_seg *g, uint6
 	if (r != RC_OK)
 		return r;
 	*got = n;
-	return n < len ? RC_CORRUPT : RC_OK;
+	return n < len ? RC_TRUNCATED : RC_OK;
 }
 
 /* A short stream (a typical chunk): read it whole and decode straight into dst. */
@@ -378,8 +379,8 @@ static enum rc piece_refpack_small(const struct src *s, const struct arc_index *
 	count_decoded(ix, *got);
 	free(in);
 	if (r == RC_OK && *got < len)
-		r = RC_CORRUPT;
-	return r == RC_TRUNCATED || r == RC_FORMAT ? RC_CORRUPT : r;
+		return RC_TRUNCATED;		/* the stream ended: it gives less than claimed */
+	return r == RC_FORMAT ? RC_CORRUPT : r; /* RC_TRUNCATED: the stored bytes end */
 }
 
 static enum rc piece_refpack(const struct src *s, const struct arc_index *ix,
@@ -391,7 +392,7 @@ static enum rc piece_refpack(const struct src *s, const struct arc_index *ix,
 	enum rc r;
 
 	if (po >= g->real)
-		return RC_CORRUPT;
+		return RC_TRUNCATED;
 	if (po == 0 && g->s.in_len <= SMALL_STREAM)
 		return piece_refpack_small(s, ix, g, len, dst, got);
 	if (g->nrs && g->step && po / g->step > 0) {
@@ -425,9 +426,8 @@ static enum rc piece_refpack(const struct src *s, const struct arc_index *ix,
 	else if (!rs)
 		count_decoded(ix, w.st.out);
 	walk_free(&w);
-	if (r == RC_OK && *got < len)
-		r = RC_CORRUPT;
-	return r == RC_TRUNCATED ? RC_CORRUPT : r;
+	/* RC_OK short: the stream ended; RC_TRUNCATED: the stored bytes end in a command */
+	return r == RC_OK && *got < len ? RC_TRUNCATED : r;
 }
 
 /* More of the segment's input for z when it has none left (RC_CORRUPT past its end). */
@@ -542,7 +542,7 @@ static enum rc piece_inflate(const struct src *s, const struct arc_index *ix,
 	free(in);
 	free(skip);
 	if (r == RC_OK && *got < len)
-		r = RC_CORRUPT;
+		r = RC_TRUNCATED; /* the stream ended: it gives less than claimed */
 	return r;
 }
 
@@ -582,20 +582,10 @@ static enum rc piece_lzx(const struct src *s, const struct arcx_seg *g, uint64_t
 	return r;
 }
 
-enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, uint8_t *dst,
-		  size_t *got)
+static enum rc piece_decode(const struct src *s, const struct arc_index *ix,
+			    const struct arcx_seg *g, uint64_t po, size_t len, uint8_t *dst,
+			    size_t *got)
 {
-	const struct arcx_seg *g;
-	uint64_t po;
-	size_t len;
-
-	*got = 0;
-	if (k >= ix->npieces)
-		return RC_BOUNDS;
-	g = seg_of_piece(ix, k);
-	po = (k - g->piece0) * ARC_PIECE_MAX;
-	len = g->s.out_len - po < ARC_PIECE_MAX ? (size_t)(g->s.out_len - po) : ARC_PIECE_MAX;
-	atomic_fetch_add(&((struct arc_index *)ix)->decodes, 1);
 	switch (g->s.method) {
 	case ARC_SEG_STORED:
 		return piece_stored(s, g, po, len, dst, got);
@@ -615,6 +605,36 @@ enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, u
 	default:
 		return g->why ? (enum rc)g->why : RC_CORRUPT;
 	}
+}
+
+/* Nothing but the stored bytes' end follows g: its own filler, or nothing. */
+static bool seg_is_last(const struct arc_index *ix, const struct arcx_seg *g)
+{
+	const struct arcx_seg *end = ix->seg + ix->nseg;
+
+	return g + 1 == end ||
+	       (g + 2 == end && g[1].s.method == ARC_SEG_BAD && g[1].why == RC_TRUNCATED);
+}
+
+enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, uint8_t *dst,
+		  size_t *got)
+{
+	const struct arcx_seg *g;
+	uint64_t po;
+	size_t len;
+	enum rc r;
+
+	*got = 0;
+	if (k >= ix->npieces)
+		return RC_BOUNDS;
+	g = seg_of_piece(ix, k);
+	po = (k - g->piece0) * ARC_PIECE_MAX;
+	len = g->s.out_len - po < ARC_PIECE_MAX ? (size_t)(g->s.out_len - po) : ARC_PIECE_MAX;
+	atomic_fetch_add(&((struct arc_index *)ix)->decodes, 1);
+	r = piece_decode(s, ix, g, po, len, dst, got);
+	/* Bytes that end early are the entry's end (a lying size) only in its last segment: a
+	 * short chunk with chunks after it is corrupt. */
+	return r == RC_TRUNCATED && !seg_is_last(ix, g) ? RC_CORRUPT : r;
 }
 
 /* ---- building an entry's index ---- */

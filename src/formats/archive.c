@@ -265,9 +265,10 @@ static void eb_entries(struct arc *a, const struct eb_hdr *h, const struct eb_ta
 		uint32_t stored = ld_u32be(r + 4), size = ld_u32be(r + 8);
 
 		e->off = (uint64_t)ld_u32be(r) << h->shift;
-		/* stored 0: kept as is; size 0 with stored bytes: the reading of the SK8
-		 * reader, where the stored size stands for both */
-		e->size = size ? size : stored;
+		/* stored 0: kept as is. Unpacked 0 is an empty file whatever its stored
+		 * bytes: an empty RefPack stream (6 bytes) or chunk header (28 or more) is
+		 * stored bytes of an empty entry, as RW4ArchiveTool reads them. */
+		e->size = size;
 		e->stored = stored ? stored : size;
 		e->id = ld_u32be(r + 12);
 		if (rec == 20)

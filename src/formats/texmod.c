@@ -102,14 +102,25 @@ static enum rc plan_png(const struct src *pic, const struct tex_desc *d, struct 
 			    "write a .dds");
 	/* The picture textures/<name>.png shows (the faces the data holds), or every face. */
 	p->to = w == tex_picture_width(d) ? p->served : p->from;
-	if ((w != tex_picture_width(d) && w != d->width * d->faces) || h != d->height)
+	if ((w == tex_picture_width(d) || w == d->width * d->faces) && h == d->height)
+		return RC_OK;
+	if (d->faces > 1 && d->have_faces == d->faces)
 		return fail(why, whylen, RC_UNSUPPORTED,
-			    "the picture is %ux%u, the texture %ux%u%s: save it at %ux%u (a PNG is "
-			    "not scaled), or write a .dds to change the size",
-			    w, h, d->width, d->height,
-			    d->have_faces > 1 ? " (a cube map: its faces side by side)" : "",
-			    tex_picture_width(d), d->height);
-	return RC_OK;
+			    "the picture is %ux%u, the texture a cube map of six %ux%u faces: save "
+			    "them side by side at %ux%u (a PNG is not scaled), or write a .dds to "
+			    "change the size",
+			    w, h, d->width, d->height, tex_picture_width(d), d->height);
+	if (d->faces > 1)
+		return fail(
+		    why, whylen, RC_UNSUPPORTED,
+		    "the picture is %ux%u, the texture a cube map holding %u of its six "
+		    "%ux%u faces: save them side by side at %ux%u (a PNG is not scaled), or "
+		    "write a .dds to change the size",
+		    w, h, d->have_faces, d->width, d->height, tex_picture_width(d), d->height);
+	return fail(why, whylen, RC_UNSUPPORTED,
+		    "the picture is %ux%u, the texture %ux%u: save it at %ux%u (a PNG is "
+		    "not scaled), or write a .dds to change the size",
+		    w, h, d->width, d->height, tex_picture_width(d), d->height);
 }
 
 /* ---- the texture's new object ---- */
@@ -278,9 +289,15 @@ static enum rc plan_in_place(const struct arena *a, const struct tex_desc *d, st
 
 static void plan_what(struct texmod_plan *p)
 {
-	char to[96], fr[96];
-	const char *pic = p->in == TEXMOD_PNG ? "PNG" : p->dds.format;
+	char to[96], fr[96], pic[64];
 
+	/* "DDS DXT5 256x256", or "DDS A8R8G8B8 as DXT5 256x256" when converted: each format once */
+	if (p->in == TEXMOD_PNG)
+		snprintf(pic, sizeof pic, "PNG");
+	else if (!strcmp(p->dds.format, kind_name(p->to.kind)))
+		snprintf(pic, sizeof pic, "DDS");
+	else
+		snprintf(pic, sizeof pic, "DDS %s as", p->dds.format);
 	shape_text(&p->to, to, sizeof to);
 	shape_text(&p->from, fr, sizeof fr);
 	if (p->in_place)

@@ -324,7 +324,12 @@ static enum rc game_entries(const struct gen_big_game_opts *o, struct elist *l)
 	     k++);
 	buf_free(&b);
 	buf_init(&b);
-	tune(o, el_add(l, CAC, "empty.dat", &b, GB_STORED), k++);
+	/* An empty entry stored the variant's way too: a RefPack stream or a chunk header
+	 * holding no bytes, which readers must take as the empty file the table says. */
+	tune(o,
+	     el_add(l, CAC, "empty.dat", &b,
+		    o->only_method >= 0 ? (uint8_t)o->only_method : GB_STORED),
+	     k++);
 	buf_free(&b);
 	return r != RC_OK ? r : l->oom ? RC_NOMEM : RC_OK;
 }

@@ -582,7 +582,6 @@ static bool build(struct arcdir *ad)
 {
 	struct placer *pl = calloc(1, sizeof *pl);
 	size_t want = 64;
-	uint32_t at;
 	bool ok = true;
 
 	while (want < (size_t)ad->a.n / 4 + 64)
@@ -595,11 +594,14 @@ static bool build(struct arcdir *ad)
 	for (unsigned k = 0; k < ARCDIR_FIRST + ad->a.n && ok; k++)
 		ok = node_push(ad, &pl->cap) != NULL;
 	if (ok) {
+		/* Each name goes straight into its node: a failed names_add leaves no
+		 * node holding an offset it never wrote. */
 		ad->nodes[0] = (struct anode){NO_PARENT, 0, 0, 0, AN_DIR};
-		ok = names_add(ad, "", 0, &at) && names_add(ad, "info.txt", 8, &at);
-		ad->nodes[1] = (struct anode){0, at, 0, 0, AN_INFO};
-		ok = ok && names_add(ad, "errors.txt", 10, &at);
-		ad->nodes[2] = (struct anode){0, at, 0, 0, AN_ERRORS};
+		ad->nodes[1] = (struct anode){0, 0, 0, 0, AN_INFO};
+		ad->nodes[2] = (struct anode){0, 0, 0, 0, AN_ERRORS};
+		ok = names_add(ad, "", 0, &ad->nodes[0].name) &&
+		     names_add(ad, "info.txt", 8, &ad->nodes[1].name) &&
+		     names_add(ad, "errors.txt", 10, &ad->nodes[2].name);
 	}
 	for (uint32_t i = 0; ok && i < ad->a.n; i++)
 		ok = place(ad, pl, i);
@@ -756,7 +758,10 @@ static void report(struct arcdir *ad, uint32_t i, const char *what, enum rc r)
 	pthread_mutex_lock(&ad->mu);
 	if (ad->reported && !ad->reported[i]) {
 		ad->reported[i] = 1;
-		diag_add(&ad->d, "entry %u (%s): %s: %s", i, q, what, rc_str(r));
+		if (r == RC_OK) /* what says it all */
+			diag_add(&ad->d, "entry %u (%s): %s", i, q, what);
+		else
+			diag_add(&ad->d, "entry %u (%s): %s: %s", i, q, what, rc_str(r));
 	}
 	pthread_mutex_unlock(&ad->mu);
 	notify_status(ad);
@@ -976,12 +981,23 @@ static struct piece *piece_get(struct arcdir *ad, uint32_t i, const struct arc_i
 		*r = RC_IO;
 		return NULL;
 	}
-	if (p->r != RC_OK && p->r != RC_NOMEM)
+	if (p->r == RC_TRUNCATED) {
+		uint64_t poff, plen;
+		char what[160];
+
+		arc_piece_span(ix, k, &poff, &plen);
+		snprintf(what, sizeof what,
+			 "its stored bytes end at byte %llu of the %llu the table claims: reads "
+			 "past them fail with EIO",
+			 (unsigned long long)(poff + p->got), (unsigned long long)ad->a.e[i].size);
+		report(ad, i, what, RC_OK);
+	} else if (p->r != RC_OK && p->r != RC_NOMEM) {
 		report(ad, i, "cannot decode", p->r);
-	else if (over) /* served as declared, but said */
+	} else if (over) { /* served as declared, but said */
 		report(ad, i,
 		       "a chunk inflates past its declared size (its declared bytes are served)",
 		       RC_CORRUPT);
+	}
 	if (p->r == RC_NOMEM || arcdir_changed(ad)) {
 		*r = p->r == RC_NOMEM ? RC_NOMEM : RC_IO;
 		free(p);
@@ -996,10 +1012,11 @@ static struct piece *piece_get(struct arcdir *ad, uint32_t i, const struct arc_i
 }
 
 /* The piece of entry i holding off, pinned; *at is off's place in it and *take how many of the
- * n bytes asked it holds (all present: a short piece gives its error instead). */
+ * n bytes asked it holds (all present: a short piece gives its error instead, unless *partial
+ * is given: then a short piece holding off gives the bytes it has and sets *partial). */
 static struct piece *piece_at(struct arcdir *ad, uint32_t i, const struct arc_index *ix,
 			      uint64_t off, size_t n, uint64_t *at, size_t *take,
-			      struct cache_ent **pin, enum rc *r, bool quiet)
+			      struct cache_ent **pin, enum rc *r, bool quiet, bool *partial)
 {
 	uint64_t k = arc_piece_at(ix, off), poff, plen;
 	struct piece *p;
@@ -1018,6 +1035,10 @@ static struct piece *piece_at(struct arcdir *ad, uint32_t i, const struct arc_in
 		return NULL;
 	*at = off - poff;
 	*take = plen - *at < n ? (size_t)(plen - *at) : n;
+	if (partial && p->r == RC_TRUNCATED && p->got > *at && p->got - *at < *take) {
+		*take = p->got - (size_t)*at; /* a lying size: the bytes the piece has */
+		*partial = true;
+	}
 	if (*at + *take > p->got) {
 		*r = p->r != RC_OK ? p->r : RC_CORRUPT;
 		cache_unpin(ad->t->cache, *pin);
@@ -1046,7 +1067,8 @@ static enum rc entry_read(void *ctx, uint64_t off, void *dst, size_t n)
 	while (n > 0 && r == RC_OK) {
 		uint64_t at;
 		size_t take;
-		struct piece *p = piece_at(ad, e->i, ix, off, n, &at, &take, &ppin, &r, false);
+		struct piece *p =
+		    piece_at(ad, e->i, ix, off, n, &at, &take, &ppin, &r, false, NULL);
 
 		if (!p)
 			break;
@@ -1062,7 +1084,9 @@ static enum rc entry_read(void *ctx, uint64_t off, void *dst, size_t n)
 	return r == RC_OK || r == RC_NOMEM || r == RC_NOFILES ? r : RC_IO;
 }
 
-/* The same bytes as entry_read, as the cached pieces themselves (asset_ext.view). */
+/* The same bytes as entry_read, as the cached pieces themselves (asset_ext.view); except that
+ * where the stored bytes end before the size the table claims (a lying entry), a read that
+ * starts before their end gets the bytes up to it (a short read) and one from there fails. */
 static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 {
 	const struct arcent *e = ctx;
@@ -1070,7 +1094,7 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 	struct cache *c = ad->t->cache;
 	struct cache_ent *ipin, *ppin;
 	enum rc r = fd_acquire(ad);
-	bool held = r == RC_OK;
+	bool held = r == RC_OK, partial = false;
 	const struct arc_index *ix = held ? index_get(ad, e->i, &ipin, &r, false) : NULL;
 
 	if (!ix) {
@@ -1080,14 +1104,14 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 	}
 	if (off == 0 && ad->next && ad->next[e->i] != NO_NEXT)
 		ahead_schedule(ad, ad->next[e->i]);
-	while (n > 0 && r == RC_OK) {
+	while (n > 0 && r == RC_OK && !partial) {
 		uint64_t at;
 		size_t take;
 		struct piece *p;
 
 		if (v->n == TREE_RDV_MAX || v->n_pin == TREE_RDV_MAX)
 			break; /* more pieces than v holds: the caller copies instead */
-		p = piece_at(ad, e->i, ix, off, n, &at, &take, &ppin, &r, false);
+		p = piece_at(ad, e->i, ix, off, n, &at, &take, &ppin, &r, false, &partial);
 		if (!p)
 			break;
 		v->pin[v->n_pin++] = ppin;
@@ -1099,7 +1123,11 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
 	}
 	cache_unpin(c, ipin);
 	fd_release(ad);
-	if (r != RC_OK || n > 0) { /* nothing handed out */
+	if (r == RC_TRUNCATED && v->n) { /* the bytes before a lying entry's end: a short read */
+		r = RC_OK;
+		partial = true;
+	}
+	if (r != RC_OK || (n > 0 && !partial)) { /* nothing handed out */
 		for (unsigned i = 0; i < v->n_pin; i++)
 			cache_unpin(c, v->pin[i]);
 		v->n = v->n_pin = 0;
@@ -1204,7 +1232,7 @@ static void ahead_decode(struct arcdir *ad, uint32_t i)
 	ix = index_get(ad, i, &ipin, &r, true);
 	if (ix) {
 		if (arc_piece_count(ix) > 0 &&
-		    piece_at(ad, i, ix, 0, 1, &at, &take, &ppin, &r, true))
+		    piece_at(ad, i, ix, 0, 1, &at, &take, &ppin, &r, true, NULL))
 			cache_unpin(ad->t->cache, ppin);
 		cache_unpin(ad->t->cache, ipin);
 	}

@@ -749,9 +749,9 @@ static enum rc read_raw(struct tree *t, const struct where *w, tree_ino ino, uin
 			r = RC_IO;
 		if (r != RC_OK)
 			return RC_IO;
-		if (v->n) {
+		if (v->n) { /* v->total < len: a lying entry's bytes end there (a short read) */
 			atomic_fetch_add(&t->raw_reads, 1);
-			atomic_fetch_add(&t->raw_bytes, len);
+			atomic_fetch_add(&t->raw_bytes, v->total);
 			return RC_OK;
 		}
 	}

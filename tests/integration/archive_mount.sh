@@ -188,6 +188,20 @@ check "hostile: control bytes and non-UTF-8 become %XX" test \
 check "hostile: errors.txt lists every renamed path" test "$(wc -l <"$m/errors.txt")" = 8
 unmount_psgfs "$m"
 
+# ---- empty entries stored compressed (issue 29 §2): unpacked size 0 is an empty file ----
+for v in refpack chunkref; do
+	"$PSGFS_GEN" big --variant $v --assets 1 "$WORK/empty-$v.big" >/dev/null
+	mount_psgfs "$WORK/empty-$v.big" "$m"
+	e0=$m/$CAC/empty.dat
+	check "empty ($v): st_size 0, cat gives 0 bytes without an error" bash -c \
+		"[ \$(stat -c %s '$e0') = 0 ] && n=\$(cat '$e0' | wc -c) && [ \$n = 0 ]"
+	check "empty ($v): no errors.txt line" test ! -s "$m/errors.txt"
+	unmount_psgfs "$m"
+	rm -rf "$WORK/x"
+	check "empty ($v): psgfs-tool extract writes it empty" bash -c \
+		"'$PSGFS_TOOL' extract '$WORK/empty-$v.big' '$WORK/x' >/dev/null && [ -f '$WORK/x/$CAC/empty.dat' ] && [ ! -s '$WORK/x/$CAC/empty.dat' ]"
+done
+
 # ---- bad archives: nothing crashes, hangs or reads outside ----
 "$MKARC" --cut 2999990 "$WORK/lying.big" d ok.txt "$S/notes.txt" d liar.bin "$S/big.bin@4000000000"
 mount_psgfs "$WORK/lying.big" "$m"
@@ -196,6 +210,23 @@ check "lying: a read past the real bytes fails with EIO" bash -c \
 	"! dd if='$m/d/liar.bin' of=/dev/null bs=4096 skip=1000 count=1 2>'$WORK/dd.err' && grep -q 'Input/output error' '$WORK/dd.err'"
 check "lying: the other entry reads" cmp -s "$m/d/ok.txt" "$S/notes.txt"
 check "lying: errors.txt names the entry" grep -q "liar.bin" "$m/errors.txt"
+unmount_psgfs "$m"
+# psgfs-gen's liar (issue 30 §10): a.bin claims 4 GiB - 1 and stores 100 bytes. The bytes it
+# has read (the kernel takes the short read as the file's end), a read past them fails.
+"$PSGFS_GEN" big --variant lying --seed 2 "$WORK/liar.big" >/dev/null
+st=0
+"$PSGFS_TOOL" cat "$WORK/liar.big" data/content/hostile/a.bin >"$WORK/liar.100" 2>/dev/null || st=$?
+check "lying (generated): psgfs-tool cat writes the 100 bytes it has, then fails (exit 1)" \
+	test "$st:$(stat -c %s "$WORK/liar.100")" = 1:100
+mount_psgfs "$WORK/liar.big" "$m"
+a=$m/data/content/hostile/a.bin
+check "lying (generated): st_size is the claim" test "$(stat -c %s "$a")" = 4294967295
+check "lying (generated): a read past the 100 bytes fails with EIO" bash -c \
+	"! dd if='$a' of=/dev/null bs=4096 skip=1 count=1 2>'$WORK/dd.err' && grep -q 'Input/output error' '$WORK/dd.err'"
+check "lying (generated): the 100 bytes it has read" bash -c \
+	"head -c 100 '$a' >'$WORK/liar.got' && [ \$(stat -c %s '$WORK/liar.got') = 100 ] && cmp -s '$WORK/liar.got' '$WORK/liar.100'"
+check "lying (generated): errors.txt names it and where its bytes end" grep -q \
+	"a.bin): its stored bytes end at byte 100 of the 4294967295" "$m/errors.txt"
 unmount_psgfs "$m"
 "$MKARC" --count 1000000 "$WORK/million.big" d a.txt "$S/notes.txt"
 "$MKARC" --cut 100 "$WORK/cut.big" d a.txt "$S/notes.txt" d b.txt "$S/notes.txt"

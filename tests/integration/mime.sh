@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The shared-mime-info definition (data/psgfs.xml): meson install puts it in
 # share/mime/packages (the database refresh is left to the target system under a DESTDIR, run
-# otherwise), and with it GLib (what GNOME-family file managers use) names PSG, RX2, PSK/PSKX
-# and PSA files by their first bytes and by extension, where without it they are unknown.
+# otherwise), and with it GLib (what GNOME-family file managers use) names PSG, RX2, PSK/PSKX,
+# PSA and EA .big archive files by their first bytes and by extension, where without it they
+# are unknown.
 . "$(dirname "$0")/lib.sh"
 
 for tool in update-mime-database gio meson; do
@@ -35,7 +36,11 @@ mkdir -p "$F"
 "$PSGFS_GEN" psk "$F/mesh.psk"
 "$PSGFS_GEN" psk --big --points 44000 "$F/BIG.PSKX"
 "$PSGFS_GEN" psa "$F/anim.psa"
-for f in model.psg textures.rx2 mesh.psk anim.psa; do cp "$F/$f" "$F/${f%.*}_renamed.bin"; done
+"$PSGFS_GEN" big --assets 1 "$F/game.big" >/dev/null
+"$PSGFS_GEN" big --variant bigf "$F/music.BIG" >/dev/null
+for f in model.psg textures.rx2 mesh.psk anim.psa game.big music.BIG; do
+	cp "$F/$f" "$F/${f%.*}_renamed.bin"
+done
 # A RenderWare 4 arena of another platform (PC header): only the generic type.
 { printf '\x89RW4w32\x00'; head -c 200 /dev/zero; } >"$F/pc_arena.bin"
 type_of() { # FILE [XDG_DATA_HOME]: GLib's content type for FILE
@@ -58,6 +63,12 @@ check "a PS3 arena by its bytes alone (.bin)" is_type "$F/model_renamed.bin" app
 check "an Xbox 360 arena by its bytes alone" is_type "$F/textures_renamed.bin" application/x-skate3-rx2
 check "a PSK by its bytes alone" is_type "$F/mesh_renamed.bin" model/x-unreal-psk
 check "a PSA by its bytes alone" is_type "$F/anim_renamed.bin" model/x-unreal-psa
+check "without the definition a .big is not an EA archive ($(type_of "$F/game.big"))" \
+	test "$(type_of "$F/game.big")" != application/x-ea-big
+check ".big: EA BIG archive (EB v3)" is_type "$F/game.big" application/x-ea-big
+check ".BIG, upper case: EA BIG archive (BIGF)" is_type "$F/music.BIG" application/x-ea-big
+check "an EB v3 archive by its bytes alone" is_type "$F/game_renamed.bin" application/x-ea-big
+check "a BIGF archive by its bytes alone" is_type "$F/music_renamed.bin" application/x-ea-big
 check "another platform's arena: the generic RenderWare 4 type" is_type "$F/pc_arena.bin" application/x-rw4-arena
 check "the Skate 3 types are RenderWare 4 arenas (sub-class)" bash -c \
 	"grep -q 'application/x-skate3-psg application/x-rw4-arena' '$WORK/prefix/share/mime/subclasses'"

@@ -67,7 +67,7 @@ cp "$T/$dxt1.dds" "$WORK/dxt1.dds"
 check "cp of a texture's own .dds back into it succeeds" cp "$WORK/dxt1.dds" "$T/$dxt1.dds"
 check "... and OUTDIR/t.psg is the source, byte for byte" cmp -s "$out/t.psg" "$tex"
 check "info.txt says the arena comes from OUTDIR" grep -q "^source: $out/t.psg" "$m/info.txt"
-check "info.txt says what was written" grep -q "textures/$dxt1.dds: DXT1 .*texel bytes replaced" "$m/info.txt"
+check "info.txt says what was written" grep -q "textures/$dxt1.dds: DDS DXT1 .*texel bytes replaced" "$m/info.txt"
 check "the source is unchanged" test "$(sum "$tex")" = "$src_sum"
 
 # ---- PNG: the negative of an uncompressed texture comes back exactly ----
@@ -79,7 +79,7 @@ check "the served .png is the written picture, pixel for pixel" wait_for \
 # ---- DDS of another size, from ImageMagick ----
 convert -size 128x64 gradient:red-blue -define dds:compression=dxt1 -define dds:mipmaps=3 "$WORK/im.dds"
 check "an ImageMagick DXT1 128x64 with 4 levels into the 64x64 texture" test "$(ed trunc "$T/$dxt1.dds" "$WORK/im.dds")" = OK
-check "... the texture is laid out again" grep -q "textures/$dxt1.dds: DXT1 DXT1 128x64, 4 mip levels: laid out again" "$m/info.txt"
+check "... the texture is laid out again" grep -q "textures/$dxt1.dds: DDS DXT1 128x64, 4 mip levels: laid out again" "$m/info.txt"
 # same_payload A B: what follows the 128-byte header is equal (ImageMagick writes its own
 # header fields)
 same_payload() { cmp -s <(tail -c +129 "$1") <(tail -c +129 "$2"); }

@@ -346,9 +346,11 @@ static void test_lying_size(void **state)
 	(void)state;
 	struct ent e[] = {
 	    {"d", "ok.txt", "fine", 4, 0},
+	    {"d", "short.bin", "0123456789", 10, 1u << 30},
 	    {"d", "liar.bin", "0123456789", 10, 1u << 30},
 	};
-	eb3(&big, e, 2);
+	eb3(&big, e, 3);
+	put_be(big.data + 0x30 + 16 + 4, 10, 4); /* short.bin: 10 stored bytes */
 	big.len -= 6; /* the last entry ends 6 bytes short of even its 10 */
 	put("l.big", &big);
 	t = open_path("l.big", false);
@@ -356,12 +358,79 @@ static void test_lying_size(void **state)
 	assert_int_equal(st.size, 1u << 30);
 	assert_int_equal(tree_read(t, st.ino, (1u << 30) - 64, 64, buf, &got), RC_IO);
 	assert_int_equal(tree_read(t, st.ino, 1u << 20, 64, buf, &got), RC_IO);
+	/* 10 bytes stored for 1 GiB claimed (issue 30 §10): the bytes it has read (a short
+	 * read), a read from their end fails, and errors.txt says where they end */
+	assert_int_equal(tree_resolve(t, "d/short.bin", &st), RC_OK);
+	assert_int_equal(st.size, 1u << 30);
+	assert_int_equal(tree_read(t, st.ino, 0, sizeof buf, buf, &got), RC_OK);
+	assert_int_equal(got, 10);
+	assert_memory_equal(buf, "0123456789", 10);
+	assert_int_equal(tree_read(t, st.ino, 3, 4, buf, &got), RC_OK);
+	assert_int_equal(got, 4);
+	assert_memory_equal(buf, "3456", 4);
+	assert_int_equal(tree_read(t, st.ino, 10, sizeof buf, buf, &got), RC_IO);
+	assert_int_equal(tree_read(t, st.ino, 5u << 20, sizeof buf, buf, &got), RC_IO);
 	info = slurp(t, "d/ok.txt", NULL, &r);
 	assert_string_equal(info, "fine");
 	free(info);
-	info = slurp(t, "info.txt", NULL, &r);
+	info = slurp(t, "errors.txt", NULL, &r);
 	assert_int_equal(r, RC_OK);
+	assert_non_null(
+	    strstr(info, "short.bin): its stored bytes end at byte 10 of the 1073741824"));
 	free(info);
+	tree_close(t);
+	buf_free(&big);
+}
+
+/* An entry whose table says 0 unpacked bytes is an empty file whatever its stored bytes: an
+ * empty RefPack stream (6 bytes) and a chunk header with one empty chunk (48 bytes), both
+ * with their compression byte, read as 0 bytes with no errors.txt line. */
+static void test_empty_packed(void **state)
+{
+	static const uint8_t rp[] = {0x10, 0xFB, 0, 0, 0, 0xFC};
+	uint8_t ch[48] = "chunkref";
+	struct ent e[] = {{"d", "rp.bin", rp, sizeof rp, 0},
+			  {"d", "chunk.bin", ch, sizeof ch, 0},
+			  {"d", "ok.txt", "fine", 4, 0}};
+	struct buf big;
+	struct tree_stat st;
+	struct tree *t;
+	char *s, buf[16];
+	size_t got, len;
+	enum rc r;
+
+	(void)state;
+	put_be(ch + 8, 2, 4);	      /* version */
+	put_be(ch + 16, 1u << 16, 4); /* chunk size; total 0 */
+	put_be(ch + 20, 1, 4);	      /* one chunk */
+	put_be(ch + 24, 16, 4);	      /* alignment: its descriptor at 40, stored, 0 bytes */
+	put_be(ch + 44, 4, 4);
+	eb3(&big, e, 3);
+	for (size_t i = 0; i < 2; i++) { /* stored sizes, unpacked 0, RefPack / chunked */
+		uint8_t *rec = big.data + 0x30 + i * 16;
+
+		put_be(rec + 4, e[i].len, 4);
+		put_be(rec + 8, 0, 4);
+		big.data[0x30 + al16(3 * 16) + i] = i ? 2 : 1;
+	}
+	put("empty.big", &big);
+	t = open_path("empty.big", false);
+	for (size_t i = 0; i < 2; i++) {
+		char path[64];
+
+		snprintf(path, sizeof path, "d/%s", e[i].name);
+		assert_int_equal(tree_resolve(t, path, &st), RC_OK);
+		assert_int_equal(st.size, 0);
+		assert_int_equal(tree_read(t, st.ino, 0, sizeof buf, buf, &got), RC_OK);
+		assert_int_equal(got, 0);
+	}
+	s = slurp(t, "d/ok.txt", NULL, &r);
+	assert_string_equal(s, "fine");
+	free(s);
+	s = slurp(t, "errors.txt", &len, &r);
+	assert_non_null(s);
+	assert_int_equal(len, 0);
+	free(s);
 	tree_close(t);
 	buf_free(&big);
 }
@@ -776,6 +845,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_layout, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_hostile_names, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_lying_size, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_empty_packed, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_deep_and_long, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_short_asset, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_nested, dir_setup, dir_teardown),

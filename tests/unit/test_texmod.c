@@ -70,6 +70,17 @@ static uint32_t textures(const struct ar *x, uint32_t *rows, uint32_t max)
 
 /* ---- a texture's own DDS written back: the same arena, byte for byte ---- */
 
+/* What a picture became names the format once: "DDS DXT5 256x256, ...", not "DXT5 DXT5". */
+static void what_once(const char *what)
+{
+	char word[32];
+
+	if (sscanf(what, "DDS %31s", word) != 1)
+		fail_msg("what: %s", what);
+	if (strstr(what + 4 + strlen(word), word))
+		fail_msg("what says %s twice: %s", word, what);
+}
+
 static void dds_back_identical(enum which w)
 {
 	struct ar x;
@@ -90,6 +101,7 @@ static void dds_back_identical(enum which w)
 		if (!out)
 			fail_msg("texture %u: %s (%s)", rows[i], why, rc_str(r));
 		assert_true(p.in_place);
+		what_once(p.what);
 		assert_int_equal(ol, x.n);
 		if (memcmp(out, x.p, x.n) != 0)
 			fail_msg("texture %u: the arena changed", rows[i]);
@@ -929,6 +941,7 @@ static void test_refusals(void **st)
 	size_t pl, dl, plen;
 	const struct texmod_shape sh = {TEXK_DXT1, 64, 64, 1, 1};
 	const struct texmod_shape big = {TEXK_DXT1, 8192, 4, 1, 1};
+	bool cube = false;
 
 	(void)st;
 	gen(PS3_DEFAULT, &x);
@@ -938,6 +951,30 @@ static void test_refusals(void **st)
 	png = tm_png_rgba(src, 40, 16, &pl);
 	refused(&x, rows[0], TEXMOD_PNG, png, pl, RC_UNSUPPORTED, "save it at 64x64");
 	free(png);
+	/* one face for a cube map: the refusal says what differs (faces), not "WxH vs WxH" */
+	for (uint32_t i = 0, n = textures(&x, rows, 64); i < n && !cube; i++) {
+		struct texture_image *a = load(&x, rows[i]);
+		uint32_t fw = a->d.width, fh = a->d.height, faces = a->d.faces;
+		uint8_t *face = calloc((size_t)fw * fh, 4);
+		char want[128];
+
+		texture_image_free(a);
+		if (faces != 6) {
+			free(face);
+			continue;
+		}
+		png = tm_png_rgba(face, fw, fh, &pl);
+		snprintf(want, sizeof want,
+			 "the picture is %ux%u, the texture a cube map of six %ux%u faces: save "
+			 "them side by side at %ux%u",
+			 fw, fh, fw, fh, 6 * fw, fh);
+		refused(&x, rows[i], TEXMOD_PNG, png, pl, RC_UNSUPPORTED, want);
+		free(png);
+		free(face);
+		cube = true;
+	}
+	assert_true(cube);
+	textures(&x, rows, 64);
 	/* a damaged PNG: its header is fine, its pixels are not */
 	tm_pattern(1, 0, 0, 64, 64, true, src);
 	png = tm_png_rgba(src, 64, 64, &pl);

@@ -121,7 +121,8 @@ uint64_t arc_piece_at(const struct arc_index *ix, uint64_t off); /* the piece ho
 
 /*
  * Decode piece k into dst (its span's length). *got is what the stored bytes really gave:
- * less than the span when an unpacked size lied (then RC_CORRUPT for what is missing).
+ * less than the span when an unpacked size lied: then RC_TRUNCATED when the stored bytes
+ * end there (the entry's last segment ends early: a lying size), RC_CORRUPT otherwise.
  */
 enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, uint8_t *dst,
 		  size_t *got);
