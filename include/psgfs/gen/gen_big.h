@@ -76,10 +76,14 @@ struct gen_big_placed {
 enum rc gen_big_write(const struct gen_big_opts *o, const struct gen_big_entry *e, uint32_t n,
 		      struct gen_sink *out, struct gen_big_placed *placed, uint64_t *total);
 
+/* The hash an EB v3 record holds for folder/name: FNV-1a 64 of folder + "/" + name (the
+ * upper word in 16-byte records, both words in 20-byte ones). */
+uint64_t gen_big_hash(const char *folder, const char *name);
+
 /* BIGF and BIG4: "BIGF"/"BIG4", u32 little-endian archive size, u32 big-endian count and
  * header size, then {u32 BE offset, u32 BE size, NUL-terminated name} per entry. Entries with
  * method GB_REFPACK are RefPack streams (readers detect them by their header); others are
- * stored. Folder and name are joined with "/". */
+ * stored. Folder and name are joined with "/" (the name alone when the folder is empty). */
 enum rc gen_bigf_write(bool big4, const struct gen_big_entry *e, uint32_t n, struct buf *out);
 
 /* The LZX stream (uncompressed blocks, XMem framing) of in[0..n), appended to out. */

@@ -1,0 +1,726 @@
+/*
+ * psgfs-tool pack (pack.h, docs/archives.md "Writing archives"). The folder is walked without
+ * following links; every file is read through a fill callback while the writer places it, its
+ * SHA-256 taken on the way, and its identity (device, inode, size, mtime) checked before and
+ * after; the archive goes to a temporary file beside OUT, is read back through arc_open and
+ * every entry decoded and compared, then renamed over OUT.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "psgfs/base/buf.h"
+#include "psgfs/base/sha256.h"
+#include "psgfs/formats/archive.h"
+#include "psgfs/gen/gen_big.h"
+
+#include "pack.h"
+
+#define PK_FOLDER_MAX 253
+#define PK_NAME_MAX   252
+
+enum pk_format { PK_EB, PK_BIGF, PK_BIG4 };
+enum pk_compress { PK_NONE, PK_REFPACK, PK_CHUNKED };
+
+struct pk_file {
+	char *path; /* relative to DIR, '/'-separated */
+	char *folder, *name;
+	struct stat st; /* at the walk */
+	struct sha256 sha;
+	uint64_t hashed; /* bytes of it hashed so far (the writer reads each once, in order) */
+	struct pk *pk;
+};
+
+struct pk {
+	int root;
+	struct pk_file *f;
+	size_t n, cap;
+	struct pk_file *cur; /* the file open in cur_fd */
+	int cur_fd;
+	int code; /* first failure: exit code and its line */
+	char msg[PATH_MAX + 256];
+	const char *hook; /* PSGFS_PACK_TEST_CHANGE: a file changed after it is read (tests) */
+};
+
+/* The path as one printable line: control bytes, 0x7F and backslashes as \xHH. */
+static size_t put_escaped(char *dst, size_t cap, const char *path)
+{
+	size_t k = 0;
+
+	for (const unsigned char *p = (const unsigned char *)path; *p && k + 5 < cap; p++) {
+		if (*p < 0x20 || *p == 0x7F || *p == '\\')
+			k += (size_t)snprintf(dst + k, cap - k, "\\x%02x", *p);
+		else
+			dst[k++] = (char)*p;
+	}
+	dst[k] = 0;
+	return k;
+}
+
+static void pk_fail(struct pk *pk, int code, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	size_t k;
+
+	if (pk->code)
+		return;
+	pk->code = code;
+	k = put_escaped(pk->msg, sizeof pk->msg - 64, path);
+	k += (size_t)snprintf(pk->msg + k, sizeof pk->msg - k, ": ");
+	va_start(ap, fmt);
+	vsnprintf(pk->msg + k, sizeof pk->msg - k, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- rules ---- */
+
+bool pack_path_ok(const char *path, char *why, size_t why_len)
+{
+	const char *slash = strrchr(path, '/'), *c = path;
+	size_t folder = slash ? (size_t)(slash - path) : 0;
+	const char *name = slash ? slash + 1 : path;
+
+	if (!*path || *path == '/') {
+		snprintf(why, why_len, "%s", *path ? "absolute path" : "empty path");
+		return false;
+	}
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (*p < 0x20 || *p == 0x7F || *p == '\\') {
+			snprintf(why, why_len, "%s in the name",
+				 *p == '\\' ? "backslash" : "control byte");
+			return false;
+		}
+	}
+	while (*c) {
+		size_t len = strcspn(c, "/");
+
+		if (len == 0 || (len == 1 && c[0] == '.') || (len == 2 && !strncmp(c, "..", 2))) {
+			snprintf(why, why_len, "empty, '.' or '..' component (escapes the root)");
+			return false;
+		}
+		c += len;
+		c += *c == '/';
+	}
+	if (path[strlen(path) - 1] == '/') {
+		snprintf(why, why_len, "empty, '.' or '..' component (escapes the root)");
+		return false;
+	}
+	if (folder > PK_FOLDER_MAX || strlen(name) > PK_NAME_MAX) {
+		snprintf(why, why_len, "%s longer than %d bytes (EB v3 records)",
+			 folder > PK_FOLDER_MAX ? "folder" : "name",
+			 folder > PK_FOLDER_MAX ? PK_FOLDER_MAX : PK_NAME_MAX);
+		return false;
+	}
+	return true;
+}
+
+int pack_path_cmp(const char *a, const char *b)
+{
+	return strcmp(a, b);
+}
+
+struct hix {
+	uint64_t h;
+	size_t i;
+};
+
+static int hix_cmp(const void *a, const void *b)
+{
+	const struct hix *x = a, *y = b;
+
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+long pack_hash_clash(const uint64_t *hash, size_t n, bool wide, size_t *other)
+{
+	struct hix *v = calloc(n ? n : 1, sizeof *v);
+	long at = -1;
+
+	if (!v)
+		return -2;
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct hix){wide ? hash[i] : hash[i] >> 32, i};
+	qsort(v, n, sizeof *v, hix_cmp);
+	for (size_t i = 1; i < n && at < 0; i++) {
+		if (v[i].h == v[i - 1].h) {
+			at = (long)v[i - 1].i;
+			*other = v[i].i;
+		}
+	}
+	free(v);
+	return at;
+}
+
+/* ---- the walk ---- */
+
+static int pk_add(struct pk *pk, const char *path, const struct stat *st)
+{
+	struct pk_file *f;
+	char *slash;
+
+	if (pk->n == pk->cap) {
+		size_t cap = pk->cap ? pk->cap * 2 : 256;
+		struct pk_file *v = reallocarray(pk->f, cap, sizeof *v);
+
+		if (!v)
+			return -1;
+		pk->f = v;
+		pk->cap = cap;
+	}
+	f = &pk->f[pk->n];
+	memset(f, 0, sizeof *f);
+	f->path = strdup(path);
+	slash = f->path ? strrchr(f->path, '/') : NULL;
+	f->folder = slash ? strndup(f->path, (size_t)(slash - f->path)) : strdup("");
+	if (!f->path || !f->folder) {
+		free(f->path);
+		free(f->folder);
+		return -1;
+	}
+	f->name = slash ? slash + 1 : f->path;
+	f->st = *st;
+	f->pk = pk;
+	sha256_init(&f->sha);
+	pk->n++;
+	return 0;
+}
+
+static void pk_walk(struct pk *pk, int dfd, const char *rel, unsigned depth)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	char why[128];
+
+	if (!d) {
+		close(dfd);
+		pk_fail(pk, PACK_EXIT_READ, *rel ? rel : ".", "cannot list: %s", strerror(errno));
+		return;
+	}
+	while (!pk->code && (errno = 0, de = readdir(d))) {
+		char path[PATH_MAX];
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (snprintf(path, sizeof path, "%s%s%s", rel, *rel ? "/" : "", de->d_name) >=
+		    (int)sizeof path) {
+			pk_fail(pk, PACK_EXIT_NAME, rel, "path too long");
+			break;
+		}
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			pk_fail(pk, PACK_EXIT_READ, path, "cannot stat: %s", strerror(errno));
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			pk_fail(pk, PACK_EXIT_LINK, path,
+				"symbolic link (pack never follows links)");
+			break;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			int sub = depth < 128
+				      ? openat(dirfd(d), de->d_name,
+					       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+				      : -1;
+
+			if (sub < 0)
+				pk_fail(pk, depth < 128 ? PACK_EXIT_READ : PACK_EXIT_NAME, path,
+					"cannot open folder: %s",
+					depth < 128 ? strerror(errno) : "nested too deep");
+			else
+				pk_walk(pk, sub, path, depth + 1);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			pk_fail(pk, PACK_EXIT_LINK, path, "not a regular file");
+			break;
+		}
+		if (!pack_path_ok(path, why, sizeof why)) {
+			pk_fail(pk, PACK_EXIT_NAME, path, "%s", why);
+			break;
+		}
+		if ((uint64_t)st.st_size > UINT32_MAX) {
+			pk_fail(pk, PACK_EXIT_LIMIT, path,
+				"larger than 4 GiB - 1 (the format's limit)");
+			break;
+		}
+		if (pk_add(pk, path, &st) != 0)
+			pk_fail(pk, PACK_EXIT_INTERNAL, path, "out of memory");
+	}
+	if (!pk->code && errno)
+		pk_fail(pk, PACK_EXIT_READ, *rel ? rel : ".", "cannot list: %s", strerror(errno));
+	closedir(d);
+}
+
+/* ---- reading the sources ---- */
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* The file in cur_fd is done: it must be what the walk saw, and all of it was read. */
+static void pk_close_cur(struct pk *pk)
+{
+	struct pk_file *f = pk->cur;
+	struct stat st;
+
+	if (!f)
+		return;
+	if (pk->hook && !strcmp(pk->hook, f->path)) {
+		int fd = openat(pk->root, f->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+		if (fd >= 0) {
+			(void)!write(fd, "!", 1);
+			close(fd);
+		}
+	}
+	if (fstat(pk->cur_fd, &st) != 0 || !same_file(&st, &f->st))
+		pk_fail(pk, PACK_EXIT_CHANGED, f->path, "changed while it was packed");
+	else if (f->hashed != (uint64_t)f->st.st_size)
+		pk_fail(pk, PACK_EXIT_INTERNAL, f->path, "read out of order (%llu of %llu bytes)",
+			(unsigned long long)f->hashed, (unsigned long long)f->st.st_size);
+	close(pk->cur_fd);
+	pk->cur = NULL;
+	pk->cur_fd = -1;
+}
+
+static int pk_open(struct pk *pk, struct pk_file *f)
+{
+	struct stat st;
+	int fd = openat(pk->root, f->path, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0) {
+		pk_fail(pk, errno == ELOOP ? PACK_EXIT_CHANGED : PACK_EXIT_READ, f->path,
+			"cannot open: %s", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !same_file(&st, &f->st)) {
+		close(fd);
+		pk_fail(pk, PACK_EXIT_CHANGED, f->path, "changed while it was packed");
+		return -1;
+	}
+	pk->cur = f;
+	pk->cur_fd = fd;
+	return 0;
+}
+
+/* gen_fill_fn: bytes [off, off+n) of the file; zeros after a failure (the pack then fails). */
+static void pk_fill(void *ctx, uint64_t off, uint8_t *dst, size_t n)
+{
+	struct pk_file *f = ctx;
+	struct pk *pk = f->pk;
+	size_t done = 0;
+
+	if (pk->cur != f) {
+		pk_close_cur(pk);
+		if (!pk->code)
+			pk_open(pk, f);
+	}
+	while (!pk->code && done < n) {
+		ssize_t k = pread(pk->cur_fd, dst + done, n - done, (off_t)(off + done));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			pk_fail(pk, PACK_EXIT_READ, f->path, "cannot read: %s", strerror(errno));
+		else if (k == 0)
+			pk_fail(pk, PACK_EXIT_CHANGED, f->path, "changed while it was packed");
+		else
+			done += (size_t)k;
+	}
+	if (pk->code) {
+		memset(dst, 0, n);
+		return;
+	}
+	if (off == f->hashed) {
+		sha256_update(&f->sha, dst, n);
+		f->hashed += n;
+	}
+}
+
+/* ---- reading the archive back ---- */
+
+static int verify_entry(struct pk *pk, const struct src *s, const struct arc *a, uint32_t i,
+			struct pk_file *f, uint8_t *piece)
+{
+	struct arc_index *ix = NULL;
+	struct diag d;
+	struct sha256 sha;
+	char want[SHA256_HEX_LEN + 1], got_hex[SHA256_HEX_LEN + 1];
+	const char *path = a->paths + a->e[i].path;
+	enum rc r;
+
+	if (strcmp(path, f->path) || a->e[i].bad || a->e[i].size != (uint64_t)f->st.st_size) {
+		pk_fail(pk, PACK_EXIT_VERIFY, f->path, "reads back as '%s' (%llu bytes)", path,
+			(unsigned long long)a->e[i].size);
+		return -1;
+	}
+	diag_init(&d);
+	sha256_init(&sha);
+	r = arc_index_build(s, a, i, &ix, &d);
+	for (uint64_t k = 0; r == RC_OK && k < arc_piece_count(ix); k++) {
+		uint64_t off, len;
+		size_t got;
+
+		arc_piece_span(ix, k, &off, &len);
+		r = arc_piece(s, ix, k, piece, &got);
+		if (r == RC_OK && got != len)
+			r = RC_CORRUPT;
+		if (r == RC_OK)
+			sha256_update(&sha, piece, got);
+	}
+	arc_index_free(ix);
+	diag_free(&d);
+	sha256_hex(&f->sha, want);
+	sha256_hex(&sha, got_hex);
+	if (r != RC_OK || strcmp(want, got_hex)) {
+		pk_fail(pk, PACK_EXIT_VERIFY, f->path, "does not read back as its source (%s)",
+			r != RC_OK ? rc_str(r) : "bytes differ");
+		return -1;
+	}
+	return 0;
+}
+
+static void pk_verify(struct pk *pk, int fd, const char *out)
+{
+	struct stat st;
+	struct src s;
+	struct arc a = {0};
+	struct diag d;
+	uint8_t *piece = malloc(ARC_PIECE_MAX);
+	enum rc r;
+
+	if (!piece || fstat(fd, &st) != 0) {
+		free(piece);
+		pk_fail(pk, PACK_EXIT_INTERNAL, out, "cannot read back");
+		return;
+	}
+	src_init_fd(&s, &fd, (uint64_t)st.st_size);
+	diag_init(&d);
+	r = arc_open(&s, NULL, &a, &d);
+	if (r != RC_OK || a.n != pk->n || d.n)
+		pk_fail(pk, PACK_EXIT_VERIFY, out, "does not read back (%s, %u of %zu entries%s%s)",
+			rc_str(r), r == RC_OK ? a.n : 0, pk->n, d.n ? ": " : "",
+			d.n ? d.msg[0] : "");
+	for (uint32_t i = 0; !pk->code && i < a.n; i++)
+		verify_entry(pk, &s, &a, i, &pk->f[i], piece);
+	if (r == RC_OK)
+		arc_free(&a);
+	diag_free(&d);
+	free(piece);
+}
+
+/* ---- options and main ---- */
+
+struct pk_opts {
+	enum pk_format format;
+	enum pk_compress compress;
+	uint64_t min_size;
+	bool wide, x360;
+	const char *dir, *out;
+};
+
+static void pack_usage(FILE *o)
+{
+	fprintf(
+	    o,
+	    "usage: psgfs-tool pack [options] DIR OUT.big\n"
+	    "  --format eb|bigf|big4     archive kind (default eb: EB v3, big-endian)\n"
+	    "  --compress none|refpack|chunked\n"
+	    "                            entries as RefPack streams (default), chunkref\n"
+	    "                            streams of 64 KiB RefPack chunks (eb only), or stored\n"
+	    "  --min-size BYTES          entries smaller than this are stored (default 256);\n"
+	    "                            empty entries are always stored\n"
+	    "  --platform ps3|x360       the console (the container is the same for both)\n"
+	    "  --wide                    eb: 20-byte records (two hash words)\n"
+	    "Entries are DIR's regular files, sorted bytewise by path; links and special files\n"
+	    "are refused. OUT is written beside itself and renamed into place once it reads back.\n"
+	    "exit status: 0 ok, 1 internal error, 2 usage, 3 cannot read DIR or a file in it,\n"
+	    "6 a path the archive cannot hold (escapes the root, control byte, backslash, too\n"
+	    "long), 7 two paths share a hash, 8 a link or special file in DIR, 9 a file changed\n"
+	    "while packed, 10 cannot write OUT, 11 the archive does not read back, 12 beyond\n"
+	    "the format (entry past 4 GiB - 1, too many folders)\n");
+}
+
+static int pk_parse(struct pk_opts *o, int argc, char **argv)
+{
+	static const struct option lo[] = {
+	    {"format", required_argument, NULL, 'f'},
+	    {"compress", required_argument, NULL, 'c'},
+	    {"min-size", required_argument, NULL, 'm'},
+	    {"platform", required_argument, NULL, 'p'},
+	    {"wide", no_argument, NULL, 'w'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	o->compress = PK_REFPACK;
+	o->min_size = 256;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		char *end;
+
+		if (c == 'f' && !strcmp(optarg, "eb"))
+			o->format = PK_EB;
+		else if (c == 'f' && !strcmp(optarg, "bigf"))
+			o->format = PK_BIGF;
+		else if (c == 'f' && !strcmp(optarg, "big4"))
+			o->format = PK_BIG4;
+		else if (c == 'c' && !strcmp(optarg, "none"))
+			o->compress = PK_NONE;
+		else if (c == 'c' && !strcmp(optarg, "refpack"))
+			o->compress = PK_REFPACK;
+		else if (c == 'c' && !strcmp(optarg, "chunked"))
+			o->compress = PK_CHUNKED;
+		else if (c == 'p' && (!strcmp(optarg, "ps3") || !strcmp(optarg, "x360")))
+			o->x360 = !strcmp(optarg, "x360");
+		else if (c == 'w')
+			o->wide = true;
+		else if (c == 'm' && (errno = 0, o->min_size = strtoull(optarg, &end, 10),
+				      !errno && *optarg >= '0' && *optarg <= '9' && !*end))
+			continue;
+		else if (c == 'h') {
+			pack_usage(stdout);
+			return 0;
+		} else {
+			if (c != '?')
+				fprintf(stderr, "psgfs-tool: pack: bad value '%s'\n", optarg);
+			pack_usage(stderr);
+			return PACK_EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2) {
+		pack_usage(stderr);
+		return PACK_EXIT_USAGE;
+	}
+	if (o->format != PK_EB && (o->compress == PK_CHUNKED || o->wide)) {
+		fprintf(stderr,
+			"psgfs-tool: pack: --compress chunked and --wide need --format eb\n");
+		return PACK_EXIT_USAGE;
+	}
+	o->dir = argv[optind];
+	o->out = argv[optind + 1];
+	return -1;
+}
+
+static int path_sort(const void *a, const void *b)
+{
+	return pack_path_cmp(((const struct pk_file *)a)->path, ((const struct pk_file *)b)->path);
+}
+
+static struct gen_big_entry *pk_entries(const struct pk *pk, const struct pk_opts *o)
+{
+	struct gen_big_entry *e = calloc(pk->n ? pk->n : 1, sizeof *e);
+
+	for (size_t i = 0; e && i < pk->n; i++) {
+		struct pk_file *f = &pk->f[i];
+		bool small = (uint64_t)f->st.st_size < o->min_size || f->st.st_size == 0;
+
+		e[i].folder = f->folder;
+		e[i].name = f->name;
+		e[i].len = (uint64_t)f->st.st_size;
+		e[i].fill = pk_fill;
+		e[i].ctx = f;
+		e[i].method = small || o->compress == PK_NONE ? GB_STORED
+			      : o->compress == PK_REFPACK     ? GB_REFPACK
+							      : GB_CHUNK_REFPACK;
+		/* chunk methods both readers share: 2 RefPack, 4 stored (docs/archives.md) */
+		e[i].style = GB_STYLE_RW4;
+		e[i].chunk_align = 16;
+	}
+	return e;
+}
+
+static int pk_check_hashes(struct pk *pk, const struct pk_opts *o)
+{
+	uint64_t *h = calloc(pk->n ? pk->n : 1, sizeof *h);
+	size_t other = 0;
+	long at;
+
+	if (!h)
+		return -1;
+	for (size_t i = 0; i < pk->n; i++)
+		h[i] = gen_big_hash(pk->f[i].folder, pk->f[i].name);
+	at = pack_hash_clash(h, pk->n, o->wide, &other);
+	free(h);
+	if (at == -2)
+		return -1;
+	if (at >= 0)
+		pk_fail(pk, PACK_EXIT_HASH, pk->f[at].path, "same hash as '%s'", pk->f[other].path);
+	return 0;
+}
+
+static int pk_write(struct pk *pk, const struct pk_opts *o, int fd)
+{
+	struct gen_big_entry *e = pk_entries(pk, o);
+	enum rc r;
+
+	if (!e)
+		return -1;
+	if (o->format == PK_EB) {
+		struct gen_big_opts bo = {.wide = o->wide, .shift = 4, .sort = 0x20};
+		struct gen_sink s;
+		int wfd = fd;
+
+		gen_sink_fd(&s, &wfd);
+		r = gen_big_write(&bo, e, (uint32_t)pk->n, &s, NULL, NULL);
+	} else {
+		struct buf b;
+		uint64_t sum = 0;
+
+		/* BIGF offsets are 32-bit; the archive is built in memory (the writer's way) */
+		for (size_t i = 0; i < pk->n; i++)
+			sum += ((uint64_t)pk->f[i].st.st_size + 15) / 16 * 16;
+		if (sum > UINT32_MAX - (64ull << 20)) {
+			free(e);
+			pk_fail(pk, PACK_EXIT_LIMIT, o->out, "beyond the format (BIGF past 4 GiB)");
+			return 0;
+		}
+		buf_init(&b);
+		r = gen_bigf_write(o->format == PK_BIG4, e, (uint32_t)pk->n, &b);
+		for (size_t off = 0; r == RC_OK && off < b.len;) {
+			ssize_t k = pwrite(fd, b.data + off, b.len - off, (off_t)off);
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				r = RC_IO;
+			else
+				off += (size_t)k;
+		}
+		buf_free(&b);
+	}
+	free(e);
+	if (!pk->code)
+		pk_close_cur(pk);
+	if (!pk->code && r == RC_IO)
+		pk_fail(pk, PACK_EXIT_WRITE, o->out, "cannot write: %s", strerror(errno));
+	else if (!pk->code && r == RC_INVAL)
+		pk_fail(pk, PACK_EXIT_LIMIT, o->out,
+			"beyond the format (too many folders, or "
+			"an archive past 4 GiB << shift)");
+	else if (!pk->code && r != RC_OK)
+		pk_fail(pk, PACK_EXIT_INTERNAL, o->out, "%s", rc_str(r));
+	return 0;
+}
+
+/* Every file once more: the same file as at the walk (catches a change after its read). */
+static void pk_recheck(struct pk *pk)
+{
+	for (size_t i = 0; !pk->code && i < pk->n; i++) {
+		struct stat st;
+
+		if (fstatat(pk->root, pk->f[i].path, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !same_file(&st, &pk->f[i].st))
+			pk_fail(pk, PACK_EXIT_CHANGED, pk->f[i].path,
+				"changed while it was packed");
+	}
+}
+
+/* A temporary file in OUT's folder: ".NAME.XXXXXX", mode 0666 & ~umask. */
+static int pk_temp(const char *out, char **tmp)
+{
+	const char *slash = strrchr(out, '/');
+	size_t dlen = slash ? (size_t)(slash - out + 1) : 0;
+	mode_t um = umask(0);
+	int fd;
+
+	umask(um);
+	if (asprintf(tmp, "%.*s.%s.XXXXXX", (int)dlen, out, slash ? slash + 1 : out) < 0) {
+		*tmp = NULL;
+		return -1;
+	}
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd >= 0 && fchmod(fd, 0666 & ~um) != 0) {
+		close(fd);
+		unlink(*tmp);
+		return -1;
+	}
+	return fd;
+}
+
+static int pk_finish(struct pk *pk, const struct pk_opts *o)
+{
+	char *tmp = NULL;
+	int fd;
+
+	if (pk_check_hashes(pk, o) != 0)
+		pk_fail(pk, PACK_EXIT_INTERNAL, o->dir, "out of memory");
+	if (pk->code)
+		return pk->code;
+	fd = pk_temp(o->out, &tmp);
+	if (fd < 0) {
+		pk_fail(pk, PACK_EXIT_WRITE, o->out, "cannot create a temporary file beside it: %s",
+			strerror(errno));
+		free(tmp);
+		return pk->code;
+	}
+	if (pk_write(pk, o, fd) != 0)
+		pk_fail(pk, PACK_EXIT_INTERNAL, o->out, "out of memory");
+	if (!pk->code)
+		pk_recheck(pk);
+	if (!pk->code && fsync(fd) != 0)
+		pk_fail(pk, PACK_EXIT_WRITE, o->out, "cannot write: %s", strerror(errno));
+	if (!pk->code)
+		pk_verify(pk, fd, o->out);
+	if (!pk->code && rename(tmp, o->out) != 0)
+		pk_fail(pk, PACK_EXIT_WRITE, o->out, "cannot rename into place: %s",
+			strerror(errno));
+	close(fd);
+	if (pk->code)
+		unlink(tmp);
+	free(tmp);
+	return pk->code;
+}
+
+int pack_main(int argc, char **argv)
+{
+	struct pk_opts o = {0};
+	struct pk pk = {.root = -1, .cur_fd = -1};
+	int rc = pk_parse(&o, argc, argv), dfd;
+
+	if (rc >= 0)
+		return rc;
+	pk.hook = getenv("PSGFS_PACK_TEST_CHANGE");
+	pk.root = open(o.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pk.root < 0) {
+		fprintf(stderr, "psgfs-tool: pack: %s: cannot open folder: %s\n", o.dir,
+			strerror(errno));
+		return PACK_EXIT_READ;
+	}
+	dfd = dup(pk.root);
+	if (dfd < 0)
+		pk_fail(&pk, PACK_EXIT_READ, o.dir, "%s", strerror(errno));
+	else
+		pk_walk(&pk, dfd, "", 0);
+	if (!pk.code && pk.n > UINT32_MAX)
+		pk_fail(&pk, PACK_EXIT_LIMIT, o.dir, "more than 4294967295 files");
+	if (!pk.code)
+		qsort(pk.f, pk.n, sizeof *pk.f, path_sort);
+	rc = pk.code ? pk.code : pk_finish(&pk, &o);
+	if (pk.cur)
+		close(pk.cur_fd);
+	if (rc)
+		fprintf(stderr, "psgfs-tool: pack: %s\n", pk.msg);
+	else
+		printf("%s: %zu entries\n", o.out, pk.n);
+	for (size_t i = 0; i < pk.n; i++) {
+		free(pk.f[i].path);
+		free(pk.f[i].folder);
+	}
+	free(pk.f);
+	close(pk.root);
+	return rc;
+}

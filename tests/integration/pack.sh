@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# psgfs-tool pack (docs/archives.md "Writing archives"): generated archives extracted and packed
+# back hold the same entries, byte for byte, in every --format x --compress; a packed archive
+# mounts; the game folder's archives round trip; every refusal is one line naming the file,
+# with its own exit code, leaves an existing OUT untouched and no temporary file behind.
+. "$(dirname "$0")/lib.sh"
+
+T=$PSGFS_TOOL
+# entries of an archive: path, size, sha256 of every file (the archive's own info.txt and
+# errors.txt left out: they describe the container)
+entries() { "$T" manifest --assets files "$1" | grep -v -e '^info\.txt	' -e '^errors\.txt	'; }
+# unpack ARCHIVE DIR: the loose files only
+unpack() {
+	"$T" extract "$1" "$2" >/dev/null && rm -f "$2/info.txt" "$2/errors.txt"
+}
+magic() { head -c 4 "$1" | od -An -tx1 | tr -d ' \n'; }
+left_over() { find "$1" -maxdepth 1 -name '.*.big.*' | grep -q .; }
+
+"$PSGFS_GEN" big --seed 5 "$WORK/orig.big"
+unpack "$WORK/orig.big" "$WORK/src"
+entries "$WORK/orig.big" > "$WORK/orig.m"
+check "the original has entries" [ "$(grep -c '	[0-9a-f]\{64\}$' "$WORK/orig.m")" -ge 30 ]
+
+for f in eb bigf big4; do
+	for c in none refpack chunked; do
+		[ "$f" != eb ] && [ "$c" = chunked ] && continue
+		out=$WORK/p-$f-$c.big
+		if "$T" pack --format "$f" --compress "$c" --min-size 1 "$WORK/src" "$out" >/dev/null; then
+			entries "$out" > "$out.m"
+			check "pack --format $f --compress $c: same entries" cmp -s "$WORK/orig.m" "$out.m"
+		else
+			not_ok "pack --format $f --compress $c"
+		fi
+	done
+done
+check "--format eb: EB v3 magic" [ "$(magic "$WORK/p-eb-none.big")" = 45420003 ]
+check "--format bigf: BIGF magic" [ "$(magic "$WORK/p-bigf-none.big")" = 42494746 ]
+check "--format big4: BIG4 magic" [ "$(magic "$WORK/p-big4-none.big")" = 42494734 ]
+# declared order: flags 0x20 (by name), then the paths in bytewise order
+check "--format eb: sort flag 0x20" [ "$(od -An -tx1 -j8 -N2 "$WORK/p-eb-none.big" | tr -d ' ')" = 0020 ]
+check "compression shrinks" [ "$(stat -c %s "$WORK/p-eb-refpack.big")" -lt \
+	"$(stat -c %s "$WORK/p-eb-none.big")" ]
+grep -a -q 'chunkref' "$WORK/p-eb-chunked.big" && ok "--compress chunked: chunkref entries" ||
+	not_ok "--compress chunked: chunkref entries"
+"$T" pack --platform x360 --wide "$WORK/src" "$WORK/wide.big" >/dev/null &&
+	entries "$WORK/wide.big" > "$WORK/wide.m"
+check "--wide --platform x360: same entries" cmp -s "$WORK/orig.m" "$WORK/wide.m"
+check "--wide: flag bit 0" [ "$(od -An -tx1 -j9 -N1 "$WORK/wide.big" | tr -d ' ')" = 21 ]
+"$T" pack --min-size 1 "$WORK/src" "$WORK/again.big" >/dev/null
+check "same folder, same bytes" cmp -s "$WORK/p-eb-refpack.big" "$WORK/again.big"
+# an empty entry is stored (its table row: stored size 0 = as is)
+check "the empty entry is listed" grep -q '	0	' "$WORK/orig.m"
+
+# a packed archive mounts, and shows the same files as the original's extract
+mkdir "$WORK/mnt"
+if mount_psgfs "$WORK/p-eb-chunked.big" "$WORK/mnt" -o assets=files; then
+	mkdir "$WORK/view" && cp -r "$WORK/mnt/data" "$WORK/view/"
+	check "mounted packed archive: same files as the source" diff -r "$WORK/src" "$WORK/view"
+	unmount_psgfs "$WORK/mnt"
+else
+	not_ok "mount the packed archive"
+fi
+
+# the game folder's archives (EB v3 and the BIGF music bank) round trip; world.big is left out:
+# extract shows the stream collections inside it as folders (the .psf beside its assets), so
+# its extract is not the archive's loose entries
+"$PSGFS_GEN" game "$WORK/game" >/dev/null
+for a in "$WORK/game/data/content/createacharacter.big" "$WORK/game/data/audio/music.big"; do
+	case $(magic "$a") in 42494746) fmt=bigf ;; *) fmt=eb ;; esac
+	d=$WORK/gx.$RANDOM
+	unpack "$a" "$d"
+	entries "$a" > "$d.m1"
+	"$T" pack --format $fmt "$d" "$d.big" >/dev/null && entries "$d.big" > "$d.m2"
+	check "game ${a#"$WORK"/game/} ($fmt): same entries" cmp -s "$d.m1" "$d.m2"
+done
+
+# ---- refusals: one line naming the file, a distinct exit code, OUT untouched ----
+printf 'keep me' > "$WORK/keep.big"
+cp "$WORK/keep.big" "$WORK/keep.ref"
+one_line_naming() { [ "$(wc -l < "$WORK/err")" = 1 ] && grep -qF -- "$1" "$WORK/err"; }
+# refuse CODE WHAT DIR [env...]: pack DIR over keep.big fails with CODE and a line naming WHAT
+refuse() {
+	local code=$1 what=$2 dir=$3 rc=0
+	cp "$WORK/keep.ref" "$WORK/keep.big"
+	shift 3
+	env "$@" "$T" pack "$dir" "$WORK/keep.big" > /dev/null 2> "$WORK/err" || rc=$?
+	check "refuse $what: exit $code (got $rc)" [ "$rc" = "$code" ]
+	check "refuse $what: one line naming it" one_line_naming "$what"
+	check "refuse $what: OUT untouched" cmp -s "$WORK/keep.big" "$WORK/keep.ref"
+	check "refuse $what: no temporary file left" eval '! left_over "$WORK"'
+}
+mk() { rm -rf "$WORK/r" && mkdir -p "$WORK/r/sub" && echo data > "$WORK/r/sub/a.txt"; }
+
+mk && ln -s /etc/passwd "$WORK/r/sub/out"
+refuse 8 "sub/out" "$WORK/r"
+mk && ln -s a.txt "$WORK/r/sub/in"
+refuse 8 "sub/in" "$WORK/r"
+mk && mkfifo "$WORK/r/sub/fifo"
+refuse 8 "sub/fifo" "$WORK/r"
+mk && echo x > "$WORK/r/sub/$(printf 'bad\001name')"
+refuse 6 'sub/bad\x01name' "$WORK/r"
+mk && echo x > "$WORK/r/sub/$(printf 'new\nline')"
+refuse 6 'sub/new\x0aline' "$WORK/r"
+mk && echo x > "$WORK/r/sub/back\\slash"
+refuse 6 'sub/back\x5cslash' "$WORK/r"
+mk && echo x > "$WORK/r/$(printf 'n%.0s' {1..253})"
+refuse 6 "nnnn" "$WORK/r"
+mk && echo 1 > "$WORK/r/f517928" && echo 2 > "$WORK/r/f810748"
+refuse 7 "f810748" "$WORK/r"
+mk && head -c 100000 /dev/urandom > "$WORK/r/sub/big.bin"
+refuse 9 "sub/big.bin" "$WORK/r" PSGFS_PACK_TEST_CHANGE=sub/big.bin
+mk
+refuse 9 "sub/a.txt" "$WORK/r" PSGFS_PACK_TEST_CHANGE=sub/a.txt
+refuse 3 "no-such-dir" "$WORK/no-such-dir"
+mk && mkdir "$WORK/r/sub/locked" && echo x > "$WORK/r/sub/locked/f" && chmod 000 "$WORK/r/sub/locked"
+if [ "$(id -u)" != 0 ]; then refuse 3 "sub/locked" "$WORK/r"; fi
+chmod 700 "$WORK/r/sub/locked"
+mk
+# OUT cannot be written: its folder is missing, it is a folder, its folder is read-only
+rc=0
+"$T" pack "$WORK/r" "$WORK/missing/out.big" 2> "$WORK/err" >/dev/null || rc=$?
+check "OUT in a missing folder: exit 10 (got $rc)" [ "$rc" = 10 ]
+check "OUT in a missing folder: one line naming it" one_line_naming missing/out.big
+mkdir "$WORK/isdir.big" && echo x > "$WORK/isdir.big/x"
+rc=0
+"$T" pack "$WORK/r" "$WORK/isdir.big" 2> "$WORK/err" >/dev/null || rc=$?
+check "OUT a folder: exit 10 (got $rc)" [ "$rc" = 10 ]
+check "OUT a folder: folder untouched" [ -f "$WORK/isdir.big/x" ]
+check "OUT a folder: no temporary file left" eval '! left_over "$WORK"'
+if [ "$(id -u)" != 0 ]; then
+	mkdir "$WORK/ro" && cp "$WORK/keep.ref" "$WORK/ro/keep.big" && chmod 555 "$WORK/ro"
+	rc=0
+	"$T" pack "$WORK/r" "$WORK/ro/keep.big" 2>/dev/null >/dev/null || rc=$?
+	check "OUT in a read-only folder: exit 10 (got $rc)" [ "$rc" = 10 ]
+	check "OUT in a read-only folder: OUT untouched" cmp -s "$WORK/ro/keep.big" "$WORK/keep.ref"
+	chmod 755 "$WORK/ro"
+fi
+# usage
+for bad in "--format zip" "--compress lzx" "--platform pc" "--min-size 1x" \
+	"--format bigf --compress chunked"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$T" pack $bad "$WORK/r" "$WORK/u.big" 2>/dev/null || rc=$?
+	check "pack $bad: exit 2" [ "$rc" = 2 ]
+done
+"$T" pack --help | grep -q '9 a file changed' && ok "pack --help lists the exit codes" ||
+	not_ok "pack --help lists the exit codes"
+# a successful pack over an existing OUT replaces it
+"$T" pack "$WORK/r" "$WORK/keep.big" >/dev/null
+check "a successful pack replaces OUT" [ "$(magic "$WORK/keep.big")" = 45420003 ]
+finish
