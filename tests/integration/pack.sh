@@ -15,6 +15,8 @@ unpack() {
 }
 magic() { head -c 4 "$1" | od -An -tx1 | tr -d ' \n'; }
 left_over() { find "$1" -maxdepth 1 -name '.*.big.*' | grep -q .; }
+no_temp_left() { ! left_over "$WORK"; }
+in_file() { grep -a -q "$1" "$2"; }
 
 "$PSGFS_GEN" big --seed 5 "$WORK/orig.big"
 unpack "$WORK/orig.big" "$WORK/src"
@@ -40,8 +42,7 @@ check "--format big4: BIG4 magic" [ "$(magic "$WORK/p-big4-none.big")" = 4249473
 check "--format eb: sort flag 0x20" [ "$(od -An -tx1 -j8 -N2 "$WORK/p-eb-none.big" | tr -d ' ')" = 0020 ]
 check "compression shrinks" [ "$(stat -c %s "$WORK/p-eb-refpack.big")" -lt \
 	"$(stat -c %s "$WORK/p-eb-none.big")" ]
-grep -a -q 'chunkref' "$WORK/p-eb-chunked.big" && ok "--compress chunked: chunkref entries" ||
-	not_ok "--compress chunked: chunkref entries"
+check "--compress chunked: chunkref entries" in_file chunkref "$WORK/p-eb-chunked.big"
 "$T" pack --platform x360 --wide "$WORK/src" "$WORK/wide.big" >/dev/null &&
 	entries "$WORK/wide.big" > "$WORK/wide.m"
 check "--wide --platform x360: same entries" cmp -s "$WORK/orig.m" "$WORK/wide.m"
@@ -87,7 +88,7 @@ refuse() {
 	check "refuse $what: exit $code (got $rc)" [ "$rc" = "$code" ]
 	check "refuse $what: one line naming it" one_line_naming "$what"
 	check "refuse $what: OUT untouched" cmp -s "$WORK/keep.big" "$WORK/keep.ref"
-	check "refuse $what: no temporary file left" eval '! left_over "$WORK"'
+	check "refuse $what: no temporary file left" no_temp_left
 }
 mk() { rm -rf "$WORK/r" && mkdir -p "$WORK/r/sub" && echo data > "$WORK/r/sub/a.txt"; }
 
@@ -126,7 +127,7 @@ rc=0
 "$T" pack "$WORK/r" "$WORK/isdir.big" 2> "$WORK/err" >/dev/null || rc=$?
 check "OUT a folder: exit 10 (got $rc)" [ "$rc" = 10 ]
 check "OUT a folder: folder untouched" [ -f "$WORK/isdir.big/x" ]
-check "OUT a folder: no temporary file left" eval '! left_over "$WORK"'
+check "OUT a folder: no temporary file left" no_temp_left
 if [ "$(id -u)" != 0 ]; then
 	mkdir "$WORK/ro" && cp "$WORK/keep.ref" "$WORK/ro/keep.big" && chmod 555 "$WORK/ro"
 	rc=0
@@ -143,8 +144,8 @@ for bad in "--format zip" "--compress lzx" "--platform pc" "--min-size 1x" \
 	"$T" pack $bad "$WORK/r" "$WORK/u.big" 2>/dev/null || rc=$?
 	check "pack $bad: exit 2" [ "$rc" = 2 ]
 done
-"$T" pack --help | grep -q '9 a file changed' && ok "pack --help lists the exit codes" ||
-	not_ok "pack --help lists the exit codes"
+"$T" pack --help > "$WORK/help"
+check "pack --help lists the exit codes" in_file '9 a file changed' "$WORK/help"
 # a successful pack over an existing OUT replaces it
 "$T" pack "$WORK/r" "$WORK/keep.big" >/dev/null
 check "a successful pack replaces OUT" [ "$(magic "$WORK/keep.big")" = 45420003 ]
