@@ -47,7 +47,9 @@ struct pk {
 	int cur_fd;
 	int code; /* first failure: exit code and its line */
 	char msg[PATH_MAX + 256];
-	const char *hook; /* PSGFS_PACK_TEST_CHANGE: a file changed after it is read (tests) */
+	const char *hook;    /* PSGFS_PACK_TEST_CHANGE: a file changed after it is read (tests) */
+	const char *corrupt; /* PSGFS_PACK_TEST_CORRUPT=N: the archive's byte N from the end
+				flipped before the read back (tests) */
 };
 
 /* The path as one printable line: control bytes, 0x7F and backslashes as \xHH. */
@@ -629,6 +631,20 @@ static void pk_recheck(struct pk *pk)
 	}
 }
 
+/* Tests only: flip the byte back bytes before the end, so the read back must fail. */
+static void pk_corrupt(int fd, uint64_t back)
+{
+	struct stat st;
+	uint8_t b;
+
+	if (fstat(fd, &st) != 0 || back == 0 || back > (uint64_t)st.st_size)
+		return;
+	if (pread(fd, &b, 1, st.st_size - (off_t)back) == 1) {
+		b ^= 0xFF;
+		(void)!pwrite(fd, &b, 1, st.st_size - (off_t)back);
+	}
+}
+
 /* A temporary file in OUT's folder: ".NAME.XXXXXX", mode 0666 & ~umask. */
 static int pk_temp(const char *out, char **tmp)
 {
@@ -673,6 +689,8 @@ static int pk_finish(struct pk *pk, const struct pk_opts *o)
 		pk_recheck(pk);
 	if (!pk->code && fsync(fd) != 0)
 		pk_fail(pk, PACK_EXIT_WRITE, o->out, "cannot write: %s", strerror(errno));
+	if (!pk->code && pk->corrupt)
+		pk_corrupt(fd, strtoull(pk->corrupt, NULL, 10));
 	if (!pk->code)
 		pk_verify(pk, fd, o->out);
 	if (!pk->code && rename(tmp, o->out) != 0)
@@ -694,6 +712,7 @@ int pack_main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	pk.hook = getenv("PSGFS_PACK_TEST_CHANGE");
+	pk.corrupt = getenv("PSGFS_PACK_TEST_CORRUPT");
 	pk.root = open(o.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pk.root < 0) {
 		fprintf(stderr, "psgfs-tool: pack: %s: cannot open folder: %s\n", o.dir,

@@ -79,12 +79,18 @@ done
 printf 'keep me' > "$WORK/keep.big"
 cp "$WORK/keep.big" "$WORK/keep.ref"
 one_line_naming() { [ "$(wc -l < "$WORK/err")" = 1 ] && grep -qF -- "$1" "$WORK/err"; }
-# refuse CODE WHAT DIR [env...]: pack DIR over keep.big fails with CODE and a line naming WHAT
+# refuse CODE WHAT DIR [VAR=VALUE|OPTION...]: pack DIR over keep.big fails with CODE and a
+# line naming WHAT
 refuse() {
 	local code=$1 what=$2 dir=$3 rc=0
 	cp "$WORK/keep.ref" "$WORK/keep.big"
 	shift 3
-	env "$@" "$T" pack "$dir" "$WORK/keep.big" > /dev/null 2> "$WORK/err" || rc=$?
+	local envs=() opts=() a
+	for a in "$@"; do
+		case $a in PSGFS_*) envs+=("$a") ;; *) opts+=("$a") ;; esac
+	done
+	env "${envs[@]}" "$T" pack "${opts[@]}" "$dir" "$WORK/keep.big" > /dev/null 2> "$WORK/err" ||
+		rc=$?
 	check "refuse $what: exit $code (got $rc)" [ "$rc" = "$code" ]
 	check "refuse $what: one line naming it" one_line_naming "$what"
 	check "refuse $what: OUT untouched" cmp -s "$WORK/keep.big" "$WORK/keep.ref"
@@ -112,6 +118,14 @@ mk && head -c 100000 /dev/urandom > "$WORK/r/sub/big.bin"
 refuse 9 "sub/big.bin" "$WORK/r" PSGFS_PACK_TEST_CHANGE=sub/big.bin
 mk
 refuse 9 "sub/a.txt" "$WORK/r" PSGFS_PACK_TEST_CHANGE=sub/a.txt
+# the read back: a byte of the data flipped after the write (test hook) fails the pack
+mk && head -c 3000 /dev/urandom > "$WORK/r/sub/a.txt"
+for f in eb bigf; do
+	for c in none refpack; do
+		refuse 11 "sub/a.txt" "$WORK/r" PSGFS_PACK_TEST_CORRUPT=100 --format $f --compress $c
+	done
+done
+refuse 11 "sub/a.txt" "$WORK/r" PSGFS_PACK_TEST_CORRUPT=100 --compress chunked
 refuse 3 "no-such-dir" "$WORK/no-such-dir"
 mk && mkdir "$WORK/r/sub/locked" && echo x > "$WORK/r/sub/locked/f" && chmod 000 "$WORK/r/sub/locked"
 if [ "$(id -u)" != 0 ]; then refuse 3 "sub/locked" "$WORK/r"; fi
