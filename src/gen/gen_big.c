@@ -331,6 +331,12 @@ static enum rc write_entry(const struct gen_big_entry *e, struct gen_sink *s, ui
 	}
 }
 
+enum rc gen_big_write_entry(const struct gen_big_entry *e, struct gen_sink *s, uint64_t at,
+			    uint64_t *stored)
+{
+	return write_entry(e, s, at, stored);
+}
+
 /* ---- the EB v3 tables ---- */
 
 struct eb_layout {

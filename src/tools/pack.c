@@ -3,7 +3,8 @@
  * following links; every file is read through a fill callback while the writer places it, its
  * SHA-256 taken on the way, and its identity (device, inode, size, mtime) checked before and
  * after; the archive goes to a temporary file beside OUT, is read back through arc_open and
- * every entry decoded and compared, then renamed over OUT.
+ * every entry decoded and compared, then renamed over OUT. --like ORIG starts from ORIG's
+ * header and tables and copies its unchanged entries as stored.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -67,19 +68,21 @@ static size_t put_escaped(char *dst, size_t cap, const char *path)
 	return k;
 }
 
-static void pk_fail(struct pk *pk, int code, const char *path, const char *fmt, ...)
+/* Record the first failure; returns -1 for the callers' convenience. */
+static int pk_fail(struct pk *pk, int code, const char *path, const char *fmt, ...)
 {
 	va_list ap;
 	size_t k;
 
 	if (pk->code)
-		return;
+		return -1;
 	pk->code = code;
 	k = put_escaped(pk->msg, sizeof pk->msg - 64, path);
 	k += (size_t)snprintf(pk->msg + k, sizeof pk->msg - k, ": ");
 	va_start(ap, fmt);
 	vsnprintf(pk->msg + k, sizeof pk->msg - k, fmt, ap);
 	va_end(ap);
+	return -1;
 }
 
 /* ---- rules ---- */
@@ -353,23 +356,16 @@ static void pk_fill(void *ctx, uint64_t off, uint8_t *dst, size_t n)
 
 /* ---- reading the archive back ---- */
 
-static int verify_entry(struct pk *pk, const struct src *s, const struct arc *a, uint32_t i,
-			struct pk_file *f, uint8_t *piece)
+/* SHA-256 of entry i's unpacked bytes as psgfs reads them. */
+static enum rc entry_sha(const struct src *s, const struct arc *a, uint32_t i, uint8_t *piece,
+			 struct sha256 *sha)
 {
 	struct arc_index *ix = NULL;
 	struct diag d;
-	struct sha256 sha;
-	char want[SHA256_HEX_LEN + 1], got_hex[SHA256_HEX_LEN + 1];
-	const char *path = a->paths + a->e[i].path;
 	enum rc r;
 
-	if (strcmp(path, f->path) || a->e[i].bad || a->e[i].size != (uint64_t)f->st.st_size) {
-		pk_fail(pk, PACK_EXIT_VERIFY, f->path, "reads back as '%s' (%llu bytes)", path,
-			(unsigned long long)a->e[i].size);
-		return -1;
-	}
 	diag_init(&d);
-	sha256_init(&sha);
+	sha256_init(sha);
 	r = arc_index_build(s, a, i, &ix, &d);
 	for (uint64_t k = 0; r == RC_OK && k < arc_piece_count(ix); k++) {
 		uint64_t off, len;
@@ -380,10 +376,27 @@ static int verify_entry(struct pk *pk, const struct src *s, const struct arc *a,
 		if (r == RC_OK && got != len)
 			r = RC_CORRUPT;
 		if (r == RC_OK)
-			sha256_update(&sha, piece, got);
+			sha256_update(sha, piece, got);
 	}
 	arc_index_free(ix);
 	diag_free(&d);
+	return r;
+}
+
+static int verify_entry(struct pk *pk, const struct src *s, const struct arc *a, uint32_t i,
+			struct pk_file *f, uint8_t *piece)
+{
+	struct sha256 sha;
+	char want[SHA256_HEX_LEN + 1], got_hex[SHA256_HEX_LEN + 1];
+	const char *path = a->paths + a->e[i].path;
+	enum rc r;
+
+	if (strcmp(path, f->path) || a->e[i].bad || a->e[i].size != (uint64_t)f->st.st_size) {
+		pk_fail(pk, PACK_EXIT_VERIFY, f->path, "reads back as '%s' (%llu bytes)", path,
+			(unsigned long long)a->e[i].size);
+		return -1;
+	}
+	r = entry_sha(s, a, i, piece, &sha);
 	sha256_hex(&f->sha, want);
 	sha256_hex(&sha, got_hex);
 	if (r != RC_OK || strcmp(want, got_hex)) {
@@ -430,7 +443,7 @@ struct pk_opts {
 	enum pk_compress compress;
 	uint64_t min_size;
 	bool wide, x360;
-	const char *dir, *out;
+	const char *dir, *out, *like;
 };
 
 static void pack_usage(FILE *o)
@@ -452,19 +465,17 @@ static void pack_usage(FILE *o)
 	    "6 a path the archive cannot hold (escapes the root, control byte, backslash, too\n"
 	    "long), 7 two paths share a hash, 8 a link or special file in DIR, 9 a file changed\n"
 	    "while packed, 10 cannot write OUT, 11 the archive does not read back, 12 beyond\n"
-	    "the format (entry past 4 GiB - 1, too many folders)\n");
+	    "the format (entry past 4 GiB - 1, too many folders), 13 --like: ORIG cannot be\n"
+	    "reproduced or DIR does not hold ORIG's paths\n");
 }
 
 static int pk_parse(struct pk_opts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
-	    {"format", required_argument, NULL, 'f'},
-	    {"compress", required_argument, NULL, 'c'},
-	    {"min-size", required_argument, NULL, 'm'},
-	    {"platform", required_argument, NULL, 'p'},
-	    {"wide", no_argument, NULL, 'w'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"format", required_argument, NULL, 'f'},	{"compress", required_argument, NULL, 'c'},
+	    {"min-size", required_argument, NULL, 'm'}, {"platform", required_argument, NULL, 'p'},
+	    {"wide", no_argument, NULL, 'w'},		{"like", required_argument, NULL, 'l'},
+	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -490,6 +501,8 @@ static int pk_parse(struct pk_opts *o, int argc, char **argv)
 			o->x360 = !strcmp(optarg, "x360");
 		else if (c == 'w')
 			o->wide = true;
+		else if (c == 'l')
+			o->like = optarg;
 		else if (c == 'm' && (errno = 0, o->min_size = strtoull(optarg, &end, 10),
 				      !errno && *optarg >= '0' && *optarg <= '9' && !*end))
 			continue;
@@ -510,6 +523,10 @@ static int pk_parse(struct pk_opts *o, int argc, char **argv)
 	if (o->format != PK_EB && (o->compress == PK_CHUNKED || o->wide)) {
 		fprintf(stderr,
 			"psgfs-tool: pack: --compress chunked and --wide need --format eb\n");
+		return PACK_EXIT_USAGE;
+	}
+	if (o->like && o->format != PK_EB) {
+		fprintf(stderr, "psgfs-tool: pack: --like needs --format eb (EB v3 originals)\n");
 		return PACK_EXIT_USAGE;
 	}
 	o->dir = argv[optind];
@@ -618,6 +635,290 @@ static int pk_write(struct pk *pk, const struct pk_opts *o, int fd)
 	return 0;
 }
 
+/* ---- --like ORIG.big ---- */
+
+struct pk_like {
+	int fd;
+	struct src s;
+	struct arc a;
+	bool open;
+	uint8_t *head; /* ORIG's bytes before its first entry: header and tables, patched */
+	size_t head_len;
+	uint32_t shift, rec;
+	uint64_t size; /* ORIG's file size */
+};
+
+static uint64_t rd_be(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int k = 0; k < n; k++)
+		v = v << 8 | p[k];
+	return v;
+}
+
+static void wr_be(uint8_t *p, uint64_t v, int n)
+{
+	for (int k = n - 1; k >= 0; k--, v >>= 8)
+		p[k] = (uint8_t)v;
+}
+
+static void like_close(struct pk_like *l)
+{
+	if (l->open)
+		arc_free(&l->a);
+	free(l->head);
+	if (l->fd >= 0)
+		close(l->fd);
+}
+
+/* ORIG must be an EB v3 archive psgfs reads without a complaint, with its compression bytes,
+ * whose header and tables all lie before its first entry. */
+static int like_open(struct pk *pk, const char *path, struct pk_like *l)
+{
+	struct stat st;
+	struct diag d;
+	uint8_t h[0x30];
+	uint64_t first, comp_off;
+	enum rc r;
+
+	l->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (l->fd < 0 || fstat(l->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		pk_fail(pk, PACK_EXIT_READ, path, "cannot open: %s",
+			l->fd < 0 ? strerror(errno) : "not a regular file");
+		return -1;
+	}
+	l->size = (uint64_t)st.st_size;
+	src_init_fd(&l->s, &l->fd, l->size);
+	diag_init(&d);
+	r = arc_open(&l->s, NULL, &l->a, &d);
+	l->open = r == RC_OK;
+	if (r != RC_OK || l->a.kind != ARC_EB3 || d.n) {
+		pk_fail(pk, PACK_EXIT_LIKE, path, "cannot reproduce: %s",
+			r != RC_OK ? rc_str(r)
+			: d.n	   ? d.msg[0]
+				   : "not an EB v3 archive");
+		diag_free(&d);
+		return -1;
+	}
+	diag_free(&d);
+	if (src_read(&l->s, 0, h, sizeof h) != RC_OK)
+		return pk_fail(pk, PACK_EXIT_LIKE, path, "cannot reproduce: short header");
+	l->rec = rd_be(h + 8, 2) & 1 ? 20 : 16;
+	l->shift = h[10];
+	comp_off = 0x30 + ((uint64_t)l->a.n * l->rec + 15) / 16 * 16;
+	first = l->size;
+	for (uint32_t i = 0; i < l->a.n; i++) {
+		if (l->a.e[i].stored && l->a.e[i].off < first)
+			first = l->a.e[i].off;
+		if (l->a.e[i].table_method > 4)
+			return pk_fail(pk, PACK_EXIT_LIKE, path, "cannot reproduce: method %u",
+				       l->a.e[i].table_method);
+	}
+	if (rd_be(h + 12, 4) < comp_off + l->a.n || first < rd_be(h + 12, 4) + rd_be(h + 16, 4) ||
+	    l->shift > 31)
+		return pk_fail(pk, PACK_EXIT_LIKE, path,
+			       "cannot reproduce: no compression bytes, or tables after the data");
+	l->head_len = (size_t)first;
+	if (src_dup(&l->s, 0, l->head_len, &l->head) != RC_OK)
+		return pk_fail(pk, PACK_EXIT_READ, path, "cannot read");
+	return 0;
+}
+
+static int file_cmp(const void *key, const void *f)
+{
+	return pack_path_cmp(key, ((const struct pk_file *)f)->path);
+}
+
+/* pk->f in ORIG's table order: DIR must hold exactly ORIG's paths. */
+static int like_match(struct pk *pk, const struct pk_like *l, const char *orig)
+{
+	struct pk_file *v = calloc(pk->n ? pk->n : 1, sizeof *v);
+	bool *used = calloc(pk->n ? pk->n : 1, 1);
+
+	if (!v || !used) {
+		free(v);
+		free(used);
+		return -1;
+	}
+	for (uint32_t i = 0; !pk->code && i < l->a.n; i++) {
+		const char *p = l->a.paths + l->a.e[i].path;
+		struct pk_file *f = bsearch(p, pk->f, pk->n, sizeof *pk->f, file_cmp);
+
+		if (!f)
+			pk_fail(pk, PACK_EXIT_LIKE, p, "in %s, not in the folder", orig);
+		else if (used[f - pk->f])
+			pk_fail(pk, PACK_EXIT_LIKE, p, "twice in %s", orig);
+		else
+			used[f - pk->f] = true, v[i] = *f;
+	}
+	for (size_t j = 0; !pk->code && j < pk->n; j++)
+		if (!used[j])
+			pk_fail(pk, PACK_EXIT_LIKE, pk->f[j].path, "not in %s", orig);
+	free(used);
+	if (pk->code) {
+		free(v);
+		return 0;
+	}
+	free(pk->f);
+	pk->f = v;
+	pk->cap = pk->n;
+	return 0;
+}
+
+static enum rc copy_bytes(int from, uint64_t off, int to, uint64_t at, uint64_t n, uint8_t *tmp)
+{
+	while (n) {
+		size_t k = n < ARC_PIECE_MAX ? (size_t)n : ARC_PIECE_MAX;
+		struct gen_sink s;
+		struct src src;
+		int fd = to;
+
+		src_init_fd(&src, &from, off + k);
+		if (src_read(&src, off, tmp, k) != RC_OK)
+			return RC_IO;
+		gen_sink_fd(&s, &fd);
+		if (s.write_at(s.ctx, at, tmp, k) != RC_OK)
+			return RC_IO;
+		off += k, at += k, n -= k;
+	}
+	return RC_OK;
+}
+
+struct like_ix {
+	uint64_t off;
+	uint32_t i;
+};
+
+static int like_ix_cmp(const void *a, const void *b)
+{
+	const struct like_ix *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The whole file in memory, read through pk_fill (hashed, identity checked). */
+static uint8_t *like_read(struct pk *pk, struct pk_file *f)
+{
+	uint64_t len = (uint64_t)f->st.st_size;
+	uint8_t *b = malloc(len ? (size_t)len : 1);
+
+	if (!b) {
+		pk_fail(pk, PACK_EXIT_INTERNAL, f->path, "out of memory");
+		return NULL;
+	}
+	if (len)
+		pk_fill(f, 0, b, (size_t)len);
+	pk_close_cur(pk);
+	if (pk->code) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+/* One entry: copied as stored when DIR's bytes are ORIG's, else packed with ORIG's method
+ * (chunked ones as chunkref: RefPack or stored chunks). *cursor: the end of what is placed. */
+static void like_entry(struct pk *pk, struct pk_like *l, uint32_t i, int fd, uint8_t *piece,
+		       uint64_t *cursor, bool *moved)
+{
+	struct pk_file *f = &pk->f[i];
+	const struct arc_entry *e = &l->a.e[i];
+	uint8_t *rec = l->head + 0x30 + (size_t)i * l->rec, *data = like_read(pk, f);
+	struct sha256 want = f->sha, got;
+	char a[SHA256_HEX_LEN + 1], b[SHA256_HEX_LEN + 1];
+	uint64_t at, stored, align = 1ull << l->shift;
+	bool same;
+	enum rc r;
+
+	if (!data)
+		return;
+	r = entry_sha(&l->s, &l->a, i, piece, &got);
+	sha256_hex(&want, a);
+	sha256_hex(&got, b);
+	same = r == RC_OK && !strcmp(a, b) && e->size == (uint64_t)f->st.st_size;
+	/* an unchanged entry keeps its place while nothing before it grew (an empty one always) */
+	at = same && (e->off >= *cursor || !e->stored) ? e->off
+						       : (*cursor + align - 1) / align * align;
+	if (same) {
+		stored = e->stored;
+		r = copy_bytes(l->fd, e->off, fd, at, stored, piece);
+	} else {
+		uint8_t m = e->table_method;
+		struct gen_big_entry ge = {.data = data,
+					   .len = (uint64_t)f->st.st_size,
+					   .style = GB_STYLE_RW4,
+					   .chunk_align = 16};
+		struct gen_sink s;
+		int wfd = fd;
+
+		ge.method = !ge.len || m == 0 ? GB_STORED : m == 1 ? GB_REFPACK : GB_CHUNK_REFPACK;
+		gen_sink_fd(&s, &wfd);
+		r = gen_big_write_entry(&ge, &s, at, &stored);
+		if (r == RC_OK && stored <= UINT32_MAX) {
+			bool as_is = ge.method == GB_STORED && !rd_be(rec + 4, 4);
+
+			wr_be(rec + 4, as_is ? 0 : stored, 4);
+			wr_be(rec + 8, ge.len, 4);
+			l->head[0x30 + ((size_t)l->a.n * l->rec + 15) / 16 * 16 + i] = ge.method;
+		}
+	}
+	free(data);
+	if (r != RC_OK)
+		pk_fail(pk, r == RC_IO ? PACK_EXIT_WRITE : PACK_EXIT_INTERNAL, f->path,
+			"cannot write: %s", rc_str(r));
+	else if (stored > UINT32_MAX || (at >> l->shift) > UINT32_MAX)
+		pk_fail(pk, PACK_EXIT_LIMIT, f->path, "beyond the format (past 4 GiB << shift)");
+	wr_be(rec, at >> l->shift, 4);
+	*moved |= !same || at != e->off;
+	if (stored && at + stored > *cursor) /* an empty entry's offset may be the end */
+		*cursor = at + stored;
+}
+
+static void like_write(struct pk *pk, struct pk_like *l, int fd, const char *out)
+{
+	struct like_ix *ix = calloc(l->a.n ? l->a.n : 1, sizeof *ix);
+	uint8_t *piece = malloc(ARC_PIECE_MAX);
+	uint64_t cursor = l->head_len, end;
+	bool moved = false;
+	struct gen_sink s;
+	int wfd = fd;
+
+	if (!ix || !piece) {
+		pk_fail(pk, PACK_EXIT_INTERNAL, out, "out of memory");
+		goto done;
+	}
+	for (uint32_t i = 0; i < l->a.n; i++)
+		ix[i] = (struct like_ix){l->a.e[i].off, i};
+	qsort(ix, l->a.n, sizeof *ix, like_ix_cmp);
+	for (uint32_t k = 0; !pk->code && k < l->a.n; k++)
+		like_entry(pk, l, ix[k].i, fd, piece, &cursor, &moved);
+	if (pk->code)
+		goto done;
+	gen_sink_fd(&s, &wfd);
+	if (!moved && cursor < l->size) { /* unchanged: ORIG's tail (padding) too */
+		if (copy_bytes(l->fd, cursor, fd, cursor, l->size - cursor, piece) != RC_OK)
+			pk_fail(pk, PACK_EXIT_WRITE, out, "cannot write: %s", strerror(errno));
+		end = l->size;
+	} else {
+		uint64_t align = 1ull << l->shift;
+		uint8_t z = 0;
+
+		end = moved ? (cursor + align - 1) / align * align : cursor;
+		if (end > cursor && s.write_at(s.ctx, end - 1, &z, 1) != RC_OK)
+			pk_fail(pk, PACK_EXIT_WRITE, out, "cannot write: %s", strerror(errno));
+		if (moved)
+			wr_be(l->head + 0x18, end, 8);
+	}
+	if (!pk->code && s.write_at(s.ctx, 0, l->head, l->head_len) != RC_OK)
+		pk_fail(pk, PACK_EXIT_WRITE, out, "cannot write: %s", strerror(errno));
+done:
+	free(ix);
+	free(piece);
+}
+
 /* Every file once more: the same file as at the walk (catches a change after its read). */
 static void pk_recheck(struct pk *pk)
 {
@@ -669,22 +970,33 @@ static int pk_temp(const char *out, char **tmp)
 
 static int pk_finish(struct pk *pk, const struct pk_opts *o)
 {
+	struct pk_like l = {.fd = -1};
 	char *tmp = NULL;
 	int fd;
 
-	if (pk_check_hashes(pk, o) != 0)
+	if (o->like) { /* ORIG's hashes, order and tables */
+		if (like_open(pk, o->like, &l) == 0 && like_match(pk, &l, o->like) != 0)
+			pk_fail(pk, PACK_EXIT_INTERNAL, o->dir, "out of memory");
+	} else if (pk_check_hashes(pk, o) != 0) {
 		pk_fail(pk, PACK_EXIT_INTERNAL, o->dir, "out of memory");
-	if (pk->code)
+	}
+	if (pk->code) {
+		like_close(&l);
 		return pk->code;
+	}
 	fd = pk_temp(o->out, &tmp);
 	if (fd < 0) {
 		pk_fail(pk, PACK_EXIT_WRITE, o->out, "cannot create a temporary file beside it: %s",
 			strerror(errno));
+		like_close(&l);
 		free(tmp);
 		return pk->code;
 	}
-	if (pk_write(pk, o, fd) != 0)
+	if (o->like)
+		like_write(pk, &l, fd, o->out);
+	else if (pk_write(pk, o, fd) != 0)
 		pk_fail(pk, PACK_EXIT_INTERNAL, o->out, "out of memory");
+	like_close(&l);
 	if (!pk->code)
 		pk_recheck(pk);
 	if (!pk->code && fsync(fd) != 0)

@@ -23,6 +23,7 @@ enum pack_exit {
 	PACK_EXIT_WRITE = 10,  /* OUT cannot be written (its folder, the disk) */
 	PACK_EXIT_VERIFY = 11, /* the written archive does not read back as the sources */
 	PACK_EXIT_LIMIT = 12,  /* beyond the format: entry past 4 GiB, too many entries/folders */
+	PACK_EXIT_LIKE = 13,   /* --like: ORIG cannot be reproduced, or DIR lacks or adds paths */
 };
 
 /*

@@ -13,6 +13,12 @@ entries() { "$T" manifest --assets files "$1" | grep -v -e '^info\.txt	' -e '^er
 unpack() {
 	"$T" extract "$1" "$2" >/dev/null && rm -f "$2/info.txt" "$2/errors.txt"
 }
+pack_q() { "$T" pack "$@" >/dev/null; }
+# same_tree DIR ARCHIVE: the archive's extract is DIR's files
+same_tree() {
+	local x=$WORK/st.$RANDOM
+	unpack "$2" "$x" && diff -r "$1" "$x" >/dev/null
+}
 magic() { head -c 4 "$1" | od -An -tx1 | tr -d ' \n'; }
 left_over() { find "$1" -maxdepth 1 -name '.*.big.*' | grep -q .; }
 no_temp_left() { ! left_over "$WORK"; }
@@ -75,6 +81,41 @@ for a in "$WORK/game/data/content/createacharacter.big" "$WORK/game/data/audio/m
 	check "game ${a#"$WORK"/game/} ($fmt): same entries" cmp -s "$d.m1" "$d.m2"
 done
 
+# ---- --like ORIG.big: the original's header, tables, order and methods ----
+be32() { od -An -tu4 --endian=big -j "$2" -N4 "$1" | tr -d ' '; }
+# names_of FILE: the names and folders tables (offset and size from the header)
+names_of() {
+	dd if="$1" iflag=skip_bytes,count_bytes bs=64K skip="$(be32 "$1" 12)" \
+		count="$(be32 "$1" 16)" status=none
+}
+i=0
+for v in game stored refpack chunkref chunkzip chunklzx wide; do
+	i=$((i + 1))
+	o=$WORK/like-$v.big
+	case $v in
+	wide) "$PSGFS_GEN" big --seed 7 --wide --shift 11 --platform x360 "$o" ;;
+	*) "$PSGFS_GEN" big --variant "$v" --seed "$i" "$o" ;;
+	esac
+	unpack "$o" "$WORK/lx-$v"
+	check "--like $v: packs" pack_q --like "$o" "$WORK/lx-$v" "$WORK/l-$v.big"
+	check "--like $v: extract then pack gives the same file" cmp -s "$o" "$WORK/l-$v.big"
+done
+# one entry changed (the first in the data, so every later one moves), one grown at the end
+for v in game chunkzip wide; do
+	d=$WORK/lx-$v
+	first=$(find "$d" -type f -size +1k | sort | head -n 1)
+	head -c 5000 /dev/urandom > "$first"
+	last=$(find "$d" -type f -name '*.psa' | sort | tail -n 1)
+	printf 'tail' >> "$last"
+	check "--like $v, entries changed: packs" pack_q --like "$WORK/like-$v.big" "$d" "$WORK/c-$v.big"
+	check "--like $v, entries changed: reads back as the folder" same_tree "$d" "$WORK/c-$v.big"
+	names_of "$WORK/like-$v.big" > "$WORK/n1" || true
+	names_of "$WORK/c-$v.big" > "$WORK/n2" || true
+	check "--like $v, entries changed: same names and folders" cmp -s "$WORK/n1" "$WORK/n2"
+	check "--like $v, entries changed: same flags and shift" [ \
+		"$(od -An -tx1 -j8 -N3 "$WORK/like-$v.big")" = "$(od -An -tx1 -j8 -N3 "$WORK/c-$v.big")" ]
+done
+
 # ---- refusals: one line naming the file, a distinct exit code, OUT untouched ----
 printf 'keep me' > "$WORK/keep.big"
 cp "$WORK/keep.big" "$WORK/keep.ref"
@@ -127,6 +168,16 @@ for f in eb bigf; do
 done
 refuse 11 "sub/a.txt" "$WORK/r" PSGFS_PACK_TEST_CORRUPT=100 --compress chunked
 refuse 3 "no-such-dir" "$WORK/no-such-dir"
+# --like: DIR must hold exactly ORIG's paths; ORIG must be an EB v3 archive read clean
+mk
+refuse 13 "data/content" "$WORK/r" --like "$WORK/like-game.big"
+cp -r "$WORK/lx-stored" "$WORK/r2" && echo extra > "$WORK/r2/extra.txt"
+refuse 13 "extra.txt" "$WORK/r2" --like "$WORK/like-stored.big"
+rm "$WORK/r2/extra.txt" "$WORK/r2/data/content/createacharacter/catalog.xml"
+refuse 13 "catalog.xml" "$WORK/r2" --like "$WORK/like-stored.big"
+refuse 13 "p-bigf-none.big" "$WORK/src" --like "$WORK/p-bigf-none.big"
+"$PSGFS_GEN" big --variant overlap "$WORK/overlap.big"
+refuse 13 "overlap.big" "$WORK/src" --like "$WORK/overlap.big"
 mk && mkdir "$WORK/r/sub/locked" && echo x > "$WORK/r/sub/locked/f" && chmod 000 "$WORK/r/sub/locked"
 if [ "$(id -u)" != 0 ]; then refuse 3 "sub/locked" "$WORK/r"; fi
 chmod 700 "$WORK/r/sub/locked"
@@ -152,7 +203,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 # usage
 for bad in "--format zip" "--compress lzx" "--platform pc" "--min-size 1x" \
-	"--format bigf --compress chunked"; do
+	"--format bigf --compress chunked" "--format bigf --like $WORK/like-game.big"; do
 	rc=0
 	# shellcheck disable=SC2086
 	"$T" pack $bad "$WORK/r" "$WORK/u.big" 2>/dev/null || rc=$?

@@ -63,6 +63,10 @@ struct gen_big_opts {
 	uint16_t sort;	 /* sort-order flag bits written (0 = 0x80, offset order) */
 };
 
+/* One entry's stored bytes (e->method) at `at` of the sink; *stored their length. */
+enum rc gen_big_write_entry(const struct gen_big_entry *e, struct gen_sink *s, uint64_t at,
+			    uint64_t *stored);
+
 /* What the writer placed, by table index (tests compare arc_open's view with it). */
 struct gen_big_placed {
 	uint64_t off, stored;
