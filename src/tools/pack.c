@@ -34,14 +34,19 @@ enum pk_compress { PK_NONE, PK_REFPACK, PK_CHUNKED };
 struct pk_file {
 	char *path; /* relative to DIR, '/'-separated */
 	char *folder, *name;
-	struct stat st; /* at the walk */
+	struct stat st; /* at the walk (virt: st_size only) */
+	int root;	/* the folder it is relative to */
+	bool over;	/* from --overlay */
+	bool virt;	/* --like without DIR: ORIG's entry, copied as stored */
 	struct sha256 sha;
 	uint64_t hashed; /* bytes of it hashed so far (the writer reads each once, in order) */
 	struct pk *pk;
 };
 
 struct pk {
-	int root;
+	int root, root2; /* DIR, --overlay DIR2 */
+	int walk_root;	 /* the folder being walked */
+	bool walk_over;
 	struct pk_file *f;
 	size_t n, cap;
 	struct pk_file *cur; /* the file open in cur_fd */
@@ -195,6 +200,8 @@ static int pk_add(struct pk *pk, const char *path, const struct stat *st)
 	f->name = slash ? slash + 1 : f->path;
 	f->st = *st;
 	f->pk = pk;
+	f->root = pk->walk_root;
+	f->over = pk->walk_over;
 	sha256_init(&f->sha);
 	pk->n++;
 	return 0;
@@ -283,7 +290,7 @@ static void pk_close_cur(struct pk *pk)
 	if (!f)
 		return;
 	if (pk->hook && !strcmp(pk->hook, f->path)) {
-		int fd = openat(pk->root, f->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		int fd = openat(f->root, f->path, O_WRONLY | O_APPEND | O_CLOEXEC);
 
 		if (fd >= 0) {
 			(void)!write(fd, "!", 1);
@@ -303,7 +310,7 @@ static void pk_close_cur(struct pk *pk)
 static int pk_open(struct pk *pk, struct pk_file *f)
 {
 	struct stat st;
-	int fd = openat(pk->root, f->path, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	int fd = openat(f->root, f->path, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 
 	if (fd < 0) {
 		pk_fail(pk, errno == ELOOP ? PACK_EXIT_CHANGED : PACK_EXIT_READ, f->path,
@@ -443,7 +450,7 @@ struct pk_opts {
 	enum pk_compress compress;
 	uint64_t min_size;
 	bool wide, x360;
-	const char *dir, *out, *like;
+	const char *dir, *out, *like, *overlay;
 };
 
 static void pack_usage(FILE *o)
@@ -451,6 +458,7 @@ static void pack_usage(FILE *o)
 	fprintf(
 	    o,
 	    "usage: psgfs-tool pack [options] DIR OUT.big\n"
+	    "       psgfs-tool pack --like ORIG.big [--overlay DIR2] [options] [DIR] OUT.big\n"
 	    "  --format eb|bigf|big4     archive kind (default eb: EB v3, big-endian)\n"
 	    "  --compress none|refpack|chunked\n"
 	    "                            entries as RefPack streams (default), chunkref\n"
@@ -459,6 +467,12 @@ static void pack_usage(FILE *o)
 	    "                            empty entries are always stored\n"
 	    "  --platform ps3|x360       the console (the container is the same for both)\n"
 	    "  --wide                    eb: 20-byte records (two hash words)\n"
+	    "  --like ORIG.big           eb: ORIG's header, tables, order and methods; DIR\n"
+	    "                            must hold ORIG's paths; unchanged entries are copied\n"
+	    "                            as stored, changed ones packed with ORIG's method;\n"
+	    "                            without DIR, ORIG's entries themselves\n"
+	    "  --overlay DIR2            DIR2's files replace DIR's (ORIG's) at the same path,\n"
+	    "                            or are added (not with --like)\n"
 	    "Entries are DIR's regular files, sorted bytewise by path; links and special files\n"
 	    "are refused. OUT is written beside itself and renamed into place once it reads back.\n"
 	    "exit status: 0 ok, 1 internal error, 2 usage, 3 cannot read DIR or a file in it,\n"
@@ -472,10 +486,15 @@ static void pack_usage(FILE *o)
 static int pk_parse(struct pk_opts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
-	    {"format", required_argument, NULL, 'f'},	{"compress", required_argument, NULL, 'c'},
-	    {"min-size", required_argument, NULL, 'm'}, {"platform", required_argument, NULL, 'p'},
-	    {"wide", no_argument, NULL, 'w'},		{"like", required_argument, NULL, 'l'},
-	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0},
+	    {"format", required_argument, NULL, 'f'},
+	    {"compress", required_argument, NULL, 'c'},
+	    {"min-size", required_argument, NULL, 'm'},
+	    {"platform", required_argument, NULL, 'p'},
+	    {"wide", no_argument, NULL, 'w'},
+	    {"like", required_argument, NULL, 'l'},
+	    {"overlay", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -503,6 +522,8 @@ static int pk_parse(struct pk_opts *o, int argc, char **argv)
 			o->wide = true;
 		else if (c == 'l')
 			o->like = optarg;
+		else if (c == 'o')
+			o->overlay = optarg;
 		else if (c == 'm' && (errno = 0, o->min_size = strtoull(optarg, &end, 10),
 				      !errno && *optarg >= '0' && *optarg <= '9' && !*end))
 			continue;
@@ -516,7 +537,7 @@ static int pk_parse(struct pk_opts *o, int argc, char **argv)
 			return PACK_EXIT_USAGE;
 		}
 	}
-	if (argc - optind != 2) {
+	if (argc - optind != 2 && !(o->like && argc - optind == 1)) {
 		pack_usage(stderr);
 		return PACK_EXIT_USAGE;
 	}
@@ -529,8 +550,8 @@ static int pk_parse(struct pk_opts *o, int argc, char **argv)
 		fprintf(stderr, "psgfs-tool: pack: --like needs --format eb (EB v3 originals)\n");
 		return PACK_EXIT_USAGE;
 	}
-	o->dir = argv[optind];
-	o->out = argv[optind + 1];
+	o->dir = argc - optind == 2 ? argv[optind] : NULL;
+	o->out = argv[argc - 1];
 	return -1;
 }
 
@@ -730,6 +751,27 @@ static int file_cmp(const void *key, const void *f)
 	return pack_path_cmp(key, ((const struct pk_file *)f)->path);
 }
 
+/* Without DIR: ORIG's entries not replaced by the overlay, as entries copied as stored. */
+static void like_virtual(struct pk *pk, const struct pk_like *l)
+{
+	for (uint32_t i = 0; !pk->code && i < l->a.n; i++) {
+		const char *p = l->a.paths + l->a.e[i].path;
+		struct stat st = {.st_size = (off_t)l->a.e[i].size};
+		bool have = false;
+
+		for (size_t j = 0; j < pk->n && !have; j++) /* the overlay's files: few */
+			have = pk->f[j].over && !strcmp(pk->f[j].path, p);
+		if (have)
+			continue;
+		if (pk_add(pk, p, &st) != 0)
+			pk_fail(pk, PACK_EXIT_INTERNAL, p, "out of memory");
+		else
+			pk->f[pk->n - 1].virt = true;
+	}
+	if (!pk->code)
+		qsort(pk->f, pk->n, sizeof *pk->f, path_sort);
+}
+
 /* pk->f in ORIG's table order: DIR must hold exactly ORIG's paths. */
 static int like_match(struct pk *pk, const struct pk_like *l, const char *orig)
 {
@@ -826,7 +868,8 @@ static void like_entry(struct pk *pk, struct pk_like *l, uint32_t i, int fd, uin
 {
 	struct pk_file *f = &pk->f[i];
 	const struct arc_entry *e = &l->a.e[i];
-	uint8_t *rec = l->head + 0x30 + (size_t)i * l->rec, *data = like_read(pk, f);
+	uint8_t *rec = l->head + 0x30 + (size_t)i * l->rec,
+		*data = f->virt ? malloc(1) : like_read(pk, f);
 	struct sha256 want = f->sha, got;
 	char a[SHA256_HEX_LEN + 1], b[SHA256_HEX_LEN + 1];
 	uint64_t at, stored, align = 1ull << l->shift;
@@ -836,12 +879,22 @@ static void like_entry(struct pk *pk, struct pk_like *l, uint32_t i, int fd, uin
 	if (!data)
 		return;
 	r = entry_sha(&l->s, &l->a, i, piece, &got);
+	if (f->virt) { /* ORIG's own bytes: what the read back must find */
+		if (r != RC_OK) {
+			free(data);
+			pk_fail(pk, PACK_EXIT_LIKE, f->path, "cannot reproduce: %s", rc_str(r));
+			return;
+		}
+		want = f->sha = got;
+	}
 	sha256_hex(&want, a);
 	sha256_hex(&got, b);
 	same = r == RC_OK && !strcmp(a, b) && e->size == (uint64_t)f->st.st_size;
-	/* an unchanged entry keeps its place while nothing before it grew (an empty one always) */
-	at = same && (e->off >= *cursor || !e->stored) ? e->off
-						       : (*cursor + align - 1) / align * align;
+	/* an unchanged entry keeps its place while nothing before it grew (an empty one until
+	 * something moved: its offset may be ORIG's end, past a shorter archive's) */
+	at = same && (e->stored ? e->off >= *cursor : !*moved)
+		 ? e->off
+		 : (*cursor + align - 1) / align * align;
 	if (same) {
 		stored = e->stored;
 		r = copy_bytes(l->fd, e->off, fd, at, stored, piece);
@@ -925,7 +978,9 @@ static void pk_recheck(struct pk *pk)
 	for (size_t i = 0; !pk->code && i < pk->n; i++) {
 		struct stat st;
 
-		if (fstatat(pk->root, pk->f[i].path, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		if (pk->f[i].virt)
+			continue;
+		if (fstatat(pk->f[i].root, pk->f[i].path, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
 		    !same_file(&st, &pk->f[i].st))
 			pk_fail(pk, PACK_EXIT_CHANGED, pk->f[i].path,
 				"changed while it was packed");
@@ -975,10 +1030,12 @@ static int pk_finish(struct pk *pk, const struct pk_opts *o)
 	int fd;
 
 	if (o->like) { /* ORIG's hashes, order and tables */
-		if (like_open(pk, o->like, &l) == 0 && like_match(pk, &l, o->like) != 0)
-			pk_fail(pk, PACK_EXIT_INTERNAL, o->dir, "out of memory");
+		if (like_open(pk, o->like, &l) == 0 && !o->dir)
+			like_virtual(pk, &l);
+		if (!pk->code && like_match(pk, &l, o->like) != 0)
+			pk_fail(pk, PACK_EXIT_INTERNAL, o->like, "out of memory");
 	} else if (pk_check_hashes(pk, o) != 0) {
-		pk_fail(pk, PACK_EXIT_INTERNAL, o->dir, "out of memory");
+		pk_fail(pk, PACK_EXIT_INTERNAL, o->out, "out of memory");
 	}
 	if (pk->code) {
 		like_close(&l);
@@ -1015,31 +1072,68 @@ static int pk_finish(struct pk *pk, const struct pk_opts *o)
 	return pk->code;
 }
 
+/* Walk a folder into pk->f; returns its descriptor (kept: files are opened relative to it). */
+static int pk_walk_root(struct pk *pk, const char *dir, bool over)
+{
+	int root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), dfd;
+
+	if (root < 0) {
+		pk_fail(pk, PACK_EXIT_READ, dir, "cannot open folder: %s", strerror(errno));
+		return -1;
+	}
+	dfd = dup(root);
+	pk->walk_root = root;
+	pk->walk_over = over;
+	if (dfd < 0)
+		pk_fail(pk, PACK_EXIT_READ, dir, "%s", strerror(errno));
+	else
+		pk_walk(pk, dfd, "", 0);
+	return root;
+}
+
+static int merge_sort(const void *a, const void *b)
+{
+	const struct pk_file *x = a, *y = b;
+	int c = pack_path_cmp(x->path, y->path);
+
+	return c ? c : (int)x->over - (int)y->over;
+}
+
+/* Sorted by path; an overlay file replaces the file of DIR at the same path. */
+static void pk_merge(struct pk *pk)
+{
+	size_t k = 0;
+
+	qsort(pk->f, pk->n, sizeof *pk->f, merge_sort);
+	for (size_t i = 0; i < pk->n; i++) {
+		if (i + 1 < pk->n && !strcmp(pk->f[i].path, pk->f[i + 1].path)) {
+			free(pk->f[i].path);
+			free(pk->f[i].folder);
+			continue;
+		}
+		pk->f[k++] = pk->f[i];
+	}
+	pk->n = k;
+}
+
 int pack_main(int argc, char **argv)
 {
 	struct pk_opts o = {0};
-	struct pk pk = {.root = -1, .cur_fd = -1};
-	int rc = pk_parse(&o, argc, argv), dfd;
+	struct pk pk = {.root = -1, .root2 = -1, .cur_fd = -1};
+	int rc = pk_parse(&o, argc, argv);
 
 	if (rc >= 0)
 		return rc;
 	pk.hook = getenv("PSGFS_PACK_TEST_CHANGE");
 	pk.corrupt = getenv("PSGFS_PACK_TEST_CORRUPT");
-	pk.root = open(o.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pk.root < 0) {
-		fprintf(stderr, "psgfs-tool: pack: %s: cannot open folder: %s\n", o.dir,
-			strerror(errno));
-		return PACK_EXIT_READ;
-	}
-	dfd = dup(pk.root);
-	if (dfd < 0)
-		pk_fail(&pk, PACK_EXIT_READ, o.dir, "%s", strerror(errno));
-	else
-		pk_walk(&pk, dfd, "", 0);
+	if (o.dir)
+		pk.root = pk_walk_root(&pk, o.dir, false);
+	if (o.overlay && !pk.code)
+		pk.root2 = pk_walk_root(&pk, o.overlay, true);
 	if (!pk.code && pk.n > UINT32_MAX)
-		pk_fail(&pk, PACK_EXIT_LIMIT, o.dir, "more than 4294967295 files");
+		pk_fail(&pk, PACK_EXIT_LIMIT, o.out, "more than 4294967295 files");
 	if (!pk.code)
-		qsort(pk.f, pk.n, sizeof *pk.f, path_sort);
+		pk_merge(&pk);
 	rc = pk.code ? pk.code : pk_finish(&pk, &o);
 	if (pk.cur)
 		close(pk.cur_fd);
@@ -1052,6 +1146,9 @@ int pack_main(int argc, char **argv)
 		free(pk.f[i].folder);
 	}
 	free(pk.f);
-	close(pk.root);
+	if (pk.root >= 0)
+		close(pk.root);
+	if (pk.root2 >= 0)
+		close(pk.root2);
 	return rc;
 }

@@ -100,6 +100,7 @@ for v in game stored refpack chunkref chunkzip chunklzx wide; do
 	check "--like $v: packs" pack_q --like "$o" "$WORK/lx-$v" "$WORK/l-$v.big"
 	check "--like $v: extract then pack gives the same file" cmp -s "$o" "$WORK/l-$v.big"
 done
+cp -r "$WORK/lx-game" "$WORK/lx-game-orig"
 # one entry changed (the first in the data, so every later one moves), one grown at the end
 for v in game chunkzip wide; do
 	d=$WORK/lx-$v
@@ -115,6 +116,26 @@ for v in game chunkzip wide; do
 	check "--like $v, entries changed: same flags and shift" [ \
 		"$(od -An -tx1 -j8 -N3 "$WORK/like-$v.big")" = "$(od -An -tx1 -j8 -N3 "$WORK/c-$v.big")" ]
 done
+
+# ---- --overlay DIR2: its files replace DIR's (or ORIG's) at the same path, or are added ----
+mkdir -p "$WORK/ov/data/content/createacharacter"
+echo "new catalog" > "$WORK/ov/data/content/createacharacter/catalog.xml"
+echo "added" > "$WORK/ov/added.txt"
+cp -r "$WORK/src" "$WORK/merged" && cp -r "$WORK/ov/." "$WORK/merged/"
+check "--overlay: packs" pack_q --overlay "$WORK/ov" "$WORK/src" "$WORK/o1.big"
+check "--overlay: DIR's files with DIR2's over them" same_tree "$WORK/merged" "$WORK/o1.big"
+check "--like without DIR: ORIG itself" pack_q --like "$WORK/like-game.big" "$WORK/o2.big"
+check "--like without DIR: the same file" cmp -s "$WORK/like-game.big" "$WORK/o2.big"
+rm "$WORK/ov/added.txt"
+rm -rf "$WORK/merged" && cp -r "$WORK/lx-game-orig" "$WORK/merged" && cp -r "$WORK/ov/." "$WORK/merged/"
+# the overlay's catalog is shorter: the entries after it (the empty one at ORIG's end) move
+check "--like --overlay: packs" pack_q --like "$WORK/like-game.big" --overlay "$WORK/ov" "$WORK/o3.big"
+check "--like --overlay: ORIG's entries with DIR2's over them" same_tree "$WORK/merged" "$WORK/o3.big"
+names_of "$WORK/like-game.big" > "$WORK/n1" || true
+names_of "$WORK/o3.big" > "$WORK/n2" || true
+check "--like --overlay: same names and folders" cmp -s "$WORK/n1" "$WORK/n2"
+check "--like --overlay: smaller than ORIG" [ "$(stat -c %s "$WORK/o3.big")" -lt \
+	"$(stat -c %s "$WORK/like-game.big")" ]
 
 # ---- refusals: one line naming the file, a distinct exit code, OUT untouched ----
 printf 'keep me' > "$WORK/keep.big"
@@ -176,6 +197,12 @@ refuse 13 "extra.txt" "$WORK/r2" --like "$WORK/like-stored.big"
 rm "$WORK/r2/extra.txt" "$WORK/r2/data/content/createacharacter/catalog.xml"
 refuse 13 "catalog.xml" "$WORK/r2" --like "$WORK/like-stored.big"
 refuse 13 "p-bigf-none.big" "$WORK/src" --like "$WORK/p-bigf-none.big"
+mkdir -p "$WORK/ov2" && echo x > "$WORK/ov2/added.txt"
+rc=0
+"$T" pack --like "$WORK/like-game.big" --overlay "$WORK/ov2" "$WORK/keep.big" 2> "$WORK/err" >/dev/null ||
+	rc=$?
+check "--like --overlay adding a path: exit 13 (got $rc)" [ "$rc" = 13 ]
+check "--like --overlay adding a path: one line naming it" one_line_naming added.txt
 "$PSGFS_GEN" big --variant overlap "$WORK/overlap.big"
 refuse 13 "overlap.big" "$WORK/src" --like "$WORK/overlap.big"
 mk && mkdir "$WORK/r/sub/locked" && echo x > "$WORK/r/sub/locked/f" && chmod 000 "$WORK/r/sub/locked"
