@@ -768,7 +768,7 @@ static void like_virtual(struct pk *pk, const struct pk_like *l)
 		else
 			pk->f[pk->n - 1].virt = true;
 	}
-	if (!pk->code)
+	if (!pk->code && pk->n)
 		qsort(pk->f, pk->n, sizeof *pk->f, path_sort);
 }
 
@@ -785,7 +785,8 @@ static int like_match(struct pk *pk, const struct pk_like *l, const char *orig)
 	}
 	for (uint32_t i = 0; !pk->code && i < l->a.n; i++) {
 		const char *p = l->a.paths + l->a.e[i].path;
-		struct pk_file *f = bsearch(p, pk->f, pk->n, sizeof *pk->f, file_cmp);
+		struct pk_file *f =
+		    pk->n ? bsearch(p, pk->f, pk->n, sizeof *pk->f, file_cmp) : NULL;
 
 		if (!f)
 			pk_fail(pk, PACK_EXIT_LIKE, p, "in %s, not in the folder", orig);
@@ -1104,7 +1105,8 @@ static void pk_merge(struct pk *pk)
 {
 	size_t k = 0;
 
-	qsort(pk->f, pk->n, sizeof *pk->f, merge_sort);
+	if (pk->n) /* pk->f is NULL before the first file */
+		qsort(pk->f, pk->n, sizeof *pk->f, merge_sort);
 	for (size_t i = 0; i < pk->n; i++) {
 		if (i + 1 < pk->n && !strcmp(pk->f[i].path, pk->f[i + 1].path)) {
 			free(pk->f[i].path);

@@ -58,6 +58,13 @@ check "same folder, same bytes" cmp -s "$WORK/p-eb-refpack.big" "$WORK/again.big
 # an empty entry is stored (its table row: stored size 0 = as is)
 check "the empty entry is listed" grep -q '	0	' "$WORK/orig.m"
 
+# an empty folder is an archive of no entries
+mkdir "$WORK/empty"
+for f in eb bigf big4; do
+	check "--format $f: an empty folder packs" pack_q --format $f "$WORK/empty" "$WORK/e-$f.big"
+	check "--format $f: an empty folder reads back empty" same_tree "$WORK/empty" "$WORK/e-$f.big"
+done
+
 # a packed archive mounts, and shows the same files as the original's extract
 mkdir "$WORK/mnt"
 if mount_psgfs "$WORK/p-eb-chunked.big" "$WORK/mnt" -o assets=files; then
