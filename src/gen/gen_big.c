@@ -331,6 +331,12 @@ static enum rc write_entry(const struct gen_big_entry *e, struct gen_sink *s, ui
 	}
 }
 
+enum rc gen_big_write_entry(const struct gen_big_entry *e, struct gen_sink *s, uint64_t at,
+			    uint64_t *stored)
+{
+	return write_entry(e, s, at, stored);
+}
+
 /* ---- the EB v3 tables ---- */
 
 struct eb_layout {
@@ -414,6 +420,15 @@ static char *join_path(const char *folder, const char *name)
 		memcpy(p + a + 1, name, b + 1);
 	}
 	return p;
+}
+
+uint64_t gen_big_hash(const char *folder, const char *name)
+{
+	char *path = join_path(folder, name);
+	uint64_t h = path ? fnv1a64(path, strlen(path)) : 0;
+
+	free(path);
+	return h;
 }
 
 static enum rc eb_tables(const struct gen_big_opts *o, const struct gen_big_entry *e, uint32_t n,
@@ -521,7 +536,7 @@ enum rc gen_bigf_write(bool big4, const struct gen_big_entry *e, uint32_t n, str
 	enum rc r = RC_OK;
 
 	for (uint32_t i = 0; i < n; i++)
-		hdr += 8 + strlen(e[i].folder) + 1 + strlen(e[i].name) + 1;
+		hdr += 8 + strlen(e[i].folder) + (*e[i].folder ? 1 : 0) + strlen(e[i].name) + 1;
 	hdr = align_up(hdr, 16);
 	buf_put(out, big4 ? "BIG4" : "BIGF", 4);
 	buf_u32le(out, 0); /* archive size, set below */
@@ -545,8 +560,10 @@ enum rc gen_bigf_write(bool big4, const struct gen_big_entry *e, uint32_t n, str
 		free(in);
 		buf_u32be(out, (uint32_t)(at + start));
 		buf_u32be(out, (uint32_t)(d.len - start));
-		buf_puts(out, e[i].folder);
-		buf_putc(out, '/');
+		if (*e[i].folder) { /* an empty folder: the name alone, never "/name" */
+			buf_puts(out, e[i].folder);
+			buf_putc(out, '/');
+		}
 		buf_puts(out, e[i].name);
 		buf_putc(out, 0);
 		buf_pad_to(&d, 16);

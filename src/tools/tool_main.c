@@ -19,6 +19,8 @@
 #include "psgfs/formats/archive.h"
 #include "psgfs/tree/tree.h"
 
+#include "pack.h"
+
 static void usage(FILE *out)
 {
 	fprintf(
@@ -34,6 +36,8 @@ static void usage(FILE *out)
 	    "                      are written as holes, and an extract that does not fit in\n"
 	    "                      the space left is refused before anything is written\n"
 	    "  walk FILE           render every file; print counts; list files that fail\n"
+	    "  pack DIR OUT        write the archive OUT from the folder DIR (EB v3, BIGF, BIG4;\n"
+	    "                      options and exit codes: psgfs-tool pack --help)\n"
 	    "  manifest FILE       every entry, sorted: 'path<TAB>size<TAB>sha256' for files\n"
 	    "                      (sha256 'EIO' when the file cannot be read), "
 	    "'path/<TAB>-<TAB>-'\n"
@@ -851,7 +855,11 @@ int main(int argc, char **argv)
 	struct tree *t;
 	enum tree_open_fail f;
 	char why[512];
-	int rc = parse_args(&a, argc, argv);
+	int rc;
+
+	if (argc > 1 && !strcmp(argv[1], "pack"))
+		return pack_main(argc - 1, argv + 1);
+	rc = parse_args(&a, argc, argv);
 
 	if (rc >= 0) {
 		free(a.hierarchy_text);

@@ -63,6 +63,10 @@ struct gen_big_opts {
 	uint16_t sort;	 /* sort-order flag bits written (0 = 0x80, offset order) */
 };
 
+/* One entry's stored bytes (e->method) at `at` of the sink; *stored their length. */
+enum rc gen_big_write_entry(const struct gen_big_entry *e, struct gen_sink *s, uint64_t at,
+			    uint64_t *stored);
+
 /* What the writer placed, by table index (tests compare arc_open's view with it). */
 struct gen_big_placed {
 	uint64_t off, stored;
@@ -76,10 +80,14 @@ struct gen_big_placed {
 enum rc gen_big_write(const struct gen_big_opts *o, const struct gen_big_entry *e, uint32_t n,
 		      struct gen_sink *out, struct gen_big_placed *placed, uint64_t *total);
 
+/* The hash an EB v3 record holds for folder/name: FNV-1a 64 of folder + "/" + name (the
+ * upper word in 16-byte records, both words in 20-byte ones). */
+uint64_t gen_big_hash(const char *folder, const char *name);
+
 /* BIGF and BIG4: "BIGF"/"BIG4", u32 little-endian archive size, u32 big-endian count and
  * header size, then {u32 BE offset, u32 BE size, NUL-terminated name} per entry. Entries with
  * method GB_REFPACK are RefPack streams (readers detect them by their header); others are
- * stored. Folder and name are joined with "/". */
+ * stored. Folder and name are joined with "/" (the name alone when the folder is empty). */
 enum rc gen_bigf_write(bool big4, const struct gen_big_entry *e, uint32_t n, struct buf *out);
 
 /* The LZX stream (uncompressed blocks, XMem framing) of in[0..n), appended to out. */
