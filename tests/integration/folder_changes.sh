@@ -242,7 +242,8 @@ fd0=$(ls "/proc/$DPID/fd" | wc -l)
 		r=$(awk '/^RssAnon/ {print $2}' "/proc/$DPID/status" 2>/dev/null || echo 0)
 		[ "$f" -gt "$fmax" ] && fmax=$f
 		[ "${r:-0}" -gt "$rmax" ] && rmax=$r
-		echo "$fmax $rmax" >"$WORK/sampled"
+		# renamed into place: the reader below must never see the file truncated
+		echo "$fmax $rmax" >"$WORK/sampled.new" && mv -f "$WORK/sampled.new" "$WORK/sampled"
 		sleep 0.05
 	done
 ) &
