@@ -36,7 +36,10 @@ struct gf {
 	int dirfd;
 	struct prng r;
 	struct gen_folder_manifest *m;
-	enum rc err; /* sticky: the first failure */
+	bool real;	    /* gen_folder_opts.real_shape */
+	uint32_t tex_count; /* real: textures of the next companion (its first TOC GUID is
+			       0x2c7f381800171900, as gen_psg_textures numbers them) */
+	enum rc err;	    /* sticky: the first failure */
 	uint32_t serial;
 	uint32_t in_group[4]; /* models, textures, psk, psa: assets placed so far */
 };
@@ -193,12 +196,34 @@ static uint64_t next_seed(struct gf *g)
 	return prng_next(&g->r) | 1; /* never 0, which the generators read as "default" */
 }
 
+/* A character model as real cas_db files are: the skater encoding, rig bone names, a few
+ * meshes of some thousand vertices. */
+static enum rc real_model_bytes(struct gf *g, struct buf *b)
+{
+	struct gen_skinned_opts o = {.layout = GEN_SK_SKATER, .rig_names = true};
+
+	/* Materials naming the companion's textures (put_pair writes it with tex_count). */
+	o.tex_guid = 0x2c7f381800171900ull;
+	o.tex_count = g->tex_count;
+
+	o.seed = next_seed(g);
+	o.n_bones = 40 + prng_below(&g->r, 92);
+	o.n_meshes = 2 + prng_below(&g->r, 5);
+	o.verts = 1000 + prng_below(&g->r, 4001);
+	o.islands = 1 + prng_below(&g->r, 3);
+	o.tris = 300 + prng_below(&g->r, 1201);
+	o.shuffle_seed = prng_below(&g->r, 2) ? next_seed(g) : 0;
+	return gen_psg_skinned(&o, b, NULL);
+}
+
 /* Half static sky models (their materials name textures of the companion), half small
- * skinned ones. */
+ * skinned ones; real-shaped folders: character models. */
 static enum rc model_bytes(struct gf *g, struct buf *b)
 {
 	struct gen_skinned_opts o = {.layout = -1};
 
+	if (g->real)
+		return real_model_bytes(g, b);
 	if (prng_below(&g->r, 2) == 0)
 		return gen_psg_sky(next_seed(g), b, NULL);
 	o.seed = next_seed(g);
@@ -218,8 +243,29 @@ static enum rc textures_bytes(struct gf *g, size_t n_specs, struct buf *b)
 
 	o.specs = gen_tex_default_specs(&n);
 	o.n_specs = n_specs && n_specs < n ? n_specs : n;
+	if (g->real) { /* a run of tex_count of the real arena's textures (all of it for 0) */
+		o.specs = gen_tex_real_specs(&n);
+		o.n_specs = n_specs ? g->tex_count : n;
+		o.specs += prng_below(&g->r, (uint32_t)(n - o.n_specs + 1));
+	}
 	o.shuffle_seed = next_seed(g);
 	return gen_psg_textures(&o, b, NULL, NULL);
+}
+
+/* A per-texture arena as the game names them: 0x<GUID>.psg, its one TOC entry that GUID. */
+static void put_texture_arena(struct gf *g, const char *dir, uint32_t id)
+{
+	struct gen_tex_opts o = {.n_specs = 1, .guid_first = id};
+	char p[4096];
+	size_t n;
+	struct buf b;
+
+	o.specs = gen_tex_real_specs(&n);
+	o.specs += 1 + prng_below(&g->r, (uint32_t)(n - 1)); /* 512x512 and smaller */
+	o.shuffle_seed = next_seed(g);
+	snprintf(p, sizeof p, "%s/0x%016llx.psg", dir, 0x2c7f381800171900ull + id);
+	buf_init(&b);
+	put_buf(g, p, &b, gen_psg_textures(&o, &b, NULL, NULL), "textures", "asset");
 }
 
 static enum rc psk_bytes(struct gf *g, struct buf *b)
@@ -265,6 +311,8 @@ static void put_pair(struct gf *g, const char *dir, const char *stem)
 	char p[4096];
 	struct buf b;
 
+	if (g->real) /* 3-8 textures, which the model's materials name */
+		g->tex_count = 3 + prng_below(&g->r, 6);
 	buf_init(&b);
 	snprintf(p, sizeof p, "%s/%s.psg", dir, stem);
 	put_buf(g, p, &b, model_bytes(g, &b), "model", "asset");
@@ -303,6 +351,8 @@ static uint32_t put_one(struct gf *g, uint32_t left)
 	uint32_t id = g->serial++;
 	struct buf b;
 
+	if (g->real) /* character pairs and per-texture arenas, no Unreal files */
+		pick = pick < 6 && left >= 2 ? 0 : 4;
 	if (pick < 4 && left < 2)
 		pick = 4 + prng_below(&g->r, 3);
 	if (pick < 4) {
@@ -313,6 +363,11 @@ static uint32_t put_one(struct gf *g, uint32_t left)
 		snprintf(stem, sizeof stem, "%s_%05u", cat, id);
 		put_pair(g, dir, stem);
 		return 2;
+	}
+	if (pick == 4 && g->real) {
+		group_dir(g, K_TEX, dir, sizeof dir);
+		put_texture_arena(g, dir, id);
+		return 1;
 	}
 	buf_init(&b);
 	if (pick == 4) {
@@ -438,7 +493,7 @@ enum rc gen_folder(const struct gen_folder_opts *o, const char *outdir,
 		   struct gen_folder_manifest *m)
 {
 	uint32_t assets = o->assets ? o->assets : 60;
-	struct gf g = {.dirfd = -1, .m = m};
+	struct gf g = {.dirfd = -1, .m = m, .real = o->real_shape};
 	enum rc r;
 
 	if (m)

@@ -864,7 +864,7 @@ static enum rc gen_alloc(struct gen *g)
 	g->refs = xcalloc_n(nm, sizeof *g->refs);
 	g->iaabb = xcalloc_n(total_islands, sizeof *g->iaabb);
 	g->iarea = xcalloc_n(total_islands, sizeof *g->iarea);
-	g->ch = xcalloc_n(nm, sizeof *g->ch);
+	g->ch = xcalloc_n(nm, 4 * sizeof *g->ch);
 	g->mats = xcalloc_n(nm, sizeof *g->mats);
 	g->mnames = xcalloc_n(nm, sizeof *g->mnames);
 	g->bnames = xcalloc_n(g->op.n_bones, sizeof *g->bnames);
@@ -884,16 +884,27 @@ static enum rc gen_alloc(struct gen *g)
 /* VersionData, one named material per mesh, and the model's slot and layout. */
 static void gen_header_objects(struct gen *g)
 {
+	static const char *const tex_inputs[3] = {"diffuse", "specular", "detail"};
+
 	struct psgo_model *pm = &g->pm;
 
 	psgo_version(g->b, PSGO_NEW, true);
 	for (uint32_t i = 0; i < g->op.n_meshes; i++) {
+		struct psgo_channel *ch = &g->ch[4 * i];
+
 		snprintf(g->mnames[i], sizeof g->mnames[i], "skin_mat_%u", i);
-		g->ch[i] = (struct psgo_channel){.shader_input = "Name",
-						 .image_channel = 0xFFFF,
-						 .guid = 0x1000 + i,
-						 .stream_name = g->mnames[i]};
-		g->mats[i] = (struct psgo_material){0, &g->ch[i], 1};
+		ch[0] = (struct psgo_channel){.shader_input = "Name",
+					      .image_channel = 0xFFFF,
+					      .guid = 0x1000 + i,
+					      .stream_name = g->mnames[i]};
+		/* Texture channels as real models write them (stream form, companion GUIDs). */
+		for (uint32_t c = 0; c < 3 && g->op.tex_count; c++)
+			ch[1 + c] = (struct psgo_channel){.shader_input = tex_inputs[c],
+							  .image_channel = 0xFFFF,
+							  .guid = g->op.tex_guid +
+								  (3 * i + c) % g->op.tex_count,
+							  .stream_name = tex_inputs[c]};
+		g->mats[i] = (struct psgo_material){0, ch, g->op.tex_count ? 4 : 1};
 	}
 	g->mat_idx = psgo_material(g->b, PSGO_NEW, g->mats, g->op.n_meshes);
 	g->model_idx = psgb_reserve(g->b);

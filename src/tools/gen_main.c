@@ -100,6 +100,11 @@ static void usage(FILE *out)
 	    "  --assets N          well-formed asset files besides the junk, 1 to 1000000\n"
 	    "                      (default 60; models count with their companions)\n"
 	    "  --wide N            of those, N in one folder (cas_db/wide), 0 to 1000000\n"
+	    "  --real-shape        assets sized like real Skate 3 character files: skater\n"
+	    "                      models (40-131 rig bones, 2-6 meshes of 1,000-5,000\n"
+	    "                      vertices) beside companions of 3-8 DXT textures up to\n"
+	    "                      1024x1024 that their materials name, and per-texture\n"
+	    "                      arenas named 0x<GUID>.psg\n"
 	    "  --manifest FILE     write 'path kind shown' rows, one per entry written\n"
 	    "textures:\n"
 	    "  --platform P        ps3 (default), x360 (an Xbox 360 .rx2 arena of twins) or\n"
@@ -722,6 +727,7 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
 							    : GEN_SK_PS3;
 	a->out = argv[optind];
 	a->fo.seed = a->seed;
+	a->fo.real_shape = a->real_shape;
 	return -1;
 }
 

@@ -81,6 +81,8 @@ struct folder {
 	dev_t own_dev;		/* this mount's device (0: not mounted) */
 	struct guid_index *gix; /* per-texture arenas by name, built on first lookup */
 	struct guid_index *tix; /* texture arenas by their TOC, built on first lookup */
+	size_t uncharged; /* heap of permanent entries not yet charged to the cache (under mu) */
+	size_t charged;	  /* ... and charged so far (at most half the budget: see read_folder) */
 	/* archives opened, by the slots their nodes use (ascending, as handed out); under mu */
 	struct arcreg {
 		uint32_t base, end;
@@ -117,6 +119,8 @@ static bool table_grow(struct folder *f)
 
 	if (!tab)
 		return false;
+	f->uncharged +=
+	    cache_heap_cost(nb * sizeof *tab) - cache_heap_cost(f->n_buckets * sizeof *tab);
 	for (size_t i = 0; i < f->n_buckets; i++) {
 		struct fentry *e = f->tab[i], *next;
 
@@ -158,6 +162,13 @@ static void entry_remove(struct folder *f, uint32_t slot)
 			return;
 		}
 	}
+}
+
+/* What an entry keeps on the heap (its children's array is counted where it grows). */
+static size_t entry_heap(const struct fentry *e)
+{
+	return cache_heap_cost(sizeof *e) + cache_heap_cost(strlen(e->name) + 1) +
+	       (e->link ? cache_heap_cost(strlen(e->link) + 1) : 0);
 }
 
 static void entry_free(struct fentry *e)
@@ -588,6 +599,10 @@ static enum rc publish(struct folder *f, struct fentry *dir, struct pending *pp)
 		pending_free(&p, i);
 		return RC_NOMEM;
 	}
+	/* The entries are permanent: the cache is charged for them (read_folder). */
+	for (i = 0; i < p.n; i++)
+		f->uncharged += entry_heap(p.v[i]);
+	f->uncharged += cache_heap_cost(cap * sizeof *dir->kids);
 	pending_free(&p, p.n);
 	dir->listed = true; /* even a partial read is the snapshot from now on */
 	return RC_OK;
@@ -606,6 +621,7 @@ static enum rc read_folder(struct tree *t, struct fentry *dir)
 	struct folder *f = t->fold;
 	struct pending p = {0};
 	enum rc r = RC_OK;
+	size_t charge, half;
 	DIR *d;
 	int fd = open_dir_of(f, dir->slot);
 
@@ -622,12 +638,22 @@ static enum rc read_folder(struct tree *t, struct fentry *dir)
 		return r;
 	}
 	closedir(d);
+	/* The entries are charged up to half the budget: a folder of more files than a small
+	 * budget holds still leaves room to keep its assets open and its listings. */
+	half = cache_get_stats(t->cache).budget / 2;
 	pthread_mutex_lock(&f->mu);
 	if (dir->listed)
 		pending_free(&p, 0);
 	else
 		r = publish(f, dir, &p);
+	charge = f->charged < half ? f->uncharged : 0;
+	charge = charge < half - f->charged ? charge : half - f->charged;
+	f->charged += charge;
+	f->uncharged = 0;
 	pthread_mutex_unlock(&f->mu);
+	/* Outside f->mu: charging may evict, and evicting an asset takes f->amu. */
+	if (charge)
+		cache_charge(t->cache, charge);
 	return r;
 }
 

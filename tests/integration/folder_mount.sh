@@ -288,6 +288,39 @@ check "   ... psgfs-tool --sniff-all find lists what the mount shows" \
 	cmp -s <(timeout 120 "$PSGFS_TOOL" --sniff-all find "$SRC" 2>/dev/null | sort) <(tree_of "$M")
 unmount_psgfs "$M"
 
+# ---- real-shaped assets (psgfs-gen folder --real-shape): links and memory ----
+# Skater models whose materials name their companion's textures, companions of real-sized DXT
+# textures, per-texture 0x<GUID> arenas. grep -r over every names.txt (every asset opened and
+# listed, every material's links resolved) keeps the daemon's RssAnon within the cache budget
+# plus a fixed margin (bench/run row 7 does the same over 4,000 assets at the default budget).
+RS=$WORK/real
+timeout 300 "$PSGFS_GEN" folder --seed 5 --assets 200 --real-shape "$RS" >/dev/null
+rsm=$WORK/realm
+mount_psgfs "$RS" "$rsm" -o cache_size=4M
+pid=$(pgrep -n -f "psgfs $RS")
+peak_rss "$pid" "$WORK/real.rss"
+sampler=$!
+m1=$(cd "$rsm" && find data/content/createacharacter/model/cas_db -name '*_Textures.psg' | sort | head -1)
+m1=${m1%_Textures.psg}.psg
+check "real shape: a model's diffuse channel names a texture of its companion" \
+	grep -q '^1	diffuse	stream	diffuse	0x2C7F381800171900	texture 0x2c7f381800171900$' \
+	"$rsm/$m1/materials/00.skin_mat_0/material.txt"
+check "real shape: ... which its material folder links" test -s "$rsm/$m1/materials/00.skin_mat_0/diffuse.dds"
+check "real shape: per-texture arenas are named after their GUID" bash -c \
+	"ls '$RS'/data/content/createacharacter/texture/*/g000 | grep -qx '0x2c7f3818001[0-9a-f]*\.psg'"
+n_names=$(timeout 300 grep -r --include=names.txt -c . "$rsm" | grep -c /cas_db/)
+n_models=$(cd "$RS" && find . -name '*_Textures.psg' | wc -l)
+check "real shape: every model's skeleton/names.txt reads ($n_names of $n_models)" \
+	test "$n_names" = "$n_models" -a "$n_models" -gt 50
+sleep 0.2
+peak=$(cat "$WORK/real.rss" 2>/dev/null || echo 0)
+echo "# real-shaped folder of 200 assets, every names.txt read: peak RssAnon $peak kB at cache_size=4M"
+if [ "$ASAN" = 1 ]; then echo "# ASan build: RssAnon reported, not bounded"; else
+	check "real shape: peak RssAnon within 4 MiB + 16 MiB ($peak kB)" test "$peak" -le $(((4 + 16) * 1024))
+fi
+unmount_psgfs "$rsm"
+wait "$sampler" 2>/dev/null || true
+
 # ---- a file the daemon may not read: a directory anyone may enter, saying why ----
 # The daemon runs as root without the capabilities that bypass file permissions, so the file
 # of mode 000 is unreadable to it; readers are root and nobody (allow_other).

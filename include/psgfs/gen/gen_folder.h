@@ -10,6 +10,7 @@
 #ifndef PSGFS_GEN_FOLDER_H
 #define PSGFS_GEN_FOLDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,11 @@ struct gen_folder_opts {
 	uint64_t seed;
 	uint32_t assets; /* well-formed asset files outside the junk (0 = 60) */
 	uint32_t wide;	 /* of those, this many in one folder, cas_db/wide (0 = none) */
+	/* Assets sized like real Skate 3 character files (rw4-arena.md §17-18): skater models of
+	 * 40-131 rig bones and 2-6 meshes of 1,000-5,000 vertices (~0.2-1 MB), each beside a
+	 * companion of 3-8 DXT1/DXT5 textures up to 1024x1024 (~0.1-1.9 MB), and per-texture
+	 * arenas named 0x<GUID>.psg; no PSK/PSA outside the junk. For memory benchmarks. */
+	bool real_shape;
 };
 
 /*

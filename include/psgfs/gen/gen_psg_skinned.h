@@ -74,6 +74,10 @@ struct gen_skinned_opts {
 	 * says: each to its nearest chosen rig ancestor, the props to the first root. At most
 	 * 131 + 64 bones. */
 	bool rig_names;
+	/* tex_count > 0: each material also gets diffuse, specular and detail channels naming
+	 * texture GUIDs tex_guid + (3 mesh + channel) % tex_count (a companion's TOC GUIDs). */
+	uint64_t tex_guid;
+	uint32_t tex_count;
 	enum gen_skinned_hostile hostile;
 	enum gen_skinned_platform platform; /* GEN_SK_PS3 (0) unless set */
 };
