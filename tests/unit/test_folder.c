@@ -350,7 +350,7 @@ static void test_out_of_fds_at_open(void **state)
 	list_root(t);
 	r = with_fds(0, resolve_info, t);
 	assert_int_not_equal(r, RC_OK);
-	assert_int_not_equal(r, RC_IO); /* ENOMEM-like: try again later */
+	assert_int_equal(r, RC_NOFILES); /* EMFILE: try again later */
 	info = slurp(t, "a.psg/info.txt", &r);
 	assert_int_equal(r, RC_OK);
 	assert_non_null(strstr(info, "format: psg"));
@@ -373,7 +373,7 @@ static void test_out_of_fds_at_listing(void **state)
 	put("notes.dat", &b);
 	buf_free(&b);
 	t = open_dir(0);
-	assert_int_equal(with_fds(1, list_root_rc, t), RC_NOMEM);
+	assert_int_equal(with_fds(1, list_root_rc, t), RC_NOFILES); /* EMFILE, issue 30 item 4 */
 	assert_int_equal(tree_resolve(t, "disguised", &st), RC_OK);
 	assert_int_equal(st.type, TT_DIR);
 	assert_int_equal(tree_resolve(t, "notes.dat", &st), RC_OK);
