@@ -171,6 +171,7 @@ struct walk {
 	struct rows *rows; /* manifest: entries go here */
 	bool measure;	   /* extract's first pass: add up what it will write, write nothing */
 	uint64_t need, room, block, inodes, inodes_room;
+	bool inodes_known; /* the file system has a fixed count of inodes (f_files != 0) */
 	int dfd;
 	char *path; /* "/a/b" of the entry at hand */
 	size_t path_cap;
@@ -380,7 +381,7 @@ static void measure_file(struct walk *w, const struct tree_stat *st)
 			w->path + 1, w->dest, (unsigned long long)w->need,
 			(unsigned long long)w->room);
 		w->stop = 7;
-	} else if (w->inodes_room && w->inodes > w->inodes_room) {
+	} else if (w->inodes_known && w->inodes > w->inodes_room) {
 		fprintf(stderr,
 			"psgfs-tool: %s: no space for it in %s: the extract up to it makes %llu "
 			"files and folders, %llu are free (--no-space-check writes anyway)\n",
@@ -778,7 +779,8 @@ static int check_space(struct tree *t, const char *dest)
 		return 0; /* cannot tell (some FUSE file systems say 0): the writes will say */
 	m.block = vfs.f_frsize ? vfs.f_frsize : 4096;
 	m.room = (uint64_t)vfs.f_bavail * m.block;
-	m.inodes_room = vfs.f_files ? (uint64_t)vfs.f_favail : 0; /* 0 files: no fixed count */
+	m.inodes_known = vfs.f_files != 0; /* 0 files: no fixed count (btrfs, some FUSE) */
+	m.inodes_room = vfs.f_favail;	   /* 0 when the table is full: nothing fits */
 	walk_tree(&m, -1);
 	return m.stop == 7 ? 7 : 0;
 }

@@ -145,6 +145,9 @@ echo "forced $?"
 umount "$small" && mount -t tmpfs -o size=1m,nr_inodes=3 tmpfs "$small" || exit 91
 "$tool" extract "$sp" "$small/out" 2>"$small.err3"
 echo "inodes $?"
+umount "$small" && mount -t tmpfs -o size=1m,nr_inodes=2 tmpfs "$small" || exit 92
+"$tool" extract "$sp" "$small/out" 2>"$small.err4"
+echo "no inodes $?"
 EOF
 if [ "$(id -u)" = 0 ]; then ns=(unshare -m --propagation private); else ns=(unshare -rm --propagation private); fi
 mkdir "$WORK/small"
@@ -171,6 +174,10 @@ if said 'sparse [0-9]*'; then
 	check "no space: more files than inodes left is refused too, naming the file ($(cat "$WORK/small.err3"))" \
 		bash -c 'grep -qx "inodes 7" "$0" && grep -q "^psgfs-tool: b.bin: no space for it" "$1"' \
 		"$WORK/space.out" "$WORK/small.err3"
+	# 2 inodes: the tmpfs root and out/ take both, none is left: a.bin is already too many.
+	check "no space: with no inode left at all the first file is refused ($(cat "$WORK/small.err4"))" \
+		bash -c 'grep -qx "no inodes 7" "$0" && grep -q "^psgfs-tool: a.bin: no space for it" "$1"' \
+		"$WORK/space.out" "$WORK/small.err4"
 else
 	not_ok "space: could not make a small tmpfs in a mount namespace: $(cat "$WORK/space.out")"
 fi
