@@ -474,21 +474,9 @@ static enum rc piece_inflate(const struct src *s, const struct arcx_seg *g, uint
 		return RC_NOMEM;
 	}
 	while (*got < len) {
-		if (z.avail_in == 0) {
-			size_t n =
-			    g->s.in_len - at < IN_BLOCK ? (size_t)(g->s.in_len - at) : IN_BLOCK;
-
-			if (n == 0) {
-				r = RC_CORRUPT;
-				break;
-			}
-			r = src_read(s, g->s.in_off + at, in, n);
-			if (r != RC_OK)
-				break;
-			at += n;
-			z.next_in = in;
-			z.avail_in = (uInt)n;
-		}
+		r = inflate_feed(s, g, &z, in, &at);
+		if (r != RC_OK)
+			break;
 		if (skipped < po) {
 			uint64_t want = po - skipped;
 
@@ -565,13 +553,15 @@ static enum rc piece_lzx(const struct src *s, const struct arcx_seg *g, uint64_t
 }
 
 enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, uint8_t *dst,
-		  size_t *got)
+		  size_t *got, bool *over)
 {
 	const struct arcx_seg *g;
 	uint64_t po;
 	size_t len;
 
 	*got = 0;
+	if (over)
+		*over = false;
 	if (k >= ix->npieces)
 		return RC_BOUNDS;
 	g = seg_of_piece(ix, k);
@@ -585,11 +575,13 @@ enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, u
 		return piece_refpack(s, ix, g, po, len, dst, got);
 	case ARC_SEG_ZLIB:
 	case ARC_SEG_DEFLATE: {
-		bool over = false;
-		enum rc r = piece_inflate(s, g, po, len, dst, got, &over);
+		bool past = false;
+		enum rc r = piece_inflate(s, g, po, len, dst, got, &past);
 
-		if (over)
+		if (past)
 			atomic_fetch_add(&((struct arc_index *)ix)->overruns, 1);
+		if (over)
+			*over = past;
 		return r;
 	}
 	case ARC_SEG_LZX:

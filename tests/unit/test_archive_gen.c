@@ -62,7 +62,7 @@ static enum rc read_entry(const struct src *s, const struct arc *a, uint32_t i, 
 
 		arc_piece_span(ix, k, &off, &len);
 		assert_true(len <= ARC_PIECE_MAX && off + len <= a->e[i].size);
-		r = arc_piece(s, ix, k, buf + off, &got);
+		r = arc_piece(s, ix, k, buf + off, &got, NULL);
 		assert_true(got <= len);
 		*got_total += got;
 		if (r != RC_OK && last == RC_OK)
@@ -442,9 +442,9 @@ static enum rc open_and_read_all(const struct buf *b, struct arc *a, struct diag
 				uint64_t off, len;
 
 				arc_piece_span(ix, 0, &off, &len);
-				*read_fail += arc_piece(&s, ix, 0, p, &g) != RC_OK;
-				*read_fail +=
-				    arc_piece(&s, ix, arc_piece_count(ix) - 1, p, &g) != RC_OK;
+				*read_fail += arc_piece(&s, ix, 0, p, &g, NULL) != RC_OK;
+				*read_fail += arc_piece(&s, ix, arc_piece_count(ix) - 1, p, &g,
+							NULL) != RC_OK;
 				arc_index_free(ix);
 			}
 			free(p);
