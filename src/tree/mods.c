@@ -1057,6 +1057,7 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 	tree_ino child, gone_dir = 0;
 	enum psg_texnode k;
 	enum rc r;
+	bool refused = false;
 
 	*out = NULL;
 	if (!m)
@@ -1090,6 +1091,9 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 	tp = temp_by_name(m, parent, name);
 	if (tp && excl) {
 		r = RC_EXISTS;
+	} else if (!tp && adds_texture(name)) { /* the temporary went while unlocked */
+		r = RC_DENIED;
+		refused = true;
 	} else if (!tp && !temps_room(m, gone, sizeof gone, &gone_dir)) {
 		r = RC_NOSPACE;
 	} else if (!tp) {
@@ -1108,7 +1112,7 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 	log_discarded(m, gone, gone_dir);
 	if (fresh)
 		temp_free(fresh);
-	return r;
+	return refused ? refuse_new_texture(m, parent, name) : r;
 }
 
 static struct mod_content *content_of(struct tree_mods_file *f)
