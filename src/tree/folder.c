@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "psgfs/base/bytes.h"
+#include "psgfs/base/hash.h"
 #include "psgfs/formats/skate_objects.h"
 #include "tree/arcdir.h"
 #include "tree/guid_index.h"
@@ -1557,11 +1558,7 @@ static void asset_box_free(void *p)
 
 static uint64_t why_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; s && *s; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-	return h;
+	return s ? fnv1a_64(s, strlen(s)) : FNV64_BASIS;
 }
 
 /*

@@ -20,6 +20,7 @@
 
 #include "psgfs/base/buf.h"
 #include "psgfs/base/diag.h"
+#include "psgfs/base/hash.h"
 #include "psgfs/base/source.h"
 #include "psgfs/formats/archive.h"
 #include "psgfs/formats/refpack.h"
@@ -103,7 +104,7 @@ static void check_against(const struct src *s, const struct arc *a,
 					d.n ? d.msg[0] : "");
 			assert_int_equal(r, RC_OK);
 			assert_int_equal(got, row->size);
-			assert_true(fnv1a64(bytes, (size_t)row->size) == row->fnv);
+			assert_true(fnv1a_64(bytes, (size_t)row->size) == row->fnv);
 		}
 		free(bytes);
 		diag_free(&d);
