@@ -1317,8 +1317,10 @@ struct toc_build {
 	struct tree *t;
 	struct guid_index *ix;
 	size_t arenas, bytes;
-	uint64_t read; /* bytes read from arenas so far, against TOC_SCAN_TOTAL */
+	uint64_t read; /* bytes read from arenas so far, against folder_toc_budget */
 };
+
+_Atomic uint64_t folder_toc_budget = TOC_SCAN_TOTAL;
 
 /* Reads through to the arena, counting what they take against the build's total. */
 struct toc_counted {
@@ -1343,7 +1345,8 @@ static void toc_feed(struct toc_build *b, const char *path, uint32_t slot, const
 
 	struct toc_counted c = {s, &b->read};
 	struct src cs = {toc_counted_read, &c, s->size};
-	uint64_t left = TOC_SCAN_TOTAL - (b->read < TOC_SCAN_TOTAL ? b->read : TOC_SCAN_TOTAL);
+	uint64_t total = atomic_load(&folder_toc_budget);
+	uint64_t left = total - (b->read < total ? b->read : total);
 	enum rc r;
 
 	if (b->arenas >= TOC_SCAN_ARENAS || !left) {
@@ -1354,7 +1357,7 @@ static void toc_feed(struct toc_build *b, const char *path, uint32_t slot, const
 	r = skate_toc_texture_guids(&cs, left < TOC_SCAN_BYTES ? left : TOC_SCAN_BYTES,
 				    TOC_SCAN_GUIDS, &g, &n);
 	if (r == RC_TOOBIG && left < TOC_SCAN_BYTES) { /* the budget, not the arena: stop */
-		b->read = TOC_SCAN_TOTAL;
+		b->read = total;
 		guid_index_set_partial(b->ix);
 	}
 	if (r != RC_OK)
