@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 		for (uint64_t k = 0; k < arc_piece_count(ix); k++) {
 			size_t got = 0;
 
-			if (arc_piece(&s, ix, k, buf, &got) != RC_OK)
+			if (arc_piece(&s, ix, k, buf, &got, NULL) != RC_OK)
 				failed++;
 			bytes += got;
 		}

@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 			uint64_t off, len;
 
 			arc_piece_span(ix, k, &off, &len);
-			if (arc_piece(&s, ix, k, piece, &got) != RC_OK || got != len ||
+			if (arc_piece(&s, ix, k, piece, &got, NULL) != RC_OK || got != len ||
 			    memcmp(piece, src + off, len))
 				return 1;
 		}

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fuse/ll.h"
@@ -623,15 +625,34 @@ static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata)
 
 static const struct fuse_custom_io ready_io = {.writev = io_writev, .read = io_read};
 
+#define PARENT_WAIT_MS 10000 /* a daemon wedged before INIT is answered: give up then */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* The parent of a daemonised mount: exit 0 once the daemon says the kernel's INIT was
- * answered, else 6 with the reason the daemon sends before it exits (it unmounts first). */
+ * answered, else 6 with the reason the daemon sends before it exits (it unmounts first), or
+ * when it has said nothing within PARENT_WAIT_MS. */
 static void parent_wait(struct daemon *d, int rfd)
 {
+	struct pollfd pfd = {rfd, POLLIN, 0};
+	int64_t end = now_ms() + PARENT_WAIT_MS, left;
 	char why[300] = "";
 	size_t got = 0;
 	ssize_t n;
 
-	while (got < sizeof why - 1) {
+	while (got < sizeof why - 1 && (left = end - now_ms()) > 0) {
+		int pr = poll(&pfd, 1, (int)left);
+
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0)
+			break;
 		n = read(rfd, why + got, sizeof why - 1 - got);
 		if (n < 0 && errno == EINTR)
 			continue;

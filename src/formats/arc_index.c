@@ -491,21 +491,9 @@ static enum rc piece_inflate(const struct src *s, const struct arc_index *ix,
 		return RC_NOMEM;
 	}
 	while (*got < len) {
-		if (z.avail_in == 0) {
-			size_t n =
-			    g->s.in_len - at < IN_BLOCK ? (size_t)(g->s.in_len - at) : IN_BLOCK;
-
-			if (n == 0) {
-				r = RC_CORRUPT;
-				break;
-			}
-			r = src_read(s, g->s.in_off + at, in, n);
-			if (r != RC_OK)
-				break;
-			at += n;
-			z.next_in = in;
-			z.avail_in = (uInt)n;
-		}
+		r = inflate_feed(s, g, &z, in, &at);
+		if (r != RC_OK)
+			break;
 		if (skipped < po) {
 			uint64_t want = po - skipped;
 
@@ -584,7 +572,7 @@ static enum rc piece_lzx(const struct src *s, const struct arcx_seg *g, uint64_t
 
 static enum rc piece_decode(const struct src *s, const struct arc_index *ix,
 			    const struct arcx_seg *g, uint64_t po, size_t len, uint8_t *dst,
-			    size_t *got)
+			    size_t *got, bool *over)
 {
 	switch (g->s.method) {
 	case ARC_SEG_STORED:
@@ -593,11 +581,13 @@ static enum rc piece_decode(const struct src *s, const struct arc_index *ix,
 		return piece_refpack(s, ix, g, po, len, dst, got);
 	case ARC_SEG_ZLIB:
 	case ARC_SEG_DEFLATE: {
-		bool over = false;
-		enum rc r = piece_inflate(s, ix, g, po, len, dst, got, &over);
+		bool past = false;
+		enum rc r = piece_inflate(s, ix, g, po, len, dst, got, &past);
 
-		if (over)
+		if (past)
 			atomic_fetch_add(&((struct arc_index *)ix)->overruns, 1);
+		if (over)
+			*over = past;
 		return r;
 	}
 	case ARC_SEG_LZX:
@@ -617,7 +607,7 @@ static bool seg_is_last(const struct arc_index *ix, const struct arcx_seg *g)
 }
 
 enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, uint8_t *dst,
-		  size_t *got)
+		  size_t *got, bool *over)
 {
 	const struct arcx_seg *g;
 	uint64_t po;
@@ -625,13 +615,15 @@ enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, u
 	enum rc r;
 
 	*got = 0;
+	if (over)
+		*over = false;
 	if (k >= ix->npieces)
 		return RC_BOUNDS;
 	g = seg_of_piece(ix, k);
 	po = (k - g->piece0) * ARC_PIECE_MAX;
 	len = g->s.out_len - po < ARC_PIECE_MAX ? (size_t)(g->s.out_len - po) : ARC_PIECE_MAX;
 	atomic_fetch_add(&((struct arc_index *)ix)->decodes, 1);
-	r = piece_decode(s, ix, g, po, len, dst, got);
+	r = piece_decode(s, ix, g, po, len, dst, got, over);
 	/* Bytes that end early are the entry's end (a lying size) only in its last segment: a
 	 * short chunk with chunks after it is corrupt. */
 	return r == RC_TRUNCATED && !seg_is_last(ix, g) ? RC_CORRUPT : r;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "psgfs/base/hash.h"
 #include "psgfs/gen/gen_big.h"
 #include "psgfs/gen/gen_psg.h"
 #include "psgfs/gen/refpack_enc.h"
@@ -425,7 +426,7 @@ static char *join_path(const char *folder, const char *name)
 uint64_t gen_big_hash(const char *folder, const char *name)
 {
 	char *path = join_path(folder, name);
-	uint64_t h = path ? fnv1a64(path, strlen(path)) : 0;
+	uint64_t h = path ? fnv1a_64(path, strlen(path)) : 0;
 
 	free(path);
 	return h;
@@ -456,7 +457,7 @@ static enum rc eb_tables(const struct gen_big_opts *o, const struct gen_big_entr
 	for (uint32_t i = 0; i < n && r == RC_OK; i++) {
 		uint8_t *rec = t + EB_HDR + (size_t)i * l->rec;
 		char *path = join_path(e[i].folder, e[i].name);
-		uint64_t h = path ? fnv1a64(path, strlen(path)) : 0;
+		uint64_t h = path ? fnv1a_64(path, strlen(path)) : 0;
 		bool as_is = e[i].method == GB_STORED && !e[i].stored_len;
 
 		if (!path)

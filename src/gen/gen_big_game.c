@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "psgfs/base/bytes.h"
+#include "psgfs/base/hash.h"
 #include "psgfs/gen/gen_big.h"
 #include "psgfs/gen/gen_psg.h"
 #include "psgfs/gen/gen_psg_skinned.h"
@@ -156,7 +157,7 @@ static enum rc man_entries(struct gen_big_manifest *m, const char *file, const s
 			return RC_NOMEM;
 		snprintf(p, a + b + 2, "%s/%s", e->folder, e->name);
 		r = gen_big_manifest_add(m, file, p, e->method, e->len,
-					 fnv1a64(e->data, (size_t)e->len));
+					 fnv1a_64(e->data, (size_t)e->len));
 		free(p);
 	}
 	return r;
@@ -644,7 +645,7 @@ static enum rc bench_manifest(struct gen_big_manifest *m, const struct gen_big_e
 	enum rc r = tmp ? RC_OK : RC_NOMEM;
 
 	for (uint32_t i = 0; m && r == RC_OK && i < n; i++) {
-		uint64_t h = 0xcbf29ce484222325ull;
+		uint64_t h = FNV64_BASIS;
 		char path[128];
 
 		for (uint64_t off = 0; off < e[i].len; off += 1u << 20) {
@@ -652,8 +653,7 @@ static enum rc bench_manifest(struct gen_big_manifest *m, const struct gen_big_e
 			    e[i].len - off < (1u << 20) ? (size_t)(e[i].len - off) : 1u << 20;
 
 			e[i].fill(e[i].ctx, off, tmp, k);
-			for (size_t j = 0; j < k; j++)
-				h = (h ^ tmp[j]) * 0x100000001b3ull;
+			h = fnv1a_64_update(h, tmp, k);
 		}
 		snprintf(path, sizeof path, "%s/%s", e[i].folder, e[i].name);
 		r = gen_big_manifest_add(m, "", path, e[i].method, e[i].len, h);
@@ -776,7 +776,7 @@ static void gd_file(struct gdir *g, const char *rel, const struct buf *b)
 		g->r = RC_IO;
 	if (g->r == RC_OK)
 		g->r = gen_big_manifest_add(g->m, rel, "-", GB_STORED, b->len,
-					    fnv1a64(b->data, b->len));
+					    fnv1a_64(b->data, b->len));
 }
 
 /* An archive of l's entries at rel; rows for every entry. */
@@ -889,7 +889,7 @@ static void gd_music(struct gdir *g, uint64_t seed)
 			snprintf(path, sizeof path, "%s/%s", l.v[i].folder, l.v[i].name);
 			g->r = gen_big_manifest_add(m, "data/audio/music.big", path, l.v[i].method,
 						    l.v[i].len,
-						    fnv1a64(l.v[i].data, (size_t)l.v[i].len));
+						    fnv1a_64(l.v[i].data, (size_t)l.v[i].len));
 		}
 	}
 	buf_free(&b);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "psgfs/base/hash.h"
 #include "psgfs/base/source.h"
 #include "psgfs/formats/arena.h"
 #include "psgfs/gen/gen_psg.h"
@@ -212,7 +213,7 @@ static enum rc gs_row(struct gen_big_manifest *m, const struct gs_asset *a, bool
 
 	snprintf(name, sizeof name, "0x%016" PRIx64 ".%s", a->id, x360 ? "rx2" : "psg");
 	return gen_big_manifest_add(m, "", name, format, a->arena.len,
-				    fnv1a64(a->arena.data, a->arena.len));
+				    fnv1a_64(a->arena.data, a->arena.len));
 }
 
 /* Break the written files the way h says (offsets of asset 0 and 1 in at[]). */

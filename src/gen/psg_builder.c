@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "psgfs/base/hash.h"
 #include "psgfs/formats/arena.h"
 #include "psgfs/base/bytes.h"
 #include "psgfs/gen/gen_psg.h"
@@ -75,27 +76,6 @@ struct psg_builder {
 	size_t n_rows;
 	bool bad; /* allocation failure or misuse: finish fails */
 };
-
-uint64_t fnv1a64(const void *p, size_t n)
-{
-	const uint8_t *q = p;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= q[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-static uint64_t fnv_update(uint64_t h, const uint8_t *q, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		h ^= q[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 /* Grow *arr (of elem-sized items, *cap of them) so one more fits. */
 static bool pb_grow(void **arr, size_t *cap, size_t n, size_t elem)
@@ -601,7 +581,7 @@ static void pb_write_main(const struct psg_builder *b, const struct pb_layout *L
 			continue;
 		buf_zero(out, (size_t)(o->start - (out->len - base)));
 		buf_put(out, o->data, (size_t)o->len);
-		hash[i] = fnv1a64(o->data, (size_t)o->len);
+		hash[i] = fnv1a_64(o->data, (size_t)o->len);
 	}
 	buf_zero(out, (size_t)(L->dict_start - (out->len - base)));
 	for (uint32_t r = 0; r < L->n; r++) {
@@ -624,7 +604,7 @@ static void pb_write_main(const struct psg_builder *b, const struct pb_layout *L
 /* One base resource produced while it is written, in chunks; returns its hash. */
 static uint64_t pb_write_lazy(const struct pb_obj *o, struct buf *out)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = FNV64_BASIS;
 
 	for (uint64_t off = 0; off < o->len; off += PB_FILL_CHUNK) {
 		size_t c = (size_t)(o->len - off < PB_FILL_CHUNK ? o->len - off : PB_FILL_CHUNK);
@@ -634,7 +614,7 @@ static uint64_t pb_write_lazy(const struct pb_obj *o, struct buf *out)
 		if (out->count_only || out->oom)
 			continue;
 		o->fill(o->ctx, off, out->data + at, c);
-		h = fnv_update(h, out->data + at, c);
+		h = fnv1a_64_update(h, out->data + at, c);
 	}
 	return out->count_only ? 0 : h;
 }
@@ -653,7 +633,7 @@ static void pb_write_region(const struct psg_builder *b, const struct pb_layout 
 			hash[i] = pb_write_lazy(o, out);
 		} else {
 			buf_put(out, o->data, (size_t)o->len);
-			hash[i] = fnv1a64(o->data, (size_t)o->len);
+			hash[i] = fnv1a_64(o->data, (size_t)o->len);
 		}
 	}
 }

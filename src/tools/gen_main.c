@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "psgfs/base/cliopt.h"
+#include "psgfs/base/hash.h"
 #include "psgfs/gen/gen_folder.h"
 #include "psgfs/gen/gen_psg.h"
 #include "psgfs/gen/gen_psg_skinned.h"
@@ -483,7 +484,7 @@ static int hash_files(int n, char **paths)
 	int rc = 0;
 
 	for (int i = 0; i < n; i++) {
-		uint64_t h = 0xcbf29ce484222325ull;
+		uint64_t h = FNV64_BASIS;
 		FILE *f = fopen(paths[i], "rb");
 		size_t got;
 
@@ -493,8 +494,7 @@ static int hash_files(int n, char **paths)
 			continue;
 		}
 		while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-			for (size_t k = 0; k < got; k++)
-				h = (h ^ chunk[k]) * 0x100000001b3ull;
+			h = fnv1a_64_update(h, chunk, got);
 		if (ferror(f)) {
 			fprintf(stderr, "psgfs-gen: %s: read error\n", paths[i]);
 			rc = 1;

@@ -379,7 +379,7 @@ static enum rc entry_sha(const struct src *s, const struct arc *a, uint32_t i, u
 		size_t got;
 
 		arc_piece_span(ix, k, &off, &len);
-		r = arc_piece(s, ix, k, piece, &got);
+		r = arc_piece(s, ix, k, piece, &got, NULL);
 		if (r == RC_OK && got != len)
 			r = RC_CORRUPT;
 		if (r == RC_OK)

@@ -175,6 +175,7 @@ struct walk {
 	struct rows *rows; /* manifest: entries go here */
 	bool measure;	   /* extract's first pass: add up what it will write, write nothing */
 	uint64_t need, room, block, inodes, inodes_room;
+	bool inodes_known; /* the file system has a fixed count of inodes (f_files != 0) */
 	int dfd;
 	char *path; /* "/a/b" of the entry at hand */
 	size_t path_cap;
@@ -370,6 +371,25 @@ static uint64_t file_need(struct walk *w, const struct tree_stat *st, uint64_t l
 	return sum;
 }
 
+/* The measuring pass's refusal: "takes N bytes" / "makes N files and folders". */
+static void too_big(struct walk *w, const char *verb, uint64_t n, const char *unit, uint64_t room)
+{
+	fprintf(stderr,
+		"psgfs-tool: %s: no space for it in %s: the extract up to it %s %llu %s, %llu "
+		"are free (--no-space-check writes anyway)\n",
+		w->path + 1, w->dest, verb, (unsigned long long)n, unit, (unsigned long long)room);
+	w->stop = 7;
+}
+
+/* After each file or folder the measuring pass adds: does it all still fit? */
+static void measure_check(struct walk *w)
+{
+	if (w->need > w->room)
+		too_big(w, "takes", w->need, "bytes", w->room);
+	else if (w->inodes_known && w->inodes > w->inodes_room)
+		too_big(w, "makes", w->inodes, "files and folders", w->inodes_room);
+}
+
 static void measure_file(struct walk *w, const struct tree_stat *st)
 {
 	uint64_t left = w->room > w->need ? w->room - w->need : 0;
@@ -377,21 +397,7 @@ static void measure_file(struct walk *w, const struct tree_stat *st)
 
 	w->inodes++;
 	w->need = n > UINT64_MAX - w->need ? UINT64_MAX : w->need + n;
-	if (w->need > w->room) {
-		fprintf(stderr,
-			"psgfs-tool: %s: no space for it in %s: the extract up to it takes %llu "
-			"bytes, %llu are free (--no-space-check writes anyway)\n",
-			w->path + 1, w->dest, (unsigned long long)w->need,
-			(unsigned long long)w->room);
-		w->stop = 7;
-	} else if (w->inodes_room && w->inodes > w->inodes_room) {
-		fprintf(stderr,
-			"psgfs-tool: %s: no space for it in %s: the extract up to it makes %llu "
-			"files and folders, %llu are free (--no-space-check writes anyway)\n",
-			w->path + 1, w->dest, (unsigned long long)w->inodes,
-			(unsigned long long)w->inodes_room);
-		w->stop = 7;
-	}
+	measure_check(w);
 }
 
 static void walk_file(struct walk *w, const struct tree_stat *st, const char *name)
@@ -527,7 +533,8 @@ static void walk_dir_entry(struct walk *w, tree_ino ino, const char *name)
 	w->dirs++;
 	if (w->measure) {
 		w->inodes++;
-		w->need += w->block;
+		w->need = w->block > UINT64_MAX - w->need ? UINT64_MAX : w->need + w->block;
+		measure_check(w); /* a tree of folders alone can be too much too */
 	}
 	if (w->list)
 		fprintf(w->list, "%s/\n", w->path + 1);
@@ -540,6 +547,11 @@ static void walk_dir_entry(struct walk *w, tree_ino ino, const char *name)
 			w->failed++;
 		} else {
 			cfd = openat(w->dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (cfd < 0) { /* said once here: what it holds then fails without a word */
+				fprintf(stderr, "psgfs-tool: %s: %s\n", w->path + 1,
+					strerror(errno));
+				w->failed++;
+			}
 		}
 	}
 	push_dir(w, ino, len, cfd);
@@ -782,7 +794,8 @@ static int check_space(struct tree *t, const char *dest)
 		return 0; /* cannot tell (some FUSE file systems say 0): the writes will say */
 	m.block = vfs.f_frsize ? vfs.f_frsize : 4096;
 	m.room = (uint64_t)vfs.f_bavail * m.block;
-	m.inodes_room = vfs.f_files ? (uint64_t)vfs.f_favail : 0; /* 0 files: no fixed count */
+	m.inodes_known = vfs.f_files != 0; /* 0 files: no fixed count (btrfs, some FUSE) */
+	m.inodes_room = vfs.f_favail;	   /* 0 when the table is full: nothing fits */
 	walk_tree(&m, -1);
 	return m.stop == 7 ? 7 : 0;
 }

@@ -959,7 +959,7 @@ static struct piece *piece_get(struct arcdir *ad, uint32_t i, const struct arc_i
 	struct cache_key key =
 	    cache_key(ad->key, KEY_WHAT(KEY_ARC_PIECE, (uint64_t)same_bytes(ad, i) << 32 | k));
 	struct piece *p = cache_get(c, key, pin), *q;
-	uint64_t over;
+	bool over;
 
 	if (p)
 		return p;
@@ -969,9 +969,7 @@ static struct piece *piece_get(struct arcdir *ad, uint32_t i, const struct arc_i
 		return NULL;
 	}
 	p->got = 0;
-	over = arc_index_overruns(ix);
-	p->r = arc_piece(&ad->src, ix, k, p->data, &p->got);
-	over = arc_index_overruns(ix) != over;
+	p->r = arc_piece(&ad->src, ix, k, p->data, &p->got, &over);
 	if (p->got > len)
 		p->got = (size_t)len;
 	atomic_fetch_add(&ad->t->arc_pieces, 1);

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "psgfs/base/bytes.h"
+#include "psgfs/base/hash.h"
 #include "psgfs/formats/skate_objects.h"
 #include "tree/arcdir.h"
 #include "tree/guid_index.h"
@@ -1342,10 +1343,14 @@ struct guid_index *folder_guid_index(struct tree *t)
 /* ---- texture arenas by their TableOfContents (docs/skate-objects.md) ---- */
 
 /* Bounds of the build: bytes read per arena (header, dictionary, TOC; never texel data),
- * texture GUIDs kept per arena, arenas read, and the index's memory (its entries and their
- * paths, charged to the cache budget): at most 8 MiB, about 100,000 entries. Past a bound
- * the rest is left out; a GUID found only there does not link. */
+ * bytes read in all (the build runs inside one FUSE request: a mount of thousands of arenas
+ * must not read gigabytes there), texture GUIDs kept per arena, arenas read, and the index's
+ * memory (its entries and their paths, charged to the cache budget): at most 8 MiB, about
+ * 100,000 entries. Past a bound the rest is left out; a GUID found only there does not link.
+ * Stopping at the read budget or the arena count marks the index partial (material.txt says
+ * so for a GUID it did not find). */
 #define TOC_SCAN_BYTES	(1u << 20)
+#define TOC_SCAN_TOTAL	(256ull << 20)
 #define TOC_SCAN_GUIDS	4096u
 #define TOC_SCAN_ARENAS 8192u
 #define TOC_INDEX_BYTES (8u << 20)
@@ -1354,7 +1359,24 @@ struct toc_build {
 	struct tree *t;
 	struct guid_index *ix;
 	size_t arenas, bytes;
+	uint64_t read; /* bytes read from arenas so far, against folder_toc_budget */
 };
+
+_Atomic uint64_t folder_toc_budget = TOC_SCAN_TOTAL;
+
+/* Reads through to the arena, counting what they take against the build's total. */
+struct toc_counted {
+	const struct src *s;
+	uint64_t *read;
+};
+
+static enum rc toc_counted_read(void *ctx, uint64_t off, void *dst, size_t n)
+{
+	struct toc_counted *c = ctx;
+
+	*c->read += n;
+	return src_read(c->s, off, dst, n);
+}
 
 /* One arena's texture GUIDs fed under its path (slot: 0 when not known yet). */
 static void toc_feed(struct toc_build *b, const char *path, uint32_t slot, const struct src *s)
@@ -1363,10 +1385,24 @@ static void toc_feed(struct toc_build *b, const char *path, uint32_t slot, const
 	size_t n,
 	    each = sizeof(uint64_t) + 2 * sizeof(uint32_t) + sizeof(char *) + strlen(path) + 1;
 
-	if (b->arenas >= TOC_SCAN_ARENAS)
+	struct toc_counted c = {s, &b->read};
+	struct src cs = {toc_counted_read, &c, s->size};
+	uint64_t total = atomic_load(&folder_toc_budget);
+	uint64_t left = total - (b->read < total ? b->read : total);
+	enum rc r;
+
+	if (b->arenas >= TOC_SCAN_ARENAS || !left) {
+		guid_index_set_partial(b->ix);
 		return;
+	}
 	b->arenas++;
-	if (skate_toc_texture_guids(s, TOC_SCAN_BYTES, TOC_SCAN_GUIDS, &g, &n) != RC_OK)
+	r = skate_toc_texture_guids(&cs, left < TOC_SCAN_BYTES ? left : TOC_SCAN_BYTES,
+				    TOC_SCAN_GUIDS, &g, &n);
+	if (r == RC_TOOBIG && left < TOC_SCAN_BYTES) { /* the budget, not the arena: stop */
+		b->read = total;
+		guid_index_set_partial(b->ix);
+	}
+	if (r != RC_OK)
 		return;
 	for (size_t k = 0; k < n && b->bytes + each <= TOC_INDEX_BYTES; k++)
 		if (guid_index_feed_guid(b->ix, path, g[k], slot) == RC_OK)
@@ -1422,7 +1458,7 @@ static void folder_toc_build(void *ctx, struct guid_index *ix)
 	struct folder *f = t->fold;
 	struct walk w = {0}, arcs = {0}, arenas = {0};
 	struct seen seen = {0};
-	struct toc_build b = {t, ix, 0, 0};
+	struct toc_build b = {.t = t, .ix = ix};
 
 	/* A single archive's mount: its entries are all there is (opened at mount). */
 	if (f->root.archive) {
@@ -1624,11 +1660,7 @@ static void asset_box_free(void *p)
 
 static uint64_t why_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; s && *s; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-	return h;
+	return s ? fnv1a_64(s, strlen(s)) : FNV64_BASIS;
 }
 
 /*

@@ -24,6 +24,7 @@ struct guid_index {
 	guid_index_build_fn build;
 	void *ctx;
 	bool built;
+	bool partial; /* the build stopped at one of its bounds (guid_index_set_partial) */
 	struct gi_ent *v;
 	size_t n, cap;
 	bool sorted;
@@ -232,5 +233,22 @@ bool guid_index_built(struct guid_index *ix)
 	pthread_mutex_lock(&ix->build_mu);
 	b = ix->built;
 	pthread_mutex_unlock(&ix->build_mu);
+	return b;
+}
+
+void guid_index_set_partial(struct guid_index *ix)
+{
+	pthread_mutex_lock(&ix->mu);
+	ix->partial = true;
+	pthread_mutex_unlock(&ix->mu);
+}
+
+bool guid_index_partial(struct guid_index *ix)
+{
+	bool b;
+
+	pthread_mutex_lock(&ix->mu);
+	b = ix->partial;
+	pthread_mutex_unlock(&ix->mu);
 	return b;
 }

@@ -59,5 +59,8 @@ size_t guid_index_find(struct guid_index *ix, uint64_t guid, const char *ext, st
 size_t guid_index_count(struct guid_index *ix);
 /* Whether the build has run (it runs on the first guid_index_find or _count). */
 bool guid_index_built(struct guid_index *ix);
+/* The build says it stopped at one of its bounds (entries past it are left out). */
+void guid_index_set_partial(struct guid_index *ix);
+bool guid_index_partial(struct guid_index *ix);
 
 #endif

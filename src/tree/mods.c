@@ -27,27 +27,45 @@
 
 /* ---- spill files ---- */
 
-/* An unnamed file in OUTDIR; where O_TMPFILE is not supported, a named one unlinked at once
- * (a crash in between leaves it for the clean-up at the next start). */
-static int spill_open(struct mods *m)
+static bool no_tmpfile(int e)
+{
+	return e == EOPNOTSUPP || e == EISDIR || e == EINVAL; /* the file system has none */
+}
+
+static int spill_named(struct mods *m)
 {
 	char name[64];
-	int fd = openat(m->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	int fd;
 
-	if (fd < 0 && !mods_dir_ok(m)) { /* removed (ext4 says EPERM, not ENOENT) */
-		errno = ENOENT;
-		return -1;
-	}
-	if (fd < 0) /* again: it may have been removed and re-created since */
-		fd = openat(m->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
-		return fd;
 	snprintf(name, sizeof name, ".spill-%ld-%llu" MODS_TMP_SUFFIX, (long)getpid(),
 		 (unsigned long long)atomic_fetch_add(&m->spill_seq, 1));
 	fd = openat(m->dirfd, name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
 	if (fd >= 0)
 		unlinkat(m->dirfd, name, 0);
 	return fd;
+}
+
+/* An unnamed file in OUTDIR; where O_TMPFILE is not supported, a named one unlinked at once
+ * (a crash in between leaves it for the clean-up at the next start). */
+static int spill_open(struct mods *m)
+{
+	int fd = openat(m->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd >= 0)
+		return fd;
+	if (no_tmpfile(errno)) { /* straight to a named file: no check, no second try */
+		fd = spill_named(m);
+		if (fd < 0 && errno == ENOENT && mods_dir_ok(m)) /* re-created since */
+			fd = spill_named(m);
+		return fd;
+	}
+	if (!mods_dir_ok(m)) { /* removed (ext4 says EPERM, not ENOENT) */
+		errno = ENOENT;
+		return -1;
+	}
+	/* again: it may have been removed and re-created since */
+	fd = openat(m->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	return fd >= 0 || !no_tmpfile(errno) ? fd : spill_named(m);
 }
 
 static enum rc errno_rc(int e)
@@ -1039,6 +1057,7 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 	tree_ino child, gone_dir = 0;
 	enum psg_texnode k;
 	enum rc r;
+	bool refused = false;
 
 	*out = NULL;
 	if (!m)
@@ -1072,6 +1091,9 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 	tp = temp_by_name(m, parent, name);
 	if (tp && excl) {
 		r = RC_EXISTS;
+	} else if (!tp && adds_texture(name)) { /* the temporary went while unlocked */
+		r = RC_DENIED;
+		refused = true;
 	} else if (!tp && !temps_room(m, gone, sizeof gone, &gone_dir)) {
 		r = RC_NOSPACE;
 	} else if (!tp) {
@@ -1090,7 +1112,7 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 	log_discarded(m, gone, gone_dir);
 	if (fresh)
 		temp_free(fresh);
-	return r;
+	return refused ? refuse_new_texture(m, parent, name) : r;
 }
 
 static struct mod_content *content_of(struct tree_mods_file *f)

@@ -532,23 +532,44 @@ static enum rc resolve_elsewhere(struct asset *as, struct guid_index *gix, const
 	return r;
 }
 
-/* by_toc false: the 0x<GUID> arenas by name; true: every texture arena by its TOC. */
+/* The channels that name the material ("Name", "AttribulatorMaterialName"; see
+ * material_label) carry GUIDs that are never a texture's: only the others are looked for
+ * outside the companion (a lookup there builds a mount-wide index on first use). */
+static bool texture_channel(const struct psg_channel *ch)
+{
+	return !ch->input || (strcmp(ch->input, "Name") != 0 &&
+			      strcmp(ch->input, "AttribulatorMaterialName") != 0);
+}
+
+static bool looks_elsewhere(const struct psg_channel *ch)
+{
+	return ch->has_guid && ch->own_entry < 0 && !ch->texture && texture_channel(ch);
+}
+
+/* by_toc false: the 0x<GUID> arenas by name; true: every texture arena by its TOC. Neither
+ * index is touched (so neither is built) unless a texture channel is still unresolved. */
 static enum rc link_elsewhere(struct asset *as, struct psg_materials *ms, bool by_toc)
 {
 	struct guid_index *gix = by_toc ? folder_toc_index(as->t) : folder_guid_index(as->t);
 	char model[PATH_MAX];
 	enum rc r = RC_OK;
+	bool any = false;
 
-	if (!gix || !folder_slot_mountpath(as->t, as->slot, model, sizeof model))
+	for (uint32_t i = 0; i < ms->n && !any; i++)
+		for (uint32_t c = 0; c < ms->v[i].n_ch && !any; c++)
+			any = looks_elsewhere(&ms->v[i].ch[c]);
+	if (!any || !gix || !folder_slot_mountpath(as->t, as->slot, model, sizeof model))
 		return RC_OK;
 	ms->searched = true;
 	for (uint32_t i = 0; i < ms->n && r == RC_OK; i++)
 		for (uint32_t c = 0; c < ms->v[i].n_ch && r == RC_OK; c++) {
 			struct psg_channel *ch = &ms->v[i].ch[c];
 
-			if (ch->has_guid && ch->own_entry < 0 && !ch->texture)
+			if (looks_elsewhere(ch))
 				r = resolve_elsewhere(as, gix, model, ch, by_toc);
 		}
+	if (by_toc && guid_index_partial(gix))
+		ms->toc_partial = true;
 	return r;
 }
 
@@ -645,7 +666,13 @@ static void guid_target(const struct psg_materials *ms, const struct psg_channel
 		buf_puts(out, ms->where == PSG_COMP_NONE     ? "- (no companion"
 			      : ms->where == PSG_COMP_BROKEN ? "- (companion unreadable"
 							     : "- (not in the companion");
-		buf_puts(out, ms->searched ? ", nor in any texture arena of the mount)" : ")");
+		if (!ms->searched || !texture_channel(ch))
+			buf_puts(out, ")");
+		else if (ms->toc_partial)
+			buf_puts(out, ", nor in the texture arenas of the mount read before the "
+				      "index's read budget ran out)");
+		else
+			buf_puts(out, ", nor in any texture arena of the mount)");
 	}
 }
 

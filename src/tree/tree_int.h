@@ -417,6 +417,8 @@ struct guid_index *folder_guid_index(struct tree *t);
 /* The mount's index of texture arenas by the GUIDs of their TableOfContents, whatever their
  * names (guid_index.h; built on its first lookup: folder.c, folder_toc_build). */
 struct guid_index *folder_toc_index(struct tree *t);
+/* Bytes the TOC index's build reads in all (256 MiB; tests lower it). */
+extern _Atomic uint64_t folder_toc_budget;
 /* The slot of the entry at `path` inside the mounted folder ("data/x/0x...psg"), listing the
  * folders on the way as a visit would; 0 when there is none. */
 uint32_t folder_slot_at(struct tree *t, const char *path);

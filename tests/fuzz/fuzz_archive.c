@@ -54,7 +54,7 @@ static void fa_entry(const struct src *s, const struct arc *a, uint32_t i, unsig
 		buf = malloc((size_t)len);
 		if (!buf)
 			continue;
-		r = arc_piece(s, ix, k, buf, &got);
+		r = arc_piece(s, ix, k, buf, &got, NULL);
 		if (got > len || (r == RC_OK && got != len))
 			fa_fail("a piece decoded to the wrong length");
 		free(buf);

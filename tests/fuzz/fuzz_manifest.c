@@ -5,6 +5,7 @@
  * count, names stay terminated and their safe copies are safe, the parent walk ends, and what
  * was read writes back to bytes that parse to the same records. Broken invariants abort.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,9 @@ static void fm_cmap(const uint8_t *p, size_t n, enum sm_platform pf)
 	struct sm_cmap m, m2;
 	struct diag d;
 	struct buf b;
-	uint32_t cyc = 0, flagged = 0;
+	uint32_t cyc = 0, cyc2 = 0, flagged = 0;
+	bool long_name = false, depths;
+	enum rc wr;
 
 	diag_init(&d);
 	if (sm_cmap_parse(p, n, pf, &m, &d) != RC_OK) {
@@ -40,7 +43,8 @@ static void fm_cmap(const uint8_t *p, size_t n, enum sm_platform pf)
 		return;
 	}
 	fm_counts(&m.h, m.n, n, SM_CMAP_HDR, SM_CMAP_REC);
-	if (sm_cmap_depths(&m, &cyc, &d) == RC_OK)
+	depths = sm_cmap_depths(&m, &cyc, &d) == RC_OK;
+	if (depths)
 		for (uint32_t i = 0; i < m.n; i++) {
 			const struct sm_collection *c = &m.v[i];
 
@@ -61,16 +65,29 @@ static void fm_cmap(const uint8_t *p, size_t n, enum sm_platform pf)
 			fm_fail("a name not terminated or not safe");
 		if (strlen(c->name) == SM_NAME_LEN && !(c->flags & SM_F_NAME))
 			fm_fail("a name without NUL not flagged");
+		long_name |= strlen(c->name) == SM_NAME_LEN && (c->flags & SM_F_NAME);
 	}
+	/* The writer refuses exactly the maps with a 64-byte name (no room for its NUL): any
+	 * other refusal, or one of those written, is a bug; the rest must round-trip. */
 	buf_init(&b);
-	if (sm_cmap_write(pf, &m.h, m.v, m.n, &b) == RC_OK) {
+	wr = sm_cmap_write(pf, &m.h, m.v, m.n, &b);
+	if (wr == RC_INVAL && !long_name)
+		fm_fail("CMAP writer refuses a map without a 64-byte name");
+	if (wr != RC_INVAL && long_name)
+		fm_fail("CMAP writer takes a 64-byte name");
+	if (wr != RC_OK && wr != RC_INVAL)
+		fm_fail("CMAP writer fails");
+	if (wr == RC_OK) {
 		if (b.len != SM_CMAP_HDR + (size_t)m.n * SM_CMAP_REC)
 			fm_fail("CMAP writer: wrong length");
 		if (sm_cmap_parse(b.data, b.len, pf, &m2, NULL) != RC_OK || m2.n != m.n)
 			fm_fail("CMAP written does not parse back");
+		if (depths && (sm_cmap_depths(&m2, &cyc2, &d) != RC_OK || cyc2 != cyc))
+			fm_fail("CMAP written has other cycles");
 		for (uint32_t i = 0; i < m.n; i++)
 			if (m2.v[i].id != m.v[i].id || m2.v[i].parent != m.v[i].parent ||
-			    m2.v[i].size != m.v[i].size || strcmp(m2.v[i].name, m.v[i].name))
+			    m2.v[i].size != m.v[i].size || m2.v[i].flags != m.v[i].flags ||
+			    strcmp(m2.v[i].name, m.v[i].name))
 				fm_fail("CMAP round trip differs");
 		sm_cmap_free(&m2);
 	}

@@ -37,8 +37,8 @@ check "folder: the Name channel names the model's own TOC entry 0" \
 check "folder: a stream-form channel shows its stream name and what its GUID names" grep -qP \
 	'^2\tdiffuse\tstream\tsky_night_0x00c0ffee00450001\t0x2C7F381800171902\ttexture 0x2c7f381800171902$' \
 	"$mat/material.txt"
-check "folder: an unresolvable GUID is listed" \
-	grep -qP '^1\tAttribulatorMaterialName\tguid\t-\t0x[0-9A-F]{16}\t- \(not in the companion, nor in any texture arena of the mount\)$' \
+check "folder: the material-name GUID is listed, not looked for elsewhere" \
+	grep -qP '^1\tAttribulatorMaterialName\tguid\t-\t0x[0-9A-F]{16}\t- \(not in the companion\)$' \
 	"$mat/material.txt"
 check "folder: info.txt counts what resolved" grep -qx \
 	"materials: 1; 3 of 4 GUID channels name a texture of sky_Textures.psg (linked)" \
@@ -154,8 +154,8 @@ check "elsewhere: every link resolves to the byte-identical texture" bash -c "
 check "elsewhere: material.txt names the arena a texture came from" grep -qP \
 	'^2\tdiffuse\tstream\tsky_night_0x00c0ffee00450001\t0x2C7F381800171902\ttexture 0x2c7f381800171902 in tex/0X2C7F381800171902.PSG$' \
 	"$mat/material.txt"
-check "elsewhere: a GUID found nowhere says where it was looked for" grep -qP \
-	'^1\tAttribulatorMaterialName\tguid\t-\t0x[0-9A-F]{16}\t- \(not in the companion, nor in any texture arena of the mount\)$' \
+check "elsewhere: the material-name GUID is never looked for elsewhere" grep -qP \
+	'^1\tAttribulatorMaterialName\tguid\t-\t0x[0-9A-F]{16}\t- \(not in the companion\)$' \
 	"$mat/material.txt"
 check "elsewhere: info.txt counts both" grep -qx \
 	"materials: 1; 3 of 4 GUID channels name a texture: 1 of sky_Textures.psg (linked), 2 in 0x<GUID> arenas elsewhere in the mount (linked)" \
@@ -206,8 +206,8 @@ check "toc: material.txt names the source arena and the others" grep -qP \
 check "toc: a GUID held once names no other" grep -qP \
 	'\t0x2C7F381800171903\ttexture 0x2c7f381800171903 in sky_textures.psg \(by its TableOfContents\)$' \
 	"$mat/material.txt"
-check "toc: a GUID found nowhere says where it was looked for" grep -qP \
-	'^1\tAttribulatorMaterialName\tguid\t-\t0x[0-9A-F]{16}\t- \(no companion, nor in any texture arena of the mount\)$' \
+check "toc: the material-name GUID is never looked for in the TOC index" grep -qP \
+	'^1\tAttribulatorMaterialName\tguid\t-\t0x[0-9A-F]{16}\t- \(no companion\)$' \
 	"$mat/material.txt"
 check "toc: info.txt counts them" grep -qx \
 	"materials: 1; 3 of 4 GUID channels name a texture: 0 of sky_model_Textures.psg (not found), 3 in the TableOfContents of other texture arenas of the mount (linked)" \

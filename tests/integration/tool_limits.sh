@@ -123,9 +123,11 @@ mkdir "$full"
 printf 'first\n' >"$full/a.txt"
 head -c $((3 << 20)) /dev/urandom >"$full/big.dat"
 printf 'last\n' >"$full/z.txt"
+# Folders alone, three deep: more than the inodes left too.
+mkdir -p "$WORK/dirs/d1/d2/d3"
 cat >"$WORK/space.sh" <<'EOF'
 set -u
-small=$1 full=$2 sp=$3 tool=$4
+small=$1 full=$2 sp=$3 tool=$4 dirs=$5
 mount -t tmpfs -o size=1m tmpfs "$small" || exit 90
 out=$small/sparse
 timeout 30 "$tool" extract "$sp" "$out" 2>"$small.err0"
@@ -145,10 +147,16 @@ echo "forced $?"
 umount "$small" && mount -t tmpfs -o size=1m,nr_inodes=3 tmpfs "$small" || exit 91
 "$tool" extract "$sp" "$small/out" 2>"$small.err3"
 echo "inodes $?"
+"$tool" extract "$dirs" "$small/out" 2>"$small.err5"
+echo "folders $?"
+[ -e "$small/out" ] && echo "folders left out" || echo "folders nothing written"
+umount "$small" && mount -t tmpfs -o size=1m,nr_inodes=2 tmpfs "$small" || exit 92
+"$tool" extract "$sp" "$small/out" 2>"$small.err4"
+echo "no inodes $?"
 EOF
 if [ "$(id -u)" = 0 ]; then ns=(unshare -m --propagation private); else ns=(unshare -rm --propagation private); fi
 mkdir "$WORK/small"
-"${ns[@]}" bash "$WORK/space.sh" "$WORK/small" "$full" "$sp" "$PSGFS_TOOL" >"$WORK/space.out" 2>&1 || true
+"${ns[@]}" bash "$WORK/space.sh" "$WORK/small" "$full" "$sp" "$PSGFS_TOOL" "$WORK/dirs" >"$WORK/space.out" 2>&1 || true
 said() { grep -qx "$1" "$WORK/space.out"; }
 if said 'sparse [0-9]*'; then
 	check "sparse: three 1 TiB sparse files extract into 1 MiB within 30 s" said 'sparse 0'
@@ -171,6 +179,15 @@ if said 'sparse [0-9]*'; then
 	check "no space: more files than inodes left is refused too, naming the file ($(cat "$WORK/small.err3"))" \
 		bash -c 'grep -qx "inodes 7" "$0" && grep -q "^psgfs-tool: b.bin: no space for it" "$1"' \
 		"$WORK/space.out" "$WORK/small.err3"
+	# The same 3 inodes: d1 takes the last, d1/d2 is one too many; no file at all.
+	check "no space: a tree of folders alone is measured too, naming the folder ($(cat "$WORK/small.err5"))" \
+		bash -c 'grep -qx "folders 7" "$0" && grep -qx "folders nothing written" "$0" &&
+			grep -q "^psgfs-tool: d1/d2: no space for it" "$1"' \
+		"$WORK/space.out" "$WORK/small.err5"
+	# 2 inodes: the tmpfs root and out/ take both, none is left: a.bin is already too many.
+	check "no space: with no inode left at all the first file is refused ($(cat "$WORK/small.err4"))" \
+		bash -c 'grep -qx "no inodes 7" "$0" && grep -q "^psgfs-tool: a.bin: no space for it" "$1"' \
+		"$WORK/space.out" "$WORK/small.err4"
 else
 	not_ok "space: could not make a small tmpfs in a mount namespace: $(cat "$WORK/space.out")"
 fi

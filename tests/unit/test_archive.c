@@ -77,7 +77,7 @@ static enum rc read_entry(const struct src *s, const struct arc *a, uint32_t i, 
 		assert_true(len <= ARC_PIECE_MAX);
 		assert_int_equal(arc_piece_at(ix, off), k);
 		assert_int_equal(arc_piece_at(ix, off + len - 1), k);
-		r = arc_piece(s, ix, k, buf + off, &got);
+		r = arc_piece(s, ix, k, buf + off, &got, NULL);
 		if (r != RC_OK)
 			last = r;
 		else
@@ -493,7 +493,7 @@ static void test_eb_bad_entries(void **state)
 
 		assert_int_equal(arc_index_build(&s, &a, 3, &ix, &d), RC_OK);
 		assert_int_equal(arc_piece_count(ix), 1);
-		assert_int_equal(arc_piece(&s, ix, 0, buf, &got), RC_TRUNCATED);
+		assert_int_equal(arc_piece(&s, ix, 0, buf, &got, NULL), RC_TRUNCATED);
 		arc_index_free(ix);
 	}
 	arc_free(&a);
@@ -627,12 +627,12 @@ static void test_eb_lying_sizes(void **state)
 		assert_int_equal(arc_piece_count(ix), 1024);
 		assert_true(arc_index_bytes(ix) < 64u << 10);
 		/* the stored bytes end early: RC_TRUNCATED, the bytes they give, then none */
-		assert_int_equal(arc_piece(&s, ix, 0, piece, &got), RC_TRUNCATED);
+		assert_int_equal(arc_piece(&s, ix, 0, piece, &got, NULL), RC_TRUNCATED);
 		assert_int_equal(got, 100);
 		assert_memory_equal(piece, a1, 100);
-		assert_int_equal(arc_piece(&s, ix, 700, piece, &got), RC_TRUNCATED);
+		assert_int_equal(arc_piece(&s, ix, 700, piece, &got, NULL), RC_TRUNCATED);
 		assert_int_equal(got, 0);
-		assert_int_equal(arc_piece(&s, ix, 1024, buf, &got), RC_BOUNDS);
+		assert_int_equal(arc_piece(&s, ix, 1024, buf, &got, NULL), RC_BOUNDS);
 		arc_index_free(ix);
 	}
 	arc_free(&a);
@@ -673,7 +673,7 @@ static void test_eb_long_refpack(void **state)
 		uint64_t off, pl2;
 
 		arc_piece_span(ix, (uint64_t)k, &off, &pl2);
-		assert_int_equal(arc_piece(&s, ix, (uint64_t)k, piece, &got), RC_OK);
+		assert_int_equal(arc_piece(&s, ix, (uint64_t)k, piece, &got, NULL), RC_OK);
 		assert_int_equal(got, pl2);
 		assert_memory_equal(piece, a1 + off, pl2);
 	}
@@ -683,7 +683,7 @@ static void test_eb_long_refpack(void **state)
 	a.e[0].stored = (a.e[0].stored) / 2;
 	assert_int_equal(arc_index_build(&s, &a, 0, &ix, &d), RC_OK);
 	assert_int_equal(diag_with(&d, "RefPack stream gives"), 1);
-	assert_int_equal(arc_piece(&s, ix, 3, piece, &got), RC_TRUNCATED);
+	assert_int_equal(arc_piece(&s, ix, 3, piece, &got, NULL), RC_TRUNCATED);
 	arc_index_free(ix);
 	arc_free(&a);
 	diag_free(&d);
@@ -717,7 +717,7 @@ static void *par_run(void *arg)
 		size_t got;
 
 		arc_piece_span(p->ix, k, &off, &len);
-		if (arc_piece(p->s, p->ix, k, piece, &got) != RC_OK || got != len ||
+		if (arc_piece(p->s, p->ix, k, piece, &got, NULL) != RC_OK || got != len ||
 		    memcmp(piece, p->want + off, len))
 			p->bad = 1;
 	}
@@ -924,7 +924,7 @@ static void test_chunked_lzx(void **state)
 	assert_int_equal(g.method, ARC_SEG_LZX);
 	assert_int_equal(g.out_len, n - 65536);
 	/* garbage in an LZX chunk: refused by the decoder, or no decoder */
-	assert_int_equal(arc_piece(&s, ix, 0, buf, &got),
+	assert_int_equal(arc_piece(&s, ix, 0, buf, &got, NULL),
 			 lzx_available() ? RC_CORRUPT : RC_UNSUPPORTED);
 	assert_string_equal(arc_seg_method_str(g.method), "lzx");
 	assert_string_equal(arc_method_str(a.e[0].method), "lzx");
@@ -998,12 +998,16 @@ static void test_chunked_overrun(void **state)
 			uint64_t k = arc_piece_count(ix) - 1, off, pl;
 			size_t g = 0;
 			uint8_t *piece = malloc(ARC_PIECE_MAX);
+			bool over = false;
 
 			arc_piece_span(ix, k, &off, &pl);
-			assert_int_equal(arc_piece(&s, ix, k, piece, &g), RC_OK);
+			assert_int_equal(arc_piece(&s, ix, k, piece, &g, &over), RC_OK);
 			assert_int_equal(g, pl);
+			assert_true(over); /* said by the decode itself, not by a shared counter */
 			assert_int_equal(arc_index_overruns(ix), 1);
-			assert_int_equal(arc_piece(&s, ix, 0, piece, &g), RC_OK); /* not its last */
+			assert_int_equal(arc_piece(&s, ix, 0, piece, &g, &over),
+					 RC_OK); /* not its last */
+			assert_false(over);
 			assert_int_equal(arc_index_overruns(ix), 1);
 			free(piece);
 		}
@@ -1070,7 +1074,7 @@ static void test_chunked_hostile(void **state)
 				arc_piece_span(ix, k, &off, &pl);
 				assert_int_equal(off, total);
 				total += pl;
-				failed |= arc_piece(&s, ix, k, piece, &got) != RC_OK;
+				failed |= arc_piece(&s, ix, k, piece, &got, NULL) != RC_OK;
 			}
 			assert_int_equal(total, n);
 			assert_true(failed);
@@ -1114,7 +1118,7 @@ static void test_chunk_inflate_bounded(void **state)
 		assert_int_equal(arc_index_build(&s, &a, 0, &ix, &d), RC_OK);
 		assert_int_equal(arc_piece_count(ix), n / ARC_PIECE_MAX);
 		for (k = arc_piece_count(ix); k-- > 0;) { /* the last piece, the costliest, first */
-			enum rc r = arc_piece(&s, ix, k, piece, &got);
+			enum rc r = arc_piece(&s, ix, k, piece, &got, NULL);
 
 			assert_true(arc_index_decoded(ix) - last <= limit);
 			last = arc_index_decoded(ix);
@@ -1225,7 +1229,7 @@ static void test_chunked_random_reads(void **state)
 			size_t got;
 
 			arc_piece_span(ix, k, &po, &pl);
-			assert_int_equal(arc_piece(&s, ix, k, piece, &got), RC_OK);
+			assert_int_equal(arc_piece(&s, ix, k, piece, &got, NULL), RC_OK);
 			assert_int_equal(got, pl);
 			for (uint64_t b = off > po ? off : po; b < off + 4096 && b < po + pl; b++)
 				assert_int_equal(piece[b - po],

@@ -20,6 +20,7 @@
 
 #include "psgfs/base/buf.h"
 #include "psgfs/base/diag.h"
+#include "psgfs/base/hash.h"
 #include "psgfs/base/source.h"
 #include "psgfs/formats/archive.h"
 #include "psgfs/formats/refpack.h"
@@ -62,7 +63,7 @@ static enum rc read_entry(const struct src *s, const struct arc *a, uint32_t i, 
 
 		arc_piece_span(ix, k, &off, &len);
 		assert_true(len <= ARC_PIECE_MAX && off + len <= a->e[i].size);
-		r = arc_piece(s, ix, k, buf + off, &got);
+		r = arc_piece(s, ix, k, buf + off, &got, NULL);
 		assert_true(got <= len);
 		*got_total += got;
 		if (r != RC_OK && last == RC_OK)
@@ -103,7 +104,7 @@ static void check_against(const struct src *s, const struct arc *a,
 					d.n ? d.msg[0] : "");
 			assert_int_equal(r, RC_OK);
 			assert_int_equal(got, row->size);
-			assert_true(fnv1a64(bytes, (size_t)row->size) == row->fnv);
+			assert_true(fnv1a_64(bytes, (size_t)row->size) == row->fnv);
 		}
 		free(bytes);
 		diag_free(&d);
@@ -442,9 +443,9 @@ static enum rc open_and_read_all(const struct buf *b, struct arc *a, struct diag
 				uint64_t off, len;
 
 				arc_piece_span(ix, 0, &off, &len);
-				*read_fail += arc_piece(&s, ix, 0, p, &g) != RC_OK;
-				*read_fail +=
-				    arc_piece(&s, ix, arc_piece_count(ix) - 1, p, &g) != RC_OK;
+				*read_fail += arc_piece(&s, ix, 0, p, &g, NULL) != RC_OK;
+				*read_fail += arc_piece(&s, ix, arc_piece_count(ix) - 1, p, &g,
+							NULL) != RC_OK;
 				arc_index_free(ix);
 			}
 			free(p);

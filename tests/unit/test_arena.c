@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "psgfs/base/hash.h"
 #include "psgfs/formats/arena.h"
 #include "psgfs/base/buf.h"
 #include "psgfs/base/bytes.h"
@@ -83,7 +84,7 @@ static void check_record(const uint8_t *p, size_t n, const struct arena *a,
 		assert_true(arena_row(a, i)->readable);
 		assert_int_equal(arena_read_object(&s, a, i, &obj, &len), RC_OK);
 		assert_int_equal(len, rec->obj[i].size);
-		assert_true(fnv1a64(obj, len) == rec->obj[i].fnv64);
+		assert_true(fnv1a_64(obj, len) == rec->obj[i].fnv64);
 		free(obj);
 	}
 }
@@ -409,7 +410,7 @@ static void test_base_resource_region(void **state)
 		assert_int_equal(arena_row(&a, i)->start, g.rec.obj[i].start);
 		assert_int_equal(arena_row(&a, i)->ptr % 0x10, 0);
 		assert_true(arena_row(&a, i)->ptr + arena_row(&a, i)->size <= a.h.rd[5].size);
-		assert_true(fnv1a64(g.p + arena_row(&a, i)->start, arena_row(&a, i)->size) ==
+		assert_true(fnv1a_64(g.p + arena_row(&a, i)->start, arena_row(&a, i)->size) ==
 			    g.rec.obj[i].fnv64);
 	}
 	assert_int_equal(n_br, 2);

@@ -11,6 +11,7 @@
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -392,12 +393,101 @@ static void test_toc_folder(void **state)
 	gen_tex_truth_free(&truth);
 }
 
+/* A model whose only GUID the companion lacks is its material name's (AttribulatorMaterialName,
+ * never a texture): reading its materials builds neither mount-wide index (the TOC one reads
+ * every arena of the mount inside that one request). */
+static void test_toc_not_for_names(void **state)
+{
+	struct gen_tex_truth truth = {0};
+	struct tree_opts o = {0};
+	struct buf model, tex;
+	struct tree *t;
+	struct tree_stat ts;
+	char why[256], text[4096];
+	size_t got = 0;
+
+	(void)state;
+	default_arena(&tex, &truth);
+	buf_init(&model);
+	assert_int_equal(gen_psg_sky(0, &model, NULL), RC_OK);
+	snprintf(dir, sizeof dir, "/tmp/psgfs-gix.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	write_rel("sky.psg", &model);
+	write_rel("sky_Textures.psg", &tex);
+	write_rel("other_textures.psg", &tex); /* something the TOC index would read */
+
+	assert_int_equal(tree_open(dir, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+	assert_int_equal(tree_resolve(t, "sky.psg/materials/00.material/material.txt", &ts), RC_OK);
+	assert_true(ts.size < sizeof text);
+	assert_int_equal(tree_read(t, ts.ino, 0, sizeof text - 1, text, &got), RC_OK);
+	text[got] = '\0';
+	assert_false(guid_index_built(folder_toc_index(t)));
+	assert_false(guid_index_built(folder_guid_index(t)));
+	assert_non_null(strstr(text, "\tAttribulatorMaterialName\tguid\t"));
+	assert_non_null(strstr(text, "\t- (not in the companion)\n"));
+	tree_close(t);
+	assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	buf_free(&model);
+	buf_free(&tex);
+	gen_tex_truth_free(&truth);
+}
+
+/* The TOC index's build reads within a total budget: past it, indexing stops and a texture
+ * GUID not found says the index stopped (at 0 bytes nothing is read at all). */
+static void test_toc_budget(void **state)
+{
+	struct gen_tex_truth truth = {0};
+	struct tree_opts o = {0};
+	struct buf model, tex;
+	struct tree *t;
+	struct tree_stat ts;
+	char why[256], text[4096];
+	size_t got = 0;
+
+	(void)state;
+	default_arena(&tex, &truth);
+	buf_init(&model);
+	assert_int_equal(gen_psg_sky(0, &model, NULL), RC_OK);
+	snprintf(dir, sizeof dir, "/tmp/psgfs-gix.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	write_rel("sky.psg", &model);	   /* no companion */
+	write_rel("z_textures.psg", &tex); /* holds its textures by TOC */
+	for (int pass = 0; pass < 2; pass++) {
+		atomic_store(&folder_toc_budget, pass ? 256ull << 20 : 0);
+		assert_int_equal(tree_open(dir, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+		assert_int_equal(tree_resolve(t, "sky.psg/materials/00.material/material.txt", &ts),
+				 RC_OK);
+		assert_true(ts.size < sizeof text);
+		assert_int_equal(tree_read(t, ts.ino, 0, sizeof text - 1, text, &got), RC_OK);
+		text[got] = '\0';
+		if (pass) {
+			assert_non_null(
+			    strstr(text, " in z_textures.psg (by its TableOfContents)"));
+			assert_null(strstr(text, "budget"));
+		} else {
+			assert_non_null(strstr(text, "\tdiffuse\t"));
+			assert_non_null(strstr(text,
+					       "- (no companion, nor in the texture arenas of the "
+					       "mount read before the index's read budget ran "
+					       "out)\n"));
+			assert_null(strstr(text, "(by its TableOfContents"));
+		}
+		tree_close(t);
+	}
+	atomic_store(&folder_toc_budget, 256ull << 20);
+	assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	buf_free(&model);
+	buf_free(&tex);
+	gen_tex_truth_free(&truth);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_names),	cmocka_unit_test(test_find),
 	    cmocka_unit_test(test_folder_walk), cmocka_unit_test(test_toc_scan),
-	    cmocka_unit_test(test_toc_folder),
+	    cmocka_unit_test(test_toc_folder),	cmocka_unit_test(test_toc_not_for_names),
+	    cmocka_unit_test(test_toc_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

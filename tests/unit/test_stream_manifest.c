@@ -116,6 +116,11 @@ static void test_fnv1_64(void **state)
 	/* FNV-1 multiplies first: "a" is (basis * prime) ^ 'a', not FNV-1a's */
 	assert_true(fnv1_64("a", 1) == ((FNV64_BASIS * FNV64_PRIME) ^ 'a'));
 	assert_true(fnv1_64("a", 1) == 0xaf63bd4c8601b7beull);
+	/* FNV-1a (the generators' records): xor first; the published vectors */
+	assert_true(fnv1a_64("", 0) == FNV64_BASIS);
+	assert_true(fnv1a_64("a", 1) == 0xaf63dc4c8601ec8cull);
+	assert_true(fnv1a_64("foobar", 6) == 0x85944171f73967e8ull);
+	assert_true(fnv1a_64_update(fnv1a_64("foo", 3), "bar", 3) == fnv1a_64("foobar", 6));
 	assert_true(sm_global_id("Pres", "DIST_Test") == fnv1_64("cPres_Global_DIST_Test", 22));
 	assert_true(sm_global_id("Sim", "DIST_Test") != sm_global_id("Pres", "DIST_Test"));
 }

@@ -14,4 +14,10 @@ uint64_t fnv1_64(const void *p, size_t n);
 /* Continue an FNV-1 64 hash h over n more bytes (start from FNV64_BASIS). */
 uint64_t fnv1_64_update(uint64_t h, const void *p, size_t n);
 
+/* FNV-1a 64: for each byte xor, then multiply by the prime (the generators' records and
+ * manifests, psgfs-gen hash, the folder layer's reasons). */
+uint64_t fnv1a_64(const void *p, size_t n);
+/* Continue an FNV-1a 64 hash h over n more bytes (start from FNV64_BASIS). */
+uint64_t fnv1a_64_update(uint64_t h, const void *p, size_t n);
+
 #endif

@@ -123,17 +123,20 @@ uint64_t arc_piece_at(const struct arc_index *ix, uint64_t off); /* the piece ho
  * Decode piece k into dst (its span's length). *got is what the stored bytes really gave:
  * less than the span when an unpacked size lied: then RC_TRUNCATED when the stored bytes
  * end there (the entry's last segment ends early: a lying size), RC_CORRUPT otherwise.
+ * *over (if not NULL): this decode found its segment's stream going on past the segment's
+ * declared size (zlib, deflate; the declared bytes are given, the rest is not): a problem to
+ * report, for this piece alone whatever other threads decode meanwhile.
  */
 enum rc arc_piece(const struct src *s, const struct arc_index *ix, uint64_t k, uint8_t *dst,
-		  size_t *got);
+		  size_t *got, bool *over);
 
 /* The segment piece k decodes (info.txt, tests); false when k is out of range. */
 bool arc_piece_seg(const struct arc_index *ix, uint64_t k, struct arc_seg *out);
 /* Segment decodes arc_piece has started on this index (a relaxed counter, for tests). */
 uint64_t arc_index_decodes(const struct arc_index *ix);
-/* Decodes of a segment's last piece that found the stream going on past the segment's
- * declared size (zlib, deflate): the declared bytes are given, the rest is not; a problem to
- * report (a relaxed counter: compare it before and after arc_piece). */
+/* Decodes that found a stream going on past its segment's declared size (arc_piece's *over),
+ * counted for tests and statistics (a relaxed counter shared by all threads: never compare it
+ * around one decode, use *over). */
 uint64_t arc_index_overruns(const struct arc_index *ix);
 /* Bytes the decoders produced for arc_piece on this index, including those decoded only to be
  * dropped before a piece's start (a relaxed counter: the work reads cost, for tests). */

@@ -90,7 +90,6 @@ struct psg_gen_record {
 	size_t n;
 };
 void psg_gen_record_free(struct psg_gen_record *r);
-uint64_t fnv1a64(const void *p, size_t n);
 
 /*
  * Lay out and serialise, appending to out (record offsets are relative to the arena start).
