@@ -827,12 +827,55 @@ static bool adds_texture(const char *name)
 	return false;
 }
 
-static enum rc refuse_new_texture(struct mods *m, tree_ino dir, const char *name)
+/* `name` is one of dir's pictures' names followed by a suffix ("T.png.XXXXXX", "T.dds~"). */
+static bool extends_picture(struct tree *t, tree_ino dir, const char *name)
 {
-	mods_log(m, ino_slot(dir), true,
-		 "textures/%s: refused: no texture of this arena has that name, and texture mods "
-		 "cannot add one (write over one of its pictures)",
-		 name);
+	struct tree_dir *d;
+	bool hit = false;
+
+	if (tree_opendir(t, dir, &d) != RC_OK)
+		return false;
+	for (size_t i = 0; i < tree_dir_count(d) && !hit; i++) {
+		const char *p = tree_dir_name(d, i);
+		size_t n = strlen(p);
+
+		hit = strncmp(name, p, n) == 0 && name[n] != '\0';
+	}
+	tree_closedir(t, d);
+	return hit;
+}
+
+/*
+ * Whether a new name in textures/ may be an editor's temporary: hidden (GIO's
+ * .goutputstream-*, rsync's .T.png.*), a backup (T.png~), or a picture's name with a suffix
+ * (T.png.XXXXXX). Anything else would be a file the mount cannot keep: it lives in the daemon
+ * only, is never listed and is gone at unmount, so it is refused rather than lost
+ * (docs/texture-mods.md, "The writable mount").
+ */
+static bool temp_name(struct tree *t, tree_ino dir, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (adds_texture(name))
+		return false;
+	return name[0] == '.' || (n && name[n - 1] == '~') || extends_picture(t, dir, name);
+}
+
+static enum rc refuse_new_name(struct mods *m, tree_ino dir, const char *name)
+{
+	if (adds_texture(name))
+		mods_log(
+		    m, ino_slot(dir), true,
+		    "textures/%s: refused: no texture of this arena has that name, and texture "
+		    "mods cannot add one (write over one of its pictures)",
+		    name);
+	else
+		mods_log(
+		    m, ino_slot(dir), true,
+		    "textures/%s: refused: not a picture of this arena nor a temporary's name "
+		    "(hidden, ending in '~', or a picture's name with a suffix); a file of that "
+		    "name would be lost at unmount",
+		    name);
 	return RC_DENIED;
 }
 
@@ -1057,7 +1100,7 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 	tree_ino child, gone_dir = 0;
 	enum psg_texnode k;
 	enum rc r;
-	bool refused = false;
+	bool refused = false, temp_ok;
 
 	*out = NULL;
 	if (!m)
@@ -1076,11 +1119,12 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 	}
 	if (r != RC_NOENT)
 		return r;
+	temp_ok = temp_name(t, parent, name);
 	pthread_mutex_lock(&m->mu);
 	tp = temp_by_name(m, parent, name);
 	pthread_mutex_unlock(&m->mu);
-	if (!tp && adds_texture(name))
-		return refuse_new_texture(m, parent, name);
+	if (!tp && !temp_ok)
+		return refuse_new_name(m, parent, name);
 	r = new_temp(t, parent, name, uid, gid, &fresh);
 	if (r != RC_OK) {
 		if (r != RC_NOMEM)
@@ -1091,7 +1135,7 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 	tp = temp_by_name(m, parent, name);
 	if (tp && excl) {
 		r = RC_EXISTS;
-	} else if (!tp && adds_texture(name)) { /* the temporary went while unlocked */
+	} else if (!tp && !temp_ok) { /* the temporary went while unlocked */
 		r = RC_DENIED;
 		refused = true;
 	} else if (!tp && !temps_room(m, gone, sizeof gone, &gone_dir)) {
@@ -1112,7 +1156,7 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 	log_discarded(m, gone, gone_dir);
 	if (fresh)
 		temp_free(fresh);
-	return refused ? refuse_new_texture(m, parent, name) : r;
+	return refused ? refuse_new_name(m, parent, name) : r;
 }
 
 static struct mod_content *content_of(struct tree_mods_file *f)
@@ -1309,6 +1353,7 @@ enum rc tree_mods_rename(struct tree *t, tree_ino parent, const char *name, tree
 	tree_ino child = 0, pic = 0;
 	enum psg_texnode k;
 	enum rc r;
+	bool temp_ok;
 
 	if (!m)
 		return RC_READONLY;
@@ -1330,11 +1375,12 @@ enum rc tree_mods_rename(struct tree *t, tree_ino parent, const char *name, tree
 			return RC_EXISTS;
 		pic = child;
 	}
+	temp_ok = pic || temp_name(t, newparent, newname);
 	pthread_mutex_lock(&m->mu);
 	tp = temp_by_name(m, parent, name);
-	if (tp && !pic && !temp_by_name(m, newparent, newname) && adds_texture(newname)) {
+	if (tp && !pic && !temp_by_name(m, newparent, newname) && !temp_ok) {
 		pthread_mutex_unlock(&m->mu);
-		return refuse_new_texture(m, newparent, newname);
+		return refuse_new_name(m, newparent, newname);
 	}
 	if (tp && pic)
 		tp->opens++; /* kept while its picture is written */

@@ -129,6 +129,12 @@ check "... and it is discarded (it would never be a picture)" test ! -e "$T/.tmp
 check "a new name with a picture's extension is no temporary: EPERM at create" \
 	test "$(ed temp "$T" "$argb.dds" "$WORK/garbage" new.dds)" = create:EPERM
 check "... errors.txt says a texture cannot be added" grep -q "textures/new.dds: refused: .*cannot add one" "$m/errors.txt"
+check "a new name that is no temporary's (it would be lost at unmount): EPERM at create" \
+	test "$(ed temp "$T" "$argb.dds" "$WORK/garbage" notes.txt)" = create:EPERM
+check "... errors.txt says it would be lost" grep -q "textures/notes.txt: refused: .*lost at unmount" "$m/errors.txt"
+cp "$T/$argb.png" "$WORK/same.png"
+check "a picture's name with a suffix is a temporary (Qt's T.png.XXXXXX): saved back, OK" \
+	test "$(ed temp "$T" "$argb.png" "$WORK/same.png" "$argb.png.Ab12Cd")" = OK
 check "after the refusals OUTDIR/t.psg is unchanged" test "$(sum "$out/t.psg")" = "$before"
 check "... and the mount serves what it served" test "$(sum "$T/$argb.dds")" = "$served"
 

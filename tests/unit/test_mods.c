@@ -361,15 +361,15 @@ static void test_temporaries(void **st)
 	free(served);
 	/* a garbage temporary renamed over a picture: refused, and discarded (it would never be
 	 * a picture; editors do not remove what they failed to rename) */
-	assert_int_equal(tree_mods_create(t, dir_ino, "g", false, false, 0, 0, &s, &f), RC_OK);
+	assert_int_equal(tree_mods_create(t, dir_ino, ".g", false, false, 0, 0, &s, &f), RC_OK);
 	assert_int_equal(tree_mods_write(f, 0, "nope", 4), RC_OK);
 	tree_mods_release(f);
-	assert_int_equal(tree_mods_rename(t, dir_ino, "g", dir_ino, p + 9, RENAME_NOREPLACE),
+	assert_int_equal(tree_mods_rename(t, dir_ino, ".g", dir_ino, p + 9, RENAME_NOREPLACE),
 			 RC_EXISTS);
-	assert_int_equal(tree_lookup(t, dir_ino, "g", &s), RC_OK);
-	assert_int_equal(tree_mods_rename(t, dir_ino, "g", dir_ino, p + 9, 0), RC_INVAL);
-	assert_int_equal(tree_lookup(t, dir_ino, "g", &s), RC_NOENT);
-	assert_int_equal(tree_mods_unlink(t, dir_ino, "g"), RC_NOENT);
+	assert_int_equal(tree_lookup(t, dir_ino, ".g", &s), RC_OK);
+	assert_int_equal(tree_mods_rename(t, dir_ino, ".g", dir_ino, p + 9, 0), RC_INVAL);
+	assert_int_equal(tree_lookup(t, dir_ino, ".g", &s), RC_NOENT);
+	assert_int_equal(tree_mods_unlink(t, dir_ino, ".g"), RC_NOENT);
 	free(dds);
 	tree_close(t);
 }
@@ -549,7 +549,7 @@ static void test_new_names_and_room(void **st)
 	struct tree_mods_file *f;
 	struct tree_stat s;
 	tree_ino d = ino_of(t, "textures");
-	char name[32], *err;
+	char name[32], base[96], tmp[128], *err;
 
 	(void)st;
 	assert_int_equal(tree_mods_create(t, d, "new.png", false, true, 0, 0, &s, &f), RC_DENIED);
@@ -559,12 +559,29 @@ static void test_new_names_and_room(void **st)
 	assert_non_null(strstr(err, "textures/new.png: refused: no texture of this arena has that "
 				    "name, and texture mods cannot add one"));
 	free(err);
+	/* a name that is neither a picture's nor a temporary's would be lost at unmount: refused;
+	 * a picture's name with a suffix (Qt's T.png.XXXXXX) and a backup (T~) are temporaries */
+	assert_int_equal(tree_mods_create(t, d, "notes.txt", false, true, 0, 0, &s, &f), RC_DENIED);
+	assert_int_equal(tree_lookup(t, d, "notes.txt", &s), RC_NOENT);
+	err = text(t, "errors.txt");
+	assert_non_null(strstr(err, "textures/notes.txt: refused: not a picture of this arena nor "
+				    "a temporary's name"));
+	free(err);
+	tex_name(t, 0, base, sizeof base);
+	snprintf(tmp, sizeof tmp, "%s.png.Ab12Cd", base + 9);
+	assert_int_equal(tree_mods_create(t, d, tmp, true, false, 0, 0, &s, &f), RC_OK);
+	tree_mods_release(f);
+	assert_int_equal(tree_mods_unlink(t, d, tmp), RC_OK);
+	assert_int_equal(tree_mods_create(t, d, "backup~", true, false, 0, 0, &s, &f), RC_OK);
+	tree_mods_release(f);
+	assert_int_equal(tree_mods_unlink(t, d, "backup~"), RC_OK);
 	/* an editor's temporary is no texture name; renamed to one, it is refused too */
 	assert_int_equal(tree_mods_create(t, d, ".goutputstream-1", true, false, 0, 0, &s, &f),
 			 RC_OK);
 	tree_mods_release(f);
 	assert_int_equal(tree_mods_rename(t, d, ".goutputstream-1", d, "other.png", 0), RC_DENIED);
-	assert_int_equal(tree_mods_rename(t, d, ".goutputstream-1", d, "x.png.part", 0), RC_OK);
+	assert_int_equal(tree_mods_rename(t, d, ".goutputstream-1", d, "x.png.part", 0), RC_DENIED);
+	assert_int_equal(tree_mods_rename(t, d, ".goutputstream-1", d, ".x.png.part", 0), RC_OK);
 	/* 300 temporaries closed and never renamed: the oldest make room for the newest */
 	for (int i = 0; i < 300; i++) {
 		snprintf(name, sizeof name, ".tmp-%d", i);
@@ -572,11 +589,11 @@ static void test_new_names_and_room(void **st)
 		assert_int_equal(tree_mods_write(f, 0, "x", 1), RC_OK);
 		tree_mods_release(f);
 	}
-	assert_int_equal(tree_lookup(t, d, "x.png.part", &s), RC_NOENT); /* the oldest went */
+	assert_int_equal(tree_lookup(t, d, ".x.png.part", &s), RC_NOENT); /* the oldest went */
 	assert_int_equal(tree_lookup(t, d, ".tmp-299", &s), RC_OK);
 	err = text(t, "errors.txt");
 	assert_non_null(
-	    strstr(err, "textures/x.png.part: a temporary nobody had open was discarded"));
+	    strstr(err, "textures/.x.png.part: a temporary nobody had open was discarded"));
 	free(err);
 	tree_close(t);
 }
@@ -600,7 +617,7 @@ static void test_setattr(void **st)
 	assert_non_null(strstr(err, "refused to change its mode"));
 	assert_non_null(strstr(err, "refused to change its times"));
 	free(err);
-	assert_int_equal(tree_mods_create(t, d, "tmp", true, false, 0, 0, &s, &f), RC_OK);
+	assert_int_equal(tree_mods_create(t, d, ".tmp", true, false, 0, 0, &s, &f), RC_OK);
 	want.mtime.tv_sec = 12345;
 	assert_int_equal(tree_mods_setattr(t, s.ino, TREE_SET_MODE | TREE_SET_MTIME, &want, &s),
 			 RC_OK);
