@@ -74,7 +74,7 @@ check "the tree is unchanged after all that" same_as_tool "$sky" "$m"
 broken=$WORK/broken.psg
 cp "$sky" "$broken"
 ds=$((16#$(od -An -tx1 -j $((0x30)) -N4 "$sky" | tr -d ' \n')))
-i=$(ls "$m/objects" | sed -n 's/^0*\([0-9][0-9]*\)\.RenderOptiMeshData\.bin$/\1/p' | head -1)
+i=$(ls "$m/objects" | sed -n 's/^0*\([0-9][0-9]*\)\.RenderOptiMeshData\.bin$/\1/p' | sed -n 1p)
 check "the sky has a RenderOptiMeshData (index ${i:-none})" test -n "$i"
 printf '\x00\x00\x00\x08' | dd of="$broken" bs=1 seek=$((ds + 24 * i + 8)) conv=notrunc status=none
 b=$WORK/b

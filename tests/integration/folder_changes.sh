@@ -69,7 +69,7 @@ timeout 60 "$PSGFS_GEN" folder --seed 11 --assets 8 --manifest "$WORK/errno.tsv"
 # An arena whose RenderOptiMeshData's dictionary size says 8 bytes: its decoded view is EIO.
 "$PSGFS_GEN" sky "$E/bad.psg"
 ds=$((16#$(od -An -tx1 -j $((0x30)) -N4 "$E/bad.psg" | tr -d ' \n')))
-oi=$("$PSGFS_TOOL" ls "$E/bad.psg" objects | sed -n 's/.*\t0*\([0-9][0-9]*\)\.RenderOptiMeshData\.bin$/\1/p' | head -1)
+oi=$("$PSGFS_TOOL" ls "$E/bad.psg" objects | sed -n 's/.*\t0*\([0-9][0-9]*\)\.RenderOptiMeshData\.bin$/\1/p' | sed -n 1p)
 printf '\x00\x00\x00\x08' | dd of="$E/bad.psg" bs=1 seek=$((ds + 24 * oi + 8)) conv=notrunc status=none
 ln -s readme.txt "$E/readme.lnk"
 sig "$E" >"$WORK/errno.sig"
@@ -81,7 +81,7 @@ plain=$m/readme.txt            # a pass-through file
 link=$m/readme.lnk             # a link (to the pass-through file)
 asset=$J/SHOUTY.PSG            # an asset directory
 inner=$asset/info.txt          # a file inside it
-obj=$(ls -d "$asset"/objects/*.bin | head -1)
+obj=$(ls -d "$asset"/objects/*.bin | sed -n 1p)
 
 check "baseline: stat, read, readdir are OK" bash -c \
 	"[ \$('$ERRNO_PROBE' read '$plain') = OK ] && [ \$('$ERRNO_PROBE' read '$inner') = OK ] && [ \$('$ERRNO_PROBE' readdir '$dir') = OK ] && [ \$('$ERRNO_PROBE' readdir '$asset') = OK ]"

@@ -68,7 +68,7 @@ done
 "$PSGFS_GEN" sky "$SRC/$J/bad_view.psg"
 ds=$((16#$(od -An -tx1 -j $((0x30)) -N4 "$SRC/$J/bad_view.psg" | tr -d ' \n')))
 oi=$("$PSGFS_TOOL" ls "$SRC/$J/bad_view.psg" objects |
-	sed -n 's/.*\t0*\([0-9][0-9]*\)\.RenderOptiMeshData\.bin$/\1/p' | head -1)
+	sed -n 's/.*\t0*\([0-9][0-9]*\)\.RenderOptiMeshData\.bin$/\1/p' | sed -n 1p)
 printf '\x00\x00\x00\x08' | dd of="$SRC/$J/bad_view.psg" bs=1 seek=$((ds + 24 * oi + 8)) conv=notrunc status=none
 
 # ---- mounting reads the folder itself and nothing below it (strace of the daemon) ----
@@ -300,7 +300,7 @@ mount_psgfs "$RS" "$rsm" -o cache_size=4M
 pid=$(pgrep -n -f "psgfs $RS")
 peak_rss "$pid" "$WORK/real.rss"
 sampler=$!
-m1=$(cd "$rsm" && find data/content/createacharacter/model/cas_db -name '*_Textures.psg' | sort | head -1)
+m1=$(cd "$rsm" && find data/content/createacharacter/model/cas_db -name '*_Textures.psg' | sort | sed -n 1p)
 m1=${m1%_Textures.psg}.psg
 check "real shape: a model's diffuse channel names a texture of its companion" \
 	grep -q '^1	diffuse	stream	diffuse	0x2C7F381800171900	texture 0x2c7f381800171900$' \

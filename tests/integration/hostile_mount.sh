@@ -107,7 +107,7 @@ cp "$tex" "$texself"
 patch "$texself" $((toff + 0x18)) "$(printf '%08x' "$ti")"
 m=$WORK/m2
 mount_psgfs "$texself" "$m"
-first=$(ls "$m/textures" | head -1)
+first=$(ls "$m/textures" | sed -n 1p)
 tname=$(printf '%04d.Texture' "$ti")
 check "self-referencing texture: its .dds answers EIO" is_eio "$m/textures/$first"
 check "self-referencing texture: the object's .bin reads" cmp -s "$m/objects/$tname.bin" \
@@ -126,7 +126,7 @@ m=$WORK/m3
 mount_psgfs "$trunc" "$m"
 seq1=$(ls "$m/sequences" | sed -n 2p)
 check "truncated PSA: the last sequence's keys.tsv answers EIO" is_eio "$m/sequences/$seq1/keys.tsv"
-check "truncated PSA: the first sequence still reads" test -s "$m/sequences/$(ls "$m/sequences" | head -1)/keys.tsv"
+check "truncated PSA: the first sequence still reads" test -s "$m/sequences/$(ls "$m/sequences" | sed -n 1p)/keys.tsv"
 check "truncated PSA: chunks/03.ANIMKEYS.bin holds what is there" \
 	test "$(stat -c %s "$m/chunks/03.ANIMKEYS.bin")" -gt 0
 check "truncated PSA: errors.txt names ANIMKEYS" grep -q "ANIMKEYS" "$m/errors.txt"

@@ -18,7 +18,7 @@ build=$(cd "$(dirname "$PSGFS")/.." && pwd)
 
 # ---- meson install ----
 timeout 120 meson install -C "$build" --destdir "$WORK/inst" --no-rebuild --quiet >/dev/null
-xml=$(find "$WORK/inst" -path '*/share/mime/packages/psgfs.xml' | head -1)
+xml=$(find "$WORK/inst" -path '*/share/mime/packages/psgfs.xml' | sed -n 1p)
 check "meson install puts psgfs.xml in share/mime/packages" test -n "$xml"
 check "   ... identical to data/psgfs.xml" cmp -s "$xml" "$root/data/psgfs.xml"
 check "   ... and leaves the database to the target system under a DESTDIR" \

@@ -214,7 +214,7 @@ part_sum=$(sum "$src/part.psg")
 mkdir -p "$WORK/opart"
 mq=$WORK/mq
 mount_psgfs "$src/part.psg" "$mq" -o mods="$WORK/opart"
-vol=$(grep ' 3D texture ' "$mq/errors.txt" | grep -o 'object [0-9]*' | head -1)
+vol=$(grep ' 3D texture ' "$mq/errors.txt" | grep -o 'object [0-9]*' | sed -n 1p)
 check "the partial shapes are there (a one-face cube, a 5-face cube, a volume)" bash -c \
 	"grep -q 'serving 1 face with 1 mip level' '$mq/errors.txt' &&
 	 grep -q 'serving 5 faces' '$mq/errors.txt' && [ -n '$vol' ]"
@@ -245,11 +245,11 @@ game_sum=$(cd "$WORK/game" && find . -type f -print0 | sort -z | xargs -0 md5sum
 mkdir -p "$WORK/og"
 mf=$WORK/mf
 mount_psgfs "$WORK/game" "$mf" -o mods="$WORK/og"
-comp=$(cd "$WORK/game" && find . -name '*_Textures.psg' | sort | head -1)
+comp=$(cd "$WORK/game" && find . -name '*_Textures.psg' | sort | sed -n 1p)
 comp=${comp#./}
 model=${comp%_Textures.psg}.psg
 check "the folder has a model with a companion ($model)" test -f "$WORK/game/$model"
-link=$(cd "$mf/$model/materials" && ls -d */ | head -1)
+link=$(cd "$mf/$model/materials" && ls -d */ | sed -n 1p)
 png=diffuse.png # the .glb embeds each material's diffuse texture
 check "the model's material links its diffuse texture ($link$png)" test -L "$mf/$model/materials/$link$png"
 target=$(readlink -f "$mf/$model/materials/$link/$png")
@@ -292,7 +292,7 @@ for delay in 0.05 0.2 0.5; do
 	timeout 30 "$PSGFS" -f "$src/r.psg" "$mk" -o mods="$WORK/ok" &
 	pid=$!
 	for _ in $(seq 100); do mountpoint -q "$mk" && break; sleep 0.05; done
-	first=$(ls "$mk/textures" | head -1)
+	first=$(ls "$mk/textures" | sed -n 1p)
 	(python3 "$MODS_EDITOR" trunc "$mk/textures/$first" "$WORK/big.dds" >/dev/null 2>&1 &)
 	sleep "$delay"
 	kill -9 "$pid"

@@ -56,7 +56,7 @@ check "... errors.txt says which abandoned ones were discarded" grep -q "texture
 
 # ---- a new name in textures/ cannot add a texture: refused at create, with its line ----
 T=$m/a2.psg/textures
-pic=$(ls "$T" | grep '\.png$' | head -1)
+pic=$(ls "$T" | grep '\.png$' | sed -n 1p)
 check "a new .png name in textures/: EPERM at create" \
 	test "$("$ERRNO_PROBE" open_creat "$T/new_texture.png")" = EPERM
 check "... errors.txt says why" grep -q "textures/new_texture.png: refused: .*cannot add" "$m/a2.psg/errors.txt"

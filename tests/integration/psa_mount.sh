@@ -13,7 +13,7 @@ check "root lists chunks errors.txt export info.txt sequences skeleton" \
 check "three sequence directories" test "$(ls "$m/sequences" | wc -l)" -eq 3
 check "info.txt: 6 bones, 3 sequences, no problems" \
 	bash -c "grep -q '^bones: 6$' '$m/info.txt' && grep -q '^sequences: 3$' '$m/info.txt' && grep -q '^problems: 0$' '$m/info.txt'"
-seq0=$(ls "$m/sequences" | head -1)
+seq0=$(ls "$m/sequences" | sed -n 1p)
 check "sequence dir has info.txt keys.tsv scale_keys.tsv and its .psa and .glb" \
 	test "$(ls "$m/sequences/$seq0" | tr '\n' ' ')" = "$seq0.glb $seq0.psa info.txt keys.tsv scale_keys.tsv "
 frames=$(sed -n 's/^num_raw_frames: //p' "$m/sequences/$seq0/info.txt")

@@ -24,7 +24,7 @@ if command -v identify >/dev/null && [[ $(identify -version 2>/dev/null) == *Ima
 	while read -r name fmt dims mips kind; do
 		for ext in dds png; do
 			f=$m/textures/$name.$ext
-			got=$(identify -format '%wx%h\n' "$f" 2>/dev/null | head -1)
+			got=$(identify -format '%wx%h\n' "$f" 2>/dev/null | sed -n 1p)
 			want=$dims
 			# a cube map's picture holds its six faces side by side
 			if [ "$ext" = png ] && [ "$kind" = cube ]; then
@@ -54,7 +54,7 @@ dict=$(od -An -tu4 --endian=big -j $((0x30)) -N4 "$broken" | tr -d ' ')
 printf '\x00\x00\x00\x10' | dd of="$broken" bs=1 seek=$((dict + 8)) conv=notrunc status=none
 bm=$WORK/b
 mount_psgfs "$broken" "$bm"
-first=$(ls "$bm/textures" | head -1)
+first=$(ls "$bm/textures" | sed -n 1p)
 check "short base resource: errors.txt names the texture" grep -qi 'texture' "$bm/errors.txt"
 check "short base resource: its .dds/.png return EIO" bash -c \
 	"! cat '$bm/textures/${first%.*}.dds' > /dev/null 2> '$WORK/e1' && grep -q 'Input/output error' '$WORK/e1'"

@@ -43,7 +43,7 @@ check "info.txt: every PS3 twin's texture line equals the Xbox 360 one" bash -c 
 
 check "st_size exact for every texture file" all_read_whole "$mx/textures"
 
-dxn=$(comm -23 <(ls "$mx/textures") <(ls "$mp/textures") | grep '\.dds$' | head -1)
+dxn=$(comm -23 <(ls "$mx/textures") <(ls "$mp/textures") | grep '\.dds$' | sed -n 1p)
 check "DXN textures are listed (no PS3 twin)" test -n "$dxn"
 check "a DXN .dds carries the ATI2 FourCC" bash -c \
 	"[ \"\$(dd if='$mx/textures/$dxn' bs=1 skip=84 count=4 status=none)\" = ATI2 ]"
