@@ -1611,12 +1611,15 @@ void folder_arc_used(struct tree *t, uint32_t slot, struct arcdir *ad)
 	if (!e || !e->archive || e->arc != ad)
 		return;
 	pthread_mutex_lock(&f->amu);
-	/* Under amu nothing closes it (lru_trim holds amu): live stays live. */
+	/* Under amu nothing closes it (lru_trim holds amu): live stays live. The LRU walks the
+	 * entry table, which read_folder grows under mu: mu too, as folder_asset_get takes it. */
 	if (arcdir_fd_live(ad)) {
+		pthread_mutex_lock(&f->mu);
 		if (!e->in_lru)
 			atomic_fetch_add(&f->open_assets, 1);
 		lru_touch(f, e);
 		lru_trim(t);
+		pthread_mutex_unlock(&f->mu);
 	}
 	pthread_mutex_unlock(&f->amu);
 }
