@@ -1,5 +1,6 @@
 /* Untrusted names to safe path components. */
 #include <string.h>
+#include <strings.h>
 
 #include "psgfs/base/names.h"
 
@@ -46,4 +47,16 @@ bool name_is_safe(const void *raw, size_t n)
 		if (!p[i] || !name_char_ok(p[i]))
 			return false;
 	return true;
+}
+
+bool name_has_ext(const char *name, const char *const *exts)
+{
+	const char *dot = strrchr(name, '.');
+
+	if (!dot || dot == name)
+		return false;
+	for (; *exts; exts++)
+		if (strcasecmp(dot, *exts) == 0)
+			return true;
+	return false;
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
 #include "tree/arcdir.h"
 #include "tree/guid_index.h"
 
@@ -243,22 +244,6 @@ static void quote_raw(const char *raw, char *out, size_t n)
 	out[o] = '\0';
 }
 
-static bool has_ext(const char *name, const char *const *ext)
-{
-	const char *dot = strrchr(name, '.');
-	char low[8];
-	size_t n;
-
-	if (!dot || dot == name || (n = strlen(dot)) >= sizeof low)
-		return false; /* every extension of the lists is shorter */
-	for (size_t k = 0; k <= n; k++)
-		low[k] = (char)(dot[k] >= 'A' && dot[k] <= 'Z' ? dot[k] + 32 : dot[k]);
-	for (; *ext; ext++)
-		if (strcmp(low, *ext) == 0)
-			return true;
-	return false;
-}
-
 static const char *const asset_exts[] = {".psg", ".rx2", ".psk", ".pskx", ".psa", NULL};
 static const char *const archive_exts[] = {".big", ".psf", ".xsf", NULL};
 
@@ -281,9 +266,9 @@ static uint8_t entry_type(const struct arcdir *ad, uint32_t i, const char *name)
 {
 	if (ad->a.e[i].bad)
 		return AN_FILE;
-	if (has_ext(name, asset_exts) && !ad->t->opts.assets_files)
+	if (name_has_ext(name, asset_exts) && !ad->t->opts.assets_files)
 		return AN_ASSET;
-	if (has_ext(name, archive_exts) && ad->depth + 1 < ARCDIR_DEPTH_MAX)
+	if (name_has_ext(name, archive_exts) && ad->depth + 1 < ARCDIR_DEPTH_MAX)
 		return AN_ARCHIVE;
 	return AN_FILE;
 }
@@ -1574,16 +1559,16 @@ static uint32_t find_toc(struct arcdir *ad, uint32_t node)
 	uint8_t h[16], t[16];
 	uint32_t best = UINT32_MAX;
 
-	if (!has_ext(name, (const char *const[]){".psf", ".xsf", NULL}) ||
+	if (!name_has_ext(name, (const char *const[]){".psf", ".xsf", NULL}) ||
 	    !entry_head(ad, node - ARCDIR_FIRST, h) || memcmp(h, "SFIL", 4) != 0)
 		return UINT32_MAX;
 	for (uint32_t k = 0; k < p->nkids; k++) {
 		uint32_t c = ad->kids[p->kid0 + k];
 		const char *cn = ad->names + ad->nodes[c].name;
 
-		if (c < ARCDIR_FIRST || c >= ARCDIR_FIRST + ad->a.n || !has_ext(cn, toc_exts) ||
-		    !entry_head(ad, c - ARCDIR_FIRST, t) || memcmp(t, "ATOC", 4) != 0 ||
-		    memcmp(t + 8, h + 8, 8) != 0)
+		if (c < ARCDIR_FIRST || c >= ARCDIR_FIRST + ad->a.n ||
+		    !name_has_ext(cn, toc_exts) || !entry_head(ad, c - ARCDIR_FIRST, t) ||
+		    memcmp(t, "ATOC", 4) != 0 || memcmp(t + 8, h + 8, 8) != 0)
 			continue;
 		if (best == UINT32_MAX || arc_toc_pairs(name, cn))
 			best = c - ARCDIR_FIRST;

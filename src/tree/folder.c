@@ -33,6 +33,7 @@
 
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/hash.h"
+#include "psgfs/base/names.h"
 #include "psgfs/formats/skate_objects.h"
 #include "tree/arcdir.h"
 #include "tree/guid_index.h"
@@ -767,10 +768,7 @@ static int toc_if_stamp(int dfd, const char *name, const uint8_t stamp[8])
 
 static bool name_is_toc(const char *name)
 {
-	size_t n = strlen(name);
-
-	return n > 4 &&
-	       (strcasecmp(name + n - 4, ".pst") == 0 || strcasecmp(name + n - 4, ".xst") == 0);
+	return name_has_ext(name, (const char *const[]){".pst", ".xst", NULL});
 }
 
 /*
@@ -1242,10 +1240,7 @@ static bool walk_push(struct walk *w, const char *dir, const char *name)
 
 static bool name_is_arena_ext(const char *name)
 {
-	size_t n = strlen(name);
-
-	return n > 4 &&
-	       (strcasecmp(name + n - 4, ".psg") == 0 || strcasecmp(name + n - 4, ".rx2") == 0);
+	return name_has_ext(name, (const char *const[]){".psg", ".rx2", NULL});
 }
 
 /* One folder: GUID-named files fed to ix (when not NULL), files named like an arena pushed on

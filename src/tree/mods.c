@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
 #include "tree/mods_int.h"
 #include "tree/ns_psg.h"
 
@@ -819,12 +820,8 @@ static bool adds_texture(const char *name)
 {
 	static const char *const ext[] = {".dds", ".png", ".tga",  ".jpg",  ".jpeg", ".bmp",
 					  ".gif", ".tif", ".tiff", ".webp", NULL};
-	const char *dot = strrchr(name, '.');
 
-	for (size_t i = 0; dot && dot != name && ext[i]; i++)
-		if (!strcasecmp(dot, ext[i]))
-			return true;
-	return false;
+	return name_has_ext(name, ext);
 }
 
 /* `name` is one of dir's pictures' names followed by a suffix ("T.png.XXXXXX", "T.dds~"). */
