@@ -7,7 +7,7 @@
 #include "psgfs/formats/arena.h"
 #include "psgfs/base/bytes.h"
 #include "psgfs/formats/skate_objects.h"
-#include "tree/view_psg.h"
+#include "tree/psg/view_psg.h"
 
 typedef enum rc (*render_fn)(const struct arena *, struct buf *);
 

@@ -13,7 +13,7 @@
 #include "psgfs/formats/skate_mesh.h"
 #include "psgfs/formats/skate_objects.h"
 #include "psgfs/formats/texture.h"
-#include "tree/view_psg.h"
+#include "tree/psg/view_psg.h"
 
 /* Decoders only hold pointers into p; every one gets the same bytes. */
 static void decode_all(const struct arena *a, uint32_t i, const uint8_t *p, size_t len,

@@ -1,5 +1,5 @@
 /*
- * Archives as directories (src/tree/arcdir.c) through the tree API, on stored EB v3 archives
+ * Archives as directories (src/tree/mount/arcdir.c) through the tree API, on stored EB v3 archives
  * written here by hand (docs/archives.md has the layout): the mirrored folders, hostile entry
  * names made safe, unique and deterministic, entries' bytes and sizes, assets as directories
  * with their own bytes beside their tree, -o assets=files, nested archives, archives inside a

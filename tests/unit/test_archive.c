@@ -16,7 +16,7 @@
 #include "psgfs/base/source.h"
 #include "psgfs/formats/archive.h"
 #include "psgfs/formats/refpack.h"
-#include "formats/lzx.h"
+#include "formats/archive/lzx.h"
 #include "psgfs/gen/gen_big.h"
 #include "psgfs/gen/prng.h"
 #include "rp_enc.h"

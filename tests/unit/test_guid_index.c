@@ -1,5 +1,5 @@
 /*
- * The index of per-texture arenas by name (src/tree/guid_index.c) and the folder layer's walk
+ * The index of per-texture arenas by name (src/tree/mount/guid_index.c) and the folder layer's walk
  * that fills it (folder.c): which names are GUID arenas, lookups ordered by platform then
  * path, feeding before and after the build, the build run once and only on the first lookup
  * (never at mount time), the walk seeing every folder but never links, and a path found
@@ -30,8 +30,8 @@
 #include "psgfs/gen/gen_psg_objects.h"
 #include "psgfs/gen/gen_psg_textures.h"
 #include "psgfs/tree/tree.h"
-#include "tree/guid_index.h"
-#include "tree/tree_int.h"
+#include "tree/mount/guid_index.h"
+#include "tree/core/tree_int.h"
 
 #define G 0x2C7F381800171907ull
 

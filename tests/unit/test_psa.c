@@ -407,7 +407,7 @@ static void test_bones_and_unknown(void **state)
 	psa_anim_free(&a);
 }
 
-/* Bone parents for PSA files that store 0 for every bone (src/formats/psk_hierarchy.c). */
+/* Bone parents for PSA files that store 0 for every bone (src/formats/actorx/psk_hierarchy.c). */
 static void set_bones(struct psk_bone *b, const char *const *names, const int32_t *parents,
 		      size_t n)
 {

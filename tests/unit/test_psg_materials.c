@@ -1,5 +1,5 @@
 /*
- * A model's materials and their resolution to textures (src/tree/psg_materials.c),
+ * A model's materials and their resolution to textures (src/tree/psg/psg_materials.c),
  * over builder-made arenas: labels, own-TOC and companion GUIDs, the first of equal GUIDs,
  * what material.txt says when nothing resolves.
  */
@@ -19,7 +19,7 @@
 #include "psgfs/gen/gen_psg.h"
 #include "psgfs/gen/gen_psg_objects.h"
 #include "psgfs/base/source.h"
-#include "tree/psg_materials.h"
+#include "tree/psg/psg_materials.h"
 
 #define FX_EXTRA	 struct psg_materials *ms;
 #define FX_EXTRA_FREE(f) psg_materials_free((f)->ms)

@@ -1,5 +1,5 @@
 /*
- * The glTF export of Skate models (src/formats/skate_gltf.c) over generated arenas: the file's
+ * The glTF export of Skate models (src/formats/gltf/skate_gltf.c) over generated arenas: the file's
  * container, bounds and byte ranges; one mesh per exported mesh with the decoded positions,
  * UVs, colours and triangles (counter-clockwise as stored); joints and weights from each
  * vertex's skin; the bind pose reproducing every vertex; model space whatever axes the .psk

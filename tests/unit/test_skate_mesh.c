@@ -22,7 +22,7 @@
 #include "psgfs/formats/skate_export.h"
 #include "psgfs/formats/skate_mesh.h"
 #include "psgfs/formats/skate_platform.h"
-#include "tree/view_psg.h"
+#include "tree/psg/view_psg.h"
 #include "psgfs/base/source.h"
 
 #include "arena_fixture.h"

@@ -17,7 +17,7 @@
 #include "psgfs/gen/gen_psg_objects.h"
 #include "psgfs/gen/prng.h"
 #include "psgfs/formats/skate_objects.h"
-#include "tree/view_psg.h"
+#include "tree/psg/view_psg.h"
 #include "psgfs/base/source.h"
 
 #include "arena_fixture.h"

@@ -29,7 +29,7 @@
 #include "psgfs/formats/skate_x360.h"
 #include "psgfs/base/source.h"
 #include "psgfs/tree/tree.h"
-#include "tree/view_psg.h"
+#include "tree/psg/view_psg.h"
 
 #include "arena_fixture.h"
 

@@ -17,7 +17,7 @@
 #include "psgfs/gen/gen_psg_textures.h"
 #include "psgfs/formats/png.h"
 #include "psgfs/formats/texture.h"
-#include "tree/view_psg.h"
+#include "tree/psg/view_psg.h"
 
 static void px_eq(const uint8_t *px, int i, int r, int g, int b, int a)
 {

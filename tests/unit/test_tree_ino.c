@@ -1,5 +1,5 @@
 /*
- * Inode numbers cannot collide. A number is slot << 32 | node (src/tree/tree_int.h): the node
+ * Inode numbers cannot collide. A number is slot << 32 | node (src/tree/core/tree_int.h): the node
  * packs (kind, a, b) into 32 bits plus one, the slot names a folder entry (folder.c: the
  * source inode number below 2^31 on the mounted file system, else a sequence from 2^31). Checked
  * here: packing round-trips and is injective over its whole domain, corners included; every
@@ -24,7 +24,7 @@
 
 #include "psgfs/gen/gen_psg.h"
 #include "psgfs/gen/prng.h"
-#include "tree/tree_int.h"
+#include "tree/core/tree_int.h"
 
 static int cmp_u64(const void *x, const void *y)
 {

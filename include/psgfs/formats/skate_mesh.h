@@ -5,7 +5,7 @@
  *
  * Layers: object decoders over one object's bytes (per platform: skate_platform.h), a
  * whole-arena "scene" (structure only, no vertex bytes), on-demand vertex/skin/triangle decode
- * of one mesh, text renderers (src/tree/view_psg_mesh.c) and the PSK export. Nothing here
+ * of one mesh, text renderers (src/tree/psg/view_psg_mesh.c) and the PSK export. Nothing here
  * trusts a count, offset or index; problems are diag lines and broken meshes keep ok == false.
  *
  * Conventions (stated once, used everywhere):

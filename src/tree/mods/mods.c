@@ -1,0 +1,1446 @@
+/*
+ * Texture mods (include/psgfs/tree/mods.h): the files being written, editors' temporaries,
+ * and the table of slots whose content comes from OUTDIR. Written bytes go to unnamed files
+ * in OUTDIR (O_TMPFILE: nothing is ever visible there, and nothing is left by a crash), so the
+ * daemon's memory holds only what was written where. Turning a complete picture into an
+ * arena is mods_commit.c.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
+#include "tree/mods/mods_int.h"
+#include "tree/psg/ns_psg.h"
+
+#define CLEAN_DEPTH 32
+#define READ_CHUNK  (1u << 20)
+#define GONE_MAX    1024u /* temporaries renamed over pictures kept as aliases */
+
+/* ---- spill files ---- */
+
+static bool no_tmpfile(int e)
+{
+	return e == EOPNOTSUPP || e == EISDIR || e == EINVAL; /* the file system has none */
+}
+
+static int spill_named(struct mods *m)
+{
+	char name[64];
+	int fd;
+
+	snprintf(name, sizeof name, ".spill-%ld-%llu" MODS_TMP_SUFFIX, (long)getpid(),
+		 (unsigned long long)atomic_fetch_add(&m->spill_seq, 1));
+	fd = openat(m->dirfd, name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		unlinkat(m->dirfd, name, 0);
+	return fd;
+}
+
+/* An unnamed file in OUTDIR; where O_TMPFILE is not supported, a named one unlinked at once
+ * (a crash in between leaves it for the clean-up at the next start). */
+static int spill_open(struct mods *m)
+{
+	int fd = openat(m->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd >= 0)
+		return fd;
+	if (no_tmpfile(errno)) { /* straight to a named file: no check, no second try */
+		fd = spill_named(m);
+		if (fd < 0 && errno == ENOENT && mods_dir_ok(m)) /* re-created since */
+			fd = spill_named(m);
+		return fd;
+	}
+	if (!mods_dir_ok(m)) { /* removed (ext4 says EPERM, not ENOENT) */
+		errno = ENOENT;
+		return -1;
+	}
+	/* again: it may have been removed and re-created since */
+	fd = openat(m->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	return fd >= 0 || !no_tmpfile(errno) ? fd : spill_named(m);
+}
+
+static enum rc errno_rc(int e)
+{
+	return e == ENOSPC || e == EDQUOT ? RC_NOSPACE
+	       : e == EFBIG		  ? RC_TOOBIG
+	       : e == ENOMEM		  ? RC_NOMEM
+					  : RC_IO;
+}
+
+/* ---- contents ---- */
+
+static enum rc content_init(struct mods *m, struct mod_content *c, tree_ino base, uint64_t len)
+{
+	memset(c, 0, sizeof *c);
+	pthread_mutex_init(&c->mu, NULL);
+	c->base_ino = base;
+	c->base_len = c->size = len;
+	c->fd = spill_open(m);
+	if (c->fd < 0) {
+		pthread_mutex_destroy(&c->mu);
+		return errno_rc(errno);
+	}
+	return RC_OK;
+}
+
+static void content_free(struct mod_content *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	free(c->ext);
+	c->ext = NULL;
+	c->n_ext = c->cap_ext = 0;
+	pthread_mutex_destroy(&c->mu);
+}
+
+/* Record [off, off + len) as written: extents stay sorted, disjoint and merged. */
+static enum rc extent_add(struct mod_content *c, uint64_t off, uint64_t len)
+{
+	size_t i = 0, j;
+	uint64_t end = off + len;
+
+	while (i < c->n_ext && c->ext[i].off + c->ext[i].len < off)
+		i++;
+	for (j = i; j < c->n_ext && c->ext[j].off <= end; j++) {
+		uint64_t e = c->ext[j].off + c->ext[j].len;
+
+		off = c->ext[j].off < off ? c->ext[j].off : off;
+		end = e > end ? e : end;
+	}
+	if (j == i) { /* a new extent at i */
+		if (c->n_ext == c->cap_ext) {
+			size_t cap = c->cap_ext ? c->cap_ext * 2 : 8;
+			struct mod_extent *v = xrealloc_n(c->ext, cap, sizeof *v);
+
+			if (!v)
+				return RC_NOMEM;
+			c->ext = v;
+			c->cap_ext = cap;
+		}
+		memmove(c->ext + i + 1, c->ext + i, (c->n_ext - i) * sizeof *c->ext);
+		c->n_ext++;
+	} else { /* extents i..j-1 become one */
+		memmove(c->ext + i + 1, c->ext + j, (c->n_ext - j) * sizeof *c->ext);
+		c->n_ext -= j - i - 1;
+	}
+	c->ext[i] = (struct mod_extent){off, end - off};
+	return RC_OK;
+}
+
+static enum rc content_write(struct mod_content *c, uint64_t off, const void *p, size_t n)
+{
+	enum rc r;
+
+	if (off > MODS_FILE_MAX || n > MODS_FILE_MAX - off)
+		return RC_TOOBIG;
+	if (n == 0)
+		return RC_OK;
+	pthread_mutex_lock(&c->mu);
+	r = pwrite(c->fd, p, n, (off_t)off) == (ssize_t)n ? extent_add(c, off, n) : errno_rc(errno);
+	if (r == RC_OK) {
+		c->size = off + n > c->size ? off + n : c->size;
+		c->dirty = true;
+	}
+	pthread_mutex_unlock(&c->mu);
+	return r;
+}
+
+static enum rc content_truncate(struct mod_content *c, uint64_t size)
+{
+	enum rc r = RC_OK;
+
+	if (size > MODS_FILE_MAX)
+		return RC_TOOBIG;
+	pthread_mutex_lock(&c->mu);
+	if (ftruncate(c->fd, (off_t)size) != 0) {
+		r = errno_rc(errno);
+	} else {
+		size_t k = 0;
+
+		for (size_t i = 0; i < c->n_ext; i++) { /* what lies past the end is gone */
+			if (c->ext[i].off >= size)
+				continue;
+			if (c->ext[i].off + c->ext[i].len > size)
+				c->ext[i].len = size - c->ext[i].off;
+			c->ext[k++] = c->ext[i];
+		}
+		c->n_ext = k;
+		c->base_len = c->base_len < size ? c->base_len : size;
+		c->size = size;
+		c->dirty = true;
+	}
+	pthread_mutex_unlock(&c->mu);
+	return r;
+}
+
+/* Bytes [off, off + n) of what the content says, with c->mu held. */
+static enum rc content_pread(struct mods *m, struct mod_content *c, uint64_t off, size_t n,
+			     uint8_t *dst)
+{
+	size_t i = 0;
+
+	while (n) {
+		uint64_t run;
+		enum rc r = RC_OK;
+
+		while (i < c->n_ext && c->ext[i].off + c->ext[i].len <= off)
+			i++;
+		if (i < c->n_ext && c->ext[i].off <= off) { /* written */
+			run = c->ext[i].off + c->ext[i].len - off;
+			run = run < n ? run : n;
+			if (pread(c->fd, dst, (size_t)run, (off_t)off) != (ssize_t)run)
+				r = RC_IO;
+		} else {
+			run = i < c->n_ext ? c->ext[i].off - off : n;
+			run = run < n ? run : n;
+			if (off < c->base_len) { /* the file as it was */
+				size_t got = 0;
+
+				run = run < c->base_len - off ? run : c->base_len - off;
+				r = tree_read(m->t, c->base_ino, off, (size_t)run, dst, &got);
+				if (r == RC_OK && got != run)
+					r = RC_IO;
+			} else {
+				memset(dst, 0, (size_t)run);
+			}
+		}
+		if (r != RC_OK)
+			return r;
+		off += run;
+		dst += run;
+		n -= (size_t)run;
+	}
+	return RC_OK;
+}
+
+static enum rc content_read(struct mods *m, struct mod_content *c, uint64_t off, size_t n,
+			    void *dst, size_t *got)
+{
+	enum rc r = RC_OK;
+
+	pthread_mutex_lock(&c->mu);
+	*got = 0;
+	if (off < c->size) {
+		*got = n < c->size - off ? n : (size_t)(c->size - off);
+		r = content_pread(m, c, off, *got, dst);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return r;
+}
+
+enum rc mods_content_complete(struct mods *m, struct mod_content *c, char *why, size_t whylen)
+{
+	uint8_t *buf = NULL;
+	enum rc r = RC_OK;
+
+	/* Every byte of the base nobody wrote is copied in; the rest is written or zero. */
+	for (uint64_t off = 0; off < c->base_len && r == RC_OK; off += READ_CHUNK) {
+		size_t n =
+		    c->base_len - off < READ_CHUNK ? (size_t)(c->base_len - off) : READ_CHUNK;
+
+		if (!buf && !(buf = malloc(READ_CHUNK))) {
+			snprintf(why, whylen, "out of memory");
+			return RC_NOMEM;
+		}
+		r = content_pread(m, c, off, n, buf);
+		if (r != RC_OK) {
+			snprintf(why, whylen,
+				 "cannot read the bytes it did not write from the picture: %s",
+				 rc_str(r));
+		} else if (pwrite(c->fd, buf, n, (off_t)off) != (ssize_t)n) {
+			snprintf(why, whylen,
+				 "cannot copy the bytes it did not write into its file in the "
+				 "mods folder: %s",
+				 strerror(errno));
+			r = errno_rc(errno);
+		}
+	}
+	free(buf);
+	if (r == RC_OK && c->base_len) {
+		c->n_ext = 0;
+		r = extent_add(c, 0, c->base_len);
+		c->base_len = 0;
+		if (r != RC_OK)
+			snprintf(why, whylen, "out of memory");
+	}
+	if (r == RC_OK && ftruncate(c->fd, (off_t)c->size) != 0) {
+		snprintf(why, whylen, "cannot set the length of its file in the mods folder: %s",
+			 strerror(errno));
+		r = errno_rc(errno);
+	}
+	return r;
+}
+
+/* ---- slots ---- */
+
+struct mod_slot *mods_slot_get(struct mods *m, uint32_t slot, bool create)
+{
+	struct mod_slot *s;
+
+	for (s = m->slots; s; s = s->next)
+		if (s->slot == slot)
+			return s;
+	if (!create || !(s = calloc(1, sizeof *s)))
+		return NULL;
+	s->slot = slot;
+	s->next = m->slots;
+	m->slots = s;
+	return s;
+}
+
+uint32_t mods_epoch(struct tree *t, uint32_t slot)
+{
+	struct mod_slot *s;
+	uint32_t e = 0;
+
+	if (!t->mods)
+		return 0;
+	pthread_mutex_lock(&t->mods->mu);
+	s = mods_slot_get(t->mods, slot, false);
+	if (s)
+		e = s->epoch;
+	pthread_mutex_unlock(&t->mods->mu);
+	return e;
+}
+
+void mods_log(struct mods *m, uint32_t slot, bool error, const char *fmt, ...)
+{
+	struct mod_slot *s;
+	char *line = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	for (char *p = line; *p; p++)
+		if (*p == '\n' || *p == '\t')
+			*p = ' ';
+	pthread_mutex_lock(&m->mu);
+	s = mods_slot_get(m, slot, true);
+	if (s) {
+		char **v = error ? s->err : s->log;
+		unsigned *k = error ? &s->n_err : &s->n_log;
+
+		if (*k == MODS_LOG_MAX) { /* the oldest goes */
+			free(v[0]);
+			memmove(v, v + 1, (MODS_LOG_MAX - 1) * sizeof *v);
+			(*k)--;
+		}
+		v[(*k)++] = line;
+		line = NULL;
+	}
+	pthread_mutex_unlock(&m->mu);
+	free(line);
+}
+
+void mods_status(struct asset *as, bool errors, struct buf *out)
+{
+	struct mods *m = as->t->mods;
+	struct mod_slot *s;
+
+	if (!m || as->slot == UINT32_MAX)
+		return;
+	pthread_mutex_lock(&m->mu);
+	s = mods_slot_get(m, as->slot, false);
+	if (s && !errors && s->in_outdir)
+		buf_printf(out, "source: %s/%s (texture mods; the original: %s)\n", m->dir, s->rel,
+			   as->path);
+	for (unsigned i = 0; s && i < (errors ? s->n_err : s->n_log); i++)
+		buf_printf(out, "mods: %s\n", errors ? s->err[i] : s->log[i]);
+	pthread_mutex_unlock(&m->mu);
+}
+
+void mods_stat(struct tree *t, const struct asset *as, struct tnode n, struct tree_stat *st)
+{
+	uint32_t row;
+
+	(void)t;
+	if (psg_texnode(as, n, &row) == PSG_NOT_TEX)
+		return;
+	st->perm |= 0200;
+	st->writable = true;
+}
+
+/* ---- OUTDIR ---- */
+
+int mods_open_dir(struct mods *m, const char *rel_dir, bool create)
+{
+	int fd = openat(m->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *p = rel_dir;
+
+	while (fd >= 0 && *p) {
+		char comp[NAME_MAX + 1];
+		size_t n = strcspn(p, "/");
+		int next;
+
+		if (n == 0 || n > NAME_MAX || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.')) {
+			close(fd);
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(comp, p, n);
+		comp[n] = 0;
+		if (create && mkdirat(fd, comp, 0755) != 0 && errno != EEXIST) {
+			close(fd);
+			return -1;
+		}
+		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = next;
+		p += n;
+		p += *p == '/';
+	}
+	return fd;
+}
+
+bool mods_dir_ok(struct mods *m)
+{
+	struct stat st, par;
+	int fd;
+
+	if (fstat(m->dirfd, &st) == 0 && st.st_nlink > 0)
+		return true;
+	/* Removed: a folder of its name in the same parent, not one a link leads to, takes its
+	 * place (dup3 swaps it under the same descriptor for every thread at once). */
+	fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (fstatat(fd, "..", &par, 0) != 0 || par.st_dev != m->dir_parent.st_dev ||
+	    par.st_ino != m->dir_parent.st_ino || dup3(fd, m->dirfd, O_CLOEXEC) < 0) {
+		close(fd);
+		errno = ENOENT;
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+void mods_publish_begin(struct mods *m)
+{
+	pthread_mutex_lock(&m->mu);
+	m->pub_seq++;
+	pthread_mutex_unlock(&m->mu);
+}
+
+void mods_publish_end(struct mods *m)
+{
+	pthread_mutex_lock(&m->mu);
+	m->pub_seq++;
+	pthread_cond_broadcast(&m->pub_cv);
+	pthread_mutex_unlock(&m->mu);
+}
+
+static unsigned publish_seq(struct mods *m, bool wait)
+{
+	unsigned seq;
+
+	pthread_mutex_lock(&m->mu);
+	while (wait && (m->pub_seq & 1))
+		pthread_cond_wait(&m->pub_cv, &m->mu);
+	seq = m->pub_seq;
+	pthread_mutex_unlock(&m->mu);
+	return seq;
+}
+
+static bool open_once(struct tree *t, uint32_t slot, const char *logical, const char *rel,
+		      enum asset_mode mode, struct asset **out, enum tree_open_fail *f, char *why,
+		      size_t whylen)
+{
+	struct mods *m = t->mods;
+	const char *base = strrchr(rel, '/');
+	char *dir = base ? strndup(rel, (size_t)(base - rel)) : strdup("");
+	struct mod_slot *s;
+	struct stat st, expect;
+	int dfd = dir ? mods_open_dir(m, dir, false) : -1;
+
+	free(dir);
+	base = base ? base + 1 : rel;
+	if (dfd < 0 || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
+		if (dfd >= 0)
+			close(dfd);
+		pthread_mutex_lock(&m->mu);
+		s = mods_slot_get(m, slot, false);
+		if (s && s->in_outdir) { /* served from OUTDIR, and gone from there since */
+			snprintf(why, whylen, "its arena in the mods folder is gone");
+			*f = TREE_FAIL_OPEN;
+		}
+		pthread_mutex_unlock(&m->mu);
+		return s && s->in_outdir;
+	}
+	pthread_mutex_lock(&m->mu);
+	s = mods_slot_get(m, slot, true);
+	expect = s && s->have_st ? s->st : st; /* held to what was written or first seen */
+	pthread_mutex_unlock(&m->mu);
+	*f = asset_open_as(t, slot, logical, dfd, base, &expect, mode, out, why, whylen);
+	close(dfd);
+	pthread_mutex_lock(&m->mu);
+	if (s && *f == TREE_FAIL_NONE) {
+		s->in_outdir = true;
+		if (!s->have_st)
+			s->st = st, s->have_st = true;
+		if (!s->rel)
+			s->rel = strdup(rel);
+	}
+	pthread_mutex_unlock(&m->mu);
+	return true;
+}
+
+/* The file in OUTDIR, the identity it is held to and the epoch the asset takes must be of one
+ * commit: an opening that a commit's publication overlapped is made again. */
+bool mods_open_asset(struct tree *t, uint32_t slot, const char *logical, const char *rel,
+		     enum asset_mode mode, struct asset **out, enum tree_open_fail *f, char *why,
+		     size_t whylen)
+{
+	for (unsigned tries = 0;; tries++) {
+		unsigned seq = publish_seq(t->mods, true);
+		bool mine;
+
+		*out = NULL;
+		mine = open_once(t, slot, logical, rel, mode, out, f, why, whylen);
+		if (publish_seq(t->mods, false) == seq || tries == 8)
+			return mine;
+		asset_close(*out);
+	}
+}
+
+/* Our own temporaries left by a crash: ".<name>.psgfs-tmp" files anywhere below OUTDIR. */
+static void clean_dir(int fd, unsigned depth)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *de;
+	size_t sl = strlen(MODS_TMP_SUFFIX);
+
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (de->d_type == DT_DIR && depth < CLEAN_DEPTH) {
+			int sub = openat(dirfd(d), de->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub >= 0)
+				clean_dir(sub, depth + 1);
+		} else if ((de->d_type == DT_REG || de->d_type == DT_UNKNOWN) &&
+			   de->d_name[0] == '.' && n > sl &&
+			   !strcmp(de->d_name + n - sl, MODS_TMP_SUFFIX)) {
+			unlinkat(dirfd(d), de->d_name, 0);
+		}
+	}
+	closedir(d);
+}
+
+enum tree_open_fail mods_init(struct tree *t, char *why, size_t whylen)
+{
+	struct mods *m = calloc(1, sizeof *m);
+	long nc = sysconf(_SC_NPROCESSORS_ONLN);
+	int fd;
+
+	if (!m || !(m->dir = strdup(t->opts.mods_dir))) {
+		free(m);
+		snprintf(why, whylen, "out of memory");
+		return TREE_FAIL_OTHER;
+	}
+	m->t = t;
+	pthread_mutex_init(&m->mu, NULL);
+	pthread_mutex_init(&m->commit_mu, NULL);
+	pthread_cond_init(&m->pub_cv, NULL);
+	m->threads = nc < 1 ? 1 : nc > 16 ? 16 : (unsigned)nc;
+	t->mods = m;
+	m->dirfd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (m->dirfd < 0) {
+		snprintf(why, whylen, "mods folder %s: %s", m->dir, strerror(errno));
+		return TREE_FAIL_OPEN;
+	}
+	if (fstatat(m->dirfd, "..", &m->dir_parent, 0) != 0)
+		memset(&m->dir_parent, 0, sizeof m->dir_parent);
+	fd = openat(m->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0)
+		clean_dir(fd, 0);
+	return TREE_FAIL_NONE;
+}
+
+static void temp_free(struct mod_temp *tp)
+{
+	if (tp->c.fd >= 0)
+		content_free(&tp->c);
+	free(tp->name);
+	free(tp);
+}
+
+void mods_free(struct mods *m)
+{
+	if (!m)
+		return;
+	while (m->temps) {
+		struct mod_temp *n = m->temps->next;
+
+		temp_free(m->temps);
+		m->temps = n;
+	}
+	while (m->slots) {
+		struct mod_slot *n = m->slots->next;
+
+		for (unsigned i = 0; i < m->slots->n_log; i++)
+			free(m->slots->log[i]);
+		for (unsigned i = 0; i < m->slots->n_err; i++)
+			free(m->slots->err[i]);
+		free(m->slots->rel);
+		free(m->slots);
+		m->slots = n;
+	}
+	for (size_t i = 0; i < m->n_retired; i++)
+		asset_close(m->retired[i]);
+	free(m->retired);
+	if (m->dirfd >= 0)
+		close(m->dirfd);
+	pthread_mutex_destroy(&m->mu);
+	pthread_mutex_destroy(&m->commit_mu);
+	pthread_cond_destroy(&m->pub_cv);
+	free(m->dir);
+	free(m);
+}
+
+bool tree_mods_enabled(const struct tree *t)
+{
+	return t->mods != NULL;
+}
+
+/* ---- temporaries ---- */
+
+static struct mod_temp *temp_by_ino(struct mods *m, tree_ino ino)
+{
+	for (struct mod_temp *tp = m->temps; tp; tp = tp->next)
+		if (ino_slot(ino) == TREE_TEMP_SLOT && tp->id == (uint32_t)ino)
+			return tp;
+	return NULL;
+}
+
+static struct mod_temp *temp_by_name(struct mods *m, tree_ino parent, const char *name)
+{
+	for (struct mod_temp *tp = m->temps; tp; tp = tp->next)
+		if (!tp->gone && tp->parent == parent && !strcmp(tp->name, name))
+			return tp;
+	return NULL;
+}
+
+static tree_ino temp_ino(const struct mod_temp *tp)
+{
+	return (tree_ino)TREE_TEMP_SLOT << 32 | tp->id;
+}
+
+/* Attributes of a live temporary (m->mu held). */
+static void temp_stat(const struct mod_temp *tp, struct tree_stat *out)
+{
+	memset(out, 0, sizeof *out);
+	out->ino = temp_ino(tp);
+	out->type = TT_FILE;
+	out->size = tp->c.size;
+	out->nlink = tp->gone ? 0 : 1;
+	out->perm = tp->perm;
+	out->uid = tp->uid;
+	out->gid = tp->gid;
+	out->atime = out->mtime = tp->mtime;
+	out->writable = true;
+}
+
+/* Forget temporaries that are gone, closed and beyond what aliases are kept for (m->mu). */
+static void temps_trim(struct mods *m)
+{
+	unsigned gone = 0;
+
+	for (struct mod_temp **pp = &m->temps; *pp;) {
+		struct mod_temp *tp = *pp;
+
+		if (tp->gone && !tp->opens && (!tp->alias || ++gone > GONE_MAX)) {
+			*pp = tp->next;
+			temp_free(tp);
+			continue;
+		}
+		if (tp->gone && !tp->opens && tp->c.fd >= 0)
+			content_free(&tp->c); /* an alias needs no bytes */
+		pp = &tp->next;
+	}
+}
+
+static void temp_gone(struct mods *m, struct mod_temp *tp, tree_ino alias);
+
+/* Room for one more writer or temporary (m->mu held): at the limit, the oldest temporary
+ * nobody has open (an abandoned one: an editor's save that never renamed it) is discarded;
+ * its name goes to *gone (for errors.txt, after m->mu) and its folder to *gone_dir. */
+static bool temps_room(struct mods *m, char *gone, size_t n, tree_ino *gone_dir)
+{
+	struct mod_temp *old = NULL;
+
+	*gone_dir = 0;
+	if (m->n_open < MODS_TEMPS_MAX)
+		return true;
+	for (struct mod_temp *tp = m->temps; tp; tp = tp->next) /* newest first */
+		if (!tp->gone && !tp->opens)
+			old = tp;
+	if (!old)
+		return false;
+	snprintf(gone, n, "%s", old->name);
+	*gone_dir = old->parent;
+	temp_gone(m, old, 0);
+	return m->n_open < MODS_TEMPS_MAX;
+}
+
+static void log_discarded(struct mods *m, const char *name, tree_ino dir)
+{
+	if (dir)
+		mods_log(m, ino_slot(dir), true,
+			 "textures/%s: a temporary nobody had open was discarded to make room (at "
+			 "most %u writers and temporaries at once)",
+			 name, MODS_TEMPS_MAX);
+}
+
+enum rc mods_temp_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
+{
+	struct mods *m = t->mods;
+	struct mod_temp *tp;
+	tree_ino alias = 0;
+	struct tree_stat st;
+
+	if (!m)
+		return RC_NOENT;
+	pthread_mutex_lock(&m->mu);
+	tp = temp_by_ino(m, ino);
+	if (tp && tp->alias)
+		alias = tp->alias;
+	else if (tp)
+		temp_stat(tp, &st);
+	pthread_mutex_unlock(&m->mu);
+	if (!tp)
+		return RC_NOENT;
+	if (alias)
+		return out ? tree_getattr(t, alias, out) : RC_OK;
+	if (out)
+		*out = st;
+	return RC_OK;
+}
+
+enum rc mods_temp_lookup(struct tree *t, tree_ino parent, const char *name, struct tree_stat *out)
+{
+	struct mods *m = t->mods;
+	struct mod_temp *tp;
+
+	pthread_mutex_lock(&m->mu);
+	tp = temp_by_name(m, parent, name);
+	if (tp)
+		temp_stat(tp, out);
+	pthread_mutex_unlock(&m->mu);
+	return tp ? RC_OK : RC_NOENT;
+}
+
+enum rc mods_temp_read(struct tree *t, tree_ino ino, uint64_t off, size_t len, struct tree_rdv *v)
+{
+	struct mods *m = t->mods;
+	struct mod_temp *tp;
+	tree_ino alias = 0;
+	size_t got = 0;
+	enum rc r;
+
+	if (!m)
+		return RC_NOENT;
+	pthread_mutex_lock(&m->mu);
+	tp = temp_by_ino(m, ino);
+	if (tp && tp->alias)
+		alias = tp->alias;
+	else if (tp)
+		tp->opens++; /* kept while read */
+	pthread_mutex_unlock(&m->mu);
+	if (!tp)
+		return RC_NOENT;
+	if (alias)
+		return tree_read_begin(t, alias, off, len, v);
+	v->own = malloc(len ? len : 1);
+	r = v->own ? content_read(m, &tp->c, off, len, v->own, &got) : RC_NOMEM;
+	pthread_mutex_lock(&m->mu);
+	tp->opens--;
+	temps_trim(m);
+	pthread_mutex_unlock(&m->mu);
+	if (r != RC_OK)
+		return r;
+	v->base[0] = v->own;
+	v->len[0] = v->total = got;
+	v->n = 1;
+	return RC_OK;
+}
+
+/* ---- what a node is ---- */
+
+/* Picture (DDS/PNG), textures/ or nothing writable (*k); ino's asset is looked at and
+ * released. An asset that cannot be had now (closed by the open-asset limit and failing to
+ * open again, out of memory) is that failure, not "read-only". */
+static enum rc node_kind(struct tree *t, tree_ino ino, enum psg_texnode *k)
+{
+	struct cache_ent *pin;
+	uint32_t row;
+	enum rc r = RC_OK;
+	struct asset *as;
+
+	*k = PSG_NOT_TEX;
+	if (mods_is_temp(ino) || (t->fold && (uint32_t)ino == 1))
+		return RC_OK; /* a folder-layer node: a folder, a plain file, an asset root */
+	as = tree_asset_get(t, ino_slot(ino), &pin, &r);
+	if (as)
+		*k = psg_texnode(as, tnode_unpack((uint32_t)ino), &row);
+	tree_asset_put(t, pin);
+	return as || r == RC_NOENT || r == RC_ISDIR ? RC_OK : r;
+}
+
+static bool is_picture(enum psg_texnode k)
+{
+	return k == PSG_TEX_DDS || k == PSG_TEX_PNG;
+}
+
+/* A name that says "a picture": written into textures/ where no texture has it, it would be a
+ * new texture, which a mod cannot add (a temporary of that name would vanish unseen). */
+static bool adds_texture(const char *name)
+{
+	static const char *const ext[] = {".dds", ".png", ".tga",  ".jpg",  ".jpeg", ".bmp",
+					  ".gif", ".tif", ".tiff", ".webp", NULL};
+
+	return name_has_ext(name, ext);
+}
+
+/* `name` is one of dir's pictures' names followed by a suffix ("T.png.XXXXXX", "T.dds~"). */
+static bool extends_picture(struct tree *t, tree_ino dir, const char *name)
+{
+	struct tree_dir *d;
+	bool hit = false;
+
+	if (tree_opendir(t, dir, &d) != RC_OK)
+		return false;
+	for (size_t i = 0; i < tree_dir_count(d) && !hit; i++) {
+		const char *p = tree_dir_name(d, i);
+		size_t n = strlen(p);
+
+		hit = strncmp(name, p, n) == 0 && name[n] != '\0';
+	}
+	tree_closedir(t, d);
+	return hit;
+}
+
+/*
+ * Whether a new name in textures/ may be an editor's temporary: hidden (GIO's
+ * .goutputstream-*, rsync's .T.png.*), a backup (T.png~), or a picture's name with a suffix
+ * (T.png.XXXXXX). Anything else would be a file the mount cannot keep: it lives in the daemon
+ * only, is never listed and is gone at unmount, so it is refused rather than lost
+ * (docs/texture-mods.md, "The writable mount").
+ */
+static bool temp_name(struct tree *t, tree_ino dir, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (adds_texture(name))
+		return false;
+	return name[0] == '.' || (n && name[n - 1] == '~') || extends_picture(t, dir, name);
+}
+
+static enum rc refuse_new_name(struct mods *m, tree_ino dir, const char *name)
+{
+	if (adds_texture(name))
+		mods_log(
+		    m, ino_slot(dir), true,
+		    "textures/%s: refused: no texture of this arena has that name, and texture "
+		    "mods cannot add one (write over one of its pictures)",
+		    name);
+	else
+		mods_log(
+		    m, ino_slot(dir), true,
+		    "textures/%s: refused: not a picture of this arena nor a temporary's name "
+		    "(hidden, ending in '~', or a picture's name with a suffix); a file of that "
+		    "name would be lost at unmount",
+		    name);
+	return RC_DENIED;
+}
+
+/* The node `name` of folder `parent` leads to, from the mount's own listing (not temporaries). */
+static enum rc child_of(struct tree *t, tree_ino parent, const char *name, tree_ino *child)
+{
+	struct tree_dir *d;
+	enum rc r = tree_opendir(t, parent, &d);
+
+	*child = 0;
+	if (r != RC_OK)
+		return r;
+	for (size_t i = 0; i < tree_dir_count(d) && !*child; i++)
+		if (!strcmp(tree_dir_name(d, i), name))
+			*child = tree_dir_ino(d, i);
+	tree_closedir(t, d);
+	return *child ? RC_OK : RC_NOENT;
+}
+
+/* ---- open files ---- */
+
+static enum rc new_file(struct mods *m, tree_ino ino, struct mod_temp *tp,
+			struct tree_mods_file **out)
+{
+	struct tree_mods_file *f = calloc(1, sizeof *f);
+
+	if (!f)
+		return RC_NOMEM;
+	f->m = m;
+	f->ino = ino;
+	f->tmp = tp;
+	f->own.fd = -1;
+	*out = f;
+	return RC_OK;
+}
+
+/* A writer's file in OUTDIR could not be made: errors.txt says why (the name, or picture pic's). */
+static void log_no_file(struct mods *m, uint32_t slot, const char *name, tree_ino pic, int e)
+{
+	char nm[NAME_MAX + 1];
+
+	if (!name)
+		mods_name_of(m->t, pic, nm, sizeof nm);
+	if (e == ENOENT)
+		mods_log(
+		    m, slot, true,
+		    "textures/%s: not written: the mods folder %s is gone (removed while mounted; "
+		    "saves work again once it is re-created)",
+		    name ? name : nm, m->dir);
+	else
+		mods_log(m, slot, true,
+			 "textures/%s: not written: cannot make a file in the mods "
+			 "folder %s: %s",
+			 name ? name : nm, m->dir, strerror(e));
+}
+
+/* A writer of picture ino: its own copy, over the picture as it is unless truncated. */
+static enum rc open_picture(struct tree *t, tree_ino ino, bool trunc, struct tree_mods_file **out)
+{
+	struct mods *m = t->mods;
+	struct tree_stat st;
+	char gone[NAME_MAX + 1];
+	tree_ino gone_dir;
+	enum rc r = trunc ? RC_OK : tree_getattr(t, ino, &st);
+
+	if (r != RC_OK)
+		return r;
+	pthread_mutex_lock(&m->mu);
+	r = temps_room(m, gone, sizeof gone, &gone_dir) ? RC_OK : RC_NOSPACE;
+	m->n_open += r == RC_OK;
+	pthread_mutex_unlock(&m->mu);
+	log_discarded(m, gone, gone_dir);
+	if (r == RC_OK)
+		r = new_file(m, ino, NULL, out);
+	if (r == RC_OK) {
+		r = content_init(m, &(*out)->own, ino, trunc ? 0 : st.size);
+		if (r != RC_OK && r != RC_NOMEM)
+			log_no_file(m, ino_slot(ino), NULL, ino, errno);
+		else
+			(*out)->own.dirty = trunc; /* an emptied picture is a change */
+	}
+	if (r != RC_OK) {
+		if (*out)
+			free(*out);
+		*out = NULL;
+		pthread_mutex_lock(&m->mu);
+		m->n_open--;
+		pthread_mutex_unlock(&m->mu);
+	}
+	return r;
+}
+
+/* Another descriptor of temporary tp (m->mu held). */
+static enum rc open_temp(struct mods *m, struct mod_temp *tp, bool trunc,
+			 struct tree_mods_file **out)
+{
+	enum rc r = new_file(m, temp_ino(tp), tp, out);
+
+	if (r != RC_OK)
+		return r;
+	tp->opens++;
+	if (trunc)
+		r = content_truncate(&tp->c, 0);
+	if (r != RC_OK) {
+		tp->opens--;
+		free(*out);
+		*out = NULL;
+	}
+	return r;
+}
+
+enum rc tree_mods_open(struct tree *t, tree_ino ino, bool trunc, struct tree_mods_file **out)
+{
+	struct mods *m = t->mods;
+	struct mod_temp *tp;
+	enum psg_texnode k;
+	enum rc r = RC_NOENT;
+
+	*out = NULL;
+	if (!m)
+		return RC_READONLY;
+	if (mods_is_temp(ino)) {
+		tree_ino alias = 0;
+
+		pthread_mutex_lock(&m->mu);
+		tp = temp_by_ino(m, ino);
+		if (tp && tp->alias)
+			alias = tp->alias; /* renamed over a picture: the name is the picture's */
+		else if (tp && tp->c.fd >= 0)
+			r = open_temp(m, tp, trunc, out);
+		pthread_mutex_unlock(&m->mu);
+		return alias ? tree_mods_open(t, alias, trunc, out) : r;
+	}
+	r = node_kind(t, ino, &k);
+	if (r != RC_OK)
+		return r;
+	if (!is_picture(k))
+		return RC_READONLY;
+	return open_picture(t, ino, trunc, out);
+}
+
+enum rc tree_mods_open_reader(struct tree *t, tree_ino ino, struct tree_mods_file **out,
+			      bool *direct)
+{
+	struct cache_ent *pin;
+	struct asset *as;
+	uint32_t row;
+	enum rc r = RC_OK;
+
+	*out = NULL;
+	*direct = false;
+	if (!t->mods || mods_is_temp(ino) || (t->fold && (uint32_t)ino == 1))
+		return RC_OK;
+	as = tree_asset_get(t, ino_slot(ino), &pin, &r);
+	if (!as)
+		return RC_OK; /* opened as any node: its reads say what fails */
+	if (is_picture(psg_texnode(as, tnode_unpack((uint32_t)ino), &row))) {
+		r = new_file(t->mods, ino, NULL, out);
+		if (r == RC_OK) {
+			(*out)->reader = true;
+			(*out)->epoch = as->epoch;
+			/* The page cache holds only what the first content gave (its readers
+			 * read nothing else): a later content's readers go around it. */
+			*direct = as->epoch != 0;
+		}
+	}
+	tree_asset_put(t, pin);
+	return r;
+}
+
+bool tree_mods_is_reader(const struct tree_mods_file *f)
+{
+	return f && f->reader;
+}
+
+enum rc tree_mods_read_view(struct tree_mods_file *f, uint64_t off, size_t len, struct tree_rdv *v)
+{
+	enum rc r = tree_read_begin(f->m->t, f->ino, off, len, v);
+
+	if (r == RC_OK && v->epoch != f->epoch) { /* saved since it was opened: never a mix */
+		tree_read_end(v);
+		r = RC_IO;
+	}
+	return r;
+}
+
+static bool name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n && n <= NAME_MAX && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
+}
+
+static enum rc new_temp(struct tree *t, tree_ino parent, const char *name, uid_t uid, gid_t gid,
+			struct mod_temp **out)
+{
+	struct mods *m = t->mods;
+	struct mod_temp *tp = calloc(1, sizeof *tp);
+	enum rc r = tp && (tp->name = strdup(name)) ? content_init(m, &tp->c, 0, 0) : RC_NOMEM;
+
+	if (r != RC_OK) {
+		if (tp)
+			free(tp->name);
+		free(tp);
+		return r;
+	}
+	tp->parent = parent;
+	tp->perm = 0644;
+	tp->uid = uid;
+	tp->gid = gid;
+	clock_gettime(CLOCK_REALTIME, &tp->mtime);
+	*out = tp;
+	return RC_OK;
+}
+
+enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool excl, bool trunc,
+			 uid_t uid, gid_t gid, struct tree_stat *st, struct tree_mods_file **out)
+{
+	struct mods *m = t->mods;
+	struct mod_temp *tp, *fresh = NULL;
+	char gone[NAME_MAX + 1];
+	tree_ino child, gone_dir = 0;
+	enum psg_texnode k;
+	enum rc r;
+	bool refused = false, temp_ok;
+
+	*out = NULL;
+	if (!m)
+		return RC_READONLY;
+	r = node_kind(t, parent, &k);
+	if (r != RC_OK || k != PSG_TEX_DIR)
+		return r != RC_OK ? r : RC_READONLY;
+	if (!name_ok(name))
+		return RC_INVAL;
+	r = child_of(t, parent, name, &child);
+	if (r == RC_OK) { /* a picture, or another file */
+		if (excl)
+			return RC_EXISTS;
+		r = tree_mods_open(t, child, trunc, out);
+		return r == RC_OK ? tree_mods_fgetattr(*out, st) : r;
+	}
+	if (r != RC_NOENT)
+		return r;
+	temp_ok = temp_name(t, parent, name);
+	pthread_mutex_lock(&m->mu);
+	tp = temp_by_name(m, parent, name);
+	pthread_mutex_unlock(&m->mu);
+	if (!tp && !temp_ok)
+		return refuse_new_name(m, parent, name);
+	r = new_temp(t, parent, name, uid, gid, &fresh);
+	if (r != RC_OK) {
+		if (r != RC_NOMEM)
+			log_no_file(m, ino_slot(parent), name, 0, errno);
+		return r;
+	}
+	pthread_mutex_lock(&m->mu);
+	tp = temp_by_name(m, parent, name);
+	if (tp && excl) {
+		r = RC_EXISTS;
+	} else if (!tp && !temp_ok) { /* the temporary went while unlocked */
+		r = RC_DENIED;
+		refused = true;
+	} else if (!tp && !temps_room(m, gone, sizeof gone, &gone_dir)) {
+		r = RC_NOSPACE;
+	} else if (!tp) {
+		tp = fresh;
+		fresh = NULL;
+		tp->id = ++m->next_temp;
+		tp->next = m->temps;
+		m->temps = tp;
+		m->n_open++; /* a temporary counts as an open file until it is gone */
+	}
+	if (r == RC_OK)
+		r = open_temp(m, tp, trunc, out);
+	if (r == RC_OK)
+		temp_stat(tp, st);
+	pthread_mutex_unlock(&m->mu);
+	log_discarded(m, gone, gone_dir);
+	if (fresh)
+		temp_free(fresh);
+	return refused ? refuse_new_name(m, parent, name) : r;
+}
+
+static struct mod_content *content_of(struct tree_mods_file *f)
+{
+	return f->tmp ? &f->tmp->c : &f->own;
+}
+
+enum rc tree_mods_write(struct tree_mods_file *f, uint64_t off, const void *p, size_t n)
+{
+	enum rc r = f->reader ? RC_INVAL : content_write(content_of(f), off, p, n);
+
+	if (r == RC_OK && f->tmp)
+		clock_gettime(CLOCK_REALTIME, &f->tmp->mtime);
+	return r;
+}
+
+enum rc tree_mods_read(struct tree_mods_file *f, uint64_t off, size_t n, void *dst, size_t *got)
+{
+	struct tree_rdv v;
+	size_t at = 0;
+	enum rc r;
+
+	if (!f->reader)
+		return content_read(f->m, content_of(f), off, n, dst, got);
+	*got = 0;
+	r = tree_mods_read_view(f, off, n, &v);
+	for (unsigned i = 0; r == RC_OK && i < v.n; i++) {
+		memcpy((uint8_t *)dst + at, v.base[i], v.len[i]);
+		at += v.len[i];
+	}
+	if (r == RC_OK)
+		tree_read_end(&v);
+	*got = at;
+	return r;
+}
+
+enum rc tree_mods_fgetattr(struct tree_mods_file *f, struct tree_stat *st)
+{
+	enum rc r = RC_OK;
+
+	if (f->tmp) {
+		pthread_mutex_lock(&f->m->mu);
+		temp_stat(f->tmp, st);
+		pthread_mutex_unlock(&f->m->mu);
+		return RC_OK;
+	}
+	r = tree_getattr(f->m->t, f->ino, st);
+	if (r == RC_OK && !f->reader)
+		st->size = f->own.size; /* what this writer's file holds */
+	return r;
+}
+
+enum rc tree_mods_truncate(struct tree *t, tree_ino ino, struct tree_mods_file *f, uint64_t size,
+			   struct tree_stat *st)
+{
+	struct mods *m = t->mods;
+	struct tree_mods_file *tf = NULL;
+	enum rc r;
+
+	if (!m)
+		return RC_READONLY;
+	if (!f) { /* truncate(2) by name: a temporary only; a picture needs a writer */
+		r = mods_is_temp(ino) ? tree_mods_open(t, ino, false, &tf) : RC_READONLY;
+		if (r != RC_OK)
+			return r;
+		f = tf;
+	}
+	r = f->reader ? RC_INVAL : content_truncate(content_of(f), size);
+	if (r == RC_OK)
+		r = tree_mods_fgetattr(f, st);
+	if (tf)
+		tree_mods_release(tf);
+	return r;
+}
+
+enum rc tree_mods_flush(struct tree_mods_file *f)
+{
+	struct mod_content *c = &f->own;
+	bool dirty;
+
+	if (f->tmp || f->reader)
+		return RC_OK; /* a temporary becomes a picture when renamed over one */
+	pthread_mutex_lock(&c->mu);
+	/* An emptied file is no picture yet: `cmd > file` closes the descriptor it opened before
+	 * the command writes through its copy. */
+	dirty = c->dirty && c->size > 0;
+	if (dirty) {
+		c->dirty = false;
+		f->last = mods_commit(f->m, f->ino, c);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return f->last;
+}
+
+void tree_mods_release(struct tree_mods_file *f)
+{
+	struct mods *m;
+
+	if (!f)
+		return;
+	m = f->m;
+	pthread_mutex_lock(&m->mu);
+	if (f->tmp) {
+		f->tmp->opens--;
+		temps_trim(m);
+	} else if (!f->reader) {
+		m->n_open--;
+	}
+	pthread_mutex_unlock(&m->mu);
+	if (!f->tmp && f->own.fd >= 0)
+		content_free(&f->own);
+	free(f);
+}
+
+/* The temporary is gone from its name (m->mu held); alias: the picture it became. */
+static void temp_gone(struct mods *m, struct mod_temp *tp, tree_ino alias)
+{
+	if (!tp->gone)
+		m->n_open--;
+	tp->gone = true;
+	tp->alias = alias;
+	temps_trim(m);
+}
+
+enum rc tree_mods_unlink(struct tree *t, tree_ino parent, const char *name)
+{
+	struct mods *m = t->mods;
+	struct mod_temp *tp;
+	tree_ino child;
+
+	if (!m)
+		return RC_READONLY;
+	pthread_mutex_lock(&m->mu);
+	tp = temp_by_name(m, parent, name);
+	if (tp)
+		temp_gone(m, tp, 0);
+	pthread_mutex_unlock(&m->mu);
+	if (tp)
+		return RC_OK;
+	return child_of(t, parent, name, &child) == RC_OK ? RC_READONLY : RC_NOENT;
+}
+
+/* Rename temporary tp over picture `pic`: the picture is written from it. */
+static enum rc rename_over_picture(struct tree *t, struct mod_temp *tp, tree_ino newparent,
+				   const char *newname, tree_ino pic)
+{
+	struct mods *m = t->mods;
+	enum rc r;
+
+	pthread_mutex_lock(&tp->c.mu);
+	r = mods_commit(m, pic, &tp->c);
+	pthread_mutex_unlock(&tp->c.mu);
+	pthread_mutex_lock(&m->mu);
+	tp->opens--; /* held by the caller for the commit */
+	if (r == RC_OK)
+		temp_gone(m, tp, pic);
+	else if (r == RC_INVAL) /* refused (errors.txt says why): it would never be a picture */
+		temp_gone(m, tp, 0);
+	else
+		temps_trim(m);
+	pthread_mutex_unlock(&m->mu);
+	/* The kernel now holds the temporary's inode under the picture's name. */
+	if (r == RC_OK && t->on_entry)
+		t->on_entry(t->on_entry_ctx, newparent, newname);
+	return r;
+}
+
+/* Rename temporary tp to a name that is no picture (m->mu held). */
+static enum rc rename_temp(struct mods *m, struct mod_temp *tp, tree_ino newparent,
+			   const char *newname, unsigned flags)
+{
+	struct mod_temp *dst = temp_by_name(m, newparent, newname);
+	char *nn;
+
+	if (dst == tp)
+		return RC_OK;
+	if (dst && (flags & RENAME_NOREPLACE))
+		return RC_EXISTS;
+	if (!(nn = strdup(newname)))
+		return RC_NOMEM;
+	if (dst)
+		temp_gone(m, dst, 0);
+	free(tp->name);
+	tp->name = nn;
+	tp->parent = newparent;
+	return RC_OK;
+}
+
+enum rc tree_mods_rename(struct tree *t, tree_ino parent, const char *name, tree_ino newparent,
+			 const char *newname, unsigned flags)
+{
+	struct mods *m = t->mods;
+	struct mod_temp *tp;
+	tree_ino child = 0, pic = 0;
+	enum psg_texnode k;
+	enum rc r;
+	bool temp_ok;
+
+	if (!m)
+		return RC_READONLY;
+	if (flags & ~(unsigned)RENAME_NOREPLACE)
+		return RC_INVAL; /* RENAME_EXCHANGE, RENAME_WHITEOUT */
+	r = node_kind(t, newparent, &k);
+	if (r != RC_OK || k != PSG_TEX_DIR)
+		return r != RC_OK ? r : RC_READONLY;
+	if (!name_ok(newname))
+		return RC_INVAL;
+	r = child_of(t, newparent, newname, &child);
+	if (r != RC_OK && r != RC_NOENT)
+		return r;
+	if (r == RC_OK) {
+		r = node_kind(t, child, &k);
+		if (r != RC_OK || !is_picture(k))
+			return r != RC_OK ? r : RC_READONLY;
+		if (flags & RENAME_NOREPLACE)
+			return RC_EXISTS;
+		pic = child;
+	}
+	temp_ok = pic || temp_name(t, newparent, newname);
+	pthread_mutex_lock(&m->mu);
+	tp = temp_by_name(m, parent, name);
+	if (tp && !pic && !temp_by_name(m, newparent, newname) && !temp_ok) {
+		pthread_mutex_unlock(&m->mu);
+		return refuse_new_name(m, newparent, newname);
+	}
+	if (tp && pic)
+		tp->opens++; /* kept while its picture is written */
+	r = !tp ? RC_NOENT : pic ? RC_OK : rename_temp(m, tp, newparent, newname, flags);
+	pthread_mutex_unlock(&m->mu);
+	if (!tp)
+		return child_of(t, parent, name, &child) == RC_OK ? RC_READONLY : RC_NOENT;
+	return pic ? rename_over_picture(t, tp, newparent, newname, pic) : r;
+}
+
+/* A temporary keeps what it is given (editors copy the picture's mode onto theirs). */
+static enum rc temp_setattr(struct tree *t, tree_ino ino, unsigned what,
+			    const struct tree_stat *want, struct tree_stat *st)
+{
+	struct mods *m = t->mods;
+	struct mod_temp *tp;
+	tree_ino alias;
+
+	pthread_mutex_lock(&m->mu);
+	tp = temp_by_ino(m, ino);
+	alias = tp ? tp->alias : 0;
+	if (tp && !alias) {
+		if (what & TREE_SET_MODE)
+			tp->perm = want->perm & 07777;
+		if (what & TREE_SET_UID)
+			tp->uid = want->uid;
+		if (what & TREE_SET_GID)
+			tp->gid = want->gid;
+		if (what & TREE_SET_MTIME)
+			tp->mtime = want->mtime;
+	}
+	pthread_mutex_unlock(&m->mu);
+	if (!tp)
+		return RC_NOENT;
+	return alias ? tree_mods_setattr(t, alias, what, want, st) : mods_temp_getattr(t, ino, st);
+}
+
+enum rc tree_mods_setattr(struct tree *t, tree_ino ino, unsigned what, const struct tree_stat *want,
+			  struct tree_stat *st)
+{
+	char name[NAME_MAX + 1];
+	enum psg_texnode k;
+	enum rc r;
+
+	if (!t->mods)
+		return RC_READONLY;
+	if (mods_is_temp(ino))
+		return temp_setattr(t, ino, what, want, st);
+	r = node_kind(t, ino, &k);
+	if (r != RC_OK)
+		return r;
+	if (k == PSG_NOT_TEX)
+		return RC_READONLY;
+	if (what && is_picture(k)) { /* they are the arena's: nothing written would keep them */
+		mods_name_of(t, ino, name, sizeof name);
+		mods_log(t->mods, ino_slot(ino), true,
+			 "textures/%s: refused to change its %s: a picture's mode, owner and times "
+			 "are its arena's",
+			 name,
+			 what & TREE_SET_MODE			? "mode"
+			 : what & (TREE_SET_UID | TREE_SET_GID) ? "owner"
+								: "times");
+		return RC_DENIED;
+	}
+	return what ? RC_DENIED : tree_getattr(t, ino, st);
+}
