@@ -240,6 +240,8 @@ const struct tree_format *asset_detect(const uint8_t *h, size_t n)
 		return &tree_format_psk;
 	if (n >= 20 && strncmp((const char *)h, "ANIMHEAD", 9) == 0)
 		return &tree_format_psa;
+	if (n >= 4 && memcmp(h, "CMAP", 4) == 0) /* a district's Pres map (ns_district.c) */
+		return &tree_format_district;
 	return NULL;
 }
 

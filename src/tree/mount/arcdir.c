@@ -18,6 +18,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "formats/world/district.h"
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/names.h"
 #include "tree/mount/arcdir.h"
@@ -266,7 +267,7 @@ static uint8_t entry_type(const struct arcdir *ad, uint32_t i, const char *name)
 {
 	if (ad->a.e[i].bad)
 		return AN_FILE;
-	if (name_has_ext(name, asset_exts) && !ad->t->opts.assets_files)
+	if ((name_has_ext(name, asset_exts) || dist_is_map(name)) && !ad->t->opts.assets_files)
 		return AN_ASSET;
 	if (name_has_ext(name, archive_exts) && ad->depth + 1 < ARCDIR_DEPTH_MAX)
 		return AN_ARCHIVE;

@@ -34,6 +34,7 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/hash.h"
 #include "psgfs/base/names.h"
+#include "formats/world/district.h"
 #include "psgfs/formats/skate_objects.h"
 #include "tree/mount/arcdir.h"
 #include "tree/mount/guid_index.h"
@@ -290,7 +291,7 @@ static off_t asset_ext_min(const char *ext)
 
 static bool name_is_asset_ext(const char *name)
 {
-	return asset_ext_min(name_ext(name)) > 0;
+	return dist_is_map(name) || asset_ext_min(name_ext(name)) > 0;
 }
 
 /* Names no game or exporter gives an arena, PSK or PSA: text, pictures, sound. */
@@ -312,7 +313,7 @@ static bool name_is_plain_ext(const char *name)
  */
 static bool classify_by_name(const struct tree *t, struct fentry *e)
 {
-	off_t min = asset_ext_min(name_ext(e->name));
+	off_t min = dist_is_map(e->name) ? 4 : asset_ext_min(name_ext(e->name));
 
 	if (t->opts.sniff_all || e->type != FE_FILE)
 		return false;
@@ -390,7 +391,11 @@ static bool sniff(int dirfd, struct fentry *e, bool assets_files)
 		e->asset = e->archive || (name_is_asset_ext(e->name) && !assets_files);
 	} else {
 		e->archive = arc_detect(head, (size_t)got);
-		e->asset = e->archive || (asset_detect(head, (size_t)got) && !assets_files);
+		const struct tree_format *fmt = asset_detect(head, (size_t)got);
+
+		/* A collection map is a directory only as a district's Pres map (ns_district.c) */
+		e->asset = e->archive || (fmt && (fmt != &tree_format_district || dist_is_map(e->name)) &&
+					  !assets_files);
 	}
 	return true;
 }
