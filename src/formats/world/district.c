@@ -411,6 +411,15 @@ static bool is_global(const struct sm_collection *c)
 	return c->parent == SM_GLOBAL_PARENT || strcasestr(c->name, "_global") != NULL;
 }
 
+/* A count the file cannot hold: the game would read past the manifest's end. */
+static void lint_count(struct dist_scan *s, const char *file, uint32_t claimed, uint32_t held,
+		       const char *what)
+{
+	if (claimed > held)
+		diag_add(&s->lint, "%s: claims %u %s; the file holds %u", file, claimed, what,
+			 held);
+}
+
 static void lint_records(struct dist_scan *s, enum dist_kind k)
 {
 	const struct district *m = s->m;
@@ -418,6 +427,7 @@ static void lint_records(struct dist_scan *s, enum dist_kind k)
 	char file[NAME_COMPONENT_MAX + 16];
 
 	kind_file(m, k, SM_CMAP, file, sizeof file);
+	lint_count(s, file, ks->cmap.h.count, ks->cmap.n, "collections");
 	for (uint32_t i = 0; i < ks->cmap.n; i++) {
 		const char *w = flag_words(ks->cmap.v[i].flags);
 
@@ -426,6 +436,7 @@ static void lint_records(struct dist_scan *s, enum dist_kind k)
 				 ks->cmap.v[i].safe, w);
 	}
 	kind_file(m, k, SM_CSPA, file, sizeof file);
+	lint_count(s, file, ks->cspa.h.count, ks->cspa.n, "cells");
 	for (uint32_t i = 0; i < ks->cspa.n; i++) {
 		const char *w = flag_words(ks->cspa.v[i].flags);
 
@@ -438,6 +449,7 @@ static void lint_records(struct dist_scan *s, enum dist_kind k)
 				 file, i, ks->cspa.v[i].id);
 	}
 	kind_file(m, k, SM_MMAP, file, sizeof file);
+	lint_count(s, file, ks->mmap.h.count, ks->mmap.n, "points");
 	for (uint32_t i = 0; i < ks->mmap.n; i++) {
 		const char *w = flag_words(ks->mmap.v[i].flags);
 
@@ -518,8 +530,9 @@ static void lint_atoc(struct dist_scan *s, enum dist_kind k)
 	if (ks->st[SM_ATOC] != DS_OK)
 		return;
 	for (uint32_t i = 0; i < ks->cmap.n; i++)
-		if (s->sf[k][i].st == DS_BAD)
-			return;
+		if (s->sf[k][i].st != DS_OK && ks->cmap.v[i].name[0] &&
+		    ix_find(ks->cmap_ix, ks->cmap.n, ks->cmap.v[i].id) == (long)i)
+			return; /* a collection not read: its assets would be listed as lost */
 	kind_file(s->m, k, SM_ATOC, atoc, sizeof atoc);
 	for (uint32_t j = 0; j < ks->atoc.n; j++) {
 		bool found = false;

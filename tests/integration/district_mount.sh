@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The district view (issue 26 items 2, 3, 5; docs/worlds.md, "The district view"): a district's
+# Pres collection map is a directory in a loose folder, inside an EB archive, inside a DLC pack
+# (an archive in an archive) and as a single-file mount, with the same files everywhere; the
+# Sim and Tex maps stay files; every file reads exactly its st_size; lint.txt names each broken
+# variant; hostile manifests list what they hold and never hang; psgfs-tool serves the same tree.
+. "$(dirname "$0")/lib.sh"
+: "${MKDISTRICT:?}" "${DIR_MANIFEST:?}"
+
+D=data/content/world/stream/DIST_T
+S=$WORK/src
+mkdir -p "$S/$D" "$WORK/x360"
+"$MKDISTRICT" "$S/$D" DIST_T
+"$MKDISTRICT" --x360 "$WORK/x360" DIST_T
+"$PSGFS_TOOL" pack "$S" "$WORK/worldDIST_T.big" >/dev/null
+mkdir -p "$WORK/dlc/data/dlc"
+cp "$WORK/worldDIST_T.big" "$WORK/dlc/data/dlc/"
+"$PSGFS_TOOL" pack "$WORK/dlc" "$WORK/pack.big" >/dev/null
+
+VIEW="collections.tsv errors.txt info.txt lint.txt minimap.tsv "
+
+# ---- a loose folder ----
+m=$WORK/m
+mount_psgfs "$S" "$m"
+P=$m/$D/DIST_T_Pres.psm
+check "the Pres map is a directory" test -d "$P"
+check "... listing its five files" test "$(ls "$P" | tr '\n' ' ')" = "$VIEW"
+check "the Sim and Tex maps stay files" bash -c "[ -f '$m/$D/DIST_T_Sim.psm' ] && [ -f '$m/$D/DIST_T_Tex.psm' ]"
+check "a clean district: 0 findings" test "$(cat "$P/lint.txt")" = "0 findings"
+check "... and errors.txt is empty" test ! -s "$P/errors.txt"
+check "collections.tsv: a header and one row per collection of every kind" test \
+	"$(wc -l <"$P/collections.tsv")" = 6
+check "... the header's first columns" bash -c \
+	"head -1 '$P/collections.tsv' | grep -q \$'^kind\tname\tid\tparent_id\tdepth\tlod\tassets\tbytes\thull_min_x'"
+check "... a tile's id, parent, depth, lod, assets and box" bash -c \
+	"grep -q \$'^Pres\tcPres_50_50_high\t0xfb4c3af3cd410a21\t0x38b676beb9820c8a\t1\t0\t2\t21248\t0\t-10\t0\t100\t40\t100\t' '$P/collections.tsv'"
+check "minimap.tsv: a header and one row per point" test "$(wc -l <"$P/minimap.tsv")" = 5
+check "info.txt: platform, counts" bash -c \
+	"grep -qx 'platform: ps3' '$P/info.txt' && grep -qx 'collections: 5' '$P/info.txt' &&
+	 grep -qx 'models: 6' '$P/info.txt' && grep -qx 'unresolved: 0' '$P/info.txt'"
+check "every file reads exactly its st_size" all_read_whole "$P"
+check "psgfs-tool extract gives the same tree" same_as_tool "$S" "$m"
+check "psgfs-tool cat of lint.txt" test "$("$PSGFS_TOOL" cat "$S" "$D/DIST_T_Pres.psm/lint.txt")" = "0 findings"
+cp "$P/info.txt" "$WORK/info.loose"
+cp "$P/collections.tsv" "$WORK/collections.loose"
+unmount_psgfs "$m"
+
+# ---- Xbox 360 ----
+mount_psgfs "$WORK/x360" "$m"
+check "x360: DIST_T_Pres.xsm is the district, clean" bash -c \
+	"[ \"\$(cat '$m/DIST_T_Pres.xsm/lint.txt')\" = '0 findings' ] && grep -qx 'platform: x360' '$m/DIST_T_Pres.xsm/info.txt'"
+unmount_psgfs "$m"
+
+# ---- a single-file mount of the map ----
+mount_psgfs "$S/$D/DIST_T_Pres.psm" "$m"
+check "single file: the map is the root, its siblings read beside it" bash -c \
+	"[ \"\$(ls '$m' | tr '\n' ' ')\" = '$VIEW' ] && [ \"\$(cat '$m/lint.txt')\" = '0 findings' ]"
+unmount_psgfs "$m"
+check "a Sim map alone is refused (exit 4)" bash -c \
+	"timeout 30 '$PSGFS' '$S/$D/DIST_T_Sim.psm' '$m' 2>/dev/null; [ \$? = 4 ]"
+
+# ---- inside an EB archive, and inside a pack inside a folder ----
+mount_psgfs "$WORK/worldDIST_T.big" "$m"
+A=$m/$D/DIST_T_Pres.psm
+check "archive: the same files as the loose folder, plus the map's own bytes" test \
+	"$(ls "$A" | tr '\n' ' ')" = "DIST_T_Pres.psm $VIEW"
+check "archive: the same collections.tsv and info.txt" bash -c \
+	"cmp -s '$A/collections.tsv' '$WORK/collections.loose' && cmp -s '$A/info.txt' '$WORK/info.loose'"
+check "archive: 0 findings (collection files read through the archive)" test "$(cat "$A/lint.txt")" = "0 findings"
+check "archive: every file reads exactly its st_size" all_read_whole "$A"
+unmount_psgfs "$m"
+mount_psgfs "$WORK/dlc" "$m"
+N=$m/data/dlc/worldDIST_T.big/$D/DIST_T_Pres.psm
+check "nested pack: the same collections.tsv and info.txt" bash -c \
+	"cmp -s '$N/collections.tsv' '$WORK/collections.loose' && cmp -s '$N/info.txt' '$WORK/info.loose'"
+check "nested pack: 0 findings" test "$(cat "$N/lint.txt")" = "0 findings"
+unmount_psgfs "$m"
+mount_psgfs "$WORK/pack.big" "$m"
+N=$m/data/dlc/worldDIST_T.big/$D/DIST_T_Pres.psm
+check "archive in an archive: 0 findings" test "$(cat "$N/lint.txt")" = "0 findings"
+unmount_psgfs "$m"
+
+# ---- broken districts: one lint line each (bits of tests/unit/district_fixture.h) ----
+lint_has() { # BITS LINE
+	local b=$WORK/broken$1
+	mkdir -p "$b"
+	"$MKDISTRICT" --broken "$1" "$b" DIST_B
+	mount_psgfs "$b" "$m"
+	local rc=0
+	grep -qF -- "$2" "$m/DIST_B_Pres.psm/lint.txt" || rc=1
+	all_read_whole "$m/DIST_B_Pres.psm" || rc=1
+	unmount_psgfs "$m"
+	return $rc
+}
+check "lint: a collection without its file" lint_has 1 \
+	"Pres: collection cPres_150_50_high (0x8d55d1ece346508a) has no file cPres_150_50_high.psf"
+check "lint: an ATOC asset in no collection" lint_has 2 "DIST_B_Pres.pst: asset 0x123456789abcdef0 is in no collection"
+check "lint: a tile without bounds" lint_has 4 "has no bounds in DIST_B_Pres.pss"
+check "lint: the Tex stub missing" lint_has 8 "Tex stream stub missing: DIST_B_Tex.pmm"
+check "lint: stamps that disagree" lint_has 16 "stamp: cSim_50_50_high.psf has 0x000000005a5a0003, DIST_B_Sim.psm has 0x000000005a5a0002"
+check "lint: the +0x1C word of the other kind" lint_has 32 \
+	"Pres: cPres_150_50_high.psf: the word at +0x1C is 0x57000000 (0x58000000 for Pres)"
+check "lint: a parent cycle" lint_has 64 "DIST_B_Sim.psm: collection 0 (cSim_150_50_high): in or leading into a parent cycle"
+check "lint: a NaN bound" lint_has 128 "DIST_B_Pres.pss: cell 0 (0x"
+check "lint: a CMAP that claims 1000 collections" lint_has 256 "DIST_B_Pres.psm: claims 1000 collections; the file holds 3"
+
+# ---- hostile maps: what can be read is listed, the rest explains itself ----
+h=$WORK/hostile
+mkdir -p "$h"
+cp "$S/$D"/* "$h/"
+printf 'CMAP' >"$h/DIST_H_Pres.psm"                        # a header cut short
+head -c 100000 /dev/urandom >"$h/DIST_R_Pres.psm"          # no CMAP magic
+{ printf 'CMAP'; head -c 4000 /dev/zero; } >"$h/DIST_Z_Pres.psm" # 0 collections, siblings absent
+mount_psgfs "$h" "$m"
+check "a truncated map: a directory whose info.txt says why" bash -c \
+	"grep -q 'header alone is 32' '$m/DIST_H_Pres.psm/info.txt'"
+check "a map of random bytes: a directory whose info.txt says why" test -f "$m/DIST_R_Pres.psm/info.txt"
+check "an empty map without siblings: findings for every missing file" bash -c \
+	"grep -qx 'DIST_Z_Sim.psm is missing' '$m/DIST_Z_Pres.psm/lint.txt' &&
+	 grep -qx 'Tex stream stub missing: DIST_Z_Tex.psm' '$m/DIST_Z_Pres.psm/lint.txt'"
+check "every file of every district reads whole" all_read_whole "$m"
+unmount_psgfs "$m"
+
+finish
