@@ -17,7 +17,12 @@ mkdir -p "$WORK/dlc/data/dlc"
 cp "$WORK/worldDIST_T.big" "$WORK/dlc/data/dlc/"
 "$PSGFS_TOOL" pack "$WORK/dlc" "$WORK/pack.big" >/dev/null
 
-VIEW="collections.tsv errors.txt info.txt lint.txt minimap.tsv "
+VIEW="collections.tsv errors.txt info.txt lint.txt minimap.tsv scene.glb tiles "
+VIEW1="collections.tsv errors.txt info.txt lint.txt minimap.tsv " # single file: no arenas
+here=$(cd "$(dirname "$0")" && pwd)
+node_dir=${PSGFS_NODE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/psgfs/node}
+GLBS=$WORK/glbs.txt
+: >"$GLBS"
 
 # ---- a loose folder ----
 m=$WORK/m
@@ -41,8 +46,31 @@ check "info.txt: platform, counts" bash -c \
 check "every file reads exactly its st_size" all_read_whole "$P"
 check "psgfs-tool extract gives the same tree" same_as_tool "$S" "$m"
 check "psgfs-tool cat of lint.txt" test "$("$PSGFS_TOOL" cat "$S" "$D/DIST_T_Pres.psm/lint.txt")" = "0 findings"
+check "tiles/: one .glb per Pres collection" test \
+	"$(ls "$P/tiles" | tr '\n' ' ')" = "cPres_150_50_high.glb cPres_50_50_high.glb cPres_Global.glb "
+check "scene.glb: the arenas of the Global and both High tiles, one node each, textured" bash -c \
+	"python3 '$here/glb_info.py' '$P/scene.glb' | grep -q 'images [1-9]' &&
+	 [ \$(grep -ao 'cPres_[A-Za-z0-9_]*/0x[0-9a-f]*\.psg' '$P/scene.glb' | sort -u | wc -l) -ge 3 ]"
+check "scene.glb: a tile's .glb is a part of it (its arenas' nodes)" bash -c \
+	"for n in \$(grep -ao 'cPres_50_50_high/0x[0-9a-f]*\.psg' '$P/tiles/cPres_50_50_high.glb' | sort -u); do
+	   grep -qaF \"\$n\" '$P/scene.glb' || exit 1; done"
+cp "$P/scene.glb" "$WORK/scene.loose"
+nodes_of() { grep -ao 'cPres_[A-Za-z0-9_]*/0x[0-9a-f]*\.psg' "$1" | sort -u; }
+nodes_of "$P/scene.glb" >"$WORK/nodes.loose"
+for g in "$P/scene.glb" "$P"/tiles/*.glb; do
+	cp "$g" "$WORK/loose-$(basename "$g")"
+	echo "$WORK/loose-$(basename "$g")" >>"$GLBS"
+done
 cp "$P/info.txt" "$WORK/info.loose"
 cp "$P/collections.tsv" "$WORK/collections.loose"
+unmount_psgfs "$m"
+
+# ---- the scene holds no arena: at the smallest cache its arenas are evicted and fetched again
+mount_psgfs "$S" "$m" -o cache_size=1M
+check "cache_size=1M: the same scene.glb, read twice" bash -c \
+	"cmp -s '$m/$D/DIST_T_Pres.psm/scene.glb' '$WORK/scene.loose' &&
+	 cat '$m/$D/DIST_T_Pres.psm/tiles/'*.glb >/dev/null &&
+	 cmp -s '$m/$D/DIST_T_Pres.psm/scene.glb' '$WORK/scene.loose'"
 unmount_psgfs "$m"
 
 # ---- Xbox 360 ----
@@ -54,7 +82,7 @@ unmount_psgfs "$m"
 # ---- a single-file mount of the map ----
 mount_psgfs "$S/$D/DIST_T_Pres.psm" "$m"
 check "single file: the map is the root, its siblings read beside it" bash -c \
-	"[ \"\$(ls '$m' | tr '\n' ' ')\" = '$VIEW' ] && [ \"\$(cat '$m/lint.txt')\" = '0 findings' ]"
+	"[ \"\$(ls '$m' | tr '\n' ' ')\" = '$VIEW1' ] && [ \"\$(cat '$m/lint.txt')\" = '0 findings' ]"
 unmount_psgfs "$m"
 check "a Sim map alone is refused (exit 4)" bash -c \
 	"timeout 30 '$PSGFS' '$S/$D/DIST_T_Sim.psm' '$m' 2>/dev/null; [ \$? = 4 ]"
@@ -68,16 +96,21 @@ check "archive: the same collections.tsv and info.txt" bash -c \
 	"cmp -s '$A/collections.tsv' '$WORK/collections.loose' && cmp -s '$A/info.txt' '$WORK/info.loose'"
 check "archive: 0 findings (collection files read through the archive)" test "$(cat "$A/lint.txt")" = "0 findings"
 check "archive: every file reads exactly its st_size" all_read_whole "$A"
+# (textures of arenas inside a single archive mount are not resolved across it yet, as for
+# any arena's export: the nodes are compared, not the bytes)
+check "archive: scene.glb places the same arenas" diff -q <(nodes_of "$A/scene.glb") "$WORK/nodes.loose"
 unmount_psgfs "$m"
 mount_psgfs "$WORK/dlc" "$m"
 N=$m/data/dlc/worldDIST_T.big/$D/DIST_T_Pres.psm
 check "nested pack: the same collections.tsv and info.txt" bash -c \
 	"cmp -s '$N/collections.tsv' '$WORK/collections.loose' && cmp -s '$N/info.txt' '$WORK/info.loose'"
 check "nested pack: 0 findings" test "$(cat "$N/lint.txt")" = "0 findings"
+check "nested pack: scene.glb places the same arenas" diff -q <(nodes_of "$N/scene.glb") "$WORK/nodes.loose"
 unmount_psgfs "$m"
 mount_psgfs "$WORK/pack.big" "$m"
 N=$m/data/dlc/worldDIST_T.big/$D/DIST_T_Pres.psm
 check "archive in an archive: 0 findings" test "$(cat "$N/lint.txt")" = "0 findings"
+check "archive in an archive: scene.glb places the same arenas" diff -q <(nodes_of "$N/scene.glb") "$WORK/nodes.loose"
 unmount_psgfs "$m"
 
 # ---- broken districts: one lint line each (bits of tests/unit/district_fixture.h) ----
@@ -88,7 +121,14 @@ lint_has() { # BITS LINE
 	mount_psgfs "$b" "$m"
 	local rc=0
 	grep -qF -- "$2" "$m/DIST_B_Pres.psm/lint.txt" || rc=1
-	all_read_whole "$m/DIST_B_Pres.psm" || rc=1
+	# every file reads whole, but the tile of a collection whose file is missing (EIO)
+	find "$m/DIST_B_Pres.psm" -type f ! -name cPres_150_50_high.glb >"$WORK/list.txt"
+	[ -z "$(short_reads "$WORK/list.txt")" ] || rc=1
+	if [ "$1" = 1 ]; then
+		cat "$m/DIST_B_Pres.psm/tiles/cPres_150_50_high.glb" >/dev/null 2>&1 && rc=1
+	fi
+	cp "$m/DIST_B_Pres.psm/scene.glb" "$WORK/scene-broken$1.glb"
+	echo "$WORK/scene-broken$1.glb" >>"$GLBS"
 	unmount_psgfs "$m"
 	return $rc
 }
@@ -120,5 +160,17 @@ check "an empty map without siblings: findings for every missing file" bash -c \
 	 grep -qx 'Tex stream stub missing: DIST_Z_Tex.psm' '$m/DIST_Z_Pres.psm/lint.txt'"
 check "every file of every district reads whole" all_read_whole "$m"
 unmount_psgfs "$m"
+
+# ---- glTF-Validator over every .glb of the view (plain build; scripts/deps test) ----
+if ! sanitized && command -v node >/dev/null &&
+	[ -f "$node_dir/node_modules/gltf-validator/package.json" ]; then
+	vrc=0
+	NODE_PATH=$node_dir/node_modules timeout 600 node "$here/gltf_validate.js" "$GLBS" \
+		>"$WORK/validator.log" 2>&1 || vrc=$?
+	grep -E '^(ERROR|WARNING|UNREADABLE|validated)' "$WORK/validator.log" | head -20 || true
+	check "glTF-Validator: no errors in $(wc -l <"$GLBS") district .glb files" test $vrc -eq 0
+else
+	echo "# glTF-Validator not run (sanitized build or not installed)"
+fi
 
 finish

@@ -528,6 +528,43 @@ static void test_common_root(void **state)
 	free(t);
 }
 
+/* A mesh placed under a node (a scene of several models) is that node's child; a skinned one
+ * stays at the scene root whatever it asks. */
+static void test_mesh_under(void **state)
+{
+	struct tm *t = calloc(1, sizeof *t);
+	struct gltf_plan p;
+	struct glb_doc d;
+	uint8_t *g;
+	size_t n;
+	enum rc r;
+
+	struct tm_ctx c = {&p, t};
+
+	(void)state;
+	for (int skinned = 0; skinned < 2; skinned++) {
+		tm_init(t);
+		t->mesh.skinned = skinned;
+		t->mesh.under = 4; /* node 3, the socket */
+		assert_int_equal(gltf_bounds(&t->m, t), RC_OK);
+		assert_int_equal(gltf_plan(&t->m, &p), RC_OK);
+		g = glb_whole(&p, tm_render, &c, &n, &r);
+		assert_int_equal(r, RC_OK);
+		glb_open(g, n, &d);
+		if (skinned) {
+			assert_null(jget(jat(jget(&d.j, "nodes"), 3), "children"));
+		} else {
+			assert_int_equal(jget(jat(jget(&d.j, "nodes"), 3), "children")->n, 1);
+			assert_true(jat(jget(jat(jget(&d.j, "nodes"), 3), "children"), 0)->num ==
+				    4);
+		}
+		glb_close(&d);
+		free(g);
+		gltf_plan_free(&p);
+	}
+	free(t);
+}
+
 /* An embedded PNG: its bytes are the streamed PNG's, in an image view with its MIME type. */
 static enum rc checker_rows(const void *ctx, uint32_t y0, uint32_t n, uint8_t *px)
 {
@@ -1165,6 +1202,7 @@ int main(void)
 	    cmocka_unit_test(test_model),
 	    cmocka_unit_test(test_model_refusals),
 	    cmocka_unit_test(test_common_root),
+	    cmocka_unit_test(test_mesh_under),
 	    cmocka_unit_test(test_image),
 	    cmocka_unit_test(test_psk_shapes),
 	    cmocka_unit_test(test_psk_wide),

@@ -96,6 +96,9 @@ struct gltf_mesh {
 	struct gltf_target *targets;
 	uint32_t n_targets;   /* morph targets carry NORMAL deltas too when `normals` */
 	float min[3], max[3]; /* POSITION bounds, from gltf_bounds */
+	/* Where the mesh's node sits: 0 at the scene root; k > 0 a child of node k - 1, whose
+	 * transform then places it (a scene of several models). Ignored for skinned meshes. */
+	uint32_t under;
 };
 
 /* An embedded image, itself a run of fixed-size parts (e.g. include/psgfs/formats/png.h's pngs). */

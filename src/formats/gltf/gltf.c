@@ -129,6 +129,12 @@ static int64_t out_parent(const struct gltf_model *m, const struct gltf_plan *p,
 			return m->nodes[i].parent;
 		return p->synth_root ? (int64_t)m->n_nodes : -1;
 	}
+	if (i >= m->n_nodes + p->synth_root) {
+		const struct gltf_mesh *me = &m->meshes[i - m->n_nodes - p->synth_root];
+
+		if (!me->skinned && me->under && me->under <= m->n_nodes)
+			return me->under - 1;
+	}
 	return -1;
 }
 

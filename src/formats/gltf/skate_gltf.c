@@ -255,6 +255,23 @@ enum rc skate_gltf_render(const struct skate_gltf *g, const struct src *s, unsig
 	return r;
 }
 
+const struct gltf_model *skate_gltf_model(const struct skate_gltf *g)
+{
+	return &g->model;
+}
+
+enum rc skate_gltf_fill(const struct skate_gltf *g, const struct src *s, const struct gltf_req *q,
+			uint64_t first, size_t n, void *out)
+{
+	struct sg_ctx c;
+	enum rc r;
+
+	ctx_init(&c, g, s);
+	r = sg_fill(&c, q, first, n, out);
+	ctx_free(&c);
+	return r;
+}
+
 /* ---- building ---- */
 
 /* Joints: the export's bones, parents first, in model space whatever the .psk's axes. */

@@ -642,6 +642,23 @@ void dist_scan_free(struct dist_scan *s)
 	memset(s, 0, sizeof *s);
 }
 
+bool dist_in_scene(const struct district *m, enum dist_kind k, uint32_t i)
+{
+	const struct dist_kind_set *ks = &m->k[k];
+	const struct sm_collection *c;
+	long cell;
+
+	if (i >= ks->cmap.n)
+		return false;
+	c = &ks->cmap.v[i];
+	if (!c->name[0] || ix_find(ks->cmap_ix, ks->cmap.n, c->id) != (long)i)
+		return false;
+	if (is_global(c))
+		return true;
+	cell = ix_find(ks->cspa_ix, ks->cspa.n, c->id);
+	return cell >= 0 && ks->cspa.v[cell].lod == SM_LOD_HIGH;
+}
+
 /* ---- views ---- */
 
 const char dist_collections_header[] =

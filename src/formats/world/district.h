@@ -115,6 +115,11 @@ size_t dist_heap(const struct district *m);
 enum rc dist_scan(struct dist_scan *s, const struct district *m, const struct dist_io *io);
 void dist_scan_free(struct dist_scan *s);
 
+/* Whether CMAP record i of kind k belongs in the district's scene: the first record of its id,
+ * named, and a Global (parent 0xE171E1ABFEDB69ED or "_Global" in the name) or a High tile (its
+ * CSPA cell's level of detail 0). */
+bool dist_in_scene(const struct district *m, enum dist_kind k, uint32_t i);
+
 /* The views. Tables: one header line, then row i of dist_*_rows() rows. */
 extern const char dist_collections_header[];
 extern const char dist_minimap_header[];

@@ -19,12 +19,29 @@
 
 #include "formats/world/district.h"
 #include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
+#include "psgfs/formats/skate_gltf.h"
 #include "tree/core/tree_int.h"
 #include "tree/core/views.h"
 #include "tree/mount/arcdir.h"
+#include "tree/psg/ns_psg.h"
 
-enum { K_ROOT, K_INFO, K_ERRORS, K_LINT, K_COLLECTIONS, K_MINIMAP, K_COUNT };
-enum { N_NONE, N_MANIFESTS, N_SCAN, N_COUNT };
+enum {
+	K_ROOT,
+	K_INFO,
+	K_ERRORS,
+	K_LINT,
+	K_COLLECTIONS,
+	K_MINIMAP,
+	K_SCENE,
+	K_TILES,
+	K_TILE,
+	K_COUNT
+};
+enum { ND_NONE, ND_MANIFESTS, ND_SCAN, ND_SCENE, ND_COUNT };
+
+/* The scene decode's argument (the node's a): 0 every Global and High collection (scene.glb),
+ * i + 1 the Pres CMAP record i alone (tiles/<collection>.glb). */
 
 /* ---- the files beside the map ---- */
 
@@ -206,21 +223,488 @@ static enum rc load_scan(struct asset *as, uint64_t arg, void **data, size_t *by
 	return RC_OK;
 }
 
-static const struct tree_need dist_needs[N_COUNT] = {
-    [N_MANIFESTS] = {load_manifests, 0},
-    [N_SCAN] = {load_scan, 1},
+/* ---- scene.glb and tiles/<collection>.glb ---- */
+
+/*
+ * The scene holds no arena: it keeps what its plan needs (each arena's slot, copies of its
+ * meshes, primitives, materials and names, the sizes of its pictures' parts), and reading a
+ * piece fetches the arena and its .glb decode again from the cache (loading them anew if they
+ * were evicted: the same file gives the same export). Memory stays the cache's to bound.
+ */
+struct scene_img {
+	const struct scene *sc;
+	uint32_t arena, image; /* the arena's own image index */
+	unsigned n_parts;
+	uint64_t *n_items;
+	uint32_t *item_size;
+};
+
+struct scene {
+	struct tree *t;
+	uint32_t *slot; /* per arena */
+	uint32_t n, cap;
+	uint32_t *mesh_arena, *mesh_local; /* glTF mesh -> arena, its mesh there */
+	struct gltf_node *nodes;
+	struct gltf_mesh *meshes;
+	struct gltf_prim *prims;
+	struct gltf_material *mats;
+	struct gltf_image *images;
+	struct scene_img *imgs;
+	uint32_t n_meshes, n_prims, n_mats, n_images;
+	uint32_t cap_meshes, cap_prims, cap_mats, cap_images;
+	char **strs; /* names the model points to */
+	size_t n_strs, cap_strs;
+	struct gltf_model model;
+	struct gltf_plan plan;
+	bool planned;
+};
+
+static void scene_free(void *p)
+{
+	struct scene *sc = p;
+
+	if (sc->planned)
+		gltf_plan_free(&sc->plan);
+	for (size_t i = 0; i < sc->n_strs; i++)
+		free(sc->strs[i]);
+	for (uint32_t i = 0; i < sc->n_images; i++) {
+		free(sc->imgs[i].n_items);
+		free(sc->imgs[i].item_size);
+	}
+	free(sc->strs);
+	free(sc->slot);
+	free(sc->mesh_arena);
+	free(sc->mesh_local);
+	free(sc->nodes);
+	free(sc->meshes);
+	free(sc->prims);
+	free(sc->mats);
+	free(sc->images);
+	free(sc->imgs);
+	free(sc);
+}
+
+/* An arena's .glb export, pinned (release with arena_put). */
+struct arena_ref {
+	struct tree *t;
+	struct asset *as;
+	struct cache_ent *pin, *glb_pin;
+	const struct skate_gltf *g;
+};
+
+static const struct gltf_model *arena_get(struct tree *t, uint32_t slot, struct arena_ref *ref,
+					  enum rc *r)
+{
+	const void *glb = NULL;
+
+	*ref = (struct arena_ref){.t = t};
+	ref->as = tree_asset_get(t, slot, &ref->pin, r);
+	if (ref->as && ref->as->fmt == &tree_format_psg)
+		glb = asset_need(ref->as, N_GLB, 0, &ref->glb_pin, r);
+	else if (ref->as)
+		*r = RC_FORMAT;
+	if (!glb) {
+		if (ref->as)
+			tree_asset_put(t, ref->pin);
+		ref->as = NULL;
+		return NULL;
+	}
+	ref->g = psg_glb_export(glb);
+	return skate_gltf_model(ref->g);
+}
+
+static void arena_put(struct arena_ref *ref)
+{
+	if (!ref->as)
+		return;
+	if (ref->glb_pin)
+		asset_unpin(ref->as, ref->glb_pin);
+	tree_asset_put(ref->t, ref->pin);
+	ref->as = NULL;
+}
+
+/* Grow *v (of *cap elements) to hold n more past used. */
+static bool grow(void **v, uint32_t *cap, uint32_t used, uint64_t more, size_t size)
+{
+	uint64_t want = (uint64_t)used + more, c = *cap ? *cap : 16;
+	void *nv;
+
+	if (want <= *cap)
+		return true;
+	if (want > UINT32_MAX / 2)
+		return false;
+	while (c < want)
+		c *= 2;
+	if (!(nv = xrealloc_n(*v, (size_t)c, size)))
+		return false;
+	*v = nv;
+	*cap = (uint32_t)c;
+	return true;
+}
+
+/* A copy of an untrusted name the scene keeps. */
+static bool keep_name(struct scene *sc, struct gltf_name *nm)
+{
+	char *p;
+
+	if (sc->n_strs == sc->cap_strs) {
+		size_t cap = sc->cap_strs ? sc->cap_strs * 2 : 64;
+		char **v = xrealloc_n(sc->strs, cap, sizeof *v);
+
+		if (!v)
+			return false;
+		sc->strs = v;
+		sc->cap_strs = cap;
+	}
+	if (!(p = malloc(nm->len + 1)))
+		return false;
+	if (nm->len)
+		memcpy(p, nm->p, nm->len);
+	p[nm->len] = '\0';
+	sc->strs[sc->n_strs++] = p;
+	nm->p = p;
+	return true;
+}
+
+static void img_part(const void *ctx, unsigned part, uint64_t *n_items, uint32_t *item_size)
+{
+	const struct scene_img *si = ctx;
+
+	*n_items = part < si->n_parts ? si->n_items[part] : 0;
+	*item_size = part < si->n_parts ? si->item_size[part] : 0;
+}
+
+static enum rc img_render(const void *ctx, unsigned part, uint64_t first, struct emit *e)
+{
+	const struct scene_img *si = ctx;
+	struct arena_ref ref;
+	enum rc r;
+	const struct gltf_model *m = arena_get(si->sc->t, si->sc->slot[si->arena], &ref, &r);
+
+	if (!m)
+		return r == RC_NOMEM ? r : RC_IO;
+	r = si->image < m->n_images
+		? m->images[si->image].render(m->images[si->image].ctx, part, first, e)
+		: RC_IO;
+	arena_put(&ref);
+	return r;
+}
+
+/* The per-mesh and per-image arrays, as long as the meshes and images. */
+static bool scene_side_arrays(struct scene *sc)
+{
+	uint32_t *ma = xrealloc_n(sc->mesh_arena, sc->cap_meshes, sizeof *ma);
+	uint32_t *ml;
+	struct scene_img *si;
+
+	if (!ma)
+		return false;
+	sc->mesh_arena = ma;
+	if (!(ml = xrealloc_n(sc->mesh_local, sc->cap_meshes, sizeof *ml)))
+		return false;
+	sc->mesh_local = ml;
+	if (!(si = xrealloc_n(sc->imgs, sc->cap_images ? sc->cap_images : 1, sizeof *si)))
+		return false;
+	sc->imgs = si;
+	return true;
+}
+
+/* Copy what the plan needs of arena k's model m: a node (identity: district geometry is fused
+ * in world space), its meshes below it, their primitives, materials and pictures renumbered. */
+static enum rc scene_take(struct scene *sc, uint32_t k, const struct gltf_model *m)
+{
+	uint32_t ma0 = sc->n_mats, im0 = sc->n_images;
+	uint64_t n_prims = 0;
+
+	for (uint32_t j = 0; j < m->n_meshes; j++)
+		n_prims += m->meshes[j].n_prims;
+	if (!grow((void **)&sc->meshes, &sc->cap_meshes, sc->n_meshes, m->n_meshes,
+		  sizeof *sc->meshes) ||
+	    !grow((void **)&sc->prims, &sc->cap_prims, sc->n_prims, n_prims, sizeof *sc->prims) ||
+	    !grow((void **)&sc->mats, &sc->cap_mats, sc->n_mats, m->n_materials,
+		  sizeof *sc->mats) ||
+	    !grow((void **)&sc->images, &sc->cap_images, sc->n_images, m->n_images,
+		  sizeof *sc->images))
+		return RC_NOMEM;
+	if (!scene_side_arrays(sc))
+		return RC_NOMEM;
+	for (uint32_t j = 0; j < m->n_materials; j++) {
+		struct gltf_material *mt = &sc->mats[sc->n_mats];
+
+		*mt = m->materials[j];
+		if (mt->image >= 0)
+			mt->image += (int32_t)im0;
+		if (!keep_name(sc, &mt->name))
+			return RC_NOMEM;
+		sc->n_mats++;
+	}
+	for (uint32_t j = 0; j < m->n_images; j++) {
+		const struct gltf_image *src = &m->images[j];
+		struct scene_img *si = &sc->imgs[sc->n_images];
+		struct gltf_image *im = &sc->images[sc->n_images];
+
+		*si = (struct scene_img){sc, k, j, src->n_parts, NULL, NULL};
+		si->n_items = xcalloc_n(src->n_parts ? src->n_parts : 1, sizeof *si->n_items);
+		si->item_size = xcalloc_n(src->n_parts ? src->n_parts : 1, sizeof *si->item_size);
+		sc->n_images++; /* freed with the scene from here on */
+		if (!si->n_items || !si->item_size)
+			return RC_NOMEM;
+		for (unsigned q = 0; q < src->n_parts; q++)
+			src->part(src->ctx, q, &si->n_items[q], &si->item_size[q]);
+		*im = *src;
+		im->part = img_part;
+		im->render = img_render;
+		im->ctx = NULL; /* scene_build: &sc->imgs[i] once the array stops moving */
+		if (!keep_name(sc, &im->name))
+			return RC_NOMEM;
+	}
+	for (uint32_t j = 0; j < m->n_meshes; j++) {
+		const struct gltf_mesh *me = &m->meshes[j];
+		struct gltf_mesh *d = &sc->meshes[sc->n_meshes];
+
+		*d = *me;
+		d->skinned = false; /* placed by its arena's node, no skin */
+		d->under = k + 1;
+		d->targets = NULL; /* district geometry has no morphs */
+		d->n_targets = 0;
+		d->prims = NULL;
+		if (!keep_name(sc, &d->name))
+			return RC_NOMEM;
+		for (uint32_t q = 0; q < me->n_prims; q++) {
+			struct gltf_prim *pr = &sc->prims[sc->n_prims + q];
+
+			*pr = me->prims[q];
+			if (pr->material >= 0)
+				pr->material += (int32_t)ma0;
+		}
+		d->prims =
+		    (const struct gltf_prim *)(uintptr_t)sc->n_prims; /* fixed in scene_build */
+		sc->n_prims += me->n_prims;
+		sc->mesh_arena[sc->n_meshes] = k;
+		sc->mesh_local[sc->n_meshes] = j;
+		sc->n_meshes++;
+	}
+	return RC_OK;
+}
+
+static bool is_arena_name(const char *name)
+{
+	return name_has_ext(name, (const char *const[]){".psg", ".rx2", NULL});
+}
+
+struct arena_ent {
+	uint32_t slot;
+	const char *name;
+};
+
+static int arena_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct arena_ent *)x)->name, ((const struct arena_ent *)y)->name);
+}
+
+/* Add the arenas of one collection file (its entries, by name) that export a model. */
+static enum rc scene_add_collection(struct scene *sc, struct asset *as, const char *coll,
+				    const char *file)
+{
+	uint32_t slot = folder_sibling(as->t, as->slot, file);
+	struct tlist l = {0};
+	struct arena_ent *e;
+	size_t n = 0;
+	enum rc r;
+
+	if (!slot)
+		return RC_NOENT; /* lint.txt says so */
+	r = folder_list(as->t, (tree_ino)slot << 32 | tnode_pack(tn(0, 0, 0)), &l);
+	if (r != RC_OK || l.oom) {
+		tlist_discard(&l);
+		return r == RC_OK || r == RC_NOMEM ? RC_NOMEM : RC_IO;
+	}
+	e = xcalloc_n(l.n ? l.n : 1, sizeof *e);
+	if (!e) {
+		tlist_discard(&l);
+		return RC_NOMEM;
+	}
+	for (size_t i = 0; i < l.n; i++)
+		if (l.v[i].type == TT_DIR && is_arena_name(l.names + l.v[i].name))
+			e[n++] = (struct arena_ent){ino_slot(l.v[i].ino), l.names + l.v[i].name};
+	qsort(e, n, sizeof *e, arena_cmp);
+	for (size_t i = 0; i < n && r == RC_OK; i++) {
+		struct arena_ref ref;
+		const struct gltf_model *m = arena_get(as->t, e[i].slot, &ref, &r);
+		char name[2 * NAME_COMPONENT_MAX + 2];
+		struct gltf_node *nd;
+
+		if (!m || !m->n_meshes) { /* not a model, or broken: its own errors.txt says why */
+			arena_put(&ref);
+			r = r == RC_NOMEM ? r : RC_OK;
+			continue;
+		}
+		if (!grow((void **)&sc->nodes, &sc->cap, sc->n, 1, sizeof *sc->nodes) ||
+		    !(sc->slot = xrealloc_n(sc->slot, sc->cap, sizeof *sc->slot))) {
+			arena_put(&ref);
+			r = RC_NOMEM;
+			break;
+		}
+		snprintf(name, sizeof name, "%s/%s", coll, e[i].name);
+		nd = &sc->nodes[sc->n];
+		*nd = (struct gltf_node){
+		    .name = {name, strlen(name)}, .parent = -1, .r = {0, 0, 0, 1}, .s = {1, 1, 1}};
+		sc->slot[sc->n] = e[i].slot;
+		r = keep_name(sc, &nd->name) ? scene_take(sc, sc->n, m) : RC_NOMEM;
+		sc->n++;
+		arena_put(&ref);
+	}
+	free(e);
+	tlist_discard(&l);
+	return r;
+}
+
+static enum rc scene_fill(void *ctx, const struct gltf_req *q, uint64_t first, size_t n, void *out);
+
+/* The model over what scene_take copied: primitives' pointers set now the array is whole. */
+static void scene_build(struct scene *sc)
+{
+	for (uint32_t i = 0; i < sc->n_meshes; i++)
+		sc->meshes[i].prims = sc->prims + (uintptr_t)sc->meshes[i].prims;
+	for (uint32_t i = 0; i < sc->n_images; i++) /* the array moved as it grew */
+		sc->images[i].ctx = &sc->imgs[i];
+	sc->model = (struct gltf_model){
+	    .nodes = sc->nodes,
+	    .n_nodes = sc->n,
+	    .meshes = sc->meshes,
+	    .n_meshes = sc->n_meshes,
+	    .materials = sc->mats,
+	    .n_materials = sc->n_mats,
+	    .images = sc->images,
+	    .n_images = sc->n_images,
+	    .fill = scene_fill,
+	};
+}
+
+/* Data of scene mesh q->mesh: its arena's export, read from the arena's own bytes. */
+static enum rc scene_fill(void *ctx, const struct gltf_req *q, uint64_t first, size_t n, void *out)
+{
+	const struct scene *sc = ctx;
+	struct gltf_req lq = *q;
+	struct arena_ref ref;
+	const struct gltf_model *m;
+	enum rc r;
+
+	if (q->mesh >= sc->model.n_meshes)
+		return RC_INVAL;
+	m = arena_get(sc->t, sc->slot[sc->mesh_arena[q->mesh]], &ref, &r);
+	if (!m)
+		return r == RC_NOMEM ? r : RC_IO;
+	lq.mesh = sc->mesh_local[q->mesh];
+	r = lq.mesh < m->n_meshes ? skate_gltf_fill(ref.g, &ref.as->src, &lq, first, n, out)
+				  : RC_IO;
+	arena_put(&ref);
+	return r;
+}
+
+/* The Pres collections of the scene (arg 0: the Global and every High tile; else CMAP record
+ * arg - 1 alone), their arenas placed. */
+static enum rc load_scene(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			  void (**dtor)(void *))
+{
+	const struct district *m;
+	const struct dist_kind_set *ks;
+	struct scene *sc;
+	char ext[4];
+	enum rc r;
+
+	if (!(m = manifests(as, &r)))
+		return r;
+	if (!as->t->fold)
+		return RC_NOENT;
+	ks = &m->k[DIST_PRES];
+	if (arg > ks->cmap.n)
+		return RC_NOENT;
+	if (!(sc = calloc(1, sizeof *sc)))
+		return RC_NOMEM;
+	sc->t = as->t;
+	sm_ext(m->pf, SM_SFIL, ext);
+	for (uint32_t i = 0; i < ks->cmap.n && r == RC_OK; i++) {
+		const struct sm_collection *c = &ks->cmap.v[i];
+		char file[NAME_COMPONENT_MAX + 8];
+
+		if (arg ? i != arg - 1 : !dist_in_scene(m, DIST_PRES, i))
+			continue;
+		snprintf(file, sizeof file, "%s.%s", c->safe, ext);
+		r = scene_add_collection(sc, as, c->safe, file);
+		if (r == RC_NOENT) /* a tile without its file cannot be shown; the scene goes on */
+			r = arg ? RC_IO : RC_OK;
+	}
+	if (r == RC_OK) {
+		scene_build(sc);
+		r = gltf_plan(&sc->model, &sc->plan);
+		sc->planned = r == RC_OK;
+	}
+	if (r != RC_OK) {
+		scene_free(sc);
+		return r;
+	}
+	*data = sc;
+	*bytes = sizeof *sc + gltf_plan_heap(&sc->plan) +
+		 (size_t)sc->cap_meshes * (sizeof *sc->meshes + 8) +
+		 (size_t)sc->cap_prims * sizeof *sc->prims +
+		 (size_t)sc->cap_mats * sizeof *sc->mats +
+		 (size_t)sc->cap_images * (sizeof *sc->images + sizeof *sc->imgs + 64) +
+		 (size_t)sc->cap * (sizeof *sc->nodes + 4) + sc->n_strs * 48;
+	*dtor = scene_free;
+	return RC_OK;
+}
+
+static enum rc scene_layout(const struct tctx *c, struct layout_build *lb)
+{
+	const struct scene *sc = c->need;
+
+	view_glb_layout(&sc->plan, lb);
+	return RC_OK;
+}
+
+static enum rc scene_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	const struct scene *sc = c->need;
+
+	return gltf_render(&sc->plan, (void *)sc, part, first, e);
+}
+
+static const struct tree_need dist_needs[ND_COUNT] = {
+    [ND_MANIFESTS] = {load_manifests, 0},
+    [ND_SCAN] = {load_scan, 1},
+    [ND_SCENE] = {load_scene, -1},
 };
 
 /* ---- files ---- */
 
 static enum rc list_root(const struct tctx *c, struct tlist *out)
 {
-	(void)c;
 	tlist_add(out, tn(K_INFO, 0, 0), "info.txt");
 	tlist_add(out, tn(K_ERRORS, 0, 0), "errors.txt");
 	tlist_add(out, tn(K_LINT, 0, 0), "lint.txt");
 	tlist_add(out, tn(K_COLLECTIONS, 0, 0), "collections.tsv");
 	tlist_add(out, tn(K_MINIMAP, 0, 0), "minimap.tsv");
+	if (c->as->t->fold) { /* the arenas are reached through the folder layer */
+		tlist_add(out, tn(K_SCENE, 0, 0), "scene.glb");
+		tlist_add(out, tn(K_TILES, 0, 0), "tiles");
+	}
+	return RC_OK;
+}
+
+/* tiles/: one .glb per named Pres collection (the manifests only: a collection without its
+ * file gives an empty scene). */
+static enum rc list_tiles(const struct tctx *c, struct tlist *out)
+{
+	enum rc r;
+	const struct district *m = manifests(c->as, &r);
+
+	if (!m)
+		return r;
+	for (uint32_t i = 0; i < m->k[DIST_PRES].cmap.n && i < TNODE_A_MAX; i++)
+		if (m->k[DIST_PRES].cmap.v[i].name[0])
+			tlist_add(out, tn(K_TILE, i + 1, 0), "%s.glb",
+				  m->k[DIST_PRES].cmap.v[i].safe);
 	return RC_OK;
 }
 
@@ -318,11 +802,14 @@ static enum tree_open_fail dist_mount(struct asset *as, char *why, size_t whylen
 
 static const struct tree_kind dist_kinds[K_COUNT] = {
     [K_ROOT] = {"root", TT_DIR, 0, false, list_root, NULL, NULL, NULL, NULL, false},
-    [K_INFO] = FILE_("info", N_SCAN, NULL, render_info),
-    [K_ERRORS] = FILE_("errors", N_SCAN, NULL, render_errors),
-    [K_LINT] = FILE_("lint", N_SCAN, NULL, render_lint),
-    [K_COLLECTIONS] = FILE_("collections", N_MANIFESTS, table_layout, table_render),
-    [K_MINIMAP] = FILE_("minimap", N_MANIFESTS, table_layout, table_render),
+    [K_INFO] = FILE_("info", ND_SCAN, NULL, render_info),
+    [K_ERRORS] = FILE_("errors", ND_SCAN, NULL, render_errors),
+    [K_LINT] = FILE_("lint", ND_SCAN, NULL, render_lint),
+    [K_COLLECTIONS] = FILE_("collections", ND_MANIFESTS, table_layout, table_render),
+    [K_MINIMAP] = FILE_("minimap", ND_MANIFESTS, table_layout, table_render),
+    [K_SCENE] = FILE_("scene", ND_SCENE, scene_layout, scene_render),
+    [K_TILES] = {"tiles", TT_DIR, 0, false, list_tiles, NULL, NULL, NULL, NULL, false},
+    [K_TILE] = FILE_("tile", ND_SCENE, scene_layout, scene_render),
 };
 
 const struct tree_format tree_format_district = {
@@ -330,6 +817,6 @@ const struct tree_format tree_format_district = {
     .kinds = dist_kinds,
     .n_kinds = K_COUNT,
     .needs = dist_needs,
-    .n_needs = N_COUNT,
+    .n_needs = ND_COUNT,
     .mount = dist_mount,
 };
