@@ -1,0 +1,111 @@
+/*
+ * The Pegasus and RenderWare objects of a district's Sim stream that place things in the world
+ * (docs/worlds.md, "DMOData", "SplineData", "ClusteredMesh"): parsers on the bytes of one
+ * arena object (arena_read_object of a dictionary row of that type) and deterministic writers.
+ * Pure: bounded buffers, enum rc, diag lines; no FUSE, no printf. Big-endian on both consoles.
+ *
+ * What to call:
+ *   dynamic props (type WO_T_DMODATA, 0x00EB001D):
+ *     wo_dmo_parse(obj, len, &dmos, diag) ... dmos.v[i].pos / .rot / .scale / .template_id
+ *     (WO_F_NONFINITE: the matrix is not trusted, pos/rot/scale are identity); wo_dmo_free.
+ *     wo_dmo_write(&hdr, v, n, &buf): records from .m (wo_compose builds .m from pos/rot/scale).
+ *   grind rails (type WO_T_SPLINEDATA, 0x00EB0004):
+ *     wo_spline_parse(obj, len, &sd, diag); rail r's segments in chain order are
+ *     sd.order[sd.rails[r].first .. + sd.rails[r].count], each sd.segs[k].start / .end;
+ *     wo_spline_free. wo_spline_write(rails, n, points, &buf) writes polylines.
+ *   collision (type WO_T_CLUSTEREDMESH, 0x00080006):
+ *     wo_cmesh_parse(obj, len, &cm, diag); cm.ntris triangles; wo_cmesh_tris(&cm, first,
+ *     count, out) decodes a range in world space; wo_cmesh_surfaces(&cm, &v, &n) counts per
+ *     surface id; wo_surface_split for the audio/physics/pattern fields; wo_cmesh_free.
+ *     wo_cmesh_write(tris, n, granularity, &buf) writes one simple valid layout.
+ *   CollisionModelData (WO_T_COLLISIONMODEL, 0x00EB000A): wo_cmodel_parse (its volume and
+ *     mesh references). A district's collision is every ClusteredMesh row of its Sim arenas.
+ *
+ * Every count, offset and index read is untrusted: counts are capped by what the object can
+ * hold, chains (rail segments, the KD-tree) are walked iteratively with visited marks, so a
+ * loop ends the walk with one diag line and costs no stack. A broken record stays listed with
+ * a flag; the diag lines have stable wording (docs/worlds.md).
+ */
+#ifndef PSGFS_WORLD_OBJECTS_H
+#define PSGFS_WORLD_OBJECTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "psgfs/base/buf.h"
+#include "psgfs/base/diag.h"
+#include "psgfs/base/result.h"
+
+#define WO_T_DMODATA	    0x00EB001Du
+#define WO_T_SPLINEDATA	    0x00EB0004u
+#define WO_T_COLLISIONMODEL 0x00EB000Au
+#define WO_T_CLUSTEREDMESH  0x00080006u
+#define WO_T_VOLUME	    0x00080001u
+
+#define WO_NONE UINT32_MAX /* an index that names nothing */
+
+/* Record flags (each also one diag line). */
+#define WO_F_NONFINITE 0x01u /* a matrix (or bound) value is NaN or infinite */
+#define WO_F_SINGULAR  0x02u /* a basis row of the matrix is zero: no rotation can be had */
+#define WO_F_SHEAR     0x04u /* the basis rows are not orthogonal (kept, decomposed anyway) */
+#define WO_F_NAME      0x08u /* the name offset names no terminated string in the object */
+#define WO_F_CYCLE     0x10u /* a chain through this record loops */
+#define WO_F_LINK      0x20u /* a link (head, tail, prev, next, spline) names nothing */
+#define WO_F_BOUNDS    0x40u /* the bounding box is not finite or its minimum exceeds its max */
+
+/* ---- DMOData: dynamic props ---- */
+
+#define WO_DMO_HDR  0x20u /* 20 bytes of header, padded (SK8: "a 32-byte header") */
+#define WO_DMO_REC  0x80u
+#define WO_NAME_MAX 127u
+
+struct wo_dmo_header {
+	uint32_t type_id; /* +0x00, as stored (not judged) */
+	uint32_t count;	  /* +0x04, as claimed */
+	uint32_t nstrings;
+	uint32_t recs_off;    /* object-relative */
+	uint32_t strings_off; /* object-relative */
+};
+
+struct wo_dmo {
+	float m[16];		/* +0x00 row-vector affine matrix, rows x, y, z, translation */
+	float bmin[4], bmax[4]; /* +0x40 */
+	/* +0x60 +0x68 +0x70: SFFD's guid, local guid, instance guid; SK8's instance id, locator
+	 * id, template id (docs/worlds.md): both names kept */
+	uint64_t guid, guid_local, template_id;
+	uint32_t instance; /* +0x78 SFFD: dictionary index of an instance */
+	uint32_t name_off; /* +0x7C object-relative; 0 = none */
+	char name[WO_NAME_MAX + 1];
+	/* decomposed from m (identity when WO_F_NONFINITE or WO_F_SINGULAR) */
+	float pos[3];
+	float rot[4]; /* unit quaternion x, y, z, w, for column vectors (glTF) */
+	float scale[3];
+	uint8_t flags;
+};
+
+struct wo_dmos {
+	struct wo_dmo_header h;
+	uint32_t n; /* records read */
+	struct wo_dmo *v;
+};
+
+/* RC_TRUNCATED: shorter than its 20-byte header; RC_NOMEM. Otherwise RC_OK with every whole
+ * record the object holds (at most the claimed count), one diag line per problem. */
+enum rc wo_dmo_parse(const uint8_t *p, size_t n, struct wo_dmos *out, struct diag *d);
+void wo_dmo_free(struct wo_dmos *m);
+
+/* pos, rot (any non-zero quaternion, normalised here) and scale to a row-vector matrix. */
+void wo_compose(const float pos[3], const float rot[4], const float scale[3], float m[16]);
+/* m to pos/rot/scale; returns the WO_F_* flags found (NONFINITE, SINGULAR, SHEAR); on
+ * NONFINITE or SINGULAR the outputs are identity. */
+uint8_t wo_decompose(const float m[16], float pos[3], float rot[4], float scale[3]);
+
+/* Header (count = n, recs_off 0x20, strings after the records; type_id and nstrings as given,
+ * nstrings 0 = the number of names written), the records from .m .bmin .bmax ids .instance,
+ * then each non-empty name, NUL-terminated, in record order. Deterministic; padding zero.
+ * RC_INVAL for a name without a NUL in its WO_NAME_MAX + 1 bytes. */
+enum rc wo_dmo_write(const struct wo_dmo_header *h, const struct wo_dmo *v, uint32_t n,
+		     struct buf *out);
+
+#endif
