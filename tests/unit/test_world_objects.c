@@ -229,12 +229,165 @@ static void test_dmo_hostile(void **state)
 	}
 }
 
+/* ---- SplineData ---- */
+
+static const float rail0[3][3] = {{0, 1, 0}, {10, 1, 0}, {10, 2, 5}};
+static const float rail1[2][3] = {{-3, 0, 4}, {-3, 0, -4}};
+static const float rail2[1][3] = {{7, 7, 7}};
+
+static uint8_t *spline_bytes(size_t *len)
+{
+	struct wo_rail_in in[3] = {
+	    {.guid = 0xA0, .guid_local = 0x2C7017070007004Aull, .npoints = 3, .points = rail0},
+	    {.guid = 0xA1, .instance = 4, .npoints = 2, .points = rail1},
+	    {.guid = 0xA2, .npoints = 1, .points = rail2},
+	};
+	struct buf b;
+
+	buf_init(&b);
+	assert_int_equal(wo_spline_write(in, 3, &b), RC_OK);
+	return buf_steal(&b, len);
+}
+
+#define SEG0 (WO_SPLINE_HDR + 3 * WO_SPLINE_REC) /* 0x70 */
+
+static void test_spline_round_trip(void **state)
+{
+	struct wo_splines s;
+	struct diag d;
+	size_t len;
+	uint8_t *p = spline_bytes(&len);
+
+	(void)state;
+	assert_int_equal(len, SEG0 + 3 * WO_SEG_REC);
+	/* known bytes: counts, offsets, rail 0's head and tail, segment 1's links */
+	assert_int_equal(ld_u32be(p), 3);
+	assert_int_equal(ld_u32be(p + 4), 3);
+	assert_int_equal(ld_u32be(p + 12), SEG0);
+	assert_int_equal(ld_u32be(p + 0x10 + 0x14), SEG0);
+	assert_int_equal(ld_u32be(p + 0x10 + 0x18), SEG0 + WO_SEG_REC);
+	assert_int_equal(ld_u32be(p + SEG0 + WO_SEG_REC + 0x7C), SEG0);
+	assert_int_equal(ld_u32be(p + SEG0 + WO_SEG_REC + 0x80), 0);
+	diag_init(&d);
+	assert_int_equal(wo_spline_parse(p, len, &s, &d), RC_OK);
+	assert_int_equal(d.n, 0);
+	assert_true(s.offsets);
+	assert_int_equal(s.seg_stride, WO_SEG_REC);
+	assert_int_equal(s.nrails, 3);
+	assert_int_equal(s.nsegs, 3);
+	assert_int_equal(s.norder, 3);
+	assert_int_equal(s.rails[0].count, 2);
+	assert_int_equal(s.rails[1].count, 1);
+	assert_int_equal(s.rails[2].count, 0);
+	assert_true(s.rails[0].guid == 0xA0 && s.rails[0].guid_local == 0x2C7017070007004Aull);
+	assert_int_equal(s.rails[1].instance, 4);
+	for (uint32_t k = 0; k < 2; k++) {
+		const struct wo_segment *g = &s.segs[s.order[s.rails[0].first + k]];
+
+		for (int c = 0; c < 3; c++) {
+			near(g->start[c], rail0[k][c], 0);
+			near(g->end[c], rail0[k + 1][c], 1e-6f);
+		}
+		assert_int_equal(g->spline, 0);
+	}
+	near(s.segs[1].distance, 10, 1e-6f);
+	near(s.segs[1].length, sqrtf(26), 1e-5f);
+	near(s.segs[2].end[2], -4, 0);
+	assert_int_equal(s.segs[0].next, 1);
+	assert_int_equal(s.segs[1].prev, 0);
+	assert_int_equal(s.segs[1].next, WO_NONE);
+	assert_int_equal(s.rails[2].head, WO_NONE);
+	wo_spline_free(&s);
+	diag_free(&d);
+	free(p);
+}
+
+/* SFFD reads the links as indices: the same rails come out. */
+static void test_spline_index_links(void **state)
+{
+	struct wo_splines s;
+	struct diag d;
+	size_t len;
+	uint8_t *p = spline_bytes(&len);
+
+	(void)state;
+	st32(p + 0x10 + 0x14, 0), st32(p + 0x10 + 0x18, 1);
+	st32(p + 0x30 + 0x14, 2), st32(p + 0x30 + 0x18, 2);
+	st32(p + 0x50 + 0x14, UINT32_MAX), st32(p + 0x50 + 0x18, UINT32_MAX);
+	for (uint32_t k = 0; k < 3; k++) {
+		uint8_t *g = p + SEG0 + k * WO_SEG_REC;
+
+		st32(g + 0x78, k < 2 ? 0 : 1);
+		st32(g + 0x7C, k == 1 ? 0 : UINT32_MAX);
+		st32(g + 0x80, k == 0 ? 1 : UINT32_MAX);
+	}
+	diag_init(&d);
+	assert_int_equal(wo_spline_parse(p, len, &s, &d), RC_OK);
+	assert_int_equal(d.n, 0);
+	assert_false(s.offsets);
+	assert_int_equal(s.rails[0].count, 2);
+	assert_int_equal(s.order[0], 0);
+	assert_int_equal(s.order[1], 1);
+	assert_int_equal(s.rails[1].count, 1);
+	assert_int_equal(s.segs[2].spline, 1);
+	wo_spline_free(&s);
+	diag_free(&d);
+	free(p);
+}
+
+static void test_spline_hostile(void **state)
+{
+	struct wo_splines s;
+	struct diag d;
+	size_t len;
+	uint8_t *p = spline_bytes(&len);
+
+	(void)state;
+	/* a loop: segment 1's next is segment 0; rail 1's head is rail 0's head too; a NaN
+	 * basis in segment 2; counts that lie */
+	st32(p + SEG0 + WO_SEG_REC + 0x80, SEG0);
+	st32(p + 0x30 + 0x14, SEG0);
+	stf(p + SEG0 + 2 * WO_SEG_REC + 0x30, NAN);
+	st32(p, 1000000), st32(p + 4, 0xFFFFFFFFu);
+	diag_init(&d);
+	assert_int_equal(wo_spline_parse(p, len, &s, &d), RC_OK);
+	assert_int_equal(s.nrails, 3 + (3 * WO_SEG_REC) / WO_SPLINE_REC);
+	assert_int_equal(s.nsegs, 3);
+	assert_int_equal(lines_with(&d, "SplineData: claims 1000000 splines; the object holds"), 1);
+	assert_int_equal(
+	    lines_with(&d, "SplineData: claims 4294967295 segments; the object holds 3"), 1);
+	assert_true(s.rails[0].flags & WO_F_CYCLE);
+	assert_int_equal(s.rails[0].count, 2);
+	assert_int_equal(
+	    lines_with(&d, "spline 0: the segment chain loops back to segment 0 after 2 segments"),
+	    1);
+	assert_int_equal(lines_with(&d, "spline 1: segment 0 is already in spline 0's chain"), 1);
+	assert_int_equal(s.rails[1].count, 0);
+	assert_true(s.segs[2].flags & WO_F_NONFINITE);
+	near(s.segs[2].start[0], 0, 0);
+	assert_int_equal(lines_with(&d, "segment 2: the basis is not finite"), 1);
+	assert_int_equal(lines_with(&d, "1 of 3 segments are in no spline's chain"), 1);
+	wo_spline_free(&s);
+	/* offsets past the end; a header cut short */
+	st32(p + 8, 0xFFFFFFF0u), st32(p + 12, 0xFFFFFFF0u);
+	diag_free(&d);
+	diag_init(&d);
+	assert_int_equal(wo_spline_parse(p, len, &s, &d), RC_OK);
+	assert_int_equal(s.nrails, 0);
+	assert_int_equal(s.nsegs, 0);
+	wo_spline_free(&s);
+	assert_int_equal(wo_spline_parse(p, 15, &s, &d), RC_TRUNCATED);
+	assert_null(s.rails);
+	diag_free(&d);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_dmo_round_trip),
-	    cmocka_unit_test(test_dmo_decompose_known),
-	    cmocka_unit_test(test_dmo_hostile),
+	    cmocka_unit_test(test_dmo_round_trip),     cmocka_unit_test(test_dmo_decompose_known),
+	    cmocka_unit_test(test_dmo_hostile),	       cmocka_unit_test(test_spline_round_trip),
+	    cmocka_unit_test(test_spline_index_links), cmocka_unit_test(test_spline_hostile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

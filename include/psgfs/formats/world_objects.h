@@ -108,4 +108,67 @@ uint8_t wo_decompose(const float m[16], float pos[3], float rot[4], float scale[
 enum rc wo_dmo_write(const struct wo_dmo_header *h, const struct wo_dmo *v, uint32_t n,
 		     struct buf *out);
 
+/* ---- SplineData: grind rails ---- */
+
+#define WO_SPLINE_HDR 0x10u
+#define WO_SPLINE_REC 0x20u
+#define WO_SEG_REC    0x90u /* DUMB, LCMP: the segment padded to 16 bytes */
+#define WO_SEG_FIELDS 0x84u /* SFFD: the fields alone (a stride some files may use) */
+
+struct wo_spline_header {
+	uint32_t nsplines, nsegments; /* as claimed */
+	uint32_t splines_off, segments_off;
+};
+
+struct wo_rail { /* a spline header, 0x20 bytes */
+	uint64_t guid, guid_local;
+	uint32_t instance;
+	uint32_t head_raw, tail_raw; /* as stored */
+	uint32_t head, tail;	     /* segment indices, or WO_NONE */
+	uint32_t first, count;	     /* its segments in chain order: order[first .. first+count) */
+	uint8_t flags;
+};
+
+struct wo_segment {	 /* 0x84 bytes of fields */
+	float basis[16]; /* rows 0-3; row 3 is the start point */
+	float inverse[4];
+	float bmin[4], bmax[4];
+	float length, distance;
+	uint32_t spline_raw, prev_raw, next_raw; /* as stored */
+	uint32_t spline, prev, next;		 /* indices, or WO_NONE */
+	float start[3], end[3]; /* row 3, and rows 0-3 summed (t = 0 and t = 1); 0 if not finite */
+	uint8_t flags;
+};
+
+struct wo_splines {
+	struct wo_spline_header h;
+	bool offsets;	     /* links read as byte offsets (DUMB, LCMP), else as indices (SFFD) */
+	uint32_t seg_stride; /* WO_SEG_REC or WO_SEG_FIELDS */
+	uint32_t nrails, nsegs;
+	struct wo_rail *rails;
+	struct wo_segment *segs;
+	uint32_t norder; /* segments in some rail's chain */
+	uint32_t *order;
+};
+
+/*
+ * RC_TRUNCATED: shorter than its 16-byte header; RC_NOMEM. Otherwise RC_OK: every whole
+ * spline and segment the object holds (at most the claimed counts); links read in the form
+ * most of them fit (offsets or indices, docs/worlds.md "SplineData"); each rail's chain
+ * walked from its head along next links, iteratively, each segment in at most one chain: a
+ * loop or a segment taken twice ends the chain with one diag line (WO_F_CYCLE / WO_F_LINK).
+ */
+enum rc wo_spline_parse(const uint8_t *p, size_t n, struct wo_splines *out, struct diag *d);
+void wo_spline_free(struct wo_splines *s);
+
+struct wo_rail_in { /* a polyline for the writer */
+	uint64_t guid, guid_local;
+	uint32_t instance;
+	uint32_t npoints; /* segments = npoints - 1 (none below 2 points) */
+	const float (*points)[3];
+};
+/* DUMB's layout: header, spline headers, 0x90-byte linear segments (basis row 0 = end - start,
+ * row 3 = start, inverse x = 1 / length), links as byte offsets, 0 = none. Deterministic. */
+enum rc wo_spline_write(const struct wo_rail_in *v, uint32_t n, struct buf *out);
+
 #endif
