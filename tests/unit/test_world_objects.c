@@ -382,12 +382,326 @@ static void test_spline_hostile(void **state)
 	free(p);
 }
 
+/* ---- ClusteredMesh ---- */
+
+/* n triangles on a grid from origin o, step st, surface ids cycling through 5 values */
+static struct wo_tri_in *grid(uint32_t n, float o, float st)
+{
+	struct wo_tri_in *t = calloc(n, sizeof *t);
+
+	assert_non_null(t);
+	for (uint32_t i = 0; i < n; i++) {
+		float x = o + st * (float)(i % 20), z = o + st * (float)(i / 20);
+
+		t[i].v[0][0] = x, t[i].v[0][1] = 0.5f, t[i].v[0][2] = z;
+		t[i].v[1][0] = x + st, t[i].v[1][1] = 0.25f, t[i].v[1][2] = z;
+		t[i].v[2][0] = x, t[i].v[2][1] = 1.0f, t[i].v[2][2] = z + st;
+		t[i].surface = wo_surface_make(i % 5, 3, i % 2);
+	}
+	return t;
+}
+
+static uint8_t *cm_bytes(const struct wo_tri_in *t, uint32_t n, float g, size_t *len)
+{
+	struct buf b, c;
+	uint8_t *p;
+
+	buf_init(&b);
+	assert_int_equal(wo_cmesh_write(t, n, g, &b), RC_OK);
+	/* the counting pass gives the same length */
+	buf_init_count(&c);
+	assert_int_equal(wo_cmesh_write(t, n, g, &c), RC_OK);
+	assert_int_equal(c.len, b.len);
+	p = buf_steal(&b, len);
+	assert_int_equal(ld_u32be(p + 0x50), *len); /* size of this */
+	return p;
+}
+
+static void test_cmesh_surface_bits(void **state)
+{
+	uint8_t a, ph, pa;
+
+	(void)state;
+	assert_int_equal(wo_surface_make(5, 3, 2), 5 | 3 << 7 | 2 << 12);
+	wo_surface_split(0xFFFF, &a, &ph, &pa);
+	assert_int_equal(a, 127), assert_int_equal(ph, 31), assert_int_equal(pa, 15);
+	wo_surface_split(wo_surface_make(100, 17, 9), &a, &ph, &pa);
+	assert_int_equal(a, 100), assert_int_equal(ph, 17), assert_int_equal(pa, 9);
+}
+
+static void test_cmesh_round_trip_float(void **state)
+{
+	struct wo_tri_in *t = grid(200, -40.0f, 0.75f);
+	struct wo_tri out[200];
+	struct wo_surface_count *sc;
+	struct wo_cmesh m;
+	struct diag d;
+	uint32_t nsc;
+	size_t len;
+	uint8_t *p = cm_bytes(t, 200, 0, &len);
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(wo_cmesh_parse(p, len, &m, &d), RC_OK);
+	assert_int_equal(d.n, 1); /* granularity 0 is said, and harmless for float vertices */
+	assert_int_equal(lines_with(&d, "the vertex granularity is 0"), 1);
+	assert_int_equal(m.ncl, 3);
+	assert_int_equal(m.ntris, 200);
+	assert_int_equal(m.kd_nodes, 2);
+	assert_int_equal(m.kd_reached, 2);
+	assert_int_equal(m.kd_leaf_entries, 200);
+	assert_false(m.kd_cycle);
+	assert_int_equal(m.cl[2].tri_first, 168);
+	assert_int_equal(m.cl[0].compression, 0);
+	assert_int_equal(wo_cmesh_tris(&m, 0, 500, out), 200);
+	for (uint32_t i = 0; i < 200; i++) {
+		assert_false(out[i].bad);
+		assert_memory_equal(out[i].v, t[i].v, sizeof t[i].v);
+		assert_int_equal(out[i].surface, t[i].surface);
+		assert_int_equal(out[i].cluster, i / 84);
+	}
+	/* a range across a cluster boundary */
+	assert_int_equal(wo_cmesh_tris(&m, 80, 10, out), 10);
+	for (uint32_t i = 0; i < 10; i++)
+		assert_memory_equal(out[i].v, t[80 + i].v, sizeof t[i].v);
+	assert_int_equal(wo_cmesh_tris(&m, 199, 10, out), 1);
+	assert_int_equal(wo_cmesh_tris(&m, 200, 10, out), 0);
+	/* counts per surface id: 5 audio values x 2 patterns, 20 each */
+	assert_int_equal(wo_cmesh_surfaces(&m, &sc, &nsc), RC_OK);
+	assert_int_equal(nsc, 10);
+	for (uint32_t i = 0; i < nsc; i++)
+		assert_int_equal(sc[i].tris, 20);
+	assert_true(sc[0].id < sc[1].id);
+	free(sc);
+	/* the surface id is stored low byte first after the edge angles (RW, DUMB) */
+	{
+		const uint8_t *u = p + m.cl[0].units_off + 9;
+
+		assert_int_equal(u[0], 0xA1);
+		assert_int_equal(u[7] | u[8] << 8, t[1].surface);
+	}
+	wo_cmesh_free(&m);
+	diag_free(&d);
+	free(p);
+	free(t);
+}
+
+/* 16-bit clusters: offsets at and past 0x8000 are unsigned (SK8's correction: sign extension
+ * would move them by 65.536 m at 1 mm), with a negative base too; 32-bit when the range is
+ * wider than 65,535 steps. */
+static void test_cmesh_compressed(void **state)
+{
+	struct wo_tri_in t[3] = {0};
+	struct wo_tri out[3];
+	struct wo_cmesh m;
+	struct diag d;
+	size_t len;
+	uint8_t *p;
+	const float g = 0.001f;
+
+	(void)state;
+	/* one cluster from -30 to +30 m: base -30000, offsets up to 60000 */
+	t[0].v[1][0] = 30.0f, t[0].v[2][0] = -30.0f;
+	t[1].v[0][2] = 32.767f, t[1].v[1][2] = 32.768f, t[1].v[2][2] = -30.0f;
+	t[2].v[0][1] = 12.345f, t[2].surface = 0x1234;
+	p = cm_bytes(t, 3, g, &len);
+	diag_init(&d);
+	assert_int_equal(wo_cmesh_parse(p, len, &m, &d), RC_OK);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(m.cl[0].compression, 1);
+	assert_int_equal(m.cl[0].base[0], -30000);
+	assert_int_equal(wo_cmesh_tris(&m, 0, 3, out), 3);
+	near(out[0].v[1][0], 30.0f, 1e-4f);
+	near(out[0].v[2][0], -30.0f, 1e-4f);
+	near(out[1].v[0][2], 32.767f, 1e-4f);
+	near(out[1].v[1][2], 32.768f, 1e-4f);
+	near(out[2].v[0][1], 12.345f, 1e-4f);
+	assert_int_equal(out[2].surface, 0x1234);
+	/* the stored offset of 32.768 m is 62768 = 0xF530: unsigned */
+	{
+		const uint8_t *v = p + m.cl[0].off + WO_CL_HDR + 12 + 6 * 4;
+
+		assert_int_equal(ld_u16be(v + 4), 62768);
+	}
+	wo_cmesh_free(&m);
+	free(p);
+	/* a wider range: 32-bit */
+	t[0].v[1][0] = 100.0f;
+	p = cm_bytes(t, 3, g, &len);
+	assert_int_equal(wo_cmesh_parse(p, len, &m, &d), RC_OK);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(m.cl[0].compression, 2);
+	assert_int_equal(wo_cmesh_tris(&m, 0, 3, out), 3);
+	near(out[0].v[1][0], 100.0f, 1e-4f);
+	near(out[0].v[2][0], -30.0f, 1e-4f);
+	wo_cmesh_free(&m);
+	diag_free(&d);
+	free(p);
+}
+
+/* A quad unit is two triangles, (v0 v1 v2) and (v3 v2 v1); a trilist unit is passed over. */
+static void test_cmesh_units(void **state)
+{
+	struct wo_tri_in *t = grid(2, 0, 1);
+	struct wo_tri out[4];
+	struct wo_cmesh m;
+	struct diag d;
+	size_t len;
+	uint8_t *p = cm_bytes(t, 2, 0, &len), *u;
+
+	(void)state;
+	diag_init(&d);
+	assert_int_equal(wo_cmesh_parse(p, len, &m, &d), RC_OK);
+	u = p + m.cl[0].units_off;
+	wo_cmesh_free(&m);
+	/* unit 0: quad 0 1 2 4 with a surface id; unit 1: trilist of 1 triangle; 18 bytes in all */
+	{
+		const uint8_t b[18] = {0x82, 0, 1, 2, 4, 0x21, 0x43, 0x83, 1,
+				       3,    4, 5, 0, 0, 0,    0,    0,	   0};
+
+		memcpy(u, b, sizeof b);
+	}
+	diag_free(&d);
+	diag_init(&d);
+	assert_int_equal(wo_cmesh_parse(p, len, &m, &d), RC_OK);
+	assert_int_equal(m.ntris, 2);
+	assert_int_equal(m.skipped, 1);
+	assert_int_equal(lines_with(&d, "1 trilist units passed over"), 1);
+	assert_int_equal(wo_cmesh_tris(&m, 0, 4, out), 2);
+	assert_memory_equal(out[0].v[0], t[0].v[0], 12);
+	assert_memory_equal(out[0].v[2], t[0].v[2], 12);
+	assert_memory_equal(out[1].v[0], t[1].v[1], 12); /* v3 = vertex 4 */
+	assert_memory_equal(out[1].v[1], t[0].v[2], 12);
+	assert_memory_equal(out[1].v[2], t[0].v[1], 12);
+	assert_int_equal(out[1].surface, 0x4321);
+	wo_cmesh_free(&m);
+	/* a unit type RW does not know; a vertex index past the cluster's vertices */
+	u[0] = 0x87;
+	diag_free(&d);
+	diag_init(&d);
+	assert_int_equal(wo_cmesh_parse(p, len, &m, &d), RC_OK);
+	assert_int_equal(m.ntris, 0);
+	assert_int_equal(lines_with(&d, "cluster 0: unit 0 has type 7"), 1);
+	wo_cmesh_free(&m);
+	u[0] = 0x82, u[4] = 200;
+	assert_int_equal(wo_cmesh_parse(p, len, &m, &d), RC_OK);
+	assert_int_equal(wo_cmesh_tris(&m, 0, 4, out), 2);
+	assert_false(out[0].bad);
+	assert_true(out[1].bad);
+	near(out[1].v[0][0], 0, 0);
+	wo_cmesh_free(&m);
+	diag_free(&d);
+	free(p);
+	free(t);
+}
+
+static void test_cmesh_hostile(void **state)
+{
+	struct wo_tri_in *t = grid(300, 0, 1); /* 4 clusters, 3 branch nodes */
+	struct wo_tri out[8];
+	struct wo_cmesh m;
+	struct diag d;
+	size_t len;
+	uint8_t *p = cm_bytes(t, 300, 0.01f, &len), *q = malloc(len);
+	const uint32_t br = WO_CM_HDR + WO_KD_HDR;
+
+	(void)state;
+	assert_non_null(q);
+	diag_init(&d);
+	assert_int_equal(wo_cmesh_parse(p, len, &m, &d), RC_OK);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(m.ncl, 4);
+	assert_int_equal(m.kd_nodes, 3);
+	assert_int_equal(m.kd_reached, 3);
+	wo_cmesh_free(&m);
+	/* KD-tree cycles: node 1's branch child back to the root; a self-loop */
+	memcpy(q, p, len);
+	assert_int_equal(ld_u32be(q + br + 8), WO_KD_BRANCH); /* root's left child is node 1 */
+	st32(q + br + WO_KD_NODE + 8, WO_KD_BRANCH);
+	st32(q + br + WO_KD_NODE + 12, 0);
+	assert_int_equal(wo_cmesh_parse(q, len, &m, &d), RC_OK);
+	assert_true(m.kd_cycle);
+	assert_int_equal(lines_with(&d, "KD-tree: node 1's child 0 was reached before"), 1);
+	assert_int_equal(m.ntris, 300); /* the triangles come from the clusters all the same */
+	wo_cmesh_free(&m);
+	st32(q + br + WO_KD_NODE + 12, 1);
+	diag_free(&d);
+	diag_init(&d);
+	assert_int_equal(wo_cmesh_parse(q, len, &m, &d), RC_OK);
+	assert_int_equal(lines_with(&d, "node 1's child 1 was reached before"), 1);
+	wo_cmesh_free(&m);
+	/* a child past the nodes; a node count that lies; a leaf naming no cluster */
+	memcpy(q, p, len);
+	st32(q + br + 12, 0x7FFFFFF0u);
+	st32(q + WO_CM_HDR + 4, 0x7FFFFFFF);
+	st32(q + br + 2 * WO_KD_NODE + 12, 9u << 16);
+	diag_free(&d);
+	diag_init(&d);
+	assert_int_equal(wo_cmesh_parse(q, len, &m, &d), RC_OK);
+	assert_int_equal(
+	    lines_with(&d, "KD-tree: claims 2147483647 branch nodes; the object holds"), 1);
+	assert_int_equal(
+	    lines_with(&d, "KD-tree: 1 child links name no node (first: node 0 -> 2147483632"), 1);
+	assert_int_equal(lines_with(&d, "KD-tree: 1 leaves name no cluster's units (first: entry "
+					"0x90000)"),
+			 1);
+	wo_cmesh_free(&m);
+	/* lying cluster count, a cluster pointer past the end, a vertex count past the end,
+	 * units past the end */
+	memcpy(q, p, len);
+	st32(q + 0x40, 0xFFFFFFFF);
+	st32(q + ld_u32be(q + 0x34) + 4, 0xFFFFFFF0u);
+	q[ld_u32be(q + ld_u32be(q + 0x34) + 12) + 10] = 255; /* cluster 3: 255 vertices */
+	diag_free(&d);
+	diag_init(&d);
+	assert_int_equal(wo_cmesh_parse(q, len - 16, &m, &d), RC_OK);
+	assert_true(lines_with(&d, "ClusteredMesh: claims 4294967295 clusters; the object holds"));
+	assert_int_equal(lines_with(&d, "cluster 1 at 0xfffffff0 lies past the end"), 1);
+	assert_int_equal(lines_with(&d, "cluster 3: its 255 vertices run past the end"), 1);
+	assert_true(m.cl[1].bad && m.cl[3].bad);
+	/* the table's claimed length runs into cluster bytes, read as more (garbage) clusters */
+	assert_true(m.ncl > 4);
+	assert_int_equal(m.cl[0].tri_count, 84);
+	assert_int_equal(m.cl[2].tri_first, 84);
+	assert_int_equal(m.cl[2].tri_count, 84);
+	assert_int_equal(wo_cmesh_tris(&m, 84, 8, out), 8);
+	assert_int_equal(out[0].cluster, 2);
+	wo_cmesh_free(&m);
+	/* the granularity NaN: compressed vertices are not finite, so their triangles are bad */
+	memcpy(q, p, len);
+	stf(q + 0x38, NAN);
+	diag_free(&d);
+	diag_init(&d);
+	assert_int_equal(wo_cmesh_parse(q, len, &m, &d), RC_OK);
+	assert_int_equal(lines_with(&d, "the vertex granularity is nan"), 1);
+	assert_int_equal(wo_cmesh_tris(&m, 0, 8, out), 8);
+	assert_true(out[0].bad);
+	wo_cmesh_free(&m);
+	/* short */
+	assert_int_equal(wo_cmesh_parse(q, WO_CM_HDR - 1, &m, &d), RC_TRUNCATED);
+	assert_null(m.data);
+	diag_free(&d);
+	free(q);
+	free(p);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_dmo_round_trip),     cmocka_unit_test(test_dmo_decompose_known),
-	    cmocka_unit_test(test_dmo_hostile),	       cmocka_unit_test(test_spline_round_trip),
-	    cmocka_unit_test(test_spline_index_links), cmocka_unit_test(test_spline_hostile),
+	    // clang-format off
+	    cmocka_unit_test(test_dmo_round_trip),
+	    cmocka_unit_test(test_dmo_decompose_known),
+	    cmocka_unit_test(test_dmo_hostile),
+	    cmocka_unit_test(test_spline_round_trip),
+	    cmocka_unit_test(test_spline_index_links),
+	    cmocka_unit_test(test_spline_hostile),
+	    cmocka_unit_test(test_cmesh_surface_bits),
+	    cmocka_unit_test(test_cmesh_round_trip_float),
+	    cmocka_unit_test(test_cmesh_compressed),
+	    cmocka_unit_test(test_cmesh_units),
+	    cmocka_unit_test(test_cmesh_hostile),
+	    // clang-format on
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,4 +171,126 @@ struct wo_rail_in { /* a polyline for the writer */
  * row 3 = start, inverse x = 1 / length), links as byte offsets, 0 = none. Deterministic. */
 enum rc wo_spline_write(const struct wo_rail_in *v, uint32_t n, struct buf *out);
 
+/* ---- ClusteredMesh: collision ---- */
+
+#define WO_CM_HDR	0x60u
+#define WO_KD_HDR	0x30u
+#define WO_KD_NODE	0x20u
+#define WO_CL_HDR	0x10u
+#define WO_KD_BRANCH	0xFFFFFFFFu /* NodeRef content of a branch child */
+#define WO_CMF_20BIT	0x0004u	    /* ClusterParams flag: KD entries keep 20 bits of offset */
+#define WO_CMF_ONESIDED 0x0010u
+
+/* Unit byte 0: type in the low 4 bits, then what follows the vertex indices. */
+#define WO_UNIT_OLDTRI	  0u
+#define WO_UNIT_TRI	  1u
+#define WO_UNIT_QUAD	  2u
+#define WO_UNIT_TRILIST	  3u
+#define WO_UNIT_EDGEANGLE 0x20u
+#define WO_UNIT_GROUPID	  0x40u
+#define WO_UNIT_SURFACEID 0x80u
+
+/* Surface id: audio bits 0-6, physics bits 7-11, pattern bits 12-15. */
+static inline void wo_surface_split(uint16_t id, uint8_t *audio, uint8_t *physics, uint8_t *pattern)
+{
+	*audio = id & 0x7F;
+	*physics = (id >> 7) & 0x1F;
+	*pattern = (id >> 12) & 0x0F;
+}
+static inline uint16_t wo_surface_make(unsigned audio, unsigned physics, unsigned pattern)
+{
+	return (uint16_t)((audio & 0x7F) | (physics & 0x1F) << 7 | (pattern & 0x0F) << 12);
+}
+
+struct wo_cluster {   /* the 16-byte cluster header, and what the walk found */
+	uint32_t off; /* from the mesh's start */
+	uint16_t unit_count, unit_data_size, unit_data_start, normal_start, total_size;
+	uint8_t vertex_count, normal_count, compression; /* 0 float, 1 16-bit, 2 32-bit */
+	int32_t base[3];	       /* 16-bit mode: the signed base of the unsigned offsets */
+	uint32_t units_off;	       /* first unit byte, from the mesh's start */
+	uint32_t units_len;	       /* unit bytes that lie in the object */
+	uint32_t tri_first, tri_count; /* its triangles in the mesh's numbering */
+	uint32_t units_read;	       /* whole units walked (trilists included) */
+	bool bad;		       /* vertices or units out of the object: no triangles */
+};
+
+struct wo_cmesh {
+	/* header, 0x60 bytes (DUMB, SFFD detail/fpu/clusteredmesh.h) */
+	float bmin[4], bmax[4];
+	uint32_t num_tag_bits, num_volumes, agg_flags;
+	uint32_t kd_off, clusters_off; /* from the mesh's start */
+	float granularity;
+	uint16_t cm_flags;
+	uint8_t group_id_size, surface_id_size;
+	uint32_t num_clusters, max_clusters, num_units, max_units, size_of_this;
+	uint16_t default_group, default_surface;
+	uint8_t default_edge;
+	uint32_t cluster_tag_bits;
+	/* KD-tree: header and what the walk found */
+	uint32_t kd_branch_off, kd_nodes, kd_entries;
+	uint32_t kd_reached, kd_leaf_entries; /* branch nodes reached; entries in their leaves */
+	bool kd_cycle;
+	/* clusters and triangles */
+	uint32_t ncl;
+	struct wo_cluster *cl;
+	uint32_t ntris;	  /* triangles of all clusters (a quad is two) */
+	uint32_t skipped; /* trilist units passed over (RW no longer reads them) */
+	uint8_t *data;	  /* a copy of the object: triangles decode from it on demand */
+	size_t size;
+};
+
+struct wo_tri {
+	float v[3][3]; /* world space */
+	uint16_t surface, group;
+	uint32_t cluster;
+	bool bad; /* a vertex index past the cluster's vertices, or a vertex not finite: v is 0 */
+};
+
+/*
+ * RC_TRUNCATED: shorter than its 0x60-byte header; RC_NOMEM. Otherwise RC_OK: the clusters
+ * the pointer table and the object hold (at most the claimed count), each one's units walked
+ * to count its triangles; the KD-tree walked iteratively with a visited mark per branch node
+ * (a cycle is one line and sets kd_cycle), leaf entries checked against the clusters. The
+ * object is copied; free with wo_cmesh_free.
+ */
+enum rc wo_cmesh_parse(const uint8_t *p, size_t n, struct wo_cmesh *out, struct diag *d);
+void wo_cmesh_free(struct wo_cmesh *m);
+
+/* Triangles first .. first + count - 1 (clamped to ntris) into out; returns how many. A unit's
+ * triangles in order: a triangle (v0 v1 v2), a quad (v0 v1 v2) and (v3 v2 v1). */
+uint32_t wo_cmesh_tris(const struct wo_cmesh *m, uint32_t first, uint32_t count,
+		       struct wo_tri *out);
+
+struct wo_surface_count {
+	uint16_t id;
+	uint32_t tris;
+};
+/* Triangles per surface id, ascending id, into a fresh array (*v, *n). Bad triangles count. */
+enum rc wo_cmesh_surfaces(const struct wo_cmesh *m, struct wo_surface_count **v, uint32_t *n);
+
+struct wo_tri_in {
+	float v[3][3];
+	uint16_t surface;
+};
+/*
+ * One simple valid layout (docs/worlds.md, "ClusteredMesh"): clusters of at most 84
+ * triangles, each vertex stored once per triangle; 16-bit vertices (the cluster's minimum as
+ * base, unsigned offsets) when granularity > 0 and the cluster's range fits, else 32-bit,
+ * else floats (granularity 0: floats always); 9-byte units (triangle, edge angles 0x1F,
+ * 2-byte surface id); a KD-tree of one branch per cluster but the last, each splitting off
+ * one cluster. Deterministic. RC_INVAL for a non-finite vertex or granularity.
+ */
+enum rc wo_cmesh_write(const struct wo_tri_in *t, uint32_t n, float granularity, struct buf *out);
+
+/* ---- CollisionModelData (0x00EB000A), 20 bytes (DUMB) ---- */
+
+struct wo_cmodel {
+	uint32_t volume;     /* reference to the bounding Volume (0x00080001) */
+	uint32_t num_meshes; /* 0xFFFFFFFF: meshes_off is itself a reference */
+	uint32_t meshes_off;
+	uint32_t first; /* the first mesh-table word (at 0x0C) */
+};
+/* RC_TRUNCATED below 16 bytes. */
+enum rc wo_cmodel_parse(const uint8_t *p, size_t n, struct wo_cmodel *out);
+
 #endif
