@@ -5,24 +5,17 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/formats/archive.h"
 #include "psgfs/formats/refpack.h"
+#include "psgfs/formats/registry.h"
 #include "formats/archive/sfil.h"
 
 #define EB_HDR 0x30u
 
-/* The kind named by the magic, 0 when none. */
+/* The kind named by the magic (the registry's archive rows), 0 when none. */
 static int arc_kind_of(const uint8_t *h, size_t n)
 {
-	if (n < 4)
-		return 0;
-	if (h[0] == 'E' && h[1] == 'B' && h[2] == 0 && h[3] == 3)
-		return ARC_EB3;
-	if (!memcmp(h, "BIGF", 4))
-		return ARC_BIGF;
-	if (!memcmp(h, "BIG4", 4))
-		return ARC_BIG4;
-	if (sfil_detect(h, n)) /* SFIL stream collections: src/formats/archive/sfil.c */
-		return ARC_SFIL;
-	return 0;
+	const struct fmt_row *r = fmt_detect(h, n, FMT_ARCHIVE);
+
+	return r ? r->arc_kind : 0;
 }
 
 bool arc_detect(const uint8_t *h, size_t n)
@@ -429,27 +422,19 @@ static enum rc big_open(const struct src *s, struct arc *a, int kind, struct dia
 	return check_overlaps(a, d);
 }
 
-const char *arc_kind_str(enum arc_kind k)
-{
-	switch (k) {
-	case ARC_EB3:
-		return "EB v3";
-	case ARC_BIGF:
-		return "BIGF";
-	case ARC_BIG4:
-		return "BIG4";
-	case ARC_SFIL:
-		return "SFIL";
-	}
-	return "unknown";
-}
-
 const char *arc_method_str(uint8_t method)
 {
-	static const char *const v[] = {"stored", "refpack", "chunked refpack", "chunked zlib",
-					"lzx",	  "chunked", "sections"};
+	static const char *const v[ARC_METHODS] = {
+	    [ARC_STORED] = "stored",
+	    [ARC_REFPACK] = "refpack",
+	    [ARC_CHUNK_REFPACK] = "chunked refpack",
+	    [ARC_CHUNK_ZLIB] = "chunked zlib",
+	    [ARC_LZX] = "lzx",
+	    [ARC_CHUNKED] = "chunked",
+	    [ARC_SECTIONS] = "sections",
+	};
 
-	return method < sizeof v / sizeof v[0] ? v[method] : "unknown";
+	return method < ARC_METHODS && v[method] ? v[method] : "unknown";
 }
 
 const char *arc_seg_method_str(uint8_t method)

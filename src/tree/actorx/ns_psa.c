@@ -11,6 +11,7 @@
 #include "psgfs/base/cliopt.h"
 #include "psgfs/base/names.h"
 #include "psgfs/formats/psk_gltf.h"
+#include "psgfs/formats/registry.h"
 #include "tree/actorx/ns_actorx.h"
 
 enum {
@@ -475,13 +476,6 @@ static bool psa_same_as(struct asset *as, struct tnode n, struct tnode *canon)
 
 /* ---- bone parents (docs/psk-psa.md, "Bone parents") ---- */
 
-static bool is_psk_name(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-
-	return dot && (!strcasecmp(dot, ".psk") || !strcasecmp(dot, ".pskx"));
-}
-
 /* The PSK of slot `slot`, open, pinned; NULL if it is none. */
 static struct asset *psk_at(struct tree *t, uint32_t slot, struct cache_ent **pin)
 {
@@ -510,8 +504,8 @@ static enum rc parents_from_psk(struct asset *as, struct ax_ns *x)
 	for (size_t i = 0; i < n; i++) {
 		size_t m;
 
-		if (!folder_entry_name(as->t, sib[i], &parent, &name) || !is_psk_name(name) ||
-		    !(p = psk_at(as->t, sib[i], &pin)))
+		if (!folder_entry_name(as->t, sib[i], &parent, &name) ||
+		    !fmt_name_is(name, FMT_PSK) || !(p = psk_at(as->t, sib[i], &pin)))
 			continue;
 		m = psk_bones_match(x->psa.bones, x->psa.n_bones,
 				    ((const struct ax_ns *)p->priv)->bones,
