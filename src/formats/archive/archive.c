@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
 #include "psgfs/formats/archive.h"
 #include "psgfs/formats/refpack.h"
 #include "psgfs/formats/registry.h"
@@ -38,33 +39,7 @@ struct pathbuf {
 
 static bool pb_put(struct pathbuf *b, const void *s, size_t n)
 {
-	if (n == 0)
-		return true;
-	if (n > SIZE_MAX / 2 - b->len)
-		return false;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		char *q;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		q = realloc(b->p, cap);
-		if (!q)
-			return false;
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	return true;
-}
-
-/* Bytes of a NUL-padded field up to its first NUL. */
-static size_t field_len(const uint8_t *p, size_t n)
-{
-	const uint8_t *z = memchr(p, 0, n);
-
-	return z ? (size_t)(z - p) : n;
+	return name_pool_put(&b->p, &b->len, &b->cap, s, n);
 }
 
 /* One pass over the entries sorted by offset: partial overlaps make both entries bad.
@@ -200,7 +175,7 @@ static enum rc eb_paths(struct arc *a, const struct eb_hdr *h, const struct eb_t
 	for (uint32_t i = 0; i < a->n; i++) {
 		const uint8_t *nr = t->names + (size_t)i * h->name_rec;
 		uint16_t fi = ld_u16be(nr);
-		size_t nl = field_len(nr + 2, h->name_rec - 2u);
+		size_t nl = name_len(nr + 2, h->name_rec - 2u);
 		bool fbad = fi >= t->nfold;
 
 		a->e[i].path = (uint32_t)pb->len;
@@ -208,7 +183,7 @@ static enum rc eb_paths(struct arc *a, const struct eb_hdr *h, const struct eb_t
 			return RC_NOMEM; /* 4 GiB of paths: no file could hold that many names */
 		if (!fbad) {
 			const uint8_t *fr = t->folders + (size_t)fi * h->folder_rec;
-			size_t fl = field_len(fr, h->folder_rec);
+			size_t fl = name_len(fr, h->folder_rec);
 
 			if (fl > 0 && (!pb_put(pb, fr, fl) || !pb_put(pb, "/", 1)))
 				return RC_NOMEM;
@@ -393,7 +368,7 @@ static enum rc big_open(const struct src *s, struct arc *a, int kind, struct dia
 
 		if (left < 9)
 			break;
-		nl = field_len(dir + cur + 8, left - 8);
+		nl = name_len(dir + cur + 8, left - 8);
 		if (nl == left - 8)
 			break; /* a name without its NUL: the directory ends here */
 		if (pb.len > UINT32_MAX - nl - 1) {

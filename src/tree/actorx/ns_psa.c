@@ -591,40 +591,51 @@ static enum tree_open_fail psa_mount(struct asset *as, char *why, size_t whylen)
 	return TREE_FAIL_NONE;
 }
 
-#define DIR_(w, l)                                                                                 \
-	{                                                                                          \
-		w, TT_DIR, 0, false, l, NULL, NULL, NULL, NULL, false                              \
-	}
-#define TEXT(w, l, r, ch)                                                                          \
-	{                                                                                          \
-		w, TT_FILE, 0, ch, NULL, l, r, NULL, NULL, false                                   \
-	}
-#define GLB(w, n)                                                                                  \
-	{                                                                                          \
-		w, TT_FILE, n, false, NULL, glb_layout, glb_render, NULL, NULL, false              \
-	}
-
 static const struct tree_kind psa_kinds[K_COUNT] = {
-    [AX_K_ROOT] = DIR_("root", list_root),
-    [AX_K_INFO] = {"info", TT_FILE, 0, false, NULL, NULL, render_info, NULL, NULL, true},
-    [AX_K_ERRORS] = {"errors", TT_FILE, 0, false, NULL, ax_errors_layout, ax_errors, NULL, NULL,
-		     true},
-    [AX_K_CHUNKS] = DIR_("chunks", ax_list_chunks),
-    [AX_K_CHUNK] = {"chunk", TT_FILE, 0, true, NULL, NULL, NULL, ax_chunk_extent, NULL, false},
-    [AX_K_SKEL] = DIR_("skeleton", ax_list_skel),
-    [AX_K_BONES_TSV] = TEXT("bones.tsv", ax_bones_tsv_layout, ax_bones_tsv, false),
-    [AX_K_NAMES] = TEXT("names.txt", ax_names_layout, ax_names, false),
-    [AX_K_BONES] = DIR_("bones", ax_list_bones),
-    [AX_K_BONE] = TEXT("bone", NULL, render_bone, false),
-    [K_SEQS] = DIR_("sequences", list_seqs),
-    [K_SEQ] = DIR_("sequence", list_seq),
-    [K_SEQ_INFO] = TEXT("sequence info", NULL, render_seq_info, false),
-    [K_SEQ_KEYS] = TEXT("keys", keys_layout, keys_render, false),
-    [K_SEQ_SCALE] = TEXT("scale keys", keys_layout, keys_render, false),
-    [K_SEQ_PSA] = TEXT("sequence psa", seq_psa_layout, seq_psa_render, true),
-    [K_SEQ_GLB] = GLB("sequence glb", N_SEQ_GLB),
-    [K_EXPORT] = DIR_("export", list_export),
-    [K_ALL_GLB] = GLB("glb", N_ALL_GLB),
+    [AX_K_ROOT] = {.what = "root", .type = TT_DIR, .list = list_root},
+    [AX_K_INFO] = {.what = "info", .type = TT_FILE, .render = render_info, .status = true},
+    [AX_K_ERRORS] = {.what = "errors",
+		     .type = TT_FILE,
+		     .layout = ax_errors_layout,
+		     .render = ax_errors,
+		     .status = true},
+    [AX_K_CHUNKS] = {.what = "chunks", .type = TT_DIR, .list = ax_list_chunks},
+    [AX_K_CHUNK] = {.what = "chunk", .type = TT_FILE, .cheap = true, .extent = ax_chunk_extent},
+    [AX_K_SKEL] = {.what = "skeleton", .type = TT_DIR, .list = ax_list_skel},
+    [AX_K_BONES_TSV] = {.what = "bones.tsv",
+			.type = TT_FILE,
+			.layout = ax_bones_tsv_layout,
+			.render = ax_bones_tsv},
+    [AX_K_NAMES] = {.what = "names.txt",
+		    .type = TT_FILE,
+		    .layout = ax_names_layout,
+		    .render = ax_names},
+    [AX_K_BONES] = {.what = "bones", .type = TT_DIR, .list = ax_list_bones},
+    [AX_K_BONE] = {.what = "bone", .type = TT_FILE, .render = render_bone},
+    [K_SEQS] = {.what = "sequences", .type = TT_DIR, .list = list_seqs},
+    [K_SEQ] = {.what = "sequence", .type = TT_DIR, .list = list_seq},
+    [K_SEQ_INFO] = {.what = "sequence info", .type = TT_FILE, .render = render_seq_info},
+    [K_SEQ_KEYS] = {.what = "keys", .type = TT_FILE, .layout = keys_layout, .render = keys_render},
+    [K_SEQ_SCALE] = {.what = "scale keys",
+		     .type = TT_FILE,
+		     .layout = keys_layout,
+		     .render = keys_render},
+    [K_SEQ_PSA] = {.what = "sequence psa",
+		   .type = TT_FILE,
+		   .cheap = true,
+		   .layout = seq_psa_layout,
+		   .render = seq_psa_render},
+    [K_SEQ_GLB] = {.what = "sequence glb",
+		   .type = TT_FILE,
+		   .need = N_SEQ_GLB,
+		   .layout = glb_layout,
+		   .render = glb_render},
+    [K_EXPORT] = {.what = "export", .type = TT_DIR, .list = list_export},
+    [K_ALL_GLB] = {.what = "glb",
+		   .type = TT_FILE,
+		   .need = N_ALL_GLB,
+		   .layout = glb_layout,
+		   .render = glb_render},
 };
 
 const struct tree_format tree_format_psa = {

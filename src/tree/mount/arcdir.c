@@ -95,29 +95,10 @@ static void hot_keep(struct arcdir *ad, uint32_t i, struct ixmemo *m, struct cac
 
 static bool names_add(struct arcdir *ad, const char *s, size_t n, uint32_t *at)
 {
-	if (ad->names_len + n + 1 > UINT32_MAX) {
-		ad->names_oom = true;
-		return false;
-	}
-	if (ad->names_len + n + 1 > ad->names_cap) {
-		size_t cap = ad->names_cap ? ad->names_cap * 2 : 4096;
-		char *p;
+	bool ok = name_pool_add(&ad->names, &ad->names_len, &ad->names_cap, s, n, at);
 
-		while (cap < ad->names_len + n + 1)
-			cap *= 2;
-		p = realloc(ad->names, cap);
-		if (!p) {
-			ad->names_oom = true;
-			return false;
-		}
-		ad->names = p;
-		ad->names_cap = cap;
-	}
-	memcpy(ad->names + ad->names_len, s, n);
-	ad->names[ad->names_len + n] = '\0';
-	*at = (uint32_t)ad->names_len;
-	ad->names_len += n + 1;
-	return true;
+	ad->names_oom |= !ok;
+	return ok;
 }
 
 /* Length of the valid UTF-8 sequence at p (n bytes left) without control characters; 0 if none. */
@@ -1658,16 +1639,6 @@ void arcdir_free(struct arcdir *ad)
 	free(ad);
 }
 
-uint64_t arcdir_heap(const struct arcdir *ad)
-{
-	return ad->heap;
-}
-
-const char *arcdir_why(const struct arcdir *ad)
-{
-	return ad->why;
-}
-
 /* ---- nodes ---- */
 
 uint32_t arcdir_span(const struct arcdir *ad)
@@ -1906,7 +1877,7 @@ static enum tree_open_fail stat_mount(struct asset *as, char *why, size_t whylen
 }
 
 static const struct tree_kind arcstat_kinds[] = {
-    {"status", TT_FILE, 0, false, NULL, NULL, stat_render, NULL, NULL, true},
+    {.what = "status", .type = TT_FILE, .render = stat_render, .status = true},
 };
 
 static const struct tree_format tree_format_arcstat = {
