@@ -1443,14 +1443,11 @@ void arcdir_each_arena(struct arcdir *ad, arcdir_arena_fn fn, void *ctx)
 	char path[PATH_MAX];
 
 	for (uint32_t k = ARCDIR_FIRST; k < ARCDIR_FIRST + ad->a.n && k < ad->n_nodes; k++) {
-		const char *name = ad->names + ad->nodes[k].name;
-		size_t len = strlen(name);
 		struct arcent e = {ad, k - ARCDIR_FIRST};
 		struct src s = {entry_read, &e, ad->a.e[e.i].size};
 
-		if (ad->nodes[k].type != AN_ASSET || len < 4 ||
-		    (strcasecmp(name + len - 4, ".psg") != 0 &&
-		     strcasecmp(name + len - 4, ".rx2") != 0) ||
+		if (ad->nodes[k].type != AN_ASSET ||
+		    !fmt_name_is(ad->names + ad->nodes[k].name, FMT_PSG) ||
 		    !folder_slot_mountpath(ad->t, arcdir_slot(ad, k), path, sizeof path))
 			continue;
 		fn(ctx, path, arcdir_slot(ad, k), &s);
