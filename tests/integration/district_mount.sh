@@ -17,7 +17,7 @@ mkdir -p "$WORK/dlc/data/dlc"
 cp "$WORK/worldDIST_T.big" "$WORK/dlc/data/dlc/"
 "$PSGFS_TOOL" pack "$WORK/dlc" "$WORK/pack.big" >/dev/null
 
-VIEW="collections.tsv errors.txt info.txt lint.txt minimap.tsv scene.glb tiles "
+VIEW="collections.tsv errors.txt info.txt lint.txt minimap.tsv props.tsv rails.tsv scene.glb surfaces.tsv tiles "
 VIEW1="collections.tsv errors.txt info.txt lint.txt minimap.tsv " # single file: no arenas
 here=$(cd "$(dirname "$0")" && pwd)
 node_dir=${PSGFS_NODE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/psgfs/node}
@@ -54,6 +54,14 @@ check "scene.glb: the arenas of the Global and both High tiles, one node each, t
 check "scene.glb: a tile's .glb is a part of it (its arenas' nodes)" bash -c \
 	"for n in \$(grep -ao 'cPres_50_50_high/0x[0-9a-f]*\.psg' '$P/tiles/cPres_50_50_high.glb' | sort -u); do
 	   grep -qaF \"\$n\" '$P/scene.glb' || exit 1; done"
+check "props.tsv: a row per placed prop of the Sim stream, its template unresolved" bash -c \
+	"[ \$(wc -l <'$P/props.tsv') = 5 ] && grep -q \$'^cSim_50_50_high/0x5eed000000000001.psg\t0\t0\tbench_1_0\t0x00000000d0000000\t.*\tunresolved\t50\t0\t40\t' '$P/props.tsv'"
+check "rails.tsv: a row per rail segment in chain order" bash -c \
+	"[ \$(wc -l <'$P/rails.tsv') = 5 ] && grep -q \$'\t1\t55\t1\t50\t55\t2\t55\t' '$P/rails.tsv'"
+check "surfaces.tsv: triangles per surface id, split" bash -c \
+	"[ \"\$(tail -n +2 '$P/surfaces.tsv')\" = \$'0x1180\t0\t3\t1\t4\n0x1181\t1\t3\t1\t4' ]"
+check "info.txt counts props, rails and collision" bash -c \
+	"grep -qx 'props: 4' '$P/info.txt' && grep -qx 'rails: 2' '$P/info.txt' && grep -qx 'collision_triangles: 8' '$P/info.txt'"
 cp "$P/scene.glb" "$WORK/scene.loose"
 nodes_of() { grep -ao 'cPres_[A-Za-z0-9_]*/0x[0-9a-f]*\.psg' "$1" | sort -u; }
 nodes_of "$P/scene.glb" >"$WORK/nodes.loose"

@@ -16,6 +16,8 @@
 
 #include "psgfs/base/buf.h"
 #include "psgfs/formats/stream_manifest.h"
+#include "psgfs/formats/world_objects.h"
+#include "psgfs/gen/gen_psg.h"
 #include "psgfs/gen/gen_stream.h"
 
 enum df_broken {
@@ -77,6 +79,86 @@ static inline void df_put_u32(struct buf *b, size_t at, uint32_t v)
 		b->data[at + (size_t)i] = (uint8_t)v;
 }
 
+/* A Sim arena of world objects for the tile centred at (x, z): two props, a rail of three
+ * points, four collision triangles on two surfaces. */
+static inline enum rc df_world_arena(bool x360, uint32_t k, float x, float z, struct buf *out)
+{
+	struct psg_builder *b = psgb_new(PSGB_REG_MODEL64, 0x5100 + k);
+	struct wo_dmo v[2];
+	struct wo_dmo_header h = {.type_id = WO_T_DMODATA};
+	const float pts[3][3] = {{x, 1, z}, {x + 5, 1, z}, {x + 5, 2, z + 5}};
+	struct wo_rail_in rail = {.guid = 0xA0 + k, .npoints = 3, .points = pts};
+	struct wo_tri_in t[4];
+	struct buf o[3];
+	enum rc r;
+
+	if (!b)
+		return RC_NOMEM;
+	if (x360)
+		psgb_set_platform(b, PSGB_XB2);
+	memset(v, 0, sizeof v);
+	for (int i = 0; i < 2; i++) {
+		const float pos[3] = {x + 10 * (float)i, 0, z - 10}, rot[4] = {0, 0, 0, 1},
+			    sc[3] = {1, 1, 1};
+
+		wo_compose(pos, rot, sc, v[i].m);
+		for (int j = 0; j < 3; j++) {
+			v[i].bmin[j] = pos[j] - 1;
+			v[i].bmax[j] = pos[j] + 1;
+		}
+		v[i].bmin[3] = v[i].bmax[3] = 1;
+		v[i].guid = 0x1000u + k * 2 + (unsigned)i;
+		v[i].template_id = 0xD0000000ull + (unsigned)i;
+		snprintf(v[i].name, sizeof v[i].name, "bench_%u_%d", k, i);
+	}
+	for (int i = 0; i < 4; i++) {
+		float x0 = x + 2 * (float)i;
+
+		t[i] = (struct wo_tri_in){{{x0, 0, z}, {x0 + 1, 0, z}, {x0, 0, z + 1}},
+					  wo_surface_make((unsigned)i % 2, 3, 1)};
+	}
+	for (int i = 0; i < 3; i++)
+		buf_init(&o[i]);
+	r = wo_dmo_write(&h, v, 2, &o[0]);
+	if (r == RC_OK)
+		r = wo_spline_write(&rail, 1, &o[1]);
+	if (r == RC_OK)
+		r = wo_cmesh_write(t, 4, 0.001f, &o[2]);
+	if (r == RC_OK) {
+		psgb_add(b, WO_T_DMODATA, 16, o[0].data, o[0].len);
+		psgb_add(b, WO_T_SPLINEDATA, 16, o[1].data, o[1].len);
+		psgb_add(b, WO_T_CLUSTEREDMESH, 16, o[2].data, o[2].len);
+		r = psgb_finish(b, 0, out, NULL);
+	} else {
+		psgb_free(b);
+	}
+	for (int i = 0; i < 3; i++)
+		buf_free(&o[i]);
+	return r;
+}
+
+/* Append a raw asset to an SFIL collection (0x80 framing) and its record to an ATOC body. */
+static inline void df_sfil_append(struct buf *sf, struct buf *toc, bool x360, uint64_t id,
+				  const struct buf *a)
+{
+	uint32_t stride = (uint32_t)((0x80 + a->len + 0x7F) & ~(size_t)0x7F);
+	uint8_t rec[72] = {0};
+
+	buf_u64be(sf, id);
+	buf_u32be(sf, (uint32_t)a->len);
+	buf_u32be(sf, 0x80);
+	buf_u32be(sf, stride);
+	buf_pad_to(sf, 0x80);
+	buf_put(sf, a->data, a->len);
+	buf_pad_to(sf, 0x80);
+	for (int i = 7; i >= 0; i--)
+		rec[7 - i] = (uint8_t)(id >> (8 * i));
+	rec[8] = 0xAB, rec[9] = 0x32, rec[10] = 0x9A, rec[11] = 0x6A;
+	rec[12] = (uint8_t)(a->len >> 24), rec[13] = (uint8_t)(a->len >> 16);
+	rec[14] = (uint8_t)(a->len >> 8), rec[15] = (uint8_t)a->len;
+	buf_put(toc, rec, x360 ? 64 : 72);
+}
+
 /* One kind: its collections (names), the Global's index or -1, tiles' centres. */
 struct df_kind {
 	const char *kind;
@@ -124,12 +206,27 @@ static inline enum rc df_kind_write(struct df_set *s, const char *dist, bool x36
 			df_put_u32(&sf, 0x1C, 0x57000000u);
 		buf_put(&toc, t.data + 24, t.len - 24);
 		toc_n += 2;
+		cols[i].assets = 2;
+		if (!strcmp(k->kind, "Sim")) { /* a third asset: the tile's world objects */
+			struct buf w;
+
+			buf_init(&w);
+			r = df_world_arena(x360, i, k->cx[i], k->cz[i], &w);
+			if (r == RC_OK) {
+				df_sfil_append(&sf, &toc, x360, 0x5EED000000000000ull + i, &w);
+				df_put_u32(&sf, 0x14, 3);
+				toc_n++;
+				cols[i].assets = 3;
+			}
+			buf_free(&w);
+			if (r != RC_OK)
+				break;
+		}
 		snprintf(cols[i].name, sizeof cols[i].name, "%s", k->names[i]);
 		cols[i].id = global ? gid : sm_collection_id(k->names[i]);
 		cols[i].parent = global ? SM_GLOBAL_PARENT : gid;
 		cols[i].offset = 0x80;
 		cols[i].size = (uint32_t)sf.len;
-		cols[i].assets = 2;
 		sm_ext(pf, SM_SFIL, ext);
 		snprintf(name, sizeof name, "%s.%s", k->names[i], ext);
 		if (!((broken & DF_NO_FILE) && !strcmp(k->names[i], "cPres_150_50_high")))

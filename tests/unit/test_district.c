@@ -15,6 +15,7 @@
 #include "district_fixture.h"
 #include "formats/world/district.h"
 #include "psgfs/base/bytes.h"
+#include "psgfs/formats/arena.h"
 
 /* ---- the files beside the map, from a df_set ---- */
 
@@ -88,7 +89,7 @@ static void run(const struct df_set *s, const char *map, const char *fail, struc
 	v->load = dist_load(&m, map, &src, &io);
 	if (v->load == RC_OK) {
 		assert_int_equal(dist_scan(&sc, &m, &io), RC_OK);
-		dist_info(&m, &sc, &v->info);
+		dist_info(&m, &sc, NULL, &v->info);
 		dist_errors(&m, &sc, &v->errors);
 		dist_lint(&sc, &v->lint);
 		buf_puts(&v->cols, dist_collections_header);
@@ -169,7 +170,7 @@ static void clean(bool x360)
 	assert_string_equal(txt(&v.lint), "0 findings\n");
 	assert_string_equal(txt(&v.errors), "");
 	assert_non_null(strstr(txt(&v.info), x360 ? "platform: x360\n" : "platform: ps3\n"));
-	assert_non_null(strstr(txt(&v.info), "collections: 5\nassets: 10\nmodels: 6\n"));
+	assert_non_null(strstr(txt(&v.info), "collections: 5\nassets: 12\nmodels: 6\n"));
 	assert_non_null(strstr(txt(&v.info), "unresolved: 0\nproblems: 0\nfindings: 0\n"));
 	assert_non_null(strstr(txt(&v.info), "Pres_stamp: 0x000000005a5a0001\n"));
 	assert_int_equal(count_lines(&v.cols), 1 + 5);
@@ -378,6 +379,64 @@ static void test_sfil_lies(void **state)
 	df_free(&s);
 }
 
+/* The Sim arena's objects: rows of props, rails and surfaces; a broken object is lines, not a
+ * failure. */
+static void test_objects(void **state)
+{
+	struct dist_objects o;
+	struct buf w;
+	struct src_mem sm;
+	struct src s;
+	struct arena a;
+	struct diag d;
+	const char *t;
+
+	(void)state;
+	buf_init(&w);
+	assert_int_equal(df_world_arena(false, 0, 50, 50, &w), RC_OK);
+	src_init_mem(&s, &sm, w.data, w.len);
+	diag_init(&d);
+	assert_int_equal(arena_open(&s, &a, &d), RC_OK);
+	dist_objects_init(&o);
+	for (uint32_t i = 0; i < a.n_dict; i++) {
+		const struct arena_dict_entry *de = arena_row(&a, i);
+		uint8_t *obj;
+		size_t len;
+
+		assert_int_equal(arena_read_object(&s, &a, i, &obj, &len), RC_OK);
+		assert_int_equal(dist_objects_add(&o, "c/0x1.psg", i, de->type_id, obj, len),
+				 RC_OK);
+		free(obj);
+	}
+	/* a DMOData cut short and a ClusteredMesh of garbage: lines, no rows, no failure */
+	assert_int_equal(
+	    dist_objects_add(&o, "c/0x2.psg", 7, WO_T_DMODATA, (const uint8_t *)"short", 5), RC_OK);
+	assert_int_equal(dist_objects_add(&o, "c/0x2.psg", 8, WO_T_CLUSTEREDMESH, w.data, 0x60),
+			 RC_OK);
+	assert_int_equal(dist_objects_finish(&o), RC_OK);
+	buf_putc(&o.props, 0);
+	buf_putc(&o.rails, 0);
+	buf_putc(&o.surfaces, 0);
+	assert_int_equal(o.n_props, 2);
+	assert_int_equal(o.n_rails, 1);
+	assert_int_equal(o.n_segments, 2);
+	assert_true(o.n_tris >= 4);
+	t = (const char *)o.props.data;
+	assert_non_null(strstr(t, "c/0x1.psg\t0\t0\tbench_0_0\t0x00000000d0000000\t"));
+	assert_non_null(strstr(t, "\tunresolved\t50\t0\t40\t0\t0\t0\t1\t1\t1\t1\t-\n"));
+	t = (const char *)o.rails.data;
+	assert_non_null(
+	    strstr(t, "c/0x1.psg\t1\t0\t0x00000000000000a0\t1\t55\t1\t50\t55\t2\t55\t"));
+	t = (const char *)o.surfaces.data;
+	assert_non_null(strstr(t, "0x1180\t0\t3\t1\t2\n0x1181\t1\t3\t1\t2\n"));
+	assert_true(o.d.n >= 1);
+	assert_non_null(strstr(o.d.msg[0], "c/0x2.psg: object 7"));
+	dist_objects_free(&o);
+	arena_free(&a);
+	diag_free(&d);
+	buf_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,7 +448,7 @@ int main(void)
 	    cmocka_unit_test(test_lint_w1c),	 cmocka_unit_test(test_lint_cycle),
 	    cmocka_unit_test(test_lint_nan),	 cmocka_unit_test(test_cmap_lies),
 	    cmocka_unit_test(test_sibling_io),	 cmocka_unit_test(test_map_bad),
-	    cmocka_unit_test(test_sfil_lies),
+	    cmocka_unit_test(test_sfil_lies),	 cmocka_unit_test(test_objects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -642,6 +642,14 @@ void dist_scan_free(struct dist_scan *s)
 	memset(s, 0, sizeof *s);
 }
 
+bool dist_first_of_id(const struct district *m, enum dist_kind k, uint32_t i)
+{
+	const struct dist_kind_set *ks = &m->k[k];
+
+	return i < ks->cmap.n && ks->cmap.v[i].name[0] &&
+	       ix_find(ks->cmap_ix, ks->cmap.n, ks->cmap.v[i].id) == (long)i;
+}
+
 bool dist_in_scene(const struct district *m, enum dist_kind k, uint32_t i)
 {
 	const struct dist_kind_set *ks = &m->k[k];
@@ -771,7 +779,8 @@ static const char *state_word(enum dist_state st)
 	return st == DS_OK ? "read" : st == DS_BAD ? "unreadable" : "missing";
 }
 
-void dist_info(const struct district *m, const struct dist_scan *s, struct buf *b)
+void dist_info(const struct district *m, const struct dist_scan *s, const struct dist_objects *o,
+	       struct buf *b)
 {
 	uint64_t cols = 0, assets = 0;
 
@@ -795,13 +804,21 @@ void dist_info(const struct district *m, const struct dist_scan *s, struct buf *
 		cols += ks->cmap.n;
 		assets += ks->atoc.n;
 	}
-	buf_printf(b,
-		   "collections: %" PRIu64 "\nassets: %" PRIu64 "\nmodels: %u\ntextures: %u\n"
-		   "props: not read (no DMOData parser yet)\nrails: not read (no SplineData "
-		   "parser yet)\n",
+	buf_printf(b, "collections: %" PRIu64 "\nassets: %" PRIu64 "\nmodels: %u\ntextures: %u\n",
 		   cols, assets, m->k[DIST_PRES].atoc.n, m->k[DIST_TEX].atoc.n);
+	if (o)
+		buf_printf(b,
+			   "props: %" PRIu64 "\nprops_unresolved: %" PRIu64 "\nrails: %" PRIu64
+			   "\nrail_segments: %" PRIu64 "\ncollision_meshes: %" PRIu64
+			   "\ncollision_triangles: %" PRIu64 "\n",
+			   o->n_props, o->n_props, o->n_rails, o->n_segments, o->n_meshes,
+			   o->n_tris);
+	else
+		buf_puts(
+		    b, "props: not read (a single-file mount reaches no arena)\nrails: not read\n");
 	buf_printf(b, "unresolved: %zu\nproblems: %zu\nfindings: %zu\n", s->unresolved,
-		   diag_count(&m->d) + diag_count(&s->d), diag_count(&s->lint));
+		   diag_count(&m->d) + diag_count(&s->d) + (o ? diag_count(&o->d) : 0),
+		   diag_count(&s->lint));
 }
 
 static void diag_lines(const struct diag *d, struct buf *b)
@@ -824,4 +841,202 @@ void dist_lint(const struct dist_scan *s, struct buf *b)
 {
 	diag_lines(&s->lint, b);
 	buf_printf(b, "%zu findings\n", diag_count(&s->lint));
+}
+
+/* ---- the Sim stream's objects ---- */
+
+const char dist_props_header[] =
+    "arena\tobject\tindex\tname\ttemplate_id\tguid\tguid_local\tinstance\tmodel\tx\ty\tz\tqx\tqy\t"
+    "qz\tqw\tsx\tsy\tsz\tproblem\n";
+const char dist_rails_header[] =
+    "arena\tobject\trail\tguid\tsegment\tstart_x\tstart_y\tstart_z\tend_x\tend_y\tend_z\tlength\t"
+    "problem\n";
+const char dist_surfaces_header[] = "surface\taudio\tphysics\tpattern\ttriangles\n";
+
+void dist_objects_init(struct dist_objects *o)
+{
+	memset(o, 0, sizeof *o);
+	buf_init(&o->props);
+	buf_init(&o->rails);
+	buf_init(&o->surfaces);
+	diag_init(&o->d);
+}
+
+void dist_objects_free(struct dist_objects *o)
+{
+	buf_free(&o->props);
+	buf_free(&o->rails);
+	buf_free(&o->surfaces);
+	free(o->surf);
+	diag_free(&o->d);
+	memset(o, 0, sizeof *o);
+}
+
+static void put_floats(struct buf *b, const float *v, int n)
+{
+	for (int k = 0; k < n; k++) {
+		buf_putc(b, '\t');
+		buf_f32txt(b, v[k]);
+	}
+}
+
+static const char *wo_words(uint8_t f)
+{
+	if (f & WO_F_NONFINITE)
+		return "not finite";
+	if (f & WO_F_SINGULAR)
+		return "singular matrix";
+	if (f & WO_F_CYCLE)
+		return "chain loops";
+	if (f & WO_F_LINK)
+		return "link names nothing";
+	if (f & WO_F_BOUNDS)
+		return "bounds";
+	if (f & WO_F_NAME)
+		return "name";
+	if (f & WO_F_SHEAR)
+		return "sheared matrix";
+	return "-";
+}
+
+static void add_props(struct dist_objects *o, const char *where, uint32_t index,
+		      const struct wo_dmos *m)
+{
+	for (uint32_t i = 0; i < m->n; i++) {
+		const struct wo_dmo *p = &m->v[i];
+
+		buf_printf(&o->props, "%s\t%u\t%u\t", where, index, i);
+		buf_tsv_name(&o->props, p->name[0] ? p->name : "-", WO_NAME_MAX + 1);
+		/* worlddmo.big's templates are not read yet: every model is unresolved */
+		buf_printf(&o->props,
+			   "\t0x%016" PRIx64 "\t0x%016" PRIx64 "\t0x%016" PRIx64 "\t%u\tunresolved",
+			   p->template_id, p->guid, p->guid_local, p->instance);
+		put_floats(&o->props, p->pos, 3);
+		put_floats(&o->props, p->rot, 4);
+		put_floats(&o->props, p->scale, 3);
+		buf_printf(&o->props, "\t%s\n", wo_words(p->flags));
+	}
+	o->n_props += m->n;
+}
+
+static void add_rails(struct dist_objects *o, const char *where, uint32_t index,
+		      const struct wo_splines *sd)
+{
+	for (uint32_t r = 0; r < sd->nrails; r++) {
+		const struct wo_rail *rl = &sd->rails[r];
+
+		for (uint32_t k = 0; k < rl->count && rl->first + k < sd->norder; k++) {
+			uint32_t si = sd->order[rl->first + k];
+			const struct wo_segment *sg;
+
+			if (si >= sd->nsegs)
+				continue;
+			sg = &sd->segs[si];
+			buf_printf(&o->rails, "%s\t%u\t%u\t0x%016" PRIx64 "\t%u", where, index, r,
+				   rl->guid, k);
+			put_floats(&o->rails, sg->start, 3);
+			put_floats(&o->rails, sg->end, 3);
+			put_floats(&o->rails, &sg->length, 1);
+			buf_printf(&o->rails, "\t%s\n", wo_words(sg->flags | rl->flags));
+			o->n_segments++;
+		}
+	}
+	o->n_rails += sd->nrails;
+}
+
+static enum rc add_surfaces(struct dist_objects *o, const struct wo_cmesh *cm)
+{
+	struct wo_surface_count *v = NULL;
+	uint32_t n = 0;
+	enum rc r = wo_cmesh_surfaces(cm, &v, &n);
+
+	if (r != RC_OK)
+		return r;
+	if (o->n_surf + n > o->cap_surf) {
+		size_t cap = o->cap_surf ? o->cap_surf : 64;
+		struct wo_surface_count *nv;
+
+		while (cap < o->n_surf + n)
+			cap *= 2;
+		if (!(nv = xrealloc_n(o->surf, cap, sizeof *nv))) {
+			free(v);
+			return RC_NOMEM;
+		}
+		o->surf = nv;
+		o->cap_surf = cap;
+	}
+	if (n)
+		memcpy(o->surf + o->n_surf, v, n * sizeof *v);
+	o->n_surf += n;
+	o->n_tris += cm->ntris;
+	o->n_meshes++;
+	free(v);
+	return RC_OK;
+}
+
+enum rc dist_objects_add(struct dist_objects *o, const char *where, uint32_t index,
+			 uint32_t type_id, const uint8_t *p, size_t n)
+{
+	struct diag d;
+	enum rc r = RC_OK;
+
+	diag_init(&d);
+	if (type_id == WO_T_DMODATA) {
+		struct wo_dmos m = {0};
+
+		r = wo_dmo_parse(p, n, &m, &d);
+		if (r == RC_OK)
+			add_props(o, where, index, &m);
+		wo_dmo_free(&m);
+	} else if (type_id == WO_T_SPLINEDATA) {
+		struct wo_splines sd = {0};
+
+		r = wo_spline_parse(p, n, &sd, &d);
+		if (r == RC_OK)
+			add_rails(o, where, index, &sd);
+		wo_spline_free(&sd);
+	} else if (type_id == WO_T_CLUSTEREDMESH) {
+		struct wo_cmesh cm = {0};
+
+		r = wo_cmesh_parse(p, n, &cm, &d);
+		if (r == RC_OK)
+			r = add_surfaces(o, &cm);
+		wo_cmesh_free(&cm);
+	} else {
+		return RC_OK;
+	}
+	for (size_t i = 0; i < d.n; i++)
+		diag_add(&o->d, "%s: object %u: %s", where, index, d.msg[i]);
+	if (r != RC_OK && r != RC_NOMEM)
+		diag_add(&o->d, "%s: object %u (type 0x%08x): %s", where, index, type_id,
+			 rc_str(r));
+	diag_free(&d);
+	return r == RC_NOMEM ? r : RC_OK;
+}
+
+static int surf_cmp(const void *x, const void *y)
+{
+	const struct wo_surface_count *a = x, *b = y;
+
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+enum rc dist_objects_finish(struct dist_objects *o)
+{
+	size_t i = 0;
+
+	if (o->n_surf)
+		qsort(o->surf, o->n_surf, sizeof *o->surf, surf_cmp);
+	while (i < o->n_surf) {
+		uint16_t id = o->surf[i].id;
+		uint64_t tris = 0;
+		uint8_t audio, physics, pattern;
+
+		for (; i < o->n_surf && o->surf[i].id == id; i++)
+			tris += o->surf[i].tris;
+		wo_surface_split(id, &audio, &physics, &pattern);
+		buf_printf(&o->surfaces, "0x%04x\t%u\t%u\t%u\t%" PRIu64 "\n", id, audio, physics,
+			   pattern, tris);
+	}
+	return o->props.oom || o->rails.oom || o->surfaces.oom ? RC_NOMEM : RC_OK;
 }

@@ -21,6 +21,7 @@
 #include "psgfs/base/result.h"
 #include "psgfs/base/source.h"
 #include "psgfs/formats/stream_manifest.h"
+#include "psgfs/formats/world_objects.h"
 
 enum dist_kind { DIST_PRES = 0, DIST_SIM, DIST_TEX, DIST_KINDS };
 extern const char *const dist_kind_names[DIST_KINDS]; /* "Pres" "Sim" "Tex" */
@@ -119,6 +120,8 @@ void dist_scan_free(struct dist_scan *s);
  * named, and a Global (parent 0xE171E1ABFEDB69ED or "_Global" in the name) or a High tile (its
  * CSPA cell's level of detail 0). */
 bool dist_in_scene(const struct district *m, enum dist_kind k, uint32_t i);
+/* Whether CMAP record i of kind k is named and the first of its id (the one that speaks). */
+bool dist_first_of_id(const struct district *m, enum dist_kind k, uint32_t i);
 
 /* The views. Tables: one header line, then row i of dist_*_rows() rows. */
 extern const char dist_collections_header[];
@@ -127,8 +130,34 @@ uint64_t dist_collection_rows(const struct district *m);
 void dist_collection_row(const struct district *m, uint64_t i, struct buf *b);
 uint64_t dist_minimap_rows(const struct district *m);
 void dist_minimap_row(const struct district *m, uint64_t i, struct buf *b);
-void dist_info(const struct district *m, const struct dist_scan *s, struct buf *b);
+struct dist_objects;
+/* o: the Sim stream's objects, or NULL when they cannot be reached (a single-file mount). */
+void dist_info(const struct district *m, const struct dist_scan *s, const struct dist_objects *o,
+	       struct buf *b);
 void dist_errors(const struct district *m, const struct dist_scan *s, struct buf *b);
 void dist_lint(const struct dist_scan *s, struct buf *b);
+
+/* ---- the Sim stream's objects: props.tsv, rails.tsv, surfaces.tsv ---- */
+
+/* Rows of the three tables, as text (one line each), accumulated arena by arena. */
+struct dist_objects {
+	struct buf props, rails, surfaces;
+	uint64_t n_props, n_rails, n_segments, n_tris, n_meshes;
+	struct wo_surface_count *surf; /* every mesh's counts; merged by dist_objects_finish */
+	size_t n_surf, cap_surf;
+	struct diag d; /* errors.txt: what the objects' parsers said, prefixed by where */
+};
+extern const char dist_props_header[];
+extern const char dist_rails_header[];
+extern const char dist_surfaces_header[];
+void dist_objects_init(struct dist_objects *o);
+/* One object of type type_id (WO_T_DMODATA, WO_T_SPLINEDATA, WO_T_CLUSTEREDMESH; any other
+ * type is ignored) from the arena `where` ("cSim_0_0_high/0x....psg"), its bytes p[0..n).
+ * RC_NOMEM only: a broken object is diag lines and what rows it gives. */
+enum rc dist_objects_add(struct dist_objects *o, const char *where, uint32_t index,
+			 uint32_t type_id, const uint8_t *p, size_t n);
+/* surfaces.tsv's rows from the counts of every mesh. */
+enum rc dist_objects_finish(struct dist_objects *o);
+void dist_objects_free(struct dist_objects *o);
 
 #endif

@@ -36,9 +36,12 @@ enum {
 	K_SCENE,
 	K_TILES,
 	K_TILE,
+	K_PROPS,
+	K_RAILS,
+	K_SURFACES,
 	K_COUNT
 };
-enum { ND_NONE, ND_MANIFESTS, ND_SCAN, ND_SCENE, ND_COUNT };
+enum { ND_NONE, ND_MANIFESTS, ND_SCAN, ND_SCENE, ND_OBJECTS, ND_COUNT };
 
 /* The scene decode's argument (the node's a): 0 every Global and High collection (scene.glb),
  * i + 1 the Pres CMAP record i alone (tiles/<collection>.glb). */
@@ -502,32 +505,46 @@ static int arena_cmp(const void *x, const void *y)
 	return strcmp(((const struct arena_ent *)x)->name, ((const struct arena_ent *)y)->name);
 }
 
+/* The arenas of the collection file `file` beside the map, sorted by name (*e, *n; names
+ * point into *l, which the caller discards). RC_NOENT when there is no such file. */
+static enum rc collection_arenas(struct asset *as, const char *file, struct tlist *l,
+				 struct arena_ent **e, size_t *n)
+{
+	uint32_t slot = folder_sibling(as->t, as->slot, file);
+	enum rc r;
+
+	*e = NULL;
+	*n = 0;
+	if (!slot)
+		return RC_NOENT; /* lint.txt says so */
+	r = folder_list(as->t, (tree_ino)slot << 32 | tnode_pack(tn(0, 0, 0)), l);
+	if (r != RC_OK || l->oom)
+		return r == RC_OK || r == RC_NOMEM ? RC_NOMEM : RC_IO;
+	*e = xcalloc_n(l->n ? l->n : 1, sizeof **e);
+	if (!*e)
+		return RC_NOMEM;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].type == TT_DIR && is_arena_name(l->names + l->v[i].name))
+			(*e)[(*n)++] =
+			    (struct arena_ent){ino_slot(l->v[i].ino), l->names + l->v[i].name};
+	qsort(*e, *n, sizeof **e, arena_cmp);
+	return RC_OK;
+}
+
 /* Add the arenas of one collection file (its entries, by name) that export a model. */
 static enum rc scene_add_collection(struct scene *sc, struct asset *as, const char *coll,
 				    const char *file)
 {
-	uint32_t slot = folder_sibling(as->t, as->slot, file);
 	struct tlist l = {0};
 	struct arena_ent *e;
-	size_t n = 0;
-	enum rc r;
+	size_t n;
+	enum rc r = collection_arenas(as, file, &l, &e, &n);
 
-	if (!slot)
-		return RC_NOENT; /* lint.txt says so */
-	r = folder_list(as->t, (tree_ino)slot << 32 | tnode_pack(tn(0, 0, 0)), &l);
-	if (r != RC_OK || l.oom) {
+	if (r != RC_OK) {
+		free(e);
 		tlist_discard(&l);
-		return r == RC_OK || r == RC_NOMEM ? RC_NOMEM : RC_IO;
+		return r;
 	}
-	e = xcalloc_n(l.n ? l.n : 1, sizeof *e);
-	if (!e) {
-		tlist_discard(&l);
-		return RC_NOMEM;
-	}
-	for (size_t i = 0; i < l.n; i++)
-		if (l.v[i].type == TT_DIR && is_arena_name(l.names + l.v[i].name))
-			e[n++] = (struct arena_ent){ino_slot(l.v[i].ino), l.names + l.v[i].name};
-	qsort(e, n, sizeof *e, arena_cmp);
 	for (size_t i = 0; i < n && r == RC_OK; i++) {
 		struct arena_ref ref;
 		const struct gltf_model *m = arena_get(as->t, e[i].slot, &ref, &r);
@@ -670,10 +687,137 @@ static enum rc scene_render(const struct tctx *c, unsigned part, uint64_t first,
 	return gltf_render(&sc->plan, (void *)sc, part, first, e);
 }
 
+/* ---- props.tsv, rails.tsv, surfaces.tsv: the Sim stream's objects ---- */
+
+static void objects_free(void *p)
+{
+	dist_objects_free(p);
+	free(p);
+}
+
+/* The DMOData, SplineData and ClusteredMesh objects of one arena. */
+static enum rc objects_of_arena(struct dist_objects *o, struct asset *a, const char *where)
+{
+	const struct arena *ar = &pm(a)->a;
+	enum rc r = RC_OK;
+
+	for (uint32_t i = 0; i < ar->n_dict && r == RC_OK; i++) {
+		const struct arena_dict_entry *de = arena_row(ar, i);
+		uint8_t *obj = NULL;
+		size_t len = 0;
+		enum rc ro;
+
+		if (!de || (de->type_id != WO_T_DMODATA && de->type_id != WO_T_SPLINEDATA &&
+			    de->type_id != WO_T_CLUSTEREDMESH))
+			continue;
+		ro = arena_read_object(&a->src, ar, i, &obj, &len);
+		if (ro == RC_OK)
+			r = dist_objects_add(o, where, i, de->type_id, obj, len);
+		else if (ro == RC_NOMEM)
+			r = ro;
+		else
+			diag_add(&o->d, "%s: object %u cannot be read: %s", where, i, rc_str(ro));
+		free(obj);
+	}
+	return r;
+}
+
+/* Every Sim collection's arenas, in CMAP order then by name. Problems are lines of errors.txt;
+ * only memory fails the load. */
+static enum rc load_objects(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			    void (**dtor)(void *))
+{
+	const struct district *m;
+	const struct dist_kind_set *ks;
+	struct dist_objects *o;
+	char ext[4];
+	enum rc r;
+
+	(void)arg;
+	if (!(m = manifests(as, &r)))
+		return r;
+	if (!as->t->fold)
+		return RC_NOENT;
+	if (!(o = calloc(1, sizeof *o)))
+		return RC_NOMEM;
+	dist_objects_init(o);
+	ks = &m->k[DIST_SIM];
+	sm_ext(m->pf, SM_SFIL, ext);
+	for (uint32_t i = 0; i < ks->cmap.n && r == RC_OK; i++) {
+		const struct sm_collection *c = &ks->cmap.v[i];
+		char file[NAME_COMPONENT_MAX + 8];
+		struct tlist l = {0};
+		struct arena_ent *e;
+		size_t n;
+
+		if (!dist_first_of_id(m, DIST_SIM, i))
+			continue;
+		snprintf(file, sizeof file, "%s.%s", c->safe, ext);
+		r = collection_arenas(as, file, &l, &e, &n);
+		for (size_t k = 0; r == RC_OK && k < n; k++) {
+			struct cache_ent *pin;
+			enum rc ra;
+			struct asset *a = tree_asset_get(as->t, e[k].slot, &pin, &ra);
+			char where[2 * NAME_COMPONENT_MAX + 2];
+
+			if (!a)
+				continue;
+			snprintf(where, sizeof where, "%s/%s", c->safe, e[k].name);
+			if (a->fmt == &tree_format_psg)
+				r = objects_of_arena(o, a, where);
+			tree_asset_put(as->t, pin);
+		}
+		if (r == RC_NOENT || r == RC_IO)
+			r = RC_OK; /* lint.txt and errors.txt say so */
+		free(e);
+		tlist_discard(&l);
+	}
+	if (r == RC_OK)
+		r = dist_objects_finish(o);
+	if (r != RC_OK) {
+		objects_free(o);
+		return r;
+	}
+	*data = o;
+	*bytes = sizeof *o + o->props.cap + o->rails.cap + o->surfaces.cap +
+		 o->cap_surf * sizeof *o->surf + diag_heap_bytes(&o->d);
+	*dtor = objects_free;
+	return RC_OK;
+}
+
+static enum rc render_objects(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	const struct dist_objects *o = c->need;
+	const struct buf *body = c->self.kind == K_PROPS   ? &o->props
+				 : c->self.kind == K_RAILS ? &o->rails
+							   : &o->surfaces;
+
+	(void)part;
+	(void)first;
+	buf_puts(&e->b, c->self.kind == K_PROPS	  ? dist_props_header
+			: c->self.kind == K_RAILS ? dist_rails_header
+						  : dist_surfaces_header);
+	if (body->len)
+		buf_put(&e->b, body->data, body->len);
+	emit_item(e);
+	return RC_OK;
+}
+
+/* The objects for info.txt and errors.txt, pinned (NULL without a folder layer). */
+static const struct dist_objects *objects_peek(struct asset *as, struct cache_ent **ent, enum rc *r)
+{
+	*ent = NULL;
+	*r = RC_OK;
+	if (!as->t->fold)
+		return NULL;
+	return asset_need(as, ND_OBJECTS, 0, ent, r);
+}
+
 static const struct tree_need dist_needs[ND_COUNT] = {
     [ND_MANIFESTS] = {load_manifests, 0},
     [ND_SCAN] = {load_scan, 1},
     [ND_SCENE] = {load_scene, -1},
+    [ND_OBJECTS] = {load_objects, -1},
 };
 
 /* ---- files ---- */
@@ -688,6 +832,9 @@ static enum rc list_root(const struct tctx *c, struct tlist *out)
 	if (c->as->t->fold) { /* the arenas are reached through the folder layer */
 		tlist_add(out, tn(K_SCENE, 0, 0), "scene.glb");
 		tlist_add(out, tn(K_TILES, 0, 0), "tiles");
+		tlist_add(out, tn(K_PROPS, 0, 0), "props.tsv");
+		tlist_add(out, tn(K_RAILS, 0, 0), "rails.tsv");
+		tlist_add(out, tn(K_SURFACES, 0, 0), "surfaces.tsv");
 	}
 	return RC_OK;
 }
@@ -711,10 +858,17 @@ static enum rc list_tiles(const struct tctx *c, struct tlist *out)
 static enum rc render_info(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
 {
 	const struct dist_scan *s = c->need;
+	struct cache_ent *ent;
+	enum rc r;
+	const struct dist_objects *o = objects_peek(c->as, &ent, &r);
 
 	(void)part;
 	(void)first;
-	dist_info(s->m, s, &e->b);
+	if (!o && c->as->t->fold)
+		return r;
+	dist_info(s->m, s, o, &e->b);
+	if (ent)
+		asset_unpin(c->as, ent);
 	emit_item(e);
 	return RC_OK;
 }
@@ -722,10 +876,23 @@ static enum rc render_info(const struct tctx *c, unsigned part, uint64_t first, 
 static enum rc render_errors(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
 {
 	const struct dist_scan *s = c->need;
+	struct cache_ent *ent;
+	enum rc r;
+	const struct dist_objects *o = objects_peek(c->as, &ent, &r);
 
 	(void)part;
 	(void)first;
+	if (!o && c->as->t->fold)
+		return r;
 	dist_errors(s->m, s, &e->b);
+	for (size_t i = 0; o && i < o->d.n; i++) {
+		buf_puts(&e->b, o->d.msg[i]);
+		buf_putc(&e->b, '\n');
+	}
+	if (o && o->d.dropped)
+		buf_printf(&e->b, "... %zu more not listed\n", o->d.dropped);
+	if (ent)
+		asset_unpin(c->as, ent);
 	emit_item(e);
 	return RC_OK;
 }
@@ -810,6 +977,9 @@ static const struct tree_kind dist_kinds[K_COUNT] = {
     [K_SCENE] = FILE_("scene", ND_SCENE, scene_layout, scene_render),
     [K_TILES] = {"tiles", TT_DIR, 0, false, list_tiles, NULL, NULL, NULL, NULL, false},
     [K_TILE] = FILE_("tile", ND_SCENE, scene_layout, scene_render),
+    [K_PROPS] = FILE_("props", ND_OBJECTS, NULL, render_objects),
+    [K_RAILS] = FILE_("rails", ND_OBJECTS, NULL, render_objects),
+    [K_SURFACES] = FILE_("surfaces", ND_OBJECTS, NULL, render_objects),
 };
 
 const struct tree_format tree_format_district = {
