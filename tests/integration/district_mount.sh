@@ -17,7 +17,7 @@ mkdir -p "$WORK/dlc/data/dlc"
 cp "$WORK/worldDIST_T.big" "$WORK/dlc/data/dlc/"
 "$PSGFS_TOOL" pack "$WORK/dlc" "$WORK/pack.big" >/dev/null
 
-VIEW="collections.tsv collision.glb errors.txt info.txt lint.txt minimap.tsv props.tsv rails.tsv scene.glb surfaces.tsv tiles "
+VIEW="collections.tsv collision.glb errors.txt info.txt lint.txt minimap.tsv props.tsv rails.glb rails.tsv scene.glb surfaces.tsv tiles "
 VIEW1="collections.tsv errors.txt info.txt lint.txt minimap.tsv " # single file: no arenas
 here=$(cd "$(dirname "$0")" && pwd)
 node_dir=${PSGFS_NODE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/psgfs/node}
@@ -62,8 +62,12 @@ check "surfaces.tsv: triangles per surface id, split" bash -c \
 	"[ \"\$(tail -n +2 '$P/surfaces.tsv')\" = \$'0x1180\t0\t3\t1\t4\n0x1181\t1\t3\t1\t4' ]"
 check "collision.glb: the Sim stream's 8 triangles, a mesh per ClusteredMesh" bash -c \
 	"python3 '$here/glb_info.py' '$P/collision.glb' | grep -q '^vertices 24 triangles 8 '"
-cp "$P/collision.glb" "$WORK/loose-collision.glb"
-echo "$WORK/loose-collision.glb" >>"$GLBS"
+check "rails.glb: the two rails' four segments as line primitives" bash -c \
+	"python3 '$here/glb_info.py' '$P/rails.glb' | grep -q '^vertices 8 ' && grep -aq '\"mode\":1' '$P/rails.glb'"
+for g in collision rails; do
+	cp "$P/$g.glb" "$WORK/loose-$g.glb"
+	echo "$WORK/loose-$g.glb" >>"$GLBS"
+done
 check "info.txt counts props, rails and collision" bash -c \
 	"grep -qx 'props: 4' '$P/info.txt' && grep -qx 'rails: 2' '$P/info.txt' && grep -qx 'collision_triangles: 8' '$P/info.txt'"
 cp "$P/scene.glb" "$WORK/scene.loose"

@@ -66,10 +66,12 @@ struct gltf_node {
 	float ibm[16]; /* joints: inverse of the joint's world bind matrix (gltf_bind_ibms) */
 };
 
-/* A primitive: triangles of one material (-1: glTF's default material). */
+/* A primitive: triangles of one material (-1: glTF's default material), or line segments
+ * (`lines`: glTF mode 1, 2 indices per segment, at least 2). */
 struct gltf_prim {
 	int32_t material;
 	uint64_t n_indices; /* 3 per triangle, at least 3 */
+	bool lines;
 };
 
 /* A morph target, stored sparse: the n_sparse vertices it moves (increasing vertex indices)

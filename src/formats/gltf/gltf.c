@@ -33,7 +33,9 @@ static bool mesh_ok(const struct gltf_model *m, const struct gltf_mesh *me, uint
 	for (uint32_t k = 0; k < me->n_prims; k++) {
 		const struct gltf_prim *pr = &me->prims[k];
 
-		if (pr->n_indices < 3 || pr->n_indices % 3 || pr->material < -1 ||
+		if ((pr->lines ? pr->n_indices < 2 || pr->n_indices % 2
+			       : pr->n_indices < 3 || pr->n_indices % 3) ||
+		    pr->material < -1 ||
 		    (pr->material >= 0 && (uint32_t)pr->material >= m->n_materials))
 			return false;
 	}

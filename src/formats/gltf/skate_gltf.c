@@ -331,7 +331,7 @@ static enum rc build_meshes(struct skate_gltf *g, struct diag *notes)
 			continue;
 		}
 		snprintf(g->names[i].s, sizeof g->names[i].s, "mesh_%02u", xm->scene);
-		g->prims[i] = (struct gltf_prim){(int32_t)xm->material, 3 * xm->n_faces};
+		g->prims[i] = (struct gltf_prim){(int32_t)xm->material, 3 * xm->n_faces, false};
 		*me = (struct gltf_mesh){.name = {g->names[i].s, strlen(g->names[i].s)},
 					 .n_vertices = xm->n_verts,
 					 .normals = xm->normal >= 0,

@@ -868,6 +868,8 @@ void dist_objects_free(struct dist_objects *o)
 	buf_free(&o->rails);
 	buf_free(&o->surfaces);
 	free(o->surf);
+	free(o->seg);
+	free(o->rail_segs);
 	diag_free(&o->d);
 	memset(o, 0, sizeof *o);
 }
@@ -919,11 +921,41 @@ static void add_props(struct dist_objects *o, const char *where, uint32_t index,
 	o->n_props += m->n;
 }
 
-static void add_rails(struct dist_objects *o, const char *where, uint32_t index,
-		      const struct wo_splines *sd)
+/* Room for n more segments and one more rail in the geometry rails.glb draws. */
+static bool rail_room(struct dist_objects *o, size_t n)
+{
+	if (o->n_seg + n > o->cap_seg) {
+		size_t cap = o->cap_seg ? o->cap_seg : 64;
+		void *v;
+
+		while (cap < o->n_seg + n)
+			cap *= 2;
+		if (!(v = xrealloc_n(o->seg, cap, sizeof *o->seg)))
+			return false;
+		o->seg = v;
+		o->cap_seg = cap;
+	}
+	if (o->n_rail_list == o->cap_rail_list) {
+		size_t cap = o->cap_rail_list ? o->cap_rail_list * 2 : 16;
+		void *v = xrealloc_n(o->rail_segs, cap, sizeof *o->rail_segs);
+
+		if (!v)
+			return false;
+		o->rail_segs = v;
+		o->cap_rail_list = cap;
+	}
+	return true;
+}
+
+static enum rc add_rails(struct dist_objects *o, const char *where, uint32_t index,
+			 const struct wo_splines *sd)
 {
 	for (uint32_t r = 0; r < sd->nrails; r++) {
 		const struct wo_rail *rl = &sd->rails[r];
+		uint32_t drawn = 0;
+
+		if (!rail_room(o, rl->count))
+			return RC_NOMEM;
 
 		for (uint32_t k = 0; k < rl->count && rl->first + k < sd->norder; k++) {
 			uint32_t si = sd->order[rl->first + k];
@@ -938,10 +970,17 @@ static void add_rails(struct dist_objects *o, const char *where, uint32_t index,
 			put_floats(&o->rails, sg->end, 3);
 			put_floats(&o->rails, &sg->length, 1);
 			buf_printf(&o->rails, "\t%s\n", wo_words(sg->flags | rl->flags));
+			memcpy(o->seg[o->n_seg][0], sg->start, sizeof sg->start);
+			memcpy(o->seg[o->n_seg][1], sg->end, sizeof sg->end);
+			o->n_seg++;
+			drawn++;
 			o->n_segments++;
 		}
+		if (drawn)
+			o->rail_segs[o->n_rail_list++] = drawn;
 	}
 	o->n_rails += sd->nrails;
+	return RC_OK;
 }
 
 static enum rc add_surfaces(struct dist_objects *o, const struct wo_cmesh *cm)
@@ -993,7 +1032,7 @@ enum rc dist_objects_add(struct dist_objects *o, const char *where, uint32_t ind
 
 		r = wo_spline_parse(p, n, &sd, &d);
 		if (r == RC_OK)
-			add_rails(o, where, index, &sd);
+			r = add_rails(o, where, index, &sd);
 		wo_spline_free(&sd);
 	} else if (type_id == WO_T_CLUSTEREDMESH) {
 		struct wo_cmesh cm = {0};

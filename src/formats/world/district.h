@@ -143,6 +143,9 @@ void dist_lint(const struct dist_scan *s, struct buf *b);
 struct dist_objects {
 	struct buf props, rails, surfaces;
 	uint64_t n_props, n_rails, n_segments, n_tris, n_meshes;
+	float (*seg)[2][3];  /* every rail segment's start and end, rail after rail */
+	uint32_t *rail_segs; /* per rail with segments: how many (rails.glb) */
+	size_t n_seg, cap_seg, n_rail_list, cap_rail_list;
 	struct wo_surface_count *surf; /* every mesh's counts; merged by dist_objects_finish */
 	size_t n_surf, cap_surf;
 	struct diag d; /* errors.txt: what the objects' parsers said, prefixed by where */

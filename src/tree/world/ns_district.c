@@ -40,9 +40,10 @@ enum {
 	K_RAILS,
 	K_SURFACES,
 	K_COLLISION,
+	K_RAILS_GLB,
 	K_COUNT
 };
-enum { ND_NONE, ND_MANIFESTS, ND_SCAN, ND_SCENE, ND_OBJECTS, ND_COLLISION, ND_COUNT };
+enum { ND_NONE, ND_MANIFESTS, ND_SCAN, ND_SCENE, ND_OBJECTS, ND_COLLISION, ND_RAILS, ND_COUNT };
 
 /* The scene decode's argument (the node's a): 0 every Global and High collection (scene.glb),
  * i + 1 the Pres CMAP record i alone (tiles/<collection>.glb). */
@@ -940,7 +941,7 @@ static enum rc coll_take(struct collision *co, struct wo_cmesh *cm, const char *
 	}
 	for (uint32_t k = 0; k < ns; k++) {
 		co->surf[co->n - 1][k] = sv[k].id;
-		co->prims[co->n - 1][k] = (struct gltf_prim){-1, (uint64_t)sv[k].tris * 3};
+		co->prims[co->n - 1][k] = (struct gltf_prim){-1, (uint64_t)sv[k].tris * 3, false};
 	}
 	co->meshes[co->n - 1] = (struct gltf_mesh){
 	    .name = {co->names[co->n - 1], strlen(co->names[co->n - 1])},
@@ -1062,10 +1063,127 @@ static enum rc coll_render(const struct tctx *c, unsigned part, uint64_t first, 
 	return gltf_render(&co->plan, (void *)co, part, first, e);
 }
 
+/* ---- rails.glb: the grind rails as line primitives ---- */
+
+/* One mesh "rails": two vertices per segment (start, end), rail after rail as rails.tsv lists
+ * them; one LINES primitive per rail. A copy of the segments is kept. */
+struct rails_glb {
+	float (*seg)[2][3];
+	uint32_t n_seg;
+	struct gltf_prim *prims;
+	uint32_t *first; /* per rail: its first segment */
+	struct gltf_mesh mesh;
+	struct gltf_model model;
+	struct gltf_plan plan;
+	bool planned;
+};
+
+static void rails_free(void *p)
+{
+	struct rails_glb *rg = p;
+
+	if (rg->planned)
+		gltf_plan_free(&rg->plan);
+	free(rg->seg);
+	free(rg->prims);
+	free(rg->first);
+	free(rg);
+}
+
+static enum rc rails_fill(void *ctx, const struct gltf_req *q, uint64_t first, size_t n, void *out)
+{
+	const struct rails_glb *rg = ctx;
+
+	if (q->mesh != 0)
+		return RC_INVAL;
+	if (q->what == GLTF_D_POSITION) {
+		for (size_t k = 0; k < n; k++) {
+			uint64_t v = first + k;
+
+			if (v / 2 >= rg->n_seg)
+				return RC_INVAL;
+			memcpy((float *)out + 3 * k, rg->seg[v / 2][v % 2], 3 * sizeof(float));
+		}
+		return RC_OK;
+	}
+	if (q->what != GLTF_D_INDEX || q->set >= rg->mesh.n_prims)
+		return RC_INVAL;
+	for (size_t k = 0; k < n; k++)
+		((uint32_t *)out)[k] = (uint32_t)(2 * (uint64_t)rg->first[q->set] + first + k);
+	return RC_OK;
+}
+
+static enum rc load_rails(struct asset *as, uint64_t arg, void **data, size_t *bytes,
+			  void (**dtor)(void *))
+{
+	struct cache_ent *ent;
+	enum rc r;
+	const struct dist_objects *o = asset_need(as, ND_OBJECTS, 0, &ent, &r);
+	struct rails_glb *rg;
+	uint32_t at = 0;
+
+	(void)arg;
+	if (!o)
+		return r;
+	if (o->n_seg > UINT32_MAX / 4 || !(rg = calloc(1, sizeof *rg))) {
+		asset_unpin(as, ent);
+		return RC_NOMEM;
+	}
+	rg->n_seg = (uint32_t)o->n_seg;
+	rg->seg = xcalloc_n(o->n_seg ? o->n_seg : 1, sizeof *rg->seg);
+	rg->prims = xcalloc_n(o->n_rail_list ? o->n_rail_list : 1, sizeof *rg->prims);
+	rg->first = xcalloc_n(o->n_rail_list ? o->n_rail_list : 1, sizeof *rg->first);
+	r = rg->seg && rg->prims && rg->first ? RC_OK : RC_NOMEM;
+	if (r == RC_OK && o->n_seg)
+		memcpy(rg->seg, o->seg, o->n_seg * sizeof *rg->seg);
+	for (size_t i = 0; r == RC_OK && i < o->n_rail_list; i++) {
+		rg->first[i] = at;
+		rg->prims[i] = (struct gltf_prim){-1, 2 * (uint64_t)o->rail_segs[i], true};
+		at += o->rail_segs[i];
+	}
+	asset_unpin(as, ent);
+	rg->mesh = (struct gltf_mesh){.name = {"rails", 5},
+				      .n_vertices = 2 * (uint64_t)rg->n_seg,
+				      .prims = rg->prims,
+				      .n_prims = (uint32_t)o->n_rail_list};
+	rg->model = (struct gltf_model){
+	    .meshes = &rg->mesh, .n_meshes = rg->mesh.n_prims ? 1 : 0, .fill = rails_fill};
+	if (r == RC_OK)
+		r = gltf_bounds(&rg->model, rg);
+	if (r == RC_OK) {
+		r = gltf_plan(&rg->model, &rg->plan);
+		rg->planned = r == RC_OK;
+	}
+	if (r != RC_OK) {
+		rails_free(rg);
+		return r;
+	}
+	*data = rg;
+	*bytes = sizeof *rg + (size_t)rg->n_seg * sizeof *rg->seg +
+		 (size_t)rg->mesh.n_prims * (sizeof *rg->prims + 4) + gltf_plan_heap(&rg->plan);
+	*dtor = rails_free;
+	return RC_OK;
+}
+
+static enum rc rails_layout(const struct tctx *c, struct layout_build *lb)
+{
+	const struct rails_glb *rg = c->need;
+
+	view_glb_layout(&rg->plan, lb);
+	return RC_OK;
+}
+
+static enum rc rails_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
+{
+	const struct rails_glb *rg = c->need;
+
+	return gltf_render(&rg->plan, (void *)rg, part, first, e);
+}
+
 static const struct tree_need dist_needs[ND_COUNT] = {
     [ND_MANIFESTS] = {load_manifests, 0},  [ND_SCAN] = {load_scan, 1},
     [ND_SCENE] = {load_scene, -1},	   [ND_OBJECTS] = {load_objects, -1},
-    [ND_COLLISION] = {load_collision, -1},
+    [ND_COLLISION] = {load_collision, -1}, [ND_RAILS] = {load_rails, -1},
 };
 
 /* ---- files ---- */
@@ -1084,6 +1202,7 @@ static enum rc list_root(const struct tctx *c, struct tlist *out)
 		tlist_add(out, tn(K_RAILS, 0, 0), "rails.tsv");
 		tlist_add(out, tn(K_SURFACES, 0, 0), "surfaces.tsv");
 		tlist_add(out, tn(K_COLLISION, 0, 0), "collision.glb");
+		tlist_add(out, tn(K_RAILS_GLB, 0, 0), "rails.glb");
 	}
 	return RC_OK;
 }
@@ -1230,6 +1349,7 @@ static const struct tree_kind dist_kinds[K_COUNT] = {
     [K_RAILS] = FILE_("rails", ND_OBJECTS, NULL, render_objects),
     [K_SURFACES] = FILE_("surfaces", ND_OBJECTS, NULL, render_objects),
     [K_COLLISION] = FILE_("collision", ND_COLLISION, coll_layout, coll_render),
+    [K_RAILS_GLB] = FILE_("rails glb", ND_RAILS, rails_layout, rails_render),
 };
 
 const struct tree_format tree_format_district = {
