@@ -160,6 +160,17 @@ check "lint: a parent cycle" lint_has 64 "DIST_B_Sim.psm: collection 0 (cSim_150
 check "lint: a NaN bound" lint_has 128 "DIST_B_Pres.pss: cell 0 (0x"
 check "lint: a CMAP that claims 1000 collections" lint_has 256 "DIST_B_Pres.psm: claims 1000 collections; the file holds 3"
 
+# ---- two CMAP records naming one collection file: its arenas are placed once ----
+b=$WORK/same
+mkdir -p "$b"
+"$MKDISTRICT" --broken 512 "$b" DIST_S
+mount_psgfs "$b" "$m"
+check "a collection file named twice is placed once in scene.glb" bash -c \
+	"n=\$(grep -ao 'cPres_[A-Za-z0-9_]*/0x[0-9a-f]*\.psg' '$m/DIST_S_Pres.psm/scene.glb' | wc -l)
+	 u=\$(grep -ao 'cPres_[A-Za-z0-9_]*/0x[0-9a-f]*\.psg' '$m/DIST_S_Pres.psm/scene.glb' | sort -u | wc -l)
+	 [ \$n = \$u ] && [ \$u -ge 2 ]"
+unmount_psgfs "$m"
+
 # ---- hostile maps: what can be read is listed, the rest explains itself ----
 h=$WORK/hostile
 mkdir -p "$h"

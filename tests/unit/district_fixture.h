@@ -31,6 +31,7 @@ enum df_broken {
 	DF_CYCLE = 1 << 6,	/* the two Sim tiles are each other's parent */
 	DF_NAN = 1 << 7,	/* a Pres hull bound is NaN */
 	DF_CMAP_LIES = 1 << 8,	/* the Pres CMAP claims 1000 collections */
+	DF_SAME_FILE = 1 << 9,	/* two Pres records (two ids) name one collection file */
 };
 
 #define DF_FILES_MAX 32
@@ -253,6 +254,8 @@ static inline enum rc df_kind_write(struct df_set *s, const char *dist, bool x36
 		buf_free(&sf);
 		buf_free(&t);
 	}
+	if ((broken & DF_SAME_FILE) && !strcmp(k->kind, "Pres"))
+		snprintf(cols[1].name, sizeof cols[1].name, "%s", k->names[2]);
 	if ((broken & DF_CYCLE) && !strcmp(k->kind, "Sim")) {
 		cols[0].parent = cols[1].id;
 		cols[1].parent = cols[0].id;

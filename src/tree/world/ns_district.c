@@ -507,18 +507,55 @@ static int arena_cmp(const void *x, const void *y)
 	return strcmp(((const struct arena_ent *)x)->name, ((const struct arena_ent *)y)->name);
 }
 
+/* Collection files already walked, by slot: CMAP records naming one file twice (a hostile
+ * map can name one big collection in every record) read it once. Open addressing. */
+struct slot_set {
+	uint32_t *v; /* slot + 1; 0 empty */
+	size_t cap, n;
+};
+
+static bool slot_seen(struct slot_set *s, uint32_t slot, bool *oom)
+{
+	size_t h;
+
+	if ((s->n + 1) * 2 > s->cap) {
+		struct slot_set g = {xcalloc_n(s->cap ? s->cap * 2 : 64, sizeof *g.v),
+				     s->cap ? s->cap * 2 : 64, 0};
+
+		if (!g.v) {
+			*oom = true;
+			return true;
+		}
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->v[i])
+				(void)slot_seen(&g, s->v[i] - 1, oom);
+		free(s->v);
+		*s = g;
+	}
+	for (h = (slot * 0x9E3779B1u) & (s->cap - 1); s->v[h]; h = (h + 1) & (s->cap - 1))
+		if (s->v[h] == slot + 1)
+			return true;
+	s->v[h] = slot + 1;
+	s->n++;
+	return false;
+}
+
 /* The arenas of the collection file `file` beside the map, sorted by name (*e, *n; names
- * point into *l, which the caller discards). RC_NOENT when there is no such file. */
-static enum rc collection_arenas(struct asset *as, const char *file, struct tlist *l,
-				 struct arena_ent **e, size_t *n)
+ * point into *l, which the caller discards). RC_NOENT when there is no such file; RC_EXISTS
+ * when seen already walked it. */
+static enum rc collection_arenas(struct asset *as, const char *file, struct slot_set *seen,
+				 struct tlist *l, struct arena_ent **e, size_t *n)
 {
 	uint32_t slot = folder_sibling(as->t, as->slot, file);
+	bool oom = false;
 	enum rc r;
 
 	*e = NULL;
 	*n = 0;
 	if (!slot)
 		return RC_NOENT; /* lint.txt says so */
+	if (slot_seen(seen, slot, &oom))
+		return oom ? RC_NOMEM : RC_EXISTS;
 	r = folder_list(as->t, (tree_ino)slot << 32 | tnode_pack(tn(0, 0, 0)), l);
 	if (r != RC_OK || l->oom)
 		return r == RC_OK || r == RC_NOMEM ? RC_NOMEM : RC_IO;
@@ -535,17 +572,17 @@ static enum rc collection_arenas(struct asset *as, const char *file, struct tlis
 
 /* Add the arenas of one collection file (its entries, by name) that export a model. */
 static enum rc scene_add_collection(struct scene *sc, struct asset *as, const char *coll,
-				    const char *file)
+				    const char *file, struct slot_set *seen)
 {
 	struct tlist l = {0};
 	struct arena_ent *e;
 	size_t n;
-	enum rc r = collection_arenas(as, file, &l, &e, &n);
+	enum rc r = collection_arenas(as, file, seen, &l, &e, &n);
 
 	if (r != RC_OK) {
 		free(e);
 		tlist_discard(&l);
-		return r;
+		return r == RC_EXISTS ? RC_OK : r;
 	}
 	for (size_t i = 0; i < n && r == RC_OK; i++) {
 		struct arena_ref ref;
@@ -626,6 +663,7 @@ static enum rc scene_fill(void *ctx, const struct gltf_req *q, uint64_t first, s
 static enum rc load_scene(struct asset *as, uint64_t arg, void **data, size_t *bytes,
 			  void (**dtor)(void *))
 {
+	struct slot_set seen = {0};
 	const struct district *m;
 	const struct dist_kind_set *ks;
 	struct scene *sc;
@@ -650,10 +688,11 @@ static enum rc load_scene(struct asset *as, uint64_t arg, void **data, size_t *b
 		if (arg ? i != arg - 1 : !dist_in_scene(m, DIST_PRES, i))
 			continue;
 		snprintf(file, sizeof file, "%s.%s", c->safe, ext);
-		r = scene_add_collection(sc, as, c->safe, file);
+		r = scene_add_collection(sc, as, c->safe, file, &seen);
 		if (r == RC_NOENT) /* a tile without its file cannot be shown; the scene goes on */
 			r = arg ? RC_IO : RC_OK;
 	}
+	free(seen.v);
 	if (r == RC_OK) {
 		scene_build(sc);
 		r = gltf_plan(&sc->model, &sc->plan);
@@ -729,6 +768,7 @@ static enum rc objects_of_arena(struct dist_objects *o, struct asset *a, const c
 static enum rc load_objects(struct asset *as, uint64_t arg, void **data, size_t *bytes,
 			    void (**dtor)(void *))
 {
+	struct slot_set seen = {0};
 	const struct district *m;
 	const struct dist_kind_set *ks;
 	struct dist_objects *o;
@@ -755,7 +795,7 @@ static enum rc load_objects(struct asset *as, uint64_t arg, void **data, size_t 
 		if (!dist_first_of_id(m, DIST_SIM, i))
 			continue;
 		snprintf(file, sizeof file, "%s.%s", c->safe, ext);
-		r = collection_arenas(as, file, &l, &e, &n);
+		r = collection_arenas(as, file, &seen, &l, &e, &n);
 		for (size_t k = 0; r == RC_OK && k < n; k++) {
 			struct cache_ent *pin;
 			enum rc ra;
@@ -769,11 +809,12 @@ static enum rc load_objects(struct asset *as, uint64_t arg, void **data, size_t 
 				r = objects_of_arena(o, a, where);
 			tree_asset_put(as->t, pin);
 		}
-		if (r == RC_NOENT || r == RC_IO)
-			r = RC_OK; /* lint.txt and errors.txt say so */
+		if (r == RC_NOENT || r == RC_IO || r == RC_EXISTS)
+			r = RC_OK; /* lint.txt and errors.txt say so; or walked already */
 		free(e);
 		tlist_discard(&l);
 	}
+	free(seen.v);
 	if (r == RC_OK)
 		r = dist_objects_finish(o);
 	if (r != RC_OK) {
@@ -984,6 +1025,7 @@ static enum rc coll_of_arena(struct collision *co, struct asset *a, const char *
 static enum rc load_collision(struct asset *as, uint64_t arg, void **data, size_t *bytes,
 			      void (**dtor)(void *))
 {
+	struct slot_set seen = {0};
 	const struct district *m;
 	const struct dist_kind_set *ks;
 	struct collision *co;
@@ -1010,7 +1052,7 @@ static enum rc load_collision(struct asset *as, uint64_t arg, void **data, size_
 		if (!dist_first_of_id(m, DIST_SIM, i))
 			continue;
 		snprintf(file, sizeof file, "%s.%s", c->safe, ext);
-		r = collection_arenas(as, file, &l, &e, &n);
+		r = collection_arenas(as, file, &seen, &l, &e, &n);
 		for (size_t k = 0; r == RC_OK && k < n; k++) {
 			struct cache_ent *pin;
 			enum rc ra;
@@ -1024,11 +1066,12 @@ static enum rc load_collision(struct asset *as, uint64_t arg, void **data, size_
 				r = coll_of_arena(co, a, where);
 			tree_asset_put(as->t, pin);
 		}
-		if (r == RC_NOENT || r == RC_IO)
+		if (r == RC_NOENT || r == RC_IO || r == RC_EXISTS)
 			r = RC_OK;
 		free(e);
 		tlist_discard(&l);
 	}
+	free(seen.v);
 	co->model = (struct gltf_model){.meshes = co->meshes, .n_meshes = co->n, .fill = coll_fill};
 	if (r == RC_OK)
 		r = gltf_bounds(&co->model, co);
