@@ -452,6 +452,7 @@ static void test_cmesh_round_trip_float(void **state)
 	assert_int_equal(m.kd_leaf_entries, 200);
 	assert_false(m.kd_cycle);
 	assert_int_equal(m.cl[2].tri_first, 168);
+	assert_true(wo_cmesh_heap(&m) >= len);
 	assert_int_equal(m.cl[0].compression, 0);
 	assert_int_equal(wo_cmesh_tris(&m, 0, 500, out), 200);
 	for (uint32_t i = 0; i < 200; i++) {

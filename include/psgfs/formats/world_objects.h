@@ -255,6 +255,8 @@ struct wo_tri {
  */
 enum rc wo_cmesh_parse(const uint8_t *p, size_t n, struct wo_cmesh *out, struct diag *d);
 void wo_cmesh_free(struct wo_cmesh *m);
+/* Heap a parsed mesh holds (its copy of the object and the clusters), for a cache budget. */
+size_t wo_cmesh_heap(const struct wo_cmesh *m);
 
 /* Triangles first .. first + count - 1 (clamped to ntris) into out; returns how many. A unit's
  * triangles in order: a triangle (v0 v1 v2), a quad (v0 v1 v2) and (v3 v2 v1). */

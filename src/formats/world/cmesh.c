@@ -431,6 +431,11 @@ void wo_cmesh_free(struct wo_cmesh *m)
 	memset(m, 0, sizeof *m);
 }
 
+size_t wo_cmesh_heap(const struct wo_cmesh *m)
+{
+	return heap_block(m->data) + heap_block(m->cl);
+}
+
 enum rc wo_cmodel_parse(const uint8_t *p, size_t n, struct wo_cmodel *out)
 {
 	memset(out, 0, sizeof *out);
