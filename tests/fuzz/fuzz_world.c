@@ -147,8 +147,12 @@ static void fw_cmesh(const uint8_t *p, size_t n)
 		return;
 	}
 	if (m.ncl > m.num_clusters || (m.ncl && (uint64_t)m.clusters_off + 4ull * m.ncl > n) ||
-	    m.kd_reached > m.kd_nodes)
+	    m.kd_reached > m.kd_nodes || m.ncl > n / WO_CL_HDR)
 		fw_fail("cmesh: more clusters or nodes than the object holds or claims");
+	/* clusters do not share unit bytes, and a unit of 4 bytes or more holds 2 triangles
+	 * at most */
+	if (m.ntris > n / 2)
+		fw_fail("cmesh: more triangles than the object's bytes can hold");
 	t = calloc(m.ntris + 1, sizeof *t);
 	in = calloc(m.ntris + 1, sizeof *in);
 	if (!t || !in)

@@ -668,6 +668,18 @@ static void test_cmesh_hostile(void **state)
 	assert_int_equal(wo_cmesh_tris(&m, 84, 8, out), 8);
 	assert_int_equal(out[0].cluster, 2);
 	wo_cmesh_free(&m);
+	/* a table of aliases: every pointer names cluster 0, whose triangles count once */
+	memcpy(q, p, len);
+	for (uint32_t i = 1; i < 4; i++)
+		st32(q + ld_u32be(q + 0x34) + 4 * i, ld_u32be(q + ld_u32be(q + 0x34)));
+	diag_free(&d);
+	diag_init(&d);
+	assert_int_equal(wo_cmesh_parse(q, len, &m, &d), RC_OK);
+	assert_int_equal(m.ntris, 84);
+	assert_int_equal(lines_with(&d, "3 clusters' units overlap another's (first: cluster 1 in "
+					"cluster 0's); left out"),
+			 1);
+	wo_cmesh_free(&m);
 	/* the granularity NaN: compressed vertices are not finite, so their triangles are bad */
 	memcpy(q, p, len);
 	stf(q + 0x38, NAN);
