@@ -668,6 +668,16 @@ static void test_cmesh_hostile(void **state)
 	assert_int_equal(wo_cmesh_tris(&m, 84, 8, out), 8);
 	assert_int_equal(out[0].cluster, 2);
 	wo_cmesh_free(&m);
+	/* the 20-bit flag: entries are cluster << 20 | offset, so the writer's cluster << 16
+	 * leaves (but cluster 0's) name offsets past their units */
+	memcpy(q, p, len);
+	q[0x3D] |= WO_CMF_20BIT;
+	diag_free(&d);
+	diag_init(&d);
+	assert_int_equal(wo_cmesh_parse(q, len, &m, &d), RC_OK);
+	assert_int_equal(lines_with(&d, "KD-tree: 3 leaves name no cluster's units (first: entry "),
+			 1);
+	wo_cmesh_free(&m);
 	/* a table of aliases: every pointer names cluster 0, whose triangles count once */
 	memcpy(q, p, len);
 	for (uint32_t i = 1; i < 4; i++)
