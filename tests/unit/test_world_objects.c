@@ -414,6 +414,12 @@ static uint8_t *cm_bytes(const struct wo_tri_in *t, uint32_t n, float g, size_t 
 	assert_int_equal(c.len, b.len);
 	p = buf_steal(&b, len);
 	assert_int_equal(ld_u32be(p + 0x50), *len); /* size of this */
+	/* deterministic: a second write gives the same bytes */
+	buf_init(&c);
+	assert_int_equal(wo_cmesh_write(t, n, g, &c), RC_OK);
+	assert_int_equal(c.len, *len);
+	assert_memory_equal(c.data, p, *len);
+	buf_free(&c);
 	return p;
 }
 
