@@ -349,8 +349,13 @@ static void ps_check_manifest(struct ps *ps, const struct ps_file *o, const uint
 
 		r = sm_mmap_parse(p, o->len, ps->pf, &m, d);
 		sm_mmap_free(&m);
-	} else if (o->len >= 24 && !memcmp(p, "ATOC", 4)) {
+	} else if (o->len >= 24 && !memcmp(p, "ATOC", 4)) { /* its records and nothing else */
+		uint64_t rec = ps->pf == SM_X360 ? 64 : 72;
+
 		r = RC_OK;
+		if (o->len != 24 + rec * ld_u32be(p + 16))
+			diag_add(d, "ATOC: %u records claimed in %llu bytes", ld_u32be(p + 16),
+				 (unsigned long long)o->len);
 	}
 	if (r != RC_OK || d->n)
 		ps_fail(ps, PACK_EXIT_VERIFY, o->name, "does not read back clean (%s)",

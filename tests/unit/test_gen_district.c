@@ -22,6 +22,7 @@
 #include "psgfs/formats/stream_manifest.h"
 #include "psgfs/formats/stream_set.h"
 #include "psgfs/gen/gen_district.h"
+#include "psgfs/gen/gen_psg.h"
 
 #define MAXF 256
 
@@ -389,6 +390,31 @@ static void test_stream_set_rules(void **state)
 	assert_true(
 	    ss_file_name(SM_PS3, "DIST_A", SS_PRES, SM_SFIL, "cPres_Global", name, sizeof name));
 	assert_string_equal(name, "cPres_Global.psf");
+	{ /* a ClusteredMesh's box counts as a model's: collision bounds a Sim tile */
+		struct psg_builder *pb = psgb_new(PSGB_REG_MODEL64, 1);
+		uint8_t box[48] = {0};
+		const float v[8] = {-1, 2, 3, 1, 4, 5, 6, 1};
+		float mn[3], mx[3];
+		struct buf b;
+
+		for (int i = 0; i < 8; i++)
+			for (int k = 0; k < 4; k++)
+				box[4 * i + k] = (uint8_t)(f32_bits(v[i]) >> (24 - 8 * k));
+		psgb_add(pb, 0x00080006u, 16, box, sizeof box);
+		buf_init(&b);
+		assert_int_equal(psgb_finish(pb, 0, &b, NULL), RC_OK);
+		assert_true(ss_arena_bounds(b.data, b.len, mn, mx));
+		assert_true(mn[0] == -1 && mn[1] == 2 && mn[2] == 3);
+		assert_true(mx[0] == 4 && mx[1] == 5 && mx[2] == 6);
+		box[16] = 0xFF, box[17] = 0xC0; /* max x NaN: not counted */
+		buf_free(&b);
+		pb = psgb_new(PSGB_REG_MODEL64, 1);
+		psgb_add(pb, 0x00080006u, 16, box, sizeof box);
+		buf_init(&b);
+		assert_int_equal(psgb_finish(pb, 0, &b, NULL), RC_OK);
+		assert_false(ss_arena_bounds(b.data, b.len, mn, mx));
+		buf_free(&b);
+	}
 	{
 		struct ss_writer w;
 		struct buf b;

@@ -3,7 +3,7 @@
  * (Pres, Sim, Tex) the SFIL collection of each folder of arenas, and the four files of the kind
  * (ATOC asset table, CMAP collection map, CSPA collection space, MMAP minimap), all with the
  * kind's stamp, ids by PACK's rules (stream_manifest.h), CSPA bounds from the arenas' own
- * RenderModelData boxes, the kind's SFIL +0x1C word and PS3's 0x100 framing. Pure: buffers in,
+ * RenderModelData and ClusteredMesh boxes, the kind's SFIL +0x1C word and PS3's 0x100 framing. Pure: buffers in,
  * buffers out. psgfs-gen district and psgfs-tool pack-stream both write through it, so the two
  * cannot drift.
  *
@@ -98,8 +98,9 @@ enum rc ssw_finish(struct ss_writer *w, struct buf *atoc, struct buf *cmap, stru
 		   struct buf *mmap);
 void ssw_free(struct ss_writer *w);
 
-/* The box of an arena's RenderModelData objects (min and max x, y, z); false when it has none
- * that is finite. */
+/* The box of an arena's RenderModelData and ClusteredMesh objects (both begin with their
+ * bounding box: min xyzw, max xyzw): min and max x, y, z; false when it has none that is
+ * finite and ordered. */
 bool ss_arena_bounds(const uint8_t *p, size_t n, float mn[3], float mx[3]);
 
 #endif

@@ -25,7 +25,8 @@
 #include "psgfs/formats/stream_set.h"
 
 #define SS_ATOC_TYPE 0xAB329A6Au
-#define SS_TILE_HALF 50.0f /* tiles are 100 m squares named by their centre */
+#define SS_T_CMESH   0x00080006u /* ClusteredMesh: collision, its box first as a model's */
+#define SS_TILE_HALF 50.0f	 /* tiles are 100 m squares named by their centre */
 
 static const char *const ss_kinds[SS_KINDS] = {"Pres", "Sim", "Tex"};
 
@@ -189,7 +190,8 @@ bool ss_arena_bounds(const uint8_t *p, size_t n, float mn[3], float mx[3])
 		float b[6];
 		bool ok = true;
 
-		if (e->type_id != RW_T_RENDERMODEL || !e->readable || e->size < 32)
+		if ((e->type_id != RW_T_RENDERMODEL && e->type_id != SS_T_CMESH) || !e->readable ||
+		    e->size < 32)
 			continue;
 		if (arena_read_object(&s, &a, i, &o, &len) != RC_OK || len < 32) {
 			free(o);
