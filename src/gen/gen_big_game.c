@@ -930,6 +930,7 @@ static void gd_streams(struct gdir *g, uint64_t seed, bool x360)
 struct gd_dist {
 	struct elist *l;
 	const char *folder;
+	struct gdir *g; /* worlddmo.big goes to data/content/ */
 };
 
 static enum rc gd_dist_put(void *ctx, const char *rel, const struct buf *b)
@@ -939,6 +940,10 @@ static enum rc gd_dist_put(void *ctx, const char *rel, const struct buf *b)
 	bool sfil = n > 4 && (!strcmp(rel + n - 4, ".psf") || !strcmp(rel + n - 4, ".xsf"));
 	struct buf c;
 
+	if (!strcmp(rel, GEN_DISTRICT_DMO_BIG)) {
+		gd_file(g->g, "data/content/worlddmo.big", b);
+		return g->g->r;
+	}
 	buf_init(&c);
 	buf_put(&c, b->data, b->len);
 	/* collections chunked as the big ones are in the game's archives, manifests stored */
@@ -948,12 +953,12 @@ static enum rc gd_dist_put(void *ctx, const char *rel, const struct buf *b)
 }
 
 /* A generated district (gen_district.h) in its own world archive, as the game keeps each
- * district in worldDIST_<Name>.big. */
+ * district in worldDIST_<Name>.big, and its props' templates in data/content/worlddmo.big. */
 static void gd_district(struct gdir *g, uint64_t seed, bool x360)
 {
 	struct gen_big_opts bo = {.wide = true, .shift = 7};
 	struct elist l = {0};
-	struct gd_dist d = {&l, "data/content/world/stream/DIST_Gen"};
+	struct gd_dist d = {&l, "data/content/world/stream/DIST_Gen", g};
 	const struct gen_district_opts o = {.seed = seed, .x360 = x360, .name = "DIST_Gen"};
 
 	if (g->r != RC_OK)

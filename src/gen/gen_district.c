@@ -16,6 +16,8 @@
 #include "psgfs/formats/skate_x360.h"
 #include "psgfs/formats/stream_set.h"
 #include "psgfs/formats/texture.h"
+#include "psgfs/formats/world_objects.h"
+#include "psgfs/gen/gen_big.h"
 #include "psgfs/gen/gen_district.h"
 #include "psgfs/gen/gen_psg.h"
 #include "psgfs/gen/gen_psg_objects.h"
@@ -28,6 +30,10 @@
 #define GD_TILE	      100.0f
 #define GD_MAX_TILES  10000u
 #define GD_MAX_MODELS 1000000u
+#define GD_TEMPLATES  4u		    /* DMO templates in worlddmo.big */
+#define GD_TEMPLATE   0x7E3A5D1B00000100ull /* template j's id: + j */
+#define GD_DMOS	      3u		    /* placements per tile */
+#define GD_SIM_ASSET  0x5D2A6B1C001A0000ull /* tile t's Sim arena: + t */
 
 static const char *const broken_names[GD_B_COUNT] = {
     "none",	    "cmap-orphan-id",	"atoc-missing",	    "sfil-extra",
@@ -56,6 +62,7 @@ struct gd_model {
 	float size;	  /* metres per side */
 	uint32_t g;	  /* grid cells per side */
 	uint64_t seed, guid, tex_guid;
+	uint64_t inst_guid; /* the InstanceData's GUID (0 = guid + 4); a DMO template's id */
 	bool x360, nan;
 };
 
@@ -69,12 +76,15 @@ struct gd_geom {
 	float isl_area[4];
 };
 
-static void gd_put_f32(uint8_t *p, float f)
+static void gd_put_u32(uint8_t *p, uint32_t u)
 {
-	uint32_t u = f32_bits(f);
-
 	p[0] = (uint8_t)(u >> 24), p[1] = (uint8_t)(u >> 16), p[2] = (uint8_t)(u >> 8),
 	p[3] = (uint8_t)u;
+}
+
+static void gd_put_f32(uint8_t *p, float f)
+{
+	gd_put_u32(p, f32_bits(f));
 }
 
 static void gd_put_s1(uint8_t *p, float f)
@@ -196,7 +206,7 @@ static void gd_material_instance(struct psg_builder *b, const uint32_t o[12],
 	struct psgo_instance inst = {
 	    .matrix = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1},
 	    .bbox = q->box,
-	    .guid = m->guid + 4,
+	    .guid = m->inst_guid ? m->inst_guid : m->guid + 4,
 	    .guid_local = m->seed,
 	    .rmodel = o[10],
 	    .name = m->name,
@@ -277,7 +287,8 @@ static enum rc gd_model_arena(const struct gd_model *m, struct buf *out)
 	    {NULL, 0xFEFFFFFFu, m->guid, RW_T_SUBREF_RENDERMATERIAL, s_mat},
 	    {NULL, 0x9B0F1678u, m->guid + 2, RW_T_RENDERMODEL, o[10]},
 	    {NULL, 0x7C0F1678u, m->guid + 3, RW_T_OPTIMESH, o[7]},
-	    {NULL, 0xFEFFFFFFu, m->guid + 4, RW_T_SUBREF_INSTANCE, s_inst},
+	    {NULL, 0xFEFFFFFFu, m->inst_guid ? m->inst_guid : m->guid + 4, RW_T_SUBREF_INSTANCE,
+	     s_inst},
 	};
 	psgo_toc(b, o[11], toc, 4);
 	r = psgb_finish(b, 0, out, NULL);
@@ -635,6 +646,176 @@ static enum rc gd_pres(struct gd *d)
 	return r;
 }
 
+/* ---- Sim: collision, rails and placed props per tile ---- */
+
+/* Tile t's models (as gd_model_plan places them): the collision and rails follow them. */
+static uint32_t gd_tile_models(const struct gd *d, uint32_t t, struct gd_model *m, uint32_t max)
+{
+	char name[SM_NAME_LEN];
+	uint32_t n = 0;
+
+	gd_tile_name(d, SS_PRES, t, name, sizeof name);
+	for (uint32_t k = t + 1; k < d->models && n < max; k += d->tiles + 1)
+		gd_model_plan(d, k, t + 1, name, &m[n++]);
+	return n;
+}
+
+static void gd_quad(struct wo_tri_in *t, float x0, float z0, float x1, float z1, float y,
+		    uint16_t surface)
+{
+	const float c[4][3] = {{x0, y, z0}, {x0, y, z1}, {x1, y, z0}, {x1, y, z1}};
+
+	memcpy(t[0].v[0], c[0], 12), memcpy(t[0].v[1], c[1], 12), memcpy(t[0].v[2], c[2], 12);
+	memcpy(t[1].v[0], c[2], 12), memcpy(t[1].v[1], c[1], 12), memcpy(t[1].v[2], c[3], 12);
+	t[0].surface = t[1].surface = surface;
+}
+
+/* The tile's ground (concrete) and each model's top (wood, metal, grass by turns), at 1 cm. */
+static enum rc gd_collision(const struct gd *d, uint32_t t, const struct gd_model *m, uint32_t nm,
+			    struct buf *out)
+{
+	struct wo_tri_in *tri = calloc(2 * ((size_t)nm + 1), sizeof *tri);
+	float x0 = GD_TILE * (float)(t % d->side), z0 = GD_TILE * (float)(t / d->side);
+	enum rc r;
+
+	if (!tri)
+		return RC_NOMEM;
+	gd_quad(tri, x0, z0, x0 + GD_TILE, z0 + GD_TILE, 0, wo_surface_make(3, 1, 0));
+	for (uint32_t i = 0; i < nm; i++)
+		gd_quad(tri + 2 + 2 * i, m[i].x0, m[i].z0, m[i].x0 + m[i].size, m[i].z0 + m[i].size,
+			m[i].y0, wo_surface_make(10 + i % 3, 2 + i % 3, i % 4));
+	r = wo_cmesh_write(tri, 2 * (nm + 1), 0.01f, out);
+	free(tri);
+	return r;
+}
+
+/* A rail across the tile at kerb height, and one along the front edge of each raised model. */
+static enum rc gd_rails(const struct gd *d, uint32_t t, const struct gd_model *m, uint32_t nm,
+			struct buf *out)
+{
+	float(*pt)[3] = calloc(3 * ((size_t)nm + 1), sizeof *pt);
+	struct wo_rail_in *rail = calloc((size_t)nm + 1, sizeof *rail);
+	float x0 = GD_TILE * (float)(t % d->side), z0 = GD_TILE * (float)(t / d->side);
+	uint32_t n = 0;
+	enum rc r;
+
+	if (!pt || !rail) {
+		free(pt);
+		free(rail);
+		return RC_NOMEM;
+	}
+	for (uint32_t i = 0; i <= nm; i++) {
+		bool kerb = i == nm;
+		float ax = kerb ? x0 + 5 : m[i].x0, az = kerb ? z0 + 50 : m[i].z0;
+		float len = kerb ? 90 : m[i].size, y = kerb ? 0.3f : m[i].y0 + 0.1f;
+
+		if (!kerb && m[i].y0 < 1)
+			continue;
+		for (int k = 0; k < 3; k++) {
+			pt[3 * n + k][0] = ax + len * (float)k / 2;
+			pt[3 * n + k][1] = y + (kerb ? 0.2f * (float)(k == 1) : 0);
+			pt[3 * n + k][2] = az;
+		}
+		rail[n] = (struct wo_rail_in){.guid = GD_SIM_ASSET + 0x10000 * (t + 1) + n,
+					      .guid_local = n + 1,
+					      .instance = WO_NONE,
+					      .npoints = 3,
+					      .points = (const float(*)[3])pt[3 * n]};
+		n++;
+	}
+	r = wo_spline_write(rail, n, out);
+	free(pt);
+	free(rail);
+	return r;
+}
+
+/* GD_DMOS props on the tile's ground, turned and scaled, each naming a template. */
+static enum rc gd_dmos(const struct gd *d, uint32_t t, struct buf *out)
+{
+	struct wo_dmo v[GD_DMOS];
+	struct wo_dmo_header h = {.type_id = WO_T_DMODATA};
+	float x0 = GD_TILE * (float)(t % d->side), z0 = GD_TILE * (float)(t / d->side);
+
+	memset(v, 0, sizeof v);
+	for (uint32_t i = 0; i < GD_DMOS; i++) {
+		float a = 0.7f * (float)(i + t), s = i == 2 ? 1.5f : 1.0f;
+		const float pos[3] = {x0 + 20 + 30 * (float)i, 0, z0 + 80};
+		const float rot[4] = {0, sinf(a / 2), 0, cosf(a / 2)};
+		const float scale[3] = {s, s, s};
+
+		wo_compose(pos, rot, scale, v[i].m);
+		for (int k = 0; k < 3; k++) {
+			v[i].bmin[k] = pos[k] - 2 * s;
+			v[i].bmax[k] = pos[k] + 2 * s;
+		}
+		v[i].guid = GD_SIM_ASSET + 0x100000 + GD_DMOS * (uint64_t)t + i;
+		v[i].guid_local = i + 1;
+		v[i].template_id = GD_TEMPLATE + (GD_DMOS * t + i) % GD_TEMPLATES;
+		snprintf(v[i].name, sizeof v[i].name, "dmo_%u_%u", t, i);
+	}
+	if (d->o->broken == GD_B_NAN_MATRIX && t + 1 == d->tiles)
+		v[GD_DMOS - 1].m[0] = NAN;
+	return wo_dmo_write(&h, v, GD_DMOS, out);
+}
+
+/* Tile t's Sim arena: rows VersionData, CollisionModelData -> Volume -> ClusteredMesh,
+ * SplineData, DMOData (DUMB's CollisionModelData and Volume shapes, docs/worlds.md). */
+static enum rc gd_sim_arena(const struct gd *d, uint32_t t, struct buf *out)
+{
+	struct gd_model m[64];
+	uint32_t nm = gd_tile_models(d, t, m, 64), o[6];
+	struct psg_builder *b = psgb_new(PSGB_REG_MODEL64, (uint32_t)(GD_SIM_ASSET + t));
+	uint8_t cmodel[20] = {0}, volume[0x60] = {0};
+	struct buf cm, sp, dm;
+	enum rc r;
+
+	if (!b)
+		return RC_NOMEM;
+	buf_init(&cm);
+	buf_init(&sp);
+	buf_init(&dm);
+	r = gd_collision(d, t, m, nm, &cm);
+	if (r == RC_OK)
+		r = gd_rails(d, t, m, nm, &sp);
+	if (r == RC_OK)
+		r = gd_dmos(d, t, &dm);
+	if (r == RC_OK && (cm.oom || sp.oom || dm.oom))
+		r = RC_NOMEM;
+	if (r != RC_OK) {
+		psgb_free(b);
+		goto out;
+	}
+	if (d->o->x360)
+		psgb_set_platform(b, PSGB_XB2);
+	for (int i = 0; i < 6; i++)
+		o[i] = psgb_reserve(b);
+	psgo_version(b, o[0], true);
+	/* CollisionModelData: volume, one mesh, the table at 0x0C holding the mesh */
+	gd_put_u32(cmodel, o[2]);
+	gd_put_u32(cmodel + 4, 1);
+	gd_put_u32(cmodel + 8, 0x0C);
+	gd_put_u32(cmodel + 12, o[3]);
+	psgb_set(b, o[1], WO_T_COLLISIONMODEL, 16, cmodel, sizeof cmodel);
+	psgb_ref(b, o[1], 0);
+	psgb_ref(b, o[1], 12);
+	/* Volume: identity matrix, type 6 (aggregate) and the mesh */
+	for (int i = 0; i < 4; i++)
+		gd_put_f32(volume + 20 * i, 1.0f);
+	gd_put_u32(volume + 0x40, 6);
+	gd_put_u32(volume + 0x44, o[3]);
+	psgb_set(b, o[2], WO_T_VOLUME, 16, volume, sizeof volume);
+	psgb_ref(b, o[2], 0x44);
+	psgb_set(b, o[3], WO_T_CLUSTEREDMESH, 16, cm.data, cm.len);
+	psgb_set(b, o[4], WO_T_SPLINEDATA, 16, sp.data, sp.len);
+	psgb_set(b, o[5], WO_T_DMODATA, 16, dm.data, dm.len);
+	r = psgb_finish(b, 0, out, NULL);
+out:
+	buf_free(&cm);
+	buf_free(&sp);
+	buf_free(&dm);
+	return r;
+}
+
 /* Sim: one collection per tile (no Global folder, as in the real districts). */
 static enum rc gd_sim(struct gd *d)
 {
@@ -644,14 +825,63 @@ static enum rc gd_sim(struct gd *d)
 	for (uint32_t t = 0; t < d->tiles && r == RC_OK; t++) {
 		char name[SM_NAME_LEN];
 		struct gd_coll c = {0};
+		struct buf *b = gd_coll_add(&c, GD_SIM_ASSET + t);
 
 		gd_tile_name(d, SS_SIM, t, name, sizeof name);
-		r = gd_emit(d, &w, name, &c);
+		r = b ? gd_sim_arena(d, t, b) : RC_NOMEM;
+		if (r == RC_OK)
+			r = gd_emit(d, &w, name, &c);
 		gd_coll_free(&c);
 	}
 	if (r == RC_OK)
 		r = gd_manifests(d, &w);
 	ssw_free(&w);
+	return r;
+}
+
+/* worlddmo.big: template j a small model at the origin whose InstanceData GUID is the
+ * template id the DMO records name (SK8: tInstance records, 0xEB000D, bind template ids to
+ * models). */
+static enum rc gd_worlddmo(struct gd *d)
+{
+	struct gen_big_entry e[GD_TEMPLATES];
+	struct buf arena[GD_TEMPLATES], big;
+	char names[GD_TEMPLATES][40];
+	struct gen_sink sink;
+	enum rc r = RC_OK;
+
+	memset(e, 0, sizeof e);
+	buf_init(&big);
+	for (uint32_t j = 0; j < GD_TEMPLATES; j++) {
+		struct gd_model m = {.x0 = -1, .z0 = -1, .size = 2, .g = 2, .x360 = d->o->x360};
+
+		buf_init(&arena[j]);
+		snprintf(m.name, sizeof m.name, "dmo_template_%u", j);
+		m.seed = j + 1;
+		m.guid = 0x5D2A6B1C001B0000ull + 8ull * j;
+		m.inst_guid = GD_TEMPLATE + j;
+		m.tex_guid = d->o->x360 ? GD_TEX_GUID + j % d->textures
+					: GD_TEX_GUID + GD_TEX_FIRST + j % d->textures;
+		if (r == RC_OK)
+			r = gd_model_arena(&m, &arena[j]);
+		snprintf(names[j], sizeof names[j], "0x%016" PRIx64 ".%s",
+			 (uint64_t)(GD_TEMPLATE + j), d->o->x360 ? "rx2" : "psg");
+		e[j] = (struct gen_big_entry){.folder = "data/content/worlddmo",
+					      .name = names[j],
+					      .data = arena[j].data,
+					      .len = arena[j].len,
+					      .method = GB_REFPACK};
+		if (arena[j].oom)
+			r = RC_NOMEM;
+	}
+	gen_sink_buf(&sink, &big);
+	if (r == RC_OK)
+		r = gen_big_write(NULL, e, GD_TEMPLATES, &sink, NULL, NULL);
+	if (r == RC_OK)
+		r = big.oom ? RC_NOMEM : d->s->put(d->s->ctx, GEN_DISTRICT_DMO_BIG, &big);
+	for (uint32_t j = 0; j < GD_TEMPLATES; j++)
+		buf_free(&arena[j]);
+	buf_free(&big);
 	return r;
 }
 
@@ -677,5 +907,7 @@ enum rc gen_district(const struct gen_district_opts *o, const struct gen_distric
 		r = gd_pres(&d);
 	if (r == RC_OK)
 		r = gd_sim(&d);
+	if (r == RC_OK)
+		r = gd_worlddmo(&d);
 	return r;
 }

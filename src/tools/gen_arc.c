@@ -30,7 +30,8 @@ void gen_arc_usage(FILE *out)
 	      "  district  a district's stream set (docs/worlds.md): OUT is the folder\n"
 	      "            DIST_<Name> (must not exist) holding the five files of each kind\n"
 	      "            Pres/Sim/Tex (.psf .pst .psm .pss .pmm; .xsf ... with --platform\n"
-	      "            x360, whose Tex kind is the empty stub)\n"
+	      "            x360, whose Tex kind is the empty stub), and worlddmo.big (the\n"
+	      "            props' templates) beside it\n"
 	      "options of big, game, stream and district:\n"
 	      "  --seed N            random seed (default 1)\n"
 	      "  --platform P        ps3 (default) or x360 (.rx2 arenas, LZX entries, .xsf/.xst)\n"
@@ -68,6 +69,8 @@ void gen_arc_usage(FILE *out)
 	      "                      1000000 (default 2 per tile + 1)\n"
 	      "  --size N            about N bytes of model arenas (bigger grids; default small)\n"
 	      "  --textures N        diffuse textures, 1 to 4096 (default min(models, 8))\n"
+	      "  --dmo FILE          where worlddmo.big goes (default: beside OUT; it must\n"
+	      "                      not exist)\n"
 	      "  --broken KIND       one lint rule tripped: cmap-orphan-id, atoc-missing,\n"
 	      "                      sfil-extra, cspa-missing, tex-guid-missing,\n"
 	      "                      tex-stub-missing (x360), stamp-mismatch, kind-field,\n"
@@ -103,6 +106,7 @@ enum {
 	A_TEXTURES,
 	A_BROKEN,
 	A_NAME,
+	A_DMO,
 };
 
 static const struct option arc_opts[] = {
@@ -127,12 +131,13 @@ static const struct option arc_opts[] = {
     {"textures", required_argument, NULL, A_TEXTURES},
     {"broken", required_argument, NULL, A_BROKEN},
     {"name", required_argument, NULL, A_NAME},
+    {"dmo", required_argument, NULL, A_DMO},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
 struct arc_args {
-	const char *kind, *variant, *out, *manifest, *toc, *name;
+	const char *kind, *variant, *out, *manifest, *toc, *name, *dmo;
 	uint32_t format, tiles, models, textures;
 	enum gen_district_broken broken;
 	int hostile;
@@ -259,6 +264,9 @@ static int arc_opt(struct arc_args *a, int c, const char *v)
 		break;
 	case A_NAME:
 		a->name = v;
+		break;
+	case A_DMO:
+		a->dmo = v;
 		break;
 	default:
 		return 2;
@@ -474,19 +482,22 @@ static int run_stream(const struct arc_args *a)
 
 /* The district sink: each file created in OUT (never over an existing one). */
 struct dist_dir {
-	int dfd;
-	const char *out;
+	int dfd; /* OUT */
+	const char *out, *dmo;
 };
 
 static enum rc dist_put(void *ctx, const char *rel, const struct buf *b)
 {
 	struct dist_dir *dd = ctx;
 	struct gen_sink s;
-	int fd = openat(dd->dfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	bool dmo = !strcmp(rel, GEN_DISTRICT_DMO_BIG);
+	int fd = dmo ? open(dd->dmo, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)
+		     : openat(dd->dfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	enum rc r;
 
 	if (fd < 0) {
-		fprintf(stderr, "psgfs-gen: %s/%s: %s\n", dd->out, rel, strerror(errno));
+		fprintf(stderr, "psgfs-gen: %s%s%s: %s\n", dmo ? "" : dd->out, dmo ? "" : "/",
+			dmo ? dd->dmo : rel, errno == EEXIST ? "already exists" : strerror(errno));
 		return RC_IO;
 	}
 	gen_sink_fd(&s, &fd);
@@ -510,7 +521,8 @@ static int run_district(const struct arc_args *a)
 				      .size = a->size,
 				      .textures = a->textures,
 				      .broken = a->broken};
-	struct dist_dir dd = {.out = a->out};
+	struct dist_dir dd = {.out = a->out, .dmo = a->dmo};
+	char dmo[4096];
 	enum rc r;
 
 	if (strncmp(o.name, "DIST_", 5) || !o.name[5]) {
@@ -522,6 +534,16 @@ static int run_district(const struct arc_args *a)
 		fprintf(stderr, "psgfs-gen: district: tex-stub-missing applies to --platform "
 				"x360 (a PS3 district has no stub)\n");
 		return 2;
+	}
+	if (!dd.dmo) { /* beside OUT */
+		snprintf(dmo, sizeof dmo, "%.*s%s", (int)(base - a->out), a->out,
+			 GEN_DISTRICT_DMO_BIG);
+		dd.dmo = dmo;
+	}
+	if (access(dd.dmo, F_OK) == 0) {
+		fprintf(stderr, "psgfs-gen: %s: already exists (--dmo FILE names another)\n",
+			dd.dmo);
+		return 1;
 	}
 	if (mkdir(a->out, 0755) != 0) {
 		fprintf(stderr, "psgfs-gen: %s: %s\n", a->out,

@@ -19,6 +19,8 @@
 #include "psgfs/base/hash.h"
 #include "psgfs/base/source.h"
 #include "psgfs/formats/archive.h"
+#include "psgfs/formats/arena.h"
+#include "psgfs/formats/world_objects.h"
 #include "psgfs/formats/stream_manifest.h"
 #include "psgfs/formats/stream_set.h"
 #include "psgfs/gen/gen_district.h"
@@ -132,8 +134,8 @@ static void test_ps3_files(void **state)
 	uint32_t n;
 	const struct buf *g = file(f, "cPres_Global.psf");
 
-	/* 3 kinds x 4 manifests, 5 Pres + 4 Sim + 1 Tex collections */
-	assert_int_equal(f->n, 12 + 10);
+	/* 3 kinds x 4 manifests, 5 Pres + 4 Sim + 1 Tex collections, worlddmo.big */
+	assert_int_equal(f->n, 12 + 10 + 1);
 	cmap(f, "DIST_Gen_Pres.psm", SM_PS3, &m, &lines);
 	assert_int_equal(lines, 0);
 	assert_int_equal(m.n, 5);
@@ -184,6 +186,8 @@ static void test_stamps(void **state)
 	uint64_t kind[SS_KINDS] = {0};
 
 	for (int i = 0; i < f->n; i++) {
+		if (!strcmp(f->name[i], GEN_DISTRICT_DMO_BIG))
+			continue;
 		enum ss_kind k = strstr(f->name[i], "Pres")  ? SS_PRES
 				 : strstr(f->name[i], "Sim") ? SS_SIM
 							     : SS_TEX;
@@ -354,6 +358,132 @@ static void test_broken(void **state)
 	}
 }
 
+/* The objects of tile t's Sim arena, parsed by the world-object readers. */
+struct sim {
+	uint32_t dmos, rails, tris, nonfinite;
+	uint64_t template_id[8];
+	float box[6];
+};
+
+static void sim_objects(const struct files *f, const char *coll, struct sim *out)
+{
+	const struct buf *b = file(f, coll);
+	struct src s, sa;
+	struct src_mem m, ma;
+	struct arc a;
+	struct arena ar;
+	uint8_t *data = NULL;
+	size_t len;
+
+	memset(out, 0, sizeof *out);
+	assert_non_null(b);
+	src_init_mem(&s, &m, b->data, b->len);
+	assert_int_equal(arc_open(&s, NULL, &a, NULL), RC_OK);
+	assert_int_equal(a.n, 1);
+	/* a raw stream asset: its bytes, at 0x100 past its 0x100 header, are the arena */
+	assert_true(ld_u64be(b->data + 0x100) == a.e[0].id);
+	src_init_mem(&sa, &ma, b->data + 0x200, ld_u32be(b->data + 0x108));
+	assert_int_equal(arena_open(&sa, &ar, NULL), RC_OK);
+	for (uint32_t i = 0; i < ar.n_dict; i++) {
+		uint32_t type = arena_row(&ar, i)->type_id;
+		struct diag d;
+
+		if (type != WO_T_DMODATA && type != WO_T_SPLINEDATA && type != WO_T_CLUSTEREDMESH)
+			continue;
+		assert_int_equal(arena_read_object(&sa, &ar, i, &data, &len), RC_OK);
+		diag_init(&d);
+		if (type == WO_T_DMODATA) {
+			struct wo_dmos v;
+
+			assert_int_equal(wo_dmo_parse(data, len, &v, &d), RC_OK);
+			out->dmos = v.n;
+			for (uint32_t k = 0; k < v.n && k < 8; k++) {
+				out->template_id[k] = v.v[k].template_id;
+				out->nonfinite += !!(v.v[k].flags & WO_F_NONFINITE);
+			}
+			wo_dmo_free(&v);
+		} else if (type == WO_T_SPLINEDATA) {
+			struct wo_splines v;
+
+			assert_int_equal(wo_spline_parse(data, len, &v, &d), RC_OK);
+			out->rails = v.h.nsplines;
+			wo_spline_free(&v);
+		} else {
+			struct wo_cmesh v;
+
+			assert_int_equal(wo_cmesh_parse(data, len, &v, &d), RC_OK);
+			out->tris = v.ntris;
+			for (int k = 0; k < 3; k++) {
+				out->box[k] = f32_from_bits(ld_u32be(data + 4 * k));
+				out->box[3 + k] = f32_from_bits(ld_u32be(data + 16 + 4 * k));
+			}
+			wo_cmesh_free(&v);
+		}
+		for (size_t k = 0; k < d.n; k++)
+			printf("# %s row %u: %s\n", coll, i, d.msg[k]);
+		if (type != WO_T_DMODATA || !out->nonfinite)
+			assert_int_equal(d.n, 0);
+		diag_free(&d);
+		free(data);
+		data = NULL;
+	}
+	arena_free(&ar);
+	arc_free(&a);
+}
+
+static void test_sim_objects(void **state)
+{
+	(void)state;
+	struct files *f = gen(false, GD_B_NONE);
+	const struct buf *big = file(f, GEN_DISTRICT_DMO_BIG);
+	struct src s;
+	struct src_mem m;
+	struct arc a;
+	struct sim sim;
+	struct sm_cspa c;
+	unsigned lines;
+
+	/* tile (50, 50): models 1 and 6 of 9, so 2 + 2 x 2 collision triangles */
+	sim_objects(f, "cSim_50_50_high.psf", &sim);
+	assert_int_equal(sim.dmos, 3);
+	assert_true(sim.rails >= 1);
+	assert_int_equal(sim.tris, 6);
+	assert_int_equal(sim.nonfinite, 0);
+	/* the CSPA's geometry box is the collision's */
+	cspa(f, "DIST_Gen_Sim.pss", SM_PS3, &c, &lines);
+	assert_int_equal(lines, 0);
+	assert_int_equal(c.n, 4);
+	assert_true(c.v[3].id == sm_collection_id("cSim_50_50_high"));
+	for (int k = 0; k < 3; k++) {
+		assert_true(fabsf(c.v[3].geom_min[k] - sim.box[k]) < 1e-3f);
+		assert_true(fabsf(c.v[3].geom_max[k] - sim.box[3 + k]) < 1e-3f);
+	}
+	assert_true(c.v[3].geom_min[0] >= 0 && c.v[3].geom_max[0] <= 100);
+	sm_cspa_free(&c);
+	/* every template a placement names is an entry of worlddmo.big */
+	assert_non_null(big);
+	src_init_mem(&s, &m, big->data, big->len);
+	assert_int_equal(arc_open(&s, NULL, &a, NULL), RC_OK);
+	assert_int_equal(a.n, 4);
+	for (uint32_t k = 0; k < sim.dmos; k++) {
+		char want[64];
+		bool found = false;
+
+		snprintf(want, sizeof want, "data/content/worlddmo/0x%016llx.psg",
+			 (unsigned long long)sim.template_id[k]);
+		for (uint32_t i = 0; i < a.n; i++)
+			found |= !strcmp(a.paths + a.e[i].path, want);
+		assert_true(found);
+	}
+	arc_free(&a);
+	files_free(f);
+	/* nan-matrix: the last tile's last placement */
+	f = gen(false, GD_B_NAN_MATRIX);
+	sim_objects(f, "cSim_150_150_high.psf", &sim);
+	assert_int_equal(sim.nonfinite, 1);
+	files_free(f);
+}
+
 static void test_refusals(void **state)
 {
 	(void)state;
@@ -439,7 +569,7 @@ int main(void)
 	    cmocka_unit_test(test_ps3_files),	     cmocka_unit_test(test_stamps),
 	    cmocka_unit_test(test_x360_stub),	     cmocka_unit_test(test_deterministic),
 	    cmocka_unit_test(test_broken),	     cmocka_unit_test(test_refusals),
-	    cmocka_unit_test(test_stream_set_rules),
+	    cmocka_unit_test(test_stream_set_rules), cmocka_unit_test(test_sim_objects),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,9 @@
  * space (identity InstanceData, "Proc_Fuse_..." names) whose materials name their diffuse
  * texture by GUID. PS3: the textures are per-texture arenas in cTex_Global of the Tex stream
  * (asset id = GUID); Xbox 360: one texture arena in cPres_Global, and the four empty Tex
- * manifests (the stub the Xbox 360 engine needs). Sim: cSim_<x>_<z>_high per tile.
+ * manifests (the stub the Xbox 360 engine needs). Sim: cSim_<x>_<z>_high per tile, one arena
+ * each: collision (CollisionModelData -> Volume -> ClusteredMesh with surface ids), rails
+ * (SplineData) and placed props (DMOData) whose templates are in worlddmo.big.
  * --broken variants each trip one rule of the district lint.
  */
 #ifndef PSGFS_GEN_DISTRICT_H
@@ -49,7 +51,10 @@ struct gen_district_opts {
 };
 
 /* Where the files go: rel is a file name inside the district folder ("cPres_Global.psf",
- * "DIST_Gen_Pres.psm"). The generator frees b after the call. */
+ * "DIST_Gen_Pres.psm"), or GEN_DISTRICT_DMO_BIG, the EB archive of the DMO templates, which
+ * belongs beside the district (the CLI writes it beside OUT, `game` in data/content/). The
+ * generator frees b after the call. */
+#define GEN_DISTRICT_DMO_BIG "worlddmo.big"
 struct gen_district_sink {
 	enum rc (*put)(void *ctx, const char *rel, const struct buf *b);
 	void *ctx;
