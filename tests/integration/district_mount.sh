@@ -34,14 +34,14 @@ check "the Sim and Tex maps stay files" bash -c "[ -f '$m/$D/DIST_T_Sim.psm' ] &
 check "a clean district: 0 findings" test "$(cat "$P/lint.txt")" = "0 findings"
 check "... and errors.txt is empty" test ! -s "$P/errors.txt"
 check "collections.tsv: a header and one row per collection of every kind" test \
-	"$(wc -l <"$P/collections.tsv")" = 6
+	"$(wc -l <"$P/collections.tsv")" = 7
 check "... the header's first columns" bash -c \
 	"head -1 '$P/collections.tsv' | grep -q \$'^kind\tname\tid\tparent_id\tdepth\tlod\tassets\tbytes\thull_min_x'"
 check "... a tile's id, parent, depth, lod, assets and box" bash -c \
 	"grep -q \$'^Pres\tcPres_50_50_high\t0xfb4c3af3cd410a21\t0x38b676beb9820c8a\t1\t0\t2\t21248\t0\t-10\t0\t100\t40\t100\t' '$P/collections.tsv'"
 check "minimap.tsv: a header and one row per point" test "$(wc -l <"$P/minimap.tsv")" = 5
 check "info.txt: platform, counts" bash -c \
-	"grep -qx 'platform: ps3' '$P/info.txt' && grep -qx 'collections: 5' '$P/info.txt' &&
+	"grep -qx 'platform: ps3' '$P/info.txt' && grep -qx 'collections: 6' '$P/info.txt' &&
 	 grep -qx 'models: 6' '$P/info.txt' && grep -qx 'unresolved: 0' '$P/info.txt'"
 check "every file reads exactly its st_size" all_read_whole "$P"
 check "psgfs-tool extract gives the same tree" same_as_tool "$S" "$m"
@@ -170,6 +170,43 @@ check "a collection file named twice is placed once in scene.glb" bash -c \
 	 u=\$(grep -ao 'cPres_[A-Za-z0-9_]*/0x[0-9a-f]*\.psg' '$m/DIST_S_Pres.psm/scene.glb' | sort -u | wc -l)
 	 [ \$n = \$u ] && [ \$u -ge 2 ]"
 unmount_psgfs "$m"
+
+# ---- psgfs-gen district: clean on both consoles, each --broken KIND one finding ----
+for pf in ps3 x360; do
+	g=$WORK/gen-$pf
+	mkdir -p "$g"
+	"$PSGFS_GEN" district --platform "$pf" "$g/DIST_Gen" >/dev/null
+	mount_psgfs "$g" "$m"
+	G=$(ls -d "$m"/DIST_Gen/DIST_Gen_Pres.?sm)
+	check "psgfs-gen district ($pf): 0 findings, textured scene, props, rails, collision" bash -c \
+		"[ \"\$(cat '$G/lint.txt')\" = '0 findings' ] && [ ! -s '$G/errors.txt' ] &&
+		 python3 '$here/glb_info.py' '$G/scene.glb' | grep -q 'images [1-9]' &&
+		 grep -q '^props: [1-9]' '$G/info.txt' && grep -q '^rails: [1-9]' '$G/info.txt' &&
+		 grep -q '^collision_triangles: [1-9]' '$G/info.txt'"
+	check "psgfs-gen district ($pf): every file reads whole" all_read_whole "$G"
+	for f in scene collision rails; do
+		cp "$G/$f.glb" "$WORK/gen-$pf-$f.glb"
+		echo "$WORK/gen-$pf-$f.glb" >>"$GLBS"
+	done
+	unmount_psgfs "$m"
+done
+gen_lint() { # KIND PLATFORM LINE
+	local g=$WORK/genb-$1
+	mkdir -p "$g"
+	"$PSGFS_GEN" district --platform "$2" --broken "$1" "$g/DIST_B" >/dev/null
+	"$PSGFS_TOOL" cat "$g" "DIST_B/DIST_B_Pres.$3" | grep -qF -- "$4"
+}
+check "gen --broken cmap-orphan-id" gen_lint cmap-orphan-id ps3 psm/lint.txt "has no file cPres_"
+check "gen --broken atoc-missing" gen_lint atoc-missing ps3 psm/lint.txt "is in no collection"
+check "gen --broken sfil-extra" gen_lint sfil-extra ps3 psm/lint.txt "is not in DIST_B_Pres.pst"
+check "gen --broken cspa-missing" gen_lint cspa-missing ps3 psm/lint.txt "has no bounds in DIST_B_Pres.pss"
+check "gen --broken tex-guid-missing" gen_lint tex-guid-missing ps3 psm/lint.txt "is provided by nothing in the mount"
+check "gen --broken tex-stub-missing (x360)" gen_lint tex-stub-missing x360 xsm/lint.txt "Tex stream stub missing: DIST_B_Tex.xsm"
+check "gen --broken stamp-mismatch" gen_lint stamp-mismatch ps3 psm/lint.txt "stamp: "
+check "gen --broken kind-field" gen_lint kind-field ps3 psm/lint.txt "the word at +0x1C is 0x57000000"
+check "gen --broken parent-cycle" gen_lint parent-cycle ps3 psm/lint.txt "in or leading into a parent cycle"
+check "gen --broken nan-matrix" gen_lint nan-matrix ps3 psm/lint.txt "its matrix is not finite"
+check "gen --broken lying-counts" gen_lint lying-counts ps3 psm/lint.txt "claims 1000000 collections"
 
 # ---- hostile maps: what can be read is listed, the rest explains itself ----
 h=$WORK/hostile

@@ -18,6 +18,7 @@
 #include "psgfs/formats/stream_manifest.h"
 #include "psgfs/formats/world_objects.h"
 #include "psgfs/gen/gen_psg.h"
+#include "psgfs/gen/gen_psg_textures.h"
 #include "psgfs/gen/gen_stream.h"
 
 enum df_broken {
@@ -160,6 +161,37 @@ static inline void df_sfil_append(struct buf *sf, struct buf *toc, bool x360, ui
 	buf_put(toc, rec, x360 ? 64 : 72);
 }
 
+/* The Tex stream's Global: one texture arena per texture GUID the Pres models name (the sky's
+ * diffuse, specular and detail), each the asset of that id, as a district's per-texture
+ * arenas are; t gets an ATOC (header and records). */
+static inline enum rc df_tex_collection(bool x360, struct buf *sf, struct buf *t)
+{
+	static const uint64_t guids[] = {0x2c7f381800171902ull, 0x2c7f381800171903ull,
+					 0x2c7f381800171904ull};
+	enum rc r = RC_OK;
+
+	buf_put(sf, "SFIL", 4);
+	buf_u32be(sf, 3);
+	buf_u64be(sf, 0);
+	buf_u32be(sf, 0x80);
+	buf_u32be(sf, 3);
+	buf_u32be(sf, 0);
+	buf_u32be(sf, 0xFFFFFFFFu);
+	buf_pad_to(sf, 0x80);
+	buf_zero(t, 24);
+	for (int i = 0; i < 3 && r == RC_OK; i++) {
+		struct gen_tex_opts o = {.arena_id = 0x7E570000u + (uint32_t)i};
+		struct buf a;
+
+		buf_init(&a);
+		r = gen_psg_textures(&o, &a, NULL, NULL);
+		if (r == RC_OK)
+			df_sfil_append(sf, t, x360, guids[i], &a);
+		buf_free(&a);
+	}
+	return r;
+}
+
 /* One kind: its collections (names), the Global's index or -1, tiles' centres. */
 struct df_kind {
 	const char *kind;
@@ -193,10 +225,12 @@ static inline enum rc df_kind_write(struct df_set *s, const char *dist, bool x36
 		struct gen_stream_opts o = {.seed = seed + i, .x360 = x360, .assets = 2};
 		struct buf sf, t;
 		bool global = (int)i == k->global;
+		bool tex = !strcmp(k->kind, "Tex");
 
 		buf_init(&sf);
 		buf_init(&t);
-		r = gen_stream(&o, GS_H_NONE, &sf, &t, NULL);
+		r = tex ? df_tex_collection(x360, &sf, &t)
+			: gen_stream(&o, GS_H_NONE, &sf, &t, NULL);
 		if (r != RC_OK)
 			break;
 		df_put_u64(&sf, 8, k->stamp);
@@ -206,8 +240,8 @@ static inline enum rc df_kind_write(struct df_set *s, const char *dist, bool x36
 		if ((broken & DF_W1C) && !strcmp(k->kind, "Pres") && i == 1)
 			df_put_u32(&sf, 0x1C, 0x57000000u);
 		buf_put(&toc, t.data + 24, t.len - 24);
-		toc_n += 2;
-		cols[i].assets = 2;
+		toc_n += tex ? 3 : 2;
+		cols[i].assets = tex ? 3 : 2;
 		if (!strcmp(k->kind, "Sim")) { /* a third asset: the tile's world objects */
 			struct buf w;
 
@@ -324,7 +358,7 @@ static inline enum rc df_district(struct df_set *s, const char *dist, bool x360,
 	     {50, 50},
 	     0x57000000u,
 	     0x5a5a0002u},
-	    {"Tex", {NULL}, 0, -1, {0}, {0}, 0, 0x5a5a0003u},
+	    {"Tex", {"cTex_Global"}, 1, 0, {0}, {0}, 0xFFFFFFFFu, 0x5a5a0003u},
 	};
 	enum rc r = RC_OK;
 

@@ -91,7 +91,7 @@ static void run(const struct df_set *s, const char *map, const char *fail, struc
 		assert_int_equal(dist_scan(&sc, &m, &io), RC_OK);
 		dist_info(&m, &sc, NULL, &v->info);
 		dist_errors(&m, &sc, &v->errors);
-		dist_lint(&sc, &v->lint);
+		dist_lint(&sc, NULL, &v->lint);
 		buf_puts(&v->cols, dist_collections_header);
 		for (uint64_t i = 0; i < dist_collection_rows(&m); i++)
 			dist_collection_row(&m, i, &v->cols);
@@ -170,10 +170,10 @@ static void clean(bool x360)
 	assert_string_equal(txt(&v.lint), "0 findings\n");
 	assert_string_equal(txt(&v.errors), "");
 	assert_non_null(strstr(txt(&v.info), x360 ? "platform: x360\n" : "platform: ps3\n"));
-	assert_non_null(strstr(txt(&v.info), "collections: 5\nassets: 12\nmodels: 6\n"));
+	assert_non_null(strstr(txt(&v.info), "collections: 6\nassets: 15\nmodels: 6\n"));
 	assert_non_null(strstr(txt(&v.info), "unresolved: 0\nproblems: 0\nfindings: 0\n"));
 	assert_non_null(strstr(txt(&v.info), "Pres_stamp: 0x000000005a5a0001\n"));
-	assert_int_equal(count_lines(&v.cols), 1 + 5);
+	assert_int_equal(count_lines(&v.cols), 1 + 6);
 	assert_int_equal(count_lines(&v.mini), 1 + 4);
 	/* The Global: no cell (PACK writes none), depth 0; a tile below it with its square. */
 	assert_non_null(strstr(txt(&v.cols), "Pres\tcPres_Global\t"));
@@ -305,7 +305,7 @@ static void test_cmap_lies(void **state)
 	assert_int_equal(v.load, RC_OK);
 	assert_non_null(strstr(txt(&v.errors), "DIST_T_Pres.psm: CMAP: claims 1000 records; the "
 					       "file holds 3\n"));
-	assert_int_equal(count_lines(&v.cols), 1 + 5);
+	assert_int_equal(count_lines(&v.cols), 1 + 6);
 	assert_non_null(strstr(txt(&v.lint), "DIST_T_Pres.psm: claims 1000 collections; the file "
 					     "holds 3\n"));
 	views_free(&v);
@@ -324,7 +324,7 @@ static void test_sibling_io(void **state)
 	assert_int_equal(v.load, RC_OK);
 	assert_non_null(strstr(txt(&v.errors), "DIST_T_Pres.pss: cannot be read: "));
 	assert_non_null(strstr(txt(&v.lint), "DIST_T_Pres.pss cannot be read\n"));
-	assert_int_equal(count_lines(&v.cols), 1 + 5);
+	assert_int_equal(count_lines(&v.cols), 1 + 6);
 	views_free(&v);
 	run(&s, "DIST_T_Pres.psm", "cSim_50_50_high.psf", &v);
 	assert_non_null(strstr(txt(&v.errors), "cSim_50_50_high.psf: cannot be read: "));
@@ -431,6 +431,23 @@ static void test_objects(void **state)
 	assert_non_null(strstr(t, "0x1180\t0\t3\t1\t2\n0x1181\t1\t3\t1\t2\n"));
 	assert_true(o.d.n >= 1);
 	assert_non_null(strstr(o.d.msg[0], "c/0x2.psg: object 7"));
+	assert_int_equal(o.lint.n, 0);
+	{ /* a prop whose matrix is NaN: a finding, placed at 0 */
+		struct wo_dmo v = {0};
+		struct wo_dmo_header h = {.type_id = WO_T_DMODATA};
+		struct buf b;
+
+		v.m[0] = v.m[5] = v.m[10] = v.m[15] = 1;
+		v.m[12] = NAN;
+		buf_init(&b);
+		assert_int_equal(wo_dmo_write(&h, &v, 1, &b), RC_OK);
+		assert_int_equal(dist_objects_add(&o, "c/0x3.psg", 2, WO_T_DMODATA, b.data, b.len),
+				 RC_OK);
+		buf_free(&b);
+		assert_int_equal(o.lint.n, 1);
+		assert_string_equal(o.lint.msg[0], "c/0x3.psg: object 2: prop 0: its matrix is not "
+						   "finite (placed at 0)");
+	}
 	dist_objects_free(&o);
 	arena_free(&a);
 	diag_free(&d);

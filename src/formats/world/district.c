@@ -816,9 +816,10 @@ void dist_info(const struct district *m, const struct dist_scan *s, const struct
 	else
 		buf_puts(
 		    b, "props: not read (a single-file mount reaches no arena)\nrails: not read\n");
-	buf_printf(b, "unresolved: %zu\nproblems: %zu\nfindings: %zu\n", s->unresolved,
+	buf_printf(b, "unresolved: %zu\nproblems: %zu\nfindings: %zu\n",
+		   s->unresolved + (o ? o->unresolved : 0),
 		   diag_count(&m->d) + diag_count(&s->d) + (o ? diag_count(&o->d) : 0),
-		   diag_count(&s->lint));
+		   diag_count(&s->lint) + (o ? diag_count(&o->lint) : 0));
 }
 
 static void diag_lines(const struct diag *d, struct buf *b)
@@ -837,10 +838,17 @@ void dist_errors(const struct district *m, const struct dist_scan *s, struct buf
 	diag_lines(&s->d, b);
 }
 
-void dist_lint(const struct dist_scan *s, struct buf *b)
+void dist_lint(const struct dist_scan *s, const struct dist_objects *o, struct buf *b)
 {
 	diag_lines(&s->lint, b);
-	buf_printf(b, "%zu findings\n", diag_count(&s->lint));
+	if (o)
+		diag_lines(&o->lint, b);
+	buf_printf(b, "%zu findings\n", diag_count(&s->lint) + (o ? diag_count(&o->lint) : 0));
+}
+
+bool dist_atoc_has(const struct district *m, enum dist_kind k, uint64_t id)
+{
+	return ids_has(m->k[k].atoc.ids, m->k[k].atoc.n, id);
 }
 
 /* ---- the Sim stream's objects ---- */
@@ -860,6 +868,7 @@ void dist_objects_init(struct dist_objects *o)
 	buf_init(&o->rails);
 	buf_init(&o->surfaces);
 	diag_init(&o->d);
+	diag_init(&o->lint);
 }
 
 void dist_objects_free(struct dist_objects *o)
@@ -871,6 +880,7 @@ void dist_objects_free(struct dist_objects *o)
 	free(o->seg);
 	free(o->rail_segs);
 	diag_free(&o->d);
+	diag_free(&o->lint);
 	memset(o, 0, sizeof *o);
 }
 
@@ -917,6 +927,9 @@ static void add_props(struct dist_objects *o, const char *where, uint32_t index,
 		put_floats(&o->props, p->rot, 4);
 		put_floats(&o->props, p->scale, 3);
 		buf_printf(&o->props, "\t%s\n", wo_words(p->flags));
+		if (p->flags & (WO_F_NONFINITE | WO_F_SINGULAR))
+			diag_add(&o->lint, "%s: object %u: prop %u: its matrix is %s (placed at 0)",
+				 where, index, i, wo_words(p->flags));
 	}
 	o->n_props += m->n;
 }
@@ -978,6 +991,10 @@ static enum rc add_rails(struct dist_objects *o, const char *where, uint32_t ind
 		}
 		if (drawn)
 			o->rail_segs[o->n_rail_list++] = drawn;
+		if (rl->flags & (WO_F_CYCLE | WO_F_LINK))
+			diag_add(&o->lint, "%s: object %u: rail %u: its %s", where, index, r,
+				 rl->flags & WO_F_CYCLE ? "segment chain loops"
+							: "segment chain names nothing");
 	}
 	o->n_rails += sd->nrails;
 	return RC_OK;

@@ -135,7 +135,10 @@ struct dist_objects;
 void dist_info(const struct district *m, const struct dist_scan *s, const struct dist_objects *o,
 	       struct buf *b);
 void dist_errors(const struct district *m, const struct dist_scan *s, struct buf *b);
-void dist_lint(const struct dist_scan *s, struct buf *b);
+/* o (may be NULL): the arenas' findings, after the manifests'. */
+void dist_lint(const struct dist_scan *s, const struct dist_objects *o, struct buf *b);
+/* Whether the ATOC of kind k lists asset id (a stream asset: a per-texture arena's GUID). */
+bool dist_atoc_has(const struct district *m, enum dist_kind k, uint64_t id);
 
 /* ---- the Sim stream's objects: props.tsv, rails.tsv, surfaces.tsv ---- */
 
@@ -148,7 +151,9 @@ struct dist_objects {
 	size_t n_seg, cap_seg, n_rail_list, cap_rail_list;
 	struct wo_surface_count *surf; /* every mesh's counts; merged by dist_objects_finish */
 	size_t n_surf, cap_surf;
-	struct diag d; /* errors.txt: what the objects' parsers said, prefixed by where */
+	struct diag d;	   /* errors.txt: what the objects' parsers said, prefixed by where */
+	struct diag lint;  /* lint.txt: flagged props and rails, textures nothing provides */
+	size_t unresolved; /* texture GUIDs nothing provides */
 };
 extern const char dist_props_header[];
 extern const char dist_rails_header[];

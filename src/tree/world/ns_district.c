@@ -11,6 +11,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "tree/core/views.h"
 #include "tree/mount/arcdir.h"
 #include "tree/psg/ns_psg.h"
+#include "tree/psg/psg_materials.h"
 
 enum {
 	K_ROOT,
@@ -763,6 +765,75 @@ static enum rc objects_of_arena(struct dist_objects *o, struct asset *a, const c
 	return r;
 }
 
+/* The texture GUIDs of one Pres arena's materials that nothing provides: neither the
+ * companion or a texture arena of the mount (psg_materials.c) nor a Pres or Tex stream asset
+ * of that id (a per-texture arena, which an archive's own index may not reach). */
+static void textures_of_arena(struct dist_objects *o, struct asset *a, const char *where,
+			      const struct district *m)
+{
+	struct cache_ent *ent;
+	enum rc r;
+	const struct psg_materials *ms = asset_need(a, N_MATERIALS, 0, &ent, &r);
+
+	for (uint32_t i = 0; ms && i < ms->n; i++)
+		for (uint32_t k = 0; k < ms->v[i].n_ch; k++) {
+			const struct psg_channel *ch = &ms->v[i].ch[k];
+
+			if (ch->kind != SKATE_UNION_STREAM || !ch->has_guid || ch->texture ||
+			    dist_atoc_has(m, DIST_TEX, ch->guid) ||
+			    dist_atoc_has(m, DIST_PRES, ch->guid))
+				continue;
+			diag_add(&o->lint,
+				 "%s: material %u: texture 0x%016" PRIx64
+				 " (%s) is provided by nothing in the mount",
+				 where, i, ch->guid, ch->input ? ch->input : "?");
+			o->unresolved++;
+		}
+	if (ent)
+		asset_unpin(a, ent);
+}
+
+static enum rc textures_lint(struct dist_objects *o, struct asset *as, const struct district *m)
+{
+	const struct dist_kind_set *ks = &m->k[DIST_PRES];
+	struct slot_set seen = {0};
+	char ext[4];
+	enum rc r = RC_OK;
+
+	sm_ext(m->pf, SM_SFIL, ext);
+	for (uint32_t i = 0; i < ks->cmap.n && r == RC_OK; i++) {
+		const struct sm_collection *c = &ks->cmap.v[i];
+		char file[NAME_COMPONENT_MAX + 8];
+		struct tlist l = {0};
+		struct arena_ent *e;
+		size_t n;
+
+		if (!dist_first_of_id(m, DIST_PRES, i))
+			continue;
+		snprintf(file, sizeof file, "%s.%s", c->safe, ext);
+		r = collection_arenas(as, file, &seen, &l, &e, &n);
+		for (size_t k = 0; r == RC_OK && k < n; k++) {
+			struct cache_ent *pin;
+			enum rc ra;
+			struct asset *a = tree_asset_get(as->t, e[k].slot, &pin, &ra);
+			char where[2 * NAME_COMPONENT_MAX + 2];
+
+			if (!a)
+				continue;
+			snprintf(where, sizeof where, "%s/%s", c->safe, e[k].name);
+			if (a->fmt == &tree_format_psg)
+				textures_of_arena(o, a, where, m);
+			tree_asset_put(as->t, pin);
+		}
+		if (r == RC_NOENT || r == RC_IO || r == RC_EXISTS)
+			r = RC_OK;
+		free(e);
+		tlist_discard(&l);
+	}
+	free(seen.v);
+	return r;
+}
+
 /* Every Sim collection's arenas, in CMAP order then by name. Problems are lines of errors.txt;
  * only memory fails the load. */
 static enum rc load_objects(struct asset *as, uint64_t arg, void **data, size_t *bytes,
@@ -815,6 +886,8 @@ static enum rc load_objects(struct asset *as, uint64_t arg, void **data, size_t 
 		tlist_discard(&l);
 	}
 	free(seen.v);
+	if (r == RC_OK)
+		r = textures_lint(o, as, m);
 	if (r == RC_OK)
 		r = dist_objects_finish(o);
 	if (r != RC_OK) {
@@ -1310,9 +1383,17 @@ static enum rc render_errors(const struct tctx *c, unsigned part, uint64_t first
 
 static enum rc render_lint(const struct tctx *c, unsigned part, uint64_t first, struct emit *e)
 {
+	struct cache_ent *ent;
+	enum rc r;
+	const struct dist_objects *o = objects_peek(c->as, &ent, &r);
+
 	(void)part;
 	(void)first;
-	dist_lint(c->need, &e->b);
+	if (!o && c->as->t->fold)
+		return r;
+	dist_lint(c->need, o, &e->b);
+	if (ent)
+		asset_unpin(c->as, ent);
 	emit_item(e);
 	return RC_OK;
 }
