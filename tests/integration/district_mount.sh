@@ -190,6 +190,16 @@ for pf in ps3 x360; do
 	done
 	unmount_psgfs "$m"
 done
+if ! sanitized && command -v blender >/dev/null; then
+	brc=0
+	timeout 600 blender -b --factory-startup --python "$here/district_blender.py" -- \
+		"$WORK/gen-ps3-scene.glb" >"$WORK/blender.log" 2>&1 || brc=$?
+	grep -o 'DISTRICT BLENDER.*' "$WORK/blender.log" || tail -5 "$WORK/blender.log"
+	check "Blender imports scene.glb: a node per arena, a mesh each, three models in place" \
+		test $brc -eq 0
+else
+	echo "# Blender not run (sanitized build or not installed)"
+fi
 gen_lint() { # KIND PLATFORM LINE
 	local g=$WORK/genb-$1
 	mkdir -p "$g"
