@@ -454,6 +454,37 @@ static void test_objects(void **state)
 	buf_free(&w);
 }
 
+/* A map of 70,000 records naming one collection file under distinct ids: the scan stops at
+ * its bounds, says so once, and lints what it read (no hang, no unbounded walk). */
+static void test_many_records(void **state)
+{
+	struct df_set s;
+	struct views v;
+	struct df_file *f;
+	struct sm_collection *c = xcalloc_n(70000, sizeof *c);
+	struct sm_header h = {.version = 1, .stamp = 0x5a5a0001u, .count = 70000};
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(df_district(&s, "DIST_T", false, DF_NONE), RC_OK);
+	for (uint32_t i = 0; i < 70000; i++) {
+		c[i].id = 0x1000000u + i;
+		c[i].parent = SM_GLOBAL_PARENT;
+		snprintf(c[i].name, sizeof c[i].name, "cPres_50_50_high");
+	}
+	f = (struct df_file *)df_find(&s, "DIST_T_Pres.psm");
+	f->b.len = 0;
+	assert_int_equal(sm_cmap_write(SM_PS3, &h, c, 70000, &f->b), RC_OK);
+	run(&s, "DIST_T_Pres.psm", NULL, &v);
+	assert_int_equal(v.load, RC_OK);
+	assert_non_null(strstr(txt(&v.errors), "Pres: more collection files or assets than a "
+					       "district holds (65536 files, 4194304 assets); the "
+					       "rest are not read\n"));
+	views_free(&v);
+	df_free(&s);
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -466,6 +497,7 @@ int main(void)
 	    cmocka_unit_test(test_lint_nan),	 cmocka_unit_test(test_cmap_lies),
 	    cmocka_unit_test(test_sibling_io),	 cmocka_unit_test(test_map_bad),
 	    cmocka_unit_test(test_sfil_lies),	 cmocka_unit_test(test_objects),
+	    cmocka_unit_test(test_many_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

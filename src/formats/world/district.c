@@ -289,9 +289,9 @@ size_t dist_heap(const struct district *m)
 
 /* ---- the collection files ---- */
 
-/* Walk one collection's asset headers: ids in sf, problems in d. */
+/* Walk one collection's asset headers (at most budget): ids in sf, problems in d. */
 static enum rc sfil_walk(const struct src *s, const char *file, struct dist_sfil *sf,
-			 struct diag *d)
+			 uint64_t budget, struct diag *d)
 {
 	uint8_t h[SF_HDR];
 	uint64_t cur, max = s->size / SF_ASSET;
@@ -308,6 +308,7 @@ static enum rc sfil_walk(const struct src *s, const char *file, struct dist_sfil
 	sf->stamped = sm_stamp_peek(h, sizeof h, SM_PS3, &sf->stamp);
 	sf->w1c = ld_u32be(h + 0x1C);
 	max = max < DIST_WALK_MAX ? max : DIST_WALK_MAX;
+	max = max < budget ? max : budget;
 	sf->ids = xcalloc_n(max ? (size_t)max : 1, sizeof *sf->ids);
 	if (!sf->ids)
 		return RC_NOMEM;
@@ -368,6 +369,16 @@ static enum rc scan_kind(struct dist_scan *s, enum dist_kind k, const struct dis
 
 		if (ix_find(ks->cmap_ix, ks->cmap.n, c->id) != (long)i || !c->name[0])
 			continue; /* a repeated id or no name: the first record speaks */
+		if (s->walked >= DIST_WALK_TOTAL || ++s->opened > DIST_FILES_MAX) {
+			if (!s->cut++)
+				diag_add(
+				    &s->d,
+				    "%s: more collection files or assets than a district holds "
+				    "(%u files, %u assets); the rest are not read",
+				    dist_kind_names[k], DIST_FILES_MAX, DIST_WALK_TOTAL);
+			s->sf[k][i].st = DS_BAD;
+			continue;
+		}
 		snprintf(file, sizeof file, "%s.%s", c->safe, ext);
 		r = io->open(io->ctx, file, &src, &h);
 		if (r == RC_NOENT)
@@ -379,7 +390,8 @@ static enum rc scan_kind(struct dist_scan *s, enum dist_kind k, const struct dis
 			diag_add(&s->d, "%s: cannot be read: %s", file, rc_why(r));
 			continue;
 		}
-		r = sfil_walk(&src, file, &s->sf[k][i], &s->d);
+		r = sfil_walk(&src, file, &s->sf[k][i], DIST_WALK_TOTAL - s->walked, &s->d);
+		s->walked += s->sf[k][i].n;
 		io->close(io->ctx, h);
 		if (r != RC_OK)
 			return r;
@@ -534,19 +546,36 @@ static void lint_atoc(struct dist_scan *s, enum dist_kind k)
 		    ix_find(ks->cmap_ix, ks->cmap.n, ks->cmap.v[i].id) == (long)i)
 			return; /* a collection not read: its assets would be listed as lost */
 	kind_file(s->m, k, SM_ATOC, atoc, sizeof atoc);
+	/* every walked id of the kind in one sorted array: linear in what was read, whatever
+	 * the numbers of collections and of table rows */
+	size_t total = 0, at = 0;
+	uint64_t *all;
+
+	for (uint32_t i = 0; i < ks->cmap.n; i++)
+		total += s->sf[k][i].n;
+	if (!(all = xcalloc_n(total ? total : 1, sizeof *all))) {
+		diag_add(&s->d, "%s: out of memory comparing it with the collections", atoc);
+		return;
+	}
+	for (uint32_t i = 0; i < ks->cmap.n; i++) {
+		if (s->sf[k][i].n)
+			memcpy(all + at, s->sf[k][i].ids, s->sf[k][i].n * sizeof *all);
+		at += s->sf[k][i].n;
+	}
+	qsort(all, total, sizeof *all, id_cmp);
 	for (uint32_t j = 0; j < ks->atoc.n; j++) {
-		bool found = false;
+		bool found;
 
 		if (j && ks->atoc.ids[j] == ks->atoc.ids[j - 1])
 			continue;
-		for (uint32_t i = 0; i < ks->cmap.n && !found; i++)
-			found = ids_has(s->sf[k][i].ids, s->sf[k][i].n, ks->atoc.ids[j]);
+		found = total && bsearch(&ks->atoc.ids[j], all, total, sizeof *all, id_cmp);
 		if (!found) {
 			diag_add(&s->lint, "%s: asset 0x%016" PRIx64 " is in no collection", atoc,
 				 ks->atoc.ids[j]);
 			s->unresolved++;
 		}
 	}
+	free(all);
 }
 
 /* Stamps of the five files of a kind: the CMAP's first, then the others, then each

@@ -28,6 +28,10 @@ extern const char *const dist_kind_names[DIST_KINDS]; /* "Pres" "Sim" "Tex" */
 
 /* Assets one collection file's walk reads at most (each costs a 0x18-byte header read). */
 #define DIST_WALK_MAX (1u << 20)
+/* ... and all the walks of a scan together, and the collection files a scan opens: far past a
+ * real district (hundreds of collections, thousands of assets), a bound for a hostile map. */
+#define DIST_WALK_TOTAL (1u << 22)
+#define DIST_FILES_MAX	(1u << 16)
 /* The +0x1C word of a collection file as the real packer writes it (PACK): per kind. */
 #define DIST_W1C_PRES 0x58000000u
 #define DIST_W1C_SIM  0x57000000u
@@ -98,6 +102,8 @@ struct dist_scan {
 	struct diag d;			  /* errors.txt: reading the collection files */
 	struct diag lint;		  /* lint.txt: one line per finding */
 	size_t unresolved;		  /* references that name nothing: ids, assets */
+	uint64_t walked;		  /* assets walked so far (DIST_WALK_TOTAL) */
+	uint32_t opened, cut;		  /* collection files opened; 1 once the bounds cut */
 };
 
 /*

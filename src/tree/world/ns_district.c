@@ -555,7 +555,9 @@ static enum rc collection_arenas(struct asset *as, const char *file, struct slot
 	*e = NULL;
 	*n = 0;
 	if (!slot)
-		return RC_NOENT; /* lint.txt says so */
+		return RC_NOENT;       /* lint.txt says so */
+	if (seen->n >= DIST_FILES_MAX) /* a hostile map's thousands of collections: enough */
+		return RC_EXISTS;
 	if (slot_seen(seen, slot, &oom))
 		return oom ? RC_NOMEM : RC_EXISTS;
 	r = folder_list(as->t, (tree_ino)slot << 32 | tnode_pack(tn(0, 0, 0)), l);
