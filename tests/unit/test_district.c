@@ -485,6 +485,33 @@ static void test_many_records(void **state)
 	free(c);
 }
 
+/* The scan may outlive the manifests it was made from (an asset frees its permanent decodes
+ * in slot order, the manifests first): freeing it reads nothing of them (ASan checks). */
+static void test_free_order(void **state)
+{
+	struct df_set s;
+	struct mem_io mi;
+	struct dist_io io = {&mi, mem_open, mem_close};
+	struct district *m = calloc(1, sizeof *m);
+	struct dist_scan sc;
+	struct src_mem sm;
+	struct src src;
+	const struct df_file *f;
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(df_district(&s, "DIST_T", false, DF_NONE), RC_OK);
+	mi = (struct mem_io){&s, NULL, 0};
+	f = df_find(&s, "DIST_T_Pres.psm");
+	src_init_mem(&src, &sm, f->b.data, f->b.len);
+	assert_int_equal(dist_load(m, "DIST_T_Pres.psm", &src, &io), RC_OK);
+	assert_int_equal(dist_scan(&sc, m, &io), RC_OK);
+	dist_free(m);
+	free(m);
+	dist_scan_free(&sc);
+	df_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,7 +524,7 @@ int main(void)
 	    cmocka_unit_test(test_lint_nan),	 cmocka_unit_test(test_cmap_lies),
 	    cmocka_unit_test(test_sibling_io),	 cmocka_unit_test(test_map_bad),
 	    cmocka_unit_test(test_sfil_lies),	 cmocka_unit_test(test_objects),
-	    cmocka_unit_test(test_many_records),
+	    cmocka_unit_test(test_many_records), cmocka_unit_test(test_free_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -360,6 +360,7 @@ static enum rc scan_kind(struct dist_scan *s, enum dist_kind k, const struct dis
 	s->sf[k] = xcalloc_n(ks->cmap.n ? ks->cmap.n : 1, sizeof *s->sf[k]);
 	if (!s->sf[k])
 		return RC_NOMEM;
+	s->n_sf[k] = ks->cmap.n;
 	for (uint32_t i = 0; i < ks->cmap.n; i++) {
 		const struct sm_collection *c = &ks->cmap.v[i];
 		char file[NAME_COMPONENT_MAX + 8];
@@ -659,10 +660,10 @@ enum rc dist_scan(struct dist_scan *s, const struct district *m, const struct di
 
 void dist_scan_free(struct dist_scan *s)
 {
+	/* never through s->m: an asset frees its permanent decodes in slot order, the
+	 * manifests first */
 	for (int k = 0; k < DIST_KINDS; k++) {
-		const struct dist_kind_set *ks = s->m ? &s->m->k[k] : NULL;
-
-		for (uint32_t i = 0; s->sf[k] && ks && i < ks->cmap.n; i++)
+		for (uint32_t i = 0; s->sf[k] && i < s->n_sf[k]; i++)
 			free(s->sf[k][i].ids);
 		free(s->sf[k]);
 	}

@@ -99,6 +99,7 @@ struct dist_sfil {
 struct dist_scan {
 	const struct district *m;
 	struct dist_sfil *sf[DIST_KINDS]; /* per CMAP record of the kind */
+	uint32_t n_sf[DIST_KINDS];	  /* ... how many (the manifests may go first) */
 	struct diag d;			  /* errors.txt: reading the collection files */
 	struct diag lint;		  /* lint.txt: one line per finding */
 	size_t unresolved;		  /* references that name nothing: ids, assets */
