@@ -5,7 +5,7 @@
  * vertex formats and lay out VertexBuffer, IndexBuffer, MeshHelper and DrawIndexedParameters
  * differently, so each platform is one const table, chosen once from the arena's platform.
  * Adding a platform is new files and rows, not branches: its tag and resource descriptors (a
- * row of arena.c), this table (skate_<platform>.c, listed in skate_platform_of) with its
+ * row of arena.c), this table (skate_<platform>.c, listed in skate_platform.c) with its
  * texture row (tex_<platform>.c: reading and writing textures, tex_platform.h), and its view
  * row (src/tree/psg/view_psg_<platform>.c, listed in view_platform_of). Everything above works
  * on the neutral forms of skate_mesh.h and texture.h.

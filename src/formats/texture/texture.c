@@ -32,25 +32,6 @@ enum rc tex_describe(const struct src *s, const struct arena *a, uint32_t idx, s
 
 /* ---- levels and rows ---- */
 
-uint32_t tex_level_rows(const struct tex_desc *d, uint32_t level)
-{
-	uint32_t h = tex_dim(d->height, level);
-
-	return tex_kind_compressed(d->kind) ? (h + 3) / 4 : h;
-}
-
-uint64_t tex_row_bytes(const struct tex_desc *d, uint32_t level)
-{
-	uint32_t w = tex_dim(d->width, level);
-
-	return (uint64_t)(tex_kind_compressed(d->kind) ? (w + 3) / 4 : w) * tex_kind_bpp(d->kind);
-}
-
-uint64_t tex_level_bytes(const struct tex_desc *d, uint32_t level)
-{
-	return tex_row_bytes(d, level) * tex_level_rows(d, level);
-}
-
 enum rc tex_read_rows(const struct src *s, const struct tex_desc *d, uint32_t face, uint32_t level,
 		      uint32_t row0, uint32_t n, uint8_t *out)
 {
