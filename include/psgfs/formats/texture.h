@@ -136,6 +136,12 @@ enum rc ps3_write_rows(const struct ps3_texture *t, const struct tex_layout *l, 
 		       uint32_t face, uint32_t level, uint32_t row0, uint32_t n,
 		       const uint8_t *canon, uint8_t *res, size_t res_len);
 
+struct tex_platform;
+
+/* Bytes of a platform's part of a tex_desc (tex_platform.h): the largest, Xbox 360's layout
+ * (1,096 bytes), with room. */
+#define TEX_PLAT_BYTES 1152u
+
 /*
  * A texture as the tree shows it, whatever the platform: canonical (DDS-order, little-endian)
  * levels, read row by row from the file on demand. Rows are "unit rows": 4-texel block rows
@@ -147,11 +153,6 @@ enum rc ps3_write_rows(const struct ps3_texture *t, const struct tex_layout *l, 
  * RC_CORRUPT only when not even level 0 of face 0 is there. A larger base resource than the
  * layout needs is RC_CORRUPT unless the texture sits at an offset inside a shared resource.
  */
-struct tex_platform;
-
-/* Bytes of a platform's part of a tex_desc (tex_platform.h): the largest, Xbox 360's layout. */
-#define TEX_PLAT_BYTES 1152u
-
 struct tex_desc {
 	uint32_t index;		       /* dictionary row of the Texture object */
 	const struct tex_platform *tp; /* the platform row that reads and writes it */
