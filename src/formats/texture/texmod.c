@@ -15,20 +15,6 @@
 
 #define BATCH_BYTES (256u << 10) /* texel bytes read from a DDS at a time */
 
-static enum rc fail(char *why, size_t whylen, enum rc r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static enum rc fail(char *why, size_t whylen, enum rc r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whylen) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
-
 /* The arena platform's texture row. */
 static const struct tex_platform *tex_row(const struct texmod_plan *p)
 {
@@ -69,7 +55,7 @@ static enum rc plan_dds(const struct src *pic, const struct tex_desc *d, struct 
 		return RC_OK;
 	}
 	if (!p->have_from)
-		return fail(
+		return rc_fail(
 		    why, whylen, RC_UNSUPPORTED,
 		    "DDS %s has no %s texture format, and the texture's own format cannot be "
 		    "read to convert it",
@@ -90,7 +76,7 @@ static enum rc plan_png(const struct src *pic, const struct tex_desc *d, struct 
 		return r;
 	pngdec_close(pr);
 	if (!p->have_from)
-		return fail(why, whylen, RC_UNSUPPORTED,
+		return rc_fail(why, whylen, RC_UNSUPPORTED,
 			    "the texture cannot be read, so a PNG has no format to be encoded in; "
 			    "write a .dds");
 	/* The picture textures/<name>.png shows (the faces the data holds), or every face. */
@@ -98,19 +84,19 @@ static enum rc plan_png(const struct src *pic, const struct tex_desc *d, struct 
 	if ((w == tex_picture_width(d) || w == d->width * d->faces) && h == d->height)
 		return RC_OK;
 	if (d->faces > 1 && d->have_faces == d->faces)
-		return fail(why, whylen, RC_UNSUPPORTED,
+		return rc_fail(why, whylen, RC_UNSUPPORTED,
 			    "the picture is %ux%u, the texture a cube map of six %ux%u faces: save "
 			    "them side by side at %ux%u (a PNG is not scaled), or write a .dds to "
 			    "change the size",
 			    w, h, d->width, d->height, tex_picture_width(d), d->height);
 	if (d->faces > 1)
-		return fail(
+		return rc_fail(
 		    why, whylen, RC_UNSUPPORTED,
 		    "the picture is %ux%u, the texture a cube map holding %u of its six "
 		    "%ux%u faces: save them side by side at %ux%u (a PNG is not scaled), or "
 		    "write a .dds to change the size",
 		    w, h, d->have_faces, d->width, d->height, tex_picture_width(d), d->height);
-	return fail(why, whylen, RC_UNSUPPORTED,
+	return rc_fail(why, whylen, RC_UNSUPPORTED,
 		    "the picture is %ux%u, the texture %ux%u: save it at %ux%u (a PNG is "
 		    "not scaled), or write a .dds to change the size",
 		    w, h, d->width, d->height, tex_picture_width(d), d->height);
@@ -125,14 +111,14 @@ static enum rc plan_relayout(const struct src *as, const struct arena *a, struct
 	enum rc r;
 
 	if (!a->big_endian)
-		return fail(why, whylen, RC_UNSUPPORTED, "little-endian arenas are not written");
+		return rc_fail(why, whylen, RC_UNSUPPORTED, "little-endian arenas are not written");
 	if (why && whylen)
 		why[0] = 0;
 	r = tex_row(p)->relayout(as, a, p, why, whylen);
 	if (r != RC_OK)
 		return r;
 	if (arena_row(a, p->tex)->start + p->obj_len > a->h.rd[0].size)
-		return fail(why, whylen, RC_CORRUPT,
+		return rc_fail(why, whylen, RC_CORRUPT,
 			    "the Texture object lies outside the main block");
 	r = arena_patch_plan(a, p->res, p->texel_bytes, &p->patch, why, whylen);
 	if (r != RC_OK)
@@ -198,12 +184,12 @@ enum rc texmod_plan(const struct src *as, const struct arena *a, uint32_t tex, e
 	p->in = in;
 	p->threads = 1;
 	if (tex >= a->n_dict || arena_row(a, tex)->type_id != RW_T_TEXTURE)
-		return fail(why, whylen, RC_INVAL, "row %u is not a Texture", tex);
+		return rc_fail(why, whylen, RC_INVAL, "row %u is not a Texture", tex);
 	if (!arena_row(a, tex)->readable)
-		return fail(why, whylen, RC_CORRUPT, "the Texture object lies outside the file");
+		return rc_fail(why, whylen, RC_CORRUPT, "the Texture object lies outside the file");
 	p->pl = skate_platform_of(a);
 	if (!p->pl || !p->pl->tex->relayout)
-		return fail(why, whylen, RC_UNSUPPORTED, "textures of %s arenas are not written",
+		return rc_fail(why, whylen, RC_UNSUPPORTED, "textures of %s arenas are not written",
 			    a->h.platform);
 	p->have_from = tex_describe(as, a, tex, &d, NULL) == RC_OK;
 	if (p->have_from) {
@@ -223,7 +209,7 @@ enum rc texmod_plan(const struct src *as, const struct arena *a, uint32_t tex, e
 	 */
 	p->in_place = p->have_from && shape_eq(&p->to, &p->served);
 	if (in == TEXMOD_DDS && p->dds.cube && p->dds.faces < 6 && !p->in_place)
-		return fail(why, whylen, RC_UNSUPPORTED,
+		return rc_fail(why, whylen, RC_UNSUPPORTED,
 			    "a cube map must hold all six faces (this DDS holds %u; only a texture "
 			    "whose data holds its first %u takes them)",
 			    p->dds.faces, p->dds.faces);
@@ -540,7 +526,7 @@ static enum rc verify(const struct src *as, const struct texmod_plan *p, const u
 	if (r != RC_OK || (before >= 0 && (long)diag_count(&dg) > before)) {
 		if (r == RC_OK)
 			arena_free(&b);
-		r = fail(why, whylen, RC_CORRUPT,
+		r = rc_fail(why, whylen, RC_CORRUPT,
 			 "the rewritten arena would not read back as this one does (%s)",
 			 dg.n ? dg.msg[dg.n - 1] : "it does not open");
 		diag_free(&dg);
@@ -550,7 +536,7 @@ static enum rc verify(const struct src *as, const struct texmod_plan *p, const u
 	r = tex_describe(&s, &b, p->tex, &d, NULL);
 	arena_free(&b);
 	if (r != RC_OK)
-		return fail(why, whylen, RC_CORRUPT,
+		return rc_fail(why, whylen, RC_CORRUPT,
 			    "the rewritten texture would not read back (%s)", rc_str(r));
 	return RC_OK;
 }
@@ -562,7 +548,7 @@ enum rc texmod_write(const struct src *as, const struct arena *a, const struct s
 	enum rc r = arena_patch_write(as, a, &p->patch, dst);
 
 	if (r != RC_OK)
-		return fail(why, whylen, r, "the arena cannot be read (%s)", rc_str(r));
+		return rc_fail(why, whylen, r, "the arena cannot be read (%s)", rc_str(r));
 	if (p->obj_len)
 		memcpy(dst + arena_row(a, p->tex)->start, p->obj, p->obj_len);
 	r = sink_init(&k, p, as, dst);

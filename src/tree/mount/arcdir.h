@@ -77,8 +77,6 @@ struct arcdir *arcdir_nested(struct arcdir *ad, uint32_t node, enum rc *r);
 /* Stop the tree's decode-ahead thread (tree_close, before the cache goes); idempotent. */
 void arcdir_ahead_stop(struct tree *t);
 
-uint64_t arcdir_heap(const struct arcdir *ad);	 /* what its tables hold: charged to the cache */
-const char *arcdir_why(const struct arcdir *ad); /* NULL, or why it could not be read */
 
 /*
  * The descriptor of an archive of a folder mount is one of the mount's max_assets (folder.c
