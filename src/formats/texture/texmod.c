@@ -76,19 +76,21 @@ static enum rc plan_png(const struct src *pic, const struct tex_desc *d, struct 
 		return r;
 	pngdec_close(pr);
 	if (!p->have_from)
-		return rc_fail(why, whylen, RC_UNSUPPORTED,
-			    "the texture cannot be read, so a PNG has no format to be encoded in; "
-			    "write a .dds");
+		return rc_fail(
+		    why, whylen, RC_UNSUPPORTED,
+		    "the texture cannot be read, so a PNG has no format to be encoded in; "
+		    "write a .dds");
 	/* The picture textures/<name>.png shows (the faces the data holds), or every face. */
 	p->to = w == tex_picture_width(d) ? p->served : p->from;
 	if ((w == tex_picture_width(d) || w == d->width * d->faces) && h == d->height)
 		return RC_OK;
 	if (d->faces > 1 && d->have_faces == d->faces)
-		return rc_fail(why, whylen, RC_UNSUPPORTED,
-			    "the picture is %ux%u, the texture a cube map of six %ux%u faces: save "
-			    "them side by side at %ux%u (a PNG is not scaled), or write a .dds to "
-			    "change the size",
-			    w, h, d->width, d->height, tex_picture_width(d), d->height);
+		return rc_fail(
+		    why, whylen, RC_UNSUPPORTED,
+		    "the picture is %ux%u, the texture a cube map of six %ux%u faces: save "
+		    "them side by side at %ux%u (a PNG is not scaled), or write a .dds to "
+		    "change the size",
+		    w, h, d->width, d->height, tex_picture_width(d), d->height);
 	if (d->faces > 1)
 		return rc_fail(
 		    why, whylen, RC_UNSUPPORTED,
@@ -97,9 +99,9 @@ static enum rc plan_png(const struct src *pic, const struct tex_desc *d, struct 
 		    "write a .dds to change the size",
 		    w, h, d->have_faces, d->width, d->height, tex_picture_width(d), d->height);
 	return rc_fail(why, whylen, RC_UNSUPPORTED,
-		    "the picture is %ux%u, the texture %ux%u: save it at %ux%u (a PNG is "
-		    "not scaled), or write a .dds to change the size",
-		    w, h, d->width, d->height, tex_picture_width(d), d->height);
+		       "the picture is %ux%u, the texture %ux%u: save it at %ux%u (a PNG is "
+		       "not scaled), or write a .dds to change the size",
+		       w, h, d->width, d->height, tex_picture_width(d), d->height);
 }
 
 /* ---- the texture's new object ---- */
@@ -119,7 +121,7 @@ static enum rc plan_relayout(const struct src *as, const struct arena *a, struct
 		return r;
 	if (arena_row(a, p->tex)->start + p->obj_len > a->h.rd[0].size)
 		return rc_fail(why, whylen, RC_CORRUPT,
-			    "the Texture object lies outside the main block");
+			       "the Texture object lies outside the main block");
 	r = arena_patch_plan(a, p->res, p->texel_bytes, &p->patch, why, whylen);
 	if (r != RC_OK)
 		return r;
@@ -190,7 +192,7 @@ enum rc texmod_plan(const struct src *as, const struct arena *a, uint32_t tex, e
 	p->pl = skate_platform_of(a);
 	if (!p->pl || !p->pl->tex->relayout)
 		return rc_fail(why, whylen, RC_UNSUPPORTED, "textures of %s arenas are not written",
-			    a->h.platform);
+			       a->h.platform);
 	p->have_from = tex_describe(as, a, tex, &d, NULL) == RC_OK;
 	if (p->have_from) {
 		p->from = (struct texmod_shape){d.kind, d.width, d.height, d.mips, d.faces};
@@ -209,10 +211,11 @@ enum rc texmod_plan(const struct src *as, const struct arena *a, uint32_t tex, e
 	 */
 	p->in_place = p->have_from && shape_eq(&p->to, &p->served);
 	if (in == TEXMOD_DDS && p->dds.cube && p->dds.faces < 6 && !p->in_place)
-		return rc_fail(why, whylen, RC_UNSUPPORTED,
-			    "a cube map must hold all six faces (this DDS holds %u; only a texture "
-			    "whose data holds its first %u takes them)",
-			    p->dds.faces, p->dds.faces);
+		return rc_fail(
+		    why, whylen, RC_UNSUPPORTED,
+		    "a cube map must hold all six faces (this DDS holds %u; only a texture "
+		    "whose data holds its first %u takes them)",
+		    p->dds.faces, p->dds.faces);
 	r = p->in_place ? plan_in_place(a, &d, p, why, whylen)
 			: plan_relayout(as, a, p, why, whylen);
 	if (r != RC_OK) {
@@ -527,8 +530,8 @@ static enum rc verify(const struct src *as, const struct texmod_plan *p, const u
 		if (r == RC_OK)
 			arena_free(&b);
 		r = rc_fail(why, whylen, RC_CORRUPT,
-			 "the rewritten arena would not read back as this one does (%s)",
-			 dg.n ? dg.msg[dg.n - 1] : "it does not open");
+			    "the rewritten arena would not read back as this one does (%s)",
+			    dg.n ? dg.msg[dg.n - 1] : "it does not open");
 		diag_free(&dg);
 		return r;
 	}
@@ -537,7 +540,7 @@ static enum rc verify(const struct src *as, const struct texmod_plan *p, const u
 	arena_free(&b);
 	if (r != RC_OK)
 		return rc_fail(why, whylen, RC_CORRUPT,
-			    "the rewritten texture would not read back (%s)", rc_str(r));
+			       "the rewritten texture would not read back (%s)", rc_str(r));
 	return RC_OK;
 }
 
