@@ -97,4 +97,16 @@ enum rc folder_arc_adopt(struct tree *t, struct arcdir *ad);
 /* ... and hand out slots for its nodes, remembered for slot lookups (arcdir_ensure). */
 enum rc folder_arc_register(struct tree *t, struct arcdir *ad);
 
+/*
+ * The loose view (loose.c) reads an archive's table and its entries by index, without the
+ * node tree (arcdir_ensure is never called): the parsed table, one raw path component made a
+ * safe name as the tree names it (out: ARCDIR_NAME_BUF bytes), and a plain asset over entry i
+ * in slot `slot`.
+ */
+#define ARCDIR_NAME_BUF 264
+const struct arc *arcdir_arc(const struct arcdir *ad);
+size_t arcdir_safe_name(const char *p, size_t n, char *out, bool *changed);
+enum rc arcdir_entry_open(struct arcdir *ad, uint32_t i, uint32_t slot, const char *logical,
+			  struct asset **out);
+
 #endif
