@@ -273,8 +273,8 @@ static enum rc claim(struct loose *L, const char *path, uint8_t kind, uint32_t s
 		return RC_OK;
 	}
 	if (L->lost++ < WARN_MAX)
-		fprintf(stderr, "psgfs: loose view: %s: %s not shown: the path is %s's\n", who,
-			path, holder(L, k));
+		fprintf(stderr, "psgfs: loose view: %s: %s not shown: taken by %s\n", who, path,
+			holder(L, k));
 	return RC_OK;
 }
 
