@@ -73,7 +73,7 @@ struct loose {
 	uint32_t *map; /* while building: (parent, name) -> node + 1 */
 	size_t mask;
 	size_t lost;
-	size_t heap;
+	size_t heap, charged; /* what the view holds; charged to the cache so far */
 };
 
 /* ---- paths ---- */
@@ -498,6 +498,9 @@ static enum rc add_archive(struct loose *L, int root_fd, const char *rel)
 		    claim(L, path, LN_ENTRY, ai, i, rel) != RC_OK)
 			return RC_NOMEM;
 	}
+	/* Charged as it grows: the next archive's room check sees this one's nodes. */
+	cache_charge(L->t->cache, (size_t)arc_cost(a));
+	L->charged += (size_t)arc_cost(a);
 	return RC_OK;
 }
 
@@ -630,7 +633,8 @@ struct loose *loose_open(struct tree *t, int root_fd, char *why, size_t whylen)
 		loose_free(L);
 		return NULL;
 	}
-	cache_charge(t->cache, L->heap);
+	if (L->heap > L->charged)
+		cache_charge(t->cache, L->heap - L->charged);
 	return L;
 }
 
