@@ -467,7 +467,9 @@ static bool dds_rows_same(struct sink *k, uint32_t face, uint32_t level, uint32_
 		return false;
 	if (!k->was)
 		k->was = malloc(BATCH_BYTES); /* dds_direct's batches are at most that */
-	k->same = k->was && bytes <= BATCH_BYTES &&
+	/* in place, the served shape equals the target's, so the rows have one size; checked
+	 * anyway, since k->was holds one batch of the DDS's rows */
+	k->same = k->was && bytes <= BATCH_BYTES && tex_row_bytes(&k->p->src, level) * n == bytes &&
 		  tex_read_rows(k->as, &k->p->src, face, level, row0, n, k->was) == RC_OK &&
 		  !memcmp(k->was, units, (size_t)bytes);
 	return k->same;
