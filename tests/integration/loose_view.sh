@@ -87,6 +87,8 @@ unmount_psgfs "$M"
 # ---- refusals ----
 check "layout=loose on a single file is a usage error (2)" bash -c \
 	"'$PSGFS' -o layout=loose '$G/data/content/world.big' '$M' 2>/dev/null; [ \$? = 2 ]"
+check "layout=loose on a missing folder cannot open it (3)" bash -c \
+	"'$PSGFS' -o layout=loose '$WORK/none' '$M' 2>/dev/null; [ \$? = 3 ]"
 check "an unknown layout is a usage error (2)" bash -c \
 	"'$PSGFS' -o layout=flat '$G' '$M' 2>/dev/null; [ \$? = 2 ]"
 check "layout=loose with assets=dirs is a usage error (2)" bash -c \

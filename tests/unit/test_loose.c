@@ -388,6 +388,57 @@ static void test_stable(void **state)
 	buf_free(&two);
 }
 
+/* The view's memory is the cache budget's: an archive whose entries do not fit what is left
+ * of it is not unpacked (it stays a file); with room, the same archive is. */
+static void test_budget(void **state)
+{
+	enum { N = 30000 };
+	static struct ent e[N];
+	static char names[N][24];
+	char game[PATH_MAX], why[256];
+	struct tree_opts o = {.layout_loose = true, .assets_files = true};
+	struct tree_stat st;
+	struct tree *t;
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof names[i], "entry-%05d.bin", i);
+		e[i] = (struct ent){"data/content/a-rather-long-folder-name/of/many/levels",
+				    names[i], "x", 1, 0};
+	}
+	put_big("game/data/many.big", e, N);
+	snprintf(game, sizeof game, "%s/game", dir);
+	o.cache_bytes = 1u << 20;
+	assert_int_equal(tree_open(game, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+	names_are(t, "data", "many.big\n");
+	tree_close(t);
+	o.cache_bytes = 64u << 20;
+	assert_int_equal(tree_open(game, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+	names_are(t, "data", "content/\n");
+	assert_int_equal(
+	    tree_resolve(t, "data/content/a-rather-long-folder-name/of/many/levels/entry-29999.bin",
+			 &st),
+	    RC_OK);
+	assert_int_equal(st.size, 1);
+	tree_close(t);
+}
+
+/* A missing folder is a source that cannot be opened, not a refusal of the option. */
+static void test_missing(void **state)
+{
+	struct tree_opts o = {.layout_loose = true};
+	char game[PATH_MAX], why[256];
+	struct tree *t;
+
+	(void)state;
+	snprintf(game, sizeof game, "%s/none", dir);
+	assert_int_equal(tree_open(game, &o, &t, why, sizeof why), TREE_FAIL_OPEN);
+	snprintf(game, sizeof game, "%s/file", dir);
+	put_bytes("file", "x", 1);
+	assert_int_equal(tree_open(game, &o, &t, why, sizeof why), TREE_FAIL_OTHER);
+	assert_non_null(strstr(why, "needs a folder"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +446,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_precedence, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_mods_layered, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_stable, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_budget, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_missing, dir_setup, dir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

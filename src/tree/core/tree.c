@@ -989,7 +989,7 @@ enum tree_open_fail tree_open(const char *path, const struct tree_opts *o, struc
 	f = t->opts.mods_dir && !t->opts.layout_loose ? mods_init(t, why, whylen) : TREE_FAIL_NONE;
 	if (stat(path, &st) != 0)
 		st.st_mode = 0;
-	if (f == TREE_FAIL_NONE && t->opts.layout_loose && !S_ISDIR(st.st_mode)) {
+	if (f == TREE_FAIL_NONE && t->opts.layout_loose && st.st_mode && !S_ISDIR(st.st_mode)) {
 		snprintf(why, whylen, "layout=loose needs a folder (the game's)");
 		f = TREE_FAIL_OTHER;
 	}
