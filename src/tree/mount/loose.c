@@ -747,23 +747,24 @@ enum rc loose_list(struct tree *t, struct loose *L, uint32_t slot, struct tlist 
 	return out->oom ? RC_NOMEM : RC_OK;
 }
 
-/* The index of the listing's entry named s, or SIZE_MAX (a linear pass: a game folder's
- * listings that the archives add to are a few folders, and most of them small). */
-static size_t listed(const struct tlist *l, size_t n, const char *s)
+static int ent_cmp(const void *x, const void *y, void *ctx)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(l->names + l->v[i].name, s) == 0)
-			return i;
-	return SIZE_MAX;
+	const struct tlist *l = ctx;
+
+	return strcmp(l->names + l->v[*(const size_t *)x].name,
+		      l->names + l->v[*(const size_t *)y].name);
 }
 
+/* The folder's own entries (the listing so far) by name, and the view's children of the same
+ * folder (sorted too) walked together: a name both have stays the folder's, unless the view's
+ * is a file of OUTDIR, which takes its place. */
 enum rc loose_merge(struct tree *t, struct loose *L, uint32_t dir_slot, struct tlist *out)
 {
 	char path[PATH_MAX];
-	uint32_t k;
-	size_t real = out->n;
+	size_t real = out->n, *by = NULL, i = 0;
 	bool dropped = false;
 	const struct lnode *d;
+	uint32_t k;
 
 	if (dir_slot == 0)
 		path[0] = '\0';
@@ -773,25 +774,34 @@ enum rc loose_merge(struct tree *t, struct loose *L, uint32_t dir_slot, struct t
 	if (k == NO_NODE)
 		return RC_OK;
 	d = &L->nodes[k];
-	for (uint32_t i = 0; i < d->nkids; i++) {
-		uint32_t c = L->kids[d->kid0 + i];
-		size_t at = listed(out, real, L->names + L->nodes[c].name);
+	if (real && !(by = xcalloc_n(real, sizeof *by)))
+		return RC_NOMEM;
+	for (size_t r = 0; r < real; r++)
+		by[r] = r;
+	if (real > 1)
+		qsort_r(by, real, sizeof *by, ent_cmp, out);
+	for (uint32_t j = 0; j < d->nkids; j++) {
+		uint32_t c = L->kids[d->kid0 + j];
+		const char *name = L->names + L->nodes[c].name;
+		int cmp = 1;
 
-		/* A loose file or folder keeps its name; a file of OUTDIR takes it. */
-		if (at != SIZE_MAX && L->nodes[c].kind != LN_MOD)
-			continue;
-		if (at != SIZE_MAX) {
-			out->v[at].ino = 0;
+		while (i < real && (cmp = strcmp(out->names + out->v[by[i]].name, name)) < 0)
+			i++;
+		if (i < real && cmp == 0) {
+			if (L->nodes[c].kind != LN_MOD)
+				continue;
+			out->v[by[i]].ino = 0;
 			dropped = true;
 		}
 		add_node(L, c, out);
 	}
+	free(by);
 	if (dropped) {
 		size_t w = 0;
 
-		for (size_t i = 0; i < out->n; i++)
-			if (out->v[i].ino)
-				out->v[w++] = out->v[i];
+		for (size_t r = 0; r < out->n; r++)
+			if (out->v[r].ino)
+				out->v[w++] = out->v[r];
 		out->n = w;
 	}
 	return out->oom ? RC_NOMEM : RC_OK;
