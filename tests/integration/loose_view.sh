@@ -66,6 +66,7 @@ while IFS= read -r -d '' f; do
 	cmp -s "$M/$f" "$WORK/exp/$f" || { echo "# bytes: $f"; bad=1; }
 done < <(cd "$WORK/exp" && find . -type f -print0)
 check "every file's st_size and bytes are extract's" test "$bad" = 0
+check "every file reads exactly its st_size bytes (one reader for all)" all_read_whole "$M"
 check "a loose file wins over the entry of its path" \
 	grep -qx 'loose over the archive' "$M/$CAC/catalog.xml"
 check "the first archive by path wins a shared path (aa.big)" grep -qx 'aa wins' "$M/$CAC/empty.dat"
