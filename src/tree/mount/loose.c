@@ -21,6 +21,7 @@
 
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/names.h"
+#include "psgfs/formats/registry.h"
 #include "tree/mount/arcdir.h"
 #include "tree/mount/loose.h"
 
@@ -391,9 +392,13 @@ static bool walk(int dfd, bool (*want)(const char *name), struct pathv *out)
 	return ok;
 }
 
+/* The archives the game opens by name (.big: EB v3, BIGF, BIG4), by the registry's names; a
+ * stream file (SFIL) is a file the game reads as it is. */
 static bool is_big(const char *name)
 {
-	return name_has_ext(name, (const char *const[]){".big", NULL});
+	const struct fmt_row *r = fmt_by_name(name, FMT_ARCHIVE);
+
+	return r && r->id != FMT_SFIL;
 }
 
 /* OUTDIR's files, but not the temporaries a crashed texture mod may have left there. */
