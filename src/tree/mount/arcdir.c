@@ -1979,6 +1979,8 @@ const char *arcdir_why(const struct arcdir *ad)
 	return ad->why;
 }
 
+_Static_assert(ARCDIR_NAME_BUF >= NAME_MAX_BYTES + 64, "name_of writes up to this much");
+
 size_t arcdir_safe_name(const char *p, size_t n, char *out, bool *changed)
 {
 	return name_of((const uint8_t *)p, n, out, changed);
