@@ -164,5 +164,12 @@ check "the loose view serves the new arena at the entry's path" cmp -s "$M/$tex"
 check "... which is not the archive's" bash -c "! cmp -s '$M/$tex' '$WORK/exp/$tex'"
 unmount_psgfs "$M"
 
+# ---- over the game folder itself: the emulator's own path shows the view (README's flow) ----
+mount_psgfs "$G" "$G" -o layout=loose 2>/dev/null
+check "mounted over its own folder: the same listing" diff <(listing "$WORK/exp") <(listing "$G")
+check "... and the same bytes" diff -r "$WORK/exp" "$G"
+unmount_psgfs "$G"
+check "unmounted: the archives are back" test -f "$G/data/content/createacharacter.big"
+
 echo "# $passes passed, $fails failed"
 [ "$fails" = 0 ]
