@@ -423,6 +423,59 @@ static void test_budget(void **state)
 	tree_close(t);
 }
 
+/* Descriptors of this process open on a file whose name ends in suffix. */
+static int fds_on(const char *suffix)
+{
+	char p[64], target[PATH_MAX];
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++) {
+		ssize_t len;
+
+		snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+		len = readlink(p, target, sizeof target - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		if (strlen(target) >= strlen(suffix) &&
+		    strcmp(target + strlen(target) - strlen(suffix), suffix) == 0)
+			n++;
+	}
+	return n;
+}
+
+/* The archives' descriptors are max_assets at most: the least recently used is closed and
+ * reopened when read again, and every read still gives the entry's bytes. */
+static void test_descriptors(void **state)
+{
+	char game[PATH_MAX], why[256], rel[64], want[16];
+	struct tree_opts o = {.layout_loose = true, .assets_files = true, .max_assets = 2};
+	struct tree *t;
+
+	(void)state;
+	for (int a = 0; a < 5; a++) {
+		struct ent e[] = {{"data/content", rel, want, 0, 0}};
+
+		snprintf(rel, sizeof rel, "from-%d.bin", a);
+		snprintf(want, sizeof want, "archive %d", a);
+		e[0].len = strlen(want);
+		snprintf(game, sizeof game, "game/data/a%d.big", a);
+		put_big(game, e, 1);
+	}
+	snprintf(game, sizeof game, "%s/game", dir);
+	assert_int_equal(tree_open(game, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+	assert_true(fds_on(".big") <= 2);
+	for (int pass = 0; pass < 3; pass++)
+		for (int a = 0; a < 5; a++) {
+			snprintf(rel, sizeof rel, "data/content/from-%d.bin", a);
+			snprintf(want, sizeof want, "archive %d", a);
+			file_is(t, rel, want);
+			assert_true(fds_on(".big") <= 2);
+		}
+	tree_close(t);
+	assert_int_equal(fds_on(".big"), 0);
+}
+
 /* A missing folder is a source that cannot be opened, not a refusal of the option. */
 static void test_missing(void **state)
 {
@@ -447,6 +500,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_mods_layered, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_stable, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_budget, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_descriptors, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_missing, dir_setup, dir_teardown),
 	};
 

@@ -1569,6 +1569,10 @@ void folder_arc_used(struct tree *t, uint32_t slot, struct arcdir *ad)
 
 	if (!f)
 		return;
+	if (f->loose && loose_arc_owns(f->loose, slot)) {
+		loose_arc_used(f->loose, slot, ad);
+		return;
+	}
 	pthread_mutex_lock(&f->mu);
 	e = entry_find(f, slot);
 	pthread_mutex_unlock(&f->mu);
@@ -1594,6 +1598,8 @@ int folder_arc_reopen(struct tree *t, uint32_t slot)
 	struct fentry *e;
 	int dfd, fd, err;
 
+	if (f->loose && loose_arc_owns(f->loose, slot))
+		return loose_arc_reopen(f->loose, slot);
 	pthread_mutex_lock(&f->mu);
 	e = entry_find(f, slot);
 	pthread_mutex_unlock(&f->mu);

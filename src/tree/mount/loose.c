@@ -42,7 +42,10 @@ struct lnode {
 struct larc {
 	struct arcdir *ad; /* adopted by the folder layer: freed with the mount */
 	struct stat st;
-	char *path; /* in the game folder */
+	char *path;    /* in the game folder */
+	uint32_t slot; /* the archive's own (its descriptor's, for folder_arc_reopen) */
+	uint64_t used; /* under mu: last use of its descriptor ... */
+	bool open;     /* ... and whether it counts as open */
 };
 
 struct lmod {
@@ -57,7 +60,13 @@ struct fid {
 
 struct loose {
 	struct tree *t;
+	int root_fd; /* the folder layer's, for reopening archives */
 	int mods_fd;
+	uint32_t arc_base, n_bigs; /* slots of the archives' descriptors ... */
+	uint32_t *arc_at;	   /* ... and the archive of each (NO_NODE: not unpacked) */
+	pthread_mutex_t mu;	   /* the archives' descriptors: used, open, open_arcs */
+	uint64_t clock;
+	unsigned open_arcs, max_open;
 	uint32_t base; /* node k > 0 is slot base + k */
 	struct lnode *nodes;
 	uint32_t n;
@@ -448,7 +457,7 @@ static int fid_cmp(const void *x, const void *y)
 }
 
 /* The archive at rel: its tables read, its entries claimed, its file hidden. */
-static enum rc add_archive(struct loose *L, int root_fd, const char *rel)
+static enum rc add_archive(struct loose *L, int root_fd, const char *rel, uint32_t slot)
 {
 	const char *name = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
 	struct arcdir *ad = NULL;
@@ -463,15 +472,18 @@ static enum rc add_archive(struct loose *L, int root_fd, const char *rel)
 		fprintf(stderr, "psgfs: loose view: %s: not unpacked: %s\n", rel, strerror(errno));
 		return errno == ENOMEM ? RC_NOMEM : RC_OK;
 	}
-	if (arcdir_open_fd(L->t, fd, -1, &st, name, 0, &ad, why, sizeof why) == TREE_FAIL_OTHER)
+	if (arcdir_open_fd(L->t, fd, -1, &st, name, slot, &ad, why, sizeof why) == TREE_FAIL_OTHER)
 		return RC_NOMEM;
 	if (!ad || arcdir_why(ad)) {
 		fprintf(stderr, "psgfs: loose view: %s: not unpacked (shown as the file): %s\n",
 			rel, ad ? arcdir_why(ad) : why);
+		if (ad)
+			arcdir_fd_close(ad); /* never read again */
 		return RC_OK;
 	}
 	a = arcdir_arc(ad);
 	if (arc_cost(a) > cache_room(L->t->cache)) {
+		arcdir_fd_close(ad);
 		fprintf(stderr,
 			"psgfs: loose view: %s: not unpacked (shown as the file): its %u entries "
 			"need more than what is left of cache_size; mount with a larger -o "
@@ -484,10 +496,11 @@ static enum rc add_archive(struct loose *L, int root_fd, const char *rel)
 		return RC_NOMEM;
 	L->arcs = v;
 	ai = (uint32_t)L->n_arcs;
-	v[ai] = (struct larc){ad, st, strdup(rel)};
+	v[ai] = (struct larc){ad, st, strdup(rel), slot, 0, false};
 	if (!v[ai].path)
 		return RC_NOMEM;
 	L->n_arcs++;
+	L->arc_at[slot - L->arc_base] = ai;
 	{
 		struct fid *h = xgrow_n(L->hidden, L->n_hidden, &L->cap_hidden, sizeof *h, 16);
 
@@ -503,6 +516,7 @@ static enum rc add_archive(struct loose *L, int root_fd, const char *rel)
 		    claim(L, path, LN_ENTRY, ai, i, rel) != RC_OK)
 			return RC_NOMEM;
 	}
+	loose_arc_used(L, slot, ad); /* its descriptor counts from now on */
 	/* Charged as it grows: the next archive's room check sees this one's nodes. */
 	cache_charge(L->t->cache, (size_t)arc_cost(a));
 	L->charged += (size_t)arc_cost(a);
@@ -598,8 +612,18 @@ static enum rc build(struct loose *L, int root_fd)
 		r = add_mods(L, L->t->opts.mods_dir);
 	if (r == RC_OK && !walk(root_fd, is_big, &bigs))
 		r = RC_NOMEM;
+	/* A slot per archive for its descriptor (reopened by slot when max_assets closed it). */
+	if (r == RC_OK && bigs.n &&
+	    (bigs.n >= UINT32_MAX / 2 ||
+	     !(L->arc_base = folder_slots_take(L->t, (uint32_t)bigs.n))))
+		r = RC_NOMEM;
+	L->n_bigs = (uint32_t)bigs.n;
+	if (r == RC_OK && bigs.n && !(L->arc_at = malloc(bigs.n * sizeof *L->arc_at)))
+		r = RC_NOMEM;
 	for (size_t i = 0; r == RC_OK && i < bigs.n; i++)
-		r = add_archive(L, root_fd, bigs.v[i]);
+		L->arc_at[i] = NO_NODE;
+	for (size_t i = 0; r == RC_OK && i < bigs.n; i++)
+		r = add_archive(L, root_fd, bigs.v[i], L->arc_base + (uint32_t)i);
 	pathv_free(&bigs);
 	if (L->lost > WARN_MAX)
 		fprintf(stderr,
@@ -613,7 +637,8 @@ static enum rc build(struct loose *L, int root_fd)
 	if (L->n_hidden)
 		qsort(L->hidden, L->n_hidden, sizeof *L->hidden, fid_cmp);
 	L->heap = heap_block(L->nodes) + heap_block(L->kids) + heap_block(L->names) +
-		  heap_block(L->arcs) + heap_block(L->mods) + heap_block(L->hidden);
+		  heap_block(L->arcs) + heap_block(L->mods) + heap_block(L->hidden) +
+		  heap_block(L->arc_at);
 	return RC_OK;
 }
 
@@ -626,7 +651,10 @@ struct loose *loose_open(struct tree *t, int root_fd, char *why, size_t whylen)
 		return NULL;
 	}
 	L->t = t;
+	L->root_fd = root_fd;
 	L->mods_fd = -1;
+	L->max_open = t->opts.max_assets ? t->opts.max_assets : 128; /* folder.c's default */
+	pthread_mutex_init(&L->mu, NULL);
 	if (build(L, root_fd) != RC_OK) {
 		snprintf(why, whylen, "out of memory");
 		loose_free(L);
@@ -660,7 +688,67 @@ void loose_free(struct loose *L)
 	free(L->kids);
 	free(L->names);
 	free(L->map);
+	free(L->arc_at);
+	pthread_mutex_destroy(&L->mu);
 	free(L);
+}
+
+/* ---- the archives' descriptors: at most max_assets open (as folder.c keeps its own) ---- */
+
+static struct larc *arc_of(struct loose *L, uint32_t slot)
+{
+	uint32_t i = loose_arc_owns(L, slot) ? L->arc_at[slot - L->arc_base] : NO_NODE;
+
+	return i == NO_NODE ? NULL : &L->arcs[i];
+}
+
+bool loose_arc_owns(const struct loose *L, uint32_t slot)
+{
+	return L->n_bigs && slot >= L->arc_base && slot - L->arc_base < L->n_bigs;
+}
+
+int loose_arc_reopen(struct loose *L, uint32_t slot)
+{
+	struct larc *a = arc_of(L, slot);
+	struct stat st;
+
+	if (!a) {
+		errno = ENOENT;
+		return -1;
+	}
+	return open_file_at(L->root_fd, a->path, &st);
+}
+
+void loose_arc_used(struct loose *L, uint32_t slot, struct arcdir *ad)
+{
+	struct larc *a = arc_of(L, slot);
+
+	if (!a || a->ad != ad)
+		return;
+	pthread_mutex_lock(&L->mu);
+	if (arcdir_fd_live(ad)) {
+		if (!a->open) {
+			a->open = true;
+			L->open_arcs++;
+		}
+		a->used = ++L->clock;
+		/* Over the limit (only when one was just opened): the least recently used goes,
+		 * now or when its last reader is done (arcdir_fd_close). */
+		while (L->open_arcs > L->max_open) {
+			struct larc *old = NULL;
+
+			for (size_t i = 0; i < L->n_arcs; i++)
+				if (L->arcs[i].open && &L->arcs[i] != a &&
+				    (!old || L->arcs[i].used < old->used))
+					old = &L->arcs[i];
+			if (!old)
+				break;
+			arcdir_fd_close(old->ad);
+			old->open = false;
+			L->open_arcs--;
+		}
+	}
+	pthread_mutex_unlock(&L->mu);
 }
 
 /* ---- requests ---- */

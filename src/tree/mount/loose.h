@@ -22,6 +22,7 @@
 #include "tree/core/tree_int.h"
 
 struct loose;
+struct arcdir;
 
 /*
  * The path an entry of raw path `raw` is loaded from, relative to the folder holding data/:
@@ -51,6 +52,13 @@ enum rc loose_getattr(struct tree *t, struct loose *L, uint32_t slot, struct tre
 enum rc loose_list(struct tree *t, struct loose *L, uint32_t slot, struct tlist *out);
 struct asset *loose_asset_get(struct tree *t, struct loose *L, uint32_t slot,
 			      struct cache_ent **pin, enum rc *r);
+
+/* The descriptors of the archives the view reads: at most max_assets open, the least recently
+ * used closed and reopened (by its slot, checked to be the same file) when read again. folder.c
+ * hands folder_arc_reopen and folder_arc_used of the view's archives to these. */
+bool loose_arc_owns(const struct loose *L, uint32_t slot);
+int loose_arc_reopen(struct loose *L, uint32_t slot);
+void loose_arc_used(struct loose *L, uint32_t slot, struct arcdir *ad);
 
 /* folder.c: n consecutive slots of the mount for the view's nodes; the first, or 0 when
  * the mount has run out of them. */
