@@ -414,6 +414,12 @@ static uint8_t *cm_bytes(const struct wo_tri_in *t, uint32_t n, float g, size_t 
 	assert_int_equal(c.len, b.len);
 	p = buf_steal(&b, len);
 	assert_int_equal(ld_u32be(p + 0x50), *len); /* size of this */
+	/* deterministic: a second write gives the same bytes */
+	buf_init(&c);
+	assert_int_equal(wo_cmesh_write(t, n, g, &c), RC_OK);
+	assert_int_equal(c.len, *len);
+	assert_memory_equal(c.data, p, *len);
+	buf_free(&c);
 	return p;
 }
 
@@ -452,6 +458,7 @@ static void test_cmesh_round_trip_float(void **state)
 	assert_int_equal(m.kd_leaf_entries, 200);
 	assert_false(m.kd_cycle);
 	assert_int_equal(m.cl[2].tri_first, 168);
+	assert_true(wo_cmesh_heap(&m) >= len);
 	assert_int_equal(m.cl[0].compression, 0);
 	assert_int_equal(wo_cmesh_tris(&m, 0, 500, out), 200);
 	for (uint32_t i = 0; i < 200; i++) {
@@ -666,6 +673,28 @@ static void test_cmesh_hostile(void **state)
 	assert_int_equal(m.cl[2].tri_count, 84);
 	assert_int_equal(wo_cmesh_tris(&m, 84, 8, out), 8);
 	assert_int_equal(out[0].cluster, 2);
+	wo_cmesh_free(&m);
+	/* the 20-bit flag: entries are cluster << 20 | offset, so the writer's cluster << 16
+	 * leaves (but cluster 0's) name offsets past their units */
+	memcpy(q, p, len);
+	q[0x3D] |= WO_CMF_20BIT;
+	diag_free(&d);
+	diag_init(&d);
+	assert_int_equal(wo_cmesh_parse(q, len, &m, &d), RC_OK);
+	assert_int_equal(lines_with(&d, "KD-tree: 3 leaves name no cluster's units (first: entry "),
+			 1);
+	wo_cmesh_free(&m);
+	/* a table of aliases: every pointer names cluster 0, whose triangles count once */
+	memcpy(q, p, len);
+	for (uint32_t i = 1; i < 4; i++)
+		st32(q + ld_u32be(q + 0x34) + 4 * i, ld_u32be(q + ld_u32be(q + 0x34)));
+	diag_free(&d);
+	diag_init(&d);
+	assert_int_equal(wo_cmesh_parse(q, len, &m, &d), RC_OK);
+	assert_int_equal(m.ntris, 84);
+	assert_int_equal(lines_with(&d, "3 clusters' units overlap another's (first: cluster 1 in "
+					"cluster 0's); left out"),
+			 1);
 	wo_cmesh_free(&m);
 	/* the granularity NaN: compressed vertices are not finite, so their triangles are bad */
 	memcpy(q, p, len);

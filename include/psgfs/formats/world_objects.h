@@ -12,11 +12,12 @@
  *   grind rails (type WO_T_SPLINEDATA, 0x00EB0004):
  *     wo_spline_parse(obj, len, &sd, diag); rail r's segments in chain order are
  *     sd.order[sd.rails[r].first .. + sd.rails[r].count], each sd.segs[k].start / .end;
- *     wo_spline_free. wo_spline_write(rails, n, points, &buf) writes polylines.
+ *     wo_spline_free. wo_spline_write(rails, n, &buf) writes polylines (struct wo_rail_in).
  *   collision (type WO_T_CLUSTEREDMESH, 0x00080006):
  *     wo_cmesh_parse(obj, len, &cm, diag); cm.ntris triangles; wo_cmesh_tris(&cm, first,
  *     count, out) decodes a range in world space; wo_cmesh_surfaces(&cm, &v, &n) counts per
- *     surface id; wo_surface_split for the audio/physics/pattern fields; wo_cmesh_free.
+ *     surface id; wo_surface_split for the audio/physics/pattern fields; wo_cmesh_heap for a
+ *     cache budget; wo_cmesh_free.
  *     wo_cmesh_write(tris, n, granularity, &buf) writes one simple valid layout.
  *   CollisionModelData (WO_T_COLLISIONMODEL, 0x00EB000A): wo_cmodel_parse (its volume and
  *     mesh references). A district's collision is every ClusteredMesh row of its Sim arenas.
@@ -255,6 +256,8 @@ struct wo_tri {
  */
 enum rc wo_cmesh_parse(const uint8_t *p, size_t n, struct wo_cmesh *out, struct diag *d);
 void wo_cmesh_free(struct wo_cmesh *m);
+/* Heap a parsed mesh holds (its copy of the object and the clusters), for a cache budget. */
+size_t wo_cmesh_heap(const struct wo_cmesh *m);
 
 /* Triangles first .. first + count - 1 (clamped to ntris) into out; returns how many. A unit's
  * triangles in order: a triangle (v0 v1 v2), a quad (v0 v1 v2) and (v3 v2 v1). */

@@ -236,16 +236,80 @@ static void cluster_walk(struct wo_cmesh *m, struct wo_cluster *c, uint32_t i, s
 	}
 }
 
-static void clusters(struct wo_cmesh *m, struct diag *d)
+/* Clusters a table can name: one pointer each, and no more than 16-byte headers fit in the
+ * object (more would alias), so the cluster array stays a small multiple of the object. */
+static uint64_t cluster_cap(uint64_t n, uint32_t table)
 {
-	uint64_t cap = 0, units = 0;
+	uint64_t cap = table <= n ? (n - table) / 4 : 0;
+
+	return cap < n / WO_CL_HDR ? cap : n / WO_CL_HDR;
+}
+
+struct span {
+	uint64_t lo, hi;
+	uint32_t i;
+};
+
+static int span_cmp(const void *x, const void *y)
+{
+	const struct span *a = x, *b = y;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Two clusters whose unit bytes overlap would count the same triangles twice (a table of
+ * aliases could multiply a small object into billions): of two that overlap, the later in the
+ * table is left out (sorted sweep, linearithmic). */
+static enum rc overlaps(struct wo_cmesh *m, struct diag *d)
+{
+	struct span *v = xcalloc_n(m->ncl ? m->ncl : 1, sizeof *v);
+	uint32_t k = 0, bad = 0, first = 0, with = 0;
+	uint64_t end = 0, end_i = 0;
+
+	if (!v)
+		return RC_NOMEM;
+	for (uint32_t i = 0; i < m->ncl; i++)
+		if (!m->cl[i].bad && m->cl[i].units_len)
+			v[k++] =
+			    (struct span){m->cl[i].units_off,
+					  (uint64_t)m->cl[i].units_off + m->cl[i].units_len, i};
+	qsort(v, k, sizeof *v, span_cmp);
+	/* accepted spans are disjoint and sorted: each new one can only meet the last; of two
+	 * that meet, the later in the table goes */
+	for (uint32_t j = 0; j < k; j++) {
+		if (j && v[j].lo < end) {
+			uint32_t drop = v[j].i > end_i ? v[j].i : (uint32_t)end_i;
+
+			m->cl[drop].bad = true;
+			if (!bad++)
+				first = drop, with = v[j].i ^ (uint32_t)end_i ^ drop;
+			if (drop == v[j].i)
+				continue;
+		}
+		end = v[j].hi;
+		end_i = v[j].i;
+	}
+	if (bad)
+		diag_add(
+		    d,
+		    "ClusteredMesh: %u clusters' units overlap another's (first: cluster %u in "
+		    "cluster %u's); left out",
+		    bad, first, with);
+	free(v);
+	return RC_OK;
+}
+
+static enum rc clusters(struct wo_cmesh *m, struct diag *d)
+{
+	uint64_t cap = cluster_cap(m->size, m->clusters_off), units = 0;
+	enum rc rc;
 
 	if (m->clusters_off > m->size)
 		diag_add(d,
 			 "ClusteredMesh: the cluster table at 0x%x lies past the end (%zu bytes)",
 			 m->clusters_off, m->size);
-	else
-		cap = (m->size - m->clusters_off) / 4;
 	if (m->num_clusters > cap)
 		diag_add(d, "ClusteredMesh: claims %u clusters; the object holds %llu",
 			 m->num_clusters, (unsigned long long)cap);
@@ -254,19 +318,25 @@ static void clusters(struct wo_cmesh *m, struct diag *d)
 		struct wo_cluster *c = &m->cl[i];
 
 		c->off = ld_u32be(m->data + m->clusters_off + 4ull * i);
-		c->tri_first = m->ntris;
 		if (!span_ok(m->size, c->off, WO_CL_HDR)) {
 			diag_add(d, "ClusteredMesh: cluster %u at 0x%x lies past the end", i,
 				 c->off);
 			c->bad = true;
-			continue;
-		}
-		if (!cluster_head(m, c, i, d)) {
+		} else if (!cluster_head(m, c, i, d)) {
 			c->bad = true;
-			continue;
 		}
+	}
+	rc = overlaps(m, d);
+	if (rc != RC_OK)
+		return rc;
+	for (uint32_t i = 0; i < m->ncl; i++) {
+		struct wo_cluster *c = &m->cl[i];
+
+		c->tri_first = m->ntris;
+		if (c->bad)
+			continue;
 		cluster_walk(m, c, i, d);
-		m->ntris += c->tri_count;
+		m->ntris += c->tri_count; /* at most 2 per 4 unit bytes: no overflow */
 		units += c->units_read;
 	}
 	if (m->skipped)
@@ -275,6 +345,7 @@ static void clusters(struct wo_cmesh *m, struct diag *d)
 	if (units != m->num_units)
 		diag_add(d, "ClusteredMesh: the header claims %u units; the clusters hold %llu",
 			 m->num_units, (unsigned long long)units);
+	return RC_OK;
 }
 
 /* ---- the KD-tree ---- */
@@ -408,7 +479,7 @@ enum rc wo_cmesh_parse(const uint8_t *p, size_t n, struct wo_cmesh *out, struct 
 	if (!isfinite(m->granularity) || m->granularity == 0)
 		diag_add(d, "ClusteredMesh: the vertex granularity is %g", (double)m->granularity);
 	{
-		uint64_t cap = m->clusters_off <= n ? (n - m->clusters_off) / 4 : 0;
+		uint64_t cap = cluster_cap(n, m->clusters_off);
 		uint64_t want = m->num_clusters < cap ? m->num_clusters : cap;
 
 		m->cl = xcalloc_n(want ? want : 1, sizeof *m->cl);
@@ -417,8 +488,9 @@ enum rc wo_cmesh_parse(const uint8_t *p, size_t n, struct wo_cmesh *out, struct 
 		wo_cmesh_free(m);
 		return RC_NOMEM;
 	}
-	clusters(m, d);
-	rc = kd_tree(m, d);
+	rc = clusters(m, d);
+	if (rc == RC_OK)
+		rc = kd_tree(m, d);
 	if (rc != RC_OK)
 		wo_cmesh_free(m);
 	return rc;
@@ -429,6 +501,11 @@ void wo_cmesh_free(struct wo_cmesh *m)
 	free(m->data);
 	free(m->cl);
 	memset(m, 0, sizeof *m);
+}
+
+size_t wo_cmesh_heap(const struct wo_cmesh *m)
+{
+	return heap_block(m->data) + heap_block(m->cl);
 }
 
 enum rc wo_cmodel_parse(const uint8_t *p, size_t n, struct wo_cmodel *out)
