@@ -501,7 +501,7 @@ static struct asset *psk_at(struct tree *t, uint32_t slot, struct cache_ent **pi
 static enum rc parents_from_psk(struct asset *as, struct ax_ns *x)
 {
 	uint32_t *sib = NULL, best = 0;
-	size_t n = folder_siblings(as->t, as->slot, &sib), best_n = 1;
+	size_t n = tree_slot_siblings(as->t, as->slot, &sib), best_n = 1;
 	struct cache_ent *pin;
 	struct asset *p;
 	const char *name;
@@ -510,7 +510,7 @@ static enum rc parents_from_psk(struct asset *as, struct ax_ns *x)
 	for (size_t i = 0; i < n; i++) {
 		size_t m;
 
-		if (!folder_entry_name(as->t, sib[i], &parent, &name) || !is_psk_name(name) ||
+		if (!tree_slot_entry_name(as->t, sib[i], &parent, &name) || !is_psk_name(name) ||
 		    !(p = psk_at(as->t, sib[i], &pin)))
 			continue;
 		m = psk_bones_match(x->psa.bones, x->psa.n_bones,
@@ -529,7 +529,7 @@ static enum rc parents_from_psk(struct asset *as, struct ax_ns *x)
 	    psk_bones_match(x->psa.bones, x->psa.n_bones, ((const struct ax_ns *)p->priv)->bones,
 			    ((const struct ax_ns *)p->priv)->n_bones, true);
 	tree_asset_put(as->t, pin);
-	if (folder_entry_name(as->t, best, &parent, &name))
+	if (tree_slot_entry_name(as->t, best, &parent, &name))
 		x->parents_from = strdup(name);
 	return x->parents_from ? RC_OK : RC_NOMEM;
 }

@@ -18,6 +18,13 @@
 #define MODS_LOG_MAX	64u	     /* lines kept per asset */
 #define MODS_TMP_SUFFIX ".psgfs-tmp" /* OUTDIR names of our own temporaries */
 
+/* What node n of an asset is to texture mods: its format says (tree_format.texnode); a format
+ * without pictures to write has none. */
+static inline enum tree_texnode mods_texnode(const struct asset *as, struct tnode n, uint32_t *row)
+{
+	return as->fmt->texnode ? as->fmt->texnode(as, n, row) : TEX_NOT;
+}
+
 struct mod_extent {
 	uint64_t off, len;
 };

@@ -1455,7 +1455,7 @@ static void feed_guids(struct arcdir *ad)
 	for (uint32_t k = ARCDIR_FIRST; ix && k < ARCDIR_FIRST + ad->a.n; k++)
 		if (ad->nodes[k].type == AN_ASSET &&
 		    guid_index_name(ad->names + ad->nodes[k].name, &guid) &&
-		    folder_slot_mountpath(ad->t, arcdir_slot(ad, k), path, sizeof path))
+		    tree_slot_mountpath(ad->t, arcdir_slot(ad, k), path, sizeof path))
 			guid_index_feed(ix, path, arcdir_slot(ad, k));
 }
 
@@ -1472,7 +1472,7 @@ void arcdir_each_arena(struct arcdir *ad, arcdir_arena_fn fn, void *ctx)
 		if (ad->nodes[k].type != AN_ASSET || len < 4 ||
 		    (strcasecmp(name + len - 4, ".psg") != 0 &&
 		     strcasecmp(name + len - 4, ".rx2") != 0) ||
-		    !folder_slot_mountpath(ad->t, arcdir_slot(ad, k), path, sizeof path))
+		    !tree_slot_mountpath(ad->t, arcdir_slot(ad, k), path, sizeof path))
 			continue;
 		fn(ctx, path, arcdir_slot(ad, k), &s);
 	}
@@ -2023,3 +2023,130 @@ enum rc arcdir_asset_open(struct arcdir *ad, uint32_t node, struct asset **out)
 		return f == TREE_FAIL_OTHER ? RC_NOMEM : RC_IO;
 	return nd->type == AN_FILE ? RC_OK : own(out, ad->names + nd->name);
 }
+
+/* ---- the archive as a container (struct container_ops) ---- */
+
+static enum cslot arc_kind(struct tree *t, const struct cref *r)
+{
+	enum an_type ty = arcdir_type(r->c, r->node);
+
+	(void)t;
+	if (ty == AN_DIR || ty == AN_ARCHIVE)
+		return CS_DIR;
+	return ty ? CS_ASSET : CS_NONE;
+}
+
+static enum rc arc_getattr(struct tree *t, const struct cref *r, tree_ino ino,
+			   struct tree_stat *out)
+{
+	(void)t;
+	(void)ino;
+	return arcdir_getattr(r->c, r->node, out);
+}
+
+/* A folder of the archive (its root built on first use), or the root of the archive a node
+ * holds (opened on first use). */
+static enum rc arc_list(struct tree *t, const struct cref *r, struct tlist *out)
+{
+	struct arcdir *ad = r->c;
+	uint32_t node = r->node;
+	enum rc rc = RC_OK;
+
+	(void)t;
+	if (arcdir_type(ad, node) == AN_ARCHIVE) {
+		ad = arcdir_nested(ad, node, &rc);
+		node = 0;
+		if (!ad)
+			return rc;
+	}
+	if (node == 0 && (rc = arcdir_ensure(ad)) != RC_OK)
+		return rc;
+	return arcdir_list(ad, node, out);
+}
+
+static void arc_box_free(void *p)
+{
+	asset_close(p);
+}
+
+/* The asset of a file or asset node, pinned in *pin. */
+static struct asset *arc_asset_get(struct tree *t, const struct cref *r, struct cache_ent **pin,
+				   enum rc *rc)
+{
+	struct asset *as;
+
+	*pin = NULL;
+	if (arcdir_type(r->c, r->node) == AN_DIR) {
+		*rc = RC_ISDIR;
+		return NULL;
+	}
+	as = cache_get(t->cache, asset_ckey(r->slot), pin);
+	if (as)
+		return as;
+	*rc = arcdir_asset_open(r->c, r->node, &as);
+	if (*rc != RC_OK)
+		return NULL;
+	as = cache_put(t->cache, asset_ckey(r->slot), as, atomic_load(&as->bytes), arc_box_free,
+		       pin);
+	if (!as)
+		*rc = RC_NOMEM;
+	else if (as->ent == NULL)
+		as->ent = *pin;
+	return as;
+}
+
+static void arc_reset(struct tree *t, const struct cref *r)
+{
+	cache_drop(t->cache, asset_ckey(r->slot));
+}
+
+static bool arc_entry_name(struct tree *t, const struct cref *r, uint32_t *parent,
+			   const char **name)
+{
+	(void)t;
+	return arcdir_entry_name(r->c, r->node, parent, name);
+}
+
+/* An entry's path inside the archive (what unpacking tools write). */
+static bool arc_relpath(struct tree *t, const struct cref *r, char *out, size_t n)
+{
+	(void)t;
+	return arcdir_relpath(r->c, r->node, out, n);
+}
+
+/* The path of what shows the archive, then the node's path inside. */
+static bool arc_mountpath(struct tree *t, const struct cref *r, char *out, size_t n)
+{
+	uint32_t owner = arcdir_slot(r->c, 0);
+	size_t k = 0;
+
+	if (owner != 0) {
+		if (!tree_slot_mountpath(t, owner, out, n))
+			return false;
+		k = strlen(out);
+		if (k + 2 > n)
+			return false;
+		out[k++] = '/';
+	}
+	return arcdir_relpath(r->c, r->node, out + k, n - k);
+}
+
+static uint32_t arc_sibling(struct tree *t, const struct cref *r, const char *name)
+{
+	(void)t;
+	return arcdir_sibling(r->c, r->node, name);
+}
+
+/* Nodes are never links: readlink NULL (EINVAL). */
+const struct container_ops arcdir_container = {
+    .name = "archive",
+    .kind = arc_kind,
+    .getattr = arc_getattr,
+    .list = arc_list,
+    .asset_get = arc_asset_get,
+    .reset = arc_reset,
+    .entry_name = arc_entry_name,
+    .relpath = arc_relpath,
+    .mountpath = arc_mountpath,
+    .sibling = arc_sibling,
+};

@@ -74,6 +74,16 @@ enum rc arcdir_asset_open(struct arcdir *ad, uint32_t node, struct asset **out);
  */
 struct arcdir *arcdir_nested(struct arcdir *ad, uint32_t node, enum rc *r);
 
+/* The slots of an archive's nodes (folder_arc_register), and its root through the folder entry
+ * or node that shows it. */
+extern const struct container_ops arcdir_container;
+
+/* The cache key of the open asset of a slot (folder.c, arcdir.c). */
+static inline struct cache_key asset_ckey(uint32_t slot)
+{
+	return cache_key((uint64_t)slot << 32, KEY_WHAT(KEY_ASSET, 0));
+}
+
 /* Stop the tree's decode-ahead thread (tree_close, before the cache goes); idempotent. */
 void arcdir_ahead_stop(struct tree *t);
 

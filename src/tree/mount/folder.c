@@ -85,12 +85,6 @@ struct folder {
 	struct guid_index *tix; /* texture arenas by their TOC, built on first lookup */
 	size_t uncharged; /* heap of permanent entries not yet charged to the cache (under mu) */
 	size_t charged;	  /* ... and charged so far (at most half the budget: see read_folder) */
-	/* archives opened, by the slots their nodes use (ascending, as handed out); under mu */
-	struct arcreg {
-		uint32_t base, end;
-		struct arcdir *ad;
-	} * regs;
-	size_t n_regs, cap_regs;
 	struct arcdir **arcs; /* every archive opened (freed at the end) */
 	size_t n_arcs, cap_arcs;
 };
@@ -659,32 +653,7 @@ static enum rc read_folder(struct tree *t, struct fentry *dir)
 	return r;
 }
 
-static struct cache_key asset_ckey(uint32_t slot)
-{
-	return cache_key((uint64_t)slot << 32, KEY_WHAT(KEY_ASSET, 0));
-}
-
 /* ---- archives (arcdir.c) ---- */
-
-/* The archive whose nodes use slot, and the node (under f->mu); NULL if none. */
-static struct arcdir *reg_find(const struct folder *f, uint32_t slot, uint32_t *node)
-{
-	size_t lo = 0, hi = f->n_regs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (slot < f->regs[mid].base) {
-			hi = mid;
-		} else if (slot >= f->regs[mid].end) {
-			lo = mid + 1;
-		} else {
-			*node = slot - f->regs[mid].base;
-			return f->regs[mid].ad;
-		}
-	}
-	return NULL;
-}
 
 enum rc folder_arc_adopt(struct tree *t, struct arcdir *ad)
 {
@@ -705,51 +674,21 @@ enum rc folder_arc_register(struct tree *t, struct arcdir *ad)
 {
 	struct folder *f = t->fold;
 	uint32_t span = arcdir_span(ad);
-	struct arcreg *v;
 	enum rc r = RC_OK;
 
 	pthread_mutex_lock(&f->mu);
-	/* Slots base + 1 ... base + span - 1 (node 0 is shown by its owner's slot). */
-	if (f->next_seq >= UINT32_MAX - 1 - span)
+	/* Slots base + 1 ... base + span - 1 (node 0 is shown by its owner's slot), below the
+	 * temporaries' slot. */
+	if (span == 0 || f->next_seq >= UINT32_MAX - 1 - span)
 		r = RC_NOMEM;
-	else if (!(v = xgrow_n(f->regs, f->n_regs, &f->cap_regs, sizeof *v, 8)))
-		r = RC_NOMEM;
-	if (r == RC_OK) {
-		f->regs = v;
-		f->regs[f->n_regs++] = (struct arcreg){f->next_seq, f->next_seq + span, ad};
-		arcdir_set_base(ad, f->next_seq);
+	else
+		arcdir_set_base(ad, f->next_seq); /* before any lookup can find it */
+	if (r == RC_OK)
+		r = container_add(t, f->next_seq, f->next_seq + span - 1, &arcdir_container, ad);
+	if (r == RC_OK)
 		f->next_seq += span;
-	}
 	pthread_mutex_unlock(&f->mu);
 	return r;
-}
-
-/* A slot an archive shows: its file in the folder (node 0 of e->arc, NULL until opened) or one
- * of its nodes. False for any other slot. */
-struct aref {
-	struct arcdir *ad;
-	uint32_t node;
-	struct fentry *fe; /* the archive's own file, when the slot is that */
-};
-
-static bool arc_ref(struct folder *f, uint32_t slot, struct aref *a)
-{
-	struct fentry *e;
-	bool is;
-
-	memset(a, 0, sizeof *a);
-	pthread_mutex_lock(&f->mu);
-	e = entry_find(f, slot);
-	if (e) {
-		is = e->archive;
-		a->fe = is ? e : NULL;
-		a->ad = is ? e->arc : NULL;
-	} else {
-		a->ad = reg_find(f, slot, &a->node);
-		is = a->ad != NULL;
-	}
-	pthread_mutex_unlock(&f->mu);
-	return is;
 }
 
 /* Whether the file `name` in dfd is an ATOC table with this stamp (bytes 8..16). */
@@ -859,54 +798,7 @@ static enum rc open_archive(struct tree *t, struct fentry *e)
 	return r;
 }
 
-/* The archive folder a slot shows (opening the archive, or a nested one, when needed). */
-static enum rc arc_dir(struct tree *t, struct aref *a)
-{
-	enum rc r = RC_OK;
-
-	if (a->fe && !a->ad) {
-		r = open_archive(t, a->fe);
-		if (r != RC_OK)
-			return r;
-		a->ad = a->fe->arc;
-		a->node = 0;
-	}
-	if (arcdir_type(a->ad, a->node) == AN_ARCHIVE) {
-		a->ad = arcdir_nested(a->ad, a->node, &r);
-		a->node = 0;
-		if (!a->ad)
-			return r;
-	}
-	if (a->node == 0 && (r = arcdir_ensure(a->ad)) != RC_OK)
-		return r;
-	return arcdir_type(a->ad, a->node) == AN_DIR ? RC_OK : RC_NOTDIR;
-}
-
-static void arc_box_free(void *p)
-{
-	asset_close(p);
-}
-
-/* The asset of an archive's file or asset node, pinned in *pin. */
-static struct asset *arc_asset_get(struct tree *t, struct aref *a, uint32_t slot,
-				   struct cache_ent **pin, enum rc *r)
-{
-	struct asset *as = cache_get(t->cache, asset_ckey(slot), pin);
-
-	if (as)
-		return as;
-	*r = arcdir_asset_open(a->ad, a->node, &as);
-	if (*r != RC_OK)
-		return NULL;
-	as = cache_put(t->cache, asset_ckey(slot), as, atomic_load(&as->bytes), arc_box_free, pin);
-	if (!as)
-		*r = RC_NOMEM;
-	else if (as->ent == NULL)
-		as->ent = *pin;
-	return as;
-}
-
-/* ---- requests from the tree core ---- */
+/* ---- the folder as a container (struct container_ops) ---- */
 
 static struct fentry *entry_get(struct tree *t, uint32_t slot)
 {
@@ -919,41 +811,23 @@ static struct fentry *entry_get(struct tree *t, uint32_t slot)
 	return e; /* entries are never freed before the mount ends */
 }
 
-bool folder_slot_is_file(struct tree *t, uint32_t slot)
+static enum cslot fold_kind(struct tree *t, const struct cref *r)
 {
-	struct aref a;
+	struct fentry *e = entry_get(t, r->slot);
 
-	if (arc_ref(t->fold, slot, &a)) {
-		enum an_type ty = a.fe ? AN_ARCHIVE : arcdir_type(a.ad, a.node);
-
-		return ty != AN_DIR && ty != AN_ARCHIVE;
-	}
-	struct fentry *e = entry_get(t, slot);
-
-	return e && e->type == FE_FILE;
+	if (!e)
+		return CS_NONE;
+	if (e->type == FE_FILE)
+		return e->archive ? CS_DIR : CS_ASSET; /* an archive lists through arcdir.c */
+	return e->type == FE_DIR ? CS_DIR : CS_LINK;
 }
 
-bool folder_slot_is_dir(struct tree *t, uint32_t slot)
+static enum rc fold_getattr(struct tree *t, const struct cref *r, tree_ino ino,
+			    struct tree_stat *out)
 {
-	struct aref a;
+	struct fentry *e = entry_get(t, r->slot);
 
-	if (arc_ref(t->fold, slot, &a)) {
-		enum an_type ty = a.fe ? AN_ARCHIVE : arcdir_type(a.ad, a.node);
-
-		return ty == AN_DIR || ty == AN_ARCHIVE;
-	}
-	struct fentry *e = entry_get(t, slot);
-
-	return e && e->type == FE_DIR;
-}
-
-enum rc folder_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
-{
-	struct fentry *e = entry_get(t, ino_slot(ino));
-	struct aref a;
-
-	if (!e && arc_ref(t->fold, ino_slot(ino), &a))
-		return arcdir_getattr(a.ad, a.node, out);
+	(void)ino;
 	if (!e)
 		return RC_NOENT;
 	/* Folders and assets report nlink 1 ("unknown"): counting subdirectories would mean
@@ -986,29 +860,41 @@ enum rc folder_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
 	return RC_OK;
 }
 
-enum rc folder_list(struct tree *t, tree_ino ino, struct tlist *out)
+/* An archive file of the folder lists as the root of its archive, opened on first use. */
+static enum rc list_archive(struct tree *t, struct fentry *e, struct tlist *out)
+{
+	struct cref ar = {&arcdir_container, NULL, e->slot, 0};
+	enum rc r = RC_OK;
+
+	pthread_mutex_lock(&t->fold->mu);
+	ar.c = e->arc;
+	pthread_mutex_unlock(&t->fold->mu);
+	if (!ar.c && (r = open_archive(t, e)) == RC_OK) {
+		pthread_mutex_lock(&t->fold->mu);
+		ar.c = e->arc;
+		pthread_mutex_unlock(&t->fold->mu);
+	}
+	return r == RC_OK ? arcdir_container.list(t, &ar, out) : r;
+}
+
+static enum rc fold_list(struct tree *t, const struct cref *r, struct tlist *out)
 {
 	struct folder *f = t->fold;
-	struct fentry *dir;
-	enum rc r = RC_OK;
+	struct fentry *dir = entry_get(t, r->slot);
+	enum rc rc = RC_OK;
 	bool listed;
 
-	struct aref a;
-
-	if (arc_ref(f, ino_slot(ino), &a)) {
-		r = arc_dir(t, &a);
-		return r == RC_OK ? arcdir_list(a.ad, a.node, out) : r;
-	}
-	dir = entry_get(t, ino_slot(ino));
+	if (dir && dir->type == FE_FILE && dir->archive)
+		return list_archive(t, dir, out);
 	if (!dir || dir->type != FE_DIR)
 		return dir ? RC_NOTDIR : RC_NOENT;
 	pthread_mutex_lock(&f->mu);
 	listed = dir->listed;
 	pthread_mutex_unlock(&f->mu);
 	if (!listed)
-		r = read_folder(t, dir); /* without the lock: it reads the source tree */
+		rc = read_folder(t, dir); /* without the lock: it reads the source tree */
 	pthread_mutex_lock(&f->mu);
-	for (size_t i = 0; r == RC_OK && i < dir->n_kids; i++) {
+	for (size_t i = 0; rc == RC_OK && i < dir->n_kids; i++) {
 		struct fentry *e = entry_find(f, dir->kids[i]);
 		uint8_t type = e->type == FE_LINK	       ? TT_LINK
 			       : e->type == FE_DIR || e->asset ? TT_DIR
@@ -1017,15 +903,15 @@ enum rc folder_list(struct tree *t, tree_ino ino, struct tlist *out)
 		tlist_add_ino(out, (tree_ino)e->slot << 32 | 1, type, e->name);
 	}
 	pthread_mutex_unlock(&f->mu);
-	return r;
+	return rc;
 }
 
-enum rc folder_readlink(struct tree *t, tree_ino ino, struct buf *out)
+static enum rc fold_readlink(struct tree *t, const struct cref *r, struct buf *out)
 {
-	struct fentry *e = entry_get(t, ino_slot(ino));
+	struct fentry *e = entry_get(t, r->slot);
 
 	if (!e)
-		return RC_NOENT; /* an archive's nodes are never links */
+		return RC_NOENT;
 	if (e->type != FE_LINK)
 		return RC_INVAL;
 	buf_puts(out, e->link);
@@ -1054,64 +940,38 @@ static bool fentry_path(struct tree *t, uint32_t slot, char *out, size_t n)
 	return ok;
 }
 
-bool folder_slot_relpath(struct tree *t, uint32_t slot, char *out, size_t n)
+static bool fold_relpath(struct tree *t, const struct cref *r, char *out, size_t n)
 {
-	struct aref a;
-
-	/* An archive's entry: its path inside the archive (what unpacking tools write). */
-	if (arc_ref(t->fold, slot, &a) && !a.fe)
-		return arcdir_relpath(a.ad, a.node, out, n);
-	return fentry_path(t, slot, out, n);
+	return fentry_path(t, r->slot, out, n);
 }
 
-bool folder_slot_mountpath(struct tree *t, uint32_t slot, char *out, size_t n)
+static bool fold_mountpath(struct tree *t, const struct cref *r, char *out, size_t n)
 {
-	uint32_t owner;
-	struct aref a;
-	size_t k = 0;
-
-	if (!arc_ref(t->fold, slot, &a) || a.fe)
-		return slot == 0 ? (n > 0 && (out[0] = '\0', true)) : fentry_path(t, slot, out, n);
-	/* An archive's node: the path of what shows the archive, then its path inside. */
-	owner = arcdir_slot(a.ad, 0);
-	if (owner != 0) {
-		if (!folder_slot_mountpath(t, owner, out, n))
-			return false;
-		k = strlen(out);
-		if (k + 2 > n)
-			return false;
-		out[k++] = '/';
-	}
-	return arcdir_relpath(a.ad, a.node, out + k, n - k);
+	if (r->slot == 0)
+		return n > 0 && (out[0] = '\0', true);
+	return fentry_path(t, r->slot, out, n);
 }
 
-bool folder_entry_name(struct tree *t, uint32_t slot, uint32_t *parent, const char **name)
+static bool fold_entry_name(struct tree *t, const struct cref *r, uint32_t *parent,
+			    const char **name)
 {
-	struct aref a;
+	struct fentry *e = entry_get(t, r->slot);
 
-	if (arc_ref(t->fold, slot, &a) && !a.fe)
-		return arcdir_entry_name(a.ad, a.node, parent, name);
-
-	struct fentry *e = entry_get(t, slot);
-
-	if (!e || slot == 0)
+	if (!e || r->slot == 0)
 		return false;
 	*parent = e->parent;
 	*name = e->name;
 	return true;
 }
 
-uint32_t folder_sibling(struct tree *t, uint32_t slot, const char *name)
+static uint32_t fold_sibling(struct tree *t, const struct cref *r, const char *name)
 {
 	struct folder *f = t->fold;
 	struct fentry *e, *dir;
 	uint32_t found = 0;
-	struct aref a;
 
-	if (arc_ref(f, slot, &a) && !a.fe)
-		return arcdir_sibling(a.ad, a.node, name);
 	pthread_mutex_lock(&f->mu);
-	e = entry_find(f, slot);
+	e = entry_find(f, r->slot);
 	dir = e ? entry_find(f, e->parent) : NULL;
 	for (int pass = 0; dir && pass < 2 && !found; pass++) {
 		for (size_t i = 0; i < dir->n_kids && !found; i++) {
@@ -1126,7 +986,7 @@ uint32_t folder_sibling(struct tree *t, uint32_t slot, const char *name)
 	return found;
 }
 
-size_t folder_siblings(struct tree *t, uint32_t slot, uint32_t **out)
+static size_t fold_siblings(struct tree *t, const struct cref *r, uint32_t **out)
 {
 	struct folder *f = t->fold;
 	struct fentry *e, *dir;
@@ -1134,13 +994,13 @@ size_t folder_siblings(struct tree *t, uint32_t slot, uint32_t **out)
 	size_t n = 0;
 
 	pthread_mutex_lock(&f->mu);
-	e = entry_find(f, slot);
+	e = entry_find(f, r->slot);
 	dir = e ? entry_find(f, e->parent) : NULL;
 	if (dir && dir->n_kids && (v = xcalloc_n(dir->n_kids, sizeof *v)))
 		for (size_t i = 0; i < dir->n_kids; i++) {
 			struct fentry *k = entry_find(f, dir->kids[i]);
 
-			if (k->type == FE_FILE && k->slot != slot)
+			if (k->type == FE_FILE && k->slot != r->slot)
 				v[n++] = k->slot;
 		}
 	pthread_mutex_unlock(&f->mu);
@@ -1689,7 +1549,7 @@ static bool open_modded(struct tree *t, struct fentry *e, struct asset **out,
 {
 	char rel[PATH_MAX];
 
-	return t->mods && e->asset && folder_slot_relpath(t, e->slot, rel, sizeof rel) &&
+	return t->mods && e->asset && fentry_path(t, e->slot, rel, sizeof rel) &&
 	       mods_open_asset(t, e->slot, e->name, rel, ASSET_LENIENT, out, fl, why, whylen);
 }
 
@@ -1750,21 +1610,15 @@ static struct asset_box *asset_publish(struct tree *t, struct fentry *e, struct 
 	return b;
 }
 
-struct asset *folder_asset_get(struct tree *t, uint32_t slot, struct cache_ent **pin, enum rc *r)
+static struct asset *fold_asset_get(struct tree *t, const struct cref *cr, struct cache_ent **pin,
+				    enum rc *r)
 {
 	struct folder *f = t->fold;
+	uint32_t slot = cr->slot;
 	struct fentry *e = entry_get(t, slot);
 	struct asset_box *b;
-	struct aref a;
 
 	*pin = NULL;
-	if (!e && arc_ref(f, slot, &a)) {
-		if (arcdir_type(a.ad, a.node) == AN_DIR) {
-			*r = RC_ISDIR;
-			return NULL;
-		}
-		return arc_asset_get(t, &a, slot, pin, r);
-	}
 	if (!e || e->type != FE_FILE || e->archive) {
 		*r = e ? RC_ISDIR : RC_NOENT;
 		return NULL;
@@ -1803,16 +1657,12 @@ struct asset *folder_asset_get(struct tree *t, uint32_t slot, struct cache_ent *
 	return b->as;
 }
 
-void folder_slot_reset(struct tree *t, uint32_t slot)
+static void fold_reset(struct tree *t, const struct cref *r)
 {
 	struct folder *f = t->fold;
+	uint32_t slot = r->slot;
 	struct fentry *e = entry_get(t, slot);
-	struct aref a;
 
-	if (!e && arc_ref(f, slot, &a)) {
-		cache_drop(t->cache, asset_ckey(slot));
-		return;
-	}
 	if (!e || e->type != FE_FILE)
 		return;
 	pthread_mutex_lock(&f->amu);
@@ -1825,6 +1675,22 @@ void folder_slot_reset(struct tree *t, uint32_t slot)
 	pthread_mutex_unlock(&f->mu);
 	pthread_mutex_unlock(&f->amu);
 }
+
+/* The mounted folder: every slot no archive (or other range) registered. */
+static const struct container_ops folder_container = {
+    .name = "folder",
+    .kind = fold_kind,
+    .getattr = fold_getattr,
+    .list = fold_list,
+    .readlink = fold_readlink,
+    .asset_get = fold_asset_get,
+    .reset = fold_reset,
+    .entry_name = fold_entry_name,
+    .relpath = fold_relpath,
+    .mountpath = fold_mountpath,
+    .sibling = fold_sibling,
+    .siblings = fold_siblings,
+};
 
 /* ---- open and close ---- */
 
@@ -1847,6 +1713,7 @@ static struct folder *folder_new(struct tree *t, char *why, size_t whylen)
 	f->root.type = FE_DIR;
 	f->root_fd = -1;
 	t->fold = f;
+	container_set_base(t, &folder_container, f);
 	f->gix = guid_index_new(folder_guid_build, t);
 	f->tix = guid_index_new(folder_toc_build, t);
 	if (!f->tab || !f->gix || !f->tix) {
@@ -1921,7 +1788,6 @@ void folder_close(struct folder *f)
 	for (size_t i = 0; i < f->n_arcs; i++)
 		arcdir_free(f->arcs[i]);
 	free(f->arcs);
-	free(f->regs);
 	free(f->root.kids);
 	free(f->root.name);
 	free(f->tab);
