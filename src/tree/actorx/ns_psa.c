@@ -495,9 +495,10 @@ static struct asset *psk_at(struct tree *t, uint32_t slot, struct cache_ent **pi
 	return a;
 }
 
-/* Folder mounts: the PSK beside the PSA whose bone names match most of its bones (at least
- * two; ties: the first listed) gives the matched bones their parents. Only .psk/.pskx names
- * are opened. */
+/* Folder mounts: the PSK beside the PSA (in its folder, or its archive's folder: whatever its
+ * container lists) whose bone names match most of its bones (at least two; ties: the first
+ * listed) gives the matched bones their parents. Only .psk/.pskx names are opened. A
+ * single-file mount has no neighbours (its container has no siblings). */
 static enum rc parents_from_psk(struct asset *as, struct ax_ns *x)
 {
 	uint32_t *sib = NULL, best = 0;
@@ -563,7 +564,7 @@ static enum rc psa_parents(struct asset *as, struct ax_ns *x)
 
 	x->flat_in_file = psk_bones_flat(x->psa.bones, x->psa.n_bones);
 	r = parents_from_option(as, x);
-	if (r == RC_OK && !x->parents_from && x->flat_in_file && as->t->fold)
+	if (r == RC_OK && !x->parents_from && x->flat_in_file)
 		r = parents_from_psk(as, x);
 	x->flat = psk_bones_flat(x->psa.bones, x->psa.n_bones);
 	if (x->flat)

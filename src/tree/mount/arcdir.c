@@ -2137,6 +2137,32 @@ static uint32_t arc_sibling(struct tree *t, const struct cref *r, const char *na
 	return arcdir_sibling(r->c, r->node, name);
 }
 
+/* The files beside a node (entries, assets, archives: not folders, not the status files), in
+ * listing order: what a format asks for its companions, as in a folder. */
+static size_t arc_siblings(struct tree *t, const struct cref *r, uint32_t **out)
+{
+	const struct arcdir *ad = r->c;
+	const struct anode *p;
+	uint32_t *v;
+	size_t n = 0;
+
+	(void)t;
+	*out = NULL;
+	if (r->node == 0 || r->node >= ad->n_nodes)
+		return 0;
+	p = &ad->nodes[ad->nodes[r->node].parent];
+	if (p->nkids == 0 || !(v = xcalloc_n(p->nkids, sizeof *v)))
+		return 0;
+	for (uint32_t k = 0; k < p->nkids; k++) {
+		uint32_t c = ad->kids[p->kid0 + k];
+
+		if (c != r->node && c >= ARCDIR_FIRST && ad->nodes[c].type != AN_DIR)
+			v[n++] = arcdir_slot(ad, c);
+	}
+	*out = v;
+	return n;
+}
+
 /* Nodes are never links: readlink NULL (EINVAL). */
 const struct container_ops arcdir_container = {
     .name = "archive",
@@ -2149,4 +2175,5 @@ const struct container_ops arcdir_container = {
     .relpath = arc_relpath,
     .mountpath = arc_mountpath,
     .sibling = arc_sibling,
+    .siblings = arc_siblings,
 };
