@@ -225,7 +225,8 @@ struct tree_format {
 #define ASSET_PERM_SLOTS 8
 
 struct asset_perm {
-	pthread_mutex_t mu; /* held across the load: concurrent first users wait */
+	pthread_mutex_t mu; /* held across the load: concurrent first users wait (lock order:
+			       tree_int.h) */
 	bool done;
 	enum rc r;
 	void *data;
@@ -312,6 +313,39 @@ void asset_unpin(struct asset *as, struct cache_ent *ent);
  * it finds a change, the mount's on_change hook hears of every status file of the asset. */
 bool asset_source_changed(struct asset *as);
 
+/*
+ * Lock order. Every mutex of the daemon, outermost first: one may be held while taking any
+ * listed after it, never one listed before it (two of the same line: never both, except the
+ * asset_perm of different assets, taken asset by asset as a load opens a companion). Leaves
+ * call nothing that locks. Cited from each declaration as "lock order: tree_int.h".
+ *
+ *  1. mods.commit_mu (mods_int.h)    one commit: reads the tree, writes OUTDIR, resets slots
+ *  2. mod_content.mu (mods_int.h)    a picture's content while it is committed or read
+ *  3. asset_perm.mu (here)           held across a permanent load, which may open companions
+ *  4. psg_mount.comp_mu (ns_psg.h)   a model's companion arena, opened under it
+ *  5. guid_index.build_mu            the one build of an index (walks the folder, opens
+ *                                    archives: everything below)
+ *  6. arcdir.nest_mu                 a nested archive while it opens (reads its parent)
+ *  7. arcdir.build_mu                an archive's nodes, built once (registers its slots)
+ *  8. folder.omu                     one opening of an archive file
+ *  9. folder.amu                     the open assets' cache entries and their LRU
+ * 10. folder.mu                      entries, listings, the LRU's links (lru_trim closes the
+ *                                    least recently used archive under it: fd_mu below)
+ * 11. arcdir.fd_mu                   a folder's archive descriptor. Never held while the folder
+ *                                    is asked anything: fd_acquire reopens without it (it
+ *                                    used to hold it across folder_arc_reopen, which takes
+ *                                    folder.mu: the inverse of 10 -> 11; test arcdir_lock_order)
+ * 12. mods.mu (mods_int.h)           the slot and temporary tables (leaf but for cache.mu)
+ *     tree.streams_mu (here)         listings kept while read (takes cache.mu)
+ * 13. leaves: tree.cont_mu (container.c), cache.mu (cache.c; entries' dtors run after it is
+ *     released), arcdir.mu, arcdir.same_mu, arc_ahead.mu (arcdir.c; the thread decodes
+ *     without it), guid_index.mu, psgfs_ll_inval.mu (fuse/ll.h), g_stats_lock and
+ *     g_fuse_err_lock (main.c).
+ *
+ * Adding a mutex: put it on this list and cite it; never call into another module's
+ * functions while holding a leaf.
+ */
+
 /* ---- the mount ---- */
 
 struct folder;
@@ -349,11 +383,11 @@ struct tree {
 	atomic_uint_fast64_t asset_opens;
 	atomic_uint_fast64_t arc_indexes, arc_pieces, arc_piece_bytes;
 	_Atomic(struct arc_ahead *) arc_ahead; /* arcdir.c's decode-ahead thread, once started */
-	pthread_mutex_t streams_mu;
+	pthread_mutex_t streams_mu;	       /* lock order: tree_int.h */
 	struct tree_stream streams[TREE_STREAMS];
 	/* containers (container.c): ranges of slots and who shows them, ascending; the base
 	 * container shows every other slot */
-	pthread_mutex_t cont_mu;
+	pthread_mutex_t cont_mu; /* a leaf (lock order: tree_int.h) */
 	struct crange *ranges;
 	size_t n_ranges, cap_ranges;
 	const struct container_ops *base_ops;

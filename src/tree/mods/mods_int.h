@@ -32,7 +32,8 @@ struct mod_extent {
 /* Bytes being written: kept in an unnamed file in OUTDIR, over a base (what the picture held
  * when opened) or over nothing (zeros). */
 struct mod_content {
-	pthread_mutex_t mu; /* writes, reads and commits of this content */
+	pthread_mutex_t mu; /* writes, reads and commits of this content (lock order:
+			       tree/core/tree_int.h, as for every mutex here) */
 	int fd;
 	uint64_t size;
 	uint64_t base_len;	/* [0, base_len): unwritten bytes come from base_ino's file */

@@ -48,7 +48,8 @@ struct arcdir {
 	struct arcent self;    /* nested: the source of this archive's bytes */
 	unsigned depth;
 	int fd;
-	pthread_mutex_t fd_mu; /* fd, fd_users, fd_closing of a folder's archive (fd_acquire) */
+	pthread_mutex_t fd_mu; /* fd, fd_users, fd_closing of a folder's archive (fd_acquire;
+				lock order: tree/core/tree_int.h, as for every mutex here) */
 	unsigned fd_users;
 	bool fd_closing; /* folder.c closed it: the last reader closes fd */
 	struct stat st;
@@ -79,7 +80,7 @@ struct arcdir {
 	uint64_t heap;
 	/* Long compressed entries naming the same stored bytes as an earlier one: {entry, that
 	 * one} sorted by entry, made on first use (same_bytes) */
-	pthread_mutex_t same_mu;
+	pthread_mutex_t same_mu; /* a leaf */
 	atomic_bool same_made;
 	uint32_t (*same)[2];
 	uint32_t n_same;
@@ -655,14 +656,24 @@ static enum rc fd_acquire(struct arcdir *ad)
 	if (!fd_shared(ad))
 		return RC_OK;
 	pthread_mutex_lock(&ad->fd_mu);
-	if (ad->fd < 0) {
-		int fd = folder_arc_reopen(ad->t, ad->owner_slot), err = errno;
+	while (ad->fd < 0) {
+		int fd, err;
 
+		/* Reopened without fd_mu: the folder answers under its mu, which lru_trim holds
+		 * while it closes an archive (fd_mu) (tree_int.h, "Lock order"). */
+		pthread_mutex_unlock(&ad->fd_mu);
+		fd = folder_arc_reopen(ad->t, ad->owner_slot);
+		err = errno;
+		pthread_mutex_lock(&ad->fd_mu);
 		if (fd < 0) {
 			pthread_mutex_unlock(&ad->fd_mu);
 			return err == EMFILE || err == ENFILE ? RC_NOFILES
 			       : err == ENOMEM		      ? RC_NOMEM
 							      : RC_IO;
+		}
+		if (ad->fd >= 0) { /* another reader reopened it meanwhile */
+			close(fd);
+			break;
 		}
 		ad->fd = fd;
 		if (fstat(fd, &st) != 0 || st.st_ino != ad->st.st_ino ||
@@ -1129,7 +1140,7 @@ static enum rc entry_view(void *ctx, uint64_t off, size_t n, struct tree_rdv *v)
  * reader that jumps around costs at most one unused decode per file it starts.
  */
 struct arc_ahead {
-	pthread_mutex_t mu;
+	pthread_mutex_t mu; /* a leaf (lock order: tree/core/tree_int.h) */
 	pthread_cond_t work, done;
 	pthread_t th;
 	bool stop;

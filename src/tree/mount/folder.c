@@ -67,12 +67,13 @@ struct fentry {
 
 struct folder {
 	int root_fd;
-	pthread_mutex_t mu; /* entries and listings */
+	pthread_mutex_t mu; /* entries and listings (lock order: tree/core/tree_int.h) */
 	struct fentry root;
 	struct fentry **tab;
 	size_t n_buckets, n;
 	uint32_t next_seq;
-	pthread_mutex_t omu; /* held while an archive is opened (one opening each) */
+	pthread_mutex_t omu; /* held while an archive is opened (one opening each; lock order:
+			      * tree/core/tree_int.h) */
 	pthread_mutex_t amu; /* the open assets' cache entries and their LRU (never held while a
 			      * file is opened) */
 	uint32_t lru_head, lru_tail;

@@ -39,7 +39,7 @@ struct psg_mount {
 	bool has_textures;
 	bool has_materials; /* a RenderMaterialData exists */
 	/* The companion texture arena, looked for once (psg_materials.c). */
-	pthread_mutex_t comp_mu;
+	pthread_mutex_t comp_mu; /* lock order: tree/core/tree_int.h */
 	bool comp_looked, comp_found;
 	bool comp_modded;   /* single-file mounts: found in the mods folder */
 	uint32_t comp_slot; /* folder mounts: its slot */
