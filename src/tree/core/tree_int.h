@@ -338,7 +338,7 @@ bool asset_source_changed(struct asset *as);
  * 12. mods.mu (mods_int.h)           the slot and temporary tables (leaf but for cache.mu)
  *     tree.streams_mu (here)         listings kept while read (takes cache.mu)
  * 13. leaves: tree.cont_mu (container.c), cache.mu (cache.c; entries' dtors run after it is
- *     released), arcdir.mu, arcdir.same_mu, arc_ahead.mu (arcdir.c; the thread decodes
+ *     released), arcdir.mu, arcdir.same_mu, arc_ahead.mu (arcdir_read.c; the thread decodes
  *     without it), guid_index.mu, psgfs_ll_inval.mu (fuse/ll.h), g_stats_lock and
  *     g_fuse_err_lock (main.c).
  *
@@ -382,8 +382,9 @@ struct tree {
 	atomic_uint_fast64_t renders, render_bytes, render_failures, raw_reads, raw_bytes;
 	atomic_uint_fast64_t asset_opens;
 	atomic_uint_fast64_t arc_indexes, arc_pieces, arc_piece_bytes;
-	_Atomic(struct arc_ahead *) arc_ahead; /* arcdir.c's decode-ahead thread, once started */
-	pthread_mutex_t streams_mu;	       /* lock order: tree_int.h */
+	_Atomic(struct arc_ahead *)
+	    arc_ahead;		    /* arcdir_read.c's decode-ahead thread, once started */
+	pthread_mutex_t streams_mu; /* lock order: tree_int.h */
 	struct tree_stream streams[TREE_STREAMS];
 	/* containers (container.c): ranges of slots and who shows them, ascending; the base
 	 * container shows every other slot */
@@ -532,7 +533,7 @@ void tree_slot_reset(struct tree *t, uint32_t slot);
 /* True when inode ino is answered by its container, not by an asset's node. */
 bool tree_ino_is_container(struct tree *t, tree_ino ino);
 
-/* ---- folder mounts (folder.c; their slots through folder_container) ---- */
+/* ---- folder mounts (folder*.c; their slots through folder_container) ---- */
 
 enum tree_open_fail folder_open(struct tree *t, const char *path, char *why, size_t whylen);
 /* A mount of one archive file: the folder layer's root is the archive (arcdir.h). */
@@ -544,7 +545,7 @@ void folder_set_mount(struct folder *f, const struct stat *mnt_before, dev_t own
  * it), NULL outside folder mounts. */
 struct guid_index *folder_guid_index(struct tree *t);
 /* The mount's index of texture arenas by the GUIDs of their TableOfContents, whatever their
- * names (guid_index.h; built on its first lookup: folder.c, folder_toc_build). */
+ * names (guid_index.h; built on its first lookup: folder_index.c, folder_toc_build). */
 struct guid_index *folder_toc_index(struct tree *t);
 /* Bytes the TOC index's build reads in all (256 MiB; tests lower it). */
 extern _Atomic uint64_t folder_toc_budget;

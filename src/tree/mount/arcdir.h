@@ -2,10 +2,10 @@
  * Archives as directories (docs/archives.md): an EB/BIGF/BIG4 archive or an SFIL stream file
  * opened once (header and tables only) and presented as a tree of nodes. Node 0 is the archive's
  * root, 1 and 2 its info.txt and errors.txt, 3 + i the entry i of the table, the folders after.
- * Node k > 0 is the slot base + k of the folder layer (folder.c hands out the range); node 0 is
- * the slot of whatever shows the archive (its file in the folder, an entry of the parent archive,
- * or the mount's root). An entry's bytes are read through its index (built on first use) and its
- * pieces, both cache entries; any format opens on them as on a file.
+ * Node k > 0 is the slot base + k of the folder layer (folder_assets.c hands out the range); node 0
+ * is the slot of whatever shows the archive (its file in the folder, an entry of the parent
+ * archive, or the mount's root). An entry's bytes are read through its index (built on first use)
+ * and its pieces, both cache entries; any format opens on them as on a file.
  */
 #ifndef PSGFS_ARCDIR_H
 #define PSGFS_ARCDIR_H
@@ -78,7 +78,7 @@ struct arcdir *arcdir_nested(struct arcdir *ad, uint32_t node, enum rc *r);
  * or node that shows it. */
 extern const struct container_ops arcdir_container;
 
-/* The cache key of the open asset of a slot (folder.c, arcdir.c). */
+/* The cache key of the open asset of a slot (folder_assets.c, arcdir.c). */
 static inline struct cache_key asset_ckey(uint32_t slot)
 {
 	return cache_key((uint64_t)slot << 32, KEY_WHAT(KEY_ASSET, 0));
@@ -91,18 +91,18 @@ uint64_t arcdir_heap(const struct arcdir *ad);	 /* what its tables hold: charged
 const char *arcdir_why(const struct arcdir *ad); /* NULL, or why it could not be read */
 
 /*
- * The descriptor of an archive of a folder mount is one of the mount's max_assets (folder.c
+ * The descriptor of an archive of a folder mount is one of the mount's max_assets (folder_assets.c
  * closes the least recently used). arcdir_fd_live: it is open and not being closed;
  * arcdir_fd_close: close it now, or when its last reader is done. Reads reopen it.
  */
 bool arcdir_fd_live(struct arcdir *ad);
 void arcdir_fd_close(struct arcdir *ad);
-/* folder.c: the archive file of slot opened again (-1, errno set, on failure) ... */
+/* folder_assets.c: the archive file of slot opened again (-1, errno set, on failure) ... */
 int folder_arc_reopen(struct tree *t, uint32_t slot);
 /* ... and an archive's descriptor was used: it joins or moves up the open assets' LRU. */
 void folder_arc_used(struct tree *t, uint32_t slot, struct arcdir *ad);
 
-/* folder.c: keep an opened archive until the mount ends (arcdir_open_* do it) ... */
+/* folder_assets.c: keep an opened archive until the mount ends (arcdir_open_* do it) ... */
 enum rc folder_arc_adopt(struct tree *t, struct arcdir *ad);
 /* ... and hand out slots for its nodes, remembered for slot lookups (arcdir_ensure). */
 enum rc folder_arc_register(struct tree *t, struct arcdir *ad);

@@ -40,7 +40,7 @@ struct arcdir {
 	pthread_mutex_t fd_mu; /* fd, fd_users, fd_closing of a folder's archive (fd_acquire;
 				lock order: tree/core/tree_int.h, as for every mutex here) */
 	unsigned fd_users;
-	bool fd_closing; /* folder.c closed it: the last reader closes fd */
+	bool fd_closing; /* folder_assets.c closed it: the last reader closes fd */
 	struct stat st;
 	struct src src;
 	char *name; /* the archive's file name */

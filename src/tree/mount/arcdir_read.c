@@ -47,7 +47,7 @@ bool arcdir_changed(struct arcdir *ad)
 		return true;
 	if (ad->parent)
 		return arcdir_changed(ad->parent);
-	pthread_mutex_lock(&ad->fd_mu); /* folder.c may close it meanwhile */
+	pthread_mutex_lock(&ad->fd_mu); /* folder_assets.c may close it meanwhile */
 	same = ad->fd < 0 || (fstat(ad->fd, &st) == 0 && same_file(&st, &ad->st));
 	pthread_mutex_unlock(&ad->fd_mu);
 	if (same)

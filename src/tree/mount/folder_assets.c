@@ -211,7 +211,7 @@ static void lru_trim(struct tree *t)
 		struct fentry *e = fentry_find(f, f->lru_tail);
 
 		lru_unlink(f, e);
-		if (e->archive) { /* an archive's descriptor (arcdir.c reopens it) */
+		if (e->archive) { /* an archive's descriptor (arcdir_read.c reopens it) */
 			arcdir_fd_close(e->arc);
 			atomic_fetch_sub(&f->open_assets, 1);
 			continue;
@@ -225,7 +225,7 @@ static void lru_trim(struct tree *t)
 /*
  * The archives of a folder keep their file open while in use, and count among max_assets
  * like assets: in the LRU while open (counted once), closed by lru_trim when least recently
- * used, reopened by their next read (arcdir.c fd_acquire). A folder of more archives than
+ * used, reopened by their next read (arcdir_read.c fd_acquire). A folder of more archives than
  * descriptors allow (1,015 visited at ulimit -n 1024) made every later operation fail.
  */
 void folder_arc_used(struct tree *t, uint32_t slot, struct arcdir *ad)
