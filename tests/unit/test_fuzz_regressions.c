@@ -39,6 +39,7 @@ static const struct {
     {"texmod", fuzz_one_texmod, FZ_TEXMOD},
     {"archive", fuzz_one_archive, FZ_ARCHIVE},
     {"manifest", fuzz_one_manifest, FZ_MANIFEST},
+    {"world", fuzz_one_world, FZ_WORLD},
 };
 #define N_HARNESS (sizeof harnesses / sizeof harnesses[0])
 
@@ -67,6 +68,8 @@ static void test_seeds(void **state)
 		if (v[i].harnesses == FZ_ARCHIVE) /* archives: the archive harness alone */
 			continue;
 		if (v[i].harnesses == FZ_MANIFEST) /* manifests: the manifest harness alone */
+			continue;
+		if (v[i].harnesses == FZ_WORLD) /* world objects: the world harness alone */
 			continue;
 		if (v[i].harnesses == FZ_FOLDER) {
 			assert_int_equal(fuzz_folder_check(v[i].data, v[i].len, FZT_TWICE, &r), 0);

@@ -118,8 +118,6 @@ void tex_x360_object_encode(const struct tex_x360_object *o, uint8_t out[X360TEX
 
 /* Xenos name of any format code 0..63 ("DXT1", "8_8_8_8", "DXN", ...); NULL above 63. */
 const char *tex_x360_format_name(uint8_t fmt);
-/* True for the formats the layout converts. */
-bool tex_x360_format_supported(uint8_t fmt);
 
 /* Canonical (little-endian DDS order) form of a level. */
 enum tex_x360_canon {

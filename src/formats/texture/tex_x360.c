@@ -118,11 +118,6 @@ const char *tex_x360_format_name(uint8_t fmt)
 	return fmt < 64 ? fmt_names[fmt] : NULL;
 }
 
-bool tex_x360_format_supported(uint8_t fmt)
-{
-	return fmt_find(fmt) != NULL;
-}
-
 bool tex_x360_canon_kind(enum tex_x360_canon c, enum tex_kind *k)
 {
 	static const struct {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/names.h"
+#include "psgfs/formats/registry.h"
 #include "tree/mount/guid_index.h"
 #include "tree/mount/arcdir_int.h"
 
@@ -152,14 +153,11 @@ void arcdir_each_arena(struct arcdir *ad, arcdir_arena_fn fn, void *ctx)
 	char path[PATH_MAX];
 
 	for (uint32_t k = ARCDIR_FIRST; k < ARCDIR_FIRST + ad->a.n && k < ad->n_nodes; k++) {
-		const char *name = ad->names + ad->nodes[k].name;
-		size_t len = strlen(name);
 		struct arcent e = {ad, k - ARCDIR_FIRST};
 		struct src s = {arcdir_entry_read, &e, ad->a.e[e.i].size};
 
-		if (ad->nodes[k].type != AN_ASSET || len < 4 ||
-		    (strcasecmp(name + len - 4, ".psg") != 0 &&
-		     strcasecmp(name + len - 4, ".rx2") != 0) ||
+		if (ad->nodes[k].type != AN_ASSET ||
+		    !fmt_name_is(ad->names + ad->nodes[k].name, FMT_PSG) ||
 		    !tree_slot_mountpath(ad->t, arcdir_slot(ad, k), path, sizeof path))
 			continue;
 		fn(ctx, path, arcdir_slot(ad, k), &s);
@@ -241,22 +239,21 @@ static bool entry_head(struct arcdir *ad, uint32_t i, uint8_t h[16])
  */
 static uint32_t find_toc(struct arcdir *ad, uint32_t node)
 {
-	static const char *const toc_exts[] = {".pst", ".xst", NULL};
 	const char *name = ad->names + ad->nodes[node].name;
 	const struct anode *p = &ad->nodes[ad->nodes[node].parent];
 	uint8_t h[16], t[16];
 	uint32_t best = UINT32_MAX;
 
-	if (!name_has_ext(name, (const char *const[]){".psf", ".xsf", NULL}) ||
-	    !entry_head(ad, node - ARCDIR_FIRST, h) || memcmp(h, "SFIL", 4) != 0)
+	if (!fmt_name_is(name, FMT_SFIL) || !entry_head(ad, node - ARCDIR_FIRST, h) ||
+	    fmt_detect(h, sizeof h, FMT_ARCHIVE) != fmt_row(FMT_SFIL))
 		return UINT32_MAX;
 	for (uint32_t k = 0; k < p->nkids; k++) {
 		uint32_t c = ad->kids[p->kid0 + k];
 		const char *cn = ad->names + ad->nodes[c].name;
 
 		if (c < ARCDIR_FIRST || c >= ARCDIR_FIRST + ad->a.n ||
-		    !name_has_ext(cn, toc_exts) || !entry_head(ad, c - ARCDIR_FIRST, t) ||
-		    memcmp(t, "ATOC", 4) != 0 || memcmp(t + 8, h + 8, 8) != 0)
+		    !fmt_is_companion_name(cn, FMT_ARCHIVE) ||
+		    !entry_head(ad, c - ARCDIR_FIRST, t) || !arc_toc_serves(h, t))
 			continue;
 		if (best == UINT32_MAX || arc_toc_pairs(name, cn))
 			best = c - ARCDIR_FIRST;
@@ -347,16 +344,6 @@ void arcdir_free(struct arcdir *ad)
 	free(ad->name);
 	free(ad->why);
 	free(ad);
-}
-
-uint64_t arcdir_heap(const struct arcdir *ad)
-{
-	return ad->heap;
-}
-
-const char *arcdir_why(const struct arcdir *ad)
-{
-	return ad->why;
 }
 
 /* ---- nodes ---- */
@@ -508,39 +495,17 @@ uint32_t arcdir_sibling(const struct arcdir *ad, uint32_t node, const char *name
 
 /* ---- status files ---- */
 
+/* What info.txt calls an archive kind: its format row's description. */
 static const char *kind_name(enum arc_kind k)
 {
-	switch (k) {
-	case ARC_EB3:
-		return "EA EB v3 archive (.big)";
-	case ARC_BIGF:
-		return "EA BIGF archive (.big)";
-	case ARC_BIG4:
-		return "EA BIG4 archive (.big)";
-	case ARC_SFIL:
-		return "Skate 3 stream file (SFIL)";
-	}
-	return "archive";
-}
+	const struct fmt_row *r = fmt_of_arc_kind(k);
 
-static const char *method_name(unsigned m)
-{
-	static const char *const v[] = {
-	    [ARC_STORED] = "stored",
-	    [ARC_REFPACK] = "refpack",
-	    [ARC_CHUNK_REFPACK] = "chunked refpack",
-	    [ARC_CHUNK_ZLIB] = "chunked zlib",
-	    [ARC_LZX] = "lzx",
-	    [ARC_CHUNKED] = "chunked",
-	    [ARC_SECTIONS] = "sections",
-	};
-
-	return m < sizeof v / sizeof *v && v[m] ? v[m] : "unknown";
+	return r ? r->desc : "archive";
 }
 
 static size_t status_text(struct arcdir *ad, bool errors, struct buf *b)
 {
-	uint64_t count[8] = {0}, bytes = 0, files = 0, assets = 0, archives = 0;
+	uint64_t count[ARC_METHODS + 1] = {0}, bytes = 0, files = 0, assets = 0, archives = 0;
 
 	if (errors) {
 		pthread_mutex_lock(&ad->mu);
@@ -556,7 +521,7 @@ static size_t status_text(struct arcdir *ad, bool errors, struct buf *b)
 	for (uint32_t i = 0; i < ad->a.n; i++) {
 		uint8_t m = ad->a.e[i].method;
 
-		count[m <= ARC_SECTIONS ? m : 7]++;
+		count[m < ARC_METHODS ? m : ARC_METHODS]++; /* the last: unknown */
 		bytes += ad->a.e[i].size;
 	}
 	for (uint32_t k = ARCDIR_FIRST; k < ARCDIR_FIRST + ad->a.n && k < ad->n_nodes; k++) {
@@ -576,9 +541,9 @@ static size_t status_text(struct arcdir *ad, bool errors, struct buf *b)
 	}
 	buf_printf(b, "byte order: %s\nentries: %u\nfolders: %u\n",
 		   ad->a.big_endian ? "big-endian" : "little-endian", ad->a.n, ad->n_dirs);
-	for (unsigned m = 0; m < 8; m++)
+	for (unsigned m = 0; m <= ARC_METHODS; m++)
 		if (count[m])
-			buf_printf(b, "entries %s: %llu\n", method_name(m == 7 ? 255 : m),
+			buf_printf(b, "entries %s: %llu\n", arc_method_str((uint8_t)m),
 				   (unsigned long long)count[m]);
 	buf_printf(b,
 		   "shown as files: %llu\nshown as assets: %llu\nshown as archives: %llu\n"
@@ -619,7 +584,7 @@ static enum tree_open_fail stat_mount(struct asset *as, char *why, size_t whylen
 }
 
 static const struct tree_kind arcstat_kinds[] = {
-    {"status", TT_FILE, 0, false, NULL, NULL, stat_render, NULL, NULL, true},
+    {.what = "status", .type = TT_FILE, .render = stat_render, .status = true},
 };
 
 static const struct tree_format tree_format_arcstat = {

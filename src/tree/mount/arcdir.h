@@ -87,9 +87,6 @@ static inline struct cache_key asset_ckey(uint32_t slot)
 /* Stop the tree's decode-ahead thread (tree_close, before the cache goes); idempotent. */
 void arcdir_ahead_stop(struct tree *t);
 
-uint64_t arcdir_heap(const struct arcdir *ad);	 /* what its tables hold: charged to the cache */
-const char *arcdir_why(const struct arcdir *ad); /* NULL, or why it could not be read */
-
 /*
  * The descriptor of an archive of a folder mount is one of the mount's max_assets (folder_assets.c
  * closes the least recently used). arcdir_fd_live: it is open and not being closed;

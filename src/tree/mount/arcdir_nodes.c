@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/names.h"
+#include "psgfs/formats/registry.h"
 #include "tree/mount/guid_index.h"
 #include "tree/mount/arcdir_int.h"
 
@@ -20,29 +21,10 @@
 
 static bool names_add(struct arcdir *ad, const char *s, size_t n, uint32_t *at)
 {
-	if (ad->names_len + n + 1 > UINT32_MAX) {
-		ad->names_oom = true;
-		return false;
-	}
-	if (ad->names_len + n + 1 > ad->names_cap) {
-		size_t cap = ad->names_cap ? ad->names_cap * 2 : 4096;
-		char *p;
+	bool ok = name_pool_add(&ad->names, &ad->names_len, &ad->names_cap, s, n, at);
 
-		while (cap < ad->names_len + n + 1)
-			cap *= 2;
-		p = realloc(ad->names, cap);
-		if (!p) {
-			ad->names_oom = true;
-			return false;
-		}
-		ad->names = p;
-		ad->names_cap = cap;
-	}
-	memcpy(ad->names + ad->names_len, s, n);
-	ad->names[ad->names_len + n] = '\0';
-	*at = (uint32_t)ad->names_len;
-	ad->names_len += n + 1;
-	return true;
+	ad->names_oom |= !ok;
+	return ok;
 }
 
 /* Length of the valid UTF-8 sequence at p (n bytes left) without control characters; 0 if none. */
@@ -170,9 +152,6 @@ void arcdir_quote_raw(const char *raw, char *out, size_t n)
 	out[o] = '\0';
 }
 
-static const char *const asset_exts[] = {".psg", ".rx2", ".psk", ".pskx", ".psa", NULL};
-static const char *const archive_exts[] = {".big", ".psf", ".xsf", NULL};
-
 /* ---- the node tree ---- */
 
 /* Folders by (parent, name) while the tree is built. */
@@ -192,9 +171,9 @@ static uint8_t entry_type(const struct arcdir *ad, uint32_t i, const char *name)
 {
 	if (ad->a.e[i].bad)
 		return AN_FILE;
-	if (name_has_ext(name, asset_exts) && !ad->t->opts.assets_files)
+	if (fmt_by_name(name, FMT_ASSET) && !ad->t->opts.assets_files)
 		return AN_ASSET;
-	if (name_has_ext(name, archive_exts) && ad->depth + 1 < ARCDIR_DEPTH_MAX)
+	if (fmt_by_name(name, FMT_ARCHIVE) && ad->depth + 1 < ARCDIR_DEPTH_MAX)
 		return AN_ARCHIVE;
 	return AN_FILE;
 }

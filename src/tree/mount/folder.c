@@ -33,6 +33,7 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/hash.h"
 #include "psgfs/base/names.h"
+#include "psgfs/formats/registry.h"
 #include "psgfs/formats/skate_objects.h"
 #include "tree/mount/arcdir.h"
 #include "tree/mount/guid_index.h"

@@ -16,6 +16,7 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/hash.h"
 #include "psgfs/base/names.h"
+#include "psgfs/formats/registry.h"
 #include "psgfs/formats/skate_objects.h"
 #include "tree/mount/arcdir.h"
 #include "tree/mount/guid_index.h"
@@ -59,23 +60,18 @@ enum rc folder_arc_register(struct tree *t, struct arcdir *ad)
 	return r;
 }
 
-/* Whether the file `name` in dfd is an ATOC table with this stamp (bytes 8..16). */
-static int toc_if_stamp(int dfd, const char *name, const uint8_t stamp[8])
+/* The file `name` in dfd, open, when it is an ATOC table that serves the stream file whose
+ * first 16 bytes are sh (arc_toc_serves); -1 otherwise. */
+static int toc_if_serves(int dfd, const char *name, const uint8_t sh[16])
 {
 	uint8_t h[16];
 	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
-	if (fd >= 0 && pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h &&
-	    memcmp(h, "ATOC", 4) == 0 && memcmp(h + 8, stamp, 8) == 0)
+	if (fd >= 0 && pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h && arc_toc_serves(sh, h))
 		return fd;
 	if (fd >= 0)
 		close(fd);
 	return -1;
-}
-
-static bool name_is_toc(const char *name)
-{
-	return name_has_ext(name, (const char *const[]){".pst", ".xst", NULL});
 }
 
 /*
@@ -93,9 +89,10 @@ int fold_open_toc(int dfd, const char *name, int fd)
 	DIR *d;
 	struct dirent *de;
 
-	if (fd < 0 || pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h, "SFIL", 4) != 0)
+	if (fd < 0 || pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h ||
+	    fmt_detect(h, sizeof h, FMT_ARCHIVE) != fmt_row(FMT_SFIL))
 		return -1;
-	if (arc_toc_name(name, own, sizeof own) && (toc = toc_if_stamp(dfd, own, h + 8)) >= 0)
+	if (arc_toc_name(name, own, sizeof own) && (toc = toc_if_serves(dfd, own, h)) >= 0)
 		return toc;
 	sfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	d = sfd >= 0 ? fdopendir(sfd) : NULL;
@@ -109,8 +106,8 @@ int fold_open_toc(int dfd, const char *name, int fd)
 		bool pairs = arc_toc_pairs(name, de->d_name);
 		int c;
 
-		if (!name_is_toc(de->d_name) || (toc >= 0 && !pairs) ||
-		    (c = toc_if_stamp(dfd, de->d_name, h + 8)) < 0)
+		if (!fmt_is_companion_name(de->d_name, FMT_ARCHIVE) || (toc >= 0 && !pairs) ||
+		    (c = toc_if_serves(dfd, de->d_name, h)) < 0)
 			continue;
 		if (toc >= 0)
 			close(toc);

@@ -16,6 +16,7 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/hash.h"
 #include "psgfs/base/names.h"
+#include "psgfs/formats/registry.h"
 #include "psgfs/formats/skate_objects.h"
 #include "tree/mount/arcdir.h"
 #include "tree/mount/guid_index.h"
@@ -111,11 +112,6 @@ static bool walk_push(struct walk *w, const char *dir, const char *name)
 	return true;
 }
 
-static bool name_is_arena_ext(const char *name)
-{
-	return name_has_ext(name, (const char *const[]){".psg", ".rx2", NULL});
-}
-
 /* One folder: GUID-named files fed to ix (when not NULL), files named like an arena pushed on
  * arenas (when not NULL), subfolders pushed. Names only: no file is opened. */
 static void walk_one(struct folder *f, const char *rel, struct walk *w, struct seen *seen,
@@ -149,7 +145,7 @@ static void walk_one(struct folder *f, const char *rel, struct walk *w, struct s
 		}
 		if (type == DT_DIR && !fold_on_own_mount(f, dirfd(d), de->d_name)) {
 			walk_push(w, rel, de->d_name);
-		} else if (type == DT_REG && arenas && name_is_arena_ext(de->d_name)) {
+		} else if (type == DT_REG && arenas && fmt_name_is(de->d_name, FMT_PSG)) {
 			walk_push(arenas, rel, de->d_name);
 		} else if (type == DT_REG && is_guid && ix) {
 			char *p = NULL;
@@ -157,7 +153,7 @@ static void walk_one(struct folder *f, const char *rel, struct walk *w, struct s
 			if (asprintf(&p, "%s%s%s", rel, *rel ? "/" : "", de->d_name) >= 0)
 				guid_index_feed(ix, p, 0);
 			free(p);
-		} else if (type == DT_REG && fold_name_is_archive_ext(de->d_name)) {
+		} else if (type == DT_REG && fmt_by_name(de->d_name, FMT_ARCHIVE)) {
 			walk_push(arcs, rel, de->d_name); /* its entries: fed once it is built */
 		}
 	}

@@ -79,7 +79,6 @@ bool fentry_path(struct tree *t, uint32_t slot, char *out, size_t n);
 bool fold_errno_transient(int e);
 enum rc fold_rc_transient(int e);
 bool fold_is_mount_point(const struct folder *f, dev_t dir_dev, ino_t d_ino);
-bool fold_name_is_archive_ext(const char *name);
 bool fold_on_own_mount(const struct folder *f, int dirfd, const char *name);
 enum rc fold_read_folder(struct tree *t, struct fentry *dir);
 /* folder_assets.c */

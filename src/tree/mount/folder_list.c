@@ -16,6 +16,7 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/hash.h"
 #include "psgfs/base/names.h"
+#include "psgfs/formats/registry.h"
 #include "psgfs/formats/skate_objects.h"
 #include "tree/mount/arcdir.h"
 #include "tree/mount/guid_index.h"
@@ -23,81 +24,24 @@
 
 /* ---- listing a source folder ---- */
 
-/* The extension of a name (after its last dot, not a leading one), or "". */
-static const char *name_ext(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-
-	return dot && dot != name ? dot + 1 : "";
-}
-
-static bool ext_in(const char *ext, const char *const *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcasecmp(ext, v[i]) == 0)
-			return true;
-	return false;
-}
-
-/* The smallest file of an asset extension that asset_detect could take: its magic. */
-static off_t asset_ext_min(const char *ext)
-{
-	static const char *const rw[] = {"psg", "rx2"};
-	static const char *const actorx[] = {"psk", "pskx", "psa"};
-
-	if (ext_in(ext, rw, sizeof rw / sizeof *rw))
-		return 4;
-	if (ext_in(ext, actorx, sizeof actorx / sizeof *actorx))
-		return 20;
-	return 0;
-}
-
-static bool name_is_asset_ext(const char *name)
-{
-	return asset_ext_min(name_ext(name)) > 0;
-}
-
-/* Names no game or exporter gives an arena, PSK or PSA: text, pictures, sound. */
-static bool name_is_plain_ext(const char *name)
-{
-	static const char *const ext[] = {"txt", "md",	"log", "xml",  "json", "ini", "cfg",
-					  "csv", "tsv", "htm", "html", "png",  "jpg", "jpeg",
-					  "dds", "tga", "bmp", "gif",  "wav",  "ogg", "mp3"};
-
-	return ext_in(name_ext(name), ext, sizeof ext / sizeof *ext);
-}
-
 /*
  * Classify a regular file by its name and size where they decide (docs: "Folder mounts"),
- * without reading it: an asset extension on a file large enough for the magic is an asset
- * (a misnamed one opens as a broken asset whose info.txt says why); a file too small for the
- * magic of its extension, or with a text, picture or sound extension, is a plain file. True
- * when decided; otherwise (and always with sniff_all) the first bytes decide (sniff).
+ * without reading it: an asset extension (registry.h) on a file large enough for the magic
+ * is an asset (a misnamed one opens as a broken asset whose info.txt says why); a file too
+ * small for the magic of its extension, or with a text, picture or sound extension, is a
+ * plain file. True when decided; otherwise (and always with sniff_all) the first bytes
+ * decide (sniff).
  */
 static bool classify_by_name(const struct tree *t, struct fentry *e)
 {
-	off_t min = asset_ext_min(name_ext(e->name));
+	const struct fmt_row *r;
 
-	if (t->opts.sniff_all || e->type != FE_FILE)
+	if (t->opts.sniff_all || e->type != FE_FILE ||
+	    !(r = fmt_by_name(e->name, FMT_ASSET | FMT_FILE)))
 		return false;
-	if (min > 0) {
-		e->asset = e->st.st_size >= min && !t->opts.assets_files;
-		return true;
-	}
-	if (name_is_plain_ext(e->name)) {
-		e->asset = false;
-		return true;
-	}
-	return false;
-}
-
-bool fold_name_is_archive_ext(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 4 &&
-	       (strcasecmp(name + n - 4, ".big") == 0 || strcasecmp(name + n - 4, ".psf") == 0 ||
-		strcasecmp(name + n - 4, ".xsf") == 0);
+	e->asset =
+	    r->role == FMT_ASSET && e->st.st_size >= (off_t)r->min_size && !t->opts.assets_files;
+	return true;
 }
 
 /* Out of descriptors or memory: a passing condition, never a property of the file. */
@@ -150,8 +94,8 @@ static bool sniff(int dirfd, struct fentry *e, bool assets_files)
 		close(fd);
 	}
 	if (got < 0) {
-		e->archive = fold_name_is_archive_ext(e->name);
-		e->asset = e->archive || (name_is_asset_ext(e->name) && !assets_files);
+		e->archive = fmt_by_name(e->name, FMT_ARCHIVE) != NULL;
+		e->asset = e->archive || (fmt_by_name(e->name, FMT_ASSET) && !assets_files);
 	} else {
 		e->archive = arc_detect(head, (size_t)got);
 		e->asset = e->archive || (asset_detect(head, (size_t)got) && !assets_files);
