@@ -333,7 +333,7 @@ bool asset_source_changed(struct asset *as);
  *                                    least recently used archive under it: fd_mu below)
  * 11. arcdir.fd_mu                   a folder's archive descriptor. Never held while the folder
  *                                    is asked anything: fd_acquire reopens without it (it
- *                                    used to hold it across folder_arc_reopen, which takes
+ *                                    used to hold it across the folder's reopen, which takes
  *                                    folder.mu: the inverse of 10 -> 11; test arcdir_lock_order)
  * 12. mods.mu (mods_int.h)           the slot and temporary tables (leaf but for cache.mu)
  *     tree.streams_mu (here)         listings kept while read (takes cache.mu)
@@ -362,6 +362,7 @@ struct tree_stream {
 };
 
 struct arc_ahead;
+struct arcdir_host;
 struct crange;
 
 struct tree {
@@ -382,9 +383,10 @@ struct tree {
 	atomic_uint_fast64_t renders, render_bytes, render_failures, raw_reads, raw_bytes;
 	atomic_uint_fast64_t asset_opens;
 	atomic_uint_fast64_t arc_indexes, arc_pieces, arc_piece_bytes;
-	_Atomic(struct arc_ahead *)
-	    arc_ahead;		    /* arcdir_read.c's decode-ahead thread, once started */
-	pthread_mutex_t streams_mu; /* lock order: tree_int.h */
+	/* arcdir_read.c's decode-ahead thread, once started */
+	_Atomic(struct arc_ahead *) arc_ahead;
+	const struct arcdir_host *arc_host; /* the folder layer, as archives see it (arcdir.h) */
+	pthread_mutex_t streams_mu;	    /* lock order: tree_int.h */
 	struct tree_stream streams[TREE_STREAMS];
 	/* containers (container.c): ranges of slots and who shows them, ascending; the base
 	 * container shows every other slot */

@@ -125,7 +125,7 @@ static enum tree_open_fail arcdir_parse(struct arcdir *ad, const struct src *toc
 		return TREE_FAIL_OTHER;
 	}
 	ad->heap = ad->a.heap_bytes + ad->a.n * (1 + sizeof *ad->nested);
-	if (f != TREE_FAIL_OTHER && folder_arc_adopt(ad->t, ad) != RC_OK) {
+	if (f != TREE_FAIL_OTHER && ad->t->arc_host->adopt(ad->t, ad) != RC_OK) {
 		snprintf(why, whylen, "out of memory");
 		return TREE_FAIL_OTHER;
 	}
@@ -137,7 +137,7 @@ static enum tree_open_fail arcdir_parse(struct arcdir *ad, const struct src *toc
  * path in the mount and their slot: a model anywhere in the mount finds its textures there. */
 static void feed_guids(struct arcdir *ad)
 {
-	struct guid_index *ix = folder_guid_index(ad->t);
+	struct guid_index *ix = ad->t->arc_host->guid_index(ad->t);
 	char path[PATH_MAX];
 	uint64_t guid;
 
@@ -175,7 +175,7 @@ enum rc arcdir_ensure(struct arcdir *ad)
 		ad->built = true;
 		ad->build_r = arcdir_build(ad) && !ad->names_oom ? RC_OK : RC_NOMEM;
 		if (ad->build_r == RC_OK)
-			ad->build_r = folder_arc_register(ad->t, ad);
+			ad->build_r = ad->t->arc_host->register_slots(ad->t, ad);
 		if (ad->build_r == RC_OK)
 			feed_guids(ad);
 		ad->heap += (uint64_t)ad->n_nodes * (sizeof *ad->nodes + sizeof *ad->kids) +

@@ -70,11 +70,11 @@ enum rc arcdir_asset_open(struct arcdir *ad, uint32_t node, struct asset **out);
 
 /*
  * The archive an AN_ARCHIVE node holds, opened on first use (its slots registered through
- * folder_arc_register); a node that does not open as one shows info.txt saying why.
+ * fold_arc_register); a node that does not open as one shows info.txt saying why.
  */
 struct arcdir *arcdir_nested(struct arcdir *ad, uint32_t node, enum rc *r);
 
-/* The slots of an archive's nodes (folder_arc_register), and its root through the folder entry
+/* The slots of an archive's nodes (fold_arc_register), and its root through the folder entry
  * or node that shows it. */
 extern const struct container_ops arcdir_container;
 
@@ -94,14 +94,20 @@ void arcdir_ahead_stop(struct tree *t);
  */
 bool arcdir_fd_live(struct arcdir *ad);
 void arcdir_fd_close(struct arcdir *ad);
-/* folder_assets.c: the archive file of slot opened again (-1, errno set, on failure) ... */
-int folder_arc_reopen(struct tree *t, uint32_t slot);
-/* ... and an archive's descriptor was used: it joins or moves up the open assets' LRU. */
-void folder_arc_used(struct tree *t, uint32_t slot, struct arcdir *ad);
-
-/* folder_assets.c: keep an opened archive until the mount ends (arcdir_open_* do it) ... */
-enum rc folder_arc_adopt(struct tree *t, struct arcdir *ad);
-/* ... and hand out slots for its nodes, remembered for slot lookups (arcdir_ensure). */
-enum rc folder_arc_register(struct tree *t, struct arcdir *ad);
+/*
+ * What an archive asks of the folder layer that holds it, through t->arc_host (set by the
+ * folder, folder.c), so that no file of arcdir*.c calls into folder*.c: the archive
+ * file of slot opened again (-1, errno set, on failure); an archive's descriptor was used (it
+ * joins or moves up the open assets' LRU); keep an opened archive until the mount ends
+ * (arcdir_open_* do it); hand out slots for its nodes, remembered for slot lookups
+ * (arcdir_ensure); the mount's index of texture arenas by name, which its arenas feed.
+ */
+struct arcdir_host {
+	int (*reopen)(struct tree *t, uint32_t slot);
+	void (*used)(struct tree *t, uint32_t slot, struct arcdir *ad);
+	enum rc (*adopt)(struct tree *t, struct arcdir *ad);
+	enum rc (*register_slots)(struct tree *t, struct arcdir *ad);
+	struct guid_index *(*guid_index)(struct tree *t);
+};
 
 #endif

@@ -84,7 +84,7 @@ static enum rc fd_acquire(struct arcdir *ad)
 		/* Reopened without fd_mu: the folder answers under its mu, which lru_trim holds
 		 * while it closes an archive (fd_mu) (tree_int.h, "Lock order"). */
 		pthread_mutex_unlock(&ad->fd_mu);
-		fd = folder_arc_reopen(ad->t, ad->owner_slot);
+		fd = ad->t->arc_host->reopen(ad->t, ad->owner_slot);
 		err = errno;
 		pthread_mutex_lock(&ad->fd_mu);
 		if (fd < 0) {
@@ -105,7 +105,7 @@ static enum rc fd_acquire(struct arcdir *ad)
 	ad->fd_closing = false;
 	ad->fd_users++;
 	pthread_mutex_unlock(&ad->fd_mu);
-	folder_arc_used(ad->t, ad->owner_slot, ad);
+	ad->t->arc_host->used(ad->t, ad->owner_slot, ad);
 	return RC_OK;
 }
 

@@ -24,7 +24,7 @@
 
 /* ---- archives (arcdir.c) ---- */
 
-enum rc folder_arc_adopt(struct tree *t, struct arcdir *ad)
+enum rc fold_arc_adopt(struct tree *t, struct arcdir *ad)
 {
 	struct folder *f = t->fold;
 	struct arcdir **v;
@@ -39,7 +39,7 @@ enum rc folder_arc_adopt(struct tree *t, struct arcdir *ad)
 	return v ? RC_OK : RC_NOMEM;
 }
 
-enum rc folder_arc_register(struct tree *t, struct arcdir *ad)
+enum rc fold_arc_register(struct tree *t, struct arcdir *ad)
 {
 	struct folder *f = t->fold;
 	uint32_t span = arcdir_span(ad);
@@ -156,7 +156,7 @@ enum rc fold_open_archive(struct tree *t, struct fentry *e)
 			e->arc = ad;
 			pthread_mutex_unlock(&f->mu);
 			if (ad)
-				folder_arc_used(t, e->slot, ad); /* its descriptor counts */
+				fold_arc_used(t, e->slot, ad); /* its descriptor counts */
 		}
 	}
 	pthread_mutex_unlock(&f->omu);
@@ -225,7 +225,7 @@ static void lru_trim(struct tree *t)
  * used, reopened by their next read (arcdir_read.c fd_acquire). A folder of more archives than
  * descriptors allow (1,015 visited at ulimit -n 1024) made every later operation fail.
  */
-void folder_arc_used(struct tree *t, uint32_t slot, struct arcdir *ad)
+void fold_arc_used(struct tree *t, uint32_t slot, struct arcdir *ad)
 {
 	struct folder *f = t->fold;
 	struct fentry *e;
@@ -252,7 +252,7 @@ void folder_arc_used(struct tree *t, uint32_t slot, struct arcdir *ad)
 	pthread_mutex_unlock(&f->amu);
 }
 
-int folder_arc_reopen(struct tree *t, uint32_t slot)
+int fold_arc_reopen(struct tree *t, uint32_t slot)
 {
 	struct folder *f = t->fold;
 	struct fentry *e;

@@ -1,8 +1,8 @@
 /*
- * Internals of folder mounts, shared by folder.c (the entry table, paths, the folder as a
- * container, opening and closing), folder_list.c (listing and sniffing a source folder),
- * folder_assets.c (archives of the folder and the open assets' LRU) and folder_index.c (the
- * indexes of texture arenas by name and by TableOfContents).
+ * Internals of folder mounts, shared by folder_entries.c (the entry table, paths), folder.c
+ * (the folder as a container, opening and closing), folder_list.c (listing and sniffing a source
+ * folder), folder_assets.c (archives of the folder and the open assets' LRU) and folder_index.c
+ * (the indexes of texture arenas by name and by TableOfContents).
  */
 #ifndef PSGFS_FOLDER_INT_H
 #define PSGFS_FOLDER_INT_H
@@ -65,7 +65,7 @@ struct folder {
 	size_t n_arcs, cap_arcs;
 };
 
-/* folder.c */
+/* folder_entries.c */
 struct fentry *fentry_find(struct folder *f, uint32_t slot);
 void fentry_free(struct fentry *e);
 struct fentry *fentry_get(struct tree *t, uint32_t slot);
@@ -82,6 +82,10 @@ bool fold_is_mount_point(const struct folder *f, dev_t dir_dev, ino_t d_ino);
 bool fold_on_own_mount(const struct folder *f, int dirfd, const char *name);
 enum rc fold_read_folder(struct tree *t, struct fentry *dir);
 /* folder_assets.c */
+int fold_arc_reopen(struct tree *t, uint32_t slot);
+enum rc fold_arc_adopt(struct tree *t, struct arcdir *ad);
+enum rc fold_arc_register(struct tree *t, struct arcdir *ad);
+void fold_arc_used(struct tree *t, uint32_t slot, struct arcdir *ad);
 enum rc fold_open_archive(struct tree *t, struct fentry *e);
 int fold_open_toc(int dfd, const char *name, int fd);
 struct asset *fold_asset_get(struct tree *t, const struct cref *cr, struct cache_ent **pin,
