@@ -182,7 +182,7 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 
 static struct psgfs_ll g_ll;
 static const char *g_stats_path;
-static pthread_mutex_t g_stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t g_stats_lock = PTHREAD_MUTEX_INITIALIZER; /* leaf (tree_int.h) */
 
 static void fill_stats(FILE *f, void *ctx)
 {
@@ -574,7 +574,7 @@ static int new_session(struct daemon *d)
  * it parsed but will not honour, e.g. max_read). Until the mount is known to work its error
  * messages are kept, to end the one line psgfs prints, instead of going to stderr. */
 static atomic_bool g_mount_ready;
-static pthread_mutex_t g_fuse_err_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t g_fuse_err_lock = PTHREAD_MUTEX_INITIALIZER; /* leaf (tree_int.h) */
 static char g_fuse_err[256];
 
 static void fuse_log_kept(enum fuse_log_level level, const char *fmt, va_list ap)

@@ -19,7 +19,7 @@ struct psgfs_ll_item {
 	char *name;
 };
 struct psgfs_ll_inval {
-	pthread_mutex_t mu;
+	pthread_mutex_t mu; /* a leaf (lock order: src/tree/core/tree_int.h) */
 	pthread_cond_t cv;
 	struct psgfs_ll_item *q;
 	size_t n, cap;

@@ -68,10 +68,10 @@ assets=$(awk -F'\t' '$2 == "-" && $1 ~ /\/$/ { p = substr($1, 1, length($1) - 1)
 	if (p ~ /\.(psg|rx2|psk|pskx|psa)$/) print p }' "$WORK/loose.m")
 check "every generated asset is an asset directory loose" test "$(echo "$assets" | wc -l)" = 10
 
-# The PSA beside a PSK: inside an archive its bone parents do not come from the PSK yet
-# (issue 28 item 1, the container interface: folder_siblings has no archive arm; w-container
-# fixes it). Compared on its own; expected to differ until that lands: set to 0 then.
-PSA_BESIDE_PSK_DIFFERS=1
+# The PSA beside a PSK: its bone parents come from the PSK inside an archive as loose (the
+# container interface gives archives their siblings, issue 28 item 1). Compared on its own;
+# set to 1 to expect the old divergence (it then fails, as it should).
+PSA_BESIDE_PSK_DIFFERS=0
 SIB=anim/m.psa/
 
 # compare NAME MANIFEST: the archive's tree (MANIFEST, paths relative to its root) against

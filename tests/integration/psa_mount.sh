@@ -112,6 +112,18 @@ check "folder: the PSA's parents are the PSK's" test \
 	"$(cut -f3 "$mf/walk.psa/skeleton/bones.tsv" | tail -n +3)" = \
 	"$(cut -f3 "$mf/body.psk/skeleton/bones.tsv" | tail -n +3)"
 check "folder: the .glb hangs the bones as the PSK does" bash -c "! cmp -s '$mf/walk.psa/export/walk.glb' '$WORK/flat.glb'"
+cp "$mf/walk.psa/info.txt" "$WORK/loose_info.txt"
+cp "$mf/walk.psa/skeleton/bones.tsv" "$WORK/loose_bones.tsv"
+unmount_psgfs "$mf"
+
+# The same pair inside an EB archive: the archive's folder is a container like the mounted
+# folder (struct container_ops), so the PSA finds its PSK there too and shows the same tree.
+"$PSGFS_TOOL" pack --format eb "$fl" "$WORK/flat.big" >/dev/null
+mount_psgfs "$WORK/flat.big" "$mf"
+check "archive: the PSK beside the flat PSA gives its parents, as loose" \
+	cmp -s "$WORK/loose_info.txt" "$mf/walk.psa/info.txt"
+check "archive: the PSA's bones.tsv is the loose one's" \
+	cmp -s "$WORK/loose_bones.tsv" "$mf/walk.psa/skeleton/bones.tsv"
 unmount_psgfs "$mf"
 
 finish

@@ -7,6 +7,8 @@
  */
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -839,8 +841,73 @@ static void test_same_bytes_shared(void **state)
 	free(packed);
 }
 
+/*
+ * Lock order (tree_int.h, "Lock order"): a folder's archive closed by max_assets is reopened
+ * by its next read (fd_acquire), which asks the folder for its file (the folder's mu) and must
+ * not hold the archive's fd_mu meanwhile: lru_trim holds mu while it closes the least recently
+ * used archive (fd_mu). With max_assets 1, two readers of two archives close each other's
+ * descriptor at every read. The deadlock needs an unlucky schedule; the inverted order itself
+ * is what test arcdir_lock_order (this test under valgrind's helgrind) finds every time.
+ */
+struct reopen_arg {
+	struct tree *t;
+	tree_ino ino;
+	atomic_int done;
+};
+
+static void *reopen_reader(void *p)
+{
+	struct reopen_arg *a = p;
+	char b[16];
+	size_t got;
+
+	for (int i = 0; i < 2000; i++)
+		if (tree_read(a->t, a->ino, (uint64_t)(i % 8), 8, b, &got) != RC_OK)
+			break;
+	atomic_store(&a->done, 1);
+	return NULL;
+}
+
+static void test_reopen_lock_order(void **state)
+{
+	static const char text[] = "0123456789abcdef";
+	struct ent e[] = {{"data", "x.txt", text, sizeof text - 1, 0}};
+	struct tree_opts o = {.max_assets = 1};
+	struct reopen_arg a[2] = {0};
+	pthread_t th[2];
+	struct tree_stat st;
+	struct tree *t;
+	char why[256];
+	struct buf big;
+
+	(void)state;
+	eb3(&big, e, 1);
+	put("a.big", &big);
+	put("b.big", &big);
+	buf_free(&big);
+	assert_int_equal(tree_open(dir, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(tree_resolve(t, k ? "b.big/data/x.txt" : "a.big/data/x.txt", &st),
+				 RC_OK);
+		a[k].t = t;
+		a[k].ino = st.ino;
+	}
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(pthread_create(&th[k], NULL, reopen_reader, &a[k]), 0);
+	for (int w = 0; w < 600 && !(atomic_load(&a[0].done) && atomic_load(&a[1].done)); w++)
+		usleep(100000);
+	if (!atomic_load(&a[0].done) || !atomic_load(&a[1].done))
+		fail_msg("readers of two archives deadlocked (fd_mu against the folder's mu)");
+	for (int k = 0; k < 2; k++)
+		pthread_join(th[k], NULL);
+	tree_close(t);
+}
+
 int main(void)
 {
+	/* One test only (arcdir_lock_order runs this one under helgrind). */
+	if (getenv("PSGFS_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("PSGFS_TEST_FILTER"));
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_layout, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_hostile_names, dir_setup, dir_teardown),
@@ -854,6 +921,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_zlib_overrun, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_index_once_per_pass, dir_setup, dir_teardown),
 	    cmocka_unit_test_setup_teardown(test_same_bytes_shared, dir_setup, dir_teardown),
+	    cmocka_unit_test_setup_teardown(test_reopen_lock_order, dir_setup, dir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -489,13 +489,14 @@ static struct asset *psk_at(struct tree *t, uint32_t slot, struct cache_ent **pi
 	return a;
 }
 
-/* Folder mounts: the PSK beside the PSA whose bone names match most of its bones (at least
- * two; ties: the first listed) gives the matched bones their parents. Only .psk/.pskx names
- * are opened. */
+/* Folder mounts: the PSK beside the PSA (in its folder, or its archive's folder: whatever its
+ * container lists) whose bone names match most of its bones (at least two; ties: the first
+ * listed) gives the matched bones their parents. Only .psk/.pskx names are opened. A
+ * single-file mount has no neighbours (its container has no siblings). */
 static enum rc parents_from_psk(struct asset *as, struct ax_ns *x)
 {
 	uint32_t *sib = NULL, best = 0;
-	size_t n = folder_siblings(as->t, as->slot, &sib), best_n = 1;
+	size_t n = tree_slot_siblings(as->t, as->slot, &sib), best_n = 1;
 	struct cache_ent *pin;
 	struct asset *p;
 	const char *name;
@@ -504,7 +505,7 @@ static enum rc parents_from_psk(struct asset *as, struct ax_ns *x)
 	for (size_t i = 0; i < n; i++) {
 		size_t m;
 
-		if (!folder_entry_name(as->t, sib[i], &parent, &name) ||
+		if (!tree_slot_entry_name(as->t, sib[i], &parent, &name) ||
 		    !fmt_name_is(name, FMT_PSK) || !(p = psk_at(as->t, sib[i], &pin)))
 			continue;
 		m = psk_bones_match(x->psa.bones, x->psa.n_bones,
@@ -523,7 +524,7 @@ static enum rc parents_from_psk(struct asset *as, struct ax_ns *x)
 	    psk_bones_match(x->psa.bones, x->psa.n_bones, ((const struct ax_ns *)p->priv)->bones,
 			    ((const struct ax_ns *)p->priv)->n_bones, true);
 	tree_asset_put(as->t, pin);
-	if (folder_entry_name(as->t, best, &parent, &name))
+	if (tree_slot_entry_name(as->t, best, &parent, &name))
 		x->parents_from = strdup(name);
 	return x->parents_from ? RC_OK : RC_NOMEM;
 }
@@ -557,7 +558,7 @@ static enum rc psa_parents(struct asset *as, struct ax_ns *x)
 
 	x->flat_in_file = psk_bones_flat(x->psa.bones, x->psa.n_bones);
 	r = parents_from_option(as, x);
-	if (r == RC_OK && !x->parents_from && x->flat_in_file && as->t->fold)
+	if (r == RC_OK && !x->parents_from && x->flat_in_file)
 		r = parents_from_psk(as, x);
 	x->flat = psk_bones_flat(x->psa.bones, x->psa.n_bones);
 	if (x->flat)

@@ -17,7 +17,7 @@ struct cache_ent {
 };
 
 struct cache {
-	pthread_mutex_t mu;
+	pthread_mutex_t mu; /* a leaf: dtors run after it (lock order: tree_int.h) */
 	struct cache_ent **tab;
 	size_t nbuckets;
 	struct cache_ent *head, *tail;

@@ -1,6 +1,8 @@
 /*
- * Tree core: opening a mount, sorted cached listings, and the dispatch of every request to the
- * folder layer (folder.c) or to the asset a node belongs to (its format's kind table).
+ * Tree core: sorted cached listings, and the dispatch of every request to the container that
+ * shows its slot (struct container_ops: the mounted folder, an archive, the temporaries of
+ * texture mods) or to the asset a node belongs to (its format's kind table). Opening and
+ * closing a mount: open.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -228,7 +230,8 @@ static enum rc dir_finish(struct tlist *l, enum rc r, void **data, size_t *bytes
 /* ---- which layer a node belongs to ---- */
 
 struct where {
-	struct asset *as; /* pinned; NULL: a folder-layer node */
+	struct asset *as; /* pinned; NULL: a node of the container (c) */
+	struct cref c;	  /* the slot's container */
 	struct cache_ent *pin;
 	struct tnode n;
 	const struct tree_kind *k;
@@ -251,10 +254,10 @@ static enum rc where_get(struct tree *t, tree_ino ino, struct where *w)
 	enum rc r;
 
 	memset(w, 0, sizeof *w);
-	if (node == 0)
+	if (node == 0 || !container_at(t, slot, &w->c))
 		return RC_NOENT;
-	if (t->fold && node == 1 && (slot == 0 || !folder_slot_is_file(t, slot)))
-		return RC_OK; /* the mounted folder, a folder in it, a link */
+	if (node == 1 && (!w->c.ops->kind || w->c.ops->kind(t, &w->c) != CS_ASSET))
+		return RC_OK; /* a folder, a folder of an archive, a link: the container's */
 	w->as = tree_asset_get(t, slot, &w->pin, &r);
 	if (!w->as)
 		return r;
@@ -310,8 +313,12 @@ static enum rc load_dir(struct asset *as, uint64_t arg, void **data, size_t *byt
 	struct tctx c;
 	enum rc r;
 
-	if (!as)
-		return dir_finish(&l, folder_list(la->t, la->ino, &l), data, bytes, dtor);
+	if (!as) {
+		const struct cref *cr = &la->w->c;
+
+		r = cr->ops->list ? cr->ops->list(la->t, cr, &l) : RC_NOTDIR;
+		return dir_finish(&l, r, data, bytes, dtor);
+	}
 	r = kctx_open(la->w, la->ino, &c, &nent);
 	if (r == RC_OK)
 		r = la->w->k->list(&c, &l);
@@ -330,7 +337,7 @@ static struct tree_dir *dir_get(struct tree *t, tree_ino ino, struct where *w,
 
 	if (w->as)
 		return asset_memo_key(w->as, key, load_dir, (uint64_t)(uintptr_t)&la, ent, r);
-	/* Folder listings: the folder layer keeps its own snapshot; this is the sorted view. */
+	/* A container's listing: it keeps its own snapshot; this is the sorted view. */
 	struct tree_memo *m = cache_get(t->cache, key, ent);
 	void (*dtor)(void *);
 	size_t bytes;
@@ -386,7 +393,7 @@ static void stream_drop(struct tree *t, struct tree_stream *s)
 	memset(s, 0, sizeof *s);
 }
 
-static void streams_drop_all(struct tree *t)
+void tree_streams_drop(struct tree *t)
 {
 	pthread_mutex_lock(&t->streams_mu);
 	for (unsigned i = 0; i < TREE_STREAMS; i++)
@@ -540,18 +547,38 @@ static enum rc asset_getattr(struct tree *t, tree_ino ino, struct where *w, bool
 	return render_size(w->as, ino, w->n, &out->size);
 }
 
+/* Whether ino is a node of a container that numbers all its slots' nodes itself. */
+static bool own_slot(struct tree *t, tree_ino ino, struct cref *c)
+{
+	return container_at(t, ino_slot(ino), c) && c->ops->own_nodes;
+}
+
+/* A name no listing holds may still be one a container adds anywhere (temporaries). */
+static enum rc lookup_more(struct tree *t, tree_ino parent, const char *name, struct tree_stat *out)
+{
+	struct cref c;
+
+	if (!container_at(t, TREE_TEMP_SLOT, &c) || !c.ops->lookup)
+		return RC_NOENT;
+	return c.ops->lookup(t, &c, parent, name, out);
+}
+
 static enum rc getattr_impl(struct tree *t, tree_ino ino, bool known_only, struct tree_stat *out)
 {
 	struct where w;
+	struct cref c;
 	enum rc r;
 
 	memset(out, 0, sizeof *out);
 	out->ino = ino;
-	if (mods_is_temp(ino))
-		return mods_temp_getattr(t, ino, out);
-	/* Every entry of a mounted folder is answered from its listing: stat opens no file. */
-	if (t->fold && (uint32_t)ino == 1)
-		return folder_getattr(t, ino, out);
+	if (!container_at(t, ino_slot(ino), &c))
+		return RC_NOENT;
+	/* Every entry of a mounted folder or archive is answered from its listing: stat opens
+	 * no file. */
+	if (c.ops->own_nodes)
+		return c.ops->getattr ? c.ops->getattr(t, &c, ino, out) : RC_NOENT;
+	if ((uint32_t)ino == 1 && c.ops->getattr)
+		return c.ops->getattr(t, &c, ino, out);
 	r = where_get(t, ino, &w);
 	if (r != RC_OK)
 		return r;
@@ -575,11 +602,16 @@ enum rc tree_opendir(struct tree *t, tree_ino ino, struct tree_dir **out)
 	struct cache_ent *ent;
 	struct tree_dir *d, *h;
 	struct where w;
+	struct cref c;
 	enum rc r;
 
 	*out = NULL;
-	if (mods_is_temp(ino))
-		return mods_temp_getattr(t, ino, NULL) == RC_OK ? RC_NOTDIR : RC_NOENT;
+	if (own_slot(t, ino, &c)) { /* files only (temporaries) */
+		struct tree_stat st;
+
+		r = c.ops->getattr ? c.ops->getattr(t, &c, ino, &st) : RC_NOENT;
+		return r == RC_OK ? RC_NOTDIR : r;
+	}
 	r = where_get(t, ino, &w);
 	if (r != RC_OK)
 		return r;
@@ -587,7 +619,7 @@ enum rc tree_opendir(struct tree *t, tree_ino ino, struct tree_dir **out)
 		where_put(t, &w);
 		return RC_NOTDIR;
 	}
-	if (!w.as && !folder_slot_is_dir(t, ino_slot(ino)))
+	if (!w.as && w.c.ops->kind(t, &w.c) != CS_DIR)
 		return RC_NOTDIR;
 	d = dir_use(t, ino, &w, &ent, &r);
 	where_put(t, &w);
@@ -658,26 +690,27 @@ enum rc tree_lookup(struct tree *t, tree_ino parent, const char *name, struct tr
 	}
 	tree_closedir(t, d);
 	if (!child)
-		return t->mods ? mods_temp_lookup(t, parent, name, out) : RC_NOENT;
+		return lookup_more(t, parent, name, out);
 	return tree_getattr(t, child, out);
 }
 
 enum rc tree_readlink(struct tree *t, tree_ino ino, char **target)
 {
 	struct where w;
+	struct cref c;
 	struct buf b;
 	size_t len;
 	enum rc r;
 
 	*target = NULL;
-	if (mods_is_temp(ino))
-		return RC_INVAL;
+	if (own_slot(t, ino, &c))
+		return RC_INVAL; /* never links (temporaries) */
 	r = where_get(t, ino, &w);
 	if (r != RC_OK)
 		return r;
 	buf_init(&b);
 	if (!w.as) {
-		r = folder_readlink(t, ino, &b);
+		r = w.c.ops->readlink ? w.c.ops->readlink(t, &w.c, &b) : RC_INVAL;
 	} else if (w.k->type != TT_LINK || !w.k->link) {
 		r = RC_INVAL;
 	} else {
@@ -775,13 +808,14 @@ enum rc tree_data_extent(struct tree *t, tree_ino ino, uint64_t off, uint64_t *d
 	struct cache_ent *nent;
 	struct tctx c;
 	struct where w;
+	struct cref cr;
 	uint64_t start, size;
 	enum rc r;
 
 	*ds = off;
 	*de = UINT64_MAX;
-	if (mods_is_temp(ino))
-		return RC_OK;
+	if (own_slot(t, ino, &cr))
+		return RC_OK; /* no holes to tell (temporaries) */
 	r = where_get(t, ino, &w);
 	if (r != RC_OK || !w.as)
 		return r;
@@ -803,17 +837,18 @@ enum rc tree_data_extent(struct tree *t, tree_ino ino, uint64_t off, uint64_t *d
 enum rc tree_read_begin(struct tree *t, tree_ino ino, uint64_t off, size_t len, struct tree_rdv *v)
 {
 	struct where w;
+	struct cref c;
 	enum rc r;
 
 	memset(v, 0, sizeof *v);
 	v->t = t;
-	if (mods_is_temp(ino))
-		return mods_temp_read(t, ino, off, len, v);
+	if (own_slot(t, ino, &c))
+		return c.ops->read ? c.ops->read(t, &c, ino, off, len, v) : RC_INVAL;
 	r = where_get(t, ino, &w);
 	if (r != RC_OK)
 		return r;
 	if (!w.as)
-		return folder_slot_is_dir(t, ino_slot(ino)) ? RC_ISDIR : RC_INVAL;
+		return w.c.ops->kind(t, &w.c) == CS_DIR ? RC_ISDIR : RC_INVAL;
 	v->pin_as = w.pin; /* released by tree_read_end */
 	v->epoch = w.as->epoch;
 	if (w.k->type == TT_DIR)
@@ -887,118 +922,19 @@ enum rc tree_resolve(struct tree *t, const char *path, struct tree_stat *out)
 
 struct asset *tree_asset_get(struct tree *t, uint32_t slot, struct cache_ent **pin, enum rc *r)
 {
+	struct cref c;
+
 	*pin = NULL;
-	if (!t->fold) {
-		if (slot != 0) {
-			*r = RC_NOENT;
-			return NULL;
-		}
-		return atomic_load(&t->single);
+	if (!container_at(t, slot, &c) || !c.ops->asset_get) {
+		*r = RC_NOENT; /* no container, or one that shows no asset (temporaries) */
+		return NULL;
 	}
-	return folder_asset_get(t, slot, pin, r);
+	return c.ops->asset_get(t, &c, pin, r);
 }
 
 void tree_asset_put(struct tree *t, struct cache_ent *pin)
 {
 	cache_unpin(t->cache, pin);
-}
-
-/* ---- open and close ---- */
-
-/* The asset of a single-file mount, by an absolute path: files looked for beside it later
- * (a model's companion) must still be found after the daemon has changed to "/". */
-static enum tree_open_fail open_single(struct tree *t, const char *path, char *why, size_t whylen)
-{
-	char cwd[PATH_MAX], *abs = NULL;
-	const char *base = strrchr(path, '/');
-	struct asset *as = NULL;
-	enum tree_open_fail f;
-
-	if (path[0] != '/' && getcwd(cwd, sizeof cwd) && asprintf(&abs, "%s/%s", cwd, path) < 0)
-		abs = NULL;
-	/* Texture mods: a mod of the file already in OUTDIR/<name> is what the mount serves. */
-	if (!t->mods || !mods_open_asset(t, 0, abs ? abs : path, base ? base + 1 : path,
-					 ASSET_STRICT, &as, &f, why, whylen))
-		f = asset_open(t, 0, AT_FDCWD, abs ? abs : path, NULL, ASSET_STRICT, &as, why,
-			       whylen);
-	atomic_store(&t->single, as);
-	free(abs);
-	return f;
-}
-
-/* An archive (EB, BIGF, BIG4, SFIL) by its first bytes. */
-static bool is_archive(const char *path)
-{
-	uint8_t head[64];
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	ssize_t got = fd >= 0 ? pread(fd, head, sizeof head, 0) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	return got > 0 && arc_detect(head, (size_t)got);
-}
-
-enum tree_open_fail tree_open(const char *path, const struct tree_opts *o, struct tree **out,
-			      char *why, size_t whylen)
-{
-	struct tree *t = calloc(1, sizeof *t);
-	enum tree_open_fail f;
-	struct stat st;
-
-	*out = NULL;
-	if (!t) {
-		snprintf(why, whylen, "out of memory");
-		return TREE_FAIL_OTHER;
-	}
-	pthread_mutex_init(&t->streams_mu, NULL);
-	if (o)
-		t->opts = *o;
-	if (!t->opts.cache_bytes)
-		t->opts.cache_bytes = TREE_DEFAULT_CACHE;
-	t->cache = cache_new(t->opts.cache_bytes);
-	if (!t->cache) {
-		free(t);
-		snprintf(why, whylen, "out of memory");
-		return TREE_FAIL_OTHER;
-	}
-	/* The loose view only reads OUTDIR (loose.c): no picture is written there. */
-	f = t->opts.mods_dir && !t->opts.layout_loose ? mods_init(t, why, whylen) : TREE_FAIL_NONE;
-	if (stat(path, &st) != 0)
-		st.st_mode = 0;
-	if (f == TREE_FAIL_NONE && t->opts.layout_loose && st.st_mode && !S_ISDIR(st.st_mode)) {
-		snprintf(why, whylen, "layout=loose needs a folder (the game's)");
-		f = TREE_FAIL_OTHER;
-	}
-	if (f == TREE_FAIL_NONE && S_ISDIR(st.st_mode))
-		f = folder_open(t, path, why, whylen);
-	else if (f == TREE_FAIL_NONE && S_ISREG(st.st_mode) && is_archive(path))
-		f = folder_open_archive(t, path, why, whylen);
-	else if (f == TREE_FAIL_NONE)
-		f = open_single(t, path, why, whylen);
-	if (f == TREE_FAIL_NONE && t->single) /* what its mount decoded; later loads add theirs */
-		cache_charge(t->cache, atomic_load(&atomic_load(&t->single)->bytes));
-	if (f != TREE_FAIL_NONE) {
-		tree_close(t);
-		return f;
-	}
-	*out = t;
-	return TREE_FAIL_NONE;
-}
-
-void tree_close(struct tree *t)
-{
-	if (!t)
-		return;
-	arcdir_ahead_stop(t); /* it decodes into the cache */
-	/* Cached views may point into format state: the cache goes first (and the listings kept
-	 * while read, whose pins it would not see, before it). */
-	streams_drop_all(t);
-	cache_free(t->cache);
-	asset_close(atomic_load(&t->single));
-	folder_close(t->fold);
-	mods_free(t->mods);
-	pthread_mutex_destroy(&t->streams_mu);
-	free(t);
 }
 
 void tree_set_change_hook(struct tree *t, void (*fn)(void *ctx, tree_ino ino), void *ctx)
@@ -1012,19 +948,6 @@ void tree_set_entry_hook(struct tree *t, void (*fn)(void *ctx, tree_ino parent, 
 {
 	t->on_entry_ctx = ctx;
 	t->on_entry = fn;
-}
-
-void tree_set_mount(struct tree *t, const struct stat *mnt_before, dev_t own_dev)
-{
-	t->mnt = *mnt_before;
-	t->own_dev = own_dev;
-	if (t->fold)
-		folder_set_mount(t->fold, mnt_before, own_dev);
-}
-
-const struct stat *tree_source_stat(const struct tree *t)
-{
-	return t->fold ? folder_root_stat(t->fold) : &atomic_load(&t->single)->st;
 }
 
 void tree_get_stats(struct tree *t, struct cache_stats *cache, struct tree_counters *ctr)

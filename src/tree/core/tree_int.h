@@ -120,6 +120,8 @@ void tlist_discard(struct tlist *l);
  * consumes l. O(n log n) whatever the names. */
 enum rc tlist_finish(struct tlist *l, struct tree_dir **out);
 void tree_dir_free(struct tree_dir *d);
+/* Drop the listings kept while read (tree.c; before the cache goes at tree_close). */
+void tree_streams_drop(struct tree *t);
 
 /* ---- what a file is made of: parts of items (see include/psgfs/base/emit.h) ---- */
 
@@ -196,6 +198,9 @@ struct tree_need {
 
 enum tree_open_fail;
 
+/* What a node is to texture mods (tree_format.texnode). */
+enum tree_texnode { TEX_NOT, TEX_DIR, TEX_DDS, TEX_PNG };
+
 struct tree_format {
 	const char *name;
 	const struct tree_kind *kinds;
@@ -208,6 +213,11 @@ struct tree_format {
 	 * sequences' keys) sets *canon to that node and returns true; the two then share one
 	 * layout (one counting pass) and their cached pieces. */
 	bool (*same_as)(struct asset *as, struct tnode n, struct tnode *canon);
+	/* Optional, texture mods (mods.c): what node n is (textures/, a picture of texture row
+	 * *row, or none of them) and the inode of the asset's textures/. Formats without
+	 * pictures to write leave both NULL, and mods then writes nothing of theirs. */
+	enum tree_texnode (*texnode)(const struct asset *as, struct tnode n, uint32_t *row);
+	tree_ino (*textures_dir)(const struct asset *as);
 };
 
 /* ---- assets ---- */
@@ -215,7 +225,8 @@ struct tree_format {
 #define ASSET_PERM_SLOTS 8
 
 struct asset_perm {
-	pthread_mutex_t mu; /* held across the load: concurrent first users wait */
+	pthread_mutex_t mu; /* held across the load: concurrent first users wait (lock order:
+			       tree_int.h) */
 	bool done;
 	enum rc r;
 	void *data;
@@ -302,6 +313,39 @@ void asset_unpin(struct asset *as, struct cache_ent *ent);
  * it finds a change, the mount's on_change hook hears of every status file of the asset. */
 bool asset_source_changed(struct asset *as);
 
+/*
+ * Lock order. Every mutex of the daemon, outermost first: one may be held while taking any
+ * listed after it, never one listed before it (two of the same line: never both, except the
+ * asset_perm of different assets, taken asset by asset as a load opens a companion). Leaves
+ * call nothing that locks. Cited from each declaration as "lock order: tree_int.h".
+ *
+ *  1. mods.commit_mu (mods_int.h)    one commit: reads the tree, writes OUTDIR, resets slots
+ *  2. mod_content.mu (mods_int.h)    a picture's content while it is committed or read
+ *  3. asset_perm.mu (here)           held across a permanent load, which may open companions
+ *  4. psg_mount.comp_mu (ns_psg.h)   a model's companion arena, opened under it
+ *  5. guid_index.build_mu            the one build of an index (walks the folder, opens
+ *                                    archives: everything below)
+ *  6. arcdir.nest_mu                 a nested archive while it opens (reads its parent)
+ *  7. arcdir.build_mu                an archive's nodes, built once (registers its slots)
+ *  8. folder.omu                     one opening of an archive file
+ *  9. folder.amu                     the open assets' cache entries and their LRU
+ * 10. folder.mu                      entries, listings, the LRU's links (lru_trim closes the
+ *                                    least recently used archive under it: fd_mu below)
+ * 11. arcdir.fd_mu                   a folder's archive descriptor. Never held while the folder
+ *                                    is asked anything: fd_acquire reopens without it (it
+ *                                    used to hold it across the folder's reopen, which takes
+ *                                    folder.mu: the inverse of 10 -> 11; test arcdir_lock_order)
+ * 12. mods.mu (mods_int.h)           the slot and temporary tables (leaf but for cache.mu)
+ *     tree.streams_mu (here)         listings kept while read (takes cache.mu)
+ * 13. leaves: tree.cont_mu (container.c), cache.mu (cache.c; entries' dtors run after it is
+ *     released), arcdir.mu, arcdir.same_mu, arc_ahead.mu (arcdir_read.c; the thread decodes
+ *     without it), guid_index.mu, psgfs_ll_inval.mu (fuse/ll.h), g_stats_lock and
+ *     g_fuse_err_lock (main.c).
+ *
+ * Adding a mutex: put it on this list and cite it; never call into another module's
+ * functions while holding a leaf.
+ */
+
 /* ---- the mount ---- */
 
 struct folder;
@@ -318,6 +362,8 @@ struct tree_stream {
 };
 
 struct arc_ahead;
+struct arcdir_host;
+struct crange;
 
 struct tree {
 	struct tree_opts opts;
@@ -329,16 +375,26 @@ struct tree {
 	/* single-file mounts: the asset in slot 0, always open; texture mods replace it with a
 	 * new opening (the old one is kept until unmount: readers may still hold it) */
 	_Atomic(struct asset *) single;
-	struct folder *fold; /* folder mounts */
-	struct mods *mods;   /* texture mods (mods.c), NULL without -o mods */
-	struct stat mnt;     /* tree_set_mount: the mount point before mounting (st_ino 0: none) */
-	dev_t own_dev;	     /* ... and the mount's own device (0: none) */
+	struct folder *fold;		      /* folder mounts */
+	struct mods *mods;		      /* texture mods (mods.c), NULL without -o mods */
+	const struct tree_mods_ops *mods_ops; /* ... and what it adds to the tree (mods_init) */
+	struct stat mnt; /* tree_set_mount: the mount point before mounting (st_ino 0: none) */
+	dev_t own_dev;	 /* ... and the mount's own device (0: none) */
 	atomic_uint_fast64_t renders, render_bytes, render_failures, raw_reads, raw_bytes;
 	atomic_uint_fast64_t asset_opens;
 	atomic_uint_fast64_t arc_indexes, arc_pieces, arc_piece_bytes;
-	_Atomic(struct arc_ahead *) arc_ahead; /* arcdir.c's decode-ahead thread, once started */
-	pthread_mutex_t streams_mu;
+	/* arcdir_read.c's decode-ahead thread, once started */
+	_Atomic(struct arc_ahead *) arc_ahead;
+	const struct arcdir_host *arc_host; /* the folder layer, as archives see it (arcdir.h) */
+	pthread_mutex_t streams_mu;	    /* lock order: tree_int.h */
 	struct tree_stream streams[TREE_STREAMS];
+	/* containers (container.c): ranges of slots and who shows them, ascending; the base
+	 * container shows every other slot */
+	pthread_mutex_t cont_mu; /* a leaf (lock order: tree_int.h) */
+	struct crange *ranges;
+	size_t n_ranges, cap_ranges;
+	const struct container_ops *base_ops;
+	void *base_c;
 };
 
 /* True when a directory entry (its folder's device, its d_ino) is the mount point of this
@@ -391,7 +447,98 @@ bool render_size_known(struct asset *as, tree_ino ino, struct tnode n, uint64_t 
 enum rc render_read(struct asset *as, tree_ino ino, struct tnode n, uint64_t off, size_t len,
 		    struct tree_rdv *v);
 
-/* ---- folder mounts (folder.c) ---- */
+/* ---- containers: what shows each slot (container.c) ---- */
+
+struct container_ops;
+
+/* A slot as the container showing it sees it. */
+struct cref {
+	const struct container_ops *ops;
+	void *c; /* the container: struct folder, struct arcdir, struct mods... */
+	uint32_t slot;
+	uint32_t node; /* the slot's place in c (slot - first of c's range; the slot itself in the
+			  base container) */
+};
+
+/* What a slot shows. */
+enum cslot {
+	CS_NONE,  /* nothing (a slot no entry has) */
+	CS_DIR,	  /* a directory the container lists itself */
+	CS_ASSET, /* a file, or a container file, served by an asset (asset_get) */
+	CS_LINK,  /* a symbolic link (readlink) */
+};
+
+/*
+ * One kind of container: the mounted folder, an archive (arcdir.c), the single asset of a
+ * single-file mount, editors' temporaries (mods.c). The core resolves a slot to its container
+ * (container_at) and calls these. An operation a container does not have is NULL, and each
+ * caller says what that means (an error, or "the asset answers"), never another container's
+ * answer. A new container is one table and a range of slots (container_add).
+ */
+struct container_ops {
+	const char *name;
+	/* Every inode number of its slots is its own, none an asset's node (temporaries). */
+	bool own_nodes;
+	enum cslot (*kind)(struct tree *t, const struct cref *r);
+	/* The slot's node (slot << 32 | 1; any inode of the slot with own_nodes), from what the
+	 * container knows (stat opens no file). NULL: the slot's asset answers. */
+	enum rc (*getattr)(struct tree *t, const struct cref *r, tree_ino ino,
+			   struct tree_stat *out);
+	/* Children of a CS_DIR slot as full inode numbers (tlist_add_ino). */
+	enum rc (*list)(struct tree *t, const struct cref *r, struct tlist *out);
+	/* Names it adds to any directory `parent` (temporaries); RC_NOENT when none. */
+	enum rc (*lookup)(struct tree *t, const struct cref *r, tree_ino parent, const char *name,
+			  struct tree_stat *out);
+	enum rc (*readlink)(struct tree *t, const struct cref *r, struct buf *out);
+	/* own_nodes: the bytes of node ino. */
+	enum rc (*read)(struct tree *t, const struct cref *r, tree_ino ino, uint64_t off,
+			size_t len, struct tree_rdv *v);
+	/* The open asset of a CS_ASSET slot, opening it when needed, pinned in *pin. */
+	struct asset *(*asset_get)(struct tree *t, const struct cref *r, struct cache_ent **pin,
+				   enum rc *rc);
+	/* Texture mods: the slot's content changed. Its open asset is closed (freed when
+	 * unpinned) and the next use opens it again as a first opening. */
+	void (*reset)(struct tree *t, const struct cref *r);
+	/* Where the slot sits: its parent slot and its name (for links between files). */
+	bool (*entry_name)(struct tree *t, const struct cref *r, uint32_t *parent,
+			   const char **name);
+	/* Its path inside what the container shows ("data/x/y.psg" in the mounted folder, in
+	 * the archive); false if too long. */
+	bool (*relpath)(struct tree *t, const struct cref *r, char *out, size_t n);
+	/* Its path in the mount ("data/a.big/data/x/y.psg"; "" for the root). */
+	bool (*mountpath)(struct tree *t, const struct cref *r, char *out, size_t n);
+	/* A file beside it named `name` (exact, else ignoring case): its slot; 0 if none. */
+	uint32_t (*sibling)(struct tree *t, const struct cref *r, const char *name);
+	/* The other files beside it, as slots in listing order (*out: free()); 0 and *out NULL
+	 * when none or out of memory. */
+	size_t (*siblings)(struct tree *t, const struct cref *r, uint32_t **out);
+};
+
+/* The container of slot: the one registered for a range holding it, else the mount's base
+ * container (the mounted folder, or the single asset). False when there is none. */
+bool container_at(struct tree *t, uint32_t slot, struct cref *out);
+/* Slots first...last are shown by c through ops from now on (node = slot - first). */
+enum rc container_add(struct tree *t, uint32_t first, uint32_t last,
+		      const struct container_ops *ops, void *c);
+void container_set_base(struct tree *t, const struct container_ops *ops, void *c);
+void containers_free(struct tree *t);
+
+/* The operations above for a slot, through its container: what a format namespace asks of
+ * its asset's neighbours. CS_NONE, false or 0 where the container has no such operation. */
+enum cslot tree_slot_kind(struct tree *t, uint32_t slot);
+bool tree_slot_entry_name(struct tree *t, uint32_t slot, uint32_t *parent, const char **name);
+bool tree_slot_relpath(struct tree *t, uint32_t slot, char *out, size_t n);
+bool tree_slot_mountpath(struct tree *t, uint32_t slot, char *out, size_t n);
+uint32_t tree_slot_sibling(struct tree *t, uint32_t slot, const char *name);
+size_t tree_slot_siblings(struct tree *t, uint32_t slot, uint32_t **out);
+void tree_slot_reset(struct tree *t, uint32_t slot);
+/* The children of a CS_DIR slot (a folder, or an archive file's root), as its container lists
+ * them; RC_NOTDIR for any other slot. */
+enum rc tree_slot_list(struct tree *t, uint32_t slot, struct tlist *out);
+/* True when inode ino is answered by its container, not by an asset's node. */
+bool tree_ino_is_container(struct tree *t, tree_ino ino);
+
+/* ---- folder mounts (folder*.c; their slots through folder_container) ---- */
 
 enum tree_open_fail folder_open(struct tree *t, const char *path, char *why, size_t whylen);
 /* A mount of one archive file: the folder layer's root is the archive (arcdir.h). */
@@ -399,65 +546,73 @@ enum tree_open_fail folder_open_archive(struct tree *t, const char *path, char *
 void folder_close(struct folder *f);
 const struct stat *folder_root_stat(const struct folder *f);
 void folder_set_mount(struct folder *f, const struct stat *mnt_before, dev_t own_dev);
-/* Slot kinds: a regular file (asset or plain, served by an asset), a folder (0 = the root). */
-bool folder_slot_is_file(struct tree *t, uint32_t slot);
-bool folder_slot_is_dir(struct tree *t, uint32_t slot);
-/* The open asset of a file slot, opening it when needed, pinned in *pin. */
-struct asset *folder_asset_get(struct tree *t, uint32_t slot, struct cache_ent **pin, enum rc *r);
-enum rc folder_getattr(struct tree *t, tree_ino ino, struct tree_stat *out);
-enum rc folder_list(struct tree *t, tree_ino ino, struct tlist *out);
-enum rc folder_readlink(struct tree *t, tree_ino ino, struct buf *out);
-/* Where the folder entry of a slot sits: its parent slot and name (for links between files). */
-bool folder_entry_name(struct tree *t, uint32_t slot, uint32_t *parent, const char **name);
-/* The path of a slot's entry inside the mounted folder ("data/x/y.psg"); false if too long. */
-bool folder_slot_relpath(struct tree *t, uint32_t slot, char *out, size_t n);
 /* The mount's index of per-texture arenas by name (guid_index.h; layers that add slots feed
  * it), NULL outside folder mounts. */
 struct guid_index *folder_guid_index(struct tree *t);
 /* The mount's index of texture arenas by the GUIDs of their TableOfContents, whatever their
- * names (guid_index.h; built on its first lookup: folder.c, folder_toc_build). */
+ * names (guid_index.h; built on its first lookup: folder_index.c, folder_toc_build). */
 struct guid_index *folder_toc_index(struct tree *t);
 /* Bytes the TOC index's build reads in all (256 MiB; tests lower it). */
 extern _Atomic uint64_t folder_toc_budget;
 /* The slot of the entry at `path` inside the mounted folder ("data/x/0x...psg"), listing the
  * folders on the way as a visit would; 0 when there is none. */
 uint32_t folder_slot_at(struct tree *t, const char *path);
-/* The path of a slot in the mount ("data/a.big/data/x/y.psg"; "" for the root), for links. */
-bool folder_slot_mountpath(struct tree *t, uint32_t slot, char *out, size_t n);
-/* Texture mods: the slot's content changed. Its open asset is closed (freed when unpinned)
- * and the next use opens it again as a first opening. */
-void folder_slot_reset(struct tree *t, uint32_t slot);
 
 /* ---- texture mods (mods.c, mods_commit.c) ---- */
 
 #define TREE_TEMP_SLOT 0xFFFFFFFFu /* inode slot of editors' temporaries */
 
+/* Called by tree_open/tree_close (open.c) only: the rest of the tree reaches mods through
+ * t->mods_ops (below) and the temporaries' container, so no file of it calls into mods. */
 enum tree_open_fail mods_init(struct tree *t, char *why, size_t whylen);
 void mods_free(struct mods *m);
+
+/* What mods adds to the rest of the tree, set by mods_init (NULL without -o mods). */
+struct tree_mods_ops {
+	uint32_t (*epoch)(struct tree *t, uint32_t slot);
+	bool (*open_asset)(struct tree *t, uint32_t slot, const char *logical, const char *rel,
+			   enum asset_mode mode, struct asset **out, enum tree_open_fail *f,
+			   char *why, size_t whylen);
+	void (*stat)(struct tree *t, const struct asset *as, struct tnode n, struct tree_stat *st);
+	void (*status)(struct asset *as, bool errors, struct buf *out);
+};
+
 /* The content epoch of a slot (0 until a mod changed it in this mount). */
-uint32_t mods_epoch(struct tree *t, uint32_t slot);
+static inline uint32_t mods_epoch(struct tree *t, uint32_t slot)
+{
+	return t->mods_ops ? t->mods_ops->epoch(t, slot) : 0;
+}
+
 /* Open the asset of a slot from OUTDIR/rel when a mod of it is there (true, *f and *out as
  * asset_open gives them); false when there is none. logical: the asset's own path. */
-bool mods_open_asset(struct tree *t, uint32_t slot, const char *logical, const char *rel,
-		     enum asset_mode mode, struct asset **out, enum tree_open_fail *f, char *why,
-		     size_t whylen);
+static inline bool mods_open_asset(struct tree *t, uint32_t slot, const char *logical,
+				   const char *rel, enum asset_mode mode, struct asset **out,
+				   enum tree_open_fail *f, char *why, size_t whylen)
+{
+	return t->mods_ops &&
+	       t->mods_ops->open_asset(t, slot, logical, rel, mode, out, f, why, whylen);
+}
+
 /* Permission bits and the writable flag of a node of an asset. */
-void mods_stat(struct tree *t, const struct asset *as, struct tnode n, struct tree_stat *st);
+static inline void mods_stat(struct tree *t, const struct asset *as, struct tnode n,
+			     struct tree_stat *st)
+{
+	if (t->mods_ops)
+		t->mods_ops->stat(t, as, n, st);
+}
+
 /* info.txt (errors: errors.txt) lines about the asset's mods. */
-void mods_status(struct asset *as, bool errors, struct buf *out);
-/* Temporaries: inode numbers in slot TREE_TEMP_SLOT. */
+static inline void mods_status(struct asset *as, bool errors, struct buf *out)
+{
+	if (as->t->mods_ops)
+		as->t->mods_ops->status(as, errors, out);
+}
+
+/* Temporaries: inode numbers in slot TREE_TEMP_SLOT (a container of their own, mods.c). */
 static inline bool mods_is_temp(tree_ino ino)
 {
 	return ino_slot(ino) == TREE_TEMP_SLOT;
 }
-enum rc mods_temp_getattr(struct tree *t, tree_ino ino, struct tree_stat *out);
-enum rc mods_temp_lookup(struct tree *t, tree_ino parent, const char *name, struct tree_stat *out);
-enum rc mods_temp_read(struct tree *t, tree_ino ino, uint64_t off, size_t len, struct tree_rdv *v);
-/* The other files of slot `slot`'s folder, as slots in listing order (*out: free()); 0 and
- * *out NULL when none or out of memory. */
-size_t folder_siblings(struct tree *t, uint32_t slot, uint32_t **out);
-/* The sibling of slot `slot` named `name` (exact, else ignoring case), as a slot; 0 if none. */
-uint32_t folder_sibling(struct tree *t, uint32_t slot, const char *name);
 
 extern const struct tree_format tree_format_psk;
 extern const struct tree_format tree_format_psa;

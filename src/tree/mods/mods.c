@@ -20,7 +20,6 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/names.h"
 #include "tree/mods/mods_int.h"
-#include "tree/psg/ns_psg.h"
 
 #define CLEAN_DEPTH 32
 #define READ_CHUNK  (1u << 20)
@@ -299,7 +298,7 @@ struct mod_slot *mods_slot_get(struct mods *m, uint32_t slot, bool create)
 	return s;
 }
 
-uint32_t mods_epoch(struct tree *t, uint32_t slot)
+static uint32_t epoch_of(struct tree *t, uint32_t slot)
 {
 	struct mod_slot *s;
 	uint32_t e = 0;
@@ -347,7 +346,7 @@ void mods_log(struct mods *m, uint32_t slot, bool error, const char *fmt, ...)
 	free(line);
 }
 
-void mods_status(struct asset *as, bool errors, struct buf *out)
+static void status_lines(struct asset *as, bool errors, struct buf *out)
 {
 	struct mods *m = as->t->mods;
 	struct mod_slot *s;
@@ -364,12 +363,12 @@ void mods_status(struct asset *as, bool errors, struct buf *out)
 	pthread_mutex_unlock(&m->mu);
 }
 
-void mods_stat(struct tree *t, const struct asset *as, struct tnode n, struct tree_stat *st)
+static void node_stat(struct tree *t, const struct asset *as, struct tnode n, struct tree_stat *st)
 {
 	uint32_t row;
 
 	(void)t;
-	if (psg_texnode(as, n, &row) == PSG_NOT_TEX)
+	if (mods_texnode(as, n, &row) == TEX_NOT)
 		return;
 	st->perm |= 0200;
 	st->writable = true;
@@ -502,9 +501,9 @@ static bool open_once(struct tree *t, uint32_t slot, const char *logical, const 
 
 /* The file in OUTDIR, the identity it is held to and the epoch the asset takes must be of one
  * commit: an opening that a commit's publication overlapped is made again. */
-bool mods_open_asset(struct tree *t, uint32_t slot, const char *logical, const char *rel,
-		     enum asset_mode mode, struct asset **out, enum tree_open_fail *f, char *why,
-		     size_t whylen)
+static bool open_modded(struct tree *t, uint32_t slot, const char *logical, const char *rel,
+			enum asset_mode mode, struct asset **out, enum tree_open_fail *f, char *why,
+			size_t whylen)
 {
 	for (unsigned tries = 0;; tries++) {
 		unsigned seq = publish_seq(t->mods, true);
@@ -549,6 +548,44 @@ static void clean_dir(int fd, unsigned depth)
 	closedir(d);
 }
 
+static enum rc temp_getattr(struct tree *t, tree_ino ino, struct tree_stat *out);
+static enum rc temp_lookup(struct tree *t, const struct cref *r, tree_ino parent, const char *name,
+			   struct tree_stat *out);
+static enum rc temp_read(struct tree *t, const struct cref *cr, tree_ino ino, uint64_t off,
+			 size_t len, struct tree_rdv *v);
+
+static enum rc temp_cgetattr(struct tree *t, const struct cref *r, tree_ino ino,
+			     struct tree_stat *out)
+{
+	(void)r;
+	return temp_getattr(t, ino, out);
+}
+
+static enum cslot temp_kind(struct tree *t, const struct cref *r)
+{
+	(void)t;
+	(void)r;
+	return CS_ASSET; /* files, read through read() (own_nodes) */
+}
+
+/* Editors' temporaries: files only, in slot TREE_TEMP_SLOT, named in any directory (lookup);
+ * no asset, no path in the source, no neighbours. */
+static const struct container_ops temp_container = {
+    .name = "temporaries",
+    .own_nodes = true,
+    .kind = temp_kind,
+    .getattr = temp_cgetattr,
+    .lookup = temp_lookup,
+    .read = temp_read,
+};
+
+static const struct tree_mods_ops mods_tree_ops = {
+    .epoch = epoch_of,
+    .open_asset = open_modded,
+    .stat = node_stat,
+    .status = status_lines,
+};
+
 enum tree_open_fail mods_init(struct tree *t, char *why, size_t whylen)
 {
 	struct mods *m = calloc(1, sizeof *m);
@@ -566,6 +603,11 @@ enum tree_open_fail mods_init(struct tree *t, char *why, size_t whylen)
 	pthread_cond_init(&m->pub_cv, NULL);
 	m->threads = nc < 1 ? 1 : nc > 16 ? 16 : (unsigned)nc;
 	t->mods = m;
+	t->mods_ops = &mods_tree_ops;
+	if (container_add(t, TREE_TEMP_SLOT, TREE_TEMP_SLOT, &temp_container, m) != RC_OK) {
+		snprintf(why, whylen, "out of memory");
+		return TREE_FAIL_OTHER;
+	}
 	m->dirfd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (m->dirfd < 0) {
 		snprintf(why, whylen, "mods folder %s: %s", m->dir, strerror(errno));
@@ -709,7 +751,7 @@ static void log_discarded(struct mods *m, const char *name, tree_ino dir)
 			 name, MODS_TEMPS_MAX);
 }
 
-enum rc mods_temp_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
+static enum rc temp_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
 {
 	struct mods *m = t->mods;
 	struct mod_temp *tp;
@@ -734,11 +776,13 @@ enum rc mods_temp_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
 	return RC_OK;
 }
 
-enum rc mods_temp_lookup(struct tree *t, tree_ino parent, const char *name, struct tree_stat *out)
+static enum rc temp_lookup(struct tree *t, const struct cref *r, tree_ino parent, const char *name,
+			   struct tree_stat *out)
 {
-	struct mods *m = t->mods;
+	struct mods *m = r->c;
 	struct mod_temp *tp;
 
+	(void)t;
 	pthread_mutex_lock(&m->mu);
 	tp = temp_by_name(m, parent, name);
 	if (tp)
@@ -747,7 +791,8 @@ enum rc mods_temp_lookup(struct tree *t, tree_ino parent, const char *name, stru
 	return tp ? RC_OK : RC_NOENT;
 }
 
-enum rc mods_temp_read(struct tree *t, tree_ino ino, uint64_t off, size_t len, struct tree_rdv *v)
+static enum rc temp_read(struct tree *t, const struct cref *cr, tree_ino ino, uint64_t off,
+			 size_t len, struct tree_rdv *v)
 {
 	struct mods *m = t->mods;
 	struct mod_temp *tp;
@@ -755,6 +800,7 @@ enum rc mods_temp_read(struct tree *t, tree_ino ino, uint64_t off, size_t len, s
 	size_t got = 0;
 	enum rc r;
 
+	(void)cr;
 	if (!m)
 		return RC_NOENT;
 	pthread_mutex_lock(&m->mu);
@@ -787,26 +833,26 @@ enum rc mods_temp_read(struct tree *t, tree_ino ino, uint64_t off, size_t len, s
 /* Picture (DDS/PNG), textures/ or nothing writable (*k); ino's asset is looked at and
  * released. An asset that cannot be had now (closed by the open-asset limit and failing to
  * open again, out of memory) is that failure, not "read-only". */
-static enum rc node_kind(struct tree *t, tree_ino ino, enum psg_texnode *k)
+static enum rc node_kind(struct tree *t, tree_ino ino, enum tree_texnode *k)
 {
 	struct cache_ent *pin;
 	uint32_t row;
 	enum rc r = RC_OK;
 	struct asset *as;
 
-	*k = PSG_NOT_TEX;
-	if (mods_is_temp(ino) || (t->fold && (uint32_t)ino == 1))
-		return RC_OK; /* a folder-layer node: a folder, a plain file, an asset root */
+	*k = TEX_NOT;
+	if (tree_ino_is_container(t, ino))
+		return RC_OK; /* a container's node: a folder, a plain file, an asset root */
 	as = tree_asset_get(t, ino_slot(ino), &pin, &r);
 	if (as)
-		*k = psg_texnode(as, tnode_unpack((uint32_t)ino), &row);
+		*k = mods_texnode(as, tnode_unpack((uint32_t)ino), &row);
 	tree_asset_put(t, pin);
 	return as || r == RC_NOENT || r == RC_ISDIR ? RC_OK : r;
 }
 
-static bool is_picture(enum psg_texnode k)
+static bool is_picture(enum tree_texnode k)
 {
-	return k == PSG_TEX_DDS || k == PSG_TEX_PNG;
+	return k == TEX_DDS || k == TEX_PNG;
 }
 
 /* A name that says "a picture": written into textures/ where no texture has it, it would be a
@@ -983,7 +1029,7 @@ enum rc tree_mods_open(struct tree *t, tree_ino ino, bool trunc, struct tree_mod
 {
 	struct mods *m = t->mods;
 	struct mod_temp *tp;
-	enum psg_texnode k;
+	enum tree_texnode k;
 	enum rc r = RC_NOENT;
 
 	*out = NULL;
@@ -1019,12 +1065,12 @@ enum rc tree_mods_open_reader(struct tree *t, tree_ino ino, struct tree_mods_fil
 
 	*out = NULL;
 	*direct = false;
-	if (!t->mods || mods_is_temp(ino) || (t->fold && (uint32_t)ino == 1))
+	if (!t->mods || tree_ino_is_container(t, ino))
 		return RC_OK;
 	as = tree_asset_get(t, ino_slot(ino), &pin, &r);
 	if (!as)
 		return RC_OK; /* opened as any node: its reads say what fails */
-	if (is_picture(psg_texnode(as, tnode_unpack((uint32_t)ino), &row))) {
+	if (is_picture(mods_texnode(as, tnode_unpack((uint32_t)ino), &row))) {
 		r = new_file(t->mods, ino, NULL, out);
 		if (r == RC_OK) {
 			(*out)->reader = true;
@@ -1090,7 +1136,7 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 	struct mod_temp *tp, *fresh = NULL;
 	char gone[NAME_MAX + 1];
 	tree_ino child, gone_dir = 0;
-	enum psg_texnode k;
+	enum tree_texnode k;
 	enum rc r;
 	bool refused = false, temp_ok;
 
@@ -1098,7 +1144,7 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 	if (!m)
 		return RC_READONLY;
 	r = node_kind(t, parent, &k);
-	if (r != RC_OK || k != PSG_TEX_DIR)
+	if (r != RC_OK || k != TEX_DIR)
 		return r != RC_OK ? r : RC_READONLY;
 	if (!name_ok(name))
 		return RC_INVAL;
@@ -1343,7 +1389,7 @@ enum rc tree_mods_rename(struct tree *t, tree_ino parent, const char *name, tree
 	struct mods *m = t->mods;
 	struct mod_temp *tp;
 	tree_ino child = 0, pic = 0;
-	enum psg_texnode k;
+	enum tree_texnode k;
 	enum rc r;
 	bool temp_ok;
 
@@ -1352,7 +1398,7 @@ enum rc tree_mods_rename(struct tree *t, tree_ino parent, const char *name, tree
 	if (flags & ~(unsigned)RENAME_NOREPLACE)
 		return RC_INVAL; /* RENAME_EXCHANGE, RENAME_WHITEOUT */
 	r = node_kind(t, newparent, &k);
-	if (r != RC_OK || k != PSG_TEX_DIR)
+	if (r != RC_OK || k != TEX_DIR)
 		return r != RC_OK ? r : RC_READONLY;
 	if (!name_ok(newname))
 		return RC_INVAL;
@@ -1407,14 +1453,14 @@ static enum rc temp_setattr(struct tree *t, tree_ino ino, unsigned what,
 	pthread_mutex_unlock(&m->mu);
 	if (!tp)
 		return RC_NOENT;
-	return alias ? tree_mods_setattr(t, alias, what, want, st) : mods_temp_getattr(t, ino, st);
+	return alias ? tree_mods_setattr(t, alias, what, want, st) : temp_getattr(t, ino, st);
 }
 
 enum rc tree_mods_setattr(struct tree *t, tree_ino ino, unsigned what, const struct tree_stat *want,
 			  struct tree_stat *st)
 {
 	char name[NAME_MAX + 1];
-	enum psg_texnode k;
+	enum tree_texnode k;
 	enum rc r;
 
 	if (!t->mods)
@@ -1424,7 +1470,7 @@ enum rc tree_mods_setattr(struct tree *t, tree_ino ino, unsigned what, const str
 	r = node_kind(t, ino, &k);
 	if (r != RC_OK)
 		return r;
-	if (k == PSG_NOT_TEX)
+	if (k == TEX_NOT)
 		return RC_READONLY;
 	if (what && is_picture(k)) { /* they are the arena's: nothing written would keep them */
 		mods_name_of(t, ino, name, sizeof name);

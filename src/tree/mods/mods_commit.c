@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "psgfs/formats/texmod.h"
+#include "tree/psg/ns_psg.h" /* the arena of a PSG asset (pm), inline: no call into it */
 #include "tree/mods/mods_int.h"
-#include "tree/psg/ns_psg.h"
 
 #define INVAL_MAX   100000u /* nodes one commit tells the kernel about at most */
 #define INVAL_DEPTH 8
@@ -94,8 +94,8 @@ void mods_name_of(struct tree *t, tree_ino pic, char *out, size_t n)
 
 	snprintf(out, n, "?");
 	as = tree_asset_get(t, ino_slot(pic), &pin, &r);
-	if (as && as->fmt == &tree_format_psg)
-		name_in(t, psg_textures_dir(as), pic, out, n);
+	if (as && as->fmt->textures_dir)
+		name_in(t, as->fmt->textures_dir(as), pic, out, n);
 	tree_asset_put(t, pin);
 }
 
@@ -103,7 +103,7 @@ void mods_name_of(struct tree *t, tree_ino pic, char *out, size_t n)
 static bool rel_of(struct tree *t, const struct asset *as, char *out, size_t n)
 {
 	if (t->fold)
-		return folder_slot_relpath(t, as->slot, out, n);
+		return tree_slot_relpath(t, as->slot, out, n);
 	return (size_t)snprintf(out, n, "%s", as->name) < n;
 }
 
@@ -302,7 +302,7 @@ static void bump(struct mods *m, uint32_t slot)
 {
 	advance(m, slot, NULL, NULL);
 	if (m->t->fold)
-		folder_slot_reset(m->t, slot);
+		tree_slot_reset(m->t, slot);
 }
 
 /* The model whose companion a texture arena is: `<stem>_Textures.<ext>` -> `<stem>.<ext>`. */
@@ -314,7 +314,7 @@ static uint32_t model_of(struct tree *t, uint32_t slot)
 	char model[NAME_MAX + 1];
 	size_t stem;
 
-	if (!t->fold || !folder_entry_name(t, slot, &parent, &name))
+	if (!t->fold || !tree_slot_entry_name(t, slot, &parent, &name))
 		return 0;
 	dot = strrchr(name, '.');
 	stem = (size_t)((dot ? dot : name + strlen(name)) - name);
@@ -323,7 +323,7 @@ static uint32_t model_of(struct tree *t, uint32_t slot)
 		return 0;
 	snprintf(model, sizeof model, "%.*s%s", (int)(stem - (sizeof suffix - 1)), name,
 		 dot ? dot : "");
-	return folder_sibling(t, slot, model);
+	return tree_slot_sibling(t, slot, model);
 }
 
 /* What the kernel may hold of an asset's nodes, and of the model that embeds its textures. */
@@ -380,7 +380,7 @@ static enum rc commit_locked(struct mods *m, struct asset *as, uint32_t row, enu
 			    "(%s): a crash now could lose it",
 			    name, m->dir, rel, strerror(unsynced));
 		if (t->fold)
-			folder_slot_reset(t, as->slot);
+			tree_slot_reset(t, as->slot);
 		else
 			switch_single(m, as, rel);
 	}
@@ -393,7 +393,7 @@ enum rc mods_commit(struct mods *m, tree_ino pic, struct mod_content *c)
 	struct tree *t = m->t;
 	struct cache_ent *pin;
 	struct asset *as;
-	enum psg_texnode k = PSG_NOT_TEX;
+	enum tree_texnode k = TEX_NOT;
 	uint32_t row = 0, slot = ino_slot(pic);
 	char name[NAME_MAX + 1], why[512];
 	enum rc r;
@@ -401,18 +401,18 @@ enum rc mods_commit(struct mods *m, tree_ino pic, struct mod_content *c)
 	pthread_mutex_lock(&m->commit_mu);
 	as = tree_asset_get(t, slot, &pin, &r); /* what the mount serves now */
 	if (as)
-		k = psg_texnode(as, tnode_unpack((uint32_t)pic), &row);
-	if (k != PSG_TEX_DDS && k != PSG_TEX_PNG) {
+		k = mods_texnode(as, tnode_unpack((uint32_t)pic), &row);
+	if (k != TEX_DDS && k != TEX_PNG) {
 		tree_asset_put(t, pin);
 		pthread_mutex_unlock(&m->commit_mu);
 		return as ? RC_READONLY : r;
 	}
-	name_in(t, psg_textures_dir(as), pic, name, sizeof name);
+	name_in(t, as->fmt->textures_dir(as), pic, name, sizeof name);
 	r = mods_content_complete(m, c, why, sizeof why);
 	if (r != RC_OK)
 		mods_log(m, slot, true, "textures/%s: not written: %s", name, why);
 	else
-		r = commit_locked(m, as, row, k == PSG_TEX_PNG ? TEXMOD_PNG : TEXMOD_DDS, name, c);
+		r = commit_locked(m, as, row, k == TEX_PNG ? TEXMOD_PNG : TEXMOD_DDS, name, c);
 	if (r == RC_OK) {
 		forget(m, slot);
 	} else { /* errors.txt says why; the writer's sizes are not the picture's */

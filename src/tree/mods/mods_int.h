@@ -18,6 +18,13 @@
 #define MODS_LOG_MAX	64u	     /* lines kept per asset */
 #define MODS_TMP_SUFFIX ".psgfs-tmp" /* OUTDIR names of our own temporaries */
 
+/* What node n of an asset is to texture mods: its format says (tree_format.texnode); a format
+ * without pictures to write has none. */
+static inline enum tree_texnode mods_texnode(const struct asset *as, struct tnode n, uint32_t *row)
+{
+	return as->fmt->texnode ? as->fmt->texnode(as, n, row) : TEX_NOT;
+}
+
 struct mod_extent {
 	uint64_t off, len;
 };
@@ -25,7 +32,8 @@ struct mod_extent {
 /* Bytes being written: kept in an unnamed file in OUTDIR, over a base (what the picture held
  * when opened) or over nothing (zeros). */
 struct mod_content {
-	pthread_mutex_t mu; /* writes, reads and commits of this content */
+	pthread_mutex_t mu; /* writes, reads and commits of this content (lock order:
+			       tree/core/tree_int.h, as for every mutex here) */
 	int fd;
 	uint64_t size;
 	uint64_t base_len;	/* [0, base_len): unwritten bytes come from base_ino's file */

@@ -2,10 +2,10 @@
  * Archives as directories (docs/archives.md): an EB/BIGF/BIG4 archive or an SFIL stream file
  * opened once (header and tables only) and presented as a tree of nodes. Node 0 is the archive's
  * root, 1 and 2 its info.txt and errors.txt, 3 + i the entry i of the table, the folders after.
- * Node k > 0 is the slot base + k of the folder layer (folder.c hands out the range); node 0 is
- * the slot of whatever shows the archive (its file in the folder, an entry of the parent archive,
- * or the mount's root). An entry's bytes are read through its index (built on first use) and its
- * pieces, both cache entries; any format opens on them as on a file.
+ * Node k > 0 is the slot base + k of the folder layer (folder_assets.c hands out the range); node 0
+ * is the slot of whatever shows the archive (its file in the folder, an entry of the parent
+ * archive, or the mount's root). An entry's bytes are read through its index (built on first use)
+ * and its pieces, both cache entries; any format opens on them as on a file.
  */
 #ifndef PSGFS_ARCDIR_H
 #define PSGFS_ARCDIR_H
@@ -70,29 +70,45 @@ enum rc arcdir_asset_open(struct arcdir *ad, uint32_t node, struct asset **out);
 
 /*
  * The archive an AN_ARCHIVE node holds, opened on first use (its slots registered through
- * folder_arc_register); a node that does not open as one shows info.txt saying why.
+ * fold_arc_register); a node that does not open as one shows info.txt saying why.
  */
 struct arcdir *arcdir_nested(struct arcdir *ad, uint32_t node, enum rc *r);
+
+/* The slots of an archive's nodes (fold_arc_register), and its root through the folder entry
+ * or node that shows it. */
+extern const struct container_ops arcdir_container;
+
+/* The cache key of the open asset of a slot (folder_assets.c, arcdir.c). */
+static inline struct cache_key asset_ckey(uint32_t slot)
+{
+	return cache_key((uint64_t)slot << 32, KEY_WHAT(KEY_ASSET, 0));
+}
 
 /* Stop the tree's decode-ahead thread (tree_close, before the cache goes); idempotent. */
 void arcdir_ahead_stop(struct tree *t);
 
 /*
- * The descriptor of an archive of a folder mount is one of the mount's max_assets (folder.c
+ * The descriptor of an archive of a folder mount is one of the mount's max_assets (folder_assets.c
  * closes the least recently used). arcdir_fd_live: it is open and not being closed;
  * arcdir_fd_close: close it now, or when its last reader is done. Reads reopen it.
  */
 bool arcdir_fd_live(struct arcdir *ad);
 void arcdir_fd_close(struct arcdir *ad);
-/* folder.c: the archive file of slot opened again (-1, errno set, on failure) ... */
-int folder_arc_reopen(struct tree *t, uint32_t slot);
-/* ... and an archive's descriptor was used: it joins or moves up the open assets' LRU. */
-void folder_arc_used(struct tree *t, uint32_t slot, struct arcdir *ad);
-
-/* folder.c: keep an opened archive until the mount ends (arcdir_open_* do it) ... */
-enum rc folder_arc_adopt(struct tree *t, struct arcdir *ad);
-/* ... and hand out slots for its nodes, remembered for slot lookups (arcdir_ensure). */
-enum rc folder_arc_register(struct tree *t, struct arcdir *ad);
+/*
+ * What an archive asks of the folder layer that holds it, through t->arc_host (set by the
+ * folder, folder.c), so that no file of arcdir*.c calls into folder*.c: the archive
+ * file of slot opened again (-1, errno set, on failure); an archive's descriptor was used (it
+ * joins or moves up the open assets' LRU); keep an opened archive until the mount ends
+ * (arcdir_open_* do it); hand out slots for its nodes, remembered for slot lookups
+ * (arcdir_ensure); the mount's index of texture arenas by name, which its arenas feed.
+ */
+struct arcdir_host {
+	int (*reopen)(struct tree *t, uint32_t slot);
+	void (*used)(struct tree *t, uint32_t slot, struct arcdir *ad);
+	enum rc (*adopt)(struct tree *t, struct arcdir *ad);
+	enum rc (*register_slots)(struct tree *t, struct arcdir *ad);
+	struct guid_index *(*guid_index)(struct tree *t);
+};
 
 /*
  * The loose view (loose.c) reads an archive's table and its entries by index, without the

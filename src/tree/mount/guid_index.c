@@ -21,7 +21,7 @@ struct gi_ent {
 };
 
 struct guid_index {
-	pthread_mutex_t build_mu, mu;
+	pthread_mutex_t build_mu, mu; /* lock order: tree/core/tree_int.h */
 	guid_index_build_fn build;
 	void *ctx;
 	bool built;

@@ -58,6 +58,8 @@ struct fid {
 	ino_t ino;
 };
 
+static const struct container_ops loose_container;
+
 struct loose {
 	struct tree *t;
 	int root_fd; /* the folder layer's, for reopening archives */
@@ -660,8 +662,9 @@ struct loose *loose_open(struct tree *t, int root_fd, char *why, size_t whylen)
 		loose_free(L);
 		return NULL;
 	}
-	L->base = folder_slots_take(t, L->n);
-	if (!L->base) {
+	L->base = L->n ? folder_slots_take(t, L->n) : 0;
+	if (L->n && (!L->base ||
+		     container_add(t, L->base, L->base + L->n - 1, &loose_container, L) != RC_OK)) {
 		snprintf(why, whylen, "out of inode numbers");
 		loose_free(L);
 		return NULL;
@@ -861,7 +864,7 @@ enum rc loose_merge(struct tree *t, struct loose *L, uint32_t dir_slot, struct t
 
 	if (dir_slot == 0)
 		path[0] = '\0';
-	else if (!folder_slot_relpath(t, dir_slot, path, sizeof path))
+	else if (!tree_slot_relpath(t, dir_slot, path, sizeof path))
 		return RC_OK; /* deeper than any path the view holds */
 	k = dir_at(L, path);
 	if (k == NO_NODE)
@@ -977,3 +980,39 @@ struct asset *loose_asset_get(struct tree *t, struct loose *L, uint32_t slot,
 		as->ent = *pin;
 	return as;
 }
+
+/* ---- the view as a container (tree_int.h, struct container_ops): its range of slots ---- */
+
+static enum cslot lv_kind(struct tree *t, const struct cref *r)
+{
+	(void)t;
+	if (!loose_owns(r->c, r->slot))
+		return CS_NONE;
+	return loose_is_dir(r->c, r->slot) ? CS_DIR : CS_ASSET;
+}
+
+static enum rc lv_getattr(struct tree *t, const struct cref *r, tree_ino ino, struct tree_stat *out)
+{
+	(void)ino;
+	return loose_getattr(t, r->c, r->slot, out);
+}
+
+static enum rc lv_list(struct tree *t, const struct cref *r, struct tlist *out)
+{
+	return loose_list(t, r->c, r->slot, out);
+}
+
+static struct asset *lv_asset_get(struct tree *t, const struct cref *r, struct cache_ent **pin,
+				  enum rc *rc)
+{
+	return loose_asset_get(t, r->c, r->slot, pin, rc);
+}
+
+/* Plain files only: no namespace asks for a file's neighbours, so no sibling operations. */
+static const struct container_ops loose_container = {
+    .name = "loose",
+    .kind = lv_kind,
+    .getattr = lv_getattr,
+    .list = lv_list,
+    .asset_get = lv_asset_get,
+};

@@ -943,23 +943,23 @@ static const struct tree_kind psg_kinds[K_COUNT] = {
 		    .link = material_link},
 };
 
-enum psg_texnode psg_texnode(const struct asset *as, struct tnode n, uint32_t *row)
+static enum tree_texnode psg_texnode(const struct asset *as, struct tnode n, uint32_t *row)
 {
 	if (as->fmt != &tree_format_psg)
-		return PSG_NOT_TEX;
+		return TEX_NOT;
 	switch (n.kind) {
 	case K_TEXTURES:
-		return PSG_TEX_DIR;
+		return TEX_DIR;
 	case K_TEX_DDS:
 	case K_TEX_PNG:
 		*row = n.a;
-		return n.kind == K_TEX_DDS ? PSG_TEX_DDS : PSG_TEX_PNG;
+		return n.kind == K_TEX_DDS ? TEX_DDS : TEX_PNG;
 	default:
-		return PSG_NOT_TEX;
+		return TEX_NOT;
 	}
 }
 
-tree_ino psg_textures_dir(const struct asset *as)
+static tree_ino psg_textures_dir(const struct asset *as)
 {
 	return ino_make(as->slot, tn(K_TEXTURES, 0, 0));
 }
@@ -972,4 +972,6 @@ const struct tree_format tree_format_psg = {
     .n_needs = N_COUNT,
     .mount = psg_mount,
     .unmount = psg_unmount,
+    .texnode = psg_texnode,
+    .textures_dir = psg_textures_dir,
 };

@@ -39,7 +39,7 @@ struct psg_mount {
 	bool has_textures;
 	bool has_materials; /* a RenderMaterialData exists */
 	/* The companion texture arena, looked for once (psg_materials.c). */
-	pthread_mutex_t comp_mu;
+	pthread_mutex_t comp_mu; /* lock order: tree/core/tree_int.h */
 	bool comp_looked, comp_found;
 	bool comp_modded;   /* single-file mounts: found in the mods folder */
 	uint32_t comp_slot; /* folder mounts: its slot */
@@ -84,12 +84,6 @@ void psg_companion_put(struct asset *as, struct cache_ent *pin);
 /* The companion's file name (as found, else as expected); NULL before any lookup. */
 const char *psg_companion_name(struct asset *as);
 void psg_companion_close(struct psg_mount *m);
-
-/* Texture mods: what node n of a PSG asset is (textures/, a .dds or .png picture of texture
- * row *row), and the inode of textures/. */
-enum psg_texnode { PSG_NOT_TEX, PSG_TEX_DIR, PSG_TEX_DDS, PSG_TEX_PNG };
-enum psg_texnode psg_texnode(const struct asset *as, struct tnode n, uint32_t *row);
-tree_ino psg_textures_dir(const struct asset *as);
 
 /* export/<stem>.glb (psg_glb.c). */
 enum rc psg_load_glb(struct asset *as, uint64_t arg, void **data, size_t *bytes,

@@ -294,7 +294,7 @@ static char *find_beside(const struct tree *t, const char *dir, const char *name
  * at the very tree the mount shows. */
 static void locate_in_folder(struct asset *as, struct psg_mount *m)
 {
-	uint32_t parent, slot = folder_sibling(as->t, as->slot, m->comp_name);
+	uint32_t parent, slot = tree_slot_sibling(as->t, as->slot, m->comp_name);
 	const char *name;
 	char *dup;
 
@@ -302,7 +302,7 @@ static void locate_in_folder(struct asset *as, struct psg_mount *m)
 		return;
 	m->comp_found = true;
 	m->comp_slot = slot;
-	if (folder_entry_name(as->t, slot, &parent, &name) && (dup = strdup(name))) {
+	if (tree_slot_entry_name(as->t, slot, &parent, &name) && (dup = strdup(name))) {
 		free(m->comp_name);
 		m->comp_name = dup;
 	}
@@ -558,7 +558,7 @@ static enum rc link_elsewhere(struct asset *as, struct psg_materials *ms, bool b
 	for (uint32_t i = 0; i < ms->n && !any; i++)
 		for (uint32_t c = 0; c < ms->v[i].n_ch && !any; c++)
 			any = looks_elsewhere(&ms->v[i].ch[c]);
-	if (!any || !gix || !folder_slot_mountpath(as->t, as->slot, model, sizeof model))
+	if (!any || !gix || !tree_slot_mountpath(as->t, as->slot, model, sizeof model))
 		return RC_OK;
 	ms->searched = true;
 	for (uint32_t i = 0; i < ms->n && r == RC_OK; i++)

@@ -54,7 +54,7 @@ struct psg_materials {
 	char *companion; /* its file name (as found, else as expected) */
 	enum psg_comp_where where;
 	bool searched;	  /* folder mounts: GUIDs the companion lacks were looked for elsewhere */
-	bool toc_partial; /* ... and the TOC index stopped at a bound (folder.c, TOC_SCAN_*) */
+	bool toc_partial; /* ... and the TOC index stopped at a bound (folder_index.c, TOC_SCAN_*) */
 };
 
 /* TOC GUID -> name: a companion's textures (file stems), or the model's own entries. */

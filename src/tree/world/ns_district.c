@@ -79,7 +79,7 @@ static enum rc sib_fd(int fd, struct sib *h, struct src *s)
  * archive is read through its own descriptor. */
 static enum rc sib_folder(struct asset *as, const char *name, struct sib *h, struct src *s)
 {
-	uint32_t slot = folder_sibling(as->t, as->slot, name);
+	uint32_t slot = tree_slot_sibling(as->t, as->slot, name);
 	struct asset *a;
 	enum rc r;
 
@@ -96,7 +96,10 @@ static enum rc sib_folder(struct asset *as, const char *name, struct sib *h, str
 	}
 	if (r != RC_ISDIR)
 		return r == RC_NOENT ? RC_IO : r;
-	return sib_fd(folder_arc_reopen(as->t, slot), h, s);
+	/* an archive file: opened again by the folder layer that holds it */
+	if (!as->t->arc_host || !as->t->arc_host->reopen)
+		return RC_IO;
+	return sib_fd(as->t->arc_host->reopen(as->t, slot), h, s);
 }
 
 /* Single-file mounts: the file of that name (exact, else ignoring case) in the map's own
@@ -548,7 +551,7 @@ static bool slot_seen(struct slot_set *s, uint32_t slot, bool *oom)
 static enum rc collection_arenas(struct asset *as, const char *file, struct slot_set *seen,
 				 struct tlist *l, struct arena_ent **e, size_t *n)
 {
-	uint32_t slot = folder_sibling(as->t, as->slot, file);
+	uint32_t slot = tree_slot_sibling(as->t, as->slot, file);
 	bool oom = false;
 	enum rc r;
 
@@ -560,7 +563,7 @@ static enum rc collection_arenas(struct asset *as, const char *file, struct slot
 		return RC_EXISTS;
 	if (slot_seen(seen, slot, &oom))
 		return oom ? RC_NOMEM : RC_EXISTS;
-	r = folder_list(as->t, (tree_ino)slot << 32 | tnode_pack(tn(0, 0, 0)), l);
+	r = tree_slot_list(as->t, slot, l);
 	if (r != RC_OK || l->oom)
 		return r == RC_OK || r == RC_NOMEM ? RC_NOMEM : RC_IO;
 	*e = xcalloc_n(l->n ? l->n : 1, sizeof **e);
