@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,6 +63,7 @@ struct pk {
 				flipped before the read back (tests) */
 	int orig_fd;	     /* --like: ORIG, open until the read back */
 	bool renamed;	     /* OUT is in place (a later failure leaves it) */
+	const char *out;
 };
 
 /* The path as one printable line: control bytes, 0x7F and backslashes as \xHH. */
@@ -692,10 +695,10 @@ static int pk_write(struct pk *pk, const struct pk_opts *o, int fd)
 		buf_free(&b);
 	}
 	free(e);
+	if (!pk->code && r == RC_IO) /* before the file being read is checked: it was cut short */
+		pk_fail(pk, PACK_EXIT_WRITE, o->out, "cannot write: %s", strerror(errno));
 	if (!pk->code)
 		pk_close_cur(pk);
-	if (!pk->code && r == RC_IO)
-		pk_fail(pk, PACK_EXIT_WRITE, o->out, "cannot write: %s", strerror(errno));
 	else if (!pk->code && r == RC_INVAL)
 		pk_fail(pk, PACK_EXIT_LIMIT, o->out,
 			"beyond the format (too many folders, or "
@@ -717,6 +720,7 @@ struct pk_like {
 	uint32_t shift, rec; /* EB: alignment shift, record width */
 	uint64_t align;	     /* entries' alignment: 1 << shift (EB), 16 or 1 (BIGF/BIG4) */
 	uint64_t size;	     /* ORIG's file size */
+	struct stat st;	     /* ORIG at its opening: it must not change while it is packed */
 	size_t *dir;	     /* BIGF/BIG4: where entry i's directory record starts in head */
 };
 
@@ -824,6 +828,14 @@ static int like_open(struct pk *pk, const char *path, struct pk_like *l)
 	}
 	diag_free(&d);
 	l->eb = l->a.kind == ARC_EB3;
+	l->st = st;
+	for (uint32_t i = 0; i < l->a.n; i++) { /* names that escape the root: never written */
+		char why[128];
+
+		if (!pack_path_ok(l->a.paths + l->a.e[i].path, why, sizeof why))
+			return pk_fail(pk, PACK_EXIT_NAME, l->a.paths + l->a.e[i].path, "in %s: %s",
+				       path, why);
+	}
 	first = l->size;
 	for (uint32_t i = 0; i < l->a.n; i++)
 		if (l->a.e[i].stored && l->a.e[i].off < first)
@@ -844,12 +856,14 @@ static int file_cmp(const void *key, const void *f)
 /* Without DIR: ORIG's entries not replaced by the overlay, as entries copied as stored. */
 static void like_virtual(struct pk *pk, const struct pk_like *l)
 {
+	size_t n_over = pk->n; /* the overlay's files, before ORIG's are added */
+
 	for (uint32_t i = 0; !pk->code && i < l->a.n; i++) {
 		const char *p = l->a.paths + l->a.e[i].path;
 		struct stat st = {.st_size = (off_t)l->a.e[i].size};
 		bool have = false;
 
-		for (size_t j = 0; j < pk->n && !have; j++) /* the overlay's files: few */
+		for (size_t j = 0; j < n_over && !have; j++) /* the overlay's files: few */
 			have = pk->f[j].over && !strcmp(pk->f[j].path, p);
 		if (have)
 			continue;
@@ -1051,7 +1065,11 @@ static void like_entry(struct pk *pk, struct pk_like *l, uint32_t i, int fd, uin
 		stored = e->stored;
 		f->copied = true;
 		f->orig = *e;
-		r = copy_bytes(l->fd, e->off, fd, at, stored, piece);
+		r = RC_OK;
+		if (!*moved && at == e->off && stored && *cursor < at) /* ORIG's gap bytes too */
+			r = copy_bytes(l->fd, *cursor, fd, *cursor, at - *cursor, piece);
+		if (r == RC_OK)
+			r = copy_bytes(l->fd, e->off, fd, at, stored, piece);
 	} else {
 		struct gen_big_entry ge = {.data = data,
 					   .len = (uint64_t)f->st.st_size,
@@ -1066,9 +1084,11 @@ static void like_entry(struct pk *pk, struct pk_like *l, uint32_t i, int fd, uin
 		r = gen_big_write_entry(&ge, &s, at, &stored);
 	}
 	free(data);
-	if (r != RC_OK)
-		pk_fail(pk, r == RC_IO ? PACK_EXIT_WRITE : PACK_EXIT_INTERNAL, f->path,
-			"cannot write: %s", r == RC_IO ? strerror(errno) : rc_str(r));
+	if (r == RC_IO)
+		pk_fail(pk, PACK_EXIT_WRITE, pk->out, "cannot write (at %s): %s", f->path,
+			strerror(errno));
+	else if (r != RC_OK)
+		pk_fail(pk, PACK_EXIT_INTERNAL, f->path, "cannot write: %s", rc_str(r));
 	else if (stored > UINT32_MAX || at > lim || (!l->eb && at + stored > UINT32_MAX))
 		pk_fail(pk, PACK_EXIT_LIMIT, f->path, "beyond the format (past 4 GiB%s)",
 			l->eb ? " << shift" : "");
@@ -1155,7 +1175,48 @@ static void pk_corrupt(int fd, uint64_t back)
 	}
 }
 
-/* A temporary file in OUT's folder: ".NAME.XXXXXX", mode 0666 & ~umask. */
+/* Whether name is a temporary file of a pack of base: ".base." and six more bytes. */
+static bool is_temp_of(const char *name, const char *base)
+{
+	size_t n = strlen(base);
+
+	return name[0] == '.' && !strncmp(name + 1, base, n) && name[n + 1] == '.' &&
+	       strlen(name + n + 2) == 6;
+}
+
+/* The temporaries a killed pack of OUT left (kill -9, a crash): each is locked while its pack
+ * runs, so one that can be locked, and that has not been written for a few seconds (a pack
+ * between creating and locking it), belongs to no running pack and is removed. */
+static void pk_clean_stale(const char *out)
+{
+	const char *slash = strrchr(out, '/'), *base = slash ? slash + 1 : out;
+	char *dir = slash ? strndup(out, slash == out ? 1 : (size_t)(slash - out)) : strdup(".");
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *de;
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		int fd;
+
+		if (!is_temp_of(de->d_name, base))
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_mtim.tv_sec + 5 < now.tv_sec && flock(fd, LOCK_EX | LOCK_NB) == 0)
+			unlinkat(dirfd(d), de->d_name, 0);
+		close(fd);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+/* A temporary file in OUT's folder: ".NAME.XXXXXX", mode 0666 & ~umask, locked while this pack
+ * runs (pk_clean_stale). */
 static int pk_temp(const char *out, char **tmp)
 {
 	const char *slash = strrchr(out, '/');
@@ -1164,12 +1225,13 @@ static int pk_temp(const char *out, char **tmp)
 	int fd;
 
 	umask(um);
+	pk_clean_stale(out);
 	if (asprintf(tmp, "%.*s.%s.XXXXXX", (int)dlen, out, slash ? slash + 1 : out) < 0) {
 		*tmp = NULL;
 		return -1;
 	}
 	fd = mkostemp(*tmp, O_CLOEXEC);
-	if (fd >= 0 && fchmod(fd, 0666 & ~um) != 0) {
+	if (fd >= 0 && (flock(fd, LOCK_EX | LOCK_NB) != 0 || fchmod(fd, 0666 & ~um) != 0)) {
 		close(fd);
 		unlink(*tmp);
 		return -1;
@@ -1221,6 +1283,14 @@ static int pk_finish(struct pk *pk, const struct pk_opts *o)
 		return pk->code;
 	}
 	pk->orig_fd = l.fd;
+	if (o->like && pk->hook && !strcmp(pk->hook, o->like)) { /* tests: ORIG changes */
+		int w = open(o->like, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+		if (w >= 0) {
+			(void)!write(w, "!", 1);
+			close(w);
+		}
+	}
 	if (o->like)
 		like_write(pk, &l, fd, o->out);
 	else if (pk_write(pk, o, fd) != 0)
@@ -1233,6 +1303,13 @@ static int pk_finish(struct pk *pk, const struct pk_opts *o)
 		pk_corrupt(fd, strtoull(pk->corrupt, NULL, 10));
 	if (!pk->code)
 		pk_verify(pk, fd, o->out);
+	if (!pk->code && o->like) { /* ORIG too is a source: the same file from start to end */
+		struct stat a, b;
+
+		if (fstat(l.fd, &a) != 0 || stat(o->like, &b) != 0 || !same_file(&a, &l.st) ||
+		    !same_file(&b, &l.st))
+			pk_fail(pk, PACK_EXIT_CHANGED, o->like, "changed while it was packed");
+	}
 	like_close(&l);
 	if (!pk->code && rename(tmp, o->out) != 0)
 		pk_fail(pk, PACK_EXIT_WRITE, o->out, "cannot rename into place: %s",
@@ -1302,6 +1379,7 @@ int pack_main(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
+	pk.out = o.out;
 	pk.hook = getenv("PSGFS_PACK_TEST_CHANGE");
 	pk.corrupt = getenv("PSGFS_PACK_TEST_CORRUPT");
 	if (o.dir)
