@@ -496,7 +496,8 @@ struct pk_opts {
 	enum pk_compress compress;
 	uint64_t min_size;
 	bool wide, x360;
-	bool shaped; /* --format, --compress, --wide or --min-size given */
+	bool shaped;	 /* --format, --compress, --wide or --min-size given */
+	bool skip_added; /* --skip-added: overlay files ORIG lacks are skipped, not refused */
 	const char *dir, *out, *like, *overlay;
 };
 
@@ -522,6 +523,9 @@ static void pack_usage(FILE *o)
 	    "                            --min-size with it)\n"
 	    "  --overlay DIR2            DIR2's files replace DIR's (ORIG's) at the same path,\n"
 	    "                            or are added (not with --like)\n"
+	    "  --skip-added              with --like and --overlay: DIR2's files at paths\n"
+	    "                            ORIG lacks are skipped, one line each on stderr\n"
+	    "                            (a mods OUTDIR holds every archive's mods)\n"
 	    "Entries are DIR's regular files, sorted bytewise by path; links and special files\n"
 	    "are refused. OUT is written beside itself and renamed into place once it reads back.\n"
 	    "exit status: 0 ok, 1 internal error, 2 usage, 3 cannot read DIR or a file in it,\n"
@@ -535,15 +539,11 @@ static void pack_usage(FILE *o)
 static int pk_parse(struct pk_opts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
-	    {"format", required_argument, NULL, 'f'},
-	    {"compress", required_argument, NULL, 'c'},
-	    {"min-size", required_argument, NULL, 'm'},
-	    {"platform", required_argument, NULL, 'p'},
-	    {"wide", no_argument, NULL, 'w'},
-	    {"like", required_argument, NULL, 'l'},
-	    {"overlay", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"format", required_argument, NULL, 'f'},	{"compress", required_argument, NULL, 'c'},
+	    {"min-size", required_argument, NULL, 'm'}, {"platform", required_argument, NULL, 'p'},
+	    {"wide", no_argument, NULL, 'w'},		{"like", required_argument, NULL, 'l'},
+	    {"overlay", required_argument, NULL, 'o'},	{"skip-added", no_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -574,6 +574,8 @@ static int pk_parse(struct pk_opts *o, int argc, char **argv)
 			o->like = optarg;
 		else if (c == 'o')
 			o->overlay = optarg;
+		else if (c == 's')
+			o->skip_added = true;
 		else if (c == 'm' && (errno = 0, o->min_size = strtoull(optarg, &end, 10),
 				      !errno && *optarg >= '0' && *optarg <= '9' && !*end))
 			continue;
@@ -594,6 +596,10 @@ static int pk_parse(struct pk_opts *o, int argc, char **argv)
 	if (o->format != PK_EB && (o->compress == PK_CHUNKED || o->wide)) {
 		fprintf(stderr,
 			"psgfs-tool: pack: --compress chunked and --wide need --format eb\n");
+		return PACK_EXIT_USAGE;
+	}
+	if (o->skip_added && !(o->like && o->overlay)) {
+		fprintf(stderr, "psgfs-tool: pack: --skip-added needs --like and --overlay\n");
 		return PACK_EXIT_USAGE;
 	}
 	if (o->like && o->shaped) {
@@ -877,7 +883,7 @@ static void like_virtual(struct pk *pk, const struct pk_like *l)
 }
 
 /* pk->f in ORIG's table order: DIR must hold exactly ORIG's paths. */
-static int like_match(struct pk *pk, const struct pk_like *l, const char *orig)
+static int like_match(struct pk *pk, const struct pk_like *l, const char *orig, bool skip_added)
 {
 	struct pk_file *v = calloc(pk->n ? pk->n : 1, sizeof *v);
 	bool *used = calloc(pk->n ? pk->n : 1, 1);
@@ -899,16 +905,34 @@ static int like_match(struct pk *pk, const struct pk_like *l, const char *orig)
 		else
 			used[f - pk->f] = true, v[i] = *f;
 	}
-	for (size_t j = 0; !pk->code && j < pk->n; j++)
-		if (!used[j])
+	for (size_t j = 0; !pk->code && j < pk->n; j++) {
+		char line[PATH_MAX + 64];
+
+		if (used[j])
+			continue;
+		if (!skip_added || !pk->f[j].over) {
 			pk_fail(pk, PACK_EXIT_LIKE, pk->f[j].path, "not in %s", orig);
-	free(used);
+			break;
+		}
+		put_escaped(line, sizeof line, pk->f[j].path);
+		fprintf(stderr, "psgfs-tool: pack: %s: not in %s, skipped (--skip-added)\n", line,
+			orig);
+	}
 	if (pk->code) {
+		free(used);
 		free(v);
 		return 0;
 	}
+	for (size_t j = 0; j < pk->n; j++) {
+		if (!used[j]) {
+			free(pk->f[j].path);
+			free(pk->f[j].folder);
+		}
+	}
+	free(used);
 	free(pk->f);
 	pk->f = v;
+	pk->n = l->a.n;
 	pk->cap = pk->n;
 	return 0;
 }
@@ -1265,7 +1289,7 @@ static int pk_finish(struct pk *pk, const struct pk_opts *o)
 	if (o->like) { /* ORIG's hashes, order and tables */
 		if (like_open(pk, o->like, &l) == 0 && !o->dir)
 			like_virtual(pk, &l);
-		if (!pk->code && like_match(pk, &l, o->like) != 0)
+		if (!pk->code && like_match(pk, &l, o->like, o->skip_added) != 0)
 			pk_fail(pk, PACK_EXIT_INTERNAL, o->like, "out of memory");
 	} else if (pk_check_hashes(pk, o) != 0) {
 		pk_fail(pk, PACK_EXIT_INTERNAL, o->out, "out of memory");
