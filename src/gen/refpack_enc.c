@@ -22,7 +22,7 @@ struct rp_enc {
 	uint32_t *head; /* position + 1 of the newest 3-byte string with this hash, 0 = none */
 	uint32_t *prev; /* position + 1 of the previous one, by position modulo the window */
 	unsigned chain, hbits;
-	struct buf *out;
+	uint8_t *o; /* the output cursor: room for the worst case was made first */
 	struct rp_enc_stats *st;
 };
 
@@ -33,7 +33,7 @@ static uint32_t rp_hash(const uint8_t *p, unsigned bits)
 	return (v * 2654435761u) >> (32 - bits);
 }
 
-static void rp_insert(struct rp_enc *e, size_t pos)
+static inline __attribute__((always_inline)) void rp_insert(struct rp_enc *e, size_t pos)
 {
 	uint32_t h;
 
@@ -111,8 +111,9 @@ static void rp_put_lits(struct rp_enc *e, const uint8_t *p, size_t n)
 	while (n) {
 		size_t k = n < 112 ? n : 112;
 
-		buf_u8(e->out, (uint8_t)(0xE0 | ((k - 4) >> 2)));
-		buf_put(e->out, p, k);
+		*e->o++ = (uint8_t)(0xE0 | ((k - 4) >> 2));
+		memcpy(e->o, p, k);
+		e->o += k;
 		p += k;
 		n -= k;
 		e->st->lit++;
@@ -123,26 +124,32 @@ static void rp_put_lits(struct rp_enc *e, const uint8_t *p, size_t n)
 static void rp_put_copy(struct rp_enc *e, const uint8_t *p, unsigned nl, size_t off, size_t len)
 {
 	size_t o = off - 1;
+	uint8_t *w = e->o;
 
 	if (off <= 1024 && len <= 10) {
-		buf_u8(e->out, (uint8_t)((o >> 8) << 5 | (len - 3) << 2 | nl));
-		buf_u8(e->out, (uint8_t)o);
+		w[0] = (uint8_t)((o >> 8) << 5 | (len - 3) << 2 | nl);
+		w[1] = (uint8_t)o;
+		w += 2;
 		e->st->cmd2++;
 	} else if (off <= 16384 && len <= 67) {
-		buf_u8(e->out, (uint8_t)(0x80 | (len - 4)));
-		buf_u8(e->out, (uint8_t)(nl << 6 | o >> 8));
-		buf_u8(e->out, (uint8_t)o);
+		w[0] = (uint8_t)(0x80 | (len - 4));
+		w[1] = (uint8_t)(nl << 6 | o >> 8);
+		w[2] = (uint8_t)o;
+		w += 3;
 		e->st->cmd3++;
 	} else {
 		size_t l = len - 5;
 
-		buf_u8(e->out, (uint8_t)(0xC0 | (o >> 16) << 4 | (l >> 8) << 2 | nl));
-		buf_u8(e->out, (uint8_t)(o >> 8));
-		buf_u8(e->out, (uint8_t)o);
-		buf_u8(e->out, (uint8_t)l);
+		w[0] = (uint8_t)(0xC0 | (o >> 16) << 4 | (l >> 8) << 2 | nl);
+		w[1] = (uint8_t)(o >> 8);
+		w[2] = (uint8_t)o;
+		w[3] = (uint8_t)l;
+		w += 4;
 		e->st->cmd4++;
 	}
-	buf_put(e->out, p, nl);
+	for (unsigned k = 0; k < nl; k++)
+		*w++ = p[k];
+	e->o = w;
 }
 
 static void rp_body(struct rp_enc *e, bool literal_only)
@@ -165,8 +172,9 @@ static void rp_body(struct rp_enc *e, bool literal_only)
 	}
 	run = pos - lit;
 	rp_put_lits(e, e->in + lit, run & ~(size_t)3);
-	buf_u8(e->out, (uint8_t)(0xFC | (run & 3)));
-	buf_put(e->out, e->in + lit + (run & ~(size_t)3), run & 3);
+	*e->o++ = (uint8_t)(0xFC | (run & 3));
+	memcpy(e->o, e->in + lit + (run & ~(size_t)3), run & 3);
+	e->o += run & 3;
 	e->st->stop++;
 }
 
@@ -185,8 +193,11 @@ enum rc rp_encode_stats(const uint8_t *in, size_t n, const struct rp_enc_opts *o
 	uint8_t h = o && o->header ? o->header : n < (1u << 24) ? RP_HDR_10 : RP_HDR_90;
 	bool wide = h & 0x80;
 	struct rp_enc_stats dummy;
-	struct rp_enc e = {.in = in, .n = n, .out = out, .st = st ? st : &dummy, .hbits = RP_HBITS};
-	size_t start = out->len, size_at;
+	struct rp_enc e = {.in = in, .n = n, .st = st ? st : &dummy, .hbits = RP_HBITS};
+	/* no command is longer than the bytes it stands for, except literal runs (one byte per
+	 * 112) and the stop command: the worst case is known, so the body is written in place */
+	size_t start = out->len, size_at, bound = n + n / 112 + 16;
+	uint8_t *scratch = NULL, *base;
 
 	if ((h & 0x3E) != 0x10) /* 0x10 plus the flags 0x01, 0x40 and 0x80 only */
 		return RC_INVAL;
@@ -211,10 +222,25 @@ enum rc rp_encode_stats(const uint8_t *in, size_t n, const struct rp_enc_opts *o
 	if (h & 1)
 		rp_put_size(out, 0, wide);
 	rp_put_size(out, n, wide);
-	rp_body(&e, o && o->literal_only);
+	if (out->count_only) /* a count of the bytes only: the body goes to scratch */
+		scratch = malloc(bound);
+	else
+		buf_prealloc(out, out->len + bound);
+	base = out->count_only				 ? scratch
+	       : out->oom || out->cap - out->len < bound ? NULL
+							 : out->data + out->len;
+	if (base) {
+		e.o = base;
+		rp_body(&e, o && o->literal_only);
+		if (out->count_only)
+			buf_put(out, scratch, (size_t)(e.o - base));
+		else
+			out->len += (size_t)(e.o - base);
+	}
+	free(scratch);
 	free(e.head);
 	free(e.prev);
-	if (out->oom)
+	if (!base || out->oom)
 		return RC_NOMEM;
 	if ((h & 1) && !out->count_only) {
 		uint64_t packed = out->len - start;
