@@ -1199,13 +1199,15 @@ static void pk_corrupt(int fd, uint64_t back)
 	}
 }
 
-/* Whether name is a temporary file of a pack of base: ".base." and six more bytes. */
+#define PK_TEMP_TAG ".psgfs-pack-" /* a name no user file has by chance */
+
+/* Whether name is a temporary file of a pack of base: ".base.psgfs-pack-" and six bytes. */
 static bool is_temp_of(const char *name, const char *base)
 {
-	size_t n = strlen(base);
+	size_t n = strlen(base), t = strlen(PK_TEMP_TAG);
 
-	return name[0] == '.' && !strncmp(name + 1, base, n) && name[n + 1] == '.' &&
-	       strlen(name + n + 2) == 6;
+	return name[0] == '.' && !strncmp(name + 1, base, n) &&
+	       !strncmp(name + 1 + n, PK_TEMP_TAG, t) && strlen(name + 1 + n + t) == 6;
 }
 
 /* The temporaries a killed pack of OUT left (kill -9, a crash): each is locked while its pack
@@ -1229,8 +1231,9 @@ static void pk_clean_stale(const char *out)
 		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-		    st.st_mtim.tv_sec + 5 < now.tv_sec && flock(fd, LOCK_EX | LOCK_NB) == 0)
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+		    st.st_uid == geteuid() && st.st_mtim.tv_sec + 5 < now.tv_sec &&
+		    flock(fd, LOCK_EX | LOCK_NB) == 0)
 			unlinkat(dirfd(d), de->d_name, 0);
 		close(fd);
 	}
@@ -1239,8 +1242,8 @@ static void pk_clean_stale(const char *out)
 	free(dir);
 }
 
-/* A temporary file in OUT's folder: ".NAME.XXXXXX", mode 0666 & ~umask, locked while this pack
- * runs (pk_clean_stale). */
+/* A temporary file in OUT's folder: ".NAME.psgfs-pack-XXXXXX", mode 0666 & ~umask, locked while
+ * this pack runs (pk_clean_stale). */
 static int pk_temp(const char *out, char **tmp)
 {
 	const char *slash = strrchr(out, '/');
@@ -1250,7 +1253,8 @@ static int pk_temp(const char *out, char **tmp)
 
 	umask(um);
 	pk_clean_stale(out);
-	if (asprintf(tmp, "%.*s.%s.XXXXXX", (int)dlen, out, slash ? slash + 1 : out) < 0) {
+	if (asprintf(tmp, "%.*s.%s" PK_TEMP_TAG "XXXXXX", (int)dlen, out, slash ? slash + 1 : out) <
+	    0) {
 		*tmp = NULL;
 		return -1;
 	}

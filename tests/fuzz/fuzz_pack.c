@@ -230,7 +230,7 @@ static bool fp_temp_left(void)
 	bool left = false;
 
 	while (d && (de = readdir(d)))
-		left |= !strncmp(de->d_name, ".out.big.", 9);
+		left |= !strncmp(de->d_name, ".out.big.psgfs-pack-", 20);
 	if (d)
 		closedir(d);
 	return left;

@@ -22,7 +22,7 @@ attack() {
 	fi
 }
 unpack() { "$T" extract "$1" "$2" >/dev/null && rm -f "$2/info.txt" "$2/errors.txt"; }
-temps_in() { find "$1" -maxdepth 1 -name '.*.big.??????' | grep -q .; }
+temps_in() { find "$1" -maxdepth 1 -name '.*.big.psgfs-pack-??????' | grep -q .; }
 printf 'keep me' > "$WORK/keep.ref"
 # refused CODE WHAT [pack args...]: pack over a copy of keep.ref exits CODE with one line naming
 # WHAT, OUT untouched, no temporary file left
@@ -170,18 +170,21 @@ for delay in 0.05 0.2 0.5 1.0 1.5; do
 	attack "kill -9 after ${delay}s: OUT untouched or complete" eval 'cmp -s "$WORK/kout.big" "$WORK/keep.ref" ||
 		"$T" manifest "$WORK/kout.big" >/dev/null'
 done
-left=$(find "$WORK" -maxdepth 1 -name '.kout.big.??????' | wc -l)
+left=$(find "$WORK" -maxdepth 1 -name '.kout.big.psgfs-pack-??????' | wc -l)
 echo "# kill -9: $left temporaries left by the killed packs"
 # left temporaries are harmless (hidden, beside OUT) and go with the next pack once no pack
-# holds them (their lock) and they are a few seconds old
-touch -d '1 minute ago' "$WORK"/.kout.big.?????? 2>/dev/null || true
+# holds them (their lock) and they are a few seconds old; a user's file of a like name is kept
+printf 'mine' >"$WORK/.kout.big.backup"
+touch -d '1 minute ago' "$WORK/.kout.big.backup"
+touch -d '1 minute ago' "$WORK"/.kout.big.psgfs-pack-?????? 2>/dev/null || true
 "$T" pack "$WORK/src" "$WORK/kout.big" >/dev/null
-attack "kill -9: the next pack removes the temporaries left" eval '! find "$WORK" -maxdepth 1 -name ".kout.big.??????" | grep -q .'
+attack "kill -9: the next pack removes the temporaries left" eval '! find "$WORK" -maxdepth 1 -name ".kout.big.psgfs-pack-??????" | grep -q .'
+attack "kill -9: a user's .kout.big.backup is kept" [ "$(cat "$WORK/.kout.big.backup")" = mine ]
 # a running pack's temporary is never removed by another pack
 "$T" pack --compress none "$WORK/kin" "$WORK/kout.big" >/dev/null 2>&1 &
 p1=$!
 sleep 0.3
-touch -d '1 minute ago' "$WORK"/.kout.big.?????? 2>/dev/null || true
+touch -d '1 minute ago' "$WORK"/.kout.big.psgfs-pack-?????? 2>/dev/null || true
 rc1=0
 rc2=0
 "$T" pack "$WORK/src" "$WORK/kout.big" >/dev/null 2>&1 || rc2=$?
