@@ -58,6 +58,11 @@ check "single: OUTDIR holds the arena at the entry's path" test -f "$od1/$entry"
 check "single: pack --like --overlay OUTDIR" "$T" pack --like "$CAC" --overlay "$od1" "$WORK/new1.big"
 check_packed single "$WORK/new1.big" "$entry" "$pic" "$WORK/b.dds"
 check "single: the original archive untouched" cmp -s <(entries "$CAC") "$WORK/orig.m"
+# in place: OUT may be ORIG itself (read through its descriptor, replaced by the rename)
+cp "$CAC" "$WORK/inplace.big"
+check "single: pack --like X --overlay OUTDIR X, in place" "$T" pack --like "$WORK/inplace.big" \
+	--overlay "$od1" "$WORK/inplace.big"
+check "single: in place gives the same archive" cmp -s "$WORK/inplace.big" "$WORK/new1.big"
 
 # ---- a folder mount holding archives; a loose arena modded too ----
 od2=$WORK/od2
