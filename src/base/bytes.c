@@ -1,5 +1,7 @@
 /* Checked byte reader and overflow-checked allocation. */
 #include <malloc.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "psgfs/base/bytes.h"
@@ -131,6 +133,18 @@ void *xshrink_n(void *p, size_t n, size_t size)
 	}
 	q = realloc(p, n * size); /* no overflow: p already holds at least n elements */
 	return q ? q : p;
+}
+
+enum rc rc_fail(char *why, size_t whylen, enum rc r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && whylen) {
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+	return r;
 }
 
 const char *rc_str(enum rc r)

@@ -1,4 +1,5 @@
 /* Untrusted names to safe path components. */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -6,12 +7,9 @@
 
 size_t name_len(const void *raw, size_t maxlen)
 {
-	const char *p = raw;
-	size_t n = 0;
+	const char *z = memchr(raw, 0, maxlen);
 
-	while (n < maxlen && p[n])
-		n++;
-	return n;
+	return z ? (size_t)(z - (const char *)raw) : maxlen;
 }
 
 static int name_char_ok(unsigned char c)
@@ -59,4 +57,40 @@ bool name_has_ext(const char *name, const char *const *exts)
 		if (strcasecmp(dot, *exts) == 0)
 			return true;
 	return false;
+}
+
+bool name_pool_put(char **pool, size_t *len, size_t *cap, const void *s, size_t n)
+{
+	if (n > UINT32_MAX - *len)
+		return false;
+	if (*len + n > *cap) {
+		size_t nc = *cap ? *cap : 256;
+		char *p;
+
+		while (nc < *len + n)
+			nc *= 2;
+		p = realloc(*pool, nc);
+		if (!p)
+			return false;
+		*pool = p;
+		*cap = nc;
+	}
+	if (n)
+		memcpy(*pool + *len, s, n);
+	*len += n;
+	return true;
+}
+
+bool name_pool_add(char **pool, size_t *len, size_t *cap, const void *s, size_t n, uint32_t *at)
+{
+	size_t was = *len;
+
+	if (n >= UINT32_MAX - *len || !name_pool_put(pool, len, cap, s, n))
+		return false;
+	if (!name_pool_put(pool, len, cap, "", 1)) {
+		*len = was;
+		return false;
+	}
+	*at = (uint32_t)was;
+	return true;
 }

@@ -18,6 +18,7 @@
 #include "psgfs/gen/gen_psg_skinned.h"
 #include "psgfs/gen/gen_psg_textures.h"
 #include "psgfs/gen/gen_psk.h"
+#include "psgfs/gen/gen_district.h"
 #include "psgfs/gen/gen_stream.h"
 #include "psgfs/gen/gen_x360_textures.h"
 #include "psgfs/gen/prng.h"
@@ -108,42 +109,6 @@ static void el_free(struct elist *l)
 	memset(l, 0, sizeof *l);
 }
 
-void gen_big_manifest_free(struct gen_big_manifest *m)
-{
-	for (size_t i = 0; i < m->n; i++) {
-		free(m->v[i].file);
-		free(m->v[i].path);
-	}
-	free(m->v);
-	memset(m, 0, sizeof *m);
-}
-
-enum rc gen_big_manifest_add(struct gen_big_manifest *m, const char *file, const char *path,
-			     uint8_t method, uint64_t size, uint64_t fnv)
-{
-	struct gen_big_row *r, *v;
-
-	if (!m)
-		return RC_OK;
-	v = xgrow_n(m->v, m->n, &m->cap, sizeof *m->v, 64);
-	if (!v)
-		return RC_NOMEM;
-	m->v = v;
-	r = &m->v[m->n];
-	r->file = strdup(file);
-	r->path = strdup(path);
-	r->method = method;
-	r->size = size;
-	r->fnv = fnv;
-	if (!r->file || !r->path) {
-		free(r->file);
-		free(r->path);
-		return RC_NOMEM;
-	}
-	m->n++;
-	return RC_OK;
-}
-
 static enum rc man_entries(struct gen_big_manifest *m, const char *file, const struct elist *l)
 {
 	enum rc r = RC_OK;
@@ -168,19 +133,6 @@ static enum rc man_entries(struct gen_big_manifest *m, const char *file, const s
 static uint64_t seed_next(struct prng *p)
 {
 	return prng_next(p) | 1;
-}
-
-enum rc gen_big_x360_textures(uint32_t k, struct buf *b)
-{
-	static const struct gen_x360_spec specs[] = {
-	    {X360TEX_FMT_DXT1, 32, 32, 0, false},   {X360TEX_FMT_8_8_8_8, 16, 16, 1, false},
-	    {X360TEX_FMT_DXT4_5, 64, 64, 0, false}, {X360TEX_FMT_DXT1, 128, 64, 0, false},
-	    {X360TEX_FMT_DXT4_5, 32, 32, 0, false},
-	};
-	struct gen_x360_opts o = {
-	    .specs = specs + k % 3, .n_specs = 3, .arena_id = 0x7E570000u + k};
-
-	return gen_x360_textures(&o, b, NULL, NULL);
 }
 
 static enum rc texture_arena(struct prng *p, bool x360, struct buf *b)
@@ -925,6 +877,49 @@ static void gd_streams(struct gdir *g, uint64_t seed, bool x360)
 	}
 }
 
+/* The district's files as entries of its world archive. */
+struct gd_dist {
+	struct elist *l;
+	const char *folder;
+	struct gdir *g; /* worlddmo.big goes to data/content/ */
+};
+
+static enum rc gd_dist_put(void *ctx, const char *rel, const struct buf *b)
+{
+	struct gd_dist *g = ctx;
+	size_t n = strlen(rel);
+	bool sfil = n > 4 && (!strcmp(rel + n - 4, ".psf") || !strcmp(rel + n - 4, ".xsf"));
+	struct buf c;
+
+	if (!strcmp(rel, GEN_DISTRICT_DMO_BIG)) {
+		gd_file(g->g, "data/content/worlddmo.big", b);
+		return g->g->r;
+	}
+	buf_init(&c);
+	buf_put(&c, b->data, b->len);
+	/* collections chunked as the big ones are in the game's archives, manifests stored */
+	el_add(g->l, g->folder, rel, &c, sfil && b->len >= 4096 ? GB_CHUNK_REFPACK : GB_STORED);
+	buf_free(&c);
+	return g->l->oom ? RC_NOMEM : RC_OK;
+}
+
+/* A generated district (gen_district.h) in its own world archive, as the game keeps each
+ * district in worldDIST_<Name>.big, and its props' templates in data/content/worlddmo.big. */
+static void gd_district(struct gdir *g, uint64_t seed, bool x360)
+{
+	struct gen_big_opts bo = {.wide = true, .shift = 7};
+	struct elist l = {0};
+	struct gd_dist d = {&l, "data/content/world/stream/DIST_Gen", g};
+	const struct gen_district_opts o = {.seed = seed, .x360 = x360, .name = "DIST_Gen"};
+
+	if (g->r != RC_OK)
+		return;
+	g->r = gen_district(&o, &(struct gen_district_sink){gd_dist_put, &d});
+	if (g->r == RC_OK)
+		gd_archive(g, "data/content/worldDIST_Gen.big", &bo, &l);
+	el_free(&l);
+}
+
 enum rc gen_game_dir(uint64_t seed, bool x360, const char *dir, struct gen_big_manifest *m)
 {
 	struct gen_big_game_opts go = {.seed = seed, .x360 = x360, .only_method = -1};
@@ -958,5 +953,6 @@ enum rc gen_game_dir(uint64_t seed, bool x360, const char *dir, struct gen_big_m
 		&b);
 	buf_free(&b);
 	gd_streams(&g, seed + 4, x360);
+	gd_district(&g, seed + 5, x360);
 	return g.r;
 }

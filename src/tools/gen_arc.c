@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gen_arc.h"
 #include "psgfs/base/cliopt.h"
 #include "psgfs/gen/gen_big.h"
+#include "psgfs/gen/gen_district.h"
 #include "psgfs/gen/gen_stream.h"
 
 void gen_arc_usage(FILE *out)
@@ -21,11 +23,16 @@ void gen_arc_usage(FILE *out)
 	fputs("archives and streams (docs/archives.md, docs/streams.md):\n"
 	      "  big       an EA EB v3 .big archive (OUT is a file)\n"
 	      "  game      a game data/ folder: data/content/*.big with district stream files,\n"
-	      "            a BIGF music bank, loose files and streams (OUT is a directory that\n"
-	      "            must not exist)\n"
+	      "            a BIGF music bank, loose files and streams, a district in\n"
+	      "            worldDIST_Gen.big (OUT is a directory that must not exist)\n"
 	      "  stream    an SFIL stream collection (OUT.psf, or .xsf with --platform x360)\n"
 	      "            and its ATOC table\n"
-	      "options of big, game and stream:\n"
+	      "  district  a district's stream set (docs/worlds.md): OUT is the folder\n"
+	      "            DIST_<Name> (must not exist) holding the five files of each kind\n"
+	      "            Pres/Sim/Tex (.psf .pst .psm .pss .pmm; .xsf ... with --platform\n"
+	      "            x360, whose Tex kind is the empty stub), and worlddmo.big (the\n"
+	      "            props' templates) beside it\n"
+	      "options of big, game, stream and district:\n"
 	      "  --seed N            random seed (default 1)\n"
 	      "  --platform P        ps3 (default) or x360 (.rx2 arenas, LZX entries, .xsf/.xst)\n"
 	      "  --manifest FILE     'file path method size fnv1a64' per entry written\n"
@@ -53,13 +60,28 @@ void gen_arc_usage(FILE *out)
 	      "                      chunked sections\n"
 	      "  --assets N          assets, 1 to 100000 (default 6)\n"
 	      "  --toc FILE          the ATOC table (default: OUT with .pst / .xst)\n"
-	      "  --hostile H         stride|past-eof|sections|chunks|toc-lies|backref\n",
+	      "  --hostile H         stride|past-eof|sections|chunks|toc-lies|backref\n"
+	      "district:\n"
+	      "  --name DIST_N       the district's name (default: OUT's last component when\n"
+	      "                      it starts with DIST_)\n"
+	      "  --tiles N           100 m High tiles in a square grid, 1 to 10000 (default 4)\n"
+	      "  --models N          fused models over cPres_Global and the tiles, 1 to\n"
+	      "                      1000000 (default 2 per tile + 1)\n"
+	      "  --size N            about N bytes of model arenas (bigger grids; default small)\n"
+	      "  --textures N        diffuse textures, 1 to 4096 (default min(models, 8))\n"
+	      "  --dmo FILE          where worlddmo.big goes (default: beside OUT; it must\n"
+	      "                      not exist)\n"
+	      "  --broken KIND       one lint rule tripped: cmap-orphan-id, atoc-missing,\n"
+	      "                      sfil-extra, cspa-missing, tex-guid-missing,\n"
+	      "                      tex-stub-missing (x360), stamp-mismatch, kind-field,\n"
+	      "                      parent-cycle, nan-matrix, lying-counts\n",
 	      out);
 }
 
 bool gen_arc_kind(const char *kind)
 {
-	return !strcmp(kind, "big") || !strcmp(kind, "game") || !strcmp(kind, "stream");
+	return !strcmp(kind, "big") || !strcmp(kind, "game") || !strcmp(kind, "stream") ||
+	       !strcmp(kind, "district");
 }
 
 enum {
@@ -79,6 +101,12 @@ enum {
 	A_FORMAT,
 	A_TOC,
 	A_HOSTILE,
+	A_TILES,
+	A_MODELS,
+	A_TEXTURES,
+	A_BROKEN,
+	A_NAME,
+	A_DMO,
 };
 
 static const struct option arc_opts[] = {
@@ -98,13 +126,20 @@ static const struct option arc_opts[] = {
     {"format", required_argument, NULL, A_FORMAT},
     {"toc", required_argument, NULL, A_TOC},
     {"hostile", required_argument, NULL, A_HOSTILE},
+    {"tiles", required_argument, NULL, A_TILES},
+    {"models", required_argument, NULL, A_MODELS},
+    {"textures", required_argument, NULL, A_TEXTURES},
+    {"broken", required_argument, NULL, A_BROKEN},
+    {"name", required_argument, NULL, A_NAME},
+    {"dmo", required_argument, NULL, A_DMO},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
 struct arc_args {
-	const char *kind, *variant, *out, *manifest, *toc;
-	uint32_t format;
+	const char *kind, *variant, *out, *manifest, *toc, *name, *dmo;
+	uint32_t format, tiles, models, textures;
+	enum gen_district_broken broken;
 	int hostile;
 	uint64_t seed, size, chunked;
 	uint32_t assets, entries, depth;
@@ -205,6 +240,33 @@ static int arc_opt(struct arc_args *a, int c, const char *v)
 		if (!a->hostile)
 			return bad("hostile", v,
 				   "stride, past-eof, sections, chunks, toc-lies or backref");
+		break;
+	case A_TILES:
+		rc = num("tiles", v, 1, 10000, &x);
+		a->tiles = (uint32_t)x;
+		break;
+	case A_MODELS:
+		rc = num("models", v, 1, 1000000, &x);
+		a->models = (uint32_t)x;
+		break;
+	case A_TEXTURES:
+		rc = num("textures", v, 1, 4096, &x);
+		a->textures = (uint32_t)x;
+		break;
+	case A_BROKEN:
+		a->broken = gen_district_broken_parse(v);
+		if (a->broken == GD_B_COUNT)
+			return bad(
+			    "broken", v,
+			    "cmap-orphan-id, atoc-missing, sfil-extra, cspa-missing, "
+			    "tex-guid-missing, tex-stub-missing, stamp-mismatch, kind-field, "
+			    "parent-cycle, nan-matrix or lying-counts");
+		break;
+	case A_NAME:
+		a->name = v;
+		break;
+	case A_DMO:
+		a->dmo = v;
 		break;
 	default:
 		return 2;
@@ -418,6 +480,88 @@ static int run_stream(const struct arc_args *a)
 	return rc;
 }
 
+/* The district sink: each file created in OUT (never over an existing one). */
+struct dist_dir {
+	int dfd; /* OUT */
+	const char *out, *dmo;
+};
+
+static enum rc dist_put(void *ctx, const char *rel, const struct buf *b)
+{
+	struct dist_dir *dd = ctx;
+	struct gen_sink s;
+	bool dmo = !strcmp(rel, GEN_DISTRICT_DMO_BIG);
+	int fd = dmo ? open(dd->dmo, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)
+		     : openat(dd->dfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	enum rc r;
+
+	if (fd < 0) {
+		fprintf(stderr, "psgfs-gen: %s%s%s: %s\n", dmo ? "" : dd->out, dmo ? "" : "/",
+			dmo ? dd->dmo : rel, errno == EEXIST ? "already exists" : strerror(errno));
+		return RC_IO;
+	}
+	gen_sink_fd(&s, &fd);
+	r = s.write_at(s.ctx, 0, b->data, b->len);
+	if (close(fd) != 0 && r == RC_OK)
+		r = RC_IO;
+	if (r != RC_OK)
+		fprintf(stderr, "psgfs-gen: %s/%s: %s\n", dd->out, rel, strerror(errno));
+	return r;
+}
+
+static int run_district(const struct arc_args *a)
+{
+	const char *slash = strrchr(a->out, '/');
+	const char *base = slash ? slash + 1 : a->out;
+	struct gen_district_opts o = {.seed = a->seed,
+				      .x360 = a->x360,
+				      .name = a->name ? a->name : base,
+				      .tiles = a->tiles,
+				      .models = a->models,
+				      .size = a->size,
+				      .textures = a->textures,
+				      .broken = a->broken};
+	struct dist_dir dd = {.out = a->out, .dmo = a->dmo};
+	char dmo[4096];
+	enum rc r;
+
+	if (strncmp(o.name, "DIST_", 5) || !o.name[5]) {
+		fprintf(stderr, "psgfs-gen: district: name it DIST_<Name> (--name, or OUT's "
+				"last component)\n");
+		return 2;
+	}
+	if (a->broken == GD_B_TEX_STUB && !a->x360) {
+		fprintf(stderr, "psgfs-gen: district: tex-stub-missing applies to --platform "
+				"x360 (a PS3 district has no stub)\n");
+		return 2;
+	}
+	if (!dd.dmo) { /* beside OUT */
+		snprintf(dmo, sizeof dmo, "%.*s%s", (int)(base - a->out), a->out,
+			 GEN_DISTRICT_DMO_BIG);
+		dd.dmo = dmo;
+	}
+	if (access(dd.dmo, F_OK) == 0) {
+		fprintf(stderr, "psgfs-gen: %s: already exists (--dmo FILE names another)\n",
+			dd.dmo);
+		return 1;
+	}
+	if (mkdir(a->out, 0755) != 0) {
+		fprintf(stderr, "psgfs-gen: %s: %s\n", a->out,
+			errno == EEXIST ? "already exists" : strerror(errno));
+		return 1;
+	}
+	dd.dfd = open(a->out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dd.dfd < 0) {
+		fprintf(stderr, "psgfs-gen: %s: %s\n", a->out, strerror(errno));
+		return 1;
+	}
+	r = gen_district(&o, &(struct gen_district_sink){dist_put, &dd});
+	close(dd.dfd);
+	if (r != RC_OK && r != RC_IO)
+		fprintf(stderr, "psgfs-gen: district: %s\n", rc_str(r));
+	return r == RC_OK ? 0 : 1;
+}
+
 int gen_arc_main(int argc, char **argv)
 {
 	struct arc_args a = {.kind = argv[1], .variant = "game", .seed = 1, .format = 2};
@@ -450,5 +594,7 @@ int gen_arc_main(int argc, char **argv)
 		return run_game(&a);
 	if (!strcmp(a.kind, "stream"))
 		return run_stream(&a);
+	if (!strcmp(a.kind, "district"))
+		return run_district(&a);
 	return run_big(&a);
 }

@@ -1436,3 +1436,53 @@ int pack_main(int argc, char **argv)
 		close(pk.root2);
 	return rc;
 }
+
+/* ---- shared with pack-stream (pack.h): the walk, the identity check, the temporary file ---- */
+
+int pack_walk(const char *dir, struct pack_tree *t)
+{
+	struct pk pk = {.root = -1, .root2 = -1, .cur_fd = -1};
+
+	memset(t, 0, sizeof *t);
+	t->root = pk_walk_root(&pk, dir, false);
+	if (!pk.code && pk.n)
+		qsort(pk.f, pk.n, sizeof *pk.f, merge_sort);
+	t->v = pk.n ? calloc(pk.n, sizeof *t->v) : NULL;
+	if (pk.n && !t->v)
+		pk_fail(&pk, PACK_EXIT_INTERNAL, dir, "out of memory");
+	for (size_t i = 0; i < pk.n; i++) {
+		if (t->v) {
+			t->v[i].path = pk.f[i].path;
+			t->v[i].st = pk.f[i].st;
+		} else {
+			free(pk.f[i].path);
+		}
+		free(pk.f[i].folder);
+	}
+	t->n = t->v ? pk.n : 0;
+	free(pk.f);
+	t->code = pk.code;
+	snprintf(t->msg, sizeof t->msg, "%s", pk.msg);
+	return t->code;
+}
+
+void pack_tree_free(struct pack_tree *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].path);
+	free(t->v);
+	if (t->root >= 0)
+		close(t->root);
+	memset(t, 0, sizeof *t);
+	t->root = -1;
+}
+
+bool pack_same_file(const struct stat *a, const struct stat *b)
+{
+	return same_file(a, b);
+}
+
+int pack_temp_file(const char *out, char **tmp)
+{
+	return pk_temp(out, tmp);
+}

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
+#include <sys/stat.h>
 
 /* Exit codes of pack, one per class of refusal (README, --help). */
 enum pack_exit {
@@ -42,5 +44,27 @@ long pack_hash_clash(const uint64_t *hash, size_t n, bool wide, size_t *other);
 
 /* `psgfs-tool pack ...`: argv[0] is "pack". Returns the exit status. */
 int pack_main(int argc, char **argv);
+
+/* ---- for psgfs-tool pack-stream (pack_stream.c), which follows pack's rules ---- */
+
+/* DIR's regular files as pack sees them: links and special files refused, never followed;
+ * each path checked with pack_path_ok; sorted by path. */
+struct pack_tree {
+	int root; /* DIR, open: read the files relative to it (openat, O_NOFOLLOW) */
+	struct pack_item {
+		char *path;	/* relative, '/'-separated */
+		struct stat st; /* at the walk */
+	} * v;
+	size_t n;
+	int code;		  /* 0, or the enum pack_exit of the first refusal */
+	char msg[PATH_MAX + 256]; /* its line: "path: reason" */
+};
+/* Returns t->code; free t with pack_tree_free either way. */
+int pack_walk(const char *dir, struct pack_tree *t);
+void pack_tree_free(struct pack_tree *t);
+/* Device, inode, size and modification time agree: the file did not change. */
+bool pack_same_file(const struct stat *a, const struct stat *b);
+/* A temporary file ".NAME.XXXXXX" in OUT's folder (mode 0666 & ~umask); -1 on failure. */
+int pack_temp_file(const char *out, char **tmp);
 
 #endif

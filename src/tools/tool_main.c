@@ -20,6 +20,7 @@
 #include "psgfs/tree/tree.h"
 
 #include "pack.h"
+#include "pack_stream.h"
 
 static void usage(FILE *out)
 {
@@ -38,6 +39,9 @@ static void usage(FILE *out)
 	    "  walk FILE           render every file; print counts; list files that fail\n"
 	    "  pack DIR OUT        write the archive OUT from the folder DIR (EB v3, BIGF, BIG4;\n"
 	    "                      options and exit codes: psgfs-tool pack --help)\n"
+	    "  pack-stream DIR OUTDIR  write a district's stream set from folders of\n"
+	    "                      collections (options and exit codes: psgfs-tool\n"
+	    "                      pack-stream --help)\n"
 	    "  manifest FILE       every entry, sorted: 'path<TAB>size<TAB>sha256' for files\n"
 	    "                      (sha256 'EIO' when the file cannot be read), "
 	    "'path/<TAB>-<TAB>-'\n"
@@ -872,6 +876,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "pack"))
 		return pack_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "pack-stream"))
+		return pack_stream_main(argc - 1, argv + 1);
 	rc = parse_args(&a, argc, argv);
 
 	if (rc >= 0) {

@@ -12,6 +12,7 @@
 #include "psgfs/gen/gen_big.h"
 #include "psgfs/gen/gen_stream.h"
 #include "psgfs/formats/stream_manifest.h"
+#include "psgfs/formats/world_objects.h"
 #include "psgfs/formats/texture.h"
 #include "psgfs/base/bytes.h"
 
@@ -592,6 +593,59 @@ static void manifest_seeds(struct seedset *s)
 	add(s, "manifest_cspa_hostile", FZ_MANIFEST, sm_cspa_write(SM_PS3, &h, cell, 4, &b), &b);
 }
 
+/* District world objects (docs/worlds.md): props, rails, collision (float and 16-bit), and a
+ * collision mesh whose KD-tree loops. */
+static void world_seeds(struct seedset *s)
+{
+	static const float rail[4][3] = {{0, 1, 0}, {4, 1, 0}, {4, 2, 3}, {9, 2, 3}};
+	struct wo_rail_in rails[2] = {{.guid = 1, .npoints = 4, .points = rail},
+				      {.guid = 2, .npoints = 2, .points = rail + 2}};
+	struct wo_dmo_header h = {.type_id = WO_T_DMODATA};
+	struct wo_dmo dmo[3];
+	struct wo_tri_in tri[100];
+	struct buf b;
+
+	memset(dmo, 0, sizeof dmo);
+	for (int i = 0; i < 3; i++) {
+		float pos[3] = {10.0f * i, 0, -5}, rot[4] = {0, 0.3826834f * i, 0, 0.9238795f},
+		      sc[3] = {1, 1, 1.0f + i};
+
+		wo_compose(pos, rot, sc, dmo[i].m);
+		dmo[i].template_id = 0x5eed0000u + (unsigned)i;
+		snprintf(dmo[i].name, sizeof dmo[i].name, "prop%d", i);
+	}
+	memset(tri, 0, sizeof tri);
+	for (int i = 0; i < 100; i++) {
+		float x = (float)(i % 10), z = (float)(i / 10);
+
+		tri[i].v[0][0] = x, tri[i].v[0][2] = z;
+		tri[i].v[1][0] = x + 1, tri[i].v[1][2] = z;
+		tri[i].v[2][0] = x, tri[i].v[2][1] = 0.5f, tri[i].v[2][2] = z + 1;
+		tri[i].surface = wo_surface_make((unsigned)i % 7, 2, 1);
+	}
+	buf_init(&b);
+	add(s, "world_dmo", FZ_WORLD, wo_dmo_write(&h, dmo, 3, &b), &b);
+	buf_init(&b);
+	add(s, "world_spline", FZ_WORLD, wo_spline_write(rails, 2, &b), &b);
+	buf_init(&b);
+	add(s, "world_cmesh_float", FZ_WORLD, wo_cmesh_write(tri, 100, 0, &b), &b);
+	buf_init(&b);
+	add(s, "world_cmesh_16bit", FZ_WORLD, wo_cmesh_write(tri, 100, 0.001f, &b), &b);
+	buf_init(&b);
+	{
+		enum rc r = wo_cmesh_write(tri, 100, 0.01f, &b);
+
+		/* the root's right child (a leaf: 2 clusters) made a branch back to the root */
+		if (r == RC_OK && b.len > WO_CM_HDR + WO_KD_HDR + 0x20) {
+			uint8_t *n = b.data + WO_CM_HDR + WO_KD_HDR;
+
+			memset(n + 16, 0xFF, 4);
+			memset(n + 20, 0, 4);
+		}
+		add(s, "world_cmesh_kdloop", FZ_WORLD, r, &b);
+	}
+}
+
 int fuzz_seeds_make(struct fuzz_seed **out, size_t *n)
 {
 	struct seedset s = {0};
@@ -607,6 +661,8 @@ int fuzz_seeds_make(struct fuzz_seed **out, size_t *n)
 	stream_seeds(&s);
 	if (!s.err)
 		manifest_seeds(&s);
+	if (!s.err)
+		world_seeds(&s);
 	if (s.err) {
 		fuzz_seeds_free(s.v, s.n);
 		*out = NULL;

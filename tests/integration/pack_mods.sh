@@ -45,7 +45,7 @@ check_packed() {
 od1=$WORK/od1
 mkdir -p "$od1"
 mount_psgfs "$CAC" "$WORK/m1" -o "mods=$od1"
-tex=$(cd "$WORK/m1" && find . -path '*_Textures.psg/textures/*.dds' | sort | head -n 1)
+tex=$(cd "$WORK/m1" && find . -path '*_Textures.psg/textures/*.dds' | sort | sed -n 1p)
 tex=${tex#./}
 entry=${tex%/textures/*}
 pic=${tex##*/}
@@ -70,7 +70,7 @@ mkdir -p "$od2"
 mount_psgfs "$G" "$WORK/m2" -o "mods=$od2"
 arc=$WORK/m2/data/content/createacharacter.big
 check "folder: the picture saved into the archive's entry" cp "$WORK/b.dds" "$arc/$tex"
-loose=$(cd "$WORK/m2" && find data/content/loose -path '*.psg/textures/*.dds' | sort | head -n 1)
+loose=$(cd "$WORK/m2" && find data/content/loose -path '*.psg/textures/*.dds' | sort | sed -n 1p)
 if [ -n "$loose" ]; then
 	flip "$WORK/m2/$loose" "$WORK/c.dds"
 	check "folder: a loose arena's picture saved" cp "$WORK/c.dds" "$WORK/m2/$loose"

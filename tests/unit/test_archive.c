@@ -16,6 +16,7 @@
 #include "psgfs/base/source.h"
 #include "psgfs/formats/archive.h"
 #include "psgfs/formats/refpack.h"
+#include "psgfs/formats/registry.h"
 #include "formats/archive/lzx.h"
 #include "psgfs/gen/gen_big.h"
 #include "psgfs/gen/prng.h"
@@ -928,7 +929,7 @@ static void test_chunked_lzx(void **state)
 			 lzx_available() ? RC_CORRUPT : RC_UNSUPPORTED);
 	assert_string_equal(arc_seg_method_str(g.method), "lzx");
 	assert_string_equal(arc_method_str(a.e[0].method), "lzx");
-	assert_string_equal(arc_kind_str(a.kind), "EB v3");
+	assert_string_equal(fmt_of_arc_kind(a.kind)->name, "EB v3");
 	assert_string_equal(arc_method_str(200), "unknown");
 	arc_index_free(ix);
 	diag_free(&d);
@@ -1299,6 +1300,68 @@ static void test_toc_name(void **state)
 	assert_false(arc_toc_pairs("x0.big", "x0.bit"));
 }
 
+/* The pairing rule's stamp half: an SFIL and an ATOC magic with one stamp. */
+static void test_toc_serves(void **state)
+{
+	uint8_t s[16] = "SFIL", t[16] = "ATOC";
+
+	(void)state;
+	memcpy(s + 8, "stampxyz", 8);
+	memcpy(t + 8, "stampxyz", 8);
+	assert_true(arc_toc_serves(s, t));
+	t[15] = 'Z';
+	assert_false(arc_toc_serves(s, t));
+	t[15] = 'z';
+	assert_false(arc_toc_serves(t, s));
+	memcpy(s, "SFIX", 4);
+	assert_false(arc_toc_serves(s, t));
+}
+
+/* Every method below ARC_METHODS has a name (a new one counts under its own in info.txt). */
+static void test_method_names(void **state)
+{
+	(void)state;
+	for (unsigned m = 0; m < ARC_METHODS; m++)
+		assert_string_not_equal(arc_method_str((uint8_t)m), "unknown");
+	assert_string_equal(arc_method_str(ARC_METHODS), "unknown");
+	assert_string_equal(arc_method_str(ARC_METHOD_UNKNOWN), "unknown");
+}
+
+/* The registry: every row is itself, archive kinds map both ways, lookups by name and by
+ * magic agree with the formats' own tests. */
+static void test_registry(void **state)
+{
+	static const uint8_t eb[] = {'E', 'B', 0, 3}, psk[20] = "ACTRHEAD";
+
+	(void)state;
+	for (unsigned i = 0; i < FMT_COUNT; i++) {
+		const struct fmt_row *r = fmt_row((enum fmt_id)i);
+
+		assert_int_equal(r->id, i);
+		assert_non_null(r->name);
+		assert_non_null(r->exts);
+		assert_true(r->magic_len <= r->min_size);
+		if (r->arc_kind)
+			assert_ptr_equal(fmt_of_arc_kind(r->arc_kind), r);
+	}
+	assert_ptr_equal(fmt_detect(eb, sizeof eb, FMT_ARCHIVE), fmt_row(FMT_EB3));
+	assert_null(fmt_detect(eb, 3, FMT_ARCHIVE));
+	assert_null(fmt_detect(eb, sizeof eb, FMT_ASSET));
+	assert_ptr_equal(fmt_detect(psk, 20, FMT_ASSET), fmt_row(FMT_PSK));
+	assert_null(fmt_detect(psk, 19, FMT_ASSET)); /* too small for the format */
+	assert_ptr_equal(fmt_by_name("A.PSKX", FMT_ASSET), fmt_row(FMT_PSK));
+	assert_ptr_equal(fmt_by_name("x.xsf", FMT_ARCHIVE | FMT_ASSET), fmt_row(FMT_SFIL));
+	assert_int_equal(fmt_by_name("x.Big", FMT_ARCHIVE)->id, FMT_EB3);
+	assert_null(fmt_by_name(".big", FMT_ARCHIVE));
+	assert_null(fmt_by_name("x.big", FMT_ASSET));
+	assert_ptr_equal(fmt_by_name("notes.TXT", FMT_FILE), fmt_row(FMT_PLAIN));
+	assert_true(fmt_name_is("0x1.rx2", FMT_PSG));
+	assert_false(fmt_name_is("0x1.rx2", FMT_PSK));
+	assert_true(fmt_is_companion_name("DIST_X_Gfx.PST", FMT_ARCHIVE));
+	assert_false(fmt_is_companion_name("DIST_X_Gfx.psf", FMT_ARCHIVE));
+	assert_null(fmt_of_arc_kind(0));
+}
+
 static void test_bigf(void **state)
 {
 	(void)state;
@@ -1382,6 +1445,9 @@ int main(void)
 	    cmocka_unit_test(test_chunk_inflate_bounded),
 	    cmocka_unit_test(test_chunked_random_reads),
 	    cmocka_unit_test(test_toc_name),
+	    cmocka_unit_test(test_toc_serves),
+	    cmocka_unit_test(test_method_names),
+	    cmocka_unit_test(test_registry),
 	    cmocka_unit_test(test_bigf),
 	};
 

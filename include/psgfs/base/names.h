@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define NAME_COMPONENT_MAX 48
 
@@ -26,5 +27,15 @@ bool name_is_safe(const void *raw, size_t n);
 /* True when name's last extension (from its last '.', which is not its first byte) is one of
  * exts, a NULL-terminated list of lowercase extensions with their dot; any case matches. */
 bool name_has_ext(const char *name, const char *const *exts);
+
+/*
+ * Name pools: names one after the other in one growing buffer (no block per name), found by
+ * offset, so a table of names costs their bytes whatever their number. name_pool_put appends
+ * n bytes; name_pool_add appends n bytes and a NUL and says at which offset they start. Both
+ * fail (false, the pool unchanged) when out of memory or when the pool would pass
+ * UINT32_MAX bytes (offsets are 32-bit).
+ */
+bool name_pool_put(char **pool, size_t *len, size_t *cap, const void *s, size_t n);
+bool name_pool_add(char **pool, size_t *len, size_t *cap, const void *s, size_t n, uint32_t *at);
 
 #endif

@@ -26,4 +26,10 @@ enum rc {
 /* Short, lower-case, static description ("truncated", "out of bounds", ...). */
 const char *rc_str(enum rc r);
 
+#include <stddef.h>
+
+/* Say why in why (printf-style; nothing when why is NULL or whylen 0) and return r. */
+enum rc rc_fail(char *why, size_t whylen, enum rc r, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 #endif

@@ -32,6 +32,7 @@ enum arc_method {
 	ARC_LZX = 4,
 	ARC_CHUNKED = 5,  /* chunked, the chunk header names the method (chunkref/zip/lzx) */
 	ARC_SECTIONS = 6, /* a stream asset: sections stored raw or RefPack-compressed */
+	ARC_METHODS,	  /* how many methods there are: a new one goes above, named in archive.c */
 	ARC_METHOD_UNKNOWN = 255,
 };
 
@@ -68,17 +69,24 @@ enum rc arc_open(const struct src *s, const struct src *toc, struct arc *a, stru
 void arc_free(struct arc *a);
 
 /*
- * Stream files and their ATOC tables (docs/streams.md): the table of the same stem as the
- * stream file, its extension's last letter f made t (.psf -> .pst, .xsf -> .xst, the case
- * kept). arc_toc_name writes it to out (false: stream is not .psf/.xsf, or out is too small);
- * arc_toc_pairs says whether toc is that name, the extension compared without case.
+ * Stream files and their ATOC tables (docs/streams.md), the only copy of the rule: a stream
+ * file is named .psf/.xsf (arc_stream_exts), a table .pst/.xst (arc_toc_exts). A stream
+ * file's own table has its stem, its extension's last letter f made t (.psf -> .pst, .xsf ->
+ * .xst, the case kept). arc_toc_name writes it to out (false: stream is not .psf/.xsf, or out
+ * is too small); arc_toc_pairs says whether toc is that name, the extension compared without
+ * case. arc_toc_serves: the first 16 bytes of a table (th) serve those of a stream file (sh):
+ * an SFIL and an ATOC magic and the same stamp (bytes 8..16), as one district table serves
+ * all its collections.
  */
+extern const char *const arc_stream_exts[];
+extern const char *const arc_toc_exts[];
 bool arc_toc_name(const char *stream, char *out, size_t n);
 bool arc_toc_pairs(const char *stream, const char *toc);
+bool arc_toc_serves(const uint8_t sh[16], const uint8_t th[16]);
 
-/* Short static names for info.txt: "EB v3", "BIGF", ...; "stored", "refpack", "chunked zlib",
- * ...; "stored", "refpack", "zlib", "deflate", "lzx", "bad". Unknown values give "unknown". */
-const char *arc_kind_str(enum arc_kind k);
+/* Short static names for info.txt: "stored", "refpack", "chunked zlib", ... (a kind's name
+ * is its format row's: registry.h); "stored", "refpack", "zlib", "deflate", "lzx", "bad".
+ * Unknown values give "unknown". */
 const char *arc_method_str(uint8_t method);
 const char *arc_seg_method_str(uint8_t method);
 

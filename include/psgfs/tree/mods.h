@@ -30,8 +30,6 @@
 
 struct tree_mods_file;
 
-/* Whether the mount writes mods. */
-bool tree_mods_enabled(const struct tree *t);
 /* Open node ino for writing (trunc: O_TRUNC). RC_READONLY for anything not writable. */
 enum rc tree_mods_open(struct tree *t, tree_ino ino, bool trunc, struct tree_mods_file **out);
 /* A reader of node ino: *out a handle when ino is a picture (NULL otherwise: read it as any

@@ -3,26 +3,20 @@
 #include <string.h>
 
 #include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
 #include "psgfs/formats/archive.h"
 #include "psgfs/formats/refpack.h"
+#include "psgfs/formats/registry.h"
 #include "formats/archive/sfil.h"
 
 #define EB_HDR 0x30u
 
-/* The kind named by the magic, 0 when none. */
+/* The kind named by the magic (the registry's archive rows), 0 when none. */
 static int arc_kind_of(const uint8_t *h, size_t n)
 {
-	if (n < 4)
-		return 0;
-	if (h[0] == 'E' && h[1] == 'B' && h[2] == 0 && h[3] == 3)
-		return ARC_EB3;
-	if (!memcmp(h, "BIGF", 4))
-		return ARC_BIGF;
-	if (!memcmp(h, "BIG4", 4))
-		return ARC_BIG4;
-	if (sfil_detect(h, n)) /* SFIL stream collections: src/formats/archive/sfil.c */
-		return ARC_SFIL;
-	return 0;
+	const struct fmt_row *r = fmt_detect(h, n, FMT_ARCHIVE);
+
+	return r ? r->arc_kind : 0;
 }
 
 bool arc_detect(const uint8_t *h, size_t n)
@@ -45,33 +39,7 @@ struct pathbuf {
 
 static bool pb_put(struct pathbuf *b, const void *s, size_t n)
 {
-	if (n == 0)
-		return true;
-	if (n > SIZE_MAX / 2 - b->len)
-		return false;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		char *q;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		q = realloc(b->p, cap);
-		if (!q)
-			return false;
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	return true;
-}
-
-/* Bytes of a NUL-padded field up to its first NUL. */
-static size_t field_len(const uint8_t *p, size_t n)
-{
-	const uint8_t *z = memchr(p, 0, n);
-
-	return z ? (size_t)(z - p) : n;
+	return name_pool_put(&b->p, &b->len, &b->cap, s, n);
 }
 
 /* One pass over the entries sorted by offset: partial overlaps make both entries bad.
@@ -207,7 +175,7 @@ static enum rc eb_paths(struct arc *a, const struct eb_hdr *h, const struct eb_t
 	for (uint32_t i = 0; i < a->n; i++) {
 		const uint8_t *nr = t->names + (size_t)i * h->name_rec;
 		uint16_t fi = ld_u16be(nr);
-		size_t nl = field_len(nr + 2, h->name_rec - 2u);
+		size_t nl = name_len(nr + 2, h->name_rec - 2u);
 		bool fbad = fi >= t->nfold;
 
 		a->e[i].path = (uint32_t)pb->len;
@@ -215,7 +183,7 @@ static enum rc eb_paths(struct arc *a, const struct eb_hdr *h, const struct eb_t
 			return RC_NOMEM; /* 4 GiB of paths: no file could hold that many names */
 		if (!fbad) {
 			const uint8_t *fr = t->folders + (size_t)fi * h->folder_rec;
-			size_t fl = field_len(fr, h->folder_rec);
+			size_t fl = name_len(fr, h->folder_rec);
 
 			if (fl > 0 && (!pb_put(pb, fr, fl) || !pb_put(pb, "/", 1)))
 				return RC_NOMEM;
@@ -400,7 +368,7 @@ static enum rc big_open(const struct src *s, struct arc *a, int kind, struct dia
 
 		if (left < 9)
 			break;
-		nl = field_len(dir + cur + 8, left - 8);
+		nl = name_len(dir + cur + 8, left - 8);
 		if (nl == left - 8)
 			break; /* a name without its NUL: the directory ends here */
 		if (pb.len > UINT32_MAX - nl - 1) {
@@ -429,27 +397,19 @@ static enum rc big_open(const struct src *s, struct arc *a, int kind, struct dia
 	return check_overlaps(a, d);
 }
 
-const char *arc_kind_str(enum arc_kind k)
-{
-	switch (k) {
-	case ARC_EB3:
-		return "EB v3";
-	case ARC_BIGF:
-		return "BIGF";
-	case ARC_BIG4:
-		return "BIG4";
-	case ARC_SFIL:
-		return "SFIL";
-	}
-	return "unknown";
-}
-
 const char *arc_method_str(uint8_t method)
 {
-	static const char *const v[] = {"stored", "refpack", "chunked refpack", "chunked zlib",
-					"lzx",	  "chunked", "sections"};
+	static const char *const v[ARC_METHODS] = {
+	    [ARC_STORED] = "stored",
+	    [ARC_REFPACK] = "refpack",
+	    [ARC_CHUNK_REFPACK] = "chunked refpack",
+	    [ARC_CHUNK_ZLIB] = "chunked zlib",
+	    [ARC_LZX] = "lzx",
+	    [ARC_CHUNKED] = "chunked",
+	    [ARC_SECTIONS] = "sections",
+	};
 
-	return method < sizeof v / sizeof v[0] ? v[method] : "unknown";
+	return method < ARC_METHODS && v[method] ? v[method] : "unknown";
 }
 
 const char *arc_seg_method_str(uint8_t method)

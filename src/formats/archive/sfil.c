@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
 #include "formats/archive/sfil.h"
 
 #define SF_HDR	 0x20u /* header fields we read */
@@ -23,18 +24,15 @@
 #define SF_CHDR	 32u   /* format 3: fixed chunk header */
 #define ATOC_HDR 24u
 
-bool sfil_detect(const uint8_t *h, size_t n)
-{
-	return n >= 4 && !memcmp(h, "SFIL", 4);
-}
+const char *const arc_stream_exts[] = {".psf", ".xsf", NULL};
+const char *const arc_toc_exts[] = {".pst", ".xst", NULL};
 
 /* .psf or .xsf, any case: the length of the name before it, or 0. */
 static size_t stream_stem(const char *name)
 {
 	size_t n = strlen(name);
 
-	if (n <= 4 ||
-	    (strcasecmp(name + n - 4, ".psf") != 0 && strcasecmp(name + n - 4, ".xsf") != 0))
+	if (n <= 4 || !name_has_ext(name, arc_stream_exts))
 		return 0;
 	return n - 4;
 }
@@ -58,6 +56,11 @@ bool arc_toc_pairs(const char *stream, const char *toc)
 	return stem && strlen(toc) == stem + 4 && !memcmp(toc, stream, stem + 1) &&
 	       !strncasecmp(toc + stem + 1, stream + stem + 1, 2) &&
 	       tolower((unsigned char)toc[stem + 3]) == 't';
+}
+
+bool arc_toc_serves(const uint8_t sh[16], const uint8_t th[16])
+{
+	return !memcmp(sh, "SFIL", 4) && !memcmp(th, "ATOC", 4) && !memcmp(sh + 8, th + 8, 8);
 }
 
 /* ---- the ATOC table: sizes by ID ---- */
@@ -461,7 +464,7 @@ enum rc sfil_open(const struct src *s, const struct src *toc, struct arc *a, str
 
 	if (r != RC_OK)
 		return r;
-	if (!sfil_detect(h, SF_HDR))
+	if (memcmp(h, "SFIL", 4)) /* archive.c opens what the registry's SFIL row detects */
 		return RC_FORMAT;
 	first = ld_u32be(h + 16);
 	count = ld_u32be(h + 20);

@@ -7,20 +7,6 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/formats/arena_patch.h"
 
-static enum rc fail(char *why, size_t whylen, enum rc r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static enum rc fail(char *why, size_t whylen, enum rc r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whylen) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
-
 static bool pow2(uint32_t v)
 {
 	return v && !(v & (v - 1));
@@ -59,10 +45,11 @@ static enum rc region_rows(const struct arena *a, unsigned k, uint32_t **rows, u
 		if (!e->readable || (uint64_t)e->ptr + e->size > a->h.rd[k].size ||
 		    !pow2(e->align ? e->align : 1) || (e->align && e->ptr % e->align)) {
 			free(v);
-			return fail(why, whylen, RC_CORRUPT,
-				    "base resource %u (0x%X + 0x%X, align 0x%X) does not fit its "
-				    "region",
-				    i, e->ptr, e->size, e->align);
+			return rc_fail(
+			    why, whylen, RC_CORRUPT,
+			    "base resource %u (0x%X + 0x%X, align 0x%X) does not fit its "
+			    "region",
+			    i, e->ptr, e->size, e->align);
 		}
 		v[m++] = i;
 	}
@@ -74,8 +61,8 @@ static enum rc region_rows(const struct arena *a, unsigned k, uint32_t **rows, u
 			uint32_t r0 = v[j - 1], r1 = v[j];
 
 			free(v);
-			return fail(why, whylen, RC_CORRUPT, "base resources %u and %u overlap", r0,
-				    r1);
+			return rc_fail(why, whylen, RC_CORRUPT, "base resources %u and %u overlap",
+				       r0, r1);
 		}
 	}
 	*rows = v;
@@ -95,7 +82,7 @@ static enum rc layout_accounted(const struct arena *a, char *why, size_t whylen)
 	 * records ignored for passing the end of the file would fit in the grown one. */
 	if (a->tables_end > main ||
 	    (a->sub_count && (uint64_t)a->sub_records + 8ull * a->sub_count > main))
-		return fail(
+		return rc_fail(
 		    why, whylen, RC_CORRUPT,
 		    "the sections, types table or subreference records lie outside the main block");
 	for (uint32_t i = 0; i < a->n_dict; i++) {
@@ -104,11 +91,11 @@ static enum rc layout_accounted(const struct arena *a, char *why, size_t whylen)
 
 		if (e->base_resource &&
 		    (k >= a->h.n_rd || (uint64_t)e->ptr + e->size > a->h.rd[k].size))
-			return fail(why, whylen, RC_CORRUPT,
-				    "base resource %u lies outside its region", i);
+			return rc_fail(why, whylen, RC_CORRUPT,
+				       "base resource %u lies outside its region", i);
 		if (!e->base_resource && e->readable && e->start + e->size > main)
-			return fail(why, whylen, RC_CORRUPT,
-				    "object %u lies outside the main block", i);
+			return rc_fail(why, whylen, RC_CORRUPT,
+				       "object %u lies outside the main block", i);
 	}
 	return RC_OK;
 }
@@ -128,7 +115,7 @@ static enum rc relocate(const struct arena *a, struct arena_patch *p, const uint
 			ptr = align_up(end, e->align ? e->align : 1);
 		after |= rows[j] == p->row;
 		if (ptr + size > UINT32_MAX)
-			return fail(why, whylen, RC_UNSUPPORTED, "the region would pass 4 GiB");
+			return rc_fail(why, whylen, RC_UNSUPPORTED, "the region would pass 4 GiB");
 		p->ptr[rows[j]] = (uint32_t)ptr;
 		end = ptr + size;
 		old_end = (uint64_t)e->ptr + e->size;
@@ -136,7 +123,7 @@ static enum rc relocate(const struct arena *a, struct arena_patch *p, const uint
 	/* Bytes after the last resource (real files have none) stay after it. */
 	end += a->h.rd[p->k].size - old_end;
 	if (end > UINT32_MAX)
-		return fail(why, whylen, RC_UNSUPPORTED, "the region would pass 4 GiB");
+		return rc_fail(why, whylen, RC_UNSUPPORTED, "the region would pass 4 GiB");
 	p->rd[p->k] = (uint32_t)end;
 	return RC_OK;
 }
@@ -151,10 +138,10 @@ enum rc arena_patch_plan(const struct arena *a, uint32_t row, uint64_t new_size,
 	memset(p, 0, sizeof *p);
 	if (row >= a->n_dict || !arena_row(a, row)->base_resource || !arena_row(a, row)->readable ||
 	    region_of(arena_row(a, row)) >= a->h.n_rd || region_of(arena_row(a, row)) == 0)
-		return fail(why, whylen, RC_CORRUPT, "row %u is no readable base resource", row);
+		return rc_fail(why, whylen, RC_CORRUPT, "row %u is no readable base resource", row);
 	if (new_size > UINT32_MAX)
-		return fail(why, whylen, RC_UNSUPPORTED, "a resource of %llu bytes passes 4 GiB",
-			    (unsigned long long)new_size);
+		return rc_fail(why, whylen, RC_UNSUPPORTED, "a resource of %llu bytes passes 4 GiB",
+			       (unsigned long long)new_size);
 	p->row = row;
 	p->k = region_of(arena_row(a, row));
 	p->old_size = arena_row(a, row)->size;
@@ -174,17 +161,17 @@ enum rc arena_patch_plan(const struct arena *a, uint32_t row, uint64_t new_size,
 		return RC_OK;
 	if (sum != a->file_size) {
 		arena_patch_free(p);
-		return fail(why, whylen, RC_CORRUPT,
-			    "the resource descriptors add up to %llu bytes, the file has %llu",
-			    (unsigned long long)sum, (unsigned long long)a->file_size);
+		return rc_fail(why, whylen, RC_CORRUPT,
+			       "the resource descriptors add up to %llu bytes, the file has %llu",
+			       (unsigned long long)sum, (unsigned long long)a->file_size);
 	}
 	/* What is rewritten in place (descriptors, dictionary rows) must lie in the main block. */
 	if (a->h.rd[0].size < a->h.header_size ||
 	    (uint64_t)a->h.dict_start + 24ull * a->n_dict > a->h.rd[0].size) {
 		arena_patch_free(p);
-		return fail(why, whylen, RC_CORRUPT,
-			    "the header or dictionary lies outside the main block (0x%X bytes)",
-			    a->h.rd[0].size);
+		return rc_fail(why, whylen, RC_CORRUPT,
+			       "the header or dictionary lies outside the main block (0x%X bytes)",
+			       a->h.rd[0].size);
 	}
 	r = layout_accounted(a, why, whylen);
 	if (r == RC_OK)
@@ -201,7 +188,7 @@ enum rc arena_patch_plan(const struct arena *a, uint32_t row, uint64_t new_size,
 		p->total += p->rd[k];
 	if (p->total > UINT32_MAX) {
 		arena_patch_free(p);
-		return fail(why, whylen, RC_UNSUPPORTED, "the arena would pass 4 GiB");
+		return rc_fail(why, whylen, RC_UNSUPPORTED, "the arena would pass 4 GiB");
 	}
 	return RC_OK;
 }

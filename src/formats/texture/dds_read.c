@@ -27,20 +27,6 @@
 #define DX10_TEXTURE2D 3u
 #define DX10_MISC_CUBE 0x4u
 
-static enum rc fail(char *why, size_t whylen, enum rc r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static enum rc fail(char *why, size_t whylen, enum rc r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whylen) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	return r;
-}
-
 static void set_kind(struct dds_read_info *d, enum tex_kind k, const char *name)
 {
 	d->canonical = true;
@@ -110,18 +96,18 @@ static enum rc mask_format(uint32_t pf_flags, uint32_t bits, const uint32_t m_in
 	if (pf_flags & DDPF_ALPHA && !(pf_flags & (DDPF_RGB | DDPF_LUMINANCE)))
 		m[0] = m[1] = m[2] = 0;
 	if (bits != 8 && bits != 16 && bits != 24 && bits != 32)
-		return fail(why, whylen, RC_UNSUPPORTED, "%u bits per texel is not supported",
-			    bits);
+		return rc_fail(why, whylen, RC_UNSUPPORTED, "%u bits per texel is not supported",
+			       bits);
 	for (int i = 0; i < 4; i++) {
 		if (bits < 32 && m[i] >> bits)
-			return fail(why, whylen, RC_CORRUPT,
-				    "bit mask 0x%08X does not fit %u-bit texels", m[i], bits);
+			return rc_fail(why, whylen, RC_CORRUPT,
+				       "bit mask 0x%08X does not fit %u-bit texels", m[i], bits);
 		if (all & m[i])
-			return fail(why, whylen, RC_CORRUPT, "bit masks overlap");
+			return rc_fail(why, whylen, RC_CORRUPT, "bit masks overlap");
 		all |= m[i];
 	}
 	if (!all)
-		return fail(why, whylen, RC_CORRUPT, "the pixel format has no bit masks");
+		return rc_fail(why, whylen, RC_CORRUPT, "the pixel format has no bit masks");
 	if (pf_flags & DDPF_LUMINANCE) {
 		d->luminance = true;
 		if (bits == 8 && masks_are(m, 0xFF, 0, 0, 0)) {
@@ -170,8 +156,9 @@ static enum rc fourcc_format(uint32_t cc, struct dds_read_info *d, char *why, si
 		return RC_OK;
 	case FOURCC('D', 'X', 'T', '2'):
 	case FOURCC('D', 'X', 'T', '4'):
-		return fail(why, whylen, RC_UNSUPPORTED,
-			    "DXT2/DXT4 (premultiplied alpha) is not supported; save as DXT3/DXT5");
+		return rc_fail(
+		    why, whylen, RC_UNSUPPORTED,
+		    "DXT2/DXT4 (premultiplied alpha) is not supported; save as DXT3/DXT5");
 	default: {
 		char s[5];
 
@@ -181,8 +168,8 @@ static enum rc fourcc_format(uint32_t cc, struct dds_read_info *d, char *why, si
 			s[i] = c >= 0x20 && c < 0x7F ? c : '?';
 		}
 		s[4] = 0;
-		return fail(why, whylen, RC_UNSUPPORTED, "format '%s' (0x%08X) is not supported", s,
-			    cc);
+		return rc_fail(why, whylen, RC_UNSUPPORTED, "format '%s' (0x%08X) is not supported",
+			       s, cc);
 	}
 	}
 }
@@ -205,27 +192,27 @@ static enum rc shape(const uint8_t *h, const uint8_t *dx10, struct dds_read_info
 	uint32_t flags = ld_u32le(h + 8), depth = ld_u32le(h + 24), caps2 = ld_u32le(h + 112);
 
 	if ((caps2 & DDSCAPS2_VOLUME) || ((flags & DDSD_DEPTH) && depth > 1))
-		return fail(why, whylen, RC_UNSUPPORTED, "volume textures are not supported");
+		return rc_fail(why, whylen, RC_UNSUPPORTED, "volume textures are not supported");
 	d->faces = 1;
 	if (caps2 & DDSCAPS2_CUBE) {
 		d->faces = cube_faces(caps2);
 		d->cube = true;
 		if (!d->faces)
-			return fail(why, whylen, RC_UNSUPPORTED,
-				    "a cube map must hold all six faces, or its first ones in "
-				    "order +X -X +Y -Y +Z -Z (caps2 0x%X)",
-				    caps2);
+			return rc_fail(why, whylen, RC_UNSUPPORTED,
+				       "a cube map must hold all six faces, or its first ones in "
+				       "order +X -X +Y -Y +Z -Z (caps2 0x%X)",
+				       caps2);
 	}
 	if (dx10) {
 		uint32_t dim = ld_u32le(dx10 + 4), misc = ld_u32le(dx10 + 8),
 			 array = ld_u32le(dx10 + 12);
 
 		if (dim != DX10_TEXTURE2D)
-			return fail(why, whylen, RC_UNSUPPORTED,
-				    "DX10 resource dimension %u is not a 2D texture", dim);
+			return rc_fail(why, whylen, RC_UNSUPPORTED,
+				       "DX10 resource dimension %u is not a 2D texture", dim);
 		if (array != 1)
-			return fail(why, whylen, RC_UNSUPPORTED,
-				    "texture arrays (%u elements) are not supported", array);
+			return rc_fail(why, whylen, RC_UNSUPPORTED,
+				       "texture arrays (%u elements) are not supported", array);
 		if (misc & DX10_MISC_CUBE) {
 			d->faces = 6;
 			d->cube = true;
@@ -267,16 +254,16 @@ static enum rc sizes(const struct src *s, const uint8_t *h, uint32_t max_side,
 	d->height = ld_u32le(h + 12);
 	d->width = ld_u32le(h + 16);
 	if (!d->width || !d->height)
-		return fail(why, whylen, RC_CORRUPT, "size %ux%u is empty", d->width, d->height);
+		return rc_fail(why, whylen, RC_CORRUPT, "size %ux%u is empty", d->width, d->height);
 	if (d->width > max_side || d->height > max_side)
-		return fail(why, whylen, RC_UNSUPPORTED, "%ux%u is larger than %ux%u", d->width,
-			    d->height, max_side, max_side);
+		return rc_fail(why, whylen, RC_UNSUPPORTED, "%ux%u is larger than %ux%u", d->width,
+			       d->height, max_side, max_side);
 	for (uint32_t v = d->width > d->height ? d->width : d->height; v; v >>= 1)
 		chain++;
 	d->mips = mipc ? mipc : 1;
 	if (d->mips > chain)
-		return fail(why, whylen, RC_CORRUPT, "%u mip levels, but %ux%u has at most %u",
-			    d->mips, d->width, d->height, chain);
+		return rc_fail(why, whylen, RC_CORRUPT, "%u mip levels, but %ux%u has at most %u",
+			       d->mips, d->width, d->height, chain);
 	d->face_bytes = dds_read_level_off(d, 0, d->mips) - d->data_off;
 	need = d->data_off + d->face_bytes * d->faces;
 	if (s->size < need) {
@@ -284,11 +271,12 @@ static enum rc sizes(const struct src *s, const uint8_t *h, uint32_t max_side,
 
 		if (d->faces > 1)
 			snprintf(faces, sizeof faces, ", %u faces", d->faces);
-		return fail(why, whylen, RC_TRUNCATED,
-			    "truncated: %s %ux%u, %u mip level%s%s needs %llu bytes, the file has "
-			    "%llu",
-			    d->format, d->width, d->height, d->mips, d->mips == 1 ? "" : "s", faces,
-			    (unsigned long long)need, (unsigned long long)s->size);
+		return rc_fail(
+		    why, whylen, RC_TRUNCATED,
+		    "truncated: %s %ux%u, %u mip level%s%s needs %llu bytes, the file has "
+		    "%llu",
+		    d->format, d->width, d->height, d->mips, d->mips == 1 ? "" : "s", faces,
+		    (unsigned long long)need, (unsigned long long)s->size);
 	}
 	return RC_OK;
 }
@@ -305,29 +293,29 @@ enum rc dds_read_header(const struct src *s, uint32_t max_side, struct dds_read_
 	if (why && whylen)
 		why[0] = 0;
 	if (s->size < 128 || src_read(s, 0, h, 128) != RC_OK || ld_u32le(h) != DDS_MAGIC)
-		return fail(why, whylen, RC_FORMAT, "not a DDS file (no 'DDS ' header)");
+		return rc_fail(why, whylen, RC_FORMAT, "not a DDS file (no 'DDS ' header)");
 	if (ld_u32le(h + 4) != 124 || ld_u32le(h + 76) != 32)
-		return fail(why, whylen, RC_CORRUPT,
-			    "DDS header size %u and pixel format size %u (expected 124, 32)",
-			    ld_u32le(h + 4), ld_u32le(h + 76));
+		return rc_fail(why, whylen, RC_CORRUPT,
+			       "DDS header size %u and pixel format size %u (expected 124, 32)",
+			       ld_u32le(h + 4), ld_u32le(h + 76));
 	pf_flags = ld_u32le(h + 80);
 	cc = ld_u32le(h + 84);
 	d->data_off = 128;
 	if ((pf_flags & DDPF_FOURCC) && cc == FOURCC('D', 'X', '1', '0')) {
 		if (s->size < 148 || src_read(s, 128, x, sizeof x) != RC_OK)
-			return fail(why, whylen, RC_TRUNCATED,
-				    "truncated: the DX10 header extension is missing");
+			return rc_fail(why, whylen, RC_TRUNCATED,
+				       "truncated: the DX10 header extension is missing");
 		dx10 = x;
 		d->data_off = 148;
 		if (!dx10_format(ld_u32le(x), d))
-			return fail(why, whylen, RC_UNSUPPORTED, "DXGI format %u is not supported",
-				    ld_u32le(x));
+			return rc_fail(why, whylen, RC_UNSUPPORTED,
+				       "DXGI format %u is not supported", ld_u32le(x));
 	} else if (pf_flags & DDPF_FOURCC) {
 		r = fourcc_format(cc, d, why, whylen);
 		if (r != RC_OK)
 			return r;
 	} else if (pf_flags & DDPF_YUV) {
-		return fail(why, whylen, RC_UNSUPPORTED, "YUV pixel formats are not supported");
+		return rc_fail(why, whylen, RC_UNSUPPORTED, "YUV pixel formats are not supported");
 	} else if (pf_flags & (DDPF_RGB | DDPF_LUMINANCE | DDPF_ALPHA)) {
 		for (int i = 0; i < 4; i++)
 			m[i] = ld_u32le(h + 92 + 4 * i);
@@ -335,8 +323,8 @@ enum rc dds_read_header(const struct src *s, uint32_t max_side, struct dds_read_
 		if (r != RC_OK)
 			return r;
 	} else {
-		return fail(why, whylen, RC_CORRUPT, "pixel format flags 0x%X name no format",
-			    pf_flags);
+		return rc_fail(why, whylen, RC_CORRUPT, "pixel format flags 0x%X name no format",
+			       pf_flags);
 	}
 	r = shape(h, dx10, d, why, whylen);
 	return r == RC_OK ? sizes(s, h, max_side, d, why, whylen) : r;

@@ -22,6 +22,33 @@ enum {
 	AX_K_FIRST_OWN
 };
 
+/* The rows of the shared kinds in a namespace's kind table: its root lister, info renderer,
+ * bone renderer and the need of a bone's file (0: none). */
+#define AX_SHARED_KINDS(root_list, info_render, bone_render, bone_need)                            \
+	[AX_K_ROOT] = {.what = "root", .type = TT_DIR, .list = root_list},                         \
+	[AX_K_INFO] = {.what = "info", .type = TT_FILE, .render = info_render, .status = true},    \
+	[AX_K_ERRORS] = {.what = "errors",                                                         \
+			 .type = TT_FILE,                                                          \
+			 .layout = ax_errors_layout,                                               \
+			 .render = ax_errors,                                                      \
+			 .status = true},                                                          \
+	[AX_K_CHUNKS] = {.what = "chunks", .type = TT_DIR, .list = ax_list_chunks},                \
+	[AX_K_CHUNK] = {.what = "chunk",                                                           \
+			.type = TT_FILE,                                                           \
+			.cheap = true,                                                             \
+			.extent = ax_chunk_extent},                                                \
+	[AX_K_SKEL] = {.what = "skeleton", .type = TT_DIR, .list = ax_list_skel},                  \
+	[AX_K_BONES_TSV] = {.what = "bones.tsv",                                                   \
+			    .type = TT_FILE,                                                       \
+			    .layout = ax_bones_tsv_layout,                                         \
+			    .render = ax_bones_tsv},                                               \
+	[AX_K_NAMES] = {.what = "names.txt",                                                       \
+			.type = TT_FILE,                                                           \
+			.layout = ax_names_layout,                                                 \
+			.render = ax_names},                                                       \
+	[AX_K_BONES] = {.what = "bones", .type = TT_DIR, .list = ax_list_bones},                   \
+	[AX_K_BONE] = {.what = "bone", .type = TT_FILE, .need = bone_need, .render = bone_render}
+
 /* A mounted PSK or PSA (the asset's priv): the index built at mount and what it found. */
 struct ax_ns {
 	bool anim;

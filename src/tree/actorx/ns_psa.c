@@ -11,6 +11,7 @@
 #include "psgfs/base/cliopt.h"
 #include "psgfs/base/names.h"
 #include "psgfs/formats/psk_gltf.h"
+#include "psgfs/formats/registry.h"
 #include "tree/actorx/ns_actorx.h"
 
 enum {
@@ -475,13 +476,6 @@ static bool psa_same_as(struct asset *as, struct tnode n, struct tnode *canon)
 
 /* ---- bone parents (docs/psk-psa.md, "Bone parents") ---- */
 
-static bool is_psk_name(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-
-	return dot && (!strcasecmp(dot, ".psk") || !strcasecmp(dot, ".pskx"));
-}
-
 /* The PSK of slot `slot`, open, pinned; NULL if it is none. */
 static struct asset *psk_at(struct tree *t, uint32_t slot, struct cache_ent **pin)
 {
@@ -510,8 +504,8 @@ static enum rc parents_from_psk(struct asset *as, struct ax_ns *x)
 	for (size_t i = 0; i < n; i++) {
 		size_t m;
 
-		if (!folder_entry_name(as->t, sib[i], &parent, &name) || !is_psk_name(name) ||
-		    !(p = psk_at(as->t, sib[i], &pin)))
+		if (!folder_entry_name(as->t, sib[i], &parent, &name) ||
+		    !fmt_name_is(name, FMT_PSK) || !(p = psk_at(as->t, sib[i], &pin)))
 			continue;
 		m = psk_bones_match(x->psa.bones, x->psa.n_bones,
 				    ((const struct ax_ns *)p->priv)->bones,
@@ -597,40 +591,32 @@ static enum tree_open_fail psa_mount(struct asset *as, char *why, size_t whylen)
 	return TREE_FAIL_NONE;
 }
 
-#define DIR_(w, l)                                                                                 \
-	{                                                                                          \
-		w, TT_DIR, 0, false, l, NULL, NULL, NULL, NULL, false                              \
-	}
-#define TEXT(w, l, r, ch)                                                                          \
-	{                                                                                          \
-		w, TT_FILE, 0, ch, NULL, l, r, NULL, NULL, false                                   \
-	}
-#define GLB(w, n)                                                                                  \
-	{                                                                                          \
-		w, TT_FILE, n, false, NULL, glb_layout, glb_render, NULL, NULL, false              \
-	}
-
 static const struct tree_kind psa_kinds[K_COUNT] = {
-    [AX_K_ROOT] = DIR_("root", list_root),
-    [AX_K_INFO] = {"info", TT_FILE, 0, false, NULL, NULL, render_info, NULL, NULL, true},
-    [AX_K_ERRORS] = {"errors", TT_FILE, 0, false, NULL, ax_errors_layout, ax_errors, NULL, NULL,
-		     true},
-    [AX_K_CHUNKS] = DIR_("chunks", ax_list_chunks),
-    [AX_K_CHUNK] = {"chunk", TT_FILE, 0, true, NULL, NULL, NULL, ax_chunk_extent, NULL, false},
-    [AX_K_SKEL] = DIR_("skeleton", ax_list_skel),
-    [AX_K_BONES_TSV] = TEXT("bones.tsv", ax_bones_tsv_layout, ax_bones_tsv, false),
-    [AX_K_NAMES] = TEXT("names.txt", ax_names_layout, ax_names, false),
-    [AX_K_BONES] = DIR_("bones", ax_list_bones),
-    [AX_K_BONE] = TEXT("bone", NULL, render_bone, false),
-    [K_SEQS] = DIR_("sequences", list_seqs),
-    [K_SEQ] = DIR_("sequence", list_seq),
-    [K_SEQ_INFO] = TEXT("sequence info", NULL, render_seq_info, false),
-    [K_SEQ_KEYS] = TEXT("keys", keys_layout, keys_render, false),
-    [K_SEQ_SCALE] = TEXT("scale keys", keys_layout, keys_render, false),
-    [K_SEQ_PSA] = TEXT("sequence psa", seq_psa_layout, seq_psa_render, true),
-    [K_SEQ_GLB] = GLB("sequence glb", N_SEQ_GLB),
-    [K_EXPORT] = DIR_("export", list_export),
-    [K_ALL_GLB] = GLB("glb", N_ALL_GLB),
+    AX_SHARED_KINDS(list_root, render_info, render_bone, 0),
+    [K_SEQS] = {.what = "sequences", .type = TT_DIR, .list = list_seqs},
+    [K_SEQ] = {.what = "sequence", .type = TT_DIR, .list = list_seq},
+    [K_SEQ_INFO] = {.what = "sequence info", .type = TT_FILE, .render = render_seq_info},
+    [K_SEQ_KEYS] = {.what = "keys", .type = TT_FILE, .layout = keys_layout, .render = keys_render},
+    [K_SEQ_SCALE] = {.what = "scale keys",
+		     .type = TT_FILE,
+		     .layout = keys_layout,
+		     .render = keys_render},
+    [K_SEQ_PSA] = {.what = "sequence psa",
+		   .type = TT_FILE,
+		   .cheap = true,
+		   .layout = seq_psa_layout,
+		   .render = seq_psa_render},
+    [K_SEQ_GLB] = {.what = "sequence glb",
+		   .type = TT_FILE,
+		   .need = N_SEQ_GLB,
+		   .layout = glb_layout,
+		   .render = glb_render},
+    [K_EXPORT] = {.what = "export", .type = TT_DIR, .list = list_export},
+    [K_ALL_GLB] = {.what = "glb",
+		   .type = TT_FILE,
+		   .need = N_ALL_GLB,
+		   .layout = glb_layout,
+		   .render = glb_render},
 };
 
 const struct tree_format tree_format_psa = {

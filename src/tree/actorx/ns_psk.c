@@ -526,46 +526,48 @@ static enum tree_open_fail psk_mount(struct asset *as, char *why, size_t whylen)
 	return ax_mount(as, false, why, whylen);
 }
 
-#define DIR_(w, l)                                                                                 \
-	{                                                                                          \
-		w, TT_DIR, 0, false, l, NULL, NULL, NULL, NULL, false                              \
-	}
-#define TEXT(w, n, l, r)                                                                           \
-	{                                                                                          \
-		w, TT_FILE, n, false, NULL, l, r, NULL, NULL, false                                \
-	}
-#define TABLE(w)                                                                                   \
-	{                                                                                          \
-		w, TT_FILE, 0, false, NULL, table_layout, table_render, NULL, NULL, false          \
-	}
-
 static const struct tree_kind psk_kinds[K_COUNT] = {
-    [AX_K_ROOT] = DIR_("root", list_root),
-    [AX_K_INFO] = {"info", TT_FILE, 0, false, NULL, NULL, render_info, NULL, NULL, true},
-    [AX_K_ERRORS] = {"errors", TT_FILE, 0, false, NULL, ax_errors_layout, ax_errors, NULL, NULL,
-		     true},
-    [AX_K_CHUNKS] = DIR_("chunks", ax_list_chunks),
-    [AX_K_CHUNK] = {"chunk", TT_FILE, 0, true, NULL, NULL, NULL, ax_chunk_extent, NULL, false},
-    [AX_K_SKEL] = DIR_("skeleton", ax_list_skel),
-    [AX_K_BONES_TSV] = TEXT("bones.tsv", 0, ax_bones_tsv_layout, ax_bones_tsv),
-    [AX_K_NAMES] = TEXT("names.txt", 0, ax_names_layout, ax_names),
-    [AX_K_BONES] = DIR_("bones", ax_list_bones),
-    [AX_K_BONE] = TEXT("bone", N_BONE_POINTS, NULL, render_bone),
-    [K_POINTS] = TABLE("points"),
-    [K_WEDGES] = TABLE("wedges"),
-    [K_FACES] = TABLE("faces"),
-    [K_MATERIALS] = TABLE("materials"),
-    [K_WEIGHTS] = TABLE("weights"),
-    [K_NORMALS] = TABLE("normals"),
-    [K_COLORS] = TABLE("colors"),
-    [K_UVS] = DIR_("uvs", list_uvs),
-    [K_UV] = TABLE("uv"),
-    [K_MORPHS] = DIR_("morphs", list_morphs),
-    [K_MORPH] = TABLE("morph"),
-    [K_SOCKETS] = TABLE("sockets"),
-    [K_ERRORS_FULL] = TEXT("errors-full", N_FULL_CHECK, NULL, render_errors_full),
-    [K_EXPORT] = DIR_("export", list_export),
-    [K_GLB] = TEXT("glb", N_GLB, glb_layout, glb_render),
+    AX_SHARED_KINDS(list_root, render_info, render_bone, N_BONE_POINTS),
+    [K_POINTS] = {.what = "points",
+		  .type = TT_FILE,
+		  .layout = table_layout,
+		  .render = table_render},
+    [K_WEDGES] = {.what = "wedges",
+		  .type = TT_FILE,
+		  .layout = table_layout,
+		  .render = table_render},
+    [K_FACES] = {.what = "faces", .type = TT_FILE, .layout = table_layout, .render = table_render},
+    [K_MATERIALS] = {.what = "materials",
+		     .type = TT_FILE,
+		     .layout = table_layout,
+		     .render = table_render},
+    [K_WEIGHTS] = {.what = "weights",
+		   .type = TT_FILE,
+		   .layout = table_layout,
+		   .render = table_render},
+    [K_NORMALS] = {.what = "normals",
+		   .type = TT_FILE,
+		   .layout = table_layout,
+		   .render = table_render},
+    [K_COLORS] = {.what = "colors",
+		  .type = TT_FILE,
+		  .layout = table_layout,
+		  .render = table_render},
+    [K_UVS] = {.what = "uvs", .type = TT_DIR, .list = list_uvs},
+    [K_UV] = {.what = "uv", .type = TT_FILE, .layout = table_layout, .render = table_render},
+    [K_MORPHS] = {.what = "morphs", .type = TT_DIR, .list = list_morphs},
+    [K_MORPH] = {.what = "morph", .type = TT_FILE, .layout = table_layout, .render = table_render},
+    [K_SOCKETS] = {.what = "sockets",
+		   .type = TT_FILE,
+		   .layout = table_layout,
+		   .render = table_render},
+    [K_ERRORS_FULL] = {.what = "errors-full",
+		       .type = TT_FILE,
+		       .need = N_FULL_CHECK,
+		       .render = render_errors_full},
+    [K_EXPORT] = {.what = "export", .type = TT_DIR, .list = list_export},
+    [K_GLB] =
+	{.what = "glb", .type = TT_FILE, .need = N_GLB, .layout = glb_layout, .render = glb_render},
 };
 
 const struct tree_format tree_format_psk = {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "psgfs/base/bytes.h"
+#include "psgfs/formats/registry.h"
 #include "tree/core/tree_int.h"
 
 /* ---- snapshot reads ---- */
@@ -232,15 +233,18 @@ void asset_unpin(struct asset *as, struct cache_ent *ent)
 
 /* ---- open and close ---- */
 
+/* The namespace of each asset row of the format registry (registry.h). */
+static const struct tree_format *const asset_ns[FMT_COUNT] = {
+    [FMT_PSG] = &tree_format_psg,
+    [FMT_PSK] = &tree_format_psk,
+    [FMT_PSA] = &tree_format_psa,
+};
+
 const struct tree_format *asset_detect(const uint8_t *h, size_t n)
 {
-	if (n >= 4 && memcmp(h, "\x89RW4", 4) == 0)
-		return &tree_format_psg;
-	if (n >= 20 && strncmp((const char *)h, "ACTRHEAD", 9) == 0)
-		return &tree_format_psk;
-	if (n >= 20 && strncmp((const char *)h, "ANIMHEAD", 9) == 0)
-		return &tree_format_psa;
-	return NULL;
+	const struct fmt_row *r = fmt_detect(h, n, FMT_ASSET);
+
+	return r ? asset_ns[r->id] : NULL;
 }
 
 static bool set_names(struct asset *as, const char *path)

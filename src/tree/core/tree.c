@@ -13,37 +13,12 @@
 #include <unistd.h>
 
 #include "psgfs/base/bytes.h"
+#include "psgfs/base/names.h"
 #include "tree/mount/arcdir.h"
 #include "psgfs/formats/archive.h"
 #include "tree/core/tree_int.h"
 
 /* ---- listings ---- */
-
-/* Names go into one buffer (no block per name): a listing costs its entries (16 bytes each)
- * and its names' bytes, whatever their number. */
-static bool names_append(char **buf, size_t *len, size_t *cap, const char *name, uint32_t *at)
-{
-	size_t n = strlen(name) + 1;
-
-	if (*len + n > UINT32_MAX)
-		return false;
-	if (*len + n > *cap) {
-		size_t nc = *cap ? *cap : 256;
-		char *nb;
-
-		while (nc < *len + n)
-			nc *= 2;
-		nb = realloc(*buf, nc);
-		if (!nb)
-			return false;
-		*buf = nb;
-		*cap = nc;
-	}
-	memcpy(*buf + *len, name, n);
-	*at = (uint32_t)*len;
-	*len += n;
-	return true;
-}
 
 static void tlist_push(struct tlist *l, tree_ino ino, uint8_t type, const char *name)
 {
@@ -55,7 +30,7 @@ static void tlist_push(struct tlist *l, tree_ino ino, uint8_t type, const char *
 		return;
 	}
 	l->v = v;
-	if (!names_append(&l->names, &l->names_len, &l->names_cap, name, &at)) {
+	if (!name_pool_add(&l->names, &l->names_len, &l->names_cap, name, strlen(name), &at)) {
 		l->oom = true;
 		return;
 	}
@@ -186,7 +161,8 @@ static bool dedupe(struct tlist *l)
 			ok = v != NULL;
 			renamed = v ? v : renamed;
 		}
-		ok = ok && names_append(&l->names, &l->names_len, &l->names_cap, cand, &at);
+		ok = ok && name_pool_add(&l->names, &l->names_len, &l->names_cap, cand,
+					 strlen(cand), &at);
 		if (ok) {
 			renamed[n_ren++] = (uint32_t)i;
 			renamed[n_ren++] = at;
@@ -266,8 +242,8 @@ static enum rc own_extent(const struct tctx *c, uint64_t *off, uint64_t *len)
 	return RC_OK;
 }
 
-static const struct tree_kind own_kind = {"own bytes", TT_FILE, 0,	    true, NULL,
-					  NULL,	       NULL,	own_extent, NULL, false};
+static const struct tree_kind own_kind = {
+    .what = "own bytes", .type = TT_FILE, .cheap = true, .extent = own_extent};
 
 static enum rc where_get(struct tree *t, tree_ino ino, struct where *w)
 {
@@ -985,9 +961,14 @@ enum tree_open_fail tree_open(const char *path, const struct tree_opts *o, struc
 		snprintf(why, whylen, "out of memory");
 		return TREE_FAIL_OTHER;
 	}
-	f = t->opts.mods_dir ? mods_init(t, why, whylen) : TREE_FAIL_NONE;
+	/* The loose view only reads OUTDIR (loose.c): no picture is written there. */
+	f = t->opts.mods_dir && !t->opts.layout_loose ? mods_init(t, why, whylen) : TREE_FAIL_NONE;
 	if (stat(path, &st) != 0)
 		st.st_mode = 0;
+	if (f == TREE_FAIL_NONE && t->opts.layout_loose && st.st_mode && !S_ISDIR(st.st_mode)) {
+		snprintf(why, whylen, "layout=loose needs a folder (the game's)");
+		f = TREE_FAIL_OTHER;
+	}
 	if (f == TREE_FAIL_NONE && S_ISDIR(st.st_mode))
 		f = folder_open(t, path, why, whylen);
 	else if (f == TREE_FAIL_NONE && S_ISREG(st.st_mode) && is_archive(path))

@@ -620,11 +620,6 @@ void mods_free(struct mods *m)
 	free(m);
 }
 
-bool tree_mods_enabled(const struct tree *t)
-{
-	return t->mods != NULL;
-}
-
 /* ---- temporaries ---- */
 
 static struct mod_temp *temp_by_ino(struct mods *m, tree_ino ino)

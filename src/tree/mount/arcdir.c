@@ -20,6 +20,7 @@
 
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/names.h"
+#include "psgfs/formats/registry.h"
 #include "tree/mount/arcdir.h"
 #include "tree/mount/guid_index.h"
 
@@ -94,29 +95,10 @@ static void hot_keep(struct arcdir *ad, uint32_t i, struct ixmemo *m, struct cac
 
 static bool names_add(struct arcdir *ad, const char *s, size_t n, uint32_t *at)
 {
-	if (ad->names_len + n + 1 > UINT32_MAX) {
-		ad->names_oom = true;
-		return false;
-	}
-	if (ad->names_len + n + 1 > ad->names_cap) {
-		size_t cap = ad->names_cap ? ad->names_cap * 2 : 4096;
-		char *p;
+	bool ok = name_pool_add(&ad->names, &ad->names_len, &ad->names_cap, s, n, at);
 
-		while (cap < ad->names_len + n + 1)
-			cap *= 2;
-		p = realloc(ad->names, cap);
-		if (!p) {
-			ad->names_oom = true;
-			return false;
-		}
-		ad->names = p;
-		ad->names_cap = cap;
-	}
-	memcpy(ad->names + ad->names_len, s, n);
-	ad->names[ad->names_len + n] = '\0';
-	*at = (uint32_t)ad->names_len;
-	ad->names_len += n + 1;
-	return true;
+	ad->names_oom |= !ok;
+	return ok;
 }
 
 /* Length of the valid UTF-8 sequence at p (n bytes left) without control characters; 0 if none. */
@@ -244,9 +226,6 @@ static void quote_raw(const char *raw, char *out, size_t n)
 	out[o] = '\0';
 }
 
-static const char *const asset_exts[] = {".psg", ".rx2", ".psk", ".pskx", ".psa", NULL};
-static const char *const archive_exts[] = {".big", ".psf", ".xsf", NULL};
-
 /* ---- the node tree ---- */
 
 /* Folders by (parent, name) while the tree is built. */
@@ -266,9 +245,9 @@ static uint8_t entry_type(const struct arcdir *ad, uint32_t i, const char *name)
 {
 	if (ad->a.e[i].bad)
 		return AN_FILE;
-	if (name_has_ext(name, asset_exts) && !ad->t->opts.assets_files)
+	if (fmt_by_name(name, FMT_ASSET) && !ad->t->opts.assets_files)
 		return AN_ASSET;
-	if (name_has_ext(name, archive_exts) && ad->depth + 1 < ARCDIR_DEPTH_MAX)
+	if (fmt_by_name(name, FMT_ARCHIVE) && ad->depth + 1 < ARCDIR_DEPTH_MAX)
 		return AN_ARCHIVE;
 	return AN_FILE;
 }
@@ -1464,14 +1443,11 @@ void arcdir_each_arena(struct arcdir *ad, arcdir_arena_fn fn, void *ctx)
 	char path[PATH_MAX];
 
 	for (uint32_t k = ARCDIR_FIRST; k < ARCDIR_FIRST + ad->a.n && k < ad->n_nodes; k++) {
-		const char *name = ad->names + ad->nodes[k].name;
-		size_t len = strlen(name);
 		struct arcent e = {ad, k - ARCDIR_FIRST};
 		struct src s = {entry_read, &e, ad->a.e[e.i].size};
 
-		if (ad->nodes[k].type != AN_ASSET || len < 4 ||
-		    (strcasecmp(name + len - 4, ".psg") != 0 &&
-		     strcasecmp(name + len - 4, ".rx2") != 0) ||
+		if (ad->nodes[k].type != AN_ASSET ||
+		    !fmt_name_is(ad->names + ad->nodes[k].name, FMT_PSG) ||
 		    !folder_slot_mountpath(ad->t, arcdir_slot(ad, k), path, sizeof path))
 			continue;
 		fn(ctx, path, arcdir_slot(ad, k), &s);
@@ -1553,22 +1529,21 @@ static bool entry_head(struct arcdir *ad, uint32_t i, uint8_t h[16])
  */
 static uint32_t find_toc(struct arcdir *ad, uint32_t node)
 {
-	static const char *const toc_exts[] = {".pst", ".xst", NULL};
 	const char *name = ad->names + ad->nodes[node].name;
 	const struct anode *p = &ad->nodes[ad->nodes[node].parent];
 	uint8_t h[16], t[16];
 	uint32_t best = UINT32_MAX;
 
-	if (!name_has_ext(name, (const char *const[]){".psf", ".xsf", NULL}) ||
-	    !entry_head(ad, node - ARCDIR_FIRST, h) || memcmp(h, "SFIL", 4) != 0)
+	if (!fmt_name_is(name, FMT_SFIL) || !entry_head(ad, node - ARCDIR_FIRST, h) ||
+	    fmt_detect(h, sizeof h, FMT_ARCHIVE) != fmt_row(FMT_SFIL))
 		return UINT32_MAX;
 	for (uint32_t k = 0; k < p->nkids; k++) {
 		uint32_t c = ad->kids[p->kid0 + k];
 		const char *cn = ad->names + ad->nodes[c].name;
 
 		if (c < ARCDIR_FIRST || c >= ARCDIR_FIRST + ad->a.n ||
-		    !name_has_ext(cn, toc_exts) || !entry_head(ad, c - ARCDIR_FIRST, t) ||
-		    memcmp(t, "ATOC", 4) != 0 || memcmp(t + 8, h + 8, 8) != 0)
+		    !fmt_is_companion_name(cn, FMT_ARCHIVE) ||
+		    !entry_head(ad, c - ARCDIR_FIRST, t) || !arc_toc_serves(h, t))
 			continue;
 		if (best == UINT32_MAX || arc_toc_pairs(name, cn))
 			best = c - ARCDIR_FIRST;
@@ -1659,16 +1634,6 @@ void arcdir_free(struct arcdir *ad)
 	free(ad->name);
 	free(ad->why);
 	free(ad);
-}
-
-uint64_t arcdir_heap(const struct arcdir *ad)
-{
-	return ad->heap;
-}
-
-const char *arcdir_why(const struct arcdir *ad)
-{
-	return ad->why;
 }
 
 /* ---- nodes ---- */
@@ -1820,39 +1785,17 @@ uint32_t arcdir_sibling(const struct arcdir *ad, uint32_t node, const char *name
 
 /* ---- status files ---- */
 
+/* What info.txt calls an archive kind: its format row's description. */
 static const char *kind_name(enum arc_kind k)
 {
-	switch (k) {
-	case ARC_EB3:
-		return "EA EB v3 archive (.big)";
-	case ARC_BIGF:
-		return "EA BIGF archive (.big)";
-	case ARC_BIG4:
-		return "EA BIG4 archive (.big)";
-	case ARC_SFIL:
-		return "Skate 3 stream file (SFIL)";
-	}
-	return "archive";
-}
+	const struct fmt_row *r = fmt_of_arc_kind(k);
 
-static const char *method_name(unsigned m)
-{
-	static const char *const v[] = {
-	    [ARC_STORED] = "stored",
-	    [ARC_REFPACK] = "refpack",
-	    [ARC_CHUNK_REFPACK] = "chunked refpack",
-	    [ARC_CHUNK_ZLIB] = "chunked zlib",
-	    [ARC_LZX] = "lzx",
-	    [ARC_CHUNKED] = "chunked",
-	    [ARC_SECTIONS] = "sections",
-	};
-
-	return m < sizeof v / sizeof *v && v[m] ? v[m] : "unknown";
+	return r ? r->desc : "archive";
 }
 
 static size_t status_text(struct arcdir *ad, bool errors, struct buf *b)
 {
-	uint64_t count[8] = {0}, bytes = 0, files = 0, assets = 0, archives = 0;
+	uint64_t count[ARC_METHODS + 1] = {0}, bytes = 0, files = 0, assets = 0, archives = 0;
 
 	if (errors) {
 		pthread_mutex_lock(&ad->mu);
@@ -1868,7 +1811,7 @@ static size_t status_text(struct arcdir *ad, bool errors, struct buf *b)
 	for (uint32_t i = 0; i < ad->a.n; i++) {
 		uint8_t m = ad->a.e[i].method;
 
-		count[m <= ARC_SECTIONS ? m : 7]++;
+		count[m < ARC_METHODS ? m : ARC_METHODS]++; /* the last: unknown */
 		bytes += ad->a.e[i].size;
 	}
 	for (uint32_t k = ARCDIR_FIRST; k < ARCDIR_FIRST + ad->a.n && k < ad->n_nodes; k++) {
@@ -1888,9 +1831,9 @@ static size_t status_text(struct arcdir *ad, bool errors, struct buf *b)
 	}
 	buf_printf(b, "byte order: %s\nentries: %u\nfolders: %u\n",
 		   ad->a.big_endian ? "big-endian" : "little-endian", ad->a.n, ad->n_dirs);
-	for (unsigned m = 0; m < 8; m++)
+	for (unsigned m = 0; m <= ARC_METHODS; m++)
 		if (count[m])
-			buf_printf(b, "entries %s: %llu\n", method_name(m == 7 ? 255 : m),
+			buf_printf(b, "entries %s: %llu\n", arc_method_str((uint8_t)m),
 				   (unsigned long long)count[m]);
 	buf_printf(b,
 		   "shown as files: %llu\nshown as assets: %llu\nshown as archives: %llu\n"
@@ -1931,7 +1874,7 @@ static enum tree_open_fail stat_mount(struct asset *as, char *why, size_t whylen
 }
 
 static const struct tree_kind arcstat_kinds[] = {
-    {"status", TT_FILE, 0, false, NULL, NULL, stat_render, NULL, NULL, true},
+    {.what = "status", .type = TT_FILE, .render = stat_render, .status = true},
 };
 
 static const struct tree_format tree_format_arcstat = {
@@ -2022,4 +1965,54 @@ enum rc arcdir_asset_open(struct arcdir *ad, uint32_t node, struct asset **out)
 	if (f != TREE_FAIL_NONE)
 		return f == TREE_FAIL_OTHER ? RC_NOMEM : RC_IO;
 	return nd->type == AN_FILE ? RC_OK : own(out, ad->names + nd->name);
+}
+
+/* ---- the loose view (loose.c): entries addressed by index, never by node ---- */
+
+const struct arc *arcdir_arc(const struct arcdir *ad)
+{
+	return &ad->a;
+}
+
+const char *arcdir_why(const struct arcdir *ad)
+{
+	return ad->why;
+}
+
+_Static_assert(ARCDIR_NAME_BUF >= NAME_MAX_BYTES + 64, "name_of writes up to this much");
+
+size_t arcdir_safe_name(const char *p, size_t n, char *out, bool *changed)
+{
+	return name_of((const uint8_t *)p, n, out, changed);
+}
+
+enum rc arcdir_entry_open(struct arcdir *ad, uint32_t i, uint32_t slot, const char *logical,
+			  struct asset **out)
+{
+	struct arcent *e;
+	struct asset_ext ext;
+	struct stat st;
+	struct src s;
+	char why[256];
+
+	*out = NULL;
+	if (i >= ad->a.n)
+		return RC_NOENT;
+	e = malloc(sizeof *e);
+	if (!e)
+		return RC_NOMEM;
+	*e = (struct arcent){ad, i};
+	s = (struct src){entry_read, e, ad->a.e[i].size};
+	st = ad->st;
+	st.st_size = (off_t)ad->a.e[i].size;
+	ext = (struct asset_ext){ent_changed, ent_release, entry_view, e};
+	switch (asset_open_src(ad->t, slot, logical, &s, &st, ASSET_PLAIN, &ext, out, why,
+			       sizeof why)) {
+	case TREE_FAIL_NONE:
+		return RC_OK;
+	case TREE_FAIL_OTHER:
+		return RC_NOMEM;
+	default:
+		return RC_IO;
+	}
 }

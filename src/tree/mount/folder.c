@@ -34,9 +34,11 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/hash.h"
 #include "psgfs/base/names.h"
+#include "psgfs/formats/registry.h"
 #include "psgfs/formats/skate_objects.h"
 #include "tree/mount/arcdir.h"
 #include "tree/mount/guid_index.h"
+#include "tree/mount/loose.h"
 
 #define SEQ_SLOT_FIRST	   0x80000000u
 #define DEFAULT_MAX_ASSETS 128u
@@ -93,6 +95,7 @@ struct folder {
 	size_t n_regs, cap_regs;
 	struct arcdir **arcs; /* every archive opened (freed at the end) */
 	size_t n_arcs, cap_arcs;
+	struct loose *loose; /* -o layout=loose: what the archives add (loose.h) */
 };
 
 /* ---- the entry table (permanent: entries are what inode numbers resolve to) ---- */
@@ -259,81 +262,28 @@ static int open_dir_of(struct folder *f, uint32_t slot)
 
 /* ---- listing a source folder ---- */
 
-/* The extension of a name (after its last dot, not a leading one), or "". */
-static const char *name_ext(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-
-	return dot && dot != name ? dot + 1 : "";
-}
-
-static bool ext_in(const char *ext, const char *const *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcasecmp(ext, v[i]) == 0)
-			return true;
-	return false;
-}
-
-/* The smallest file of an asset extension that asset_detect could take: its magic. */
-static off_t asset_ext_min(const char *ext)
-{
-	static const char *const rw[] = {"psg", "rx2"};
-	static const char *const actorx[] = {"psk", "pskx", "psa"};
-
-	if (ext_in(ext, rw, sizeof rw / sizeof *rw))
-		return 4;
-	if (ext_in(ext, actorx, sizeof actorx / sizeof *actorx))
-		return 20;
-	return 0;
-}
-
-static bool name_is_asset_ext(const char *name)
-{
-	return asset_ext_min(name_ext(name)) > 0;
-}
-
-/* Names no game or exporter gives an arena, PSK or PSA: text, pictures, sound. */
-static bool name_is_plain_ext(const char *name)
-{
-	static const char *const ext[] = {"txt", "md",	"log", "xml",  "json", "ini", "cfg",
-					  "csv", "tsv", "htm", "html", "png",  "jpg", "jpeg",
-					  "dds", "tga", "bmp", "gif",  "wav",  "ogg", "mp3"};
-
-	return ext_in(name_ext(name), ext, sizeof ext / sizeof *ext);
-}
-
 /*
  * Classify a regular file by its name and size where they decide (docs: "Folder mounts"),
- * without reading it: an asset extension on a file large enough for the magic is an asset
- * (a misnamed one opens as a broken asset whose info.txt says why); a file too small for the
- * magic of its extension, or with a text, picture or sound extension, is a plain file. True
- * when decided; otherwise (and always with sniff_all) the first bytes decide (sniff).
+ * without reading it: an asset extension (registry.h) on a file large enough for the magic
+ * is an asset (a misnamed one opens as a broken asset whose info.txt says why); a file too
+ * small for the magic of its extension, or with a text, picture or sound extension, is a
+ * plain file. True when decided; otherwise (and always with sniff_all) the first bytes
+ * decide (sniff).
  */
 static bool classify_by_name(const struct tree *t, struct fentry *e)
 {
-	off_t min = asset_ext_min(name_ext(e->name));
+	const struct fmt_row *r;
 
-	if (t->opts.sniff_all || e->type != FE_FILE)
-		return false;
-	if (min > 0) {
-		e->asset = e->st.st_size >= min && !t->opts.assets_files;
-		return true;
-	}
-	if (name_is_plain_ext(e->name)) {
+	if (t->opts.layout_loose && e->type == FE_FILE) { /* every file plain, none read */
 		e->asset = false;
 		return true;
 	}
-	return false;
-}
-
-static bool name_is_archive_ext(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 4 &&
-	       (strcasecmp(name + n - 4, ".big") == 0 || strcasecmp(name + n - 4, ".psf") == 0 ||
-		strcasecmp(name + n - 4, ".xsf") == 0);
+	if (t->opts.sniff_all || e->type != FE_FILE ||
+	    !(r = fmt_by_name(e->name, FMT_ASSET | FMT_FILE)))
+		return false;
+	e->asset =
+	    r->role == FMT_ASSET && e->st.st_size >= (off_t)r->min_size && !t->opts.assets_files;
+	return true;
 }
 
 /* Out of descriptors or memory: a passing condition, never a property of the file. */
@@ -386,8 +336,8 @@ static bool sniff(int dirfd, struct fentry *e, bool assets_files)
 		close(fd);
 	}
 	if (got < 0) {
-		e->archive = name_is_archive_ext(e->name);
-		e->asset = e->archive || (name_is_asset_ext(e->name) && !assets_files);
+		e->archive = fmt_by_name(e->name, FMT_ARCHIVE) != NULL;
+		e->asset = e->archive || (fmt_by_name(e->name, FMT_ASSET) && !assets_files);
 	} else {
 		e->archive = arc_detect(head, (size_t)got);
 		e->asset = e->archive || (asset_detect(head, (size_t)got) && !assets_files);
@@ -724,6 +674,20 @@ enum rc folder_arc_register(struct tree *t, struct arcdir *ad)
 	return r;
 }
 
+uint32_t folder_slots_take(struct tree *t, uint32_t n)
+{
+	struct folder *f = t->fold;
+	uint32_t first = 0;
+
+	pthread_mutex_lock(&f->mu);
+	if (f->next_seq < UINT32_MAX - 1 - n) {
+		first = f->next_seq;
+		f->next_seq += n;
+	}
+	pthread_mutex_unlock(&f->mu);
+	return first;
+}
+
 /* A slot an archive shows: its file in the folder (node 0 of e->arc, NULL until opened) or one
  * of its nodes. False for any other slot. */
 struct aref {
@@ -752,23 +716,18 @@ static bool arc_ref(struct folder *f, uint32_t slot, struct aref *a)
 	return is;
 }
 
-/* Whether the file `name` in dfd is an ATOC table with this stamp (bytes 8..16). */
-static int toc_if_stamp(int dfd, const char *name, const uint8_t stamp[8])
+/* The file `name` in dfd, open, when it is an ATOC table that serves the stream file whose
+ * first 16 bytes are sh (arc_toc_serves); -1 otherwise. */
+static int toc_if_serves(int dfd, const char *name, const uint8_t sh[16])
 {
 	uint8_t h[16];
 	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
-	if (fd >= 0 && pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h &&
-	    memcmp(h, "ATOC", 4) == 0 && memcmp(h + 8, stamp, 8) == 0)
+	if (fd >= 0 && pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h && arc_toc_serves(sh, h))
 		return fd;
 	if (fd >= 0)
 		close(fd);
 	return -1;
-}
-
-static bool name_is_toc(const char *name)
-{
-	return name_has_ext(name, (const char *const[]){".pst", ".xst", NULL});
 }
 
 /*
@@ -786,9 +745,10 @@ static int open_toc(int dfd, const char *name, int fd)
 	DIR *d;
 	struct dirent *de;
 
-	if (fd < 0 || pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h, "SFIL", 4) != 0)
+	if (fd < 0 || pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h ||
+	    fmt_detect(h, sizeof h, FMT_ARCHIVE) != fmt_row(FMT_SFIL))
 		return -1;
-	if (arc_toc_name(name, own, sizeof own) && (toc = toc_if_stamp(dfd, own, h + 8)) >= 0)
+	if (arc_toc_name(name, own, sizeof own) && (toc = toc_if_serves(dfd, own, h)) >= 0)
 		return toc;
 	sfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	d = sfd >= 0 ? fdopendir(sfd) : NULL;
@@ -802,8 +762,8 @@ static int open_toc(int dfd, const char *name, int fd)
 		bool pairs = arc_toc_pairs(name, de->d_name);
 		int c;
 
-		if (!name_is_toc(de->d_name) || (toc >= 0 && !pairs) ||
-		    (c = toc_if_stamp(dfd, de->d_name, h + 8)) < 0)
+		if (!fmt_is_companion_name(de->d_name, FMT_ARCHIVE) || (toc >= 0 && !pairs) ||
+		    (c = toc_if_serves(dfd, de->d_name, h)) < 0)
 			continue;
 		if (toc >= 0)
 			close(toc);
@@ -923,6 +883,9 @@ bool folder_slot_is_file(struct tree *t, uint32_t slot)
 {
 	struct aref a;
 
+	if (t->fold->loose && loose_owns(t->fold->loose, slot))
+		return !loose_is_dir(t->fold->loose, slot);
+
 	if (arc_ref(t->fold, slot, &a)) {
 		enum an_type ty = a.fe ? AN_ARCHIVE : arcdir_type(a.ad, a.node);
 
@@ -936,6 +899,9 @@ bool folder_slot_is_file(struct tree *t, uint32_t slot)
 bool folder_slot_is_dir(struct tree *t, uint32_t slot)
 {
 	struct aref a;
+
+	if (t->fold->loose && loose_owns(t->fold->loose, slot))
+		return loose_is_dir(t->fold->loose, slot);
 
 	if (arc_ref(t->fold, slot, &a)) {
 		enum an_type ty = a.fe ? AN_ARCHIVE : arcdir_type(a.ad, a.node);
@@ -952,6 +918,8 @@ enum rc folder_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
 	struct fentry *e = entry_get(t, ino_slot(ino));
 	struct aref a;
 
+	if (!e && t->fold->loose && loose_owns(t->fold->loose, ino_slot(ino)))
+		return loose_getattr(t, t->fold->loose, ino_slot(ino), out);
 	if (!e && arc_ref(t->fold, ino_slot(ino), &a))
 		return arcdir_getattr(a.ad, a.node, out);
 	if (!e)
@@ -995,6 +963,8 @@ enum rc folder_list(struct tree *t, tree_ino ino, struct tlist *out)
 
 	struct aref a;
 
+	if (f->loose && loose_owns(f->loose, ino_slot(ino)))
+		return loose_list(t, f->loose, ino_slot(ino), out);
 	if (arc_ref(f, ino_slot(ino), &a)) {
 		r = arc_dir(t, &a);
 		return r == RC_OK ? arcdir_list(a.ad, a.node, out) : r;
@@ -1014,9 +984,13 @@ enum rc folder_list(struct tree *t, tree_ino ino, struct tlist *out)
 			       : e->type == FE_DIR || e->asset ? TT_DIR
 							       : TT_FILE;
 
+		if (f->loose && loose_hides(f->loose, &e->st))
+			continue; /* an archive the loose view unpacked */
 		tlist_add_ino(out, (tree_ino)e->slot << 32 | 1, type, e->name);
 	}
 	pthread_mutex_unlock(&f->mu);
+	if (r == RC_OK && f->loose)
+		r = loose_merge(t, f->loose, dir->slot, out);
 	return r;
 }
 
@@ -1238,11 +1212,6 @@ static bool walk_push(struct walk *w, const char *dir, const char *name)
 	return true;
 }
 
-static bool name_is_arena_ext(const char *name)
-{
-	return name_has_ext(name, (const char *const[]){".psg", ".rx2", NULL});
-}
-
 /* One folder: GUID-named files fed to ix (when not NULL), files named like an arena pushed on
  * arenas (when not NULL), subfolders pushed. Names only: no file is opened. */
 static void walk_one(struct folder *f, const char *rel, struct walk *w, struct seen *seen,
@@ -1276,7 +1245,7 @@ static void walk_one(struct folder *f, const char *rel, struct walk *w, struct s
 		}
 		if (type == DT_DIR && !on_own_mount(f, dirfd(d), de->d_name)) {
 			walk_push(w, rel, de->d_name);
-		} else if (type == DT_REG && arenas && name_is_arena_ext(de->d_name)) {
+		} else if (type == DT_REG && arenas && fmt_name_is(de->d_name, FMT_PSG)) {
 			walk_push(arenas, rel, de->d_name);
 		} else if (type == DT_REG && is_guid && ix) {
 			char *p = NULL;
@@ -1284,7 +1253,7 @@ static void walk_one(struct folder *f, const char *rel, struct walk *w, struct s
 			if (asprintf(&p, "%s%s%s", rel, *rel ? "/" : "", de->d_name) >= 0)
 				guid_index_feed(ix, p, 0);
 			free(p);
-		} else if (type == DT_REG && name_is_archive_ext(de->d_name)) {
+		} else if (type == DT_REG && fmt_by_name(de->d_name, FMT_ARCHIVE)) {
 			walk_push(arcs, rel, de->d_name); /* its entries: fed once it is built */
 		}
 	}
@@ -1600,6 +1569,10 @@ void folder_arc_used(struct tree *t, uint32_t slot, struct arcdir *ad)
 
 	if (!f)
 		return;
+	if (f->loose && loose_arc_owns(f->loose, slot)) {
+		loose_arc_used(f->loose, slot, ad);
+		return;
+	}
 	pthread_mutex_lock(&f->mu);
 	e = entry_find(f, slot);
 	pthread_mutex_unlock(&f->mu);
@@ -1625,6 +1598,8 @@ int folder_arc_reopen(struct tree *t, uint32_t slot)
 	struct fentry *e;
 	int dfd, fd, err;
 
+	if (f->loose && loose_arc_owns(f->loose, slot))
+		return loose_arc_reopen(f->loose, slot);
 	pthread_mutex_lock(&f->mu);
 	e = entry_find(f, slot);
 	pthread_mutex_unlock(&f->mu);
@@ -1758,6 +1733,8 @@ struct asset *folder_asset_get(struct tree *t, uint32_t slot, struct cache_ent *
 	struct aref a;
 
 	*pin = NULL;
+	if (!e && f->loose && loose_owns(f->loose, slot))
+		return loose_asset_get(t, f->loose, slot, pin, r);
 	if (!e && arc_ref(f, slot, &a)) {
 		if (arcdir_type(a.ad, a.node) == AN_DIR) {
 			*r = RC_ISDIR;
@@ -1867,6 +1844,8 @@ enum tree_open_fail folder_open(struct tree *t, const char *path, char *why, siz
 		snprintf(why, whylen, "cannot open: %s", strerror(errno));
 		return TREE_FAIL_OPEN;
 	}
+	if (t->opts.layout_loose && !(f->loose = loose_open(t, f->root_fd, why, whylen)))
+		return TREE_FAIL_OTHER;
 	return TREE_FAIL_NONE;
 }
 
@@ -1918,6 +1897,7 @@ void folder_close(struct folder *f)
 			entry_free(e);
 		}
 	}
+	loose_free(f->loose);
 	for (size_t i = 0; i < f->n_arcs; i++)
 		arcdir_free(f->arcs[i]);
 	free(f->arcs);

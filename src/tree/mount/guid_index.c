@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "psgfs/base/bytes.h"
+#include "psgfs/formats/registry.h"
 #include "tree/mount/guid_index.h"
 
 struct gi_ent {
@@ -84,8 +85,11 @@ bool guid_index_name(const char *name, uint64_t *guid)
 			return false;
 		g = g << 4 | (uint64_t)d;
 	}
+	/* An arena's extension (registry.h) right after the hex; without 0x only .psg, as
+	 * the PS3 tools name them. */
 	ext = p + 16;
-	if (strcasecmp(ext, ".psg") != 0 && !(prefixed && strcasecmp(ext, ".rx2") == 0))
+	if (*ext != '.' || strchr(ext + 1, '.') || !fmt_name_is(name, FMT_PSG) ||
+	    (!prefixed && strcasecmp(ext, ".psg") != 0))
 		return false;
 	*guid = g;
 	return true;

@@ -24,7 +24,7 @@ static enum tree_open_fail plain_mount(struct asset *as, char *why, size_t whyle
 }
 
 static const struct tree_kind plain_kinds[] = {
-    {"file", TT_FILE, 0, true, NULL, NULL, NULL, plain_extent, NULL, false},
+    {.what = "file", .type = TT_FILE, .cheap = true, .extent = plain_extent},
 };
 
 const struct tree_format tree_format_plain = {
@@ -70,9 +70,9 @@ static enum rc broken_errors(const struct tctx *c, unsigned part, uint64_t first
 }
 
 static const struct tree_kind broken_kinds[B_COUNT] = {
-    [B_ROOT] = {"root", TT_DIR, 0, false, broken_list, NULL, NULL, NULL, NULL, false},
-    [B_INFO] = {"info", TT_FILE, 0, false, NULL, NULL, broken_info, NULL, NULL, false},
-    [B_ERRORS] = {"errors", TT_FILE, 0, false, NULL, NULL, broken_errors, NULL, NULL, false},
+    [B_ROOT] = {.what = "root", .type = TT_DIR, .list = broken_list},
+    [B_INFO] = {.what = "info", .type = TT_FILE, .render = broken_info},
+    [B_ERRORS] = {.what = "errors", .type = TT_FILE, .render = broken_errors},
 };
 
 const struct tree_format tree_format_broken = {
