@@ -14,31 +14,32 @@
 #define RP_WIN	  (1u << 17)
 #define RP_HBITS  16
 #define RP_MAXLEN 1028u
+#define RP_NICE	  258u /* a match this long ends the search (zlib's nice length at level 9) */
 
 struct rp_enc {
 	const uint8_t *in;
 	size_t n;
 	uint32_t *head; /* position + 1 of the newest 3-byte string with this hash, 0 = none */
 	uint32_t *prev; /* position + 1 of the previous one, by position modulo the window */
-	unsigned chain;
-	struct buf *out;
+	unsigned chain, hbits;
+	uint8_t *o; /* the output cursor: room for the worst case was made first */
 	struct rp_enc_stats *st;
 };
 
-static uint32_t rp_hash(const uint8_t *p)
+static uint32_t rp_hash(const uint8_t *p, unsigned bits)
 {
 	uint32_t v = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
 
-	return (v * 2654435761u) >> (32 - RP_HBITS);
+	return (v * 2654435761u) >> (32 - bits);
 }
 
-static void rp_insert(struct rp_enc *e, size_t pos)
+static inline __attribute__((always_inline)) void rp_insert(struct rp_enc *e, size_t pos)
 {
 	uint32_t h;
 
 	if (pos + 3 > e->n)
 		return;
-	h = rp_hash(e->in + pos);
+	h = rp_hash(e->in + pos, e->hbits);
 	e->prev[pos & (RP_WIN - 1)] = e->head[h];
 	e->head[h] = (uint32_t)(pos + 1);
 }
@@ -49,10 +50,32 @@ static size_t rp_min_len(size_t off)
 	return off <= 1024 ? 3 : off <= 16384 ? 4 : 5;
 }
 
-/* Longest match for pos within the window; its length (0 = none) and *off. */
+/* Bytes equal at a and b, at most max: eight at a time. */
+static size_t rp_match_len(const uint8_t *a, const uint8_t *b, size_t max)
+{
+	size_t len = 0;
+
+	while (len + 8 <= max) {
+		uint64_t x, y;
+
+		memcpy(&x, a + len, 8);
+		memcpy(&y, b + len, 8);
+		if (x != y)
+			return len + (size_t)(__builtin_ctzll(x ^ y) >> 3);
+		len += 8;
+	}
+	while (len < max && a[len] == b[len])
+		len++;
+	return len;
+}
+
+/* Longest match for pos within the window; its length (0 = none) and *off. A candidate that
+ * cannot beat the best so far (its byte at the best length differs) is skipped unread, and a
+ * match of RP_NICE bytes ends the search: the chain's other candidates rarely do better. */
 static size_t rp_find(const struct rp_enc *e, size_t pos, size_t *off)
 {
 	size_t best = 0, maxlen = e->n - pos;
+	const uint8_t *p = e->in + pos;
 	uint32_t cand;
 	unsigned k = e->chain;
 
@@ -60,19 +83,20 @@ static size_t rp_find(const struct rp_enc *e, size_t pos, size_t *off)
 		return 0;
 	if (maxlen > RP_MAXLEN)
 		maxlen = RP_MAXLEN;
-	cand = e->head[rp_hash(e->in + pos)];
+	cand = e->head[rp_hash(p, e->hbits)];
 	while (cand && k--) {
-		size_t c = cand - 1, d = pos - c, len = 0;
+		size_t c = cand - 1, d = pos - c, len;
 
 		if (c >= pos || d > RP_WIN)
 			break;
-		while (len < maxlen && e->in[c + len] == e->in[pos + len])
-			len++;
-		if (len >= rp_min_len(d) && len > best) {
-			best = len;
-			*off = d;
-			if (len == maxlen)
-				break;
+		if (best < maxlen && e->in[c + best] == p[best]) {
+			len = rp_match_len(e->in + c, p, maxlen);
+			if (len >= rp_min_len(d) && len > best) {
+				best = len;
+				*off = d;
+				if (len >= RP_NICE || len == maxlen)
+					break;
+			}
 		}
 		cand = e->prev[c & (RP_WIN - 1)];
 		if (cand && cand - 1 >= c)
@@ -87,8 +111,9 @@ static void rp_put_lits(struct rp_enc *e, const uint8_t *p, size_t n)
 	while (n) {
 		size_t k = n < 112 ? n : 112;
 
-		buf_u8(e->out, (uint8_t)(0xE0 | ((k - 4) >> 2)));
-		buf_put(e->out, p, k);
+		*e->o++ = (uint8_t)(0xE0 | ((k - 4) >> 2));
+		memcpy(e->o, p, k);
+		e->o += k;
 		p += k;
 		n -= k;
 		e->st->lit++;
@@ -99,26 +124,32 @@ static void rp_put_lits(struct rp_enc *e, const uint8_t *p, size_t n)
 static void rp_put_copy(struct rp_enc *e, const uint8_t *p, unsigned nl, size_t off, size_t len)
 {
 	size_t o = off - 1;
+	uint8_t *w = e->o;
 
 	if (off <= 1024 && len <= 10) {
-		buf_u8(e->out, (uint8_t)((o >> 8) << 5 | (len - 3) << 2 | nl));
-		buf_u8(e->out, (uint8_t)o);
+		w[0] = (uint8_t)((o >> 8) << 5 | (len - 3) << 2 | nl);
+		w[1] = (uint8_t)o;
+		w += 2;
 		e->st->cmd2++;
 	} else if (off <= 16384 && len <= 67) {
-		buf_u8(e->out, (uint8_t)(0x80 | (len - 4)));
-		buf_u8(e->out, (uint8_t)(nl << 6 | o >> 8));
-		buf_u8(e->out, (uint8_t)o);
+		w[0] = (uint8_t)(0x80 | (len - 4));
+		w[1] = (uint8_t)(nl << 6 | o >> 8);
+		w[2] = (uint8_t)o;
+		w += 3;
 		e->st->cmd3++;
 	} else {
 		size_t l = len - 5;
 
-		buf_u8(e->out, (uint8_t)(0xC0 | (o >> 16) << 4 | (l >> 8) << 2 | nl));
-		buf_u8(e->out, (uint8_t)(o >> 8));
-		buf_u8(e->out, (uint8_t)o);
-		buf_u8(e->out, (uint8_t)l);
+		w[0] = (uint8_t)(0xC0 | (o >> 16) << 4 | (l >> 8) << 2 | nl);
+		w[1] = (uint8_t)(o >> 8);
+		w[2] = (uint8_t)o;
+		w[3] = (uint8_t)l;
+		w += 4;
 		e->st->cmd4++;
 	}
-	buf_put(e->out, p, nl);
+	for (unsigned k = 0; k < nl; k++)
+		*w++ = p[k];
+	e->o = w;
 }
 
 static void rp_body(struct rp_enc *e, bool literal_only)
@@ -141,8 +172,9 @@ static void rp_body(struct rp_enc *e, bool literal_only)
 	}
 	run = pos - lit;
 	rp_put_lits(e, e->in + lit, run & ~(size_t)3);
-	buf_u8(e->out, (uint8_t)(0xFC | (run & 3)));
-	buf_put(e->out, e->in + lit + (run & ~(size_t)3), run & 3);
+	*e->o++ = (uint8_t)(0xFC | (run & 3));
+	memcpy(e->o, e->in + lit + (run & ~(size_t)3), run & 3);
+	e->o += run & 3;
 	e->st->stop++;
 }
 
@@ -161,8 +193,11 @@ enum rc rp_encode_stats(const uint8_t *in, size_t n, const struct rp_enc_opts *o
 	uint8_t h = o && o->header ? o->header : n < (1u << 24) ? RP_HDR_10 : RP_HDR_90;
 	bool wide = h & 0x80;
 	struct rp_enc_stats dummy;
-	struct rp_enc e = {.in = in, .n = n, .out = out, .st = st ? st : &dummy};
-	size_t start = out->len, size_at;
+	struct rp_enc e = {.in = in, .n = n, .st = st ? st : &dummy, .hbits = RP_HBITS};
+	/* no command is longer than the bytes it stands for, except literal runs (one byte per
+	 * 112) and the stop command: the worst case is known, so the body is written in place */
+	size_t start = out->len, size_at, bound = n + n / 112 + 16;
+	uint8_t *scratch = NULL, *base;
 
 	if ((h & 0x3E) != 0x10) /* 0x10 plus the flags 0x01, 0x40 and 0x80 only */
 		return RC_INVAL;
@@ -170,8 +205,12 @@ enum rc rp_encode_stats(const uint8_t *in, size_t n, const struct rp_enc_opts *o
 		return RC_INVAL;
 	memset(e.st, 0, sizeof *e.st);
 	e.chain = o && o->chain ? o->chain : 32;
-	e.head = calloc((size_t)1 << RP_HBITS, sizeof *e.head);
-	e.prev = calloc(RP_WIN, sizeof *e.prev);
+	/* tables sized to the input: a small entry must not pay for clearing 768 KiB (prev is
+	 * written before it is read, so it needs no clearing) */
+	while (e.hbits > 10 && ((size_t)1 << (e.hbits - 1)) >= n)
+		e.hbits--;
+	e.head = calloc((size_t)1 << e.hbits, sizeof *e.head);
+	e.prev = malloc((n < RP_WIN ? (n ? n : 1) : RP_WIN) * sizeof *e.prev);
 	if (!e.head || !e.prev) {
 		free(e.head);
 		free(e.prev);
@@ -183,10 +222,25 @@ enum rc rp_encode_stats(const uint8_t *in, size_t n, const struct rp_enc_opts *o
 	if (h & 1)
 		rp_put_size(out, 0, wide);
 	rp_put_size(out, n, wide);
-	rp_body(&e, o && o->literal_only);
+	if (out->count_only) /* a count of the bytes only: the body goes to scratch */
+		scratch = malloc(bound);
+	else
+		buf_prealloc(out, out->len + bound);
+	base = out->count_only				 ? scratch
+	       : out->oom || out->cap - out->len < bound ? NULL
+							 : out->data + out->len;
+	if (base) {
+		e.o = base;
+		rp_body(&e, o && o->literal_only);
+		if (out->count_only)
+			buf_put(out, scratch, (size_t)(e.o - base));
+		else
+			out->len += (size_t)(e.o - base);
+	}
+	free(scratch);
 	free(e.head);
 	free(e.prev);
-	if (out->oom)
+	if (!base || out->oom)
 		return RC_NOMEM;
 	if ((h & 1) && !out->count_only) {
 		uint64_t packed = out->len - start;

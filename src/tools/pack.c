@@ -15,12 +15,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "psgfs/base/buf.h"
 #include "psgfs/base/sha256.h"
 #include "psgfs/formats/archive.h"
+#include "psgfs/formats/refpack.h"
 #include "psgfs/gen/gen_big.h"
 
 #include "pack.h"
@@ -38,6 +41,8 @@ struct pk_file {
 	int root;	/* the folder it is relative to */
 	bool over;	/* from --overlay */
 	bool virt;	/* --like without DIR: ORIG's entry, copied as stored */
+	bool copied;	/* --like: ORIG's stored bytes copied, checked as such at the read back */
+	struct arc_entry orig; /* --like: ORIG's entry (copied: its stored bytes and fields) */
 	struct sha256 sha;
 	uint64_t hashed; /* bytes of it hashed so far (the writer reads each once, in order) */
 	struct pk *pk;
@@ -56,6 +61,9 @@ struct pk {
 	const char *hook;    /* PSGFS_PACK_TEST_CHANGE: a file changed after it is read (tests) */
 	const char *corrupt; /* PSGFS_PACK_TEST_CORRUPT=N: the archive's byte N from the end
 				flipped before the read back (tests) */
+	int orig_fd;	     /* --like: ORIG, open until the read back */
+	bool renamed;	     /* OUT is in place (a later failure leaves it) */
+	const char *out;
 };
 
 /* The path as one printable line: control bytes, 0x7F and backslashes as \xHH. */
@@ -390,7 +398,43 @@ static enum rc entry_sha(const struct src *s, const struct arc *a, uint32_t i, u
 	return r;
 }
 
-static int verify_entry(struct pk *pk, const struct src *s, const struct arc *a, uint32_t i,
+/* Whether OUT's stored bytes [off, off+n) are ORIG's [orig, orig+n). */
+static bool same_stored(int out, uint64_t off, int orig, uint64_t at, uint64_t n, uint8_t *piece)
+{
+	uint8_t *a = piece, *b = piece + ARC_PIECE_MAX / 2;
+
+	while (n) {
+		size_t k = n < ARC_PIECE_MAX / 2 ? (size_t)n : ARC_PIECE_MAX / 2;
+		struct src x, y;
+
+		src_init_fd(&x, &out, off + k);
+		src_init_fd(&y, &orig, at + k);
+		if (src_read(&x, off, a, k) != RC_OK || src_read(&y, at, b, k) != RC_OK ||
+		    memcmp(a, b, k))
+			return false;
+		off += k, at += k, n -= k;
+	}
+	return true;
+}
+
+/* An entry copied as stored: the same fields as ORIG's and the same stored bytes, so psgfs
+ * decodes it as it decodes ORIG's (not decoded again: copying runs at disk speed). */
+static int verify_copied(struct pk *pk, const struct arc_entry *e, struct pk_file *f, int fd,
+			 uint8_t *piece)
+{
+	const struct arc_entry *o = &f->orig;
+
+	if (e->stored != o->stored || e->size != o->size || e->method != o->method ||
+	    e->table_method != o->table_method ||
+	    !same_stored(fd, e->off, pk->orig_fd, o->off, e->stored, piece)) {
+		pk_fail(pk, PACK_EXIT_VERIFY, f->path,
+			"does not read back as the original's entry it copies");
+		return -1;
+	}
+	return 0;
+}
+
+static int verify_entry(struct pk *pk, const struct src *s, int fd, const struct arc *a, uint32_t i,
 			struct pk_file *f, uint8_t *piece)
 {
 	struct sha256 sha;
@@ -403,6 +447,8 @@ static int verify_entry(struct pk *pk, const struct src *s, const struct arc *a,
 			(unsigned long long)a->e[i].size);
 		return -1;
 	}
+	if (f->copied)
+		return verify_copied(pk, &a->e[i], f, fd, piece);
 	r = entry_sha(s, a, i, piece, &sha);
 	sha256_hex(&f->sha, want);
 	sha256_hex(&sha, got_hex);
@@ -436,7 +482,7 @@ static void pk_verify(struct pk *pk, int fd, const char *out)
 			rc_str(r), r == RC_OK ? a.n : 0, pk->n, d.n ? ": " : "",
 			d.n ? d.msg[0] : "");
 	for (uint32_t i = 0; !pk->code && i < a.n; i++)
-		verify_entry(pk, &s, &a, i, &pk->f[i], piece);
+		verify_entry(pk, &s, fd, &a, i, &pk->f[i], piece);
 	if (r == RC_OK)
 		arc_free(&a);
 	diag_free(&d);
@@ -450,6 +496,8 @@ struct pk_opts {
 	enum pk_compress compress;
 	uint64_t min_size;
 	bool wide, x360;
+	bool shaped;	 /* --format, --compress, --wide or --min-size given */
+	bool skip_added; /* --skip-added: overlay files ORIG lacks are skipped, not refused */
 	const char *dir, *out, *like, *overlay;
 };
 
@@ -467,12 +515,17 @@ static void pack_usage(FILE *o)
 	    "                            empty entries are always stored\n"
 	    "  --platform ps3|x360       the console (the container is the same for both)\n"
 	    "  --wide                    eb: 20-byte records (two hash words)\n"
-	    "  --like ORIG.big           eb: ORIG's header, tables, order and methods; DIR\n"
-	    "                            must hold ORIG's paths; unchanged entries are copied\n"
-	    "                            as stored, changed ones packed with ORIG's method;\n"
-	    "                            without DIR, ORIG's entries themselves\n"
+	    "  --like ORIG.big           ORIG's kind (EB v3, BIGF, BIG4), header, tables, order\n"
+	    "                            and methods; DIR must hold ORIG's paths; unchanged\n"
+	    "                            entries are copied as stored, changed ones packed with\n"
+	    "                            ORIG's method (chunked: chunkref); without DIR, ORIG's\n"
+	    "                            entries themselves (no --format, --compress, --wide,\n"
+	    "                            --min-size with it)\n"
 	    "  --overlay DIR2            DIR2's files replace DIR's (ORIG's) at the same path,\n"
 	    "                            or are added (not with --like)\n"
+	    "  --skip-added              with --like and --overlay: DIR2's files at paths\n"
+	    "                            ORIG lacks are skipped, one line each on stderr\n"
+	    "                            (a mods OUTDIR holds every archive's mods)\n"
 	    "Entries are DIR's regular files, sorted bytewise by path; links and special files\n"
 	    "are refused. OUT is written beside itself and renamed into place once it reads back.\n"
 	    "exit status: 0 ok, 1 internal error, 2 usage, 3 cannot read DIR or a file in it,\n"
@@ -486,15 +539,11 @@ static void pack_usage(FILE *o)
 static int pk_parse(struct pk_opts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
-	    {"format", required_argument, NULL, 'f'},
-	    {"compress", required_argument, NULL, 'c'},
-	    {"min-size", required_argument, NULL, 'm'},
-	    {"platform", required_argument, NULL, 'p'},
-	    {"wide", no_argument, NULL, 'w'},
-	    {"like", required_argument, NULL, 'l'},
-	    {"overlay", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"format", required_argument, NULL, 'f'},	{"compress", required_argument, NULL, 'c'},
+	    {"min-size", required_argument, NULL, 'm'}, {"platform", required_argument, NULL, 'p'},
+	    {"wide", no_argument, NULL, 'w'},		{"like", required_argument, NULL, 'l'},
+	    {"overlay", required_argument, NULL, 'o'},	{"skip-added", no_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -504,6 +553,7 @@ static int pk_parse(struct pk_opts *o, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		char *end;
 
+		o->shaped |= c == 'f' || c == 'c' || c == 'w' || c == 'm';
 		if (c == 'f' && !strcmp(optarg, "eb"))
 			o->format = PK_EB;
 		else if (c == 'f' && !strcmp(optarg, "bigf"))
@@ -524,6 +574,8 @@ static int pk_parse(struct pk_opts *o, int argc, char **argv)
 			o->like = optarg;
 		else if (c == 'o')
 			o->overlay = optarg;
+		else if (c == 's')
+			o->skip_added = true;
 		else if (c == 'm' && (errno = 0, o->min_size = strtoull(optarg, &end, 10),
 				      !errno && *optarg >= '0' && *optarg <= '9' && !*end))
 			continue;
@@ -546,8 +598,14 @@ static int pk_parse(struct pk_opts *o, int argc, char **argv)
 			"psgfs-tool: pack: --compress chunked and --wide need --format eb\n");
 		return PACK_EXIT_USAGE;
 	}
-	if (o->like && o->format != PK_EB) {
-		fprintf(stderr, "psgfs-tool: pack: --like needs --format eb (EB v3 originals)\n");
+	if (o->skip_added && !(o->like && o->overlay)) {
+		fprintf(stderr, "psgfs-tool: pack: --skip-added needs --like and --overlay\n");
+		return PACK_EXIT_USAGE;
+	}
+	if (o->like && o->shaped) {
+		fprintf(stderr,
+			"psgfs-tool: pack: --like takes the format, compression and "
+			"record width from ORIG (no --format, --compress, --wide, --min-size)\n");
 		return PACK_EXIT_USAGE;
 	}
 	o->dir = argc - optind == 2 ? argv[optind] : NULL;
@@ -643,10 +701,10 @@ static int pk_write(struct pk *pk, const struct pk_opts *o, int fd)
 		buf_free(&b);
 	}
 	free(e);
+	if (!pk->code && r == RC_IO) /* before the file being read is checked: it was cut short */
+		pk_fail(pk, PACK_EXIT_WRITE, o->out, "cannot write: %s", strerror(errno));
 	if (!pk->code)
 		pk_close_cur(pk);
-	if (!pk->code && r == RC_IO)
-		pk_fail(pk, PACK_EXIT_WRITE, o->out, "cannot write: %s", strerror(errno));
 	else if (!pk->code && r == RC_INVAL)
 		pk_fail(pk, PACK_EXIT_LIMIT, o->out,
 			"beyond the format (too many folders, or "
@@ -662,11 +720,14 @@ struct pk_like {
 	int fd;
 	struct src s;
 	struct arc a;
-	bool open;
+	bool open, eb;
 	uint8_t *head; /* ORIG's bytes before its first entry: header and tables, patched */
 	size_t head_len;
-	uint32_t shift, rec;
-	uint64_t size; /* ORIG's file size */
+	uint32_t shift, rec; /* EB: alignment shift, record width */
+	uint64_t align;	     /* entries' alignment: 1 << shift (EB), 16 or 1 (BIGF/BIG4) */
+	uint64_t size;	     /* ORIG's file size */
+	struct stat st;	     /* ORIG at its opening: it must not change while it is packed */
+	size_t *dir;	     /* BIGF/BIG4: where entry i's directory record starts in head */
 };
 
 static uint64_t rd_be(const uint8_t *p, int n)
@@ -689,18 +750,67 @@ static void like_close(struct pk_like *l)
 	if (l->open)
 		arc_free(&l->a);
 	free(l->head);
+	free(l->dir);
 	if (l->fd >= 0)
 		close(l->fd);
+	l->fd = -1;
+	l->open = false;
+	l->head = NULL;
+	l->dir = NULL;
 }
 
-/* ORIG must be an EB v3 archive psgfs reads without a complaint, with its compression bytes,
- * whose header and tables all lie before its first entry. */
+/* EB v3: compression bytes present, tables before the data, methods known. */
+static int like_eb(struct pk *pk, const char *path, struct pk_like *l, uint64_t first)
+{
+	uint8_t h[0x30];
+	uint64_t comp_off;
+
+	if (src_read(&l->s, 0, h, sizeof h) != RC_OK)
+		return pk_fail(pk, PACK_EXIT_LIKE, path, "cannot reproduce: short header");
+	l->rec = rd_be(h + 8, 2) & 1 ? 20 : 16;
+	l->shift = h[10];
+	comp_off = 0x30 + ((uint64_t)l->a.n * l->rec + 15) / 16 * 16;
+	for (uint32_t i = 0; i < l->a.n; i++)
+		if (l->a.e[i].table_method > 4)
+			return pk_fail(pk, PACK_EXIT_LIKE, path, "cannot reproduce: method %u",
+				       l->a.e[i].table_method);
+	if (rd_be(h + 12, 4) < comp_off + l->a.n || first < rd_be(h + 12, 4) + rd_be(h + 16, 4) ||
+	    l->shift > 31)
+		return pk_fail(pk, PACK_EXIT_LIKE, path,
+			       "cannot reproduce: no compression bytes, or tables after the data");
+	l->align = 1ull << l->shift;
+	return 0;
+}
+
+/* BIGF/BIG4: the directory before the data; where each record starts (patched in place). */
+static int like_bigf(struct pk *pk, const char *path, struct pk_like *l, uint64_t first)
+{
+	uint8_t h[16];
+	size_t cur = 16;
+
+	if (src_read(&l->s, 0, h, sizeof h) != RC_OK || rd_be(h + 12, 4) > first)
+		return pk_fail(pk, PACK_EXIT_LIKE, path,
+			       "cannot reproduce: its directory runs into the data");
+	l->dir = calloc(l->a.n ? l->a.n : 1, sizeof *l->dir);
+	if (!l->dir)
+		return pk_fail(pk, PACK_EXIT_INTERNAL, path, "out of memory");
+	l->align = 16;
+	for (uint32_t i = 0; i < l->a.n; i++) {
+		if (l->a.e[i].stored && l->a.e[i].off % 16)
+			l->align = 1;
+		l->dir[i] = cur;
+		cur += 8 + strlen(l->a.paths + l->a.e[i].path) + 1;
+	}
+	return 0;
+}
+
+/* ORIG must be an archive psgfs reads without a complaint, whose header and tables all lie
+ * before its first entry (EB v3 with its compression bytes, BIGF or BIG4). */
 static int like_open(struct pk *pk, const char *path, struct pk_like *l)
 {
 	struct stat st;
 	struct diag d;
-	uint8_t h[0x30];
-	uint64_t first, comp_off;
+	uint64_t first;
 	enum rc r;
 
 	l->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -714,32 +824,30 @@ static int like_open(struct pk *pk, const char *path, struct pk_like *l)
 	diag_init(&d);
 	r = arc_open(&l->s, NULL, &l->a, &d);
 	l->open = r == RC_OK;
-	if (r != RC_OK || l->a.kind != ARC_EB3 || d.n) {
+	if (r != RC_OK || l->a.kind == ARC_SFIL || d.n) {
 		pk_fail(pk, PACK_EXIT_LIKE, path, "cannot reproduce: %s",
 			r != RC_OK ? rc_str(r)
 			: d.n	   ? d.msg[0]
-				   : "not an EB v3 archive");
+				   : "a stream file, not an archive");
 		diag_free(&d);
 		return -1;
 	}
 	diag_free(&d);
-	if (src_read(&l->s, 0, h, sizeof h) != RC_OK)
-		return pk_fail(pk, PACK_EXIT_LIKE, path, "cannot reproduce: short header");
-	l->rec = rd_be(h + 8, 2) & 1 ? 20 : 16;
-	l->shift = h[10];
-	comp_off = 0x30 + ((uint64_t)l->a.n * l->rec + 15) / 16 * 16;
+	l->eb = l->a.kind == ARC_EB3;
+	l->st = st;
+	for (uint32_t i = 0; i < l->a.n; i++) { /* names that escape the root: never written */
+		char why[128];
+
+		if (!pack_path_ok(l->a.paths + l->a.e[i].path, why, sizeof why))
+			return pk_fail(pk, PACK_EXIT_NAME, l->a.paths + l->a.e[i].path, "in %s: %s",
+				       path, why);
+	}
 	first = l->size;
-	for (uint32_t i = 0; i < l->a.n; i++) {
+	for (uint32_t i = 0; i < l->a.n; i++)
 		if (l->a.e[i].stored && l->a.e[i].off < first)
 			first = l->a.e[i].off;
-		if (l->a.e[i].table_method > 4)
-			return pk_fail(pk, PACK_EXIT_LIKE, path, "cannot reproduce: method %u",
-				       l->a.e[i].table_method);
-	}
-	if (rd_be(h + 12, 4) < comp_off + l->a.n || first < rd_be(h + 12, 4) + rd_be(h + 16, 4) ||
-	    l->shift > 31)
-		return pk_fail(pk, PACK_EXIT_LIKE, path,
-			       "cannot reproduce: no compression bytes, or tables after the data");
+	if ((l->eb ? like_eb : like_bigf)(pk, path, l, first) != 0)
+		return -1;
 	l->head_len = (size_t)first;
 	if (src_dup(&l->s, 0, l->head_len, &l->head) != RC_OK)
 		return pk_fail(pk, PACK_EXIT_READ, path, "cannot read");
@@ -754,12 +862,14 @@ static int file_cmp(const void *key, const void *f)
 /* Without DIR: ORIG's entries not replaced by the overlay, as entries copied as stored. */
 static void like_virtual(struct pk *pk, const struct pk_like *l)
 {
+	size_t n_over = pk->n; /* the overlay's files, before ORIG's are added */
+
 	for (uint32_t i = 0; !pk->code && i < l->a.n; i++) {
 		const char *p = l->a.paths + l->a.e[i].path;
 		struct stat st = {.st_size = (off_t)l->a.e[i].size};
 		bool have = false;
 
-		for (size_t j = 0; j < pk->n && !have; j++) /* the overlay's files: few */
+		for (size_t j = 0; j < n_over && !have; j++) /* the overlay's files: few */
 			have = pk->f[j].over && !strcmp(pk->f[j].path, p);
 		if (have)
 			continue;
@@ -773,7 +883,7 @@ static void like_virtual(struct pk *pk, const struct pk_like *l)
 }
 
 /* pk->f in ORIG's table order: DIR must hold exactly ORIG's paths. */
-static int like_match(struct pk *pk, const struct pk_like *l, const char *orig)
+static int like_match(struct pk *pk, const struct pk_like *l, const char *orig, bool skip_added)
 {
 	struct pk_file *v = calloc(pk->n ? pk->n : 1, sizeof *v);
 	bool *used = calloc(pk->n ? pk->n : 1, 1);
@@ -795,28 +905,65 @@ static int like_match(struct pk *pk, const struct pk_like *l, const char *orig)
 		else
 			used[f - pk->f] = true, v[i] = *f;
 	}
-	for (size_t j = 0; !pk->code && j < pk->n; j++)
-		if (!used[j])
+	for (size_t j = 0; !pk->code && j < pk->n; j++) {
+		char line[PATH_MAX + 64];
+
+		if (used[j])
+			continue;
+		if (!skip_added || !pk->f[j].over) {
 			pk_fail(pk, PACK_EXIT_LIKE, pk->f[j].path, "not in %s", orig);
-	free(used);
+			break;
+		}
+		put_escaped(line, sizeof line, pk->f[j].path);
+		fprintf(stderr, "psgfs-tool: pack: %s: not in %s, skipped (--skip-added)\n", line,
+			orig);
+	}
 	if (pk->code) {
+		free(used);
 		free(v);
 		return 0;
 	}
+	for (size_t j = 0; j < pk->n; j++) {
+		if (!used[j]) {
+			free(pk->f[j].path);
+			free(pk->f[j].folder);
+		}
+	}
+	free(used);
 	free(pk->f);
 	pk->f = v;
+	pk->n = l->a.n;
 	pk->cap = pk->n;
 	return 0;
 }
 
+/* n bytes of from at off to to at at: in the kernel (copy_file_range) when it can, else through
+ * tmp (ARC_PIECE_MAX bytes). */
 static enum rc copy_bytes(int from, uint64_t off, int to, uint64_t at, uint64_t n, uint8_t *tmp)
 {
+	bool kernel = true;
+
 	while (n) {
 		size_t k = n < ARC_PIECE_MAX ? (size_t)n : ARC_PIECE_MAX;
 		struct gen_sink s;
 		struct src src;
 		int fd = to;
 
+		if (kernel) {
+			off_t i = (off_t)off, o = (off_t)at;
+			ssize_t c = copy_file_range(from, &i, to, &o, k, 0);
+
+			if (c > 0) {
+				off += (uint64_t)c, at += (uint64_t)c, n -= (uint64_t)c;
+				continue;
+			}
+			if (c < 0 && errno == EINTR)
+				continue;
+			if (c < 0 && errno != EXDEV && errno != EINVAL && errno != ENOSYS &&
+			    errno != EOPNOTSUPP && errno != EBADF)
+				return RC_IO;
+			kernel = false; /* 0: ORIG shorter than it was; the read below says so */
+		}
 		src_init_fd(&src, &from, off + k);
 		if (src_read(&src, off, tmp, k) != RC_OK)
 			return RC_IO;
@@ -862,45 +1009,92 @@ static uint8_t *like_read(struct pk *pk, struct pk_file *f)
 	return b;
 }
 
-/* One entry: copied as stored when DIR's bytes are ORIG's, else packed with ORIG's method
- * (chunked ones as chunkref: RefPack or stored chunks). *cursor: the end of what is placed. */
+/* Whether DIR's file holds ORIG's entry i (decoded and compared by SHA-256). */
+static bool like_same(struct pk_like *l, uint32_t i, const struct pk_file *f, uint8_t *piece)
+{
+	struct sha256 want = f->sha, got;
+	char a[SHA256_HEX_LEN + 1], b[SHA256_HEX_LEN + 1];
+
+	if (l->a.e[i].size != (uint64_t)f->st.st_size ||
+	    entry_sha(&l->s, &l->a, i, piece, &got) != RC_OK)
+		return false;
+	sha256_hex(&want, a);
+	sha256_hex(&got, b);
+	return !strcmp(a, b);
+}
+
+/* The method a changed entry is written with: ORIG's (a chunked one as chunkref: RefPack or
+ * stored chunks, the chunk methods both readers share). BIGF/BIG4 have no method field: the
+ * bytes decide, so a stored file that starts like a RefPack stream is written as one. */
+static uint8_t like_method(const struct pk_like *l, const struct arc_entry *e, const uint8_t *d,
+			   uint64_t len)
+{
+	uint8_t m = e->table_method;
+	uint64_t size;
+	size_t hl;
+
+	if (!len)
+		return GB_STORED;
+	if (!l->eb)
+		return m == 1 || rp_header(d, len < 16 ? (size_t)len : 16, &size, &hl) ? GB_REFPACK
+										       : GB_STORED;
+	return m == 0 ? GB_STORED : m == 1 ? GB_REFPACK : GB_CHUNK_REFPACK;
+}
+
+/* Entry i's record: placed at at with stored bytes (changed: its unpacked size and method). */
+static void like_record(struct pk_like *l, uint32_t i, uint64_t at, uint64_t stored, bool changed,
+			uint64_t len, uint8_t method)
+{
+	if (!l->eb) {
+		uint8_t *rec = l->head + l->dir[i];
+
+		wr_be(rec, at, 4);
+		wr_be(rec + 4, stored, 4);
+		return;
+	}
+	uint8_t *rec = l->head + 0x30 + (size_t)i * l->rec;
+
+	wr_be(rec, at >> l->shift, 4);
+	if (changed) {
+		bool as_is = method == GB_STORED && !rd_be(rec + 4, 4);
+
+		wr_be(rec + 4, as_is ? 0 : stored, 4);
+		wr_be(rec + 8, len, 4);
+		l->head[0x30 + ((size_t)l->a.n * l->rec + 15) / 16 * 16 + i] = method;
+	}
+}
+
+/* One entry: copied as stored when it is ORIG's (no DIR: not decoded at all; DIR's file:
+ * when it decodes to the same bytes), else packed with ORIG's method. *cursor: the end of
+ * what is placed. */
 static void like_entry(struct pk *pk, struct pk_like *l, uint32_t i, int fd, uint8_t *piece,
 		       uint64_t *cursor, bool *moved)
 {
 	struct pk_file *f = &pk->f[i];
 	const struct arc_entry *e = &l->a.e[i];
-	uint8_t *rec = l->head + 0x30 + (size_t)i * l->rec,
-		*data = f->virt ? malloc(1) : like_read(pk, f);
-	struct sha256 want = f->sha, got;
-	char a[SHA256_HEX_LEN + 1], b[SHA256_HEX_LEN + 1];
-	uint64_t at, stored, align = 1ull << l->shift;
+	uint8_t *data = f->virt ? NULL : like_read(pk, f), method = 0;
+	uint64_t at, stored = 0, lim = l->eb ? (uint64_t)UINT32_MAX << l->shift : UINT32_MAX;
 	bool same;
 	enum rc r;
 
-	if (!data)
+	if (!f->virt && !data)
 		return;
-	r = entry_sha(&l->s, &l->a, i, piece, &got);
-	if (f->virt) { /* ORIG's own bytes: what the read back must find */
-		if (r != RC_OK) {
-			free(data);
-			pk_fail(pk, PACK_EXIT_LIKE, f->path, "cannot reproduce: %s", rc_str(r));
-			return;
-		}
-		want = f->sha = got;
-	}
-	sha256_hex(&want, a);
-	sha256_hex(&got, b);
-	same = r == RC_OK && !strcmp(a, b) && e->size == (uint64_t)f->st.st_size;
+	same = f->virt || like_same(l, i, f, piece);
 	/* an unchanged entry keeps its place while nothing before it grew (an empty one until
 	 * something moved: its offset may be ORIG's end, past a shorter archive's) */
 	at = same && (e->stored ? e->off >= *cursor : !*moved)
 		 ? e->off
-		 : (*cursor + align - 1) / align * align;
+		 : (*cursor + l->align - 1) / l->align * l->align;
 	if (same) {
 		stored = e->stored;
-		r = copy_bytes(l->fd, e->off, fd, at, stored, piece);
+		f->copied = true;
+		f->orig = *e;
+		r = RC_OK;
+		if (!*moved && at == e->off && stored && *cursor < at) /* ORIG's gap bytes too */
+			r = copy_bytes(l->fd, *cursor, fd, *cursor, at - *cursor, piece);
+		if (r == RC_OK)
+			r = copy_bytes(l->fd, e->off, fd, at, stored, piece);
 	} else {
-		uint8_t m = e->table_method;
 		struct gen_big_entry ge = {.data = data,
 					   .len = (uint64_t)f->st.st_size,
 					   .style = GB_STYLE_RW4,
@@ -908,24 +1102,22 @@ static void like_entry(struct pk *pk, struct pk_like *l, uint32_t i, int fd, uin
 		struct gen_sink s;
 		int wfd = fd;
 
-		ge.method = !ge.len || m == 0 ? GB_STORED : m == 1 ? GB_REFPACK : GB_CHUNK_REFPACK;
+		method = like_method(l, e, data, ge.len);
+		ge.method = method;
 		gen_sink_fd(&s, &wfd);
 		r = gen_big_write_entry(&ge, &s, at, &stored);
-		if (r == RC_OK && stored <= UINT32_MAX) {
-			bool as_is = ge.method == GB_STORED && !rd_be(rec + 4, 4);
-
-			wr_be(rec + 4, as_is ? 0 : stored, 4);
-			wr_be(rec + 8, ge.len, 4);
-			l->head[0x30 + ((size_t)l->a.n * l->rec + 15) / 16 * 16 + i] = ge.method;
-		}
 	}
 	free(data);
-	if (r != RC_OK)
-		pk_fail(pk, r == RC_IO ? PACK_EXIT_WRITE : PACK_EXIT_INTERNAL, f->path,
-			"cannot write: %s", rc_str(r));
-	else if (stored > UINT32_MAX || (at >> l->shift) > UINT32_MAX)
-		pk_fail(pk, PACK_EXIT_LIMIT, f->path, "beyond the format (past 4 GiB << shift)");
-	wr_be(rec, at >> l->shift, 4);
+	if (r == RC_IO)
+		pk_fail(pk, PACK_EXIT_WRITE, pk->out, "cannot write (at %s): %s", f->path,
+			strerror(errno));
+	else if (r != RC_OK)
+		pk_fail(pk, PACK_EXIT_INTERNAL, f->path, "cannot write: %s", rc_str(r));
+	else if (stored > UINT32_MAX || at > lim || (!l->eb && at + stored > UINT32_MAX))
+		pk_fail(pk, PACK_EXIT_LIMIT, f->path, "beyond the format (past 4 GiB%s)",
+			l->eb ? " << shift" : "");
+	else
+		like_record(l, i, at, stored, !same, (uint64_t)f->st.st_size, method);
 	*moved |= !same || at != e->off;
 	if (stored && at + stored > *cursor) /* an empty entry's offset may be the end */
 		*cursor = at + stored;
@@ -952,19 +1144,24 @@ static void like_write(struct pk *pk, struct pk_like *l, int fd, const char *out
 	if (pk->code)
 		goto done;
 	gen_sink_fd(&s, &wfd);
-	if (!moved && cursor < l->size) { /* unchanged: ORIG's tail (padding) too */
+	if (!moved && cursor < l->size) { /* unchanged: ORIG's tail (padding, footer) too */
 		if (copy_bytes(l->fd, cursor, fd, cursor, l->size - cursor, piece) != RC_OK)
 			pk_fail(pk, PACK_EXIT_WRITE, out, "cannot write: %s", strerror(errno));
 		end = l->size;
 	} else {
-		uint64_t align = 1ull << l->shift;
 		uint8_t z = 0;
 
-		end = moved ? (cursor + align - 1) / align * align : cursor;
+		end = moved ? (cursor + l->align - 1) / l->align * l->align : cursor;
 		if (end > cursor && s.write_at(s.ctx, end - 1, &z, 1) != RC_OK)
 			pk_fail(pk, PACK_EXIT_WRITE, out, "cannot write: %s", strerror(errno));
-		if (moved)
+		if (moved && l->eb)
 			wr_be(l->head + 0x18, end, 8);
+		/* BIGF/BIG4: the archive size (little-endian) when ORIG's was its size */
+		if (moved && !l->eb && l->head_len >= 8 && end <= UINT32_MAX &&
+		    (l->head[4] | l->head[5] << 8 | l->head[6] << 16 |
+		     (uint64_t)l->head[7] << 24) == l->size)
+			for (int k = 0; k < 4; k++)
+				l->head[4 + k] = (uint8_t)(end >> (8 * k));
 	}
 	if (!pk->code && s.write_at(s.ctx, 0, l->head, l->head_len) != RC_OK)
 		pk_fail(pk, PACK_EXIT_WRITE, out, "cannot write: %s", strerror(errno));
@@ -1002,7 +1199,51 @@ static void pk_corrupt(int fd, uint64_t back)
 	}
 }
 
-/* A temporary file in OUT's folder: ".NAME.XXXXXX", mode 0666 & ~umask. */
+#define PK_TEMP_TAG ".psgfs-pack-" /* a name no user file has by chance */
+
+/* Whether name is a temporary file of a pack of base: ".base.psgfs-pack-" and six bytes. */
+static bool is_temp_of(const char *name, const char *base)
+{
+	size_t n = strlen(base), t = strlen(PK_TEMP_TAG);
+
+	return name[0] == '.' && !strncmp(name + 1, base, n) &&
+	       !strncmp(name + 1 + n, PK_TEMP_TAG, t) && strlen(name + 1 + n + t) == 6;
+}
+
+/* The temporaries a killed pack of OUT left (kill -9, a crash): each is locked while its pack
+ * runs, so one that can be locked, and that has not been written for a few seconds (a pack
+ * between creating and locking it), belongs to no running pack and is removed. */
+static void pk_clean_stale(const char *out)
+{
+	const char *slash = strrchr(out, '/'), *base = slash ? slash + 1 : out;
+	char *dir = slash ? strndup(out, slash == out ? 1 : (size_t)(slash - out)) : strdup(".");
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *de;
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		int fd;
+
+		if (!is_temp_of(de->d_name, base))
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+		    st.st_uid == geteuid() && st.st_mtim.tv_sec + 5 < now.tv_sec &&
+		    flock(fd, LOCK_EX | LOCK_NB) == 0)
+			unlinkat(dirfd(d), de->d_name, 0);
+		close(fd);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+/* A temporary file in OUT's folder: ".NAME.psgfs-pack-XXXXXX", mode 0666 & ~umask, locked while
+ * this pack runs (pk_clean_stale). */
 static int pk_temp(const char *out, char **tmp)
 {
 	const char *slash = strrchr(out, '/');
@@ -1011,17 +1252,36 @@ static int pk_temp(const char *out, char **tmp)
 	int fd;
 
 	umask(um);
-	if (asprintf(tmp, "%.*s.%s.XXXXXX", (int)dlen, out, slash ? slash + 1 : out) < 0) {
+	pk_clean_stale(out);
+	if (asprintf(tmp, "%.*s.%s" PK_TEMP_TAG "XXXXXX", (int)dlen, out, slash ? slash + 1 : out) <
+	    0) {
 		*tmp = NULL;
 		return -1;
 	}
 	fd = mkostemp(*tmp, O_CLOEXEC);
-	if (fd >= 0 && fchmod(fd, 0666 & ~um) != 0) {
+	if (fd >= 0 && (flock(fd, LOCK_EX | LOCK_NB) != 0 || fchmod(fd, 0666 & ~um) != 0)) {
 		close(fd);
 		unlink(*tmp);
 		return -1;
 	}
 	return fd;
+}
+
+/* OUT's folder synced, so the rename itself survives a crash. */
+static int pk_sync_folder(const char *out)
+{
+	const char *slash = strrchr(out, '/');
+	char *dir = slash ? strndup(out, slash == out ? 1 : (size_t)(slash - out)) : strdup(".");
+	int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1, rc = -1;
+
+	if (fd >= 0) {
+		rc = fsync(fd);
+		if (rc != 0 && errno == EINVAL) /* a file system that cannot sync folders */
+			rc = 0;
+		close(fd);
+	}
+	free(dir);
+	return rc;
 }
 
 static int pk_finish(struct pk *pk, const struct pk_opts *o)
@@ -1033,7 +1293,7 @@ static int pk_finish(struct pk *pk, const struct pk_opts *o)
 	if (o->like) { /* ORIG's hashes, order and tables */
 		if (like_open(pk, o->like, &l) == 0 && !o->dir)
 			like_virtual(pk, &l);
-		if (!pk->code && like_match(pk, &l, o->like) != 0)
+		if (!pk->code && like_match(pk, &l, o->like, o->skip_added) != 0)
 			pk_fail(pk, PACK_EXIT_INTERNAL, o->like, "out of memory");
 	} else if (pk_check_hashes(pk, o) != 0) {
 		pk_fail(pk, PACK_EXIT_INTERNAL, o->out, "out of memory");
@@ -1050,11 +1310,19 @@ static int pk_finish(struct pk *pk, const struct pk_opts *o)
 		free(tmp);
 		return pk->code;
 	}
+	pk->orig_fd = l.fd;
+	if (o->like && pk->hook && !strcmp(pk->hook, o->like)) { /* tests: ORIG changes */
+		int w = open(o->like, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+		if (w >= 0) {
+			(void)!write(w, "!", 1);
+			close(w);
+		}
+	}
 	if (o->like)
 		like_write(pk, &l, fd, o->out);
 	else if (pk_write(pk, o, fd) != 0)
 		pk_fail(pk, PACK_EXIT_INTERNAL, o->out, "out of memory");
-	like_close(&l);
 	if (!pk->code)
 		pk_recheck(pk);
 	if (!pk->code && fsync(fd) != 0)
@@ -1063,11 +1331,24 @@ static int pk_finish(struct pk *pk, const struct pk_opts *o)
 		pk_corrupt(fd, strtoull(pk->corrupt, NULL, 10));
 	if (!pk->code)
 		pk_verify(pk, fd, o->out);
+	if (!pk->code && o->like) { /* ORIG too is a source: the same file from start to end */
+		struct stat a, b;
+
+		if (fstat(l.fd, &a) != 0 || stat(o->like, &b) != 0 || !same_file(&a, &l.st) ||
+		    !same_file(&b, &l.st))
+			pk_fail(pk, PACK_EXIT_CHANGED, o->like, "changed while it was packed");
+	}
+	like_close(&l);
 	if (!pk->code && rename(tmp, o->out) != 0)
 		pk_fail(pk, PACK_EXIT_WRITE, o->out, "cannot rename into place: %s",
 			strerror(errno));
+	else if (!pk->code && pk_sync_folder(o->out) != 0)
+		pk->renamed = true, pk_fail(pk, PACK_EXIT_WRITE, o->out,
+					    "in place, but its folder cannot be synced "
+					    "(the rename may not survive a crash): %s",
+					    strerror(errno));
 	close(fd);
-	if (pk->code)
+	if (pk->code && !pk->renamed)
 		unlink(tmp);
 	free(tmp);
 	return pk->code;
@@ -1126,6 +1407,7 @@ int pack_main(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
+	pk.out = o.out;
 	pk.hook = getenv("PSGFS_PACK_TEST_CHANGE");
 	pk.corrupt = getenv("PSGFS_PACK_TEST_CORRUPT");
 	if (o.dir)

@@ -24,9 +24,10 @@ int fuzz_one_texmod(const uint8_t *p, size_t n);
 int fuzz_one_archive(const uint8_t *p, size_t n);  /* EB, BIGF/BIG4, RefPack, chunked */
 int fuzz_one_manifest(const uint8_t *p, size_t n); /* CMAP, CSPA, MMAP */
 int fuzz_one_world(const uint8_t *p, size_t n);	   /* DMOData, SplineData, ClusteredMesh */
+int fuzz_one_pack(const uint8_t *p, size_t n);	   /* pack --like ORIG (fuzz_pack.c) */
 
 /* Which harnesses a seed feeds (the corpus directory names are arena skate psk psa tree
- * folder texmod archive manifest world). */
+ * folder texmod archive manifest world pack). */
 #define FZ_ARENA    1u
 #define FZ_SKATE    2u
 #define FZ_PSK	    4u
@@ -37,6 +38,7 @@ int fuzz_one_world(const uint8_t *p, size_t n);	   /* DMOData, SplineData, Clust
 #define FZ_ARCHIVE  128u
 #define FZ_MANIFEST 256u
 #define FZ_WORLD    512u
+#define FZ_PACK	    1024u
 
 /*
  * What mounting and walking one input did (fuzz_tree_check). The invariants: tree_open either

@@ -1,6 +1,7 @@
 /*
  * make_seeds OUTDIR [EVERY]: write the generated seed corpora, OUTDIR/<harness>/<name>, for
- * the harnesses arena, skate, psk, psa, tree, folder, texmod, archive, manifest and world, plus
+ * the harnesses arena, skate, psk, psa, tree, folder, texmod, archive, manifest, world and
+ * pack, plus
  * every EVERY-th hostile mutant of each seed (default 16; 0 = none) so fuzzing starts from
  * broken files too.
  * The slow harnesses get fewer (slow[] x EVERY; tree and folder only of seeds up to 16 KiB):
@@ -17,12 +18,13 @@
 #include "harness.h"
 #include "mutate.h"
 
-#define N_HARNESS 10
-static const char *const harness_dir[N_HARNESS] = {
-    "arena", "skate", "psk", "psa", "tree", "folder", "texmod", "archive", "manifest", "world"};
+#define N_HARNESS 11
+static const char *const harness_dir[N_HARNESS] = {"arena",    "skate",	 "psk",	   "psa",
+						   "tree",     "folder", "texmod", "archive",
+						   "manifest", "world",	 "pack"};
 
 /* Mutant stride multipliers, so a harness's starting corpus runs in about a third of 35 s. */
-static const unsigned slow[N_HARNESS] = {1, 8, 1, 1, 32, 16, 1, 1, 1, 1};
+static const unsigned slow[N_HARNESS] = {1, 8, 1, 1, 32, 16, 1, 1, 1, 1, 1};
 
 static int write_file(const char *path, const uint8_t *p, size_t n)
 {

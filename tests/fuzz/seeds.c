@@ -507,7 +507,7 @@ static void archive_seeds(struct seedset *s)
 		e[5] = (struct ar_ent){1, "empty", e[5].body, 0, 0};
 		buf_init(&b);
 		ar_eb(&b, wide, wide ? 0 : 4, e, 6);
-		add(s, wide ? "archive_eb_wide" : "archive_eb", FZ_ARCHIVE, RC_OK, &b);
+		add(s, wide ? "archive_eb_wide" : "archive_eb", FZ_ARCHIVE | FZ_PACK, RC_OK, &b);
 		for (int i = 0; i < 6; i++)
 			buf_free(&e[i].body);
 	}
@@ -527,7 +527,7 @@ static void archive_seeds(struct seedset *s)
 	buf_put(&b, src, 1000);
 	ar_rp(&b, src + 1000, 2000);
 	buf_set_u32be(&b, 40, (uint32_t)(b.len - 1064));
-	add(s, "archive_bigf", FZ_ARCHIVE, RC_OK, &b);
+	add(s, "archive_bigf", FZ_ARCHIVE | FZ_PACK, RC_OK, &b);
 	/* bare streams: RefPack, and a chunk stream */
 	buf_init(&b);
 	ar_rp(&b, src, sizeof src);

@@ -2,7 +2,7 @@
  * Replays the fuzz harnesses (tests/fuzz/fuzz_*.c, the same code libFuzzer runs) in the normal
  * suite: every generated seed through its harnesses, then every file kept in
  * tests/fuzz/regressions/<harness>/ (crashes, leaks, OOMs and timeouts found by tests/fuzz/run)
- * through all nine harnesses. A regression that comes back crashes or fails here. Replaying
+ * through all eleven harnesses. A regression that comes back crashes or fails here. Replaying
  * no file at all, or a file that cannot be read, fails too: a moved or emptied regressions
  * folder must not pass unnoticed. PSGFS_FUZZ_REGRESSIONS names another folder to replay (then
  * only that replay runs: the suite checks that an empty one fails).
@@ -40,6 +40,7 @@ static const struct {
     {"archive", fuzz_one_archive, FZ_ARCHIVE},
     {"manifest", fuzz_one_manifest, FZ_MANIFEST},
     {"world", fuzz_one_world, FZ_WORLD},
+    {"pack", fuzz_one_pack, FZ_PACK},
 };
 #define N_HARNESS (sizeof harnesses / sizeof harnesses[0])
 
@@ -65,7 +66,8 @@ static void test_seeds(void **state)
 
 		if (v[i].harnesses == FZ_TEXMOD) /* pictures: no container to mount */
 			continue;
-		if (v[i].harnesses == FZ_ARCHIVE) /* archives: the archive harness alone */
+		if (v[i].harnesses &
+		    FZ_ARCHIVE) /* archives: the archive (and pack) harness alone */
 			continue;
 		if (v[i].harnesses == FZ_MANIFEST) /* manifests: the manifest harness alone */
 			continue;
