@@ -1454,6 +1454,28 @@ void arcdir_each_arena(struct arcdir *ad, arcdir_arena_fn fn, void *ctx)
 	}
 }
 
+bool arcdir_walk_nested(struct arcdir *ad, uint32_t *left, arcdir_nested_fn fn, void *ctx)
+{
+	for (uint32_t k = ARCDIR_FIRST; k < ARCDIR_FIRST + ad->a.n && k < ad->n_nodes; k++) {
+		struct arcdir *c;
+		enum rc r;
+
+		if (ad->nodes[k].type != AN_ARCHIVE)
+			continue;
+		if (!*left)
+			return false;
+		(*left)--;
+		c = arcdir_nested(ad, k, &r);
+		if (!c || arcdir_ensure(c) != RC_OK)
+			continue;
+		if (fn)
+			fn(ctx, c);
+		if (!arcdir_walk_nested(c, left, fn, ctx)) /* depth: at most ARCDIR_DEPTH_MAX */
+			return false;
+	}
+	return true;
+}
+
 enum rc arcdir_ensure(struct arcdir *ad)
 {
 	enum rc r;

@@ -49,6 +49,16 @@ enum rc arcdir_ensure(struct arcdir *ad);
 typedef void (*arcdir_arena_fn)(void *ctx, const char *path, uint32_t slot, const struct src *s);
 void arcdir_each_arena(struct arcdir *ad, arcdir_arena_fn fn, void *ctx);
 
+/* Every archive nested in the built archive ad (SFIL stream files in a district's .big, a
+ * district .big in a DLC pack), depth first in table order down to ARCDIR_DEPTH_MAX, each
+ * opened (tables only) and built as its first listing would (its 0x<GUID> entries join the
+ * name index then) and handed to fn (NULL: none). *left counts the archives visited down,
+ * opened before or not (so the walk does not depend on what was listed first); false when it
+ * reached 0 with some left unvisited. For the mount's texture indexes (folder.c, TEX_NESTED_MAX).
+ */
+typedef void (*arcdir_nested_fn)(void *ctx, struct arcdir *nested);
+bool arcdir_walk_nested(struct arcdir *ad, uint32_t *left, arcdir_nested_fn fn, void *ctx);
+
 /* Nodes past the root, i.e. the slots the folder layer must hand out (base + 1 ...). */
 uint32_t arcdir_span(const struct arcdir *ad);
 void arcdir_set_base(struct arcdir *ad, uint32_t base);

@@ -1226,6 +1226,20 @@ static void walk_one(struct folder *f, const char *rel, struct walk *w, struct s
 	closedir(d);
 }
 
+/* Archives nested in the mount's archives each index build opens at most (tables only: an
+ * SFIL header, its asset records and ATOC): a district's stream files inside its .big, the
+ * .big of a DLC pack. Past it the rest is left out and the index is partial. Tests lower it. */
+#define TEX_NESTED_MAX 4096u
+_Atomic uint32_t folder_nested_max = TEX_NESTED_MAX;
+
+/* An archive of the mount built (its 0x<GUID> entries fed to the name index by
+ * arcdir_ensure), then the archives nested in it, within *left. */
+static void guid_feed_archive(struct guid_index *ix, struct arcdir *ad, uint32_t *left)
+{
+	if (arcdir_ensure(ad) == RC_OK && !arcdir_walk_nested(ad, left, NULL, NULL))
+		guid_index_set_partial(ix);
+}
+
 /* The build of the mount's GUID index: every source folder below DIR read by name (as the
  * folder layer would show them: links not followed, the mount point and paths into this
  * mount left out), each GUID-named regular file fed by its path. */
@@ -1235,11 +1249,12 @@ static void folder_guid_build(void *ctx, struct guid_index *ix)
 	struct folder *f = t->fold;
 	struct walk w = {0}, arcs = {0};
 	struct seen seen = {0};
+	uint32_t nested = atomic_load(&folder_nested_max);
 
 	/* A single archive's mount: its entries are all there is (fed by arcdir_ensure). */
 	if (f->root.archive) {
 		if (f->root.arc)
-			arcdir_ensure(f->root.arc);
+			guid_feed_archive(ix, f->root.arc, &nested);
 		return;
 	}
 	if (!walk_push(&w, "", ""))
@@ -1257,7 +1272,7 @@ static void folder_guid_build(void *ctx, struct guid_index *ix)
 		struct fentry *e = slot ? entry_get(t, slot) : NULL;
 
 		if (e && e->archive && open_archive(t, e) == RC_OK && e->arc)
-			arcdir_ensure(e->arc);
+			guid_feed_archive(ix, e->arc, &nested);
 		free(rel);
 	}
 	free(arcs.v);
@@ -1289,7 +1304,8 @@ struct toc_build {
 	struct tree *t;
 	struct guid_index *ix;
 	size_t arenas, bytes;
-	uint64_t read; /* bytes read from arenas so far, against folder_toc_budget */
+	uint64_t read;	 /* bytes read from arenas so far, against folder_toc_budget */
+	uint32_t nested; /* nested archives it may still open (TEX_NESTED_MAX) */
 };
 
 _Atomic uint64_t folder_toc_budget = TOC_SCAN_TOTAL;
@@ -1372,11 +1388,25 @@ static int by_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static void toc_feed_nested(void *ctx, struct arcdir *ad)
+{
+	arcdir_each_arena(ad, toc_feed_entry, ctx);
+}
+
+/* An archive's arenas, then those of the archives nested in it. */
+static void toc_feed_arcdir(struct toc_build *b, struct arcdir *ad)
+{
+	if (arcdir_ensure(ad) != RC_OK)
+		return;
+	arcdir_each_arena(ad, toc_feed_entry, b);
+	if (!arcdir_walk_nested(ad, &b->nested, toc_feed_nested, b))
+		guid_index_set_partial(b->ix);
+}
+
 static void toc_feed_archive(struct toc_build *b, struct fentry *e)
 {
-	if (e && e->archive && open_archive(b->t, e) == RC_OK && e->arc &&
-	    arcdir_ensure(e->arc) == RC_OK)
-		arcdir_each_arena(e->arc, toc_feed_entry, b);
+	if (e && e->archive && open_archive(b->t, e) == RC_OK && e->arc)
+		toc_feed_arcdir(b, e->arc);
 }
 
 /* The build of the mount's TOC index: every file named like an arena (.psg, .rx2) below DIR
@@ -1388,12 +1418,12 @@ static void folder_toc_build(void *ctx, struct guid_index *ix)
 	struct folder *f = t->fold;
 	struct walk w = {0}, arcs = {0}, arenas = {0};
 	struct seen seen = {0};
-	struct toc_build b = {.t = t, .ix = ix};
+	struct toc_build b = {.t = t, .ix = ix, .nested = atomic_load(&folder_nested_max)};
 
 	/* A single archive's mount: its entries are all there is (opened at mount). */
 	if (f->root.archive) {
-		if (f->root.arc && arcdir_ensure(f->root.arc) == RC_OK)
-			arcdir_each_arena(f->root.arc, toc_feed_entry, &b);
+		if (f->root.arc)
+			toc_feed_arcdir(&b, f->root.arc);
 		goto out;
 	}
 	if (!walk_push(&w, "", ""))
