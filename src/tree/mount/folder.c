@@ -1232,13 +1232,29 @@ static void walk_one(struct folder *f, const char *rel, struct walk *w, struct s
 #define TEX_NESTED_MAX 4096u
 _Atomic uint32_t folder_nested_max = TEX_NESTED_MAX;
 
-/* An archive of the mount built (its 0x<GUID> entries fed to the name index by
- * arcdir_ensure), then the archives nested in it, within *left. */
-static void guid_feed_archive(struct guid_index *ix, struct arcdir *ad, uint32_t *left)
+/* The archive of the mount at rel (its tables read), NULL if none. */
+static struct arcdir *archive_at(struct tree *t, const char *rel)
 {
-	if (arcdir_ensure(ad) == RC_OK && !arcdir_walk_nested(ad, left, NULL, NULL))
-		guid_index_set_partial(ix);
+	uint32_t slot = folder_slot_at(t, rel);
+	struct fentry *e = slot ? entry_get(t, slot) : NULL;
+
+	return e && e->archive && open_archive(t, e) == RC_OK ? e->arc : NULL;
 }
+
+/* An archive of the mount built (its 0x<GUID> entries fed to the name index by
+ * arcdir_ensure) and the archives nested in it that arcdir_walk_nested's pass 0 takes (archives
+ * of archives and Tex streams, not the Pres and Sim collections: a texture GUID they alone hold
+ * is found by the TOC index, whose walk takes both passes), within *left. False once the
+ * index is partial. */
+static bool guid_feed_archive(struct guid_index *ix, struct arcdir *ad, uint32_t *left)
+{
+	if (!ad || arcdir_ensure(ad) != RC_OK || arcdir_walk_nested(ad, 0, left, NULL, NULL))
+		return true;
+	guid_index_set_partial(ix);
+	return false;
+}
+
+static int by_str(const void *a, const void *b);
 
 /* The build of the mount's GUID index: every source folder below DIR read by name (as the
  * folder layer would show them: links not followed, the mount point and paths into this
@@ -1253,8 +1269,7 @@ static void folder_guid_build(void *ctx, struct guid_index *ix)
 
 	/* A single archive's mount: its entries are all there is (fed by arcdir_ensure). */
 	if (f->root.archive) {
-		if (f->root.arc)
-			guid_feed_archive(ix, f->root.arc, &nested);
+		guid_feed_archive(ix, f->root.arc, &nested);
 		return;
 	}
 	if (!walk_push(&w, "", ""))
@@ -1265,16 +1280,14 @@ static void folder_guid_build(void *ctx, struct guid_index *ix)
 		walk_one(f, rel, &w, &seen, ix, &arcs, NULL);
 		free(rel);
 	}
-	/* Archives by name (.big, .psf, .xsf): their tables read, their entries fed. */
-	while (arcs.n) {
-		char *rel = arcs.v[--arcs.n];
-		uint32_t slot = folder_slot_at(t, rel);
-		struct fentry *e = slot ? entry_get(t, slot) : NULL;
-
-		if (e && e->archive && open_archive(t, e) == RC_OK && e->arc)
-			guid_feed_archive(ix, e->arc, &nested);
-		free(rel);
-	}
+	/* Archives by name (.big, .psf, .xsf): their tables read, their entries fed, in path
+	 * order, with the archives nested in them that guid_feed_archive takes. */
+	if (arcs.n)
+		qsort(arcs.v, arcs.n, sizeof *arcs.v, by_str);
+	for (size_t i = 0, more = 1; i < arcs.n && more; i++)
+		more = guid_feed_archive(ix, archive_at(t, arcs.v[i]), &nested);
+	for (size_t i = 0; i < arcs.n; i++)
+		free(arcs.v[i]);
 	free(arcs.v);
 	free(w.v);
 	free(seen.v);
@@ -1393,20 +1406,18 @@ static void toc_feed_nested(void *ctx, struct arcdir *ad)
 	arcdir_each_arena(ad, toc_feed_entry, ctx);
 }
 
-/* An archive's arenas, then those of the archives nested in it. */
-static void toc_feed_arcdir(struct toc_build *b, struct arcdir *ad)
+/* Pass 0: an archive's arenas, then those of the archives nested in it that pass 0 takes;
+ * pass 1: the others (arcdir_walk_nested). False once the index is partial. */
+static bool toc_feed_arcdir(struct toc_build *b, struct arcdir *ad, int pass)
 {
-	if (arcdir_ensure(ad) != RC_OK)
-		return;
-	arcdir_each_arena(ad, toc_feed_entry, b);
-	if (!arcdir_walk_nested(ad, &b->nested, toc_feed_nested, b))
-		guid_index_set_partial(b->ix);
-}
-
-static void toc_feed_archive(struct toc_build *b, struct fentry *e)
-{
-	if (e && e->archive && open_archive(b->t, e) == RC_OK && e->arc)
-		toc_feed_arcdir(b, e->arc);
+	if (!ad || arcdir_ensure(ad) != RC_OK)
+		return true;
+	if (!pass)
+		arcdir_each_arena(ad, toc_feed_entry, b);
+	if (arcdir_walk_nested(ad, pass, &b->nested, toc_feed_nested, b))
+		return true;
+	guid_index_set_partial(b->ix);
+	return false;
 }
 
 /* The build of the mount's TOC index: every file named like an arena (.psg, .rx2) below DIR
@@ -1422,8 +1433,8 @@ static void folder_toc_build(void *ctx, struct guid_index *ix)
 
 	/* A single archive's mount: its entries are all there is (opened at mount). */
 	if (f->root.archive) {
-		if (f->root.arc)
-			toc_feed_arcdir(&b, f->root.arc);
+		if (toc_feed_arcdir(&b, f->root.arc, 0))
+			toc_feed_arcdir(&b, f->root.arc, 1);
 		goto out;
 	}
 	if (!walk_push(&w, "", ""))
@@ -1442,12 +1453,11 @@ static void folder_toc_build(void *ctx, struct guid_index *ix)
 		toc_feed_file(&b, arenas.v[i]);
 		free(arenas.v[i]);
 	}
-	for (size_t i = 0; i < arcs.n; i++) {
-		uint32_t slot = folder_slot_at(t, arcs.v[i]);
-
-		toc_feed_archive(&b, slot ? entry_get(t, slot) : NULL);
+	for (int pass = 0, more = 1; pass < 2 && more; pass++)
+		for (size_t i = 0; i < arcs.n && more; i++)
+			more = toc_feed_arcdir(&b, archive_at(t, arcs.v[i]), pass);
+	for (size_t i = 0; i < arcs.n; i++)
 		free(arcs.v[i]);
-	}
 out:
 	cache_charge(t->cache, b.bytes);
 	free(arenas.v);
