@@ -339,8 +339,12 @@ static bool sniff(int dirfd, struct fentry *e, bool assets_files)
 		e->archive = fmt_by_name(e->name, FMT_ARCHIVE) != NULL;
 		e->asset = e->archive || (fmt_by_name(e->name, FMT_ASSET) && !assets_files);
 	} else {
+		const struct fmt_row *r = fmt_detect(head, (size_t)got, FMT_ASSET);
+
 		e->archive = arc_detect(head, (size_t)got);
-		e->asset = e->archive || (asset_detect(head, (size_t)got) && !assets_files);
+		/* a row with a name rule (a district's Pres map) takes only the names it names */
+		e->asset =
+		    e->archive || (r && (!r->name_ok || r->name_ok(e->name)) && !assets_files);
 	}
 	return true;
 }
