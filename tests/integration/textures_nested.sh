@@ -6,8 +6,8 @@
 # archive inside another (a DLC pack holding a world .big), and as psgfs-gen game lays it out
 # (data/content/worldDIST_Gen.big), the archive kinds also as mounts of their own. Every Pres
 # model's material.txt (the texture's path from the mount's root taken out), its texture links
-# and its exported .glb must be those of the loose mount, and every diffuse channel must
-# resolve to an arena of cTex_Global.psf.
+# and its exported .glb, and the district view's scene.glb, must be those of the loose mount,
+# and every diffuse channel must resolve to an arena of cTex_Global.psf.
 . "$(dirname "$0")/lib.sh"
 
 L=$WORK/loose
@@ -48,6 +48,8 @@ facts() {
 		printf '%s %s\n' "$m" "$(sha256sum <"$root/$m/export/$(basename "$m" .psg).glb" |
 			cut -d' ' -f1)"
 	done >>"$out"
+	# The district view's whole scene embeds the same textures (docs/worlds.md).
+	printf 'scene.glb %s\n' "$(sha256sum <"$root/DIST_Gen_Pres.psm/scene.glb" | cut -d' ' -f1)" >>"$out"
 }
 
 mount_psgfs "$L" "$WORK/m-loose"
@@ -65,9 +67,9 @@ same() {
 	local name=$1 root=$2 prefix=$3
 	facts "$root" "$prefix" "$WORK/f-$name"
 	if cmp -s "$WORK/f-loose" "$WORK/f-$name"; then
-		ok "$name: materials, texture links and .glb as in the loose folder"
+		ok "$name: materials, texture links, .glb and scene.glb as in the loose folder"
 	else
-		not_ok "$name: materials, texture links and .glb as in the loose folder"
+		not_ok "$name: materials, texture links, .glb and scene.glb as in the loose folder"
 		{ diff "$WORK/f-loose" "$WORK/f-$name" || true; } | head -8 | sed "s/^/# /" >&2
 	fi
 }
