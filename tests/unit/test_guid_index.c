@@ -6,6 +6,8 @@
  * through the folder layer as a slot. Then the index of texture arenas of any name by their
  * TableOfContents: the bounded scan of one arena (skate_toc_scan.c: texture GUIDs only, a TOC
  * that lies, the byte and GUID caps) and the folder layer's lazy build (folder_toc_index).
+ * Both indexes reach into nested archives: a district's stream files inside its .big inside
+ * a DLC pack, within the cap on nested archives (folder_nested_max).
  */
 #include <fcntl.h>
 #include <ftw.h>
@@ -24,8 +26,12 @@
 
 #include "psgfs/base/buf.h"
 #include "psgfs/base/source.h"
+#include "psgfs/base/diag.h"
+#include "psgfs/formats/archive.h"
 #include "psgfs/formats/arena.h"
 #include "psgfs/formats/skate_objects.h"
+#include "psgfs/gen/gen_big.h"
+#include "psgfs/gen/gen_district.h"
 #include "psgfs/gen/gen_psg.h"
 #include "psgfs/gen/gen_psg_objects.h"
 #include "psgfs/gen/gen_psg_textures.h"
@@ -481,13 +487,188 @@ static void test_toc_budget(void **state)
 	gen_tex_truth_free(&truth);
 }
 
+/* ---- nested archives: a district's Tex stream inside a .big inside a .big ---- */
+
+struct dist_files {
+	char *name[64];
+	struct buf b[64];
+	size_t n;
+};
+
+static enum rc dist_put(void *ctx, const char *rel, const struct buf *b)
+{
+	struct dist_files *f = ctx;
+
+	assert_true(f->n < 64);
+	f->name[f->n] = strdup(rel);
+	buf_init(&f->b[f->n]);
+	buf_put(&f->b[f->n], b->data, b->len);
+	assert_false(f->b[f->n].oom);
+	f->n++;
+	return RC_OK;
+}
+
+static const struct buf *dist_file(const struct dist_files *f, const char *name)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->name[i], name))
+			return &f->b[i];
+	fail_msg("%s not written", name);
+	return NULL;
+}
+
+/* The IDs of the assets of stream file sf (with its table toc), in stream order. */
+static size_t stream_ids(const struct buf *sf, const struct buf *toc, uint64_t *ids, size_t max)
+{
+	struct src_mem ms, mt;
+	struct src s, t;
+	struct arc a;
+	struct diag d;
+	size_t n = 0;
+
+	src_init_mem(&s, &ms, sf->data, sf->len);
+	src_init_mem(&t, &mt, toc->data, toc->len);
+	diag_init(&d);
+	assert_int_equal(arc_open(&s, &t, &a, &d), RC_OK);
+	for (uint32_t i = 0; i < a.n && n < max; i++)
+		ids[n++] = a.e[i].id;
+	arc_free(&a);
+	diag_free(&d);
+	return n;
+}
+
+static void big_of(const struct gen_big_entry *e, uint32_t n, struct buf *out)
+{
+	struct gen_sink sink;
+	uint64_t total;
+
+	buf_init(out);
+	gen_sink_buf(&sink, out);
+	assert_int_equal(gen_big_write(&(struct gen_big_opts){0}, e, n, &sink, NULL, &total),
+			 RC_OK);
+}
+
+#define NEST_DIR "dlc.big/content/world.big/world/DIST_Gen/"
+
+/* dlc.big (stored) holds content/world.big (RefPack), which holds the district's files under
+ * world/DIST_Gen/. Each index finds the Tex stream's arenas by their mount paths, only on the
+ * first lookup, and a Pres model's material links into the Tex stream; then with the cap on
+ * nested archives at 1 (only world.big opened) neither finds them and the TOC index says it
+ * stopped; at 2 the Tex stream, last in the table after every Pres and Sim stream file, is
+ * still reached (the walks take Tex streams first; the name index's takes nothing else). */
+static void test_nested(void **state)
+{
+	struct dist_files f = {0};
+	struct gen_district_sink sink = {dist_put, &f};
+	struct gen_big_entry e[64];
+	struct buf world, dlc;
+	uint64_t tex[16], pres[16];
+	size_t n_tex, n_pres, ne = 0;
+	char why[256], text[4096], path[512];
+
+	(void)state;
+	assert_int_equal(gen_district(&(struct gen_district_opts){.seed = 7}, &sink), RC_OK);
+	n_tex = stream_ids(dist_file(&f, "cTex_Global.psf"), dist_file(&f, "DIST_Gen_Tex.pst"), tex,
+			   16);
+	n_pres = stream_ids(dist_file(&f, "cPres_Global.psf"), dist_file(&f, "DIST_Gen_Pres.pst"),
+			    pres, 16);
+	assert_true(n_tex >= 1 && n_pres >= 1);
+	/* cTex_Global.psf last in the table (the walk must not take it in table order). */
+	for (int last = 0; last < 2; last++)
+		for (size_t i = 0; i < f.n; i++)
+			if (strcmp(f.name[i], GEN_DISTRICT_DMO_BIG) != 0 &&
+			    (strcmp(f.name[i], "cTex_Global.psf") == 0) == (last == 1))
+				e[ne++] = (struct gen_big_entry){.folder = "world/DIST_Gen",
+								 .name = f.name[i],
+								 .data = f.b[i].data,
+								 .len = f.b[i].len,
+								 .method = GB_REFPACK};
+	assert_true(ne >= 12 && !strcmp(e[ne - 1].name, "cTex_Global.psf"));
+	big_of(e, (uint32_t)ne, &world);
+	big_of(
+	    &(struct gen_big_entry){
+		.folder = "content", .name = "world.big", .data = world.data, .len = world.len},
+	    1, &dlc);
+	snprintf(dir, sizeof dir, "/tmp/psgfs-gix.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	write_rel("dlc.big", &dlc);
+
+	for (int pass = 0; pass < 3; pass++) {
+		struct tree_opts o = {0};
+		struct guid_hit h[4];
+		struct tree_stat ts;
+		struct tree *t;
+		size_t got = 0;
+
+		atomic_store(&folder_nested_max, pass == 0 ? 4096u : pass == 1 ? 1u : 2u);
+		assert_int_equal(tree_open(dir, &o, &t, why, sizeof why), TREE_FAIL_NONE);
+		/* Mounting and listing the stream files (archives in archives) builds no index. */
+		assert_int_equal(tree_resolve(t, NEST_DIR "cTex_Global.psf", &ts), RC_OK);
+		assert_int_equal(tree_resolve(t, NEST_DIR "cPres_Global.psf", &ts), RC_OK);
+		assert_false(guid_index_built(folder_guid_index(t)));
+		assert_false(guid_index_built(folder_toc_index(t)));
+		snprintf(path, sizeof path,
+			 NEST_DIR
+			 "cPres_Global.psf/0x%016llx.psg/materials/00.material/material.txt",
+			 (unsigned long long)pres[0]);
+		assert_int_equal(tree_resolve(t, path, &ts), RC_OK);
+		assert_true(ts.size < sizeof text);
+		assert_int_equal(tree_read(t, ts.ino, 0, sizeof text - 1, text, &got), RC_OK);
+		text[got] = '\0';
+		assert_true(guid_index_built(folder_guid_index(t)));
+		snprintf(path, sizeof path, " in " NEST_DIR "cTex_Global.psf/0x");
+		if (pass == 2) {
+			assert_non_null(strstr(text, path));
+			assert_false(guid_index_partial(folder_guid_index(t)));
+			assert_false(guid_index_built(folder_toc_index(t)));
+			tree_close(t);
+			continue;
+		}
+		if (pass) {
+			assert_null(strstr(text, path));
+			assert_true(guid_index_partial(folder_guid_index(t)));
+			assert_true(guid_index_partial(folder_toc_index(t)));
+			assert_non_null(
+			    strstr(text, "read before the index's read budget ran out)"));
+			assert_int_equal(guid_index_find(folder_toc_index(t), tex[0], NULL, h, 4),
+					 0);
+			tree_close(t);
+			continue;
+		}
+		assert_non_null(strstr(text, path));
+		assert_false(guid_index_partial(folder_guid_index(t)));
+		for (size_t i = 0; i < n_tex; i++) {
+			struct guid_index *ix[2] = {folder_guid_index(t), folder_toc_index(t)};
+
+			snprintf(path, sizeof path, NEST_DIR "cTex_Global.psf/0x%016llx.psg",
+				 (unsigned long long)tex[i]);
+			for (int k = 0; k < 2; k++) {
+				assert_int_equal(guid_index_find(ix[k], tex[i], "psg", h, 4), 1);
+				assert_string_equal(h[0].path, path);
+				assert_true(k || h[0].slot); /* the name index: fed with its slot */
+				free(h[0].path);
+			}
+		}
+		assert_false(guid_index_partial(folder_toc_index(t)));
+		tree_close(t);
+	}
+	atomic_store(&folder_nested_max, 4096u);
+	assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	for (size_t i = 0; i < f.n; i++) {
+		free(f.name[i]);
+		buf_free(&f.b[i]);
+	}
+	buf_free(&world);
+	buf_free(&dlc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_names),	cmocka_unit_test(test_find),
 	    cmocka_unit_test(test_folder_walk), cmocka_unit_test(test_toc_scan),
 	    cmocka_unit_test(test_toc_folder),	cmocka_unit_test(test_toc_not_for_names),
-	    cmocka_unit_test(test_toc_budget),
+	    cmocka_unit_test(test_toc_budget),	cmocka_unit_test(test_nested),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -554,6 +554,8 @@ struct guid_index *folder_guid_index(struct tree *t);
 struct guid_index *folder_toc_index(struct tree *t);
 /* Bytes the TOC index's build reads in all (256 MiB; tests lower it). */
 extern _Atomic uint64_t folder_toc_budget;
+/* Nested archives each texture index's build opens at most (4096; tests lower it). */
+extern _Atomic uint32_t folder_nested_max;
 /* The slot of the entry at `path` inside the mounted folder ("data/x/0x...psg"), listing the
  * folders on the way as a visit would; 0 when there is none. */
 uint32_t folder_slot_at(struct tree *t, const char *path);

@@ -164,6 +164,37 @@ void arcdir_each_arena(struct arcdir *ad, arcdir_arena_fn fn, void *ctx)
 	}
 }
 
+/* Pass 0 takes the archives that hold archives (anything but a stream file) and the Tex
+ * streams (cTex_*.psf/.xsf); pass 1 the other stream files. */
+static bool walk_early(const char *name)
+{
+	return !fmt_name_is(name, FMT_SFIL) || strncasecmp(name, "cTex", 4) == 0;
+}
+
+bool arcdir_walk_nested(struct arcdir *ad, int pass, uint32_t *left, arcdir_nested_fn fn, void *ctx)
+{
+	for (uint32_t k = ARCDIR_FIRST; k < ARCDIR_FIRST + ad->a.n && k < ad->n_nodes; k++) {
+		bool early = walk_early(ad->names + ad->nodes[k].name);
+		bool mine = early == (pass == 0); /* visited, counted and handed to fn this pass */
+		struct arcdir *c;
+		enum rc r;
+
+		if (ad->nodes[k].type != AN_ARCHIVE || (pass == 0 && !early))
+			continue;
+		if (mine && !*left)
+			return false;
+		*left -= mine;
+		c = arcdir_nested(ad, k, &r); /* pass 1, an early one: opened in pass 0 */
+		if (!c || arcdir_ensure(c) != RC_OK)
+			continue;
+		if (mine && fn)
+			fn(ctx, c);
+		if (!arcdir_walk_nested(c, pass, left, fn, ctx)) /* depth: ARCDIR_DEPTH_MAX */
+			return false;
+	}
+	return true;
+}
+
 enum rc arcdir_ensure(struct arcdir *ad)
 {
 	enum rc r;

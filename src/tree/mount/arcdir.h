@@ -49,6 +49,20 @@ enum rc arcdir_ensure(struct arcdir *ad);
 typedef void (*arcdir_arena_fn)(void *ctx, const char *path, uint32_t slot, const struct src *s);
 void arcdir_each_arena(struct arcdir *ad, arcdir_arena_fn fn, void *ctx);
 
+/* The archives nested in the built archive ad (SFIL stream files in a district's .big, a
+ * district's .big in a DLC pack), depth first in table order down to ARCDIR_DEPTH_MAX, each
+ * opened (tables only) and built as its first listing would (its 0x<GUID> entries join the
+ * name index then) and handed to fn (NULL: none). Pass 0 visits the archives that are not
+ * stream files and the Tex streams (cTex_*); pass 1 the other stream files (passing through
+ * those of pass 0 again): a caller runs pass 0 over all its archives first, so a cap reached
+ * in a large district leaves out Pres and Sim collections before any texture stream. *left
+ * counts the archives visited down, opened before or not (what an index holds does not depend
+ * on what was listed first); false when it reached 0 with some left unvisited. For the
+ * mount's texture indexes (folder.c, TEX_NESTED_MAX). */
+typedef void (*arcdir_nested_fn)(void *ctx, struct arcdir *nested);
+bool arcdir_walk_nested(struct arcdir *ad, int pass, uint32_t *left, arcdir_nested_fn fn,
+			void *ctx);
+
 /* Nodes past the root, i.e. the slots the folder layer must hand out (base + 1 ...). */
 uint32_t arcdir_span(const struct arcdir *ad);
 void arcdir_set_base(struct arcdir *ad, uint32_t base);

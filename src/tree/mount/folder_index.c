@@ -160,6 +160,36 @@ static void walk_one(struct folder *f, const char *rel, struct walk *w, struct s
 	closedir(d);
 }
 
+/* Archives nested in the mount's archives each index build opens at most (tables only: an
+ * SFIL header, its asset records and ATOC): a district's stream files inside its .big, the
+ * .big of a DLC pack. Past it the rest is left out and the index is partial. Tests lower it. */
+#define TEX_NESTED_MAX 4096u
+_Atomic uint32_t folder_nested_max = TEX_NESTED_MAX;
+
+/* The archive of the mount at rel (its tables read), NULL if none. */
+static struct arcdir *archive_at(struct tree *t, const char *rel)
+{
+	uint32_t slot = folder_slot_at(t, rel);
+	struct fentry *e = slot ? fentry_get(t, slot) : NULL;
+
+	return e && e->archive && fold_open_archive(t, e) == RC_OK ? e->arc : NULL;
+}
+
+/* An archive of the mount built (its 0x<GUID> entries fed to the name index by
+ * arcdir_ensure) and the archives nested in it that arcdir_walk_nested's pass 0 takes (archives
+ * of archives and Tex streams, not the Pres and Sim collections: a texture GUID they alone hold
+ * is found by the TOC index, whose walk takes both passes), within *left. False once the
+ * index is partial. */
+static bool guid_feed_archive(struct guid_index *ix, struct arcdir *ad, uint32_t *left)
+{
+	if (!ad || arcdir_ensure(ad) != RC_OK || arcdir_walk_nested(ad, 0, left, NULL, NULL))
+		return true;
+	guid_index_set_partial(ix);
+	return false;
+}
+
+static int by_str(const void *a, const void *b);
+
 /* The build of the mount's GUID index: every source folder below DIR read by name (as the
  * folder layer would show them: links not followed, the mount point and paths into this
  * mount left out), each GUID-named regular file fed by its path. */
@@ -169,11 +199,11 @@ void folder_guid_build(void *ctx, struct guid_index *ix)
 	struct folder *f = t->fold;
 	struct walk w = {0}, arcs = {0};
 	struct seen seen = {0};
+	uint32_t nested = atomic_load(&folder_nested_max);
 
 	/* A single archive's mount: its entries are all there is (fed by arcdir_ensure). */
 	if (f->root.archive) {
-		if (f->root.arc)
-			arcdir_ensure(f->root.arc);
+		guid_feed_archive(ix, f->root.arc, &nested);
 		return;
 	}
 	if (!walk_push(&w, "", ""))
@@ -184,16 +214,14 @@ void folder_guid_build(void *ctx, struct guid_index *ix)
 		walk_one(f, rel, &w, &seen, ix, &arcs, NULL);
 		free(rel);
 	}
-	/* Archives by name (.big, .psf, .xsf): their tables read, their entries fed. */
-	while (arcs.n) {
-		char *rel = arcs.v[--arcs.n];
-		uint32_t slot = folder_slot_at(t, rel);
-		struct fentry *e = slot ? fentry_get(t, slot) : NULL;
-
-		if (e && e->archive && fold_open_archive(t, e) == RC_OK && e->arc)
-			arcdir_ensure(e->arc);
-		free(rel);
-	}
+	/* Archives by name (.big, .psf, .xsf): their tables read, their entries fed, in path
+	 * order, with the archives nested in them that guid_feed_archive takes. */
+	if (arcs.n)
+		qsort(arcs.v, arcs.n, sizeof *arcs.v, by_str);
+	for (size_t i = 0, more = 1; i < arcs.n && more; i++)
+		more = guid_feed_archive(ix, archive_at(t, arcs.v[i]), &nested);
+	for (size_t i = 0; i < arcs.n; i++)
+		free(arcs.v[i]);
 	free(arcs.v);
 	free(w.v);
 	free(seen.v);
@@ -223,7 +251,8 @@ struct toc_build {
 	struct tree *t;
 	struct guid_index *ix;
 	size_t arenas, bytes;
-	uint64_t read; /* bytes read from arenas so far, against folder_toc_budget */
+	uint64_t read;	 /* bytes read from arenas so far, against folder_toc_budget */
+	uint32_t nested; /* nested archives it may still open (TEX_NESTED_MAX) */
 };
 
 _Atomic uint64_t folder_toc_budget = TOC_SCAN_TOTAL;
@@ -306,11 +335,23 @@ static int by_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void toc_feed_archive(struct toc_build *b, struct fentry *e)
+static void toc_feed_nested(void *ctx, struct arcdir *ad)
 {
-	if (e && e->archive && fold_open_archive(b->t, e) == RC_OK && e->arc &&
-	    arcdir_ensure(e->arc) == RC_OK)
-		arcdir_each_arena(e->arc, toc_feed_entry, b);
+	arcdir_each_arena(ad, toc_feed_entry, ctx);
+}
+
+/* Pass 0: an archive's arenas, then those of the archives nested in it that pass 0 takes;
+ * pass 1: the others (arcdir_walk_nested). False once the index is partial. */
+static bool toc_feed_arcdir(struct toc_build *b, struct arcdir *ad, int pass)
+{
+	if (!ad || arcdir_ensure(ad) != RC_OK)
+		return true;
+	if (!pass)
+		arcdir_each_arena(ad, toc_feed_entry, b);
+	if (arcdir_walk_nested(ad, pass, &b->nested, toc_feed_nested, b))
+		return true;
+	guid_index_set_partial(b->ix);
+	return false;
 }
 
 /* The build of the mount's TOC index: every file named like an arena (.psg, .rx2) below DIR
@@ -322,12 +363,12 @@ void folder_toc_build(void *ctx, struct guid_index *ix)
 	struct folder *f = t->fold;
 	struct walk w = {0}, arcs = {0}, arenas = {0};
 	struct seen seen = {0};
-	struct toc_build b = {.t = t, .ix = ix};
+	struct toc_build b = {.t = t, .ix = ix, .nested = atomic_load(&folder_nested_max)};
 
 	/* A single archive's mount: its entries are all there is (opened at mount). */
 	if (f->root.archive) {
-		if (f->root.arc && arcdir_ensure(f->root.arc) == RC_OK)
-			arcdir_each_arena(f->root.arc, toc_feed_entry, &b);
+		if (toc_feed_arcdir(&b, f->root.arc, 0))
+			toc_feed_arcdir(&b, f->root.arc, 1);
 		goto out;
 	}
 	if (!walk_push(&w, "", ""))
@@ -346,12 +387,11 @@ void folder_toc_build(void *ctx, struct guid_index *ix)
 		toc_feed_file(&b, arenas.v[i]);
 		free(arenas.v[i]);
 	}
-	for (size_t i = 0; i < arcs.n; i++) {
-		uint32_t slot = folder_slot_at(t, arcs.v[i]);
-
-		toc_feed_archive(&b, slot ? fentry_get(t, slot) : NULL);
+	for (int pass = 0, more = 1; pass < 2 && more; pass++)
+		for (size_t i = 0; i < arcs.n && more; i++)
+			more = toc_feed_arcdir(&b, archive_at(t, arcs.v[i]), pass);
+	for (size_t i = 0; i < arcs.n; i++)
 		free(arcs.v[i]);
-	}
 out:
 	cache_charge(t->cache, b.bytes);
 	free(arenas.v);
