@@ -188,7 +188,8 @@ static uint8_t *ps_read(struct ps *ps, size_t i, size_t *len)
 	const struct pack_item *it = &ps->t.v[i];
 	int fd = openat(ps->t.root, it->path, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	size_t n = (size_t)it->st.st_size, got = 0;
-	uint8_t *p = NULL;
+	static const uint8_t rw4_magic[4] = {0x89, 'R', 'W', '4'};
+	uint8_t head[sizeof rw4_magic], *p = NULL;
 	struct stat st;
 
 	if (fd < 0) {
@@ -200,7 +201,14 @@ static uint8_t *ps_read(struct ps *ps, size_t i, size_t *len)
 		ps_fail(ps, PACK_EXIT_CHANGED, it->path, "changed while it was packed");
 		goto out;
 	}
-	if (!(p = malloc(n ? n : 1))) {
+	/* its magic first: a large file that is no arena costs neither its size in memory nor
+	 * the time to read it */
+	if (n < sizeof rw4_magic || pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head ||
+	    memcmp(head, rw4_magic, sizeof head)) {
+		ps_fail(ps, PACK_STREAM_EXIT_ASSET, it->path, "not an RW4 arena");
+		goto out;
+	}
+	if (!(p = malloc(n))) {
 		ps_fail(ps, PACK_EXIT_INTERNAL, it->path, "out of memory");
 		goto out;
 	}
@@ -469,6 +477,12 @@ static int ps_collection(struct ps *ps, struct ss_writer *w, const struct ps_col
 	buf_init(&sf);
 	if (!a || !data)
 		ps_fail(ps, PACK_EXIT_INTERNAL, c->name, "out of memory");
+	/* the format's 4 GiB per collection, from the walk's sizes, before anything is read:
+	 * assets of 2 GiB each are refused as beyond it, not read until memory runs out */
+	for (uint64_t i = c->first, total = 0; !ps->code && i < c->first + c->n; i++)
+		if (ps->asset[i] && (total += (uint64_t)ps->t.v[i].st.st_size) > UINT32_MAX)
+			ps_fail(ps, PACK_EXIT_LIMIT, c->name,
+				"its assets hold more than 4 GiB - 1 (the format's limit)");
 	for (size_t i = c->first; !ps->code && i < c->first + c->n; i++) {
 		bool x360;
 		size_t len = 0;
@@ -557,11 +571,31 @@ static bool ps_stem_kind(const char *stem, size_t n, enum sm_file f, enum ss_kin
 	return false;
 }
 
+/* A header word of the stub the written set cannot carry is refused here, naming the stub's
+ * file, rather than copied into every file and refused at the read back as the set's fault. */
+static bool ps_like_words(struct ps *ps, const char *shown, enum sm_file f, const uint8_t *h)
+{
+	if (f == SM_ATOC && ld_u32be(h + 4) != 3)
+		ps_fail(ps, PACK_STREAM_EXIT_LIKE, shown, "ATOC version %u (psgfs reads 3)",
+			ld_u32be(h + 4));
+	else if (f == SM_SFIL && ld_u32be(h + 0x14) != 1)
+		ps_fail(ps, PACK_STREAM_EXIT_LIKE, shown,
+			"SFIL +0x14 is %u (1, a collection per file, is what a packed set "
+			"carries)",
+			ld_u32be(h + 0x14));
+	else if (f == SM_SFIL && ld_u32be(h + 0x18) != 0)
+		ps_fail(ps, PACK_STREAM_EXIT_LIKE, shown,
+			"stream format %u (pack-stream writes raw assets, format 0)",
+			ld_u32be(h + 0x18));
+	return !ps->code;
+}
+
 /* One file of the stub: its first 0x20 bytes into the fields; true when it counted. */
-static bool ps_like_file(struct ps *ps, int dfd, const char *name)
+static bool ps_like_file(struct ps *ps, int dfd, const char *name, const char *shown)
 {
 	const char *dot = strrchr(name, '.');
 	uint8_t h[0x20];
+	struct stat st;
 	enum sm_platform pf;
 	enum sm_file f;
 	enum ss_kind k;
@@ -571,12 +605,13 @@ static bool ps_like_file(struct ps *ps, int dfd, const char *name)
 	if (!dot || !sm_ext_parse(dot + 1, &pf, &f) ||
 	    !ps_stem_kind(name, (size_t)(dot - name), f, &k))
 		return false;
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-	ok =
-	    fd >= 0 && pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h && !memcmp(h, sm_magic(f), 4);
+	/* O_NONBLOCK: a FIFO in the stub would otherwise block the open for ever */
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	     pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h && !memcmp(h, sm_magic(f), 4);
 	if (fd >= 0)
 		close(fd);
-	if (!ok)
+	if (!ok || !ps_like_words(ps, shown, f, h))
 		return false;
 	if (f != SM_SFIL || !ps->fields.stamp[k])
 		ps->fields.stamp[k] = ld_u64be(h + 8);
@@ -639,7 +674,10 @@ static void ps_like(struct ps *ps)
 					names[i] = names[j], names[j] = x;
 				}
 		for (size_t i = 0; i < n; i++) {
-			used += ps_like_file(ps, dfd, names[i]);
+			char shown[PATH_MAX];
+
+			snprintf(shown, sizeof shown, "%s/%s", ps->like, names[i]);
+			used += !ps->code && ps_like_file(ps, dfd, names[i], shown);
 			free(names[i]);
 		}
 		free(names);
@@ -655,11 +693,11 @@ static void ps_like(struct ps *ps)
 		snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - ps->like) : 1,
 			 slash ? ps->like : ".");
 		dfd = open(slash == ps->like ? "/" : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		used = dfd >= 0 && ps_like_file(ps, dfd, slash ? slash + 1 : ps->like);
+		used = dfd >= 0 && ps_like_file(ps, dfd, slash ? slash + 1 : ps->like, ps->like);
 		if (dfd >= 0)
 			close(dfd);
 	}
-	if (!used)
+	if (!used && !ps->code)
 		ps_fail(ps, PACK_STREAM_EXIT_LIKE, ps->like,
 			"holds no stream file (.psm .pss .pmm .pst .psf, .x..) that can be read");
 }
@@ -685,7 +723,9 @@ static void ps_usage(FILE *o)
 	      "file in DIR, 9 a file changed while packed, 10 cannot write OUTDIR, 11 the set\n"
 	      "does not read back clean, 12 beyond the format (a collection past 4 GiB), 20 an\n"
 	      "asset is not an arena of the platform or an id repeats in a collection, 21\n"
-	      "--like: STUB holds no stream file that can be read\n",
+	      "--like: STUB holds no stream file that can be read, or a header word the packed\n"
+	      "set cannot carry (SFIL +0x14 other than 1, a stream format other than 0, an ATOC\n"
+	      "version other than 3)\n",
 	      o);
 }
 

@@ -15,7 +15,8 @@
 enum pack_stream_exit {
 	PACK_STREAM_EXIT_ASSET = 20, /* an asset is not an RW4 arena of the platform, or an id
 					repeats in one collection */
-	PACK_STREAM_EXIT_LIKE = 21,  /* --like STUB holds no stream file that can be read */
+	PACK_STREAM_EXIT_LIKE = 21,  /* --like STUB holds no stream file that can be read, or a
+					header word the packed set cannot carry */
 };
 
 /* The asset id of a file name "0x<hex>.psg" / "<hex>.rx2" (up to 16 hex digits, the
