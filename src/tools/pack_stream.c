@@ -447,6 +447,16 @@ static void ps_verify(struct ps *ps)
 
 static void ps_rename(struct ps *ps)
 {
+	/* a folder with a file's name would fail its rename after the files before it were
+	 * renamed, leaving OUTDIR half new: it is refused before the first rename */
+	for (size_t i = 0; i < ps->nf && !ps->code; i++) {
+		struct stat st;
+
+		if (fstatat(ps->out_dfd, ps->f[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
+			ps_fail(ps, PACK_EXIT_WRITE, ps->f[i].name,
+				"a folder is in the way (nothing was renamed)");
+	}
 	for (size_t i = 0; i < ps->nf && !ps->code; i++) {
 		const char *base = strrchr(ps->f[i].tmp, '/');
 

@@ -147,6 +147,19 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$T" pack-stream 
 check "refuse cPres_Global: its 4 GiB are not read into memory (peak ${peak_kb} kB)" \
 	[ "$peak_kb" -lt $((1024 * 1024)) ]
 check "no temporary file left by the refusals" no_temp_left "$WORK/keep"
+# a folder named like one of the set's files: refused before any rename, so the old set stays
+# whole (the files renamed before it were new, the rest old)
+old=$WORK/old/DIST_K
+mkdir -p "$old"
+"$T" pack-stream --like "$WORK/gen-ps3/DIST_Rt" "$WORK/coll-ps3" "$old" >/dev/null
+rm "$old/DIST_K_Sim.pst" && mkdir "$old/DIST_K_Sim.pst"
+cp -r "$old" "$WORK/old.ref"
+rc=0
+"$T" pack-stream "$WORK/coll-ps3" "$old" >/dev/null 2>"$WORK/err" || rc=$?
+check "a folder in the way: exit 10 (got $rc)" [ "$rc" = 10 ]
+check "a folder in the way: one line naming it" one_line_naming "DIST_K_Sim.pst"
+check "a folder in the way: OUTDIR untouched" diff -r "$WORK/old.ref" "$old"
+check "a folder in the way: no temporary file left" no_temp_left "$old"
 rc=0
 "$T" pack-stream "$WORK/r" "$WORK/keep/noname" >/dev/null 2>&1 || rc=$?
 check "usage: a district without a DIST_ name is exit 2" [ "$rc" = 2 ]
