@@ -140,11 +140,13 @@ char *__wrap_strdup(const char *s)
 
 /* ---- the inputs: a district's manifests and Sim arenas ---- */
 
-enum wh_kind { WH_MANIFEST, WH_ARENA };
+enum wh_kind { WH_MANIFEST, WH_ARENA, WH_OBJECT };
 
 struct wh_input {
 	enum wh_kind kind;
 	enum sm_platform pf;
+	uint32_t type;		      /* WH_OBJECT: its arena type id */
+	uint32_t kd_branch, kd_nodes; /* a ClusteredMesh's branch nodes, for the loop mutants */
 	char name[96];
 	uint8_t *p;
 	size_t n;
@@ -156,7 +158,8 @@ struct wh_set {
 	bool x360;
 };
 
-static void wh_add(struct wh_set *s, enum wh_kind k, const char *name, const uint8_t *p, size_t n)
+static void wh_add(struct wh_set *s, enum wh_kind k, const char *name, const uint8_t *p, size_t n,
+		   uint32_t type)
 {
 	struct wh_input *in;
 
@@ -168,11 +171,45 @@ static void wh_add(struct wh_set *s, enum wh_kind k, const char *name, const uin
 	in = &s->v[s->n++];
 	in->kind = k;
 	in->pf = s->x360 ? SM_X360 : SM_PS3;
+	in->type = type;
 	snprintf(in->name, sizeof in->name, "%s", name);
 	in->p = malloc(n ? n : 1);
 	assert_non_null(in->p);
 	memcpy(in->p, p, n);
 	in->n = n;
+}
+
+/* The world objects of an arena, each an input of its own: mutants of the object itself
+ * reach its records, links and KD-tree far more often than mutants of the whole arena. */
+static void wh_objects(struct wh_set *s, const char *rel, const uint8_t *p, size_t n)
+{
+	struct src src;
+	struct src_mem m;
+	struct arena ar;
+
+	src_init_mem(&src, &m, p, n);
+	assert_int_equal(arena_open(&src, &ar, NULL), RC_OK);
+	for (uint32_t i = 0; i < ar.n_dict; i++) {
+		uint32_t type = arena_row(&ar, i)->type_id;
+		uint8_t *obj = NULL;
+		size_t len = 0;
+
+		if (type != WO_T_DMODATA && type != WO_T_SPLINEDATA && type != WO_T_CLUSTEREDMESH &&
+		    type != WO_T_COLLISIONMODEL)
+			continue;
+		assert_int_equal(arena_read_object(&src, &ar, i, &obj, &len), RC_OK);
+		wh_add(s, WH_OBJECT, rel, obj, len, type);
+		if (type == WO_T_CLUSTEREDMESH) {
+			struct wo_cmesh c;
+
+			assert_int_equal(wo_cmesh_parse(obj, len, &c, NULL), RC_OK);
+			s->v[s->n - 1].kd_branch = c.kd_branch_off;
+			s->v[s->n - 1].kd_nodes = c.kd_nodes;
+			wo_cmesh_free(&c);
+		}
+		free(obj);
+	}
+	arena_free(&ar);
 }
 
 /* The sink of gen_district: manifests as they are; each Sim collection's assets, raw (the
@@ -187,7 +224,7 @@ static enum rc wh_put(void *ctx, const char *rel, const struct buf *b)
 	if (!dot || !sm_ext_parse(dot + 1, &pf, &f))
 		return RC_OK;
 	if (f == SM_CMAP || f == SM_CSPA || f == SM_MMAP) {
-		wh_add(s, WH_MANIFEST, rel, b->data, b->len);
+		wh_add(s, WH_MANIFEST, rel, b->data, b->len, 0);
 	} else if (f == SM_SFIL && !strncmp(rel, "cSim_", 5) && b->len >= 0x20) {
 		uint64_t off = ld_u32be(b->data + 0x10);
 
@@ -198,7 +235,8 @@ static enum rc wh_put(void *ctx, const char *rel, const struct buf *b)
 
 			if (hs > b->len - off || len > b->len - off - hs || !stride)
 				break;
-			wh_add(s, WH_ARENA, rel, b->data + off + hs, len);
+			wh_add(s, WH_ARENA, rel, b->data + off + hs, len, 0);
+			wh_objects(s, rel, b->data + off + hs, len);
 			off += stride;
 		}
 	}
@@ -256,15 +294,27 @@ static size_t wh_mutate(const struct wh_input *in, uint32_t k, uint64_t *rng, ui
 			memmove(out + b, in->p + a, 8);
 		break;
 	}
-	case 4: /* a word aimed back at an earlier offset (links, KD-tree children) */
+	case 4: /* a word aimed back at an earlier offset or index (links, KD-tree children) */
 		wh_put32(out, n, 4 * (wh_rng(rng) % words),
-			 (uint32_t)(4 * (wh_rng(rng) % (words < 64 ? words : 64))), le);
+			 (wh_rng(rng) & 1)
+			     ? (uint32_t)(wh_rng(rng) % 4)
+			     : (uint32_t)(4 * (wh_rng(rng) % (words < 64 ? words : 64))),
+			 le);
 		break;
 	case 5: /* bytes flipped */
 		for (int i = 0; i < 4; i++)
 			out[wh_rng(rng) % n] ^= (uint8_t)(1u << (wh_rng(rng) % 8));
 		break;
-	case 6: /* truncated */
+	case 6: /* truncated; in a KD-tree, a child made a branch back to a node (a loop) */
+		if (in->kd_nodes && (k / 8) % 2) {
+			uint32_t node = (uint32_t)(wh_rng(rng) % in->kd_nodes);
+			size_t at = in->kd_branch + (size_t)node * WO_KD_NODE + 8 +
+				    8 * (size_t)(wh_rng(rng) & 1);
+
+			wh_put32(out, n, at, WO_KD_BRANCH, false);
+			wh_put32(out, n, at + 4, (uint32_t)(wh_rng(rng) % in->kd_nodes), false);
+			return n;
+		}
 		return (size_t)(wh_rng(rng) % n);
 	default: { /* a word set to the input's size, or just past it */
 		uint32_t v = (uint32_t)n + (uint32_t)(wh_rng(rng) % 3) - 1;
@@ -279,7 +329,7 @@ static size_t wh_mutate(const struct wh_input *in, uint32_t k, uint64_t *rng, ui
 /* ---- the parsers ---- */
 
 struct wh_stats {
-	unsigned long mutants, ok, refused, lines, objects, cycles, tris;
+	unsigned long mutants, ok, refused, lines, objects, cycles, kd_cycles, tris;
 	size_t max_req, max_peak;
 };
 
@@ -363,6 +413,7 @@ static void wh_object(uint32_t type, const uint8_t *p, size_t n, struct wh_stats
 			if (wo_cmesh_surfaces(&v, &sc, &nsc) == RC_OK)
 				free(sc);
 			st->tris += v.ntris;
+			st->kd_cycles += v.kd_cycle;
 		}
 		wo_cmesh_free(&v);
 	} else if (type == WO_T_COLLISIONMODEL) {
@@ -425,10 +476,18 @@ static void wh_run(const struct wh_input *in, uint64_t seed, struct wh_stats *st
 		max_req = 0;
 		base = live;
 		peak = live;
-		if (in->kind == WH_MANIFEST)
+		if (in->kind == WH_MANIFEST) {
 			wh_manifest(p, n, in->pf, st);
-		else
+		} else if (in->kind == WH_ARENA) {
 			wh_arena(p, n, st);
+		} else {
+			struct diag d;
+
+			diag_init(&d);
+			wh_object(in->type, p, n, st, &d);
+			st->lines += d.n;
+			diag_free(&d);
+		}
 		req = max_req;
 		grow = (size_t)(peak - base);
 		if (req > WH_MAX_ALLOC(n) || grow > WH_MAX_PEAK(n) || live != base) {
@@ -453,11 +512,16 @@ static void test_district_mutants(void **state)
 	unsigned long inputs = 0, sets = 0;
 
 	(void)state;
-	for (int x360 = 0; x360 < 2; x360++)
-		for (int br = GD_B_NONE; br < GD_B_COUNT; br++) {
-			struct wh_set s = {.x360 = x360};
-			struct gen_district_opts o = {
-			    .seed = 11 + (uint64_t)br, .x360 = x360, .tiles = 4, .broken = br};
+	/* the last: one district of 400 models, whose collision meshes hold several clusters
+	 * and so a KD-tree of branch nodes to loop */
+	for (int x360 = 0; x360 < 3; x360++)
+		for (int br = GD_B_NONE; br < (x360 < 2 ? GD_B_COUNT : GD_B_NONE + 1); br++) {
+			struct wh_set s = {.x360 = x360 == 1};
+			struct gen_district_opts o = {.seed = 11 + (uint64_t)br,
+						      .x360 = x360 == 1,
+						      .tiles = 4,
+						      .models = x360 == 2 ? 400 : 0,
+						      .broken = br};
 
 			if (gen_district(&o, &(struct gen_district_sink){wh_put, &s}) != RC_OK) {
 				assert_true(br == GD_B_TEX_STUB && !x360); /* Xbox 360 only */
@@ -473,12 +537,13 @@ static void test_district_mutants(void **state)
 			free(s.v);
 		}
 	printf("# %lu districts, %lu inputs, %lu mutants: %lu parsed, %lu refused, %lu diag "
-	       "lines, %lu world objects, %lu collections in parent cycles, %lu triangles; "
+	       "lines, %lu world objects, %lu collections in parent cycles, %lu KD-tree loops, "
+	       "%lu triangles; "
 	       "largest request %zu bytes, largest heap growth %zu bytes\n",
 	       sets, inputs, st.mutants, st.ok, st.refused, st.lines, st.objects, st.cycles,
-	       st.tris, st.max_req, st.max_peak);
-	assert_true(sets >= 2 * GD_B_COUNT - 1);
-	assert_true(st.objects > 0 && st.cycles > 0);
+	       st.kd_cycles, st.tris, st.max_req, st.max_peak);
+	assert_true(sets >= 2 * GD_B_COUNT);
+	assert_true(st.objects > 0 && st.cycles > 0 && st.kd_cycles > 0);
 }
 
 int main(void)
