@@ -25,6 +25,7 @@
 #include "psgfs/base/hash.h"
 #include "psgfs/base/source.h"
 #include "psgfs/formats/archive.h"
+#include "psgfs/formats/arena.h"
 #include "psgfs/formats/stream_manifest.h"
 #include "psgfs/formats/stream_set.h"
 
@@ -182,6 +183,26 @@ static int ps_collections(struct ps *ps)
 	return ps->code ? -1 : 0;
 }
 
+/* An arena's resource descriptors add up to its file (arena.c's header rule): one that lies
+ * about its size would be packed for the game to read past it or short of it. true when it
+ * does not open at all: the writer refuses that with its own line. */
+static bool ps_arena_size(const uint8_t *p, size_t n, uint64_t *claimed)
+{
+	struct src s;
+	struct src_mem m;
+	struct arena ar;
+
+	*claimed = n;
+	src_init_mem(&s, &m, p, n);
+	if (arena_open(&s, &ar, NULL) != RC_OK)
+		return true;
+	*claimed = 0;
+	for (unsigned k = 0; k < ar.h.n_rd; k++)
+		*claimed += ar.h.rd[k].size;
+	arena_free(&ar);
+	return *claimed == n;
+}
+
 /* File i of DIR, whole, if it is still what the walk saw. */
 static uint8_t *ps_read(struct ps *ps, size_t i, size_t *len)
 {
@@ -190,6 +211,7 @@ static uint8_t *ps_read(struct ps *ps, size_t i, size_t *len)
 	size_t n = (size_t)it->st.st_size, got = 0;
 	static const uint8_t rw4_magic[4] = {0x89, 'R', 'W', '4'};
 	uint8_t head[sizeof rw4_magic], *p = NULL;
+	uint64_t claimed;
 	struct stat st;
 
 	if (fd < 0) {
@@ -233,6 +255,10 @@ static uint8_t *ps_read(struct ps *ps, size_t i, size_t *len)
 	}
 	if (!ps->code && (fstat(fd, &st) != 0 || !pack_same_file(&st, &it->st)))
 		ps_fail(ps, PACK_EXIT_CHANGED, it->path, "changed while it was packed");
+	if (!ps->code && !ps_arena_size(p, n, &claimed))
+		ps_fail(ps, PACK_STREAM_EXIT_ASSET, it->path,
+			"an arena whose header sizes add up to %llu bytes, in a file of %zu",
+			(unsigned long long)claimed, n);
 out:
 	close(fd);
 	if (ps->code) {
@@ -716,27 +742,29 @@ static void ps_like(struct ps *ps)
 
 static void ps_usage(FILE *o)
 {
-	fputs("usage: psgfs-tool pack-stream [--platform ps3|x360] [--like STUB] [--name DIST_N]\n"
-	      "                              DIR OUTDIR\n"
-	      "  DIR holds one folder per collection (cPres_Global, cPres_<x>_<y>_high, cSim_...,\n"
-	      "  cTex_...), each of arenas named 0x<hex id>.psg (.rx2 for Xbox 360); files at\n"
-	      "  DIR's top and info.txt/errors.txt beside the arenas are left out. OUTDIR gets\n"
-	      "  the five files of each kind (.psf .pst .psm .pss .pmm; .xsf ... on Xbox 360,\n"
-	      "  with the Tex stub), written beside their names and renamed once they read back.\n"
-	      "  --platform ps3|x360   the console (default: the assets' extension)\n"
-	      "  --like STUB           stamps and header words from an existing set (a folder\n"
-	      "                        or one of its files)\n"
-	      "  --name DIST_N         the district (default: OUTDIR's, else DIR's last\n"
-	      "                        component when it starts with DIST_)\n"
-	      "exit status: 0 ok, 1 internal error, 2 usage, 3 cannot read DIR or a file in it,\n"
-	      "6 a name that is not a collection or asset (or escapes DIR), 8 a link or special\n"
-	      "file in DIR, 9 a file changed while packed, 10 cannot write OUTDIR, 11 the set\n"
-	      "does not read back clean, 12 beyond the format (a collection past 4 GiB), 20 an\n"
-	      "asset is not an arena of the platform or an id repeats in a collection, 21\n"
-	      "--like: STUB holds no stream file that can be read, or a header word the packed\n"
-	      "set cannot carry (SFIL +0x14 other than 1, a stream format other than 0, an ATOC\n"
-	      "version other than 3)\n",
-	      o);
+	fputs(
+	    "usage: psgfs-tool pack-stream [--platform ps3|x360] [--like STUB] [--name DIST_N]\n"
+	    "                              DIR OUTDIR\n"
+	    "  DIR holds one folder per collection (cPres_Global, cPres_<x>_<y>_high, cSim_...,\n"
+	    "  cTex_...), each of arenas named 0x<hex id>.psg (.rx2 for Xbox 360); files at\n"
+	    "  DIR's top and info.txt/errors.txt beside the arenas are left out. OUTDIR gets\n"
+	    "  the five files of each kind (.psf .pst .psm .pss .pmm; .xsf ... on Xbox 360,\n"
+	    "  with the Tex stub), written beside their names and renamed once they read back.\n"
+	    "  --platform ps3|x360   the console (default: the assets' extension)\n"
+	    "  --like STUB           stamps and header words from an existing set (a folder\n"
+	    "                        or one of its files)\n"
+	    "  --name DIST_N         the district (default: OUTDIR's, else DIR's last\n"
+	    "                        component when it starts with DIST_)\n"
+	    "exit status: 0 ok, 1 internal error, 2 usage, 3 cannot read DIR or a file in it,\n"
+	    "6 a name that is not a collection or asset (or escapes DIR), 8 a link or special\n"
+	    "file in DIR, 9 a file changed while packed, 10 cannot write OUTDIR, 11 the set\n"
+	    "does not read back clean, 12 beyond the format (a collection past 4 GiB), 20 an\n"
+	    "asset is not an arena of the platform (or its header's sizes are not its file's) or\n"
+	    "an id repeats in a collection, 21\n"
+	    "--like: STUB holds no stream file that can be read, or a header word the packed\n"
+	    "set cannot carry (SFIL +0x14 other than 1, a stream format other than 0, an ATOC\n"
+	    "version other than 3)\n",
+	    o);
 }
 
 /* The last component of path (trailing slashes aside) when it starts with DIST_. */

@@ -117,6 +117,7 @@ mk && cp "$WORK/coll-x360/cPres_Global/"*.rx2 "$WORK/r/cPres_Global/"
 refuse 20 ".rx2" "$WORK/r"
 mk
 refuse 9 "cPres_Global/$a" "$WORK/r" PSGFS_PACK_TEST_CHANGE="cPres_Global/$a"
+mk # the change hook left a byte appended
 refuse 11 "cPres_Global.psf" "$WORK/r" PSGFS_PACK_STREAM_TEST_CORRUPT=cPres_Global.psf
 refuse 11 "DIST_K_Pres.psm" "$WORK/r" PSGFS_PACK_STREAM_TEST_CORRUPT=DIST_K_Pres.psm
 refuse 21 "no-such-stub" "$WORK/r" --like "$WORK/no-such-stub"
@@ -137,6 +138,9 @@ refuse 21 "stub-lie/cPres_Global.psf" "$WORK/r" --like "$WORK/stub-lie/cPres_Glo
 # format's 4 GiB is refused from the sizes, before its assets are read into memory
 mk && truncate -s 3G "$WORK/r/cPres_Global/0x1.psg"
 refuse 20 "cPres_Global/0x1.psg" "$WORK/r"
+# an arena that lies about its size: its resource descriptors add up to less than the file
+mk && { cat "$WORK/r/cPres_Global/$a" && printf '%16s' ''; } >"$WORK/r/cPres_Global/0x1.psg"
+refuse 20 "cPres_Global/0x1.psg: an arena whose header sizes add up to" "$WORK/r"
 mk && cp "$WORK/r/cPres_Global/$a" "$WORK/r/cPres_Global/0x1.psg" &&
 	cp "$WORK/r/cPres_Global/$a" "$WORK/r/cPres_Global/0x2.psg" &&
 	truncate -s 2G "$WORK/r/cPres_Global/0x1.psg" "$WORK/r/cPres_Global/0x2.psg"
