@@ -306,7 +306,7 @@ static size_t wh_mutate(const struct wh_input *in, uint32_t k, uint64_t *rng, ui
 			out[wh_rng(rng) % n] ^= (uint8_t)(1u << (wh_rng(rng) % 8));
 		break;
 	case 6: /* truncated; in a KD-tree, a child made a branch back to a node (a loop) */
-		if (in->kd_nodes && (k / 8) % 2) {
+		if (in->kd_nodes && (k / 8) % 2 == 0) {
 			uint32_t node = (uint32_t)(wh_rng(rng) % in->kd_nodes);
 			size_t at = in->kd_branch + (size_t)node * WO_KD_NODE + 8 +
 				    8 * (size_t)(wh_rng(rng) & 1);
@@ -466,7 +466,8 @@ static void wh_run(const struct wh_input *in, uint64_t seed, struct wh_stats *st
 		size_t n = wh_mutate(in, k, &rng, buf), req, grow;
 		long long base;
 
-		if (k % WH_STEP)
+		/* the sample takes every operation (k % 8) in turn, not only those k % 4 picks */
+		if ((k / 8 + k) % WH_STEP)
 			continue;
 		/* a copy of exactly n bytes, so ASan sees any read past the mutant's end */
 		uint8_t *p = malloc(n ? n : 1);
