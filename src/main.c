@@ -51,6 +51,7 @@ struct opts {
 	char *umask;
 	char *mods;
 	char *assets;
+	char *layout;
 	int show_help;
 	int show_version;
 	int nonopts;
@@ -86,6 +87,7 @@ static const struct fuse_opt opt_spec[] = {
     OPT("umask=%s", umask),
     OPT("mods=%s", mods),
     OPT("assets=%s", assets),
+    OPT("layout=%s", layout),
     OPT("-h", show_help),
     OPT("--help", show_help),
     OPT("-V", show_version),
@@ -139,6 +141,13 @@ static void usage(FILE *out)
 	    "                         as a plain file of its own bytes (files: cp -r gives back\n"
 	    "                         the loose files an unpacker writes); archives stay\n"
 	    "                         directories\n"
+	    "  -o layout=loose        FOLDER: the loose view for emulators: every .big below\n"
+	    "                         FOLDER shown as the files it holds at the paths the game\n"
+	    "                         loads them from (relative to the folder holding data/),\n"
+	    "                         merged into the folder, the archive hidden, every file\n"
+	    "                         its own bytes; a loose file wins over an archive's entry,\n"
+	    "                         and with -o mods=OUTDIR, OUTDIR's files over both\n"
+	    "                         (OUTDIR is only read); -o layout=tree: the default\n"
 	    "  -o OPT[,OPT...]        other FUSE mount options (allow_other, ...)\n"
 	    "\n"
 	    "exit status:\n"
@@ -410,6 +419,36 @@ static int check_mods(struct daemon *d)
 	return EXIT_CONTINUE;
 }
 
+/* -o layout=loose: a folder (the game's), every file plain, OUTDIR only read (loose.h). */
+static int check_layout(struct daemon *d)
+{
+	struct stat st;
+
+	if (!d->o.layout || strcmp(d->o.layout, "tree") == 0)
+		return EXIT_CONTINUE;
+	if (strcmp(d->o.layout, "loose") != 0) {
+		fprintf(stderr, "psgfs: bad layout '%s': tree or loose\n", d->o.layout);
+		return EXIT_USAGE;
+	}
+	if (d->o.assets && strcmp(d->o.assets, "dirs") == 0) {
+		fprintf(stderr, "psgfs: layout=loose shows every file as its own bytes: it cannot "
+				"go with assets=dirs\n");
+		return EXIT_USAGE;
+	}
+	/* A missing FILE is exit 3, as for any source: told when it is opened. */
+	if (stat(d->o.file, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		fprintf(stderr,
+			"psgfs: %s: layout=loose needs a folder (the game's, holding "
+			"data/)\n",
+			d->o.file);
+		return EXIT_USAGE;
+	}
+	d->topts.layout_loose = true;
+	d->topts.assets_files = true;
+	g_ll.mods = false; /* read-only: OUTDIR is layered, never written */
+	return EXIT_CONTINUE;
+}
+
 static int validate_opts(struct daemon *d)
 {
 	int rc;
@@ -426,6 +465,8 @@ static int validate_opts(struct daemon *d)
 		return EXIT_USAGE;
 	}
 	d->topts.assets_files = d->o.assets && strcmp(d->o.assets, "files") == 0;
+	if ((rc = check_layout(d)) != EXIT_CONTINUE)
+		return rc;
 	if (d->o.umask) {
 		char *end;
 		unsigned long m = strtoul(d->o.umask, &end, 8);
@@ -798,6 +839,7 @@ static void teardown(struct daemon *d)
 	free(d->o.stats);
 	free(d->o.max_assets);
 	free(d->o.assets);
+	free(d->o.layout);
 	free(d->o.umask);
 	free(d->o.mods);
 	fuse_opt_free_args(&d->args);

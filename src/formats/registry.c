@@ -1,6 +1,7 @@
 /* The format registry (registry.h): one row per format psgfs recognises. */
 #include <string.h>
 
+#include "formats/world/district.h"
 #include "psgfs/base/names.h"
 #include "psgfs/formats/archive.h"
 #include "psgfs/formats/registry.h"
@@ -9,6 +10,7 @@ static const char *const psg_exts[] = {".psg", ".rx2", NULL};
 static const char *const psk_exts[] = {".psk", ".pskx", NULL};
 static const char *const psa_exts[] = {".psa", NULL};
 static const char *const big_exts[] = {".big", NULL};
+static const char *const dist_exts[] = {".psm", ".xsm", NULL};
 static const char *const plain_exts[] = {
     ".txt", ".md",  ".log",  ".xml", ".json", ".ini", ".cfg", ".csv", ".tsv", ".htm", ".html",
     ".png", ".jpg", ".jpeg", ".dds", ".tga",  ".bmp", ".gif", ".wav", ".ogg", ".mp3", NULL};
@@ -40,6 +42,17 @@ const struct fmt_row fmt_rows[FMT_COUNT] = {
 		 .magic = "ANIMHEAD",
 		 .magic_len = 9,
 		 .min_size = 20},
+    /* The collection map of a district's Pres kind, by its whole name: the Sim and Tex maps,
+     * and any other CMAP, stay plain files (docs/worlds.md, "The district view"). */
+    [FMT_DISTRICT] = {.id = FMT_DISTRICT,
+		      .role = FMT_ASSET,
+		      .name = "district",
+		      .desc = "Skate 3 district (Pres collection map)",
+		      .exts = dist_exts,
+		      .name_ok = dist_is_map,
+		      .magic = "CMAP",
+		      .magic_len = 4,
+		      .min_size = 4},
     [FMT_EB3] = {.id = FMT_EB3,
 		 .role = FMT_ARCHIVE,
 		 .name = "EB v3",
@@ -106,14 +119,16 @@ const struct fmt_row *fmt_detect(const uint8_t *h, size_t n, unsigned roles)
 const struct fmt_row *fmt_by_name(const char *name, unsigned roles)
 {
 	for (unsigned i = 0; i < FMT_COUNT; i++)
-		if ((fmt_rows[i].role & roles) && name_has_ext(name, fmt_rows[i].exts))
+		if ((fmt_rows[i].role & roles) && name_has_ext(name, fmt_rows[i].exts) &&
+		    (!fmt_rows[i].name_ok || fmt_rows[i].name_ok(name)))
 			return &fmt_rows[i];
 	return NULL;
 }
 
 bool fmt_name_is(const char *name, enum fmt_id id)
 {
-	return (unsigned)id < FMT_COUNT && name_has_ext(name, fmt_rows[id].exts);
+	return (unsigned)id < FMT_COUNT && name_has_ext(name, fmt_rows[id].exts) &&
+	       (!fmt_rows[id].name_ok || fmt_rows[id].name_ok(name));
 }
 
 const struct fmt_row *fmt_of_arc_kind(unsigned kind)

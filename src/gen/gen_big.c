@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "psgfs/base/bytes.h"
 #include "psgfs/base/hash.h"
 #include "psgfs/gen/gen_big.h"
 #include "psgfs/gen/gen_psg.h"
@@ -21,11 +22,6 @@
 
 #define EB_HDR	  0x30u
 #define FILL_STEP (1u << 20)
-
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-	return (v + a - 1) / a * a;
-}
 
 /* ---- sinks ---- */
 
@@ -579,4 +575,42 @@ enum rc gen_bigf_write(bool big4, const struct gen_big_entry *e, uint32_t n, str
 			out->data[base + 4 + (size_t)k] = (uint8_t)(size >> (8 * k));
 	}
 	return r != RC_OK ? r : out->oom ? RC_NOMEM : RC_OK;
+}
+
+/* ---- the manifest of what a generator wrote (gen_big.h) ---- */
+
+void gen_big_manifest_free(struct gen_big_manifest *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->v[i].file);
+		free(m->v[i].path);
+	}
+	free(m->v);
+	memset(m, 0, sizeof *m);
+}
+
+enum rc gen_big_manifest_add(struct gen_big_manifest *m, const char *file, const char *path,
+			     uint8_t method, uint64_t size, uint64_t fnv)
+{
+	struct gen_big_row *r, *v;
+
+	if (!m)
+		return RC_OK;
+	v = xgrow_n(m->v, m->n, &m->cap, sizeof *m->v, 64);
+	if (!v)
+		return RC_NOMEM;
+	m->v = v;
+	r = &m->v[m->n];
+	r->file = strdup(file);
+	r->path = strdup(path);
+	r->method = method;
+	r->size = size;
+	r->fnv = fnv;
+	if (!r->file || !r->path) {
+		free(r->file);
+		free(r->path);
+		return RC_NOMEM;
+	}
+	m->n++;
+	return RC_OK;
 }

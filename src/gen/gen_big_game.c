@@ -109,42 +109,6 @@ static void el_free(struct elist *l)
 	memset(l, 0, sizeof *l);
 }
 
-void gen_big_manifest_free(struct gen_big_manifest *m)
-{
-	for (size_t i = 0; i < m->n; i++) {
-		free(m->v[i].file);
-		free(m->v[i].path);
-	}
-	free(m->v);
-	memset(m, 0, sizeof *m);
-}
-
-enum rc gen_big_manifest_add(struct gen_big_manifest *m, const char *file, const char *path,
-			     uint8_t method, uint64_t size, uint64_t fnv)
-{
-	struct gen_big_row *r, *v;
-
-	if (!m)
-		return RC_OK;
-	v = xgrow_n(m->v, m->n, &m->cap, sizeof *m->v, 64);
-	if (!v)
-		return RC_NOMEM;
-	m->v = v;
-	r = &m->v[m->n];
-	r->file = strdup(file);
-	r->path = strdup(path);
-	r->method = method;
-	r->size = size;
-	r->fnv = fnv;
-	if (!r->file || !r->path) {
-		free(r->file);
-		free(r->path);
-		return RC_NOMEM;
-	}
-	m->n++;
-	return RC_OK;
-}
-
 static enum rc man_entries(struct gen_big_manifest *m, const char *file, const struct elist *l)
 {
 	enum rc r = RC_OK;
@@ -169,19 +133,6 @@ static enum rc man_entries(struct gen_big_manifest *m, const char *file, const s
 static uint64_t seed_next(struct prng *p)
 {
 	return prng_next(p) | 1;
-}
-
-enum rc gen_big_x360_textures(uint32_t k, struct buf *b)
-{
-	static const struct gen_x360_spec specs[] = {
-	    {X360TEX_FMT_DXT1, 32, 32, 0, false},   {X360TEX_FMT_8_8_8_8, 16, 16, 1, false},
-	    {X360TEX_FMT_DXT4_5, 64, 64, 0, false}, {X360TEX_FMT_DXT1, 128, 64, 0, false},
-	    {X360TEX_FMT_DXT4_5, 32, 32, 0, false},
-	};
-	struct gen_x360_opts o = {
-	    .specs = specs + k % 3, .n_specs = 3, .arena_id = 0x7E570000u + k};
-
-	return gen_x360_textures(&o, b, NULL, NULL);
 }
 
 static enum rc texture_arena(struct prng *p, bool x360, struct buf *b)

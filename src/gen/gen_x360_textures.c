@@ -11,6 +11,7 @@
 
 #include "psgfs/formats/arena.h"
 #include "psgfs/base/bytes.h"
+#include "psgfs/gen/gen_big.h"
 #include "psgfs/gen/gen_psg_objects.h"
 #include "psgfs/gen/gen_x360_textures.h"
 
@@ -411,4 +412,18 @@ void gen_x360_truth_free(struct gen_x360_truth *t)
 	free(t->items);
 	t->items = NULL;
 	t->n = 0;
+}
+
+/* The Xbox 360 texture arenas of the generated archives and stream files (gen_big.h). */
+enum rc gen_big_x360_textures(uint32_t k, struct buf *b)
+{
+	static const struct gen_x360_spec specs[] = {
+	    {X360TEX_FMT_DXT1, 32, 32, 0, false},   {X360TEX_FMT_8_8_8_8, 16, 16, 1, false},
+	    {X360TEX_FMT_DXT4_5, 64, 64, 0, false}, {X360TEX_FMT_DXT1, 128, 64, 0, false},
+	    {X360TEX_FMT_DXT4_5, 32, 32, 0, false},
+	};
+	struct gen_x360_opts o = {
+	    .specs = specs + k % 3, .n_specs = 3, .arena_id = 0x7E570000u + k};
+
+	return gen_x360_textures(&o, b, NULL, NULL);
 }

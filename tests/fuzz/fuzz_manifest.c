@@ -3,13 +3,16 @@
  * first four bytes replaced by each magic in turn, so every parser sees every input), on both
  * consoles' rows. Invariants: the records read fit in the file and never exceed the claimed
  * count, names stay terminated and their safe copies are safe, the parent walk ends, and what
- * was read writes back to bytes that parse to the same records. Broken invariants abort.
+ * was read writes back to bytes that parse to the same records. Then the district model
+ * (district.c) over the input standing for every file of a stream set: its views render and
+ * lint.txt ends with its count. Broken invariants abort.
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/world/district.h"
 #include "harness.h"
 #include "psgfs/base/bytes.h"
 #include "psgfs/formats/stream_manifest.h"
@@ -147,6 +150,76 @@ static void fm_mmap(const uint8_t *p, size_t n, enum sm_platform pf)
 	diag_free(&d);
 }
 
+/* The district's files: every name of a stream set is the input, its first four bytes the
+ * magic of that file's extension (names of no such extension do not exist). */
+struct fm_file {
+	struct src_mem m;
+	uint8_t *b;
+};
+
+static enum rc fm_open(void *ctx, const char *name, struct src *s, void **h)
+{
+	const struct src_mem *in = ctx;
+	const char *dot = strrchr(name, '.');
+	struct fm_file *f;
+	enum sm_platform pf;
+	enum sm_file k;
+
+	if (!dot || !sm_ext_parse(dot, &pf, &k))
+		return RC_NOENT;
+	if (!(f = malloc(sizeof *f)) || !(f->b = malloc(in->size ? in->size : 1))) {
+		free(f);
+		return RC_NOMEM;
+	}
+	memcpy(f->b, in->p, in->size);
+	if (in->size >= 4)
+		memcpy(f->b, sm_magic(k), 4);
+	src_init_mem(s, &f->m, f->b, in->size);
+	*h = f;
+	return RC_OK;
+}
+
+static void fm_close(void *ctx, void *h)
+{
+	struct fm_file *f = h;
+
+	(void)ctx;
+	free(f->b);
+	free(f);
+}
+
+static void fm_district(const uint8_t *q, size_t n, const char *map)
+{
+	struct src_mem in = {q, n};
+	struct dist_io io = {&in, fm_open, fm_close};
+	struct district m;
+	struct dist_scan sc = {0};
+	struct src s;
+	struct src_mem sm;
+	struct buf b;
+	char tail[32];
+
+	src_init_mem(&s, &sm, q, n);
+	buf_init(&b);
+	if (dist_load(&m, map, &s, &io) == RC_OK && dist_scan(&sc, &m, &io) == RC_OK) {
+		dist_info(&m, &sc, NULL, &b);
+		dist_errors(&m, &sc, &b);
+		for (uint64_t i = 0; i < dist_collection_rows(&m); i++)
+			dist_collection_row(&m, i, &b);
+		for (uint64_t i = 0; i < dist_minimap_rows(&m); i++)
+			dist_minimap_row(&m, i, &b);
+		b.len = 0;
+		dist_lint(&sc, NULL, &b);
+		snprintf(tail, sizeof tail, "%zu findings\n", diag_count(&sc.lint));
+		if (b.len < strlen(tail) ||
+		    memcmp(b.data + b.len - strlen(tail), tail, strlen(tail)))
+			fm_fail("lint.txt does not end with its count");
+	}
+	dist_scan_free(&sc);
+	dist_free(&m);
+	buf_free(&b);
+}
+
 int fuzz_one_manifest(const uint8_t *p, size_t n)
 {
 	uint8_t *q = malloc(n ? n : 1);
@@ -171,6 +244,12 @@ int fuzz_one_manifest(const uint8_t *p, size_t n)
 			else
 				fm_mmap(q, n, (enum sm_platform)pf);
 		}
+	}
+	/* the district over it (small inputs: every collection file is the input again) */
+	if (n >= 4 && n <= 16384) {
+		memcpy(q, "CMAP", 4);
+		fm_district(q, n, "DIST_F_Pres.psm");
+		fm_district(q, n, "DIST_F_Pres.xsm");
 	}
 	free(q);
 	return 0;

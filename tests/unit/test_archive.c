@@ -1360,6 +1360,13 @@ static void test_registry(void **state)
 	assert_true(fmt_is_companion_name("DIST_X_Gfx.PST", FMT_ARCHIVE));
 	assert_false(fmt_is_companion_name("DIST_X_Gfx.psf", FMT_ARCHIVE));
 	assert_null(fmt_of_arc_kind(0));
+	/* A row with a name rule: a district's Pres map by its whole name, not every .psm. */
+	assert_ptr_equal(fmt_by_name("DIST_X_Pres.psm", FMT_ASSET), fmt_row(FMT_DISTRICT));
+	assert_ptr_equal(fmt_by_name("dist_x_pres.XSM", FMT_ASSET), fmt_row(FMT_DISTRICT));
+	assert_null(fmt_by_name("DIST_X_Sim.psm", FMT_ASSET | FMT_ARCHIVE | FMT_FILE));
+	assert_true(fmt_name_is("DIST_X_Pres.xsm", FMT_DISTRICT));
+	assert_false(fmt_name_is("DIST_X_Tex.xsm", FMT_DISTRICT));
+	assert_ptr_equal(fmt_detect((const uint8_t *)"CMAP", 4, FMT_ASSET), fmt_row(FMT_DISTRICT));
 }
 
 static void test_bigf(void **state)

@@ -235,8 +235,8 @@ static void tm_init(struct tm *t)
 	t->nodes[2].t[2] = NAN;
 	t->nodes[3] = tm_node("socket\xff", 2, false);
 	gltf_bind_ibms(t->nodes, 4);
-	t->prims[0] = (struct gltf_prim){0, 6};
-	t->prims[1] = (struct gltf_prim){-1, 3};
+	t->prims[0] = (struct gltf_prim){0, 6, false};
+	t->prims[1] = (struct gltf_prim){-1, 3, false};
 	t->target = (struct gltf_target){.name = {"\0smile", 6}, .n_sparse = 2}; /* empty */
 	t->mesh = (struct gltf_mesh){.name = {"mesh", 4},
 				     .n_vertices = NV,
@@ -525,6 +525,75 @@ static void test_common_root(void **state)
 	glb_close(&d);
 	free(g);
 	gltf_plan_free(&p);
+	free(t);
+}
+
+/* A mesh placed under a node (a scene of several models) is that node's child; a skinned one
+ * stays at the scene root whatever it asks. */
+static void test_mesh_under(void **state)
+{
+	struct tm *t = calloc(1, sizeof *t);
+	struct gltf_plan p;
+	struct glb_doc d;
+	uint8_t *g;
+	size_t n;
+	enum rc r;
+
+	struct tm_ctx c = {&p, t};
+
+	(void)state;
+	for (int skinned = 0; skinned < 2; skinned++) {
+		tm_init(t);
+		t->mesh.skinned = skinned;
+		t->mesh.under = 4; /* node 3, the socket */
+		assert_int_equal(gltf_bounds(&t->m, t), RC_OK);
+		assert_int_equal(gltf_plan(&t->m, &p), RC_OK);
+		g = glb_whole(&p, tm_render, &c, &n, &r);
+		assert_int_equal(r, RC_OK);
+		glb_open(g, n, &d);
+		if (skinned) {
+			assert_null(jget(jat(jget(&d.j, "nodes"), 3), "children"));
+		} else {
+			assert_int_equal(jget(jat(jget(&d.j, "nodes"), 3), "children")->n, 1);
+			assert_true(jat(jget(jat(jget(&d.j, "nodes"), 3), "children"), 0)->num ==
+				    4);
+		}
+		glb_close(&d);
+		free(g);
+		gltf_plan_free(&p);
+	}
+	free(t);
+}
+
+/* Line primitives: mode 1, two indices a segment; an odd count is refused. */
+static void test_lines(void **state)
+{
+	struct tm *t = calloc(1, sizeof *t);
+	struct gltf_plan p;
+	struct glb_doc d;
+	uint8_t *g;
+	size_t n;
+	enum rc r;
+
+	struct tm_ctx c = {&p, t};
+
+	(void)state;
+	tm_init(t);
+	t->prims[1] = (struct gltf_prim){-1, 2, true}; /* indices 0 1 of the second primitive */
+	assert_int_equal(gltf_bounds(&t->m, t), RC_OK);
+	assert_int_equal(gltf_plan(&t->m, &p), RC_OK);
+	g = glb_whole(&p, tm_render, &c, &n, &r);
+	assert_int_equal(r, RC_OK);
+	glb_open(g, n, &d);
+	assert_int_equal(jnum(jat(jget(jat(jget(&d.j, "meshes"), 0), "primitives"), 1), "mode", -1),
+			 1);
+	assert_null(jget(jat(jget(jat(jget(&d.j, "meshes"), 0), "primitives"), 0), "mode"));
+	glb_close(&d);
+	free(g);
+	gltf_plan_free(&p);
+	tm_init(t);
+	t->prims[1] = (struct gltf_prim){-1, 3, true};
+	assert_int_equal(gltf_plan(&t->m, &p), RC_INVAL);
 	free(t);
 }
 
@@ -1165,6 +1234,8 @@ int main(void)
 	    cmocka_unit_test(test_model),
 	    cmocka_unit_test(test_model_refusals),
 	    cmocka_unit_test(test_common_root),
+	    cmocka_unit_test(test_mesh_under),
+	    cmocka_unit_test(test_lines),
 	    cmocka_unit_test(test_image),
 	    cmocka_unit_test(test_psk_shapes),
 	    cmocka_unit_test(test_psk_wide),

@@ -16,7 +16,9 @@
 #include "psgfs/gen/gen_psg.h"
 #include "psgfs/gen/gen_psg_textures.h"
 #include "psgfs/formats/png.h"
+#include "psgfs/formats/tex_x360.h"
 #include "psgfs/formats/texture.h"
+#include "psgfs/gen/gen_big.h"
 #include "tree/psg/view_psg.h"
 
 static void px_eq(const uint8_t *px, int i, int r, int g, int b, int a)
@@ -793,6 +795,79 @@ static void test_hostile(void **st)
 	diag_free(&d);
 }
 
+/* A short PS3 Texture object through the one reader, tex_describe and the text view. */
+static void short_ps3_object(void)
+{
+	struct psg_builder *b = psgb_new(PSGB_REG_TEXTURE10, 1);
+	uint8_t br[64] = {0}, obj[40] = {0};
+	struct ps3_texture t;
+	struct tex_desc td;
+	struct buf file, text;
+	struct src s;
+	struct src_mem m;
+	struct arena a;
+
+	psgb_add_base_resource(b, 0x80, br, sizeof br);
+	psgb_add(b, RW_T_TEXTURE, 4, obj, 39);
+	buf_init(&file);
+	assert_int_equal(psgb_finish(b, 0, &file, NULL), RC_OK);
+	src_init_mem(&s, &m, file.data, file.len);
+	assert_int_equal(arena_open(&s, &a, NULL), RC_OK);
+	assert_int_equal(tex_ps3_read_object(&s, &a, 1, &t), RC_TRUNCATED);
+	assert_int_equal(tex_ps3_read_object(&s, &a, 0, &t), RC_UNSUPPORTED);
+	assert_int_equal(tex_ps3_read_object(&s, &a, a.n_dict, &t), RC_BOUNDS);
+	assert_int_equal(tex_describe(&s, &a, 1, &td, NULL), RC_CORRUPT);
+	buf_init(&text);
+	assert_int_equal(view_object_text(&s, &a, 1, &text, NULL), RC_CORRUPT);
+	buf_free(&text);
+	arena_free(&a);
+	buf_free(&file);
+}
+
+/*
+ * Each platform's row reads its own Texture objects (tex_platform.h): the one reader of the
+ * object gives what tex_describe describes, the PS3 header is the PS3 row's alone, and a short
+ * object is refused the same way by the reader, the description and the text view.
+ */
+static void test_platform_readers(void **st)
+{
+	struct genarena g;
+	struct buf x;
+	struct src s;
+	struct src_mem m;
+	struct arena a;
+	struct tex_x360_object o;
+	struct ps3_texture t;
+	struct tex_desc d;
+
+	(void)st;
+	ga_open(&g, NULL);
+	assert_int_equal(tex_ps3_read_object(&g.s, &g.a, 1, &t), RC_OK);
+	assert_int_equal(tex_describe(&g.s, &g.a, 1, &d, NULL), RC_OK);
+	assert_non_null(tex_ps3_header(&d));
+	assert_int_equal(tex_ps3_header(&d)->m_buffer, t.m_buffer);
+	assert_int_equal(d.width, t.width);
+	assert_int_equal(d.height, t.height);
+	ga_close(&g);
+
+	buf_init(&x);
+	assert_int_equal(gen_big_x360_textures(0, &x), RC_OK);
+	src_init_mem(&s, &m, x.data, x.len);
+	assert_int_equal(arena_open(&s, &a, NULL), RC_OK);
+	assert_int_equal(arena_row(&a, 1)->type_id, RW_T_TEXTURE);
+	assert_int_equal(tex_x360_read_object(&s, &a, 0, &o), RC_UNSUPPORTED);
+	assert_int_equal(tex_x360_read_object(&s, &a, a.n_dict, &o), RC_BOUNDS);
+	assert_int_equal(tex_x360_read_object(&s, &a, 1, &o), RC_OK);
+	assert_int_equal(tex_describe(&s, &a, 1, &d, NULL), RC_OK);
+	assert_null(tex_ps3_header(&d));
+	assert_int_equal(d.width, o.fetch.width);
+	assert_int_equal(d.height, o.fetch.height);
+	arena_free(&a);
+	buf_free(&x);
+
+	short_ps3_object();
+}
+
 /* Write every generated texture as .dds/.png into $PSGFS_TEX_DUMP (manual ImageMagick check). */
 static void test_dump(void **st)
 {
@@ -848,6 +923,7 @@ int main(void)
 	    cmocka_unit_test(test_generated_shuffled_unnamed),
 	    cmocka_unit_test(test_info_and_text),
 	    cmocka_unit_test(test_hostile),
+	    cmocka_unit_test(test_platform_readers),
 	    cmocka_unit_test(test_dump),
 	};
 

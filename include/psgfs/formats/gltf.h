@@ -66,10 +66,12 @@ struct gltf_node {
 	float ibm[16]; /* joints: inverse of the joint's world bind matrix (gltf_bind_ibms) */
 };
 
-/* A primitive: triangles of one material (-1: glTF's default material). */
+/* A primitive: triangles of one material (-1: glTF's default material), or line segments
+ * (`lines`: glTF mode 1, 2 indices per segment, at least 2). */
 struct gltf_prim {
 	int32_t material;
 	uint64_t n_indices; /* 3 per triangle, at least 3 */
+	bool lines;
 };
 
 /* A morph target, stored sparse: the n_sparse vertices it moves (increasing vertex indices)
@@ -96,6 +98,9 @@ struct gltf_mesh {
 	struct gltf_target *targets;
 	uint32_t n_targets;   /* morph targets carry NORMAL deltas too when `normals` */
 	float min[3], max[3]; /* POSITION bounds, from gltf_bounds */
+	/* Where the mesh's node sits: 0 at the scene root; k > 0 a child of node k - 1, whose
+	 * transform then places it (a scene of several models). Ignored for skinned meshes. */
+	uint32_t under;
 };
 
 /* An embedded image, itself a run of fixed-size parts (e.g. include/psgfs/formats/png.h's pngs). */

@@ -17,14 +17,15 @@
 #include <stdint.h>
 
 enum fmt_id {
-	FMT_PSG,   /* RenderWare 4 arena: .psg (PS3), .rx2 (Xbox 360) */
-	FMT_PSK,   /* Unreal ActorX skeletal mesh */
-	FMT_PSA,   /* Unreal ActorX animation */
-	FMT_EB3,   /* EA EB v3 .big */
-	FMT_BIGF,  /* EA BIGF .big */
-	FMT_BIG4,  /* EA BIG4 .big */
-	FMT_SFIL,  /* Skate 3 stream file (.psf/.xsf) with its ATOC table (.pst/.xst) */
-	FMT_PLAIN, /* names no game or exporter gives an asset: text, pictures, sound */
+	FMT_PSG,      /* RenderWare 4 arena: .psg (PS3), .rx2 (Xbox 360) */
+	FMT_PSK,      /* Unreal ActorX skeletal mesh */
+	FMT_PSA,      /* Unreal ActorX animation */
+	FMT_DISTRICT, /* Skate 3 district: its Pres collection map DIST_<Name>_Pres.psm/.xsm */
+	FMT_EB3,      /* EA EB v3 .big */
+	FMT_BIGF,     /* EA BIGF .big */
+	FMT_BIG4,     /* EA BIG4 .big */
+	FMT_SFIL,     /* Skate 3 stream file (.psf/.xsf) with its ATOC table (.pst/.xst) */
+	FMT_PLAIN,    /* names no game or exporter gives an asset: text, pictures, sound */
 	FMT_COUNT
 };
 
@@ -43,6 +44,9 @@ struct fmt_row {
 	const char *name;	 /* short: "PSG", "EB v3" (tests, psgfs-tool) */
 	const char *desc;	 /* what info.txt calls it */
 	const char *const *exts; /* lowercase, with the dot, NULL-terminated; any case matches */
+	/* A name rule beyond the extension (NULL: the extension decides): fmt_by_name and
+	 * fmt_name_is take only the names it accepts, and so must a caller of fmt_detect. */
+	bool (*name_ok)(const char *name);
 	/* Content: magic_len bytes at offset 0 (0: the row is by name only), on a file of at
 	 * least min_size bytes (a file too small for it, named like it, is a plain file). */
 	uint8_t magic[FMT_MAGIC_MAX];

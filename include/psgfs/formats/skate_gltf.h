@@ -36,5 +36,10 @@ size_t skate_gltf_bytes(const struct skate_gltf *g);
 enum rc skate_gltf_render(const struct skate_gltf *g, const struct src *s, unsigned part,
 			  uint64_t first, struct emit *e);
 void skate_gltf_free(struct skate_gltf *g);
+/* The model the export describes (meshes with their bounds, materials, images), and its data
+ * as the model's fill callback gives it: for a scene made of several exports. */
+const struct gltf_model *skate_gltf_model(const struct skate_gltf *g);
+enum rc skate_gltf_fill(const struct skate_gltf *g, const struct src *s, const struct gltf_req *q,
+			uint64_t first, size_t n, void *out);
 
 #endif

@@ -5,9 +5,10 @@
  * vertex formats and lay out VertexBuffer, IndexBuffer, MeshHelper and DrawIndexedParameters
  * differently, so each platform is one const table, chosen once from the arena's platform.
  * Adding a platform is new files and rows, not branches: its tag and resource descriptors (a
- * row of arena.c), this table (skate_<platform>.c, listed in skate_platform_of) with its
- * texture functions (tex_<platform>.c), and its view row (src/tree/view_psg_<platform>.c,
- * listed in view_platform_of). Everything above works on the neutral forms of skate_mesh.h.
+ * row of arena.c), this table (skate_<platform>.c, listed in skate_platform.c) with its
+ * texture row (tex_<platform>.c: reading and writing textures, tex_platform.h), and its view
+ * row (src/tree/psg/view_psg_<platform>.c, listed in view_platform_of). Everything above works
+ * on the neutral forms of skate_mesh.h and texture.h.
  */
 #ifndef PSGFS_SKATE_PLATFORM_H
 #define PSGFS_SKATE_PLATFORM_H
@@ -23,7 +24,7 @@
 #include "psgfs/base/source.h"
 #include "psgfs/formats/skate_mesh.h"
 
-struct tex_desc;
+struct tex_platform;
 
 /*
  * One platform's object decoders. Every decoder takes one object's bytes, the arena's byte
@@ -59,12 +60,8 @@ struct skate_platform {
 	bool base_res_row_before;
 	/* DrawIndexedParameters carry a base vertex (islands.tsv then shows it). */
 	bool island_base_vertex;
-	/* Textures (texture.h): tex_describe's platform part, for a row known to be a Texture
-	 * (d zeroed but for index and pl), and tex_read_rows' once the range is checked. */
-	enum rc (*tex_describe)(const struct src *s, const struct arena *a, uint32_t idx,
-				struct tex_desc *d, struct diag *diag);
-	enum rc (*tex_read_rows)(const struct src *s, const struct tex_desc *d, uint32_t face,
-				 uint32_t level, uint32_t row0, uint32_t n, uint8_t *out);
+	/* Textures: reading and writing them (tex_platform.h). */
+	const struct tex_platform *tex;
 };
 
 /* The PS3 table (skate_ps3.c). */

@@ -20,6 +20,8 @@ enum tex_kind {
 };
 
 /* Bytes per texel, or per 4x4 block for the compressed kinds. */
+/* The DDS name of a kind ("DXT1", "A8R8G8B8", ...), "?" when out of range. */
+const char *tex_kind_name(enum tex_kind k);
 uint32_t tex_kind_bpp(enum tex_kind k);
 bool tex_kind_compressed(enum tex_kind k);
 /* max(1, x >> level) */

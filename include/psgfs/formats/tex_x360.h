@@ -38,6 +38,8 @@
 
 #include "psgfs/base/diag.h"
 #include "psgfs/base/result.h"
+#include "psgfs/base/source.h"
+#include "psgfs/formats/arena.h"
 #include "psgfs/formats/tex_kind.h"
 
 #define X360TEX_OBJECT_SIZE    0x34u
@@ -113,6 +115,11 @@ struct tex_x360_object {
 };
 /* RC_TRUNCATED when len < 0x34 (longer objects: the rest is ignored). */
 enum rc tex_x360_object_decode(const uint8_t *obj, size_t len, struct tex_x360_object *out);
+/* The one reader of an Xbox 360 Texture object: row idx of a, its first 0x34 bytes decoded.
+ * RC_BOUNDS when there is no such row or it lies outside the file, RC_UNSUPPORTED for another
+ * type, RC_TRUNCATED when the object is shorter than 0x34 bytes, else the read's error. */
+enum rc tex_x360_read_object(const struct src *s, const struct arena *a, uint32_t idx,
+			     struct tex_x360_object *o);
 /* Big-endian bytes of o (the fetch constant from its fields). */
 void tex_x360_object_encode(const struct tex_x360_object *o, uint8_t out[X360TEX_OBJECT_SIZE]);
 

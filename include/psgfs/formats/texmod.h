@@ -32,11 +32,13 @@
 #include "psgfs/formats/arena.h"
 #include "psgfs/formats/arena_patch.h"
 #include "psgfs/formats/dds_read.h"
+#include "psgfs/formats/skate_platform.h"
 #include "psgfs/formats/texture.h"
 
 enum texmod_input { TEXMOD_DDS, TEXMOD_PNG };
-enum texmod_plat { TEXMOD_PS3, TEXMOD_X360 };
 
+/* Bytes of the largest Texture object a platform writes (tex_platform.h). */
+#define TEXMOD_OBJ_MAX 64u
 /* Largest side of a picture written into a texture (RSX textures are at most 4096). */
 #define TEXMOD_MAX_SIDE 4096u
 
@@ -46,9 +48,9 @@ struct texmod_shape {
 };
 
 struct texmod_plan {
-	uint32_t tex, res; /* the Texture row and its base resource row */
-	enum texmod_plat plat;
-	bool have_from; /* the texture as it is could be described */
+	uint32_t tex, res;		 /* the Texture row and its base resource row */
+	const struct skate_platform *pl; /* the arena's: its texture row writes (tex_platform.h) */
+	bool have_from;			 /* the texture as it is could be described */
 	struct texmod_shape from, to;
 	struct texmod_shape served; /* from's faces and levels the data holds (have_*) */
 	struct tex_desc src;	    /* the texture as it is (when have_from) */
@@ -56,12 +58,10 @@ struct texmod_plan {
 	enum texmod_input in;
 	struct dds_read_info dds;
 	bool dds_direct; /* DDS rows are the new canonical texels as they are */
-	/* the texture as written: its object and the layout the writer follows */
-	uint8_t obj[X360TEX_OBJECT_SIZE];
+	/* the texture as written: its object and the layout the writer follows (dst.plat) */
+	uint8_t obj[TEXMOD_OBJ_MAX];
 	size_t obj_len; /* 0 when the object stays */
-	struct ps3_texture ps3;
-	struct tex_layout ps3l;
-	struct tex_x360_layout x360;
+	struct tex_desc dst;
 	uint64_t texels, texel_bytes; /* where they are in the new file, and how many */
 	struct arena_patch patch;
 	uint64_t out_size; /* bytes of the new arena */

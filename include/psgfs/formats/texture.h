@@ -35,7 +35,6 @@
 #include "psgfs/base/source.h"
 #include "psgfs/formats/png.h"
 #include "psgfs/formats/tex_kind.h"
-#include "psgfs/formats/tex_x360.h"
 
 #define PS3_TEXTURE_SIZE 40u
 #define GCM_TEX_LN	 0x20u /* linear (pitch) layout */
@@ -81,6 +80,11 @@ struct ps3_texture {
 /* Decode the fixed 40 bytes; RC_TRUNCATED when len < 40. No validation. */
 enum rc ps3_texture_decode(const uint8_t *obj, size_t len, bool big_endian,
 			   struct ps3_texture *out);
+/* The one reader of a PS3 Texture object: row idx of a, its first 40 bytes decoded. RC_BOUNDS
+ * when there is no such row or it lies outside the file, RC_UNSUPPORTED for another type,
+ * RC_TRUNCATED when the object is shorter than 40 bytes, else the read's error. */
+enum rc tex_ps3_read_object(const struct src *s, const struct arena *a, uint32_t idx,
+			    struct ps3_texture *t);
 /* The 40 bytes of t (format as stored; base_format, linear and unnormalized are ignored):
  * ps3_texture_decode of the result gives t back. */
 void ps3_texture_encode(const struct ps3_texture *t, bool big_endian,
@@ -132,6 +136,12 @@ enum rc ps3_write_rows(const struct ps3_texture *t, const struct tex_layout *l, 
 		       uint32_t face, uint32_t level, uint32_t row0, uint32_t n,
 		       const uint8_t *canon, uint8_t *res, size_t res_len);
 
+struct tex_platform;
+
+/* Bytes of a platform's part of a tex_desc (tex_platform.h): the largest, Xbox 360's layout
+ * (1,096 bytes), with room. */
+#define TEX_PLAT_BYTES 1152u
+
 /*
  * A texture as the tree shows it, whatever the platform: canonical (DDS-order, little-endian)
  * levels, read row by row from the file on demand. Rows are "unit rows": 4-texel block rows
@@ -143,10 +153,9 @@ enum rc ps3_write_rows(const struct ps3_texture *t, const struct tex_layout *l, 
  * RC_CORRUPT only when not even level 0 of face 0 is there. A larger base resource than the
  * layout needs is RC_CORRUPT unless the texture sits at an offset inside a shared resource.
  */
-struct skate_platform;
 struct tex_desc {
-	uint32_t index;			 /* dictionary row of the Texture object */
-	const struct skate_platform *pl; /* whose tex_describe and tex_read_rows serve it */
+	uint32_t index;		       /* dictionary row of the Texture object */
+	const struct tex_platform *tp; /* the platform row that reads and writes it */
 	enum tex_kind kind;
 	const char *format_name;
 	bool alpha;
@@ -154,9 +163,12 @@ struct tex_desc {
 	uint32_t mips, faces;		/* as declared */
 	uint32_t have_mips, have_faces; /* served: complete in the data */
 	uint64_t base;			/* absolute file offset of the first texel */
-	struct ps3_texture ps3;
-	struct tex_layout ps3l;
-	struct tex_x360_layout x360;
+	/* The platform's part: its decoded object and texel layout, filled and read only by the
+	 * platform's row (tex_ps3.c, tex_x360.c). */
+	union {
+		max_align_t align;
+		unsigned char bytes[TEX_PLAT_BYTES];
+	} plat;
 };
 
 enum rc tex_describe(const struct src *s, const struct arena *a, uint32_t tex_idx,
@@ -167,16 +179,9 @@ uint64_t tex_level_bytes(const struct tex_desc *d, uint32_t level);
 /* Canonical unit rows [row0, row0+n) of (face, level) into out, reading only what they need. */
 enum rc tex_read_rows(const struct src *s, const struct tex_desc *d, uint32_t face, uint32_t level,
 		      uint32_t row0, uint32_t n, uint8_t *out);
-/* The platform rows of those two (skate_platform.h): PS3 textures name their base resource
- * (m_buffer) and an offset in it; Xbox 360 ones use the row before them (docs/xbox360.md). */
-enum rc tex_describe_ps3(const struct src *s, const struct arena *a, uint32_t idx,
-			 struct tex_desc *d, struct diag *diag);
-enum rc tex_describe_x360(const struct src *s, const struct arena *a, uint32_t idx,
-			  struct tex_desc *d, struct diag *diag);
-enum rc tex_read_rows_ps3(const struct src *s, const struct tex_desc *d, uint32_t face,
-			  uint32_t level, uint32_t row0, uint32_t n, uint8_t *out);
-enum rc tex_read_rows_x360(const struct src *s, const struct tex_desc *d, uint32_t face,
-			   uint32_t level, uint32_t row0, uint32_t n, uint8_t *out);
+/* The PS3 header a description holds (for tests and tools), NULL when d is not a PS3 texture's
+ * (tex_ps3.c). Filled whenever the object decoded, even when tex_describe then failed. */
+const struct ps3_texture *tex_ps3_header(const struct tex_desc *d);
 
 /* DDS file: a 128-byte header describing the faces and levels served, then the levels. */
 #define DDS_HEADER_BYTES 128u

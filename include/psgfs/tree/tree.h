@@ -36,6 +36,9 @@ struct tree_opts {
 				       own bytes), not as directories (-o assets=files) */
 	const char *mods_dir;	    /* texture mods: OUTDIR (absolute, a directory), or NULL
 				       (include/psgfs/tree/mods.h) */
+	bool layout_loose;	    /* folder mounts: the loose view (-o layout=loose): every
+				       .big shown as the files it holds, merged into the
+				       folder; every file plain; mods_dir only read */
 };
 
 enum tree_type { TT_DIR = 1, TT_FILE, TT_LINK };

@@ -13,37 +13,7 @@
 #define CHUNK_HDR    28u
 #define SMALL_STREAM (1u << 20) /* RefPack streams read whole for one decode */
 
-/* ---- index construction ---- */
-
-struct arc_index *arcx_new(uint64_t size)
-{
-	struct arc_index *ix = calloc(1, sizeof *ix);
-
-	if (ix) {
-		ix->size = size;
-		ix->bytes = sizeof *ix;
-		atomic_init(&ix->decodes, 0);
-		atomic_init(&ix->decoded, 0);
-	}
-	return ix;
-}
-
-enum rc arcx_add(struct arc_index *ix, const struct arc_seg *s, enum rc why)
-{
-	struct arcx_seg *v;
-	size_t cap = ix->segcap;
-
-	if (s->out_len == 0)
-		return RC_OK;
-	v = xgrow_n(ix->seg, ix->nseg, &cap, sizeof *v, 8);
-	if (!v)
-		return RC_NOMEM;
-	ix->seg = v;
-	ix->segcap = (uint32_t)cap;
-	v[ix->nseg] = (struct arcx_seg){.s = *s, .real = s->out_len, .why = (uint8_t)why};
-	ix->nseg++;
-	return RC_OK;
-}
+/* ---- index construction (the segment list: arc_seg.c) ---- */
 
 void arc_index_free(struct arc_index *ix)
 {
@@ -838,7 +808,8 @@ enum rc arc_index_build(const struct src *s, const struct arc *a, uint32_t i,
 	if (!ix)
 		return RC_NOMEM;
 	if (!e->bad && e->method == ARC_SECTIONS && e->size > 0) {
-		r = sfil_index(s, a, i, ix, name, d); /* stream assets: src/formats/archive/sfil.c */
+		r = sfil_index(s, a, i, ix, name,
+			       d); /* stream assets: src/formats/archive/sfil.c */
 	} else if (!e->bad && e->size > 0) {
 		n = e->stored < CHUNK_HDR ? (size_t)e->stored : CHUNK_HDR;
 		r = src_read(s, e->off, h, n);

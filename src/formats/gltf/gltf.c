@@ -33,7 +33,9 @@ static bool mesh_ok(const struct gltf_model *m, const struct gltf_mesh *me, uint
 	for (uint32_t k = 0; k < me->n_prims; k++) {
 		const struct gltf_prim *pr = &me->prims[k];
 
-		if (pr->n_indices < 3 || pr->n_indices % 3 || pr->material < -1 ||
+		if ((pr->lines ? pr->n_indices < 2 || pr->n_indices % 2
+			       : pr->n_indices < 3 || pr->n_indices % 3) ||
+		    pr->material < -1 ||
 		    (pr->material >= 0 && (uint32_t)pr->material >= m->n_materials))
 			return false;
 	}
@@ -128,6 +130,12 @@ static int64_t out_parent(const struct gltf_model *m, const struct gltf_plan *p,
 		if (m->nodes[i].parent >= 0)
 			return m->nodes[i].parent;
 		return p->synth_root ? (int64_t)m->n_nodes : -1;
+	}
+	if (i >= m->n_nodes + p->synth_root) {
+		const struct gltf_mesh *me = &m->meshes[i - m->n_nodes - p->synth_root];
+
+		if (!me->skinned && me->under && me->under <= m->n_nodes)
+			return me->under - 1;
 	}
 	return -1;
 }

@@ -210,6 +210,8 @@ static void mesh_item(const struct gltf_plan *p, uint32_t mi, struct buf *b)
 		buf_puts(b, k ? ",{" : "{");
 		put_attributes(me, &a, b);
 		buf_printf(b, ",\"indices\":%u", a.prim0 + k);
+		if (me->prims[k].lines)
+			buf_puts(b, ",\"mode\":1");
 		if (me->prims[k].material >= 0)
 			buf_printf(b, ",\"material\":%d", me->prims[k].material);
 		if (me->n_targets)

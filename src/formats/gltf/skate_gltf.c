@@ -255,6 +255,23 @@ enum rc skate_gltf_render(const struct skate_gltf *g, const struct src *s, unsig
 	return r;
 }
 
+const struct gltf_model *skate_gltf_model(const struct skate_gltf *g)
+{
+	return &g->model;
+}
+
+enum rc skate_gltf_fill(const struct skate_gltf *g, const struct src *s, const struct gltf_req *q,
+			uint64_t first, size_t n, void *out)
+{
+	struct sg_ctx c;
+	enum rc r;
+
+	ctx_init(&c, g, s);
+	r = sg_fill(&c, q, first, n, out);
+	ctx_free(&c);
+	return r;
+}
+
 /* ---- building ---- */
 
 /* Joints: the export's bones, parents first, in model space whatever the .psk's axes. */
@@ -314,7 +331,7 @@ static enum rc build_meshes(struct skate_gltf *g, struct diag *notes)
 			continue;
 		}
 		snprintf(g->names[i].s, sizeof g->names[i].s, "mesh_%02u", xm->scene);
-		g->prims[i] = (struct gltf_prim){(int32_t)xm->material, 3 * xm->n_faces};
+		g->prims[i] = (struct gltf_prim){(int32_t)xm->material, 3 * xm->n_faces, false};
 		*me = (struct gltf_mesh){.name = {g->names[i].s, strlen(g->names[i].s)},
 					 .n_vertices = xm->n_verts,
 					 .normals = xm->normal >= 0,

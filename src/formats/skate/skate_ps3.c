@@ -11,7 +11,7 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/formats/skate_mesh.h"
 #include "psgfs/formats/skate_platform.h"
-#include "psgfs/formats/texture.h"
+#include "psgfs/formats/tex_platform.h"
 
 #define VDES_HDR  16u
 #define VDES_ELEM 8u
@@ -362,8 +362,7 @@ const struct skate_platform skate_platform_ps3 = {
     .tri_prim = PRIM_TRIS,
     .elem_describe = ps3_elem_describe,
     .elem_type_name = skate_etype_name,
-    .tex_describe = tex_describe_ps3,
-    .tex_read_rows = tex_read_rows_ps3,
+    .tex = &tex_platform_ps3,
 };
 
 /* ---- the same decoders for callers without an arena (PS3 is big-endian) ---- */

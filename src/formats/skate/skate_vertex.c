@@ -1,6 +1,6 @@
-/* Vertex elements in neutral terms: decoding stored components to floats, names, the
- * one-line encoding text, and the choice of a platform table (docs/skate-objects.md,
- * "Vertex descriptor"). */
+/* Vertex elements in neutral terms: decoding stored components to floats, names and the
+ * one-line encoding text (docs/skate-objects.md, "Vertex descriptor"). The choice of a
+ * platform table is skate_platform.c's. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,24 +8,6 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/formats/skate_mesh.h"
 #include "psgfs/formats/skate_platform.h"
-
-const struct skate_platform *skate_platform_of(const struct arena *a)
-{
-	static const struct skate_platform *const tables[] = {&skate_platform_ps3,
-							      &skate_platform_x360};
-
-	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
-		if (tables[i]->plat == a->h.plat)
-			return tables[i];
-	return NULL;
-}
-
-const struct skate_platform *skate_platform_decoders(const struct arena *a)
-{
-	const struct skate_platform *pl = skate_platform_of(a);
-
-	return pl ? pl : &skate_platform_ps3;
-}
 
 const char *skate_usage_name(uint8_t usage)
 {

@@ -12,7 +12,7 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/formats/skate_mesh.h"
 #include "psgfs/formats/skate_platform.h"
-#include "psgfs/formats/texture.h"
+#include "psgfs/formats/tex_platform.h"
 #include "psgfs/formats/skate_x360.h"
 
 /* One format code: its name, and how psgfs decodes it (ctype 0xFF: not decoded). */
@@ -504,6 +504,5 @@ const struct skate_platform skate_platform_x360 = {
     .elem_type_name = skate_x360_etype_name,
     .base_res_row_before = true,
     .island_base_vertex = true,
-    .tex_describe = tex_describe_x360,
-    .tex_read_rows = tex_read_rows_x360,
+    .tex = &tex_platform_x360,
 };

@@ -1,5 +1,6 @@
 /*
- * DDS headers for the canonical texture levels: the classic 124-byte DDS_HEADER (no DX10
+ * DDS headers for the canonical texture levels, and those levels' geometry (unit rows, bytes
+ * per row and per level): the classic 124-byte DDS_HEADER (no DX10
  * extension), so every DDS reader (ImageMagick, GIMP, paint.net, mod tools) opens it.
  * Compressed: DDPF_FOURCC DXT1/DXT3/DXT5 and a linear size; uncompressed: DDPF_RGB (with
  * ALPHAPIXELS) or DDPF_LUMINANCE bit masks and a pitch.
@@ -59,6 +60,27 @@ static struct dds_pf dds_pixel_format(enum tex_kind k)
 	default:
 		return (struct dds_pf){DDPF_LUMINANCE, 0, 8, 0xFFu, 0, 0, 0};
 	}
+}
+
+/* The canonical levels' geometry: DDS order, unit rows (block rows when compressed). Here, not
+ * in texture.c, so the DDS header and the texture that serves its levels form layers. */
+uint32_t tex_level_rows(const struct tex_desc *d, uint32_t level)
+{
+	uint32_t h = tex_dim(d->height, level);
+
+	return tex_kind_compressed(d->kind) ? (h + 3) / 4 : h;
+}
+
+uint64_t tex_row_bytes(const struct tex_desc *d, uint32_t level)
+{
+	uint32_t w = tex_dim(d->width, level);
+
+	return (uint64_t)(tex_kind_compressed(d->kind) ? (w + 3) / 4 : w) * tex_kind_bpp(d->kind);
+}
+
+uint64_t tex_level_bytes(const struct tex_desc *d, uint32_t level)
+{
+	return tex_row_bytes(d, level) * tex_level_rows(d, level);
 }
 
 uint64_t tex_dds_size(const struct tex_desc *d)

@@ -1,6 +1,7 @@
 /*
  * PS3 GCM textures (docs/skate-objects.md, "Texture object", "Texel layout", "Cube maps"):
- * the Texture object, GCM formats, the source layout, the RSX swizzle, and canonical rows.
+ * the Texture object, GCM formats, the source layout, the RSX swizzle, canonical rows, and the
+ * platform's texture row (tex_platform.h): describing, reading and writing PS3 textures.
  *
  * Why these layout rules (texture.h lists them): DXT data on RSX is always block-linear and
  * the real files pack each level tightly (docs/skate-objects.md, "Texel layout"), so the pitch
@@ -14,6 +15,8 @@
 
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/names.h"
+#include "psgfs/formats/tex_platform.h"
+#include "psgfs/formats/texmod.h"
 #include "psgfs/formats/texture.h"
 
 struct tex_ps3_fmt {
@@ -88,9 +91,36 @@ uint32_t tex_kind_bpp(enum tex_kind k)
 	}
 }
 
+const char *tex_kind_name(enum tex_kind k)
+{
+	static const char *const n[] = {"DXT1",	  "DXT3",     "DXT5",	  "A8R8G8B8", "X8R8G8B8",
+					"R5G6B5", "A1R5G5B5", "A4R4G4B4", "L8",	      "ATI2"};
+
+	return (unsigned)k < sizeof n / sizeof n[0] ? n[k] : "?";
+}
+
 bool tex_kind_compressed(enum tex_kind k)
 {
 	return k == TEXK_DXT1 || k == TEXK_DXT3 || k == TEXK_DXT5 || k == TEXK_ATI2;
+}
+
+enum rc tex_ps3_read_object(const struct src *s, const struct arena *a, uint32_t idx,
+			    struct ps3_texture *t)
+{
+	uint8_t raw[PS3_TEXTURE_SIZE];
+	enum rc r;
+
+	memset(t, 0, sizeof *t);
+	if (idx >= a->n_dict)
+		return RC_BOUNDS;
+	if (arena_row(a, idx)->type_id != RW_T_TEXTURE)
+		return RC_UNSUPPORTED;
+	if (!arena_row(a, idx)->readable)
+		return RC_BOUNDS;
+	if (arena_row(a, idx)->size < sizeof raw)
+		return RC_TRUNCATED;
+	r = src_read(s, arena_row(a, idx)->start, raw, sizeof raw);
+	return r == RC_OK ? ps3_texture_decode(raw, sizeof raw, a->big_endian, t) : r;
 }
 
 enum rc ps3_texture_decode(const uint8_t *obj, size_t len, bool big_endian, struct ps3_texture *out)
@@ -655,3 +685,300 @@ enum rc ps3_write_rows(const struct ps3_texture *t, const struct tex_layout *l, 
 		}
 	return RC_OK;
 }
+
+/* ---- the platform row (tex_platform.h): the PS3 part of a tex_desc ---- */
+
+struct ps3_part {
+	struct ps3_texture t;
+	struct tex_layout l;
+};
+
+_Static_assert(sizeof(struct ps3_part) <= TEX_PLAT_BYTES, "TEX_PLAT_BYTES too small for PS3");
+_Static_assert(sizeof(((struct texmod_plan *)0)->obj) >= PS3_TEXTURE_SIZE,
+	       "TEXMOD_OBJ_MAX too small for PS3");
+
+static struct ps3_part *part(struct tex_desc *d)
+{
+	return (struct ps3_part *)(void *)d->plat.bytes;
+}
+
+static const struct ps3_part *cpart(const struct tex_desc *d)
+{
+	return (const struct ps3_part *)(const void *)d->plat.bytes;
+}
+
+const struct ps3_texture *tex_ps3_header(const struct tex_desc *d)
+{
+	return d->tp == &tex_platform_ps3 ? &cpart(d)->t : NULL;
+}
+
+static const char *type_label(const struct arena *a, uint32_t i, char tmp[16])
+{
+	return i < a->n_dict ? rw_type_label(arena_row(a, i)->type_id, tmp) : "?";
+}
+
+static enum rc read_header(const struct src *s, const struct arena *a, uint32_t idx,
+			   struct tex_desc *d, struct diag *diag)
+{
+	struct ps3_part *q = part(d);
+	char why[256];
+	enum rc r = tex_ps3_read_object(s, a, idx, &q->t);
+
+	if (r == RC_TRUNCATED && arena_row(a, idx)->size < PS3_TEXTURE_SIZE) {
+		diag_add(diag, "object %u (Texture): %zu bytes, shorter than %u", idx,
+			 (size_t)arena_row(a, idx)->size, PS3_TEXTURE_SIZE);
+		return RC_CORRUPT;
+	}
+	if (r != RC_OK) {
+		diag_add(diag, "object %u (Texture): unreadable (%s)", idx, rc_str(r));
+		return r;
+	}
+	r = tex_layout_get(&q->t, &q->l, why, sizeof why);
+	if (r != RC_OK) {
+		diag_add(diag, "object %u (Texture): %s", idx, why);
+		return r;
+	}
+	if (why[0])
+		diag_add(diag, "object %u (Texture): %s", idx, why);
+	tex_ps3_kind(q->t.base_format, &d->kind, &d->alpha);
+	d->format_name = tex_ps3_format_name(q->t.base_format);
+	d->width = q->t.width;
+	d->height = q->t.height;
+	d->mips = q->l.mips;
+	d->faces = q->l.faces;
+	return RC_OK;
+}
+
+/* The base resource m_buffer names, by the one reference rule (row 0 is a valid target). */
+static enum rc texel_source(const struct arena *a, uint32_t idx, uint32_t m_buffer,
+			    const struct arena_dict_entry **br, uint32_t *bres, uint32_t *boff,
+			    struct diag *diag)
+{
+	uint32_t bi = 0;
+	char tmp[16];
+	enum rc r = arena_ref_to(a, m_buffer, ARENA_WANT_BASERES, &bi, boff);
+
+	if (r == RC_CORRUPT) {
+		diag_add(diag, "object %u (Texture): m_buffer %u is a %s, not a BaseResource", idx,
+			 bi, type_label(a, bi, tmp));
+		return RC_CORRUPT;
+	}
+	if (r != RC_OK) {
+		diag_add(diag, "object %u (Texture): m_buffer 0x%08X %s", idx, m_buffer,
+			 r == RC_NOENT ? "is null" : "does not resolve");
+		return RC_CORRUPT;
+	}
+	*br = arena_row(a, bi);
+	*bres = bi;
+	if (!(*br)->readable) {
+		diag_add(diag, "object %u (Texture): base resource %u lies outside the file", idx,
+			 bi);
+		return RC_TRUNCATED; /* the texels are missing, not wrong */
+	}
+	return RC_OK;
+}
+
+/* How much of a layout `avail` bytes hold: whole faces, else whole levels of face 0. */
+static void served_part(struct tex_desc *d, uint64_t avail)
+{
+	const struct ps3_part *q = cpart(d);
+
+	d->have_faces = 0;
+	d->have_mips = d->mips;
+	for (uint32_t f = 0; f < d->faces; f++)
+		if (ps3_level_src_end(&q->t, &q->l, f, d->mips - 1) <= avail)
+			d->have_faces = f + 1;
+	if (d->have_faces)
+		return;
+	d->have_faces = 1;
+	d->have_mips = 0;
+	for (uint32_t m = 0; m < d->mips; m++)
+		if (ps3_level_src_end(&q->t, &q->l, 0, m) <= avail)
+			d->have_mips = m + 1;
+}
+
+static void describe_note(const struct tex_desc *d, uint32_t bi, uint64_t held, uint64_t need,
+			  struct diag *diag)
+{
+	diag_add(diag,
+		 "object %u (Texture): base resource %u holds %llu bytes, %s %ux%u %u mips%s needs "
+		 "%llu; serving %u face%s with %u mip level%s",
+		 d->index, bi, (unsigned long long)held, d->format_name, d->width, d->height,
+		 d->mips, d->faces == 6 ? " cube" : "", (unsigned long long)need, d->have_faces,
+		 d->have_faces == 1 ? "" : "s", d->have_mips, d->have_mips == 1 ? "" : "s");
+}
+
+/* PS3 textures name their base resource (m_buffer) and an offset in it. */
+static enum rc ps3_describe(const struct src *s, const struct arena *a, uint32_t idx,
+			    struct tex_desc *d, struct diag *diag)
+{
+	const struct ps3_part *q = cpart(d);
+	const struct arena_dict_entry *br;
+	uint32_t boff, bres = 0;
+	uint64_t at, need;
+	enum rc r = read_header(s, a, idx, d, diag);
+
+	if (r == RC_OK)
+		r = texel_source(a, idx, q->t.m_buffer, &br, &bres, &boff, diag);
+	if (r != RC_OK)
+		return r;
+	if (!add_ok((uint64_t)boff, q->t.offset, &at) || at > br->size) {
+		diag_add(diag,
+			 "object %u (Texture): texel offset %llu past base resource %u (%u bytes)",
+			 idx, (unsigned long long)at, bres, br->size);
+		return RC_CORRUPT;
+	}
+	need = q->l.total;
+	d->base = br->start + at;
+	served_part(d, br->size - at);
+	if (d->have_mips == 0) {
+		describe_note(d, bres, br->size - at, need, diag);
+		return RC_CORRUPT;
+	}
+	if (br->size - at < need) {
+		describe_note(d, bres, br->size - at, need, diag);
+	} else if (br->size - at > need && at == 0) {
+		/* A texture that owns its base resource must fill it exactly: extra bytes mean
+		 * header and data disagree, so the pictures would be guesses. Only a texture at an
+		 * offset inside a shared resource may leave bytes after it. */
+		diag_add(diag,
+			 "object %u (Texture): base resource %u holds %u bytes, %llu more than the "
+			 "%llu %s %ux%u %u mips%s needs",
+			 idx, bres, br->size, (unsigned long long)(br->size - need),
+			 (unsigned long long)need, d->format_name, d->width, d->height, d->mips,
+			 d->faces == 6 ? " cube" : "");
+		return RC_CORRUPT;
+	}
+	return RC_OK;
+}
+
+static enum rc ps3_rows(const struct src *s, const struct tex_desc *d, uint32_t face,
+			uint32_t level, uint32_t row0, uint32_t n, uint8_t *out)
+{
+	const struct ps3_part *q = cpart(d);
+
+	return ps3_read_rows(s, d->base, &q->t, &q->l, d->kind, face, level, row0, n, out);
+}
+
+/* ---- writing (texmod.c) ---- */
+
+static bool ps3_stores(enum tex_kind k)
+{
+	return tex_ps3_base_for_kind(k) != 0;
+}
+
+static enum rc ps3_in_place(const struct arena *a, struct texmod_plan *p, char *why, size_t whylen)
+{
+	uint32_t off = 0;
+
+	if (arena_ref_to(a, cpart(&p->src)->t.m_buffer, ARENA_WANT_BASERES, &p->res, &off) !=
+	    RC_OK) {
+		diag_note(why, whylen, "the texture's base resource does not resolve");
+		return RC_CORRUPT;
+	}
+	p->dst = p->src;
+	return RC_OK;
+}
+
+/* The base resource the texture owns alone: its m_buffer at offset 0, no other Texture's. */
+static enum rc owned_resource(const struct src *as, const struct arena *a, uint32_t tex,
+			      const struct ps3_texture *t, uint32_t *res, char *why, size_t whylen)
+{
+	uint32_t bi = 0, off = 0;
+
+	if (arena_ref_to(a, t->m_buffer, ARENA_WANT_BASERES, &bi, &off) != RC_OK || off ||
+	    t->offset) {
+		diag_note(why, whylen,
+			  "the texture does not own a base resource (m_buffer 0x%X, offset %u)",
+			  t->m_buffer, t->offset);
+		return RC_UNSUPPORTED;
+	}
+	for (uint32_t i = 0; i < a->n_dict; i++) {
+		struct ps3_texture o;
+		uint32_t oi, oo;
+
+		if (i == tex || tex_ps3_read_object(as, a, i, &o) != RC_OK)
+			continue;
+		if (arena_ref_to(a, o.m_buffer, ARENA_WANT_BASERES, &oi, &oo) == RC_OK &&
+		    oi == bi) {
+			diag_note(why, whylen,
+				  "base resource %u holds texture %u too: its size cannot change",
+				  bi, i);
+			return RC_UNSUPPORTED;
+		}
+	}
+	*res = bi;
+	return RC_OK;
+}
+
+static bool pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* The object of shape p->to, from the one stored (q->t): its flags stay. */
+static enum rc new_object(struct texmod_plan *p, struct ps3_part *q, char *why, size_t whylen)
+{
+	struct ps3_texture *t = &q->t;
+	const struct texmod_shape *s = &p->to;
+	bool keep = p->have_from && s->kind == p->from.kind, comp = tex_kind_compressed(s->kind);
+	uint8_t base = keep ? t->base_format : tex_ps3_base_for_kind(s->kind);
+	bool ln = comp ? t->linear : t->linear || !pow2(s->width) || !pow2(s->height);
+	char tmp[160] = "";
+
+	t->format = (uint8_t)(base | (ln ? GCM_TEX_LN : 0) | (t->unnormalized ? GCM_TEX_UN : 0));
+	t->mipmap = (uint8_t)s->mips;
+	t->dimension = 2;
+	t->cubemap = s->faces == 6;
+	t->width = (uint16_t)s->width;
+	t->height = (uint16_t)s->height;
+	t->depth = 1;
+	/* Packed rows: what the real DXT textures hold, and what RSX needs for linear ones. */
+	t->pitch = comp ? ((s->width + 3) / 4) * tex_kind_bpp(s->kind)
+			: s->width * tex_ps3_texel_bytes(base);
+	t->offset = 0;
+	t->store_type = s->faces == 6 ? TEX_STORE_CUBE : TEX_STORE_2D;
+	t->format_copy = t->format;
+	ps3_texture_encode(t, true, p->obj);
+	p->obj_len = PS3_TEXTURE_SIZE;
+	if (ps3_texture_decode(p->obj, p->obj_len, true, t) != RC_OK ||
+	    tex_layout_get(t, &q->l, tmp, sizeof tmp) != RC_OK) {
+		diag_note(why, whylen, "the new texture is not valid: %s", tmp);
+		return RC_UNSUPPORTED;
+	}
+	p->texel_bytes = q->l.total;
+	return RC_OK;
+}
+
+static enum rc ps3_relayout(const struct src *as, const struct arena *a, struct texmod_plan *p,
+			    char *why, size_t whylen)
+{
+	struct ps3_part *q = part(&p->dst);
+	enum rc r;
+
+	p->dst.tp = &tex_platform_ps3;
+	p->dst.kind = p->to.kind;
+	if (tex_ps3_read_object(as, a, p->tex, &q->t) != RC_OK) {
+		diag_note(why, whylen, "the Texture object cannot be read");
+		return RC_CORRUPT;
+	}
+	r = owned_resource(as, a, p->tex, &q->t, &p->res, why, whylen);
+	return r == RC_OK ? new_object(p, q, why, whylen) : r;
+}
+
+static enum rc ps3_put_rows(const struct tex_desc *d, uint32_t face, uint32_t level, uint32_t row0,
+			    uint32_t n, const uint8_t *canon, uint8_t *res, size_t res_len)
+{
+	const struct ps3_part *q = cpart(d);
+
+	return ps3_write_rows(&q->t, &q->l, d->kind, face, level, row0, n, canon, res, res_len);
+}
+
+const struct tex_platform tex_platform_ps3 = {
+    .describe = ps3_describe,
+    .read_rows = ps3_rows,
+    .stores = ps3_stores,
+    .in_place = ps3_in_place,
+    .relayout = ps3_relayout,
+    .write_rows = ps3_put_rows,
+};

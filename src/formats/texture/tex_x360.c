@@ -1,6 +1,7 @@
 /*
- * Xbox 360 textures: fetch constant, layout, untiling and tiling (tex_x360.h states the rules;
- * docs/xbox360.md, "Tiling" and "Mip levels in memory", describes them).
+ * Xbox 360 textures: layout, untiling and tiling (tex_x360.h states the rules; docs/xbox360.md,
+ * "Tiling" and "Mip levels in memory", describes them), and the platform's texture row
+ * (tex_platform.h). The fetch constant's fields and the object are tex_x360_fetch.c's.
  *
  * Addressing follows Xenia (xenia-project/xenia): the tiled 2D address is the one of
  * texture_address.h Tiled2D (equal to the XDK's XGAddress2DTiledOffset), subresource sizes
@@ -17,7 +18,9 @@
 #include <string.h>
 
 #include "psgfs/base/bytes.h"
+#include "psgfs/formats/tex_platform.h"
 #include "psgfs/formats/tex_x360.h"
+#include "psgfs/formats/texmod.h"
 
 #define PAGE	      4096u
 #define BAND	      32u  /* unit rows per macro tile */
@@ -137,176 +140,6 @@ bool tex_x360_canon_kind(enum tex_x360_canon c, enum tex_kind *k)
 		}
 	}
 	return false;
-}
-
-/* --- fetch constant --- */
-
-static uint32_t bits(uint32_t v, unsigned at, unsigned n)
-{
-	return v >> at & ((1u << n) - 1);
-}
-
-static int32_t sbits(uint32_t v, unsigned at, unsigned n)
-{
-	uint32_t u = bits(v, at, n);
-
-	return (u & 1u << (n - 1)) ? (int32_t)u - (int32_t)(1u << n) : (int32_t)u;
-}
-
-static void fetch_size_decode(uint32_t d2, struct tex_x360_fetch *f)
-{
-	f->width = f->height = f->depth = 1;
-	f->stack_depth = 0;
-	switch (f->dimension) {
-	case X360TEX_DIM_1D:
-		f->width = bits(d2, 0, 24) + 1;
-		break;
-	case X360TEX_DIM_3D:
-		f->width = bits(d2, 0, 11) + 1;
-		f->height = bits(d2, 11, 11) + 1;
-		f->depth = bits(d2, 22, 10) + 1;
-		break;
-	default: /* 2D, stacked 2D, cube */
-		f->width = bits(d2, 0, 13) + 1;
-		f->height = bits(d2, 13, 13) + 1;
-		f->stack_depth = (uint8_t)bits(d2, 26, 6);
-		if (f->stacked && f->dimension == X360TEX_DIM_2D)
-			f->depth = f->stack_depth + 1u;
-		break;
-	}
-}
-
-void tex_x360_fetch_decode(const uint32_t dw[6], struct tex_x360_fetch *f)
-{
-	memset(f, 0, sizeof *f);
-	memcpy(f->dw, dw, sizeof f->dw);
-	f->type = (uint8_t)bits(dw[0], 0, 2);
-	for (unsigned i = 0; i < 4; i++)
-		f->sign[i] = (uint8_t)bits(dw[0], 2 + 2 * i, 2);
-	for (unsigned i = 0; i < 3; i++)
-		f->clamp[i] = (uint8_t)bits(dw[0], 10 + 3 * i, 3);
-	f->pitch = (uint16_t)bits(dw[0], 22, 9);
-	f->tiled = bits(dw[0], 31, 1);
-	f->format = (uint8_t)bits(dw[1], 0, 6);
-	f->endian = (uint8_t)bits(dw[1], 6, 2);
-	f->request_size = (uint8_t)bits(dw[1], 8, 2);
-	f->stacked = bits(dw[1], 10, 1);
-	f->nearest_clamp_policy = bits(dw[1], 11, 1);
-	f->base_address = bits(dw[1], 12, 20);
-	f->num_format = (uint8_t)bits(dw[3], 0, 1);
-	f->swizzle = (uint16_t)bits(dw[3], 1, 12);
-	f->exp_adjust = (int8_t)sbits(dw[3], 13, 6);
-	f->mag_filter = (uint8_t)bits(dw[3], 19, 2);
-	f->min_filter = (uint8_t)bits(dw[3], 21, 2);
-	f->mip_filter = (uint8_t)bits(dw[3], 23, 2);
-	f->aniso_filter = (uint8_t)bits(dw[3], 25, 3);
-	f->arbitrary_filter = (uint8_t)bits(dw[3], 28, 3);
-	f->border_size = (uint8_t)bits(dw[3], 31, 1);
-	f->vol_mag_filter = (uint8_t)bits(dw[4], 0, 1);
-	f->vol_min_filter = (uint8_t)bits(dw[4], 1, 1);
-	f->mip_min_level = (uint8_t)bits(dw[4], 2, 4);
-	f->mip_max_level = (uint8_t)bits(dw[4], 6, 4);
-	f->mag_aniso_walk = (uint8_t)bits(dw[4], 10, 1);
-	f->min_aniso_walk = (uint8_t)bits(dw[4], 11, 1);
-	f->lod_bias = (int16_t)sbits(dw[4], 12, 10);
-	f->grad_exp_adjust_h = (int8_t)sbits(dw[4], 22, 5);
-	f->grad_exp_adjust_v = (int8_t)sbits(dw[4], 27, 5);
-	f->border_color = (uint8_t)bits(dw[5], 0, 2);
-	f->force_bc_w_to_max = (uint8_t)bits(dw[5], 2, 1);
-	f->tri_clamp = (uint8_t)bits(dw[5], 3, 2);
-	f->aniso_bias = (int8_t)sbits(dw[5], 5, 4);
-	f->dimension = (uint8_t)bits(dw[5], 9, 2);
-	f->packed_mips = bits(dw[5], 11, 1);
-	f->mip_address = bits(dw[5], 12, 20);
-	fetch_size_decode(dw[2], f); /* needs dimension and stacked */
-}
-
-/* v (possibly negative) into an n-bit field at `at`. */
-static uint32_t put(int64_t v, unsigned at, unsigned n)
-{
-	uint32_t mask = n >= 32 ? 0xFFFFFFFFu : (1u << n) - 1;
-
-	return ((uint32_t)v & mask) << at;
-}
-
-static uint32_t fetch_size_encode(const struct tex_x360_fetch *f)
-{
-	switch (f->dimension) {
-	case X360TEX_DIM_1D:
-		return put(f->width - 1, 0, 24);
-	case X360TEX_DIM_3D:
-		return put(f->width - 1, 0, 11) | put(f->height - 1, 11, 11) |
-		       put(f->depth - 1, 22, 10);
-	default:
-		return put(f->width - 1, 0, 13) | put(f->height - 1, 13, 13) |
-		       put(f->stack_depth, 26, 6);
-	}
-}
-
-void tex_x360_fetch_encode(const struct tex_x360_fetch *f, uint32_t dw[6])
-{
-	dw[0] = put(f->type, 0, 2) | put(f->pitch, 22, 9) | put(f->tiled, 31, 1);
-	for (unsigned i = 0; i < 4; i++)
-		dw[0] |= put(f->sign[i], 2 + 2 * i, 2);
-	for (unsigned i = 0; i < 3; i++)
-		dw[0] |= put(f->clamp[i], 10 + 3 * i, 3);
-	dw[1] = put(f->format, 0, 6) | put(f->endian, 6, 2) | put(f->request_size, 8, 2) |
-		put(f->stacked, 10, 1) | put(f->nearest_clamp_policy, 11, 1) |
-		put(f->base_address, 12, 20);
-	dw[2] = fetch_size_encode(f);
-	dw[3] = put(f->num_format, 0, 1) | put(f->swizzle, 1, 12) | put(f->exp_adjust, 13, 6) |
-		put(f->mag_filter, 19, 2) | put(f->min_filter, 21, 2) | put(f->mip_filter, 23, 2) |
-		put(f->aniso_filter, 25, 3) | put(f->arbitrary_filter, 28, 3) |
-		put(f->border_size, 31, 1);
-	dw[4] = put(f->vol_mag_filter, 0, 1) | put(f->vol_min_filter, 1, 1) |
-		put(f->mip_min_level, 2, 4) | put(f->mip_max_level, 6, 4) |
-		put(f->mag_aniso_walk, 10, 1) | put(f->min_aniso_walk, 11, 1) |
-		put(f->lod_bias, 12, 10) | put(f->grad_exp_adjust_h, 22, 5) |
-		put(f->grad_exp_adjust_v, 27, 5);
-	dw[5] = put(f->border_color, 0, 2) | put(f->force_bc_w_to_max, 2, 1) |
-		put(f->tri_clamp, 3, 2) | put(f->aniso_bias, 5, 4) | put(f->dimension, 9, 2) |
-		put(f->packed_mips, 11, 1) | put(f->mip_address, 12, 20);
-}
-
-enum rc tex_x360_object_decode(const uint8_t *obj, size_t len, struct tex_x360_object *out)
-{
-	uint32_t dw[6];
-
-	memset(out, 0, sizeof *out);
-	if (!obj || len < X360TEX_OBJECT_SIZE)
-		return RC_TRUNCATED;
-	out->common = ld_u32be(obj);
-	out->ref_count = ld_u32be(obj + 4);
-	out->fence = ld_u32be(obj + 8);
-	out->read_fence = ld_u32be(obj + 12);
-	out->identifier = ld_u32be(obj + 16);
-	out->base_flush = ld_u32be(obj + 20);
-	out->mip_flush = ld_u32be(obj + 24);
-	for (unsigned i = 0; i < 6; i++)
-		dw[i] = ld_u32be(obj + X360TEX_FETCH_OFFSET + 4 * i);
-	tex_x360_fetch_decode(dw, &out->fetch);
-	return RC_OK;
-}
-
-static void st_u32be(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-void tex_x360_object_encode(const struct tex_x360_object *o, uint8_t out[X360TEX_OBJECT_SIZE])
-{
-	uint32_t dw[6];
-	const uint32_t head[7] = {o->common,	 o->ref_count,	o->fence,    o->read_fence,
-				  o->identifier, o->base_flush, o->mip_flush};
-
-	for (unsigned i = 0; i < 7; i++)
-		st_u32be(out + 4 * i, head[i]);
-	tex_x360_fetch_encode(&o->fetch, dw);
-	for (unsigned i = 0; i < 6; i++)
-		st_u32be(out + X360TEX_FETCH_OFFSET + 4 * i, dw[i]);
 }
 
 /* --- addressing --- */
@@ -594,19 +427,19 @@ enum rc tex_x360_layout_get(const struct tex_x360_fetch *f, struct tex_x360_layo
 	return layout_levels(f, l, why, whylen);
 }
 
-enum rc tex_x360_prepare(const uint8_t *obj, size_t len, uint64_t res_size, uint32_t index,
-			 struct tex_x360_object *o, struct tex_x360_layout *l, struct diag *diag)
+static void short_object(size_t len, uint32_t index, struct diag *diag)
+{
+	diag_add(diag, "object %u (Texture): %zu bytes, shorter than %u", index, len,
+		 X360TEX_OBJECT_SIZE);
+}
+
+/* The layout of a decoded object, checked against its base resource (tex_x360_prepare). */
+static enum rc prepare_decoded(const struct tex_x360_object *o, uint64_t res_size, uint32_t index,
+			       struct tex_x360_layout *l, struct diag *diag)
 {
 	char why[320];
-	enum rc r;
+	enum rc r = tex_x360_layout_get(&o->fetch, l, why, sizeof why);
 
-	memset(l, 0, sizeof *l);
-	if (tex_x360_object_decode(obj, len, o) != RC_OK) {
-		diag_add(diag, "object %u (Texture): %zu bytes, shorter than %u", index, len,
-			 X360TEX_OBJECT_SIZE);
-		return RC_CORRUPT;
-	}
-	r = tex_x360_layout_get(&o->fetch, l, why, sizeof why);
 	if (r == RC_OK && (o->common & 0xF) != X360TEX_COMMON_TEXTURE)
 		diag_note(why, sizeof why, "D3D common word 0x%08X is not a texture (3)",
 			  o->common);
@@ -639,6 +472,17 @@ enum rc tex_x360_prepare(const uint8_t *obj, size_t len, uint64_t res_size, uint
 			 index, (unsigned long long)res_size,
 			 (unsigned long long)(res_size - l->full));
 	return RC_OK;
+}
+
+enum rc tex_x360_prepare(const uint8_t *obj, size_t len, uint64_t res_size, uint32_t index,
+			 struct tex_x360_object *o, struct tex_x360_layout *l, struct diag *diag)
+{
+	memset(l, 0, sizeof *l);
+	if (tex_x360_object_decode(obj, len, o) != RC_OK) {
+		short_object(len, index, diag);
+		return RC_CORRUPT;
+	}
+	return prepare_decoded(o, res_size, index, l, diag);
 }
 
 /* --- texel conversion --- */
@@ -954,3 +798,164 @@ uint8_t tex_x360_format_for_kind(enum tex_kind k)
 		return 0;
 	}
 }
+
+/* ---- the platform row (tex_platform.h): the Xbox 360 part of a tex_desc ---- */
+
+struct x360_part {
+	struct tex_x360_layout l;
+};
+
+_Static_assert(sizeof(struct x360_part) <= TEX_PLAT_BYTES, "TEX_PLAT_BYTES too small for X360");
+_Static_assert(sizeof(((struct texmod_plan *)0)->obj) >= X360TEX_OBJECT_SIZE,
+	       "TEXMOD_OBJ_MAX too small for X360");
+
+static struct x360_part *part(struct tex_desc *d)
+{
+	return (struct x360_part *)(void *)d->plat.bytes;
+}
+
+static const struct x360_part *cpart(const struct tex_desc *d)
+{
+	return (const struct x360_part *)(const void *)d->plat.bytes;
+}
+
+/*
+ * No field of the Texture object names its texels; the writers put the base resource in the
+ * dictionary row just before it (docs/xbox360.md, "Texture object").
+ */
+static enum rc x360_describe(const struct src *s, const struct arena *a, uint32_t idx,
+			     struct tex_desc *d, struct diag *diag)
+{
+	const struct arena_dict_entry *br = idx > 0 ? arena_row(a, idx - 1) : NULL;
+	struct tex_x360_layout *l = &part(d)->l;
+	struct tex_x360_object o;
+	enum rc r;
+
+	if (!br || !br->base_resource || !br->readable) {
+		diag_add(diag, "object %u (Texture): no readable BaseResource in the row before it",
+			 idx);
+		return br && br->base_resource ? RC_TRUNCATED : RC_CORRUPT;
+	}
+	r = tex_x360_read_object(s, a, idx, &o);
+	if (r == RC_TRUNCATED && arena_row(a, idx)->size < X360TEX_OBJECT_SIZE) {
+		short_object(arena_row(a, idx)->size, idx, diag);
+		return RC_CORRUPT;
+	}
+	if (r != RC_OK) {
+		diag_add(diag, "object %u (Texture): unreadable (%s)", idx, rc_str(r));
+		return r;
+	}
+	r = prepare_decoded(&o, br->size, idx, l, diag);
+	if (r != RC_OK)
+		return r;
+	tex_x360_canon_kind(l->canon, &d->kind);
+	d->alpha = d->kind == TEXK_DXT1 || d->kind == TEXK_DXT3 || d->kind == TEXK_DXT5 ||
+		   d->kind == TEXK_BGRA8;
+	d->format_name = tex_x360_format_name(l->format);
+	d->width = l->width;
+	d->height = l->height;
+	d->mips = d->have_mips = l->levels;
+	d->faces = d->have_faces = l->faces;
+	d->base = br->start;
+	return RC_OK;
+}
+
+struct x360_read {
+	const struct src *s;
+	uint64_t base;
+};
+
+static enum rc x360_read(void *ctx, uint64_t off, void *dst, size_t n)
+{
+	const struct x360_read *rd = ctx;
+
+	return src_read(rd->s, rd->base + off, dst, n);
+}
+
+static enum rc x360_rows(const struct src *s, const struct tex_desc *d, uint32_t face,
+			 uint32_t level, uint32_t row0, uint32_t n, uint8_t *out)
+{
+	struct x360_read rd = {s, d->base};
+
+	return tex_x360_read_rows(&cpart(d)->l, face, level, row0, n, x360_read, &rd, out);
+}
+
+/* ---- writing (texmod.c) ---- */
+
+static bool x360_stores(enum tex_kind k)
+{
+	return tex_x360_format_for_kind(k) != 0;
+}
+
+static enum rc x360_in_place(const struct arena *a, struct texmod_plan *p, char *why, size_t whylen)
+{
+	(void)a;
+	(void)why;
+	(void)whylen;
+	p->res = p->tex - 1; /* described: the row before is its base resource */
+	p->dst = p->src;
+	return RC_OK;
+}
+
+/* The object's fetch constant for shape p->to, tiled and packed as Skate's files are. */
+static enum rc new_object(struct texmod_plan *p, struct tex_x360_object *o, char *why,
+			  size_t whylen)
+{
+	struct tex_x360_layout *l = &part(&p->dst)->l;
+	const struct texmod_shape *s = &p->to;
+	bool keep = p->have_from && s->kind == p->from.kind;
+	uint8_t fmt = keep ? o->fetch.format : tex_x360_format_for_kind(s->kind);
+	enum tex_kind k;
+
+	if (fmt != o->fetch.format || !keep) {
+		tex_x360_format_words(fmt, &o->fetch.endian, &o->fetch.swizzle);
+		if (s->kind == TEXK_BGRX8) /* alpha from the constant 1 */
+			o->fetch.swizzle =
+			    (uint16_t)((o->fetch.swizzle & 0x1FF) | X360TEX_SWZ_1 << 9);
+	}
+	if (tex_x360_fetch_shape(&o->fetch, fmt, s->width, s->height, s->mips, s->faces == 6, l) !=
+		RC_OK ||
+	    !tex_x360_canon_kind(l->canon, &k) || k != s->kind) {
+		diag_note(why, whylen, "no Xbox 360 texture holds %s %ux%u", tex_kind_name(s->kind),
+			  s->width, s->height);
+		return RC_UNSUPPORTED;
+	}
+	tex_x360_object_encode(o, p->obj);
+	p->obj_len = X360TEX_OBJECT_SIZE;
+	p->texel_bytes = l->full;
+	return RC_OK;
+}
+
+static enum rc x360_relayout(const struct src *as, const struct arena *a, struct texmod_plan *p,
+			     char *why, size_t whylen)
+{
+	struct tex_x360_object o;
+
+	p->dst.tp = &tex_platform_x360;
+	p->dst.kind = p->to.kind;
+	if (p->tex == 0 || !arena_row(a, p->tex - 1)->base_resource) {
+		diag_note(why, whylen, "no base resource in the row before the texture");
+		return RC_UNSUPPORTED;
+	}
+	p->res = p->tex - 1;
+	if (tex_x360_read_object(as, a, p->tex, &o) != RC_OK) {
+		diag_note(why, whylen, "the Texture object cannot be read");
+		return RC_CORRUPT;
+	}
+	return new_object(p, &o, why, whylen);
+}
+
+static enum rc x360_put_rows(const struct tex_desc *d, uint32_t face, uint32_t level, uint32_t row0,
+			     uint32_t n, const uint8_t *canon, uint8_t *res, size_t res_len)
+{
+	return tex_x360_write_rows(&cpart(d)->l, face, level, row0, n, canon, res, res_len);
+}
+
+const struct tex_platform tex_platform_x360 = {
+    .describe = x360_describe,
+    .read_rows = x360_rows,
+    .stores = x360_stores,
+    .in_place = x360_in_place,
+    .relayout = x360_relayout,
+    .write_rows = x360_put_rows,
+};

@@ -10,22 +10,15 @@
 #include "psgfs/base/bytes.h"
 #include "psgfs/formats/pngdec.h"
 #include "psgfs/formats/tex_encode.h"
+#include "psgfs/formats/tex_platform.h"
 #include "psgfs/formats/texmod.h"
 
 #define BATCH_BYTES (256u << 10) /* texel bytes read from a DDS at a time */
 
-static const char *kind_name(enum tex_kind k)
+/* The arena platform's texture row. */
+static const struct tex_platform *tex_row(const struct texmod_plan *p)
 {
-	static const char *const n[] = {"DXT1",	  "DXT3",     "DXT5",	  "A8R8G8B8", "X8R8G8B8",
-					"R5G6B5", "A1R5G5B5", "A4R4G4B4", "L8",	      "ATI2"};
-
-	return (unsigned)k < sizeof n / sizeof n[0] ? n[k] : "?";
-}
-
-static bool plat_stores(enum texmod_plat plat, enum tex_kind k)
-{
-	return plat == TEXMOD_X360 ? tex_x360_format_for_kind(k) != 0
-				   : tex_ps3_base_for_kind(k) != 0;
+	return p->pl->tex;
 }
 
 static bool shape_eq(const struct texmod_shape *a, const struct texmod_shape *b)
@@ -42,7 +35,7 @@ static void shape_text(const struct texmod_shape *s, char *out, size_t n)
 		snprintf(faces, sizeof faces, ", cube map");
 	else if (s->faces > 1)
 		snprintf(faces, sizeof faces, ", %u cube faces", s->faces);
-	snprintf(out, n, "%s %ux%u, %u mip level%s%s", kind_name(s->kind), s->width, s->height,
+	snprintf(out, n, "%s %ux%u, %u mip level%s%s", tex_kind_name(s->kind), s->width, s->height,
 		 s->mips, s->mips == 1 ? "" : "s", faces);
 }
 
@@ -57,7 +50,7 @@ static enum rc plan_dds(const struct src *pic, const struct tex_desc *d, struct 
 		return r;
 	p->to = (struct texmod_shape){p->dds.kind, p->dds.width, p->dds.height, p->dds.mips,
 				      p->dds.faces};
-	if (p->dds.canonical && plat_stores(p->plat, p->dds.kind)) {
+	if (p->dds.canonical && tex_row(p)->stores(p->dds.kind)) {
 		p->dds_direct = true;
 		return RC_OK;
 	}
@@ -66,7 +59,7 @@ static enum rc plan_dds(const struct src *pic, const struct tex_desc *d, struct 
 		    why, whylen, RC_UNSUPPORTED,
 		    "DDS %s has no %s texture format, and the texture's own format cannot be "
 		    "read to convert it",
-		    p->dds.format, p->plat == TEXMOD_X360 ? "Xbox 360" : "PS3");
+		    p->dds.format, p->pl->name);
 	p->to.kind = d->kind;
 	return RC_OK;
 }
@@ -113,140 +106,26 @@ static enum rc plan_png(const struct src *pic, const struct tex_desc *d, struct 
 
 /* ---- the texture's new object ---- */
 
-/* The row of the base resource a texture owns alone, for laying it out again. */
-static enum rc owned_resource(const struct src *as, const struct arena *a, struct texmod_plan *p,
-			      char *why, size_t whylen)
-{
-	uint32_t tex = p->tex, bi = 0, off = 0;
-
-	if (p->plat == TEXMOD_X360) {
-		if (tex == 0 || !arena_row(a, tex - 1)->base_resource)
-			return rc_fail(why, whylen, RC_UNSUPPORTED,
-				       "no base resource in the row before the texture");
-		p->res = tex - 1;
-		return RC_OK;
-	}
-	if (arena_ref_to(a, p->ps3.m_buffer, ARENA_WANT_BASERES, &bi, &off) != RC_OK || off ||
-	    p->ps3.offset)
-		return rc_fail(
-		    why, whylen, RC_UNSUPPORTED,
-		    "the texture does not own a base resource (m_buffer 0x%X, offset %u)",
-		    p->ps3.m_buffer, p->ps3.offset);
-	for (uint32_t i = 0; i < a->n_dict; i++) {
-		struct ps3_texture o;
-		uint8_t raw[PS3_TEXTURE_SIZE];
-		uint32_t oi, oo;
-
-		if (i == tex || arena_row(a, i)->type_id != RW_T_TEXTURE ||
-		    !arena_row(a, i)->readable || arena_row(a, i)->size < PS3_TEXTURE_SIZE ||
-		    src_read(as, arena_row(a, i)->start, raw, sizeof raw) != RC_OK ||
-		    ps3_texture_decode(raw, sizeof raw, a->big_endian, &o) != RC_OK)
-			continue;
-		if (arena_ref_to(a, o.m_buffer, ARENA_WANT_BASERES, &oi, &oo) == RC_OK && oi == bi)
-			return rc_fail(
-			    why, whylen, RC_UNSUPPORTED,
-			    "base resource %u holds texture %u too: its size cannot change", bi, i);
-	}
-	p->res = bi;
-	return RC_OK;
-}
-
-static bool pow2(uint32_t v)
-{
-	return v && !(v & (v - 1));
-}
-
-static enum rc new_ps3_object(struct texmod_plan *p, char *why, size_t whylen)
-{
-	struct ps3_texture *t = &p->ps3;
-	const struct texmod_shape *s = &p->to;
-	bool keep = p->have_from && s->kind == p->from.kind, comp = tex_kind_compressed(s->kind);
-	uint8_t base = keep ? t->base_format : tex_ps3_base_for_kind(s->kind);
-	bool ln = comp ? t->linear : t->linear || !pow2(s->width) || !pow2(s->height);
-	char tmp[160];
-
-	t->format = (uint8_t)(base | (ln ? GCM_TEX_LN : 0) | (t->unnormalized ? GCM_TEX_UN : 0));
-	t->mipmap = (uint8_t)s->mips;
-	t->dimension = 2;
-	t->cubemap = s->faces == 6;
-	t->width = (uint16_t)s->width;
-	t->height = (uint16_t)s->height;
-	t->depth = 1;
-	/* Packed rows: what the real DXT textures hold, and what RSX needs for linear ones. */
-	t->pitch = comp ? ((s->width + 3) / 4) * tex_kind_bpp(s->kind)
-			: s->width * tex_ps3_texel_bytes(base);
-	t->offset = 0;
-	t->store_type = s->faces == 6 ? TEX_STORE_CUBE : TEX_STORE_2D;
-	t->format_copy = t->format;
-	ps3_texture_encode(t, true, p->obj);
-	p->obj_len = PS3_TEXTURE_SIZE;
-	if (ps3_texture_decode(p->obj, p->obj_len, true, t) != RC_OK ||
-	    tex_layout_get(t, &p->ps3l, tmp, sizeof tmp) != RC_OK)
-		return rc_fail(why, whylen, RC_UNSUPPORTED, "the new texture is not valid: %s",
-			       tmp);
-	return RC_OK;
-}
-
-static enum rc new_x360_object(const struct src *as, const struct arena *a, struct texmod_plan *p,
-			       char *why, size_t whylen)
-{
-	struct tex_x360_object o;
-	const struct texmod_shape *s = &p->to;
-	uint8_t raw[X360TEX_OBJECT_SIZE], fmt;
-	enum tex_kind k;
-
-	if (arena_row(a, p->tex)->size < sizeof raw ||
-	    src_read(as, arena_row(a, p->tex)->start, raw, sizeof raw) != RC_OK ||
-	    tex_x360_object_decode(raw, sizeof raw, &o) != RC_OK)
-		return rc_fail(why, whylen, RC_CORRUPT, "the Texture object cannot be read");
-	fmt = p->have_from && s->kind == p->from.kind ? o.fetch.format
-						      : tex_x360_format_for_kind(s->kind);
-	if (fmt != o.fetch.format || !(p->have_from && s->kind == p->from.kind)) {
-		tex_x360_format_words(fmt, &o.fetch.endian, &o.fetch.swizzle);
-		if (s->kind == TEXK_BGRX8) /* alpha from the constant 1 */
-			o.fetch.swizzle =
-			    (uint16_t)((o.fetch.swizzle & 0x1FF) | X360TEX_SWZ_1 << 9);
-	}
-	if (tex_x360_fetch_shape(&o.fetch, fmt, s->width, s->height, s->mips, s->faces == 6,
-				 &p->x360) != RC_OK ||
-	    !tex_x360_canon_kind(p->x360.canon, &k) || k != s->kind)
-		return rc_fail(why, whylen, RC_UNSUPPORTED, "no Xbox 360 texture holds %s %ux%u",
-			       kind_name(s->kind), s->width, s->height);
-	tex_x360_object_encode(&o, p->obj);
-	p->obj_len = X360TEX_OBJECT_SIZE;
-	return RC_OK;
-}
-
 /* A new shape: the object and the base resource are laid out again. */
 static enum rc plan_relayout(const struct src *as, const struct arena *a, struct texmod_plan *p,
 			     char *why, size_t whylen)
 {
-	uint8_t raw[PS3_TEXTURE_SIZE];
-	uint64_t size;
-	enum rc r = RC_OK;
+	enum rc r;
 
-	if (p->plat == TEXMOD_PS3 &&
-	    (arena_row(a, p->tex)->size < sizeof raw ||
-	     src_read(as, arena_row(a, p->tex)->start, raw, sizeof raw) != RC_OK ||
-	     ps3_texture_decode(raw, sizeof raw, a->big_endian, &p->ps3) != RC_OK))
-		return rc_fail(why, whylen, RC_CORRUPT, "the Texture object cannot be read");
 	if (!a->big_endian)
 		return rc_fail(why, whylen, RC_UNSUPPORTED, "little-endian arenas are not written");
-	r = owned_resource(as, a, p, why, whylen);
-	if (r == RC_OK)
-		r = p->plat == TEXMOD_PS3 ? new_ps3_object(p, why, whylen)
-					  : new_x360_object(as, a, p, why, whylen);
+	if (why && whylen)
+		why[0] = 0;
+	r = tex_row(p)->relayout(as, a, p, why, whylen);
 	if (r != RC_OK)
 		return r;
 	if (arena_row(a, p->tex)->start + p->obj_len > a->h.rd[0].size)
 		return rc_fail(why, whylen, RC_CORRUPT,
 			       "the Texture object lies outside the main block");
-	size = p->plat == TEXMOD_PS3 ? p->ps3l.total : p->x360.full;
-	r = arena_patch_plan(a, p->res, size, &p->patch, why, whylen);
+	r = arena_patch_plan(a, p->res, p->texel_bytes, &p->patch, why, whylen);
 	if (r != RC_OK)
 		return r;
 	p->texels = arena_patch_start(a, &p->patch, p->res);
-	p->texel_bytes = size;
 	return RC_OK;
 }
 
@@ -255,19 +134,13 @@ static enum rc plan_in_place(const struct arena *a, const struct tex_desc *d, st
 			     char *why, size_t whylen)
 {
 	const struct arena_dict_entry *br;
-	uint32_t off = 0;
 	enum rc r;
 
-	if (p->plat == TEXMOD_X360) {
-		p->res = p->tex - 1;
-		p->x360 = d->x360;
-	} else if (arena_ref_to(a, d->ps3.m_buffer, ARENA_WANT_BASERES, &p->res, &off) != RC_OK) {
-		return rc_fail(why, whylen, RC_CORRUPT,
-			       "the texture's base resource does not resolve");
-	} else {
-		p->ps3 = d->ps3;
-		p->ps3l = d->ps3l;
-	}
+	if (why && whylen)
+		why[0] = 0;
+	r = tex_row(p)->in_place(a, p, why, whylen);
+	if (r != RC_OK)
+		return r;
 	br = arena_row(a, p->res);
 	r = arena_patch_plan(a, p->res, br->size, &p->patch, why, whylen);
 	if (r != RC_OK)
@@ -284,7 +157,7 @@ static void plan_what(struct texmod_plan *p)
 	/* "DDS DXT5 256x256", or "DDS A8R8G8B8 as DXT5 256x256" when converted: each format once */
 	if (p->in == TEXMOD_PNG)
 		snprintf(pic, sizeof pic, "PNG");
-	else if (!strcmp(p->dds.format, kind_name(p->to.kind)))
+	else if (!strcmp(p->dds.format, tex_kind_name(p->to.kind)))
 		snprintf(pic, sizeof pic, "DDS");
 	else
 		snprintf(pic, sizeof pic, "DDS %s as", p->dds.format);
@@ -316,10 +189,10 @@ enum rc texmod_plan(const struct src *as, const struct arena *a, uint32_t tex, e
 		return rc_fail(why, whylen, RC_INVAL, "row %u is not a Texture", tex);
 	if (!arena_row(a, tex)->readable)
 		return rc_fail(why, whylen, RC_CORRUPT, "the Texture object lies outside the file");
-	if (a->h.plat != RW_PS3 && a->h.plat != RW_XB2)
+	p->pl = skate_platform_of(a);
+	if (!p->pl || !p->pl->tex->relayout)
 		return rc_fail(why, whylen, RC_UNSUPPORTED, "textures of %s arenas are not written",
 			       a->h.platform);
-	p->plat = a->h.plat == RW_XB2 ? TEXMOD_X360 : TEXMOD_PS3;
 	p->have_from = tex_describe(as, a, tex, &d, NULL) == RC_OK;
 	if (p->have_from) {
 		p->from = (struct texmod_shape){d.kind, d.width, d.height, d.mips, d.faces};
@@ -392,11 +265,8 @@ static enum rc put_units(const struct sink *k, uint32_t face, uint32_t level, ui
 {
 	const struct texmod_plan *p = k->p;
 
-	if (p->plat == TEXMOD_X360)
-		return tex_x360_write_rows(&p->x360, face, level, row0, n, canon, k->texels,
-					   (size_t)p->texel_bytes);
-	return ps3_write_rows(&p->ps3, &p->ps3l, p->to.kind, face, level, row0, n, canon, k->texels,
-			      (size_t)p->texel_bytes);
+	return tex_row(p)->write_rows(&p->dst, face, level, row0, n, canon, k->texels,
+				      (size_t)p->texel_bytes);
 }
 
 static enum rc sink_init(struct sink *k, const struct texmod_plan *p, const struct src *as,

@@ -12,145 +12,10 @@
 #include "psgfs/formats/png.h"
 #include "psgfs/formats/skate_objects.h"
 #include "psgfs/formats/skate_platform.h"
+#include "psgfs/formats/tex_platform.h"
 #include "psgfs/formats/texture.h"
 
 /* ---- describing a texture ---- */
-
-static const char *type_label(const struct arena *a, uint32_t i, char tmp[16])
-{
-	return i < a->n_dict ? rw_type_label(arena_row(a, i)->type_id, tmp) : "?";
-}
-
-static enum rc read_ps3_header(const struct src *s, const struct arena *a, uint32_t idx,
-			       struct tex_desc *d, struct diag *diag)
-{
-	uint8_t *obj = NULL;
-	size_t len = 0;
-	char why[256];
-	enum rc r = arena_read_object(s, a, idx, &obj, &len);
-
-	if (r != RC_OK) {
-		diag_add(diag, "object %u (Texture): unreadable (%s)", idx, rc_str(r));
-		return r;
-	}
-	r = ps3_texture_decode(obj, len, a->big_endian, &d->ps3);
-	free(obj);
-	if (r != RC_OK) {
-		diag_add(diag, "object %u (Texture): %zu bytes, shorter than %u", idx, len,
-			 PS3_TEXTURE_SIZE);
-		return RC_CORRUPT;
-	}
-	r = tex_layout_get(&d->ps3, &d->ps3l, why, sizeof why);
-	if (r != RC_OK) {
-		diag_add(diag, "object %u (Texture): %s", idx, why);
-		return r;
-	}
-	if (why[0])
-		diag_add(diag, "object %u (Texture): %s", idx, why);
-	tex_ps3_kind(d->ps3.base_format, &d->kind, &d->alpha);
-	d->format_name = tex_ps3_format_name(d->ps3.base_format);
-	d->width = d->ps3.width;
-	d->height = d->ps3.height;
-	d->mips = d->ps3l.mips;
-	d->faces = d->ps3l.faces;
-	return RC_OK;
-}
-
-/* The base resource m_buffer names, by the one reference rule (row 0 is a valid target). */
-static enum rc texel_source(const struct arena *a, uint32_t idx, uint32_t m_buffer,
-			    const struct arena_dict_entry **br, uint32_t *bres, uint32_t *boff,
-			    struct diag *diag)
-{
-	uint32_t bi = 0;
-	char tmp[16];
-	enum rc r = arena_ref_to(a, m_buffer, ARENA_WANT_BASERES, &bi, boff);
-
-	if (r == RC_CORRUPT) {
-		diag_add(diag, "object %u (Texture): m_buffer %u is a %s, not a BaseResource", idx,
-			 bi, type_label(a, bi, tmp));
-		return RC_CORRUPT;
-	}
-	if (r != RC_OK) {
-		diag_add(diag, "object %u (Texture): m_buffer 0x%08X %s", idx, m_buffer,
-			 r == RC_NOENT ? "is null" : "does not resolve");
-		return RC_CORRUPT;
-	}
-	*br = arena_row(a, bi);
-	*bres = bi;
-	if (!(*br)->readable) {
-		diag_add(diag, "object %u (Texture): base resource %u lies outside the file", idx,
-			 bi);
-		return RC_TRUNCATED; /* the texels are missing, not wrong */
-	}
-	return RC_OK;
-}
-
-/* How much of a layout `avail` bytes hold: whole faces, else whole levels of face 0. */
-static void served_part(struct tex_desc *d, uint64_t avail)
-{
-	d->have_faces = 0;
-	d->have_mips = d->mips;
-	for (uint32_t f = 0; f < d->faces; f++)
-		if (ps3_level_src_end(&d->ps3, &d->ps3l, f, d->mips - 1) <= avail)
-			d->have_faces = f + 1;
-	if (d->have_faces)
-		return;
-	d->have_faces = 1;
-	d->have_mips = 0;
-	for (uint32_t m = 0; m < d->mips; m++)
-		if (ps3_level_src_end(&d->ps3, &d->ps3l, 0, m) <= avail)
-			d->have_mips = m + 1;
-}
-
-static void describe_note(const struct tex_desc *d, uint32_t bi, uint64_t held, uint64_t need,
-			  struct diag *diag)
-{
-	diag_add(diag,
-		 "object %u (Texture): base resource %u holds %llu bytes, %s %ux%u %u mips%s needs "
-		 "%llu; serving %u face%s with %u mip level%s",
-		 d->index, bi, (unsigned long long)held, d->format_name, d->width, d->height,
-		 d->mips, d->faces == 6 ? " cube" : "", (unsigned long long)need, d->have_faces,
-		 d->have_faces == 1 ? "" : "s", d->have_mips, d->have_mips == 1 ? "" : "s");
-}
-
-/*
- * Xbox 360: no field of the Texture object names its texels; the writers put the base
- * resource in the dictionary row just before it (docs/xbox360.md, "Texture object").
- */
-enum rc tex_describe_x360(const struct src *s, const struct arena *a, uint32_t idx,
-			  struct tex_desc *d, struct diag *diag)
-{
-	const struct arena_dict_entry *br = idx > 0 ? arena_row(a, idx - 1) : NULL;
-	struct tex_x360_object o;
-	uint8_t *obj = NULL;
-	size_t len = 0;
-	enum rc r;
-
-	if (!br || !br->base_resource || !br->readable) {
-		diag_add(diag, "object %u (Texture): no readable BaseResource in the row before it",
-			 idx);
-		return br && br->base_resource ? RC_TRUNCATED : RC_CORRUPT;
-	}
-	r = arena_read_object(s, a, idx, &obj, &len);
-	if (r != RC_OK) {
-		diag_add(diag, "object %u (Texture): unreadable (%s)", idx, rc_str(r));
-		return r;
-	}
-	r = tex_x360_prepare(obj, len, br->size, idx, &o, &d->x360, diag);
-	free(obj);
-	if (r != RC_OK)
-		return r;
-	tex_x360_canon_kind(d->x360.canon, &d->kind);
-	d->alpha = d->kind == TEXK_DXT1 || d->kind == TEXK_DXT3 || d->kind == TEXK_DXT5 ||
-		   d->kind == TEXK_BGRA8;
-	d->format_name = tex_x360_format_name(d->x360.format);
-	d->width = d->x360.width;
-	d->height = d->x360.height;
-	d->mips = d->have_mips = d->x360.levels;
-	d->faces = d->have_faces = d->x360.faces;
-	d->base = br->start;
-	return RC_OK;
-}
 
 enum rc tex_describe(const struct src *s, const struct arena *a, uint32_t idx, struct tex_desc *d,
 		     struct diag *diag)
@@ -161,84 +26,11 @@ enum rc tex_describe(const struct src *s, const struct arena *a, uint32_t idx, s
 		return RC_BOUNDS;
 	if (arena_row(a, idx)->type_id != RW_T_TEXTURE)
 		return RC_UNSUPPORTED;
-	d->pl = skate_platform_decoders(a);
-	return d->pl->tex_describe(s, a, idx, d, diag);
-}
-
-enum rc tex_describe_ps3(const struct src *s, const struct arena *a, uint32_t idx,
-			 struct tex_desc *d, struct diag *diag)
-{
-	const struct arena_dict_entry *br;
-	uint32_t boff, bres = 0;
-	uint64_t at, need;
-	enum rc r = read_ps3_header(s, a, idx, d, diag);
-
-	if (r == RC_OK)
-		r = texel_source(a, idx, d->ps3.m_buffer, &br, &bres, &boff, diag);
-	if (r != RC_OK)
-		return r;
-	if (!add_ok((uint64_t)boff, d->ps3.offset, &at) || at > br->size) {
-		diag_add(diag,
-			 "object %u (Texture): texel offset %llu past base resource %u (%u bytes)",
-			 idx, (unsigned long long)at, bres, br->size);
-		return RC_CORRUPT;
-	}
-	need = d->ps3l.total;
-	d->base = br->start + at;
-	served_part(d, br->size - at);
-	if (d->have_mips == 0) {
-		describe_note(d, bres, br->size - at, need, diag);
-		return RC_CORRUPT;
-	}
-	if (br->size - at < need) {
-		describe_note(d, bres, br->size - at, need, diag);
-	} else if (br->size - at > need && at == 0) {
-		/* A texture that owns its base resource must fill it exactly: extra bytes mean
-		 * header and data disagree, so the pictures would be guesses. Only a texture at an
-		 * offset inside a shared resource may leave bytes after it. */
-		diag_add(diag,
-			 "object %u (Texture): base resource %u holds %u bytes, %llu more than the "
-			 "%llu %s %ux%u %u mips%s needs",
-			 idx, bres, br->size, (unsigned long long)(br->size - need),
-			 (unsigned long long)need, d->format_name, d->width, d->height, d->mips,
-			 d->faces == 6 ? " cube" : "");
-		return RC_CORRUPT;
-	}
-	return RC_OK;
+	d->tp = skate_platform_decoders(a)->tex;
+	return d->tp->describe(s, a, idx, d, diag);
 }
 
 /* ---- levels and rows ---- */
-
-struct x360_read {
-	const struct src *s;
-	uint64_t base;
-};
-
-static enum rc x360_read(void *ctx, uint64_t off, void *dst, size_t n)
-{
-	const struct x360_read *rd = ctx;
-
-	return src_read(rd->s, rd->base + off, dst, n);
-}
-
-uint32_t tex_level_rows(const struct tex_desc *d, uint32_t level)
-{
-	uint32_t h = tex_dim(d->height, level);
-
-	return tex_kind_compressed(d->kind) ? (h + 3) / 4 : h;
-}
-
-uint64_t tex_row_bytes(const struct tex_desc *d, uint32_t level)
-{
-	uint32_t w = tex_dim(d->width, level);
-
-	return (uint64_t)(tex_kind_compressed(d->kind) ? (w + 3) / 4 : w) * tex_kind_bpp(d->kind);
-}
-
-uint64_t tex_level_bytes(const struct tex_desc *d, uint32_t level)
-{
-	return tex_row_bytes(d, level) * tex_level_rows(d, level);
-}
 
 enum rc tex_read_rows(const struct src *s, const struct tex_desc *d, uint32_t face, uint32_t level,
 		      uint32_t row0, uint32_t n, uint8_t *out)
@@ -248,21 +40,7 @@ enum rc tex_read_rows(const struct src *s, const struct tex_desc *d, uint32_t fa
 		return RC_BOUNDS;
 	if (n == 0)
 		return RC_OK;
-	return d->pl->tex_read_rows(s, d, face, level, row0, n, out);
-}
-
-enum rc tex_read_rows_ps3(const struct src *s, const struct tex_desc *d, uint32_t face,
-			  uint32_t level, uint32_t row0, uint32_t n, uint8_t *out)
-{
-	return ps3_read_rows(s, d->base, &d->ps3, &d->ps3l, d->kind, face, level, row0, n, out);
-}
-
-enum rc tex_read_rows_x360(const struct src *s, const struct tex_desc *d, uint32_t face,
-			   uint32_t level, uint32_t row0, uint32_t n, uint8_t *out)
-{
-	struct x360_read rd = {s, d->base};
-
-	return tex_x360_read_rows(&d->x360, face, level, row0, n, x360_read, &rd, out);
+	return d->tp->read_rows(s, d, face, level, row0, n, out);
 }
 
 /* ---- pictures ---- */

@@ -238,6 +238,7 @@ static const struct tree_format *const asset_ns[FMT_COUNT] = {
     [FMT_PSG] = &tree_format_psg,
     [FMT_PSK] = &tree_format_psk,
     [FMT_PSA] = &tree_format_psa,
+    [FMT_DISTRICT] = &tree_format_district,
 };
 
 const struct tree_format *asset_detect(const uint8_t *h, size_t n)

@@ -961,9 +961,14 @@ enum tree_open_fail tree_open(const char *path, const struct tree_opts *o, struc
 		snprintf(why, whylen, "out of memory");
 		return TREE_FAIL_OTHER;
 	}
-	f = t->opts.mods_dir ? mods_init(t, why, whylen) : TREE_FAIL_NONE;
+	/* The loose view only reads OUTDIR (loose.c): no picture is written there. */
+	f = t->opts.mods_dir && !t->opts.layout_loose ? mods_init(t, why, whylen) : TREE_FAIL_NONE;
 	if (stat(path, &st) != 0)
 		st.st_mode = 0;
+	if (f == TREE_FAIL_NONE && t->opts.layout_loose && st.st_mode && !S_ISDIR(st.st_mode)) {
+		snprintf(why, whylen, "layout=loose needs a folder (the game's)");
+		f = TREE_FAIL_OTHER;
+	}
 	if (f == TREE_FAIL_NONE && S_ISDIR(st.st_mode))
 		f = folder_open(t, path, why, whylen);
 	else if (f == TREE_FAIL_NONE && S_ISREG(st.st_mode) && is_archive(path))

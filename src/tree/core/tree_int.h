@@ -462,6 +462,7 @@ uint32_t folder_sibling(struct tree *t, uint32_t slot, const char *name);
 extern const struct tree_format tree_format_psk;
 extern const struct tree_format tree_format_psa;
 extern const struct tree_format tree_format_psg;
+extern const struct tree_format tree_format_district;
 extern const struct tree_format tree_format_plain;
 extern const struct tree_format tree_format_broken;
 

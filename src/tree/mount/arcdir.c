@@ -1966,3 +1966,53 @@ enum rc arcdir_asset_open(struct arcdir *ad, uint32_t node, struct asset **out)
 		return f == TREE_FAIL_OTHER ? RC_NOMEM : RC_IO;
 	return nd->type == AN_FILE ? RC_OK : own(out, ad->names + nd->name);
 }
+
+/* ---- the loose view (loose.c): entries addressed by index, never by node ---- */
+
+const struct arc *arcdir_arc(const struct arcdir *ad)
+{
+	return &ad->a;
+}
+
+const char *arcdir_why(const struct arcdir *ad)
+{
+	return ad->why;
+}
+
+_Static_assert(ARCDIR_NAME_BUF >= NAME_MAX_BYTES + 64, "name_of writes up to this much");
+
+size_t arcdir_safe_name(const char *p, size_t n, char *out, bool *changed)
+{
+	return name_of((const uint8_t *)p, n, out, changed);
+}
+
+enum rc arcdir_entry_open(struct arcdir *ad, uint32_t i, uint32_t slot, const char *logical,
+			  struct asset **out)
+{
+	struct arcent *e;
+	struct asset_ext ext;
+	struct stat st;
+	struct src s;
+	char why[256];
+
+	*out = NULL;
+	if (i >= ad->a.n)
+		return RC_NOENT;
+	e = malloc(sizeof *e);
+	if (!e)
+		return RC_NOMEM;
+	*e = (struct arcent){ad, i};
+	s = (struct src){entry_read, e, ad->a.e[i].size};
+	st = ad->st;
+	st.st_size = (off_t)ad->a.e[i].size;
+	ext = (struct asset_ext){ent_changed, ent_release, entry_view, e};
+	switch (asset_open_src(ad->t, slot, logical, &s, &st, ASSET_PLAIN, &ext, out, why,
+			       sizeof why)) {
+	case TREE_FAIL_NONE:
+		return RC_OK;
+	case TREE_FAIL_OTHER:
+		return RC_NOMEM;
+	default:
+		return RC_IO;
+	}
+}

@@ -77,7 +77,6 @@ struct arcdir *arcdir_nested(struct arcdir *ad, uint32_t node, enum rc *r);
 /* Stop the tree's decode-ahead thread (tree_close, before the cache goes); idempotent. */
 void arcdir_ahead_stop(struct tree *t);
 
-
 /*
  * The descriptor of an archive of a folder mount is one of the mount's max_assets (folder.c
  * closes the least recently used). arcdir_fd_live: it is open and not being closed;
@@ -94,5 +93,18 @@ void folder_arc_used(struct tree *t, uint32_t slot, struct arcdir *ad);
 enum rc folder_arc_adopt(struct tree *t, struct arcdir *ad);
 /* ... and hand out slots for its nodes, remembered for slot lookups (arcdir_ensure). */
 enum rc folder_arc_register(struct tree *t, struct arcdir *ad);
+
+/*
+ * The loose view (loose.c) reads an archive's table and its entries by index, without the
+ * node tree (arcdir_ensure is never called): the parsed table, why the tables could not be
+ * read or indexed (NULL: they were), one raw path component made a safe name as the tree
+ * names it (out: ARCDIR_NAME_BUF bytes), and a plain asset over entry i in slot `slot`.
+ */
+#define ARCDIR_NAME_BUF 264
+const struct arc *arcdir_arc(const struct arcdir *ad);
+const char *arcdir_why(const struct arcdir *ad); /* NULL, or why its tables were not read */
+size_t arcdir_safe_name(const char *p, size_t n, char *out, bool *changed);
+enum rc arcdir_entry_open(struct arcdir *ad, uint32_t i, uint32_t slot, const char *logical,
+			  struct asset **out);
 
 #endif

@@ -38,6 +38,7 @@
 #include "psgfs/formats/skate_objects.h"
 #include "tree/mount/arcdir.h"
 #include "tree/mount/guid_index.h"
+#include "tree/mount/loose.h"
 
 #define SEQ_SLOT_FIRST	   0x80000000u
 #define DEFAULT_MAX_ASSETS 128u
@@ -94,6 +95,7 @@ struct folder {
 	size_t n_regs, cap_regs;
 	struct arcdir **arcs; /* every archive opened (freed at the end) */
 	size_t n_arcs, cap_arcs;
+	struct loose *loose; /* -o layout=loose: what the archives add (loose.h) */
 };
 
 /* ---- the entry table (permanent: entries are what inode numbers resolve to) ---- */
@@ -272,6 +274,10 @@ static bool classify_by_name(const struct tree *t, struct fentry *e)
 {
 	const struct fmt_row *r;
 
+	if (t->opts.layout_loose && e->type == FE_FILE) { /* every file plain, none read */
+		e->asset = false;
+		return true;
+	}
 	if (t->opts.sniff_all || e->type != FE_FILE ||
 	    !(r = fmt_by_name(e->name, FMT_ASSET | FMT_FILE)))
 		return false;
@@ -333,8 +339,12 @@ static bool sniff(int dirfd, struct fentry *e, bool assets_files)
 		e->archive = fmt_by_name(e->name, FMT_ARCHIVE) != NULL;
 		e->asset = e->archive || (fmt_by_name(e->name, FMT_ASSET) && !assets_files);
 	} else {
+		const struct fmt_row *r = fmt_detect(head, (size_t)got, FMT_ASSET);
+
 		e->archive = arc_detect(head, (size_t)got);
-		e->asset = e->archive || (asset_detect(head, (size_t)got) && !assets_files);
+		/* a row with a name rule (a district's Pres map) takes only the names it names */
+		e->asset =
+		    e->archive || (r && (!r->name_ok || r->name_ok(e->name)) && !assets_files);
 	}
 	return true;
 }
@@ -668,6 +678,20 @@ enum rc folder_arc_register(struct tree *t, struct arcdir *ad)
 	return r;
 }
 
+uint32_t folder_slots_take(struct tree *t, uint32_t n)
+{
+	struct folder *f = t->fold;
+	uint32_t first = 0;
+
+	pthread_mutex_lock(&f->mu);
+	if (f->next_seq < UINT32_MAX - 1 - n) {
+		first = f->next_seq;
+		f->next_seq += n;
+	}
+	pthread_mutex_unlock(&f->mu);
+	return first;
+}
+
 /* A slot an archive shows: its file in the folder (node 0 of e->arc, NULL until opened) or one
  * of its nodes. False for any other slot. */
 struct aref {
@@ -863,6 +887,9 @@ bool folder_slot_is_file(struct tree *t, uint32_t slot)
 {
 	struct aref a;
 
+	if (t->fold->loose && loose_owns(t->fold->loose, slot))
+		return !loose_is_dir(t->fold->loose, slot);
+
 	if (arc_ref(t->fold, slot, &a)) {
 		enum an_type ty = a.fe ? AN_ARCHIVE : arcdir_type(a.ad, a.node);
 
@@ -876,6 +903,9 @@ bool folder_slot_is_file(struct tree *t, uint32_t slot)
 bool folder_slot_is_dir(struct tree *t, uint32_t slot)
 {
 	struct aref a;
+
+	if (t->fold->loose && loose_owns(t->fold->loose, slot))
+		return loose_is_dir(t->fold->loose, slot);
 
 	if (arc_ref(t->fold, slot, &a)) {
 		enum an_type ty = a.fe ? AN_ARCHIVE : arcdir_type(a.ad, a.node);
@@ -892,6 +922,8 @@ enum rc folder_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
 	struct fentry *e = entry_get(t, ino_slot(ino));
 	struct aref a;
 
+	if (!e && t->fold->loose && loose_owns(t->fold->loose, ino_slot(ino)))
+		return loose_getattr(t, t->fold->loose, ino_slot(ino), out);
 	if (!e && arc_ref(t->fold, ino_slot(ino), &a))
 		return arcdir_getattr(a.ad, a.node, out);
 	if (!e)
@@ -935,6 +967,8 @@ enum rc folder_list(struct tree *t, tree_ino ino, struct tlist *out)
 
 	struct aref a;
 
+	if (f->loose && loose_owns(f->loose, ino_slot(ino)))
+		return loose_list(t, f->loose, ino_slot(ino), out);
 	if (arc_ref(f, ino_slot(ino), &a)) {
 		r = arc_dir(t, &a);
 		return r == RC_OK ? arcdir_list(a.ad, a.node, out) : r;
@@ -954,9 +988,13 @@ enum rc folder_list(struct tree *t, tree_ino ino, struct tlist *out)
 			       : e->type == FE_DIR || e->asset ? TT_DIR
 							       : TT_FILE;
 
+		if (f->loose && loose_hides(f->loose, &e->st))
+			continue; /* an archive the loose view unpacked */
 		tlist_add_ino(out, (tree_ino)e->slot << 32 | 1, type, e->name);
 	}
 	pthread_mutex_unlock(&f->mu);
+	if (r == RC_OK && f->loose)
+		r = loose_merge(t, f->loose, dir->slot, out);
 	return r;
 }
 
@@ -1535,6 +1573,10 @@ void folder_arc_used(struct tree *t, uint32_t slot, struct arcdir *ad)
 
 	if (!f)
 		return;
+	if (f->loose && loose_arc_owns(f->loose, slot)) {
+		loose_arc_used(f->loose, slot, ad);
+		return;
+	}
 	pthread_mutex_lock(&f->mu);
 	e = entry_find(f, slot);
 	pthread_mutex_unlock(&f->mu);
@@ -1560,6 +1602,8 @@ int folder_arc_reopen(struct tree *t, uint32_t slot)
 	struct fentry *e;
 	int dfd, fd, err;
 
+	if (f->loose && loose_arc_owns(f->loose, slot))
+		return loose_arc_reopen(f->loose, slot);
 	pthread_mutex_lock(&f->mu);
 	e = entry_find(f, slot);
 	pthread_mutex_unlock(&f->mu);
@@ -1693,6 +1737,8 @@ struct asset *folder_asset_get(struct tree *t, uint32_t slot, struct cache_ent *
 	struct aref a;
 
 	*pin = NULL;
+	if (!e && f->loose && loose_owns(f->loose, slot))
+		return loose_asset_get(t, f->loose, slot, pin, r);
 	if (!e && arc_ref(f, slot, &a)) {
 		if (arcdir_type(a.ad, a.node) == AN_DIR) {
 			*r = RC_ISDIR;
@@ -1802,6 +1848,8 @@ enum tree_open_fail folder_open(struct tree *t, const char *path, char *why, siz
 		snprintf(why, whylen, "cannot open: %s", strerror(errno));
 		return TREE_FAIL_OPEN;
 	}
+	if (t->opts.layout_loose && !(f->loose = loose_open(t, f->root_fd, why, whylen)))
+		return TREE_FAIL_OTHER;
 	return TREE_FAIL_NONE;
 }
 
@@ -1853,6 +1901,7 @@ void folder_close(struct folder *f)
 			entry_free(e);
 		}
 	}
+	loose_free(f->loose);
 	for (size_t i = 0; i < f->n_arcs; i++)
 		arcdir_free(f->arcs[i]);
 	free(f->arcs);

@@ -96,5 +96,8 @@ enum rc psg_load_glb(struct asset *as, uint64_t arg, void **data, size_t *bytes,
 		     void (**dtor)(void *));
 enum rc psg_glb_layout(const struct tctx *c, struct layout_build *lb);
 enum rc psg_glb_render(const struct tctx *c, unsigned part, uint64_t first, struct emit *e);
+/* The export an N_GLB decode holds (the district's scene.glb places several). */
+struct skate_gltf;
+const struct skate_gltf *psg_glb_export(const void *glb);
 
 #endif

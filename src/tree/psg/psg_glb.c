@@ -211,3 +211,8 @@ enum rc psg_glb_render(const struct tctx *c, unsigned part, uint64_t first, stru
 
 	return skate_gltf_render(gm->g, &c->as->src, part, first, e);
 }
+
+const struct skate_gltf *psg_glb_export(const void *glb)
+{
+	return ((const struct glb_memo *)glb)->g;
+}

@@ -133,23 +133,16 @@ static const char *store_type_name(uint32_t v)
 	}
 }
 
+/* The object by the platform's one reader; unreadable is out of bounds, too short corrupt. */
 static enum rc read_header(const struct src *s, const struct arena *a, uint32_t idx,
 			   struct ps3_texture *t)
 {
-	uint8_t *p = NULL;
-	size_t len = 0;
-	enum rc r;
+	enum rc r = tex_ps3_read_object(s, a, idx, t);
 
-	if (idx >= a->n_dict)
-		return RC_BOUNDS;
-	if (arena_row(a, idx)->type_id != RW_T_TEXTURE)
-		return RC_UNSUPPORTED;
-	r = arena_read_object(s, a, idx, &p, &len);
-	if (r != RC_OK)
-		return RC_BOUNDS;
-	r = ps3_texture_decode(p, len, a->big_endian, t);
-	free(p);
-	return r == RC_OK ? RC_OK : RC_CORRUPT;
+	if (r == RC_OK || r == RC_UNSUPPORTED)
+		return r;
+	return r == RC_TRUNCATED && arena_row(a, idx)->size < PS3_TEXTURE_SIZE ? RC_CORRUPT
+									       : RC_BOUNDS;
 }
 
 static enum rc ps3_texture_text(const struct src *s, const struct arena *a, uint32_t idx,

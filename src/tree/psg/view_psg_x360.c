@@ -9,6 +9,7 @@
 
 #include "psgfs/formats/skate_platform.h"
 #include "psgfs/formats/skate_x360.h"
+#include "psgfs/formats/tex_x360.h"
 #include "psgfs/formats/texture.h"
 #include "tree/psg/view_psg.h"
 
@@ -134,23 +135,16 @@ static void x360_ib_text(struct buf *out, const struct arena *a, uint32_t idx,
 
 /* ---- textures (docs/xbox360.md, "Texture object") ---- */
 
+/* The object by the platform's one reader; unreadable is out of bounds, too short corrupt. */
 static enum rc x360_header(const struct src *s, const struct arena *a, uint32_t idx,
 			   struct tex_x360_object *o)
 {
-	uint8_t *p = NULL;
-	size_t len = 0;
-	enum rc r;
+	enum rc r = tex_x360_read_object(s, a, idx, o);
 
-	if (idx >= a->n_dict)
-		return RC_BOUNDS;
-	if (arena_row(a, idx)->type_id != RW_T_TEXTURE)
-		return RC_UNSUPPORTED;
-	r = arena_read_object(s, a, idx, &p, &len);
-	if (r != RC_OK)
-		return RC_BOUNDS;
-	r = tex_x360_object_decode(p, len, o);
-	free(p);
-	return r == RC_OK ? RC_OK : RC_CORRUPT;
+	if (r == RC_OK || r == RC_UNSUPPORTED)
+		return r;
+	return r == RC_TRUNCATED && arena_row(a, idx)->size < X360TEX_OBJECT_SIZE ? RC_CORRUPT
+										  : RC_BOUNDS;
 }
 
 static const char *const x360_dims[] = {"1D", "2D", "3D", "cube"};
