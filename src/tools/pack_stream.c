@@ -25,6 +25,7 @@
 #include "psgfs/base/hash.h"
 #include "psgfs/base/source.h"
 #include "psgfs/formats/archive.h"
+#include "psgfs/formats/arena.h"
 #include "psgfs/formats/stream_manifest.h"
 #include "psgfs/formats/stream_set.h"
 
@@ -182,13 +183,35 @@ static int ps_collections(struct ps *ps)
 	return ps->code ? -1 : 0;
 }
 
+/* An arena's resource descriptors add up to its file (arena.c's header rule): one that lies
+ * about its size would be packed for the game to read past it or short of it. true when it
+ * does not open at all: the writer refuses that with its own line. */
+static bool ps_arena_size(const uint8_t *p, size_t n, uint64_t *claimed)
+{
+	struct src s;
+	struct src_mem m;
+	struct arena ar;
+
+	*claimed = n;
+	src_init_mem(&s, &m, p, n);
+	if (arena_open(&s, &ar, NULL) != RC_OK)
+		return true;
+	*claimed = 0;
+	for (unsigned k = 0; k < ar.h.n_rd; k++)
+		*claimed += ar.h.rd[k].size;
+	arena_free(&ar);
+	return *claimed == n;
+}
+
 /* File i of DIR, whole, if it is still what the walk saw. */
 static uint8_t *ps_read(struct ps *ps, size_t i, size_t *len)
 {
 	const struct pack_item *it = &ps->t.v[i];
 	int fd = openat(ps->t.root, it->path, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	size_t n = (size_t)it->st.st_size, got = 0;
-	uint8_t *p = NULL;
+	static const uint8_t rw4_magic[4] = {0x89, 'R', 'W', '4'};
+	uint8_t head[sizeof rw4_magic], *p = NULL;
+	uint64_t claimed;
 	struct stat st;
 
 	if (fd < 0) {
@@ -200,7 +223,14 @@ static uint8_t *ps_read(struct ps *ps, size_t i, size_t *len)
 		ps_fail(ps, PACK_EXIT_CHANGED, it->path, "changed while it was packed");
 		goto out;
 	}
-	if (!(p = malloc(n ? n : 1))) {
+	/* its magic first: a large file that is no arena costs neither its size in memory nor
+	 * the time to read it */
+	if (n < sizeof rw4_magic || pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head ||
+	    memcmp(head, rw4_magic, sizeof head)) {
+		ps_fail(ps, PACK_STREAM_EXIT_ASSET, it->path, "not an RW4 arena");
+		goto out;
+	}
+	if (!(p = malloc(n))) {
 		ps_fail(ps, PACK_EXIT_INTERNAL, it->path, "out of memory");
 		goto out;
 	}
@@ -225,6 +255,10 @@ static uint8_t *ps_read(struct ps *ps, size_t i, size_t *len)
 	}
 	if (!ps->code && (fstat(fd, &st) != 0 || !pack_same_file(&st, &it->st)))
 		ps_fail(ps, PACK_EXIT_CHANGED, it->path, "changed while it was packed");
+	if (!ps->code && !ps_arena_size(p, n, &claimed))
+		ps_fail(ps, PACK_STREAM_EXIT_ASSET, it->path,
+			"an arena whose header sizes add up to %llu bytes, in a file of %zu",
+			(unsigned long long)claimed, n);
 out:
 	close(fd);
 	if (ps->code) {
@@ -439,6 +473,16 @@ static void ps_verify(struct ps *ps)
 
 static void ps_rename(struct ps *ps)
 {
+	/* a folder with a file's name would fail its rename after the files before it were
+	 * renamed, leaving OUTDIR half new: it is refused before the first rename */
+	for (size_t i = 0; i < ps->nf && !ps->code; i++) {
+		struct stat st;
+
+		if (fstatat(ps->out_dfd, ps->f[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
+			ps_fail(ps, PACK_EXIT_WRITE, ps->f[i].name,
+				"a folder is in the way (nothing was renamed)");
+	}
 	for (size_t i = 0; i < ps->nf && !ps->code; i++) {
 		const char *base = strrchr(ps->f[i].tmp, '/');
 
@@ -469,6 +513,12 @@ static int ps_collection(struct ps *ps, struct ss_writer *w, const struct ps_col
 	buf_init(&sf);
 	if (!a || !data)
 		ps_fail(ps, PACK_EXIT_INTERNAL, c->name, "out of memory");
+	/* the format's 4 GiB per collection, from the walk's sizes, before anything is read:
+	 * assets of 2 GiB each are refused as beyond it, not read until memory runs out */
+	for (uint64_t i = c->first, total = 0; !ps->code && i < c->first + c->n; i++)
+		if (ps->asset[i] && (total += (uint64_t)ps->t.v[i].st.st_size) > UINT32_MAX)
+			ps_fail(ps, PACK_EXIT_LIMIT, c->name,
+				"its assets hold more than 4 GiB - 1 (the format's limit)");
 	for (size_t i = c->first; !ps->code && i < c->first + c->n; i++) {
 		bool x360;
 		size_t len = 0;
@@ -557,11 +607,31 @@ static bool ps_stem_kind(const char *stem, size_t n, enum sm_file f, enum ss_kin
 	return false;
 }
 
+/* A header word of the stub the written set cannot carry is refused here, naming the stub's
+ * file, rather than copied into every file and refused at the read back as the set's fault. */
+static bool ps_like_words(struct ps *ps, const char *shown, enum sm_file f, const uint8_t *h)
+{
+	if (f == SM_ATOC && ld_u32be(h + 4) != 3)
+		ps_fail(ps, PACK_STREAM_EXIT_LIKE, shown, "ATOC version %u (psgfs reads 3)",
+			ld_u32be(h + 4));
+	else if (f == SM_SFIL && ld_u32be(h + 0x14) != 1)
+		ps_fail(ps, PACK_STREAM_EXIT_LIKE, shown,
+			"SFIL +0x14 is %u (1, a collection per file, is what a packed set "
+			"carries)",
+			ld_u32be(h + 0x14));
+	else if (f == SM_SFIL && ld_u32be(h + 0x18) != 0)
+		ps_fail(ps, PACK_STREAM_EXIT_LIKE, shown,
+			"stream format %u (pack-stream writes raw assets, format 0)",
+			ld_u32be(h + 0x18));
+	return !ps->code;
+}
+
 /* One file of the stub: its first 0x20 bytes into the fields; true when it counted. */
-static bool ps_like_file(struct ps *ps, int dfd, const char *name)
+static bool ps_like_file(struct ps *ps, int dfd, const char *name, const char *shown)
 {
 	const char *dot = strrchr(name, '.');
 	uint8_t h[0x20];
+	struct stat st;
 	enum sm_platform pf;
 	enum sm_file f;
 	enum ss_kind k;
@@ -571,12 +641,13 @@ static bool ps_like_file(struct ps *ps, int dfd, const char *name)
 	if (!dot || !sm_ext_parse(dot + 1, &pf, &f) ||
 	    !ps_stem_kind(name, (size_t)(dot - name), f, &k))
 		return false;
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-	ok =
-	    fd >= 0 && pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h && !memcmp(h, sm_magic(f), 4);
+	/* O_NONBLOCK: a FIFO in the stub would otherwise block the open for ever */
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	     pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h && !memcmp(h, sm_magic(f), 4);
 	if (fd >= 0)
 		close(fd);
-	if (!ok)
+	if (!ok || !ps_like_words(ps, shown, f, h))
 		return false;
 	if (f != SM_SFIL || !ps->fields.stamp[k])
 		ps->fields.stamp[k] = ld_u64be(h + 8);
@@ -639,7 +710,10 @@ static void ps_like(struct ps *ps)
 					names[i] = names[j], names[j] = x;
 				}
 		for (size_t i = 0; i < n; i++) {
-			used += ps_like_file(ps, dfd, names[i]);
+			char shown[PATH_MAX];
+
+			snprintf(shown, sizeof shown, "%s/%s", ps->like, names[i]);
+			used += !ps->code && ps_like_file(ps, dfd, names[i], shown);
 			free(names[i]);
 		}
 		free(names);
@@ -655,11 +729,11 @@ static void ps_like(struct ps *ps)
 		snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - ps->like) : 1,
 			 slash ? ps->like : ".");
 		dfd = open(slash == ps->like ? "/" : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		used = dfd >= 0 && ps_like_file(ps, dfd, slash ? slash + 1 : ps->like);
+		used = dfd >= 0 && ps_like_file(ps, dfd, slash ? slash + 1 : ps->like, ps->like);
 		if (dfd >= 0)
 			close(dfd);
 	}
-	if (!used)
+	if (!used && !ps->code)
 		ps_fail(ps, PACK_STREAM_EXIT_LIKE, ps->like,
 			"holds no stream file (.psm .pss .pmm .pst .psf, .x..) that can be read");
 }
@@ -668,25 +742,29 @@ static void ps_like(struct ps *ps)
 
 static void ps_usage(FILE *o)
 {
-	fputs("usage: psgfs-tool pack-stream [--platform ps3|x360] [--like STUB] [--name DIST_N]\n"
-	      "                              DIR OUTDIR\n"
-	      "  DIR holds one folder per collection (cPres_Global, cPres_<x>_<y>_high, cSim_...,\n"
-	      "  cTex_...), each of arenas named 0x<hex id>.psg (.rx2 for Xbox 360); files at\n"
-	      "  DIR's top and info.txt/errors.txt beside the arenas are left out. OUTDIR gets\n"
-	      "  the five files of each kind (.psf .pst .psm .pss .pmm; .xsf ... on Xbox 360,\n"
-	      "  with the Tex stub), written beside their names and renamed once they read back.\n"
-	      "  --platform ps3|x360   the console (default: the assets' extension)\n"
-	      "  --like STUB           stamps and header words from an existing set (a folder\n"
-	      "                        or one of its files)\n"
-	      "  --name DIST_N         the district (default: OUTDIR's, else DIR's last\n"
-	      "                        component when it starts with DIST_)\n"
-	      "exit status: 0 ok, 1 internal error, 2 usage, 3 cannot read DIR or a file in it,\n"
-	      "6 a name that is not a collection or asset (or escapes DIR), 8 a link or special\n"
-	      "file in DIR, 9 a file changed while packed, 10 cannot write OUTDIR, 11 the set\n"
-	      "does not read back clean, 12 beyond the format (a collection past 4 GiB), 20 an\n"
-	      "asset is not an arena of the platform or an id repeats in a collection, 21\n"
-	      "--like: STUB holds no stream file that can be read\n",
-	      o);
+	fputs(
+	    "usage: psgfs-tool pack-stream [--platform ps3|x360] [--like STUB] [--name DIST_N]\n"
+	    "                              DIR OUTDIR\n"
+	    "  DIR holds one folder per collection (cPres_Global, cPres_<x>_<y>_high, cSim_...,\n"
+	    "  cTex_...), each of arenas named 0x<hex id>.psg (.rx2 for Xbox 360); files at\n"
+	    "  DIR's top and info.txt/errors.txt beside the arenas are left out. OUTDIR gets\n"
+	    "  the five files of each kind (.psf .pst .psm .pss .pmm; .xsf ... on Xbox 360,\n"
+	    "  with the Tex stub), written beside their names and renamed once they read back.\n"
+	    "  --platform ps3|x360   the console (default: the assets' extension)\n"
+	    "  --like STUB           stamps and header words from an existing set (a folder\n"
+	    "                        or one of its files)\n"
+	    "  --name DIST_N         the district (default: OUTDIR's, else DIR's last\n"
+	    "                        component when it starts with DIST_)\n"
+	    "exit status: 0 ok, 1 internal error, 2 usage, 3 cannot read DIR or a file in it,\n"
+	    "6 a name that is not a collection or asset (or escapes DIR), 8 a link or special\n"
+	    "file in DIR, 9 a file changed while packed, 10 cannot write OUTDIR, 11 the set\n"
+	    "does not read back clean, 12 beyond the format (a collection past 4 GiB), 20 an\n"
+	    "asset is not an arena of the platform (or its header's sizes are not its file's) or\n"
+	    "an id repeats in a collection, 21\n"
+	    "--like: STUB holds no stream file that can be read, or a header word the packed\n"
+	    "set cannot carry (SFIL +0x14 other than 1, a stream format other than 0, an ATOC\n"
+	    "version other than 3)\n",
+	    o);
 }
 
 /* The last component of path (trailing slashes aside) when it starts with DIST_. */

@@ -13,9 +13,11 @@
 
 /* Exit codes beyond pack's (pack.h, enum pack_exit, which pack-stream uses for the rest). */
 enum pack_stream_exit {
-	PACK_STREAM_EXIT_ASSET = 20, /* an asset is not an RW4 arena of the platform, or an id
+	PACK_STREAM_EXIT_ASSET = 20, /* an asset is not an RW4 arena of the platform (or its
+					header's sizes are not its file's), or an id
 					repeats in one collection */
-	PACK_STREAM_EXIT_LIKE = 21,  /* --like STUB holds no stream file that can be read */
+	PACK_STREAM_EXIT_LIKE = 21,  /* --like STUB holds no stream file that can be read, or a
+					header word the packed set cannot carry */
 };
 
 /* The asset id of a file name "0x<hex>.psg" / "<hex>.rx2" (up to 16 hex digits, the

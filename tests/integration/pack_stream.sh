@@ -89,7 +89,7 @@ refuse() {
 	for a in "$@"; do
 		case $a in PSGFS_*) envs+=("$a") ;; *) opts+=("$a") ;; esac
 	done
-	env "${envs[@]}" "$T" pack-stream "${opts[@]}" "$dir" "$keep" >/dev/null 2>"$WORK/err" ||
+	timeout 60 env "${envs[@]}" "$T" pack-stream "${opts[@]}" "$dir" "$keep" >/dev/null 2>"$WORK/err" ||
 		rc=$?
 	check "refuse $what: exit $code (got $rc)" [ "$rc" = "$code" ]
 	check "refuse $what: one line naming it" one_line_naming "$what"
@@ -117,17 +117,59 @@ mk && cp "$WORK/coll-x360/cPres_Global/"*.rx2 "$WORK/r/cPres_Global/"
 refuse 20 ".rx2" "$WORK/r"
 mk
 refuse 9 "cPres_Global/$a" "$WORK/r" PSGFS_PACK_TEST_CHANGE="cPres_Global/$a"
+mk # the change hook left a byte appended
 refuse 11 "cPres_Global.psf" "$WORK/r" PSGFS_PACK_STREAM_TEST_CORRUPT=cPres_Global.psf
 refuse 11 "DIST_K_Pres.psm" "$WORK/r" PSGFS_PACK_STREAM_TEST_CORRUPT=DIST_K_Pres.psm
 refuse 21 "no-such-stub" "$WORK/r" --like "$WORK/no-such-stub"
 refuse 3 "no-such-dir" "$WORK/no-such-dir"
+# hostile stubs (issue 30): a FIFO among the stub's files does not block the open; a header
+# word the packed set cannot carry is refused naming the stub's file, not the written set
+mkdir -p "$WORK/stub-fifo" "$WORK/stub-lie"
+mkfifo "$WORK/stub-fifo/DIST_X_Pres.psm"
+refuse 21 "stub-fifo" "$WORK/r" --like "$WORK/stub-fifo"
+word() { printf "$(printf '\\x%02x' $3 $4 $5 $6)" | dd of="$1" bs=1 seek=$2 conv=notrunc status=none; }
+cp "$WORK/gen-ps3/DIST_Rt/cPres_Global.psf" "$WORK/stub-lie/cPres_Global.psf"
+word "$WORK/stub-lie/cPres_Global.psf" 20 255 255 255 255 # SFIL +0x14: 2^32 - 1 assets
+refuse 21 "stub-lie/cPres_Global.psf" "$WORK/r" --like "$WORK/stub-lie/cPres_Global.psf"
+word "$WORK/stub-lie/cPres_Global.psf" 20 0 0 0 1
+word "$WORK/stub-lie/cPres_Global.psf" 24 0 0 0 1 # RefPack, over raw assets
+refuse 21 "stub-lie/cPres_Global.psf" "$WORK/r" --like "$WORK/stub-lie/cPres_Global.psf"
+# large sparse files: no arena is read whole to learn it is none; a collection past the
+# format's 4 GiB is refused from the sizes, before its assets are read into memory
+mk && truncate -s 3G "$WORK/r/cPres_Global/0x1.psg"
+refuse 20 "cPres_Global/0x1.psg" "$WORK/r"
+# an arena that lies about its size: its resource descriptors add up to less than the file
+mk && { cat "$WORK/r/cPres_Global/$a" && printf '%16s' ''; } >"$WORK/r/cPres_Global/0x1.psg"
+refuse 20 "cPres_Global/0x1.psg: an arena whose header sizes add up to" "$WORK/r"
+mk && cp "$WORK/r/cPres_Global/$a" "$WORK/r/cPres_Global/0x1.psg" &&
+	cp "$WORK/r/cPres_Global/$a" "$WORK/r/cPres_Global/0x2.psg" &&
+	truncate -s 2G "$WORK/r/cPres_Global/0x1.psg" "$WORK/r/cPres_Global/0x2.psg"
+refuse 12 "cPres_Global" "$WORK/r"
+peak_kb=$(python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$T" pack-stream "$WORK/r" "$keep")
+check "refuse cPres_Global: its 4 GiB are not read into memory (peak ${peak_kb} kB)" \
+	[ "$peak_kb" -lt $((1024 * 1024)) ]
 check "no temporary file left by the refusals" no_temp_left "$WORK/keep"
+# a folder named like one of the set's files: refused before any rename, so the old set stays
+# whole (the files renamed before it were new, the rest old)
+old=$WORK/old/DIST_K
+mkdir -p "$old"
+"$T" pack-stream --like "$WORK/gen-ps3/DIST_Rt" "$WORK/coll-ps3" "$old" >/dev/null
+rm "$old/DIST_K_Sim.pst" && mkdir "$old/DIST_K_Sim.pst"
+cp -r "$old" "$WORK/old.ref"
+rc=0
+"$T" pack-stream "$WORK/coll-ps3" "$old" >/dev/null 2>"$WORK/err" || rc=$?
+check "a folder in the way: exit 10 (got $rc)" [ "$rc" = 10 ]
+check "a folder in the way: one line naming it" one_line_naming "DIST_K_Sim.pst"
+check "a folder in the way: OUTDIR untouched" diff -r "$WORK/old.ref" "$old"
+check "a folder in the way: no temporary file left" no_temp_left "$old"
 rc=0
 "$T" pack-stream "$WORK/r" "$WORK/keep/noname" >/dev/null 2>&1 || rc=$?
 check "usage: a district without a DIST_ name is exit 2" [ "$rc" = 2 ]
 "$T" pack-stream --help >"$WORK/help"
 check "pack-stream --help lists the exit codes" grep -q '20 an' "$WORK/help"
 # a successful pack over an existing set replaces its files
-"$T" pack-stream "$WORK/r" "$keep" >/dev/null
+mk && "$T" pack-stream "$WORK/r" "$keep" >/dev/null
 check "a successful pack replaces OUTDIR's files" [ "$(head -c 4 "$keep/DIST_K_Pres.psm")" = CMAP ]
 finish
