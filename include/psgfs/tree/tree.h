@@ -46,12 +46,14 @@ enum tree_type { TT_DIR = 1, TT_FILE, TT_LINK };
 struct tree_stat {
 	tree_ino ino;
 	enum tree_type type;
-	uint64_t size;	/* files: exact bytes; links: target length; dirs: entries */
-	uint32_t nlink; /* dirs: 2 + subdirectories */
-	mode_t perm;	/* permission bits: the source's r (dirs r and x) and the owner's w,
-			   as in a read-only image of an ordinary tree (tree_int.h) */
-	bool writable;	/* texture mods: a picture, textures/ or a temporary; its size and
-			   content change as pictures are written (callers cache it briefly) */
+	uint64_t size;	  /* files: exact bytes; links: target length; dirs: entries */
+	uint32_t nlink;	  /* dirs: 2 + subdirectories */
+	mode_t perm;	  /* permission bits: the source's r (dirs r and x) and the owner's w,
+			     as in a read-only image of an ordinary tree (tree_int.h) */
+	bool writable;	  /* texture mods: a picture, textures/ or a temporary; its size and
+			     content change as pictures are written (callers cache it briefly) */
+	bool short_known; /* its bytes are known to end before size (a lying archive entry):
+			     read uncached, so a reader gets them and then EIO */
 	uid_t uid;
 	gid_t gid;
 	struct timespec atime, mtime;

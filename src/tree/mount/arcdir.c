@@ -401,6 +401,23 @@ enum an_type arcdir_type(const struct arcdir *ad, uint32_t node)
 
 static size_t status_text(struct arcdir *ad, bool errors, struct buf *b);
 
+/* Entry i's bytes are known to end before its size: a stored entry the table places past the
+ * archive's end, or one a read found short. */
+static bool arcdir_entry_short(struct arcdir *ad, uint32_t i)
+{
+	const struct arc_entry *e = &ad->a.e[i];
+	bool known;
+
+	if (e->method == ARC_STORED && e->size > 0 &&
+	    (e->off >= (uint64_t)ad->st.st_size || e->stored > (uint64_t)ad->st.st_size - e->off ||
+	     e->stored < e->size))
+		return true;
+	pthread_mutex_lock(&ad->mu);
+	known = ad->reported && (ad->reported[i] & ARCDIR_SHORT);
+	pthread_mutex_unlock(&ad->mu);
+	return known;
+}
+
 enum rc arcdir_getattr(struct arcdir *ad, uint32_t node, struct tree_stat *out)
 {
 	const struct anode *nd;
@@ -429,6 +446,7 @@ enum rc arcdir_getattr(struct arcdir *ad, uint32_t node, struct tree_stat *out)
 		out->type = TT_FILE;
 		out->perm = tree_perm_file(ad->st.st_mode);
 		out->size = ad->a.e[node - ARCDIR_FIRST].size;
+		out->short_known = arcdir_entry_short(ad, node - ARCDIR_FIRST);
 		break;
 	default: /* info.txt, errors.txt: what they say now */
 		out->type = TT_FILE;

@@ -25,6 +25,8 @@ struct anode {
 };
 
 /* What an entry's source reads: one entry of one archive. */
+#define ARCDIR_SHORT 2u
+
 struct arcent {
 	struct arcdir *ad;
 	uint32_t i;
@@ -63,7 +65,8 @@ struct arcdir {
 	bool built;
 	enum rc build_r;
 	struct diag d;
-	uint8_t *reported;	/* per entry: its read failure is already in errors.txt */
+	uint8_t *reported;	/* per entry: its read failure is already in errors.txt (bit 0);
+				   its bytes end before its size (bit 1, ARCDIR_SHORT) */
 	struct arcdir **nested; /* per entry node: the archive it holds, once opened */
 	uint32_t *next;		/* per entry: the file listed after it in its folder, or NO_NEXT */
 	uint64_t heap;

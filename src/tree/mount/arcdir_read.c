@@ -174,8 +174,8 @@ static void report(struct arcdir *ad, uint32_t i, const char *what, enum rc r)
 
 	arcdir_quote_raw(ad->a.paths + ad->a.e[i].path, q, sizeof q);
 	pthread_mutex_lock(&ad->mu);
-	if (ad->reported && !ad->reported[i]) {
-		ad->reported[i] = 1;
+	if (ad->reported && !(ad->reported[i] & 1)) {
+		ad->reported[i] |= 1;
 		if (r == RC_OK) /* what says it all */
 			diag_add(&ad->d, "entry %u (%s): %s", i, q, what);
 		else
@@ -402,6 +402,10 @@ static struct piece *piece_get(struct arcdir *ad, uint32_t i, const struct arc_i
 		char what[160];
 
 		arc_piece_span(ix, k, &poff, &plen);
+		pthread_mutex_lock(&ad->mu); /* later opens read it uncached (arcdir_getattr) */
+		if (ad->reported)
+			ad->reported[i] |= ARCDIR_SHORT;
+		pthread_mutex_unlock(&ad->mu);
 		snprintf(what, sizeof what,
 			 "its stored bytes end at byte %llu of the %llu the table claims: reads "
 			 "past them fail with EIO",
