@@ -238,7 +238,8 @@ static enum rc content_read(struct mods *m, struct mod_content *c, uint64_t off,
 	return r;
 }
 
-enum rc mods_content_complete(struct mods *m, struct mod_content *c, char *why, size_t whylen)
+static enum rc mods_content_complete(struct mods *m, struct mod_content *c, char *why,
+				     size_t whylen)
 {
 	uint8_t *buf = NULL;
 	enum rc r = RC_OK;
@@ -283,21 +284,6 @@ enum rc mods_content_complete(struct mods *m, struct mod_content *c, char *why, 
 
 /* ---- slots ---- */
 
-struct mod_slot *mods_slot_get(struct mods *m, uint32_t slot, bool create)
-{
-	struct mod_slot *s;
-
-	for (s = m->slots; s; s = s->next)
-		if (s->slot == slot)
-			return s;
-	if (!create || !(s = calloc(1, sizeof *s)))
-		return NULL;
-	s->slot = slot;
-	s->next = m->slots;
-	m->slots = s;
-	return s;
-}
-
 static uint32_t epoch_of(struct tree *t, uint32_t slot)
 {
 	struct mod_slot *s;
@@ -311,39 +297,6 @@ static uint32_t epoch_of(struct tree *t, uint32_t slot)
 		e = s->epoch;
 	pthread_mutex_unlock(&t->mods->mu);
 	return e;
-}
-
-void mods_log(struct mods *m, uint32_t slot, bool error, const char *fmt, ...)
-{
-	struct mod_slot *s;
-	char *line = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&line, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	for (char *p = line; *p; p++)
-		if (*p == '\n' || *p == '\t')
-			*p = ' ';
-	pthread_mutex_lock(&m->mu);
-	s = mods_slot_get(m, slot, true);
-	if (s) {
-		char **v = error ? s->err : s->log;
-		unsigned *k = error ? &s->n_err : &s->n_log;
-
-		if (*k == MODS_LOG_MAX) { /* the oldest goes */
-			free(v[0]);
-			memmove(v, v + 1, (MODS_LOG_MAX - 1) * sizeof *v);
-			(*k)--;
-		}
-		v[(*k)++] = line;
-		line = NULL;
-	}
-	pthread_mutex_unlock(&m->mu);
-	free(line);
 }
 
 static void status_lines(struct asset *as, bool errors, struct buf *out)
@@ -375,74 +328,6 @@ static void node_stat(struct tree *t, const struct asset *as, struct tnode n, st
 }
 
 /* ---- OUTDIR ---- */
-
-int mods_open_dir(struct mods *m, const char *rel_dir, bool create)
-{
-	int fd = openat(m->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	const char *p = rel_dir;
-
-	while (fd >= 0 && *p) {
-		char comp[NAME_MAX + 1];
-		size_t n = strcspn(p, "/");
-		int next;
-
-		if (n == 0 || n > NAME_MAX || (n == 1 && p[0] == '.') ||
-		    (n == 2 && p[0] == '.' && p[1] == '.')) {
-			close(fd);
-			errno = EINVAL;
-			return -1;
-		}
-		memcpy(comp, p, n);
-		comp[n] = 0;
-		if (create && mkdirat(fd, comp, 0755) != 0 && errno != EEXIST) {
-			close(fd);
-			return -1;
-		}
-		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		fd = next;
-		p += n;
-		p += *p == '/';
-	}
-	return fd;
-}
-
-bool mods_dir_ok(struct mods *m)
-{
-	struct stat st, par;
-	int fd;
-
-	if (fstat(m->dirfd, &st) == 0 && st.st_nlink > 0)
-		return true;
-	/* Removed: a folder of its name in the same parent, not one a link leads to, takes its
-	 * place (dup3 swaps it under the same descriptor for every thread at once). */
-	fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	if (fstatat(fd, "..", &par, 0) != 0 || par.st_dev != m->dir_parent.st_dev ||
-	    par.st_ino != m->dir_parent.st_ino || dup3(fd, m->dirfd, O_CLOEXEC) < 0) {
-		close(fd);
-		errno = ENOENT;
-		return false;
-	}
-	close(fd);
-	return true;
-}
-
-void mods_publish_begin(struct mods *m)
-{
-	pthread_mutex_lock(&m->mu);
-	m->pub_seq++;
-	pthread_mutex_unlock(&m->mu);
-}
-
-void mods_publish_end(struct mods *m)
-{
-	pthread_mutex_lock(&m->mu);
-	m->pub_seq++;
-	pthread_cond_broadcast(&m->pub_cv);
-	pthread_mutex_unlock(&m->mu);
-}
 
 static unsigned publish_seq(struct mods *m, bool wait)
 {
@@ -601,6 +486,7 @@ enum tree_open_fail mods_init(struct tree *t, char *why, size_t whylen)
 	pthread_mutex_init(&m->mu, NULL);
 	pthread_mutex_init(&m->commit_mu, NULL);
 	pthread_cond_init(&m->pub_cv, NULL);
+	m->complete = mods_content_complete;
 	m->threads = nc < 1 ? 1 : nc > 16 ? 16 : (unsigned)nc;
 	t->mods = m;
 	t->mods_ops = &mods_tree_ops;

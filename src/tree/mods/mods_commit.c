@@ -408,7 +408,7 @@ enum rc mods_commit(struct mods *m, tree_ino pic, struct mod_content *c)
 		return as ? RC_READONLY : r;
 	}
 	name_in(t, as->fmt->textures_dir(as), pic, name, sizeof name);
-	r = mods_content_complete(m, c, why, sizeof why);
+	r = m->complete(m, c, why, sizeof why);
 	if (r != RC_OK)
 		mods_log(m, slot, true, "textures/%s: not written: %s", name, why);
 	else

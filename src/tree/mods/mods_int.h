@@ -101,15 +101,16 @@ struct mods {
 	struct stat dir_parent; /* OUTDIR's parent folder, which a re-created OUTDIR must share */
 	unsigned threads;
 	atomic_uint_fast64_t spill_seq;
+	/* Make the content complete in its file (unwritten base bytes copied in); RC_IO etc.,
+	 * and why says what failed. mods.c's, set by mods_init: the commit calls it without
+	 * calling back into mods.c. */
+	enum rc (*complete)(struct mods *m, struct mod_content *c, char *why, size_t whylen);
 };
 
-/* ---- mods.c ---- */
+/* ---- mods_outdir.c ---- */
 struct mod_slot *mods_slot_get(struct mods *m, uint32_t slot, bool create);
 void mods_log(struct mods *m, uint32_t slot, bool error, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* Make the content complete in its file (unwritten base bytes copied in); RC_IO etc., and
- * why says what failed. */
-enum rc mods_content_complete(struct mods *m, struct mod_content *c, char *why, size_t whylen);
 /* Open a directory below OUTDIR without following links (create: make missing ones). */
 int mods_open_dir(struct mods *m, const char *rel_dir, bool create);
 /* OUTDIR is still there: removed while mounted, it is opened again where it was when it has

@@ -278,6 +278,11 @@ static struct folder *folder_new(struct tree *t, char *why, size_t whylen)
 	return f;
 }
 
+static const struct loose_host loose_host = {
+    .slots_take = folder_slots_take,
+    .root_stat = folder_root_stat,
+};
+
 enum tree_open_fail folder_open(struct tree *t, const char *path, char *why, size_t whylen)
 {
 	struct folder *f = folder_new(t, why, whylen);
@@ -289,7 +294,8 @@ enum tree_open_fail folder_open(struct tree *t, const char *path, char *why, siz
 		snprintf(why, whylen, "cannot open: %s", strerror(errno));
 		return TREE_FAIL_OPEN;
 	}
-	if (t->opts.layout_loose && !(f->loose = loose_open(t, f->root_fd, why, whylen)))
+	if (t->opts.layout_loose &&
+	    !(f->loose = loose_open(t, f->root_fd, &loose_host, why, whylen)))
 		return TREE_FAIL_OTHER;
 	return TREE_FAIL_NONE;
 }

@@ -83,6 +83,9 @@ bool fold_is_mount_point(const struct folder *f, dev_t dir_dev, ino_t d_ino);
 bool fold_on_own_mount(const struct folder *f, int dirfd, const char *name);
 enum rc fold_read_folder(struct tree *t, struct fentry *dir);
 /* folder_assets.c */
+/* n consecutive slots of the mount for the loose view's nodes; the first, or 0 when the
+ * mount has run out of them. */
+uint32_t folder_slots_take(struct tree *t, uint32_t n);
 int fold_arc_reopen(struct tree *t, uint32_t slot);
 enum rc fold_arc_adopt(struct tree *t, struct arcdir *ad);
 enum rc fold_arc_register(struct tree *t, struct arcdir *ad);

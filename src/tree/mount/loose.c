@@ -62,6 +62,7 @@ static const struct container_ops loose_container;
 
 struct loose {
 	struct tree *t;
+	const struct loose_host *host;
 	int root_fd; /* the folder layer's, for reopening archives */
 	int mods_fd;
 	uint32_t arc_base, n_bigs; /* slots of the archives' descriptors ... */
@@ -617,7 +618,7 @@ static enum rc build(struct loose *L, int root_fd)
 	/* A slot per archive for its descriptor (reopened by slot when max_assets closed it). */
 	if (r == RC_OK && bigs.n &&
 	    (bigs.n >= UINT32_MAX / 2 ||
-	     !(L->arc_base = folder_slots_take(L->t, (uint32_t)bigs.n))))
+	     !(L->arc_base = L->host->slots_take(L->t, (uint32_t)bigs.n))))
 		r = RC_NOMEM;
 	L->n_bigs = (uint32_t)bigs.n;
 	if (r == RC_OK && bigs.n && !(L->arc_at = malloc(bigs.n * sizeof *L->arc_at)))
@@ -644,7 +645,8 @@ static enum rc build(struct loose *L, int root_fd)
 	return RC_OK;
 }
 
-struct loose *loose_open(struct tree *t, int root_fd, char *why, size_t whylen)
+struct loose *loose_open(struct tree *t, int root_fd, const struct loose_host *host, char *why,
+			 size_t whylen)
 {
 	struct loose *L = calloc(1, sizeof *L);
 
@@ -653,6 +655,7 @@ struct loose *loose_open(struct tree *t, int root_fd, char *why, size_t whylen)
 		return NULL;
 	}
 	L->t = t;
+	L->host = host;
 	L->root_fd = root_fd;
 	L->mods_fd = -1;
 	L->max_open = t->opts.max_assets ? t->opts.max_assets : 128; /* folder.c's default */
@@ -662,7 +665,7 @@ struct loose *loose_open(struct tree *t, int root_fd, char *why, size_t whylen)
 		loose_free(L);
 		return NULL;
 	}
-	L->base = L->n ? folder_slots_take(t, L->n) : 0;
+	L->base = L->n ? host->slots_take(t, L->n) : 0;
 	if (L->n && (!L->base ||
 		     container_add(t, L->base, L->base + L->n - 1, &loose_container, L) != RC_OK)) {
 		snprintf(why, whylen, "out of inode numbers");
@@ -914,7 +917,7 @@ enum rc loose_getattr(struct tree *t, struct loose *L, uint32_t slot, struct tre
 	nd = &L->nodes[k];
 	st = nd->kind == LN_ENTRY ? &L->arcs[nd->src].st
 	     : nd->kind == LN_MOD ? &L->mods[nd->src].st
-				  : folder_root_stat(t->fold);
+				  : L->host->root_stat(t->fold);
 	out->nlink = 1;
 	out->uid = st->st_uid;
 	out->gid = st->st_gid;

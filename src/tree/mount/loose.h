@@ -33,10 +33,21 @@ struct arcdir;
  */
 bool loose_game_path(const char *raw, char *out, size_t n, bool *changed);
 
+/* What the view asks of the folder layer, which sits above it (folder.c sets it, like
+ * struct arcdir_host): the view calls no folder function. */
+struct loose_host {
+	/* n consecutive slots of the mount for the view's nodes; the first, or 0 when the
+	 * mount has run out of them. */
+	uint32_t (*slots_take)(struct tree *t, uint32_t n);
+	/* The mounted folder's own stat (the owner and times of the view's folders). */
+	const struct stat *(*root_stat)(const struct folder *f);
+};
+
 /* Build the view of the folder open as root_fd (the tables of its archives read, OUTDIR's
  * files listed); warnings (archives not unpacked, paths lost to another source) go to stderr.
- * NULL only for want of memory or slots (why says so). */
-struct loose *loose_open(struct tree *t, int root_fd, char *why, size_t whylen);
+ * NULL only for want of memory or slots (why says so). host outlives the view. */
+struct loose *loose_open(struct tree *t, int root_fd, const struct loose_host *host, char *why,
+			 size_t whylen);
 void loose_free(struct loose *L);
 
 /* A file of the folder that is an archive the view unpacked: it is not listed. */
@@ -59,9 +70,5 @@ struct asset *loose_asset_get(struct tree *t, struct loose *L, uint32_t slot,
 bool loose_arc_owns(const struct loose *L, uint32_t slot);
 int loose_arc_reopen(struct loose *L, uint32_t slot);
 void loose_arc_used(struct loose *L, uint32_t slot, struct arcdir *ad);
-
-/* folder.c: n consecutive slots of the mount for the view's nodes; the first, or 0 when
- * the mount has run out of them. */
-uint32_t folder_slots_take(struct tree *t, uint32_t n);
 
 #endif

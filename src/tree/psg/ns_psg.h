@@ -67,7 +67,13 @@ struct texnames_memo {
 };
 
 /* The scene (permanent once loaded: nothing to unpin). */
-const struct scene_memo *psg_scene_of(struct asset *as, enum rc *r);
+static inline const struct scene_memo *psg_scene_of(struct asset *as, enum rc *r)
+{
+	struct cache_ent *ent;
+
+	return asset_need(as, N_SCENE, 0, &ent, r); /* permanent: no pin */
+}
+
 /* objects/NNNN.TypeName.txt of row i (view_object_text); RC_NOENT when it has none. */
 enum rc psg_object_text(struct asset *as, uint32_t i, struct buf *out, struct diag *d);
 /* "NNNN.TypeName" of object i into out (n bytes): objects/ names its files so. */

@@ -20,6 +20,7 @@
 #include "tree/mount/guid_index.h"
 #include "tree/psg/ns_psg.h"
 #include "tree/psg/psg_materials.h"
+#include "tree/psg/view_psg.h"
 
 /* ---- the model's materials ---- */
 
@@ -237,6 +238,34 @@ uint32_t psg_materials_count_toc(const struct psg_materials *ms)
 		for (uint32_t c = 0; c < ms->v[i].n_ch; c++)
 			n += ms->v[i].ch[c].texture && ms->v[i].ch[c].by_toc;
 	return n;
+}
+
+/* The texture index of a companion arena, from its memoised TOC and texture names. */
+enum rc psg_textures_index_of(struct asset *as, struct psg_textures_index *ix)
+{
+	const struct texnames_memo *names;
+	const struct view_toc *toc;
+	struct cache_ent *ent;
+	enum rc r;
+
+	memset(ix, 0, sizeof *ix);
+	if (as->fmt != &tree_format_psg || !pm(as)->has_textures)
+		return RC_UNSUPPORTED;
+	toc = asset_need(as, N_TOC, 0, &ent, &r); /* permanent: no pin */
+	names = toc ? asset_need(as, N_TEXNAMES, 0, &ent, &r) : NULL;
+	if (!names)
+		return r == RC_NOMEM ? r : RC_UNSUPPORTED;
+	ix->v = xcalloc_n(toc->n ? toc->n : 1, sizeof *ix->v);
+	if (!ix->v)
+		return RC_NOMEM;
+	for (size_t k = 0; k < toc->n; k++) {
+		const struct skate_ref *o = &toc->e[k].object;
+
+		if (o->res == RC_OK && o->obj < names->n && names->names[o->obj])
+			ix->v[ix->n++] =
+			    (struct psg_tex_ref){toc->e[k].guid, names->names[o->obj], o->obj, k};
+	}
+	return RC_OK;
 }
 
 /* Resolve through an open companion; BROKEN when it is no texture arena. */

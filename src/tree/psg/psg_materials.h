@@ -83,7 +83,7 @@ enum rc psg_materials_resolve(struct psg_materials *ms, struct psg_textures_inde
  * the TableOfContents of every texture arena of the mount (folder_toc_index), each checked
  * against the arena's TableOfContents as the mount opens it. Fails only for memory. */
 enum rc psg_materials_link(struct asset *as, struct psg_materials *ms);
-/* Provided by ns_psg.c: the texture index of an open arena asset, borrowing its memoised
+/* The texture index of an open arena asset, borrowing its memoised
  * TableOfContents and texture names (valid while the asset stays open); RC_UNSUPPORTED when
  * the asset is not a PSG arena with textures. Free ix->v with free(). */
 enum rc psg_textures_index_of(struct asset *as, struct psg_textures_index *ix);

@@ -47,13 +47,6 @@ static enum rc load_scene(struct asset *as, uint64_t arg, void **data, size_t *b
 	return RC_OK;
 }
 
-const struct scene_memo *psg_scene_of(struct asset *as, enum rc *r)
-{
-	struct cache_ent *ent;
-
-	return asset_need(as, N_SCENE, 0, &ent, r); /* permanent: no pin */
-}
-
 static void stats_memo_free(void *p)
 {
 	struct stats_memo *m = p;
@@ -355,34 +348,6 @@ static enum rc load_full(struct asset *as, uint64_t arg, void **data, size_t *by
 	*data = d;
 	*bytes = sizeof *d + d->n * 96;
 	*dtor = diag_box_free;
-	return RC_OK;
-}
-
-/* The texture index of a companion arena, from its memoised TOC and texture names. */
-enum rc psg_textures_index_of(struct asset *as, struct psg_textures_index *ix)
-{
-	const struct texnames_memo *names;
-	const struct view_toc *toc;
-	struct cache_ent *ent;
-	enum rc r;
-
-	memset(ix, 0, sizeof *ix);
-	if (as->fmt != &tree_format_psg || !pm(as)->has_textures)
-		return RC_UNSUPPORTED;
-	toc = asset_need(as, N_TOC, 0, &ent, &r); /* permanent: no pin */
-	names = toc ? asset_need(as, N_TEXNAMES, 0, &ent, &r) : NULL;
-	if (!names)
-		return r == RC_NOMEM ? r : RC_UNSUPPORTED;
-	ix->v = xcalloc_n(toc->n ? toc->n : 1, sizeof *ix->v);
-	if (!ix->v)
-		return RC_NOMEM;
-	for (size_t k = 0; k < toc->n; k++) {
-		const struct skate_ref *o = &toc->e[k].object;
-
-		if (o->res == RC_OK && o->obj < names->n && names->names[o->obj])
-			ix->v[ix->n++] =
-			    (struct psg_tex_ref){toc->e[k].guid, names->names[o->obj], o->obj, k};
-	}
 	return RC_OK;
 }
 

@@ -11,6 +11,14 @@
 /* "NNNN.TypeName" for dictionary index i (4 digits, more when >= 10000). */
 void view_obj_label(const struct arena *a, uint32_t i, struct buf *out);
 
+/* Helpers of the object views and the platform rows alike (here, below both). A reference
+ * field by the one rule (arena_ref_to): "field: 0x... -> NNNN.Type[+0xOFF]", or why it names
+ * nothing, then a newline. */
+void view_ref_text(struct buf *out, const struct arena *a, const char *field, uint32_t v,
+		   uint32_t want);
+/* A vertex element's class: PERVERTEX, PERINSTANCE, NA or "?". */
+const char *view_elem_class_name(uint32_t c);
+
 enum rc view_header_txt(const struct arena *a, struct buf *out);
 enum rc view_external_arenas_tsv(const struct arena *a, struct buf *out);
 /* Lines of info.txt about the container (platform, version, object counts by type). */
@@ -95,7 +103,7 @@ struct view_platform {
 extern const struct view_platform view_platform_ps3;
 extern const struct view_platform view_platform_x360;
 /* The row of the platform whose decoders these are (skate_platform_decoders); the PS3 one
- * when none is theirs, or for NULL. */
+ * when none is theirs, or for NULL (view_psg_platform.c). */
 const struct view_platform *view_platform_of(const struct skate_platform *decoders);
 
 /* ---- skeleton and meshes (view_psg_mesh.c); TSV with a header line ---- */
@@ -144,12 +152,5 @@ enum rc view_triangles(const struct view_mesh *vm, uint64_t first, struct emit *
 enum rc view_skin(const struct view_mesh *vm, uint64_t first, struct emit *e);
 /* info.txt lines: bones, hierarchy source, meshes, vertices, triangles, problems. */
 void view_scene_summary(const struct skate_scene *sc, struct buf *out);
-
-/* A reference field by the one rule (arena_ref_to): "field: 0x... -> NNNN.Type[+0xOFF]", or
- * why it names nothing, then a newline. */
-void view_ref_text(struct buf *out, const struct arena *a, const char *field, uint32_t v,
-		   uint32_t want);
-/* A vertex element's class: PERVERTEX, PERINSTANCE, NA or "?". */
-const char *view_elem_class_name(uint32_t c);
 
 #endif

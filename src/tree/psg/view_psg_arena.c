@@ -453,6 +453,36 @@ enum rc view_info_summary(const struct arena *a, struct buf *out)
 
 /* ---- objects/NNNN.TypeName.txt ---- */
 
+const char *view_elem_class_name(uint32_t c)
+{
+	return c == 1 ? "PERVERTEX" : c == 2 ? "PERINSTANCE" : c == 0 ? "NA" : "?";
+}
+
+/* A reference field by the one rule (arena_ref_to): what it names, or why it names nothing. */
+void view_ref_text(struct buf *out, const struct arena *a, const char *field, uint32_t v,
+		   uint32_t want)
+{
+	uint32_t obj = 0, off = 0;
+	enum rc r = arena_ref_to(a, v, want, &obj, &off);
+	char tb[16], wb[16];
+
+	buf_printf(out, "%s: 0x%08X", field, v);
+	if (r == RC_NOENT) {
+		buf_puts(out, " (null)\n");
+		return;
+	}
+	if ((r != RC_OK && r != RC_CORRUPT) || obj >= a->n_dict) {
+		buf_printf(out, " (does not resolve: %s)\n", rc_str(r));
+		return;
+	}
+	buf_printf(out, " -> %04u.%s", obj, rw_type_label(arena_row(a, obj)->type_id, tb));
+	if (v >> 22)
+		buf_printf(out, "+0x%X", off);
+	if (r == RC_CORRUPT)
+		buf_printf(out, " (not a %s)", arena_want_name(want, wb));
+	buf_putc(out, '\n');
+}
+
 static void put_obj_head(struct buf *b, const struct arena *a, uint32_t idx)
 {
 	const struct arena_dict_entry *e = arena_row(a, idx);

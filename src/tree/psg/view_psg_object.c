@@ -1,21 +1,11 @@
 /*
  * objects/NNNN.TypeName.txt: the table of decoded object views, one row per type (a type has
- * a view exactly when it has a row), and the view platform table: which row shows an arena.
+ * a view exactly when it has a row).
  */
 #include <stdlib.h>
 
 #include "psgfs/formats/skate_platform.h"
 #include "tree/psg/view_psg.h"
-
-const struct view_platform *view_platform_of(const struct skate_platform *decoders)
-{
-	static const struct view_platform *const rows[] = {&view_platform_ps3, &view_platform_x360};
-
-	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-		if (rows[i]->decoders == decoders)
-			return rows[i];
-	return &view_platform_ps3;
-}
 
 /* Textures are shown by their platform's row. */
 static enum rc obj_texture(const struct view_object *o, struct buf *out, struct diag *d)
