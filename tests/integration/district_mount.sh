@@ -184,6 +184,12 @@ for pf in ps3 x360; do
 		 grep -q '^props: [1-9]' '$G/info.txt' && grep -q '^rails: [1-9]' '$G/info.txt' &&
 		 grep -q '^collision_triangles: [1-9]' '$G/info.txt'"
 	check "psgfs-gen district ($pf): every file reads whole" all_read_whole "$G"
+	check "psgfs-gen district ($pf): every prop's model is its template in worlddmo.big" bash -c \
+		"[ \$(tail -n +2 '$G/props.tsv' | wc -l) -ge 3 ] &&
+		 ! tail -n +2 '$G/props.tsv' | cut -f9 | grep -v '^worlddmo.big/data/content/worlddmo/0x[0-9a-f]\{16\}\.\(psg\|rx2\)\$' &&
+		 grep -qx 'props_unresolved: 0' '$G/info.txt'"
+	check "psgfs-gen district ($pf): scene.glb places each prop at its props.tsv position" \
+		python3 "$here/glb_props.py" "$G/scene.glb" "$G/props.tsv"
 	for f in scene collision rails; do
 		cp "$G/$f.glb" "$WORK/gen-$pf-$f.glb"
 		echo "$WORK/gen-$pf-$f.glb" >>"$GLBS"
@@ -217,6 +223,31 @@ check "gen --broken kind-field" gen_lint kind-field ps3 psm/lint.txt "the word a
 check "gen --broken parent-cycle" gen_lint parent-cycle ps3 psm/lint.txt "in or leading into a parent cycle"
 check "gen --broken nan-matrix" gen_lint nan-matrix ps3 psm/lint.txt "its matrix is not finite"
 check "gen --broken lying-counts" gen_lint lying-counts ps3 psm/lint.txt "claims 1000000 collections"
+
+# ---- worlddmo.big lacking a template: its props unresolved, listed, not placed ----
+g=$WORK/gen-lack
+mkdir -p "$g"
+"$PSGFS_GEN" district --platform ps3 "$g/DIST_L" >/dev/null
+python3 - "$g/worlddmo.big" <<'PY'
+import sys
+p = sys.argv[1]
+d = open(p, "rb").read()
+old = b"0x7e3a5d1b00000101"
+assert d.count(old) == 1
+open(p, "wb").write(d.replace(old, b"0x7e3a5d1b000001ff"))
+PY
+mount_psgfs "$g" "$m"
+L=$m/DIST_L/DIST_L_Pres.psm
+check "a template missing from worlddmo.big: its props unresolved, each a lint line" bash -c \
+	"n=\$(grep -c \$'\t0x7e3a5d1b00000101\t.*\tunresolved\t' '$L/props.tsv');
+	 [ \$n -ge 1 ] && grep -qx \"props_unresolved: \$n\" '$L/info.txt' &&
+	 [ \$(grep -c 'template 0x7e3a5d1b00000101 is unresolved: worlddmo.big has no such template' '$L/lint.txt') = \$n ]"
+check "... the other props still placed in scene.glb" \
+	python3 "$here/glb_props.py" "$L/scene.glb" "$L/props.tsv"
+check "... every file reads whole" all_read_whole "$L"
+cp "$L/scene.glb" "$WORK/gen-lack-scene.glb"
+echo "$WORK/gen-lack-scene.glb" >>"$GLBS"
+unmount_psgfs "$m"
 
 # ---- hostile maps: what can be read is listed, the rest explains itself ----
 h=$WORK/hostile

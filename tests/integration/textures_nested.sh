@@ -22,6 +22,7 @@ mkdir -p "$WORK/dlc/content" "$N"
 cp "$P/worldDIST_Gen.big" "$WORK/dlc/content/"
 "$PSGFS_TOOL" pack --format eb --compress none "$WORK/dlc" "$N/dlc.big" >/dev/null
 "$PSGFS_GEN" game "$WORK/game" >/dev/null
+rm -f "$WORK/game/data/content/worlddmo.big" # nor here: the props would be placed in scene.glb
 
 # pres_models ROOT: the Pres models of the district at ROOT (their paths from ROOT), sorted.
 pres_models() {

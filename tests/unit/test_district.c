@@ -454,6 +454,69 @@ static void test_objects(void **state)
 	buf_free(&w);
 }
 
+/* The template resolver of test_props_models: template 0x10 is "dmo/0x10.psg" (handle 7),
+ * any other is missing. */
+static uint32_t models_of(void *ctx, uint64_t id, const char **path, const char **why)
+{
+	(*(int *)ctx)++;
+	if (id == 0x10) {
+		*path = "dmo/0x10.psg";
+		return 7;
+	}
+	*why = "worlddmo.big has no such template";
+	return 0;
+}
+
+/* Props whose template resolves show its path and are placed (position, rotation, scale of
+ * the record); a missing template is `unresolved`, a lint line and an unresolved reference. */
+static void test_props_models(void **state)
+{
+	struct dist_objects o;
+	struct wo_dmo v[3];
+	struct wo_dmo_header h = {.type_id = WO_T_DMODATA};
+	struct buf b;
+	int calls = 0;
+	const char *t;
+
+	(void)state;
+	memset(v, 0, sizeof v);
+	for (int i = 0; i < 3; i++) {
+		v[i].m[0] = v[i].m[5] = v[i].m[10] = v[i].m[15] = 2;
+		v[i].m[15] = 1;
+		v[i].m[12] = 10.0f * (float)(i + 1);
+		v[i].m[13] = 1;
+		v[i].m[14] = -5;
+		v[i].template_id = i == 1 ? 0x11 : 0x10;
+	}
+	buf_init(&b);
+	assert_int_equal(wo_dmo_write(&h, v, 3, &b), RC_OK);
+	dist_objects_init(&o);
+	o.model_of = models_of;
+	o.model_ctx = &calls;
+	assert_int_equal(dist_objects_add(&o, "c/0x1.psg", 4, WO_T_DMODATA, b.data, b.len), RC_OK);
+	assert_int_equal(dist_objects_finish(&o), RC_OK);
+	assert_int_equal(calls, 3);
+	t = (const char *)o.props.data;
+	assert_non_null(strstr(t, "\t0x0000000000000010\t0x0000000000000000\t0x0000000000000000\t0"
+				  "\tdmo/0x10.psg\t10\t1\t-5\t0\t0\t0\t1\t2\t2\t2\t-\n"));
+	assert_non_null(strstr(t, "\tunresolved\t20\t1\t-5\t"));
+	assert_non_null(strstr(t, "\tdmo/0x10.psg\t30\t1\t-5\t"));
+	assert_int_equal(o.n_props, 3);
+	assert_int_equal(o.n_resolved, 2);
+	assert_int_equal(o.unresolved, 1);
+	assert_int_equal(o.lint.n, 1);
+	assert_string_equal(o.lint.msg[0], "c/0x1.psg: object 4: prop 1: template "
+					   "0x0000000000000011 is unresolved: worlddmo.big has no "
+					   "such template");
+	assert_int_equal(o.n_placed, 2);
+	assert_int_equal(o.placed[0].model, 7);
+	assert_int_equal(o.placed[1].template_id, 0x10);
+	assert_true(o.placed[1].pos[0] == 30.0f && o.placed[1].scale[2] == 2.0f &&
+		    o.placed[1].rot[3] == 1.0f);
+	dist_objects_free(&o);
+	buf_free(&b);
+}
+
 /* A map of 70,000 records naming one collection file under distinct ids: the scan stops at
  * its bounds, says so once, and lints what it read (no hang, no unbounded walk). */
 static void test_many_records(void **state)
@@ -525,6 +588,7 @@ int main(void)
 	    cmocka_unit_test(test_sibling_io),	 cmocka_unit_test(test_map_bad),
 	    cmocka_unit_test(test_sfil_lies),	 cmocka_unit_test(test_objects),
 	    cmocka_unit_test(test_many_records), cmocka_unit_test(test_free_order),
+	    cmocka_unit_test(test_props_models),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

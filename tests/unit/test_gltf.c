@@ -565,6 +565,46 @@ static void test_mesh_under(void **state)
 	free(t);
 }
 
+/* A node naming a mesh (instancing: one mesh, many nodes) carries "mesh"; none for a skinned
+ * mesh or an index past the meshes; nodes without it carry none. */
+static void test_node_mesh(void **state)
+{
+	struct tm *t = calloc(1, sizeof *t);
+	struct gltf_plan p;
+	struct glb_doc d;
+	uint8_t *g;
+	size_t n;
+	enum rc r;
+	struct tm_ctx c = {&p, t};
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		const struct jv *nd;
+
+		tm_init(t);
+		t->mesh.skinned = k == 2;
+		t->nodes[3].mesh = k == 1 ? 99 : 1; /* node 3, the socket */
+		t->nodes[2].mesh = 0;
+		assert_int_equal(gltf_bounds(&t->m, t), RC_OK);
+		assert_int_equal(gltf_plan(&t->m, &p), RC_OK);
+		g = glb_whole(&p, tm_render, &c, &n, &r);
+		assert_int_equal(r, RC_OK);
+		glb_open(g, n, &d);
+		nd = jat(jget(&d.j, "nodes"), 3);
+		if (k == 0) {
+			assert_non_null(jget(nd, "mesh"));
+			assert_true(jget(nd, "mesh")->num == 0);
+		} else {
+			assert_null(jget(nd, "mesh"));
+		}
+		assert_null(jget(jat(jget(&d.j, "nodes"), 2), "mesh"));
+		glb_close(&d);
+		free(g);
+		gltf_plan_free(&p);
+	}
+	free(t);
+}
+
 /* Line primitives: mode 1, two indices a segment; an odd count is refused. */
 static void test_lines(void **state)
 {
@@ -1235,6 +1275,7 @@ int main(void)
 	    cmocka_unit_test(test_model_refusals),
 	    cmocka_unit_test(test_common_root),
 	    cmocka_unit_test(test_mesh_under),
+	    cmocka_unit_test(test_node_mesh),
 	    cmocka_unit_test(test_lines),
 	    cmocka_unit_test(test_image),
 	    cmocka_unit_test(test_psk_shapes),

@@ -63,6 +63,9 @@ struct gltf_node {
 	int32_t parent;
 	float t[3], r[4], s[3]; /* local translation, rotation (x y z w), scale */
 	bool joint;
+	/* 1 + a mesh this node shows besides the mesh's own node (instancing: one mesh, many
+	 * nodes, e.g. a district's props); 0 none. Never a skinned mesh. */
+	uint32_t mesh;
 	float ibm[16]; /* joints: inverse of the joint's world bind matrix (gltf_bind_ibms) */
 };
 

@@ -125,6 +125,9 @@ static void node_item(const struct gltf_plan *p, uint32_t i, struct buf *b)
 			put_vec(b, "rotation", r, 4);
 		if (s[0] != 1 || s[1] != 1 || s[2] != 1)
 			put_vec(b, "scale", s, 3);
+		if (m->nodes[i].mesh && m->nodes[i].mesh <= m->n_meshes &&
+		    !m->meshes[m->nodes[i].mesh - 1].skinned)
+			buf_printf(b, ",\"mesh\":%u", m->nodes[i].mesh - 1);
 	} else if (p->synth_root && i == m->n_nodes) {
 		put_name(b, &root, "node", i);
 	} else {

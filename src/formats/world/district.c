@@ -841,8 +841,8 @@ void dist_info(const struct district *m, const struct dist_scan *s, const struct
 			   "props: %" PRIu64 "\nprops_unresolved: %" PRIu64 "\nrails: %" PRIu64
 			   "\nrail_segments: %" PRIu64 "\ncollision_meshes: %" PRIu64
 			   "\ncollision_triangles: %" PRIu64 "\n",
-			   o->n_props, o->n_props, o->n_rails, o->n_segments, o->n_meshes,
-			   o->n_tris);
+			   o->n_props, o->n_props - o->n_resolved, o->n_rails, o->n_segments,
+			   o->n_meshes, o->n_tris);
 	else
 		buf_puts(
 		    b, "props: not read (a single-file mount reaches no arena)\nrails: not read\n");
@@ -909,6 +909,7 @@ void dist_objects_free(struct dist_objects *o)
 	free(o->surf);
 	free(o->seg);
 	free(o->rail_segs);
+	free(o->placed);
 	diag_free(&o->d);
 	diag_free(&o->lint);
 	memset(o, 0, sizeof *o);
@@ -941,18 +942,66 @@ static const char *wo_words(uint8_t f)
 	return "-";
 }
 
+/* Remember a resolved prop for scene.glb; past DIST_PLACED_MAX one line says so. */
+static void place_prop(struct dist_objects *o, uint32_t model, const struct wo_dmo *p)
+{
+	struct dist_placed *v;
+
+	if (o->n_placed == DIST_PLACED_MAX) {
+		diag_add(&o->d,
+			 "scene.glb places the first %u resolved props; the rest only in "
+			 "props.tsv",
+			 DIST_PLACED_MAX);
+		o->n_placed++; /* said once */
+		return;
+	}
+	if (o->n_placed > DIST_PLACED_MAX)
+		return;
+	if (o->n_placed == o->cap_placed) {
+		size_t cap = o->cap_placed ? o->cap_placed * 2 : 16;
+
+		if (!(v = xrealloc_n(o->placed, cap, sizeof *v))) {
+			o->props.oom = true; /* dist_objects_finish: RC_NOMEM */
+			return;
+		}
+		o->placed = v;
+		o->cap_placed = cap;
+	}
+	v = &o->placed[o->n_placed++];
+	*v = (struct dist_placed){.model = model, .template_id = p->template_id};
+	memcpy(v->pos, p->pos, sizeof v->pos);
+	memcpy(v->rot, p->rot, sizeof v->rot);
+	memcpy(v->scale, p->scale, sizeof v->scale);
+}
+
 static void add_props(struct dist_objects *o, const char *where, uint32_t index,
 		      const struct wo_dmos *m)
 {
 	for (uint32_t i = 0; i < m->n; i++) {
 		const struct wo_dmo *p = &m->v[i];
+		const char *path = NULL, *why = NULL;
+		uint32_t model =
+		    o->model_of ? o->model_of(o->model_ctx, p->template_id, &path, &why) : 0;
 
 		buf_printf(&o->props, "%s\t%u\t%u\t", where, index, i);
 		buf_tsv_name(&o->props, p->name[0] ? p->name : "-", WO_NAME_MAX + 1);
-		/* worlddmo.big's templates are not read yet: every model is unresolved */
 		buf_printf(&o->props,
-			   "\t0x%016" PRIx64 "\t0x%016" PRIx64 "\t0x%016" PRIx64 "\t%u\tunresolved",
+			   "\t0x%016" PRIx64 "\t0x%016" PRIx64 "\t0x%016" PRIx64 "\t%u\t",
 			   p->template_id, p->guid, p->guid_local, p->instance);
+		if (model && path) {
+			buf_tsv_name(&o->props, path, 4096);
+			o->n_resolved++;
+			place_prop(o, model, p);
+		} else {
+			buf_puts(&o->props, "unresolved");
+			if (o->model_of) {
+				diag_add(&o->lint,
+					 "%s: object %u: prop %u: template 0x%016" PRIx64
+					 " is unresolved: %s",
+					 where, index, i, p->template_id, why ? why : "?");
+				o->unresolved++;
+			}
+		}
 		put_floats(&o->props, p->pos, 3);
 		put_floats(&o->props, p->rot, 4);
 		put_floats(&o->props, p->scale, 3);

@@ -149,8 +149,31 @@ bool dist_atoc_has(const struct district *m, enum dist_kind k, uint64_t id);
 
 /* ---- the Sim stream's objects: props.tsv, rails.tsv, surfaces.tsv ---- */
 
+/* Props placed in scene.glb at most (props past it stay rows of props.tsv; errors.txt says so). */
+#define DIST_PLACED_MAX (1u << 16)
+
+/* A prop whose template resolved: where scene.glb places which template. */
+struct dist_placed {
+	uint32_t model; /* the resolver's handle (ns_district.c: the template arena's slot) */
+	uint64_t template_id;
+	float pos[3], rot[4], scale[3];
+};
+
+/*
+ * The template of a DMO placement (set before dist_objects_add; NULL: none to ask, every prop
+ * `unresolved` without a finding). Returns the template's handle (non-zero) and its path in
+ * *path, or 0 with the reason in *why (a finding of lint.txt).
+ */
+typedef uint32_t (*dist_model_fn)(void *ctx, uint64_t template_id, const char **path,
+				  const char **why);
+
 /* Rows of the three tables, as text (one line each), accumulated arena by arena. */
 struct dist_objects {
+	dist_model_fn model_of;
+	void *model_ctx;
+	uint64_t n_resolved;
+	struct dist_placed *placed; /* resolved props, at most DIST_PLACED_MAX */
+	size_t n_placed, cap_placed;
 	struct buf props, rails, surfaces;
 	uint64_t n_props, n_rails, n_segments, n_tris, n_meshes;
 	float (*seg)[2][3];  /* every rail segment's start and end, rail after rail */

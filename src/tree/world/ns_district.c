@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -622,6 +623,123 @@ static enum rc scene_add_collection(struct scene *sc, struct asset *as, const ch
 	return r;
 }
 
+static const struct dist_objects *objects_peek(struct asset *as, struct cache_ent **ent,
+					       enum rc *r);
+
+/* A template already in the scene: its meshes (memo by slot, open addressing). */
+struct tmpl_memo {
+	uint32_t slot; /* + 1; 0 empty */
+	uint32_t mesh0, n_meshes;
+};
+
+static struct tmpl_memo *memo_at(struct tmpl_memo *v, size_t cap, uint32_t slot)
+{
+	size_t h = (slot * 0x9E3779B1u) & (cap - 1);
+
+	while (v[h].slot && v[h].slot != slot + 1)
+		h = (h + 1) & (cap - 1);
+	return &v[h];
+}
+
+/* One more node (and its slot) at the end of the scene's nodes. */
+static struct gltf_node *scene_node(struct scene *sc, uint32_t slot, const char *name)
+{
+	struct gltf_node *nd;
+
+	if (!grow((void **)&sc->nodes, &sc->cap, sc->n, 1, sizeof *sc->nodes) ||
+	    !(sc->slot = xrealloc_n(sc->slot, sc->cap, sizeof *sc->slot)))
+		return NULL;
+	nd = &sc->nodes[sc->n];
+	*nd = (struct gltf_node){
+	    .name = {name, strlen(name)}, .parent = -1, .r = {0, 0, 0, 1}, .s = {1, 1, 1}};
+	sc->slot[sc->n] = slot;
+	if (!keep_name(sc, &nd->name))
+		return NULL;
+	sc->n++;
+	return nd;
+}
+
+/* Prop i: a node at its placement showing its template's meshes. The first prop of a template
+ * brings the meshes (their nodes its children); the others show them by reference. */
+static enum rc scene_add_prop(struct scene *sc, const struct dist_placed *p, uint32_t i,
+			      struct tmpl_memo *me)
+{
+	char name[64];
+	uint32_t k = sc->n, first = !me->slot;
+	struct gltf_node *nd;
+	enum rc r = RC_OK;
+
+	if (first) {
+		struct arena_ref ref;
+		const struct gltf_model *m = arena_get(sc->t, p->model, &ref, &r);
+
+		me->slot = p->model + 1;
+		me->mesh0 = sc->n_meshes;
+		me->n_meshes = 0;
+		if (!m || !m->n_meshes) { /* not a model: props.tsv names it; nothing to place */
+			arena_put(&ref);
+			return r == RC_NOMEM ? r : RC_OK;
+		}
+		snprintf(name, sizeof name, "prop %u 0x%016" PRIx64, i, p->template_id);
+		if (!(nd = scene_node(sc, p->model, name)))
+			r = RC_NOMEM;
+		else
+			r = scene_take(sc, k, m);
+		if (r == RC_OK)
+			me->n_meshes = sc->n_meshes - me->mesh0;
+		arena_put(&ref);
+	} else {
+		if (!me->n_meshes)
+			return RC_OK;
+		snprintf(name, sizeof name, "prop %u 0x%016" PRIx64, i, p->template_id);
+		if (!(nd = scene_node(sc, p->model, name)))
+			return RC_NOMEM;
+		if (me->n_meshes == 1)
+			nd->mesh = me->mesh0 + 1;
+		for (uint32_t j = 0; me->n_meshes > 1 && j < me->n_meshes; j++) {
+			struct gltf_node *c = scene_node(sc, p->model, name);
+
+			if (!c)
+				return RC_NOMEM;
+			c->parent = (int32_t)k;
+			c->mesh = me->mesh0 + j + 1;
+		}
+		nd = &sc->nodes[k]; /* the array may have moved */
+	}
+	if (r == RC_OK) {
+		nd = &sc->nodes[k];
+		memcpy(nd->t, p->pos, sizeof nd->t);
+		memcpy(nd->r, p->rot, sizeof nd->r);
+		memcpy(nd->s, p->scale, sizeof nd->s);
+	}
+	return r;
+}
+
+/* The props whose template resolved (props.tsv), placed: one mesh per template, many nodes. */
+static enum rc scene_add_props(struct scene *sc, struct asset *as)
+{
+	struct cache_ent *ent;
+	enum rc r;
+	const struct dist_objects *o = objects_peek(as, &ent, &r);
+	size_t n, cap = 16;
+	struct tmpl_memo *memo;
+
+	if (!o)
+		return r == RC_NOMEM ? r : RC_OK; /* errors.txt says why */
+	n = o->n_placed < DIST_PLACED_MAX ? o->n_placed : DIST_PLACED_MAX;
+	while (cap < 2 * n)
+		cap *= 2;
+	if (!(memo = xcalloc_n(cap, sizeof *memo)))
+		r = RC_NOMEM;
+	for (size_t i = 0; memo && i < n && r == RC_OK; i++)
+		r = scene_add_prop(sc, &o->placed[i], (uint32_t)i,
+				   memo_at(memo, cap, o->placed[i].model));
+	free(memo);
+	if (ent)
+		asset_unpin(as, ent);
+	return r;
+}
+
 static enum rc scene_fill(void *ctx, const struct gltf_req *q, uint64_t first, size_t n, void *out);
 
 /* The model over what scene_take copied: primitives' pointers set now the array is whole. */
@@ -700,6 +818,8 @@ static enum rc load_scene(struct asset *as, uint64_t arg, void **data, size_t *b
 			r = arg ? RC_IO : RC_OK;
 	}
 	free(seen.v);
+	if (r == RC_OK && !arg)
+		r = scene_add_props(sc, as);
 	if (r == RC_OK) {
 		scene_build(sc);
 		r = gltf_plan(&sc->model, &sc->plan);
@@ -733,6 +853,131 @@ static enum rc scene_render(const struct tctx *c, unsigned part, uint64_t first,
 	const struct scene *sc = c->need;
 
 	return gltf_render(&sc->plan, (void *)sc, part, first, e);
+}
+
+/* ---- worlddmo.big: the templates the props name ---- */
+
+/*
+ * The mount's worlddmo.big: beside the district's folder (psgfs-gen district's layout), else
+ * data/content/worlddmo.big from the mount's root (the game's). Its templates are the entries
+ * data/content/worlddmo/0x<16 hex digits>.psg (or .rx2), by name; a placement's template id is
+ * looked up in that table (sorted once per load: lookups are memoised). A template is an
+ * entry, not a chain, so no lookup can loop.
+ */
+#define DMO_BIG		  "worlddmo.big"
+#define DMO_TEMPLATES_MAX (1u << 16)
+
+struct dmo_tmpl {
+	uint64_t id;
+	uint32_t slot;
+};
+
+struct dmo_cat {
+	struct tree *t;
+	struct dmo_tmpl *v;
+	size_t n;
+	char path[PATH_MAX];
+};
+
+/* The child of directory slot `dir` named `name` (ignoring case); 0 if none. */
+static uint32_t slot_child(struct tree *t, uint32_t dir, const char *name)
+{
+	struct tlist l = {0};
+	uint32_t slot = 0;
+
+	if (tree_slot_list(t, dir, &l) == RC_OK && !l.oom)
+		for (size_t i = 0; i < l.n && !slot; i++)
+			if (!strcasecmp(l.names + l.v[i].name, name))
+				slot = ino_slot(l.v[i].ino);
+	tlist_discard(&l);
+	return slot;
+}
+
+static uint32_t dmo_big_slot(struct asset *as)
+{
+	uint32_t parent = 0, slot = 0;
+	const char *name;
+
+	if (tree_slot_entry_name(as->t, as->slot, &parent, &name) && parent)
+		slot = tree_slot_sibling(as->t, parent, DMO_BIG);
+	if (!slot)
+		slot = folder_slot_at(as->t, "data/content/" DMO_BIG);
+	return slot;
+}
+
+static int tmpl_cmp(const void *x, const void *y)
+{
+	const struct dmo_tmpl *a = x, *b = y;
+
+	return a->id < b->id ? -1 : a->id > b->id ? 1 : a->slot < b->slot ? -1 : a->slot > b->slot;
+}
+
+/* The template table; false (and an empty table) when the mount has no worlddmo.big. */
+static enum rc dmo_cat_load(struct dmo_cat *c, struct asset *as, bool *found)
+{
+	uint32_t dir = dmo_big_slot(as);
+	struct tlist l = {0};
+	enum rc r = RC_OK;
+
+	*c = (struct dmo_cat){.t = as->t};
+	*found = dir != 0;
+	if (dir)
+		dir = slot_child(as->t, dir, "data");
+	if (dir)
+		dir = slot_child(as->t, dir, "content");
+	if (dir)
+		dir = slot_child(as->t, dir, "worlddmo");
+	if (!dir)
+		return RC_OK; /* every lookup says why */
+	if (tree_slot_list(as->t, dir, &l) != RC_OK || l.oom) {
+		tlist_discard(&l);
+		return l.oom ? RC_NOMEM : RC_OK;
+	}
+	c->v = xcalloc_n(l.n ? l.n : 1, sizeof *c->v);
+	if (!c->v)
+		r = RC_NOMEM;
+	for (size_t i = 0; c->v && i < l.n && c->n < DMO_TEMPLATES_MAX; i++) {
+		const char *nm = l.names + l.v[i].name;
+		char *end;
+		uint64_t id;
+
+		if (strncasecmp(nm, "0x", 2) || !is_arena_name(nm))
+			continue;
+		id = strtoull(nm + 2, &end, 16);
+		if (end - nm != 18 || *end != '.')
+			continue;
+		c->v[c->n++] = (struct dmo_tmpl){id, ino_slot(l.v[i].ino)};
+	}
+	if (c->n)
+		qsort(c->v, c->n, sizeof *c->v, tmpl_cmp);
+	tlist_discard(&l);
+	return r;
+}
+
+static uint32_t dmo_model_of(void *ctx, uint64_t id, const char **path, const char **why)
+{
+	struct dmo_cat *c = ctx;
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) { /* the first of that id */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == c->n || c->v[lo].id != id) {
+		*why = c->v ? "worlddmo.big has no such template"
+			    : "worlddmo.big has no data/content/worlddmo folder";
+		return 0;
+	}
+	if (!tree_slot_mountpath(c->t, c->v[lo].slot, c->path, sizeof c->path)) {
+		*why = "its path is too long";
+		return 0;
+	}
+	*path = c->path;
+	return c->v[lo].slot;
 }
 
 /* ---- props.tsv, rails.tsv, surfaces.tsv: the Sim stream's objects ---- */
@@ -848,6 +1093,8 @@ static enum rc load_objects(struct asset *as, uint64_t arg, void **data, size_t 
 	const struct district *m;
 	const struct dist_kind_set *ks;
 	struct dist_objects *o;
+	struct dmo_cat cat = {0};
+	bool found = false;
 	char ext[4];
 	enum rc r;
 
@@ -859,6 +1106,11 @@ static enum rc load_objects(struct asset *as, uint64_t arg, void **data, size_t 
 	if (!(o = calloc(1, sizeof *o)))
 		return RC_NOMEM;
 	dist_objects_init(o);
+	r = dmo_cat_load(&cat, as, &found);
+	if (found) {
+		o->model_of = dmo_model_of;
+		o->model_ctx = &cat;
+	}
 	ks = &m->k[DIST_SIM];
 	sm_ext(m->pf, SM_SFIL, ext);
 	for (uint32_t i = 0; i < ks->cmap.n && r == RC_OK; i++) {
@@ -891,6 +1143,9 @@ static enum rc load_objects(struct asset *as, uint64_t arg, void **data, size_t 
 		tlist_discard(&l);
 	}
 	free(seen.v);
+	free(cat.v);
+	o->model_of = NULL;
+	o->model_ctx = NULL;
 	if (r == RC_OK)
 		r = textures_lint(o, as, m);
 	if (r == RC_OK)
@@ -901,7 +1156,8 @@ static enum rc load_objects(struct asset *as, uint64_t arg, void **data, size_t 
 	}
 	*data = o;
 	*bytes = sizeof *o + o->props.cap + o->rails.cap + o->surfaces.cap +
-		 o->cap_surf * sizeof *o->surf + diag_heap_bytes(&o->d);
+		 o->cap_placed * sizeof *o->placed + o->cap_surf * sizeof *o->surf +
+		 diag_heap_bytes(&o->d);
 	*dtor = objects_free;
 	return RC_OK;
 }
