@@ -158,6 +158,31 @@ static void pack_usage(FILE *o)
 	    "reproduced or DIR does not hold ORIG's paths\n");
 }
 
+/* The operands and the options together: 0, or PACK_EXIT_USAGE after a message. */
+static int pk_check_opts(const struct pk_opts *o, int nargs)
+{
+	if (nargs != 2 && !(o->like && nargs == 1)) {
+		pack_usage(stderr);
+		return PACK_EXIT_USAGE;
+	}
+	if (o->format != PK_EB && (o->compress == PK_CHUNKED || o->wide)) {
+		fprintf(stderr,
+			"psgfs-tool: pack: --compress chunked and --wide need --format eb\n");
+		return PACK_EXIT_USAGE;
+	}
+	if (o->skip_added && !(o->like && o->overlay)) {
+		fprintf(stderr, "psgfs-tool: pack: --skip-added needs --like and --overlay\n");
+		return PACK_EXIT_USAGE;
+	}
+	if (o->like && o->shaped) {
+		fprintf(stderr,
+			"psgfs-tool: pack: --like takes the format, compression and "
+			"record width from ORIG (no --format, --compress, --wide, --min-size)\n");
+		return PACK_EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int pk_parse(struct pk_opts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -211,25 +236,8 @@ static int pk_parse(struct pk_opts *o, int argc, char **argv)
 			return PACK_EXIT_USAGE;
 		}
 	}
-	if (argc - optind != 2 && !(o->like && argc - optind == 1)) {
-		pack_usage(stderr);
+	if (pk_check_opts(o, argc - optind))
 		return PACK_EXIT_USAGE;
-	}
-	if (o->format != PK_EB && (o->compress == PK_CHUNKED || o->wide)) {
-		fprintf(stderr,
-			"psgfs-tool: pack: --compress chunked and --wide need --format eb\n");
-		return PACK_EXIT_USAGE;
-	}
-	if (o->skip_added && !(o->like && o->overlay)) {
-		fprintf(stderr, "psgfs-tool: pack: --skip-added needs --like and --overlay\n");
-		return PACK_EXIT_USAGE;
-	}
-	if (o->like && o->shaped) {
-		fprintf(stderr,
-			"psgfs-tool: pack: --like takes the format, compression and "
-			"record width from ORIG (no --format, --compress, --wide, --min-size)\n");
-		return PACK_EXIT_USAGE;
-	}
 	o->dir = argc - optind == 2 ? argv[optind] : NULL;
 	o->out = argv[argc - 1];
 	return -1;
@@ -345,20 +353,51 @@ static void pk_corrupt(int fd, uint64_t back)
 	}
 }
 
+/* The entries' order and what each is: ORIG's (--like), or the walk's with its hashes checked. */
+static void pk_plan(struct pk *pk, const struct pk_opts *o, struct pk_like *l)
+{
+	if (o->like) { /* ORIG's hashes, order and tables */
+		if (pk_like_open(pk, o->like, l) == 0 && !o->dir)
+			pk_like_virtual(pk, l);
+		if (!pk->code && pk_like_match(pk, l, o->like, o->skip_added) != 0)
+			pk_fail(pk, PACK_EXIT_INTERNAL, o->like, "out of memory");
+	} else if (pk_check_hashes(pk, o) != 0) {
+		pk_fail(pk, PACK_EXIT_INTERNAL, o->out, "out of memory");
+	}
+}
+
+/* The archive written to fd, then every check before the rename: the sources unchanged, the
+ * bytes on disk, the read back, ORIG unchanged. */
+static void pk_write_checked(struct pk *pk, const struct pk_opts *o, struct pk_like *l, int fd)
+{
+	if (o->like)
+		pk_like_write(pk, l, fd, o->out);
+	else if (pk_write(pk, o, fd) != 0)
+		pk_fail(pk, PACK_EXIT_INTERNAL, o->out, "out of memory");
+	if (!pk->code)
+		pk_recheck(pk);
+	if (!pk->code && fsync(fd) != 0)
+		pk_fail(pk, PACK_EXIT_WRITE, o->out, "cannot write: %s", strerror(errno));
+	if (!pk->code && pk->corrupt)
+		pk_corrupt(fd, strtoull(pk->corrupt, NULL, 10));
+	if (!pk->code)
+		pk_verify(pk, fd, o->out);
+	if (!pk->code && o->like) { /* ORIG too is a source: the same file from start to end */
+		struct stat a, b;
+
+		if (fstat(l->fd, &a) != 0 || stat(o->like, &b) != 0 ||
+		    !pack_same_file(&a, &l->st) || !pack_same_file(&b, &l->st))
+			pk_fail(pk, PACK_EXIT_CHANGED, o->like, "changed while it was packed");
+	}
+}
+
 static int pk_finish(struct pk *pk, const struct pk_opts *o)
 {
 	struct pk_like l = {.fd = -1};
 	char *tmp = NULL;
 	int fd;
 
-	if (o->like) { /* ORIG's hashes, order and tables */
-		if (pk_like_open(pk, o->like, &l) == 0 && !o->dir)
-			pk_like_virtual(pk, &l);
-		if (!pk->code && pk_like_match(pk, &l, o->like, o->skip_added) != 0)
-			pk_fail(pk, PACK_EXIT_INTERNAL, o->like, "out of memory");
-	} else if (pk_check_hashes(pk, o) != 0) {
-		pk_fail(pk, PACK_EXIT_INTERNAL, o->out, "out of memory");
-	}
+	pk_plan(pk, o, &l);
 	if (pk->code) {
 		pk_like_close(&l);
 		return pk->code;
@@ -380,25 +419,7 @@ static int pk_finish(struct pk *pk, const struct pk_opts *o)
 			close(w);
 		}
 	}
-	if (o->like)
-		pk_like_write(pk, &l, fd, o->out);
-	else if (pk_write(pk, o, fd) != 0)
-		pk_fail(pk, PACK_EXIT_INTERNAL, o->out, "out of memory");
-	if (!pk->code)
-		pk_recheck(pk);
-	if (!pk->code && fsync(fd) != 0)
-		pk_fail(pk, PACK_EXIT_WRITE, o->out, "cannot write: %s", strerror(errno));
-	if (!pk->code && pk->corrupt)
-		pk_corrupt(fd, strtoull(pk->corrupt, NULL, 10));
-	if (!pk->code)
-		pk_verify(pk, fd, o->out);
-	if (!pk->code && o->like) { /* ORIG too is a source: the same file from start to end */
-		struct stat a, b;
-
-		if (fstat(l.fd, &a) != 0 || stat(o->like, &b) != 0 || !pack_same_file(&a, &l.st) ||
-		    !pack_same_file(&b, &l.st))
-			pk_fail(pk, PACK_EXIT_CHANGED, o->like, "changed while it was packed");
-	}
+	pk_write_checked(pk, o, &l, fd);
 	pk_like_close(&l);
 	if (!pk->code && rename(tmp, o->out) != 0)
 		pk_fail(pk, PACK_EXIT_WRITE, o->out, "cannot rename into place: %s",
