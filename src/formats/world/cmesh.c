@@ -390,11 +390,45 @@ static void kd_report(const struct wo_cmesh *m, const struct kd_walk *w, struct 
 			 m->kd_leaf_entries, m->kd_entries);
 }
 
-/* Iterative, each branch node visited once: a stack of at most kd_nodes entries. */
+/* Every branch reachable from the root. Iterative, each branch node visited once: a stack of at
+ * most kd_nodes entries (stack and seen: one per node); the leaves counted, the bad and repeated
+ * children kept for the report. */
+static void kd_branches(struct wo_cmesh *m, uint32_t *stack, uint8_t *seen, struct kd_walk *w)
+{
+	uint32_t top = 0;
+
+	stack[top++] = 0;
+	seen[0] = 1;
+	while (top) {
+		uint32_t i = stack[--top];
+		const uint8_t *b = m->data + m->kd_branch_off + (size_t)i * WO_KD_NODE;
+
+		m->kd_reached++;
+		for (int k = 0; k < 2; k++) {
+			uint32_t content = ld_u32be(b + 8 + 8 * k),
+				 index = ld_u32be(b + 12 + 8 * k);
+
+			if (content != WO_KD_BRANCH) {
+				kd_leaf(m, content, index, w);
+			} else if (index >= m->kd_nodes) {
+				if (!w->bad_child++)
+					w->first_bad_node = i, w->first_bad_child = index;
+			} else if (seen[index]) {
+				if (!w->again++)
+					w->first_again_node = i, w->first_again_child = index;
+				m->kd_cycle = true;
+			} else {
+				seen[index] = 1;
+				stack[top++] = index;
+			}
+		}
+	}
+}
+
 static enum rc kd_tree(struct wo_cmesh *m, struct diag *d)
 {
 	struct kd_walk w = {0};
-	uint32_t *stack, top = 0;
+	uint32_t *stack;
 	uint8_t *seen;
 	uint64_t cap = 0;
 	struct br r;
@@ -427,32 +461,7 @@ static enum rc kd_tree(struct wo_cmesh *m, struct diag *d)
 		free(seen);
 		return RC_NOMEM;
 	}
-	stack[top++] = 0;
-	seen[0] = 1;
-	while (top) {
-		uint32_t i = stack[--top];
-		const uint8_t *b = m->data + m->kd_branch_off + (size_t)i * WO_KD_NODE;
-
-		m->kd_reached++;
-		for (int k = 0; k < 2; k++) {
-			uint32_t content = ld_u32be(b + 8 + 8 * k),
-				 index = ld_u32be(b + 12 + 8 * k);
-
-			if (content != WO_KD_BRANCH) {
-				kd_leaf(m, content, index, &w);
-			} else if (index >= m->kd_nodes) {
-				if (!w.bad_child++)
-					w.first_bad_node = i, w.first_bad_child = index;
-			} else if (seen[index]) {
-				if (!w.again++)
-					w.first_again_node = i, w.first_again_child = index;
-				m->kd_cycle = true;
-			} else {
-				seen[index] = 1;
-				stack[top++] = index;
-			}
-		}
-	}
+	kd_branches(m, stack, seen, &w);
 	free(stack);
 	free(seen);
 	kd_report(m, &w, d);
