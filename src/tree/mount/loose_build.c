@@ -391,6 +391,33 @@ int loose_fid_cmp(const void *x, const void *y)
 	return (a->ino > b->ino) - (a->ino < b->ino);
 }
 
+/* The archive's own file, hidden from the folder's listing (loose_hides). */
+static enum rc hide_file(struct loose *L, const struct stat *st)
+{
+	struct fid *h = xgrow_n(L->hidden, L->n_hidden, &L->cap_hidden, sizeof *h, 16);
+
+	if (!h)
+		return RC_NOMEM;
+	L->hidden = h;
+	h[L->n_hidden++] = (struct fid){st->st_dev, st->st_ino};
+	return RC_OK;
+}
+
+/* Archive ai's entries, each at the path the game loads it from. */
+static enum rc claim_entries(struct loose *L, const struct arc *a, uint32_t ai, const char *rel)
+{
+	char path[PATH_MAX];
+
+	for (uint32_t i = 0; i < a->n; i++) {
+		bool changed;
+
+		if (loose_game_path(a->paths + a->e[i].path, path, sizeof path, &changed) &&
+		    claim(L, path, LN_ENTRY, ai, i, rel) != RC_OK)
+			return RC_NOMEM;
+	}
+	return RC_OK;
+}
+
 /* The archive at rel: its tables read, its entries claimed, its file hidden. */
 static enum rc add_archive(struct loose *L, int root_fd, const char *rel, uint32_t slot)
 {
@@ -399,7 +426,7 @@ static enum rc add_archive(struct loose *L, int root_fd, const char *rel, uint32
 	const struct arc *a;
 	struct larc *v;
 	struct stat st;
-	char why[256], path[PATH_MAX];
+	char why[256];
 	uint32_t ai;
 	int fd = open_file_at(root_fd, rel, &st);
 
@@ -436,21 +463,10 @@ static enum rc add_archive(struct loose *L, int root_fd, const char *rel, uint32
 		return RC_NOMEM;
 	L->n_arcs++;
 	L->arc_at[slot - L->arc_base] = ai;
-	{
-		struct fid *h = xgrow_n(L->hidden, L->n_hidden, &L->cap_hidden, sizeof *h, 16);
-
-		if (!h)
-			return RC_NOMEM;
-		L->hidden = h;
-		h[L->n_hidden++] = (struct fid){st.st_dev, st.st_ino};
-	}
-	for (uint32_t i = 0; i < a->n; i++) {
-		bool changed;
-
-		if (loose_game_path(a->paths + a->e[i].path, path, sizeof path, &changed) &&
-		    claim(L, path, LN_ENTRY, ai, i, rel) != RC_OK)
-			return RC_NOMEM;
-	}
+	if (hide_file(L, &st) != RC_OK)
+		return RC_NOMEM;
+	if (claim_entries(L, a, ai, rel) != RC_OK)
+		return RC_NOMEM;
 	loose_arc_used(L, slot, ad); /* its descriptor counts from now on */
 	/* Charged as it grows: the next archive's room check sees this one's nodes. */
 	cache_charge(L->t->cache, (size_t)arc_cost(a));
