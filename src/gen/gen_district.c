@@ -221,11 +221,48 @@ static void gd_material_instance(struct psg_builder *b, const uint32_t o[12],
 	psgo_instance(b, o[2], 0, &inst, 1);
 }
 
+/* The model's OptimizedMesh: its islands, the material and the buffers at o[] (gd_model_arena). */
+static void gd_model_optimesh(struct psg_builder *b, const uint32_t o[12], const struct gd_model *m,
+			      const struct gd_geom *q, uint32_t s_mat, uint32_t s_areas,
+			      uint32_t s_aabbs)
+{
+	static const uint16_t remap[1] = {0};
+	const struct psgo_optimesh om = {
+	    .bbox = q->box,
+	    .material = s_mat,
+	    .vdes = o[8],
+	    .mesh_helper = o[9],
+	    .ib = o[6],
+	    .vb = o[4],
+	    .island_areas = s_areas,
+	    .island_aabbs = s_aabbs,
+	    .islands = &q->isl,
+	    .n_islands = 1,
+	    .remap = remap,
+	    .n_remap = 1,
+	    .x360 = m->x360,
+	};
+	psgo_optimesh(b, o[7], &om);
+}
+
+/* The model arena's table of contents: its material, model, mesh and instance. */
+static void gd_model_toc(struct psg_builder *b, const uint32_t o[12], const struct gd_model *m,
+			 uint32_t s_mat, uint32_t s_inst)
+{
+	const struct psgo_toc_entry toc[4] = {
+	    {NULL, 0xFEFFFFFFu, m->guid, RW_T_SUBREF_RENDERMATERIAL, s_mat},
+	    {NULL, 0x9B0F1678u, m->guid + 2, RW_T_RENDERMODEL, o[10]},
+	    {NULL, 0x7C0F1678u, m->guid + 3, RW_T_OPTIMESH, o[7]},
+	    {NULL, 0xFEFFFFFFu, m->inst_guid ? m->inst_guid : m->guid + 4, RW_T_SUBREF_INSTANCE,
+	     s_inst},
+	};
+	psgo_toc(b, o[11], toc, 4);
+}
+
 /* The model arena: one mesh of one island, bone and instance named after the model. */
 static enum rc gd_model_arena(const struct gd_model *m, struct buf *out)
 {
 	static const float ident[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-	static const uint16_t remap[1] = {0};
 	const char *bone[1] = {m->name};
 	struct psg_builder *b = psgb_new(PSGB_REG_MODEL64, rw_hash32(m->name));
 	struct psgo_model_layout ml;
@@ -265,32 +302,10 @@ static enum rc gd_model_arena(const struct gd_model *m, struct buf *out)
 	psgo_version(b, o[0], true);
 	gd_material_instance(b, o, m, &q);
 	gd_buffers(b, o, &q, m->x360);
-	const struct psgo_optimesh om = {
-	    .bbox = q.box,
-	    .material = s_mat,
-	    .vdes = o[8],
-	    .mesh_helper = o[9],
-	    .ib = o[6],
-	    .vb = o[4],
-	    .island_areas = s_areas,
-	    .island_aabbs = s_aabbs,
-	    .islands = &q.isl,
-	    .n_islands = 1,
-	    .remap = remap,
-	    .n_remap = 1,
-	    .x360 = m->x360,
-	};
-	psgo_optimesh(b, o[7], &om);
+	gd_model_optimesh(b, o, m, &q, s_mat, s_areas, s_aabbs);
 	psgo_mesh_helper(b, o[9], &o[6], 1, &o[4], 1);
 	psgo_model(b, o[10], &model);
-	const struct psgo_toc_entry toc[4] = {
-	    {NULL, 0xFEFFFFFFu, m->guid, RW_T_SUBREF_RENDERMATERIAL, s_mat},
-	    {NULL, 0x9B0F1678u, m->guid + 2, RW_T_RENDERMODEL, o[10]},
-	    {NULL, 0x7C0F1678u, m->guid + 3, RW_T_OPTIMESH, o[7]},
-	    {NULL, 0xFEFFFFFFu, m->inst_guid ? m->inst_guid : m->guid + 4, RW_T_SUBREF_INSTANCE,
-	     s_inst},
-	};
-	psgo_toc(b, o[11], toc, 4);
+	gd_model_toc(b, o, m, s_mat, s_inst);
 	r = psgb_finish(b, 0, out, NULL);
 	gd_geom_free(&q);
 	return r;

@@ -167,19 +167,53 @@ static int num(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_
 	return 0;
 }
 
-static int arc_opt(struct arc_args *a, int c, const char *v)
+/* The options of the district and of its broken variants. */
+static int arc_opt_district(struct arc_args *a, int c, const char *v)
 {
 	uint64_t x = 0;
 	int rc = 0;
 
 	switch (c) {
-	case A_SEED:
-		rc = num("seed", v, 0, UINT64_MAX, &a->seed);
+	case A_TILES:
+		rc = num("tiles", v, 1, 10000, &x);
+		a->tiles = (uint32_t)x;
 		break;
-	case A_VARIANT:
-		a->variant = v;
-		a->variant_set = true;
+	case A_MODELS:
+		rc = num("models", v, 1, 1000000, &x);
+		a->models = (uint32_t)x;
 		break;
+	case A_TEXTURES:
+		rc = num("textures", v, 1, 4096, &x);
+		a->textures = (uint32_t)x;
+		break;
+	case A_BROKEN:
+		a->broken = gen_district_broken_parse(v);
+		if (a->broken == GD_B_COUNT)
+			return bad(
+			    "broken", v,
+			    "cmap-orphan-id, atoc-missing, sfil-extra, cspa-missing, "
+			    "tex-guid-missing, tex-stub-missing, stamp-mismatch, kind-field, "
+			    "parent-cycle, nan-matrix or lying-counts");
+		break;
+	case A_NAME:
+		a->name = v;
+		break;
+	case A_DMO:
+		a->dmo = v;
+		break;
+	default:
+		return 2;
+	}
+	return rc;
+}
+
+/* The options of how an archive is encoded (platform, hash width, alignment, RefPack). */
+static int arc_opt_encoding(struct arc_args *a, int c, const char *v)
+{
+	uint64_t x = 0;
+	int rc = 0;
+
+	switch (c) {
 	case A_PLATFORM:
 		if (strcmp(v, "ps3") && strcmp(v, "x360"))
 			return bad("platform", v, "ps3 or x360");
@@ -204,6 +238,25 @@ static int arc_opt(struct arc_args *a, int c, const char *v)
 		if (strcmp(v, "rw4") && strcmp(v, "sk8"))
 			return bad("chunk-style", v, "rw4 or sk8");
 		a->style = !strcmp(v, "sk8") ? GB_STYLE_SK8 : GB_STYLE_RW4;
+		break;
+	default:
+		return arc_opt_district(a, c, v);
+	}
+	return rc;
+}
+
+static int arc_opt(struct arc_args *a, int c, const char *v)
+{
+	uint64_t x = 0;
+	int rc = 0;
+
+	switch (c) {
+	case A_SEED:
+		rc = num("seed", v, 0, UINT64_MAX, &a->seed);
+		break;
+	case A_VARIANT:
+		a->variant = v;
+		a->variant_set = true;
 		break;
 	case A_ASSETS:
 		rc = num("assets", v, 1, 100000, &x);
@@ -241,35 +294,8 @@ static int arc_opt(struct arc_args *a, int c, const char *v)
 			return bad("hostile", v,
 				   "stride, past-eof, sections, chunks, toc-lies or backref");
 		break;
-	case A_TILES:
-		rc = num("tiles", v, 1, 10000, &x);
-		a->tiles = (uint32_t)x;
-		break;
-	case A_MODELS:
-		rc = num("models", v, 1, 1000000, &x);
-		a->models = (uint32_t)x;
-		break;
-	case A_TEXTURES:
-		rc = num("textures", v, 1, 4096, &x);
-		a->textures = (uint32_t)x;
-		break;
-	case A_BROKEN:
-		a->broken = gen_district_broken_parse(v);
-		if (a->broken == GD_B_COUNT)
-			return bad(
-			    "broken", v,
-			    "cmap-orphan-id, atoc-missing, sfil-extra, cspa-missing, "
-			    "tex-guid-missing, tex-stub-missing, stamp-mismatch, kind-field, "
-			    "parent-cycle, nan-matrix or lying-counts");
-		break;
-	case A_NAME:
-		a->name = v;
-		break;
-	case A_DMO:
-		a->dmo = v;
-		break;
 	default:
-		return 2;
+		return arc_opt_encoding(a, c, v);
 	}
 	return rc;
 }

@@ -642,12 +642,12 @@ struct chunk_hdr {
 	uint32_t version, total, csize, count, align;
 };
 
-static enum rc chunk_segments(const struct src *s, const struct arc_entry *e,
-			      const struct chunk_hdr *c, struct arc_index *ix, const char *name,
-			      struct diag *d)
+/* How many chunks to index: the header's count, at most what its sizes need, what the stored
+ * bytes can hold and ARCX_CHUNKS_MAX (each cut said in d). */
+static uint64_t chunk_count(const struct arc_entry *e, const struct chunk_hdr *c, const char *name,
+			    struct diag *d)
 {
-	uint64_t cursor = CHUNK_HDR, out = 0, n = c->count, need;
-	uint32_t bad = 0, lzx = 0, huge = 0;
+	uint64_t n = c->count, need;
 
 	need = c->total / c->csize + (c->total % c->csize != 0);
 	if (n != need)
@@ -665,6 +665,16 @@ static enum rc chunk_segments(const struct src *s, const struct arc_entry *e,
 			 (unsigned long long)n, ARCX_CHUNKS_MAX);
 		n = ARCX_CHUNKS_MAX;
 	}
+	return n;
+}
+
+static enum rc chunk_segments(const struct src *s, const struct arc_entry *e,
+			      const struct chunk_hdr *c, struct arc_index *ix, const char *name,
+			      struct diag *d)
+{
+	uint64_t cursor = CHUNK_HDR, out = 0, n = chunk_count(e, c, name, d);
+	uint32_t bad = 0, lzx = 0, huge = 0;
+
 	for (uint64_t i = 0; i < n && out < e->size; i++) {
 		uint64_t pay = align_up(cursor + 8, c->align);
 		uint8_t b[8 + 10] = {

@@ -390,11 +390,45 @@ static void kd_report(const struct wo_cmesh *m, const struct kd_walk *w, struct 
 			 m->kd_leaf_entries, m->kd_entries);
 }
 
-/* Iterative, each branch node visited once: a stack of at most kd_nodes entries. */
+/* Every branch reachable from the root. Iterative, each branch node visited once: a stack of at
+ * most kd_nodes entries (stack and seen: one per node); the leaves counted, the bad and repeated
+ * children kept for the report. */
+static void kd_branches(struct wo_cmesh *m, uint32_t *stack, uint8_t *seen, struct kd_walk *w)
+{
+	uint32_t top = 0;
+
+	stack[top++] = 0;
+	seen[0] = 1;
+	while (top) {
+		uint32_t i = stack[--top];
+		const uint8_t *b = m->data + m->kd_branch_off + (size_t)i * WO_KD_NODE;
+
+		m->kd_reached++;
+		for (int k = 0; k < 2; k++) {
+			uint32_t content = ld_u32be(b + 8 + 8 * k),
+				 index = ld_u32be(b + 12 + 8 * k);
+
+			if (content != WO_KD_BRANCH) {
+				kd_leaf(m, content, index, w);
+			} else if (index >= m->kd_nodes) {
+				if (!w->bad_child++)
+					w->first_bad_node = i, w->first_bad_child = index;
+			} else if (seen[index]) {
+				if (!w->again++)
+					w->first_again_node = i, w->first_again_child = index;
+				m->kd_cycle = true;
+			} else {
+				seen[index] = 1;
+				stack[top++] = index;
+			}
+		}
+	}
+}
+
 static enum rc kd_tree(struct wo_cmesh *m, struct diag *d)
 {
 	struct kd_walk w = {0};
-	uint32_t *stack, top = 0;
+	uint32_t *stack;
 	uint8_t *seen;
 	uint64_t cap = 0;
 	struct br r;
@@ -427,32 +461,7 @@ static enum rc kd_tree(struct wo_cmesh *m, struct diag *d)
 		free(seen);
 		return RC_NOMEM;
 	}
-	stack[top++] = 0;
-	seen[0] = 1;
-	while (top) {
-		uint32_t i = stack[--top];
-		const uint8_t *b = m->data + m->kd_branch_off + (size_t)i * WO_KD_NODE;
-
-		m->kd_reached++;
-		for (int k = 0; k < 2; k++) {
-			uint32_t content = ld_u32be(b + 8 + 8 * k),
-				 index = ld_u32be(b + 12 + 8 * k);
-
-			if (content != WO_KD_BRANCH) {
-				kd_leaf(m, content, index, &w);
-			} else if (index >= m->kd_nodes) {
-				if (!w.bad_child++)
-					w.first_bad_node = i, w.first_bad_child = index;
-			} else if (seen[index]) {
-				if (!w.again++)
-					w.first_again_node = i, w.first_again_child = index;
-				m->kd_cycle = true;
-			} else {
-				seen[index] = 1;
-				stack[top++] = index;
-			}
-		}
-	}
+	kd_branches(m, stack, seen, &w);
 	free(stack);
 	free(seen);
 	kd_report(m, &w, d);
@@ -810,31 +819,26 @@ static enum rc put_kd(const struct wcl *c, uint32_t ncl, struct buf *out)
 	return RC_OK;
 }
 
-enum rc wo_cmesh_write(const struct wo_tri_in *t, uint32_t n, float granularity, struct buf *out)
+/* Every coordinate finite: the quantised encoding has no NaN or infinity. */
+static bool tris_finite(const struct wo_tri_in *t, uint32_t n)
 {
-	uint32_t ncl = (n + CM_MAX_TRIS - 1) / CM_MAX_TRIS, kd_nodes = ncl > 1 ? ncl - 1 : 0;
-	uint64_t kd_size = WO_KD_HDR + (uint64_t)kd_nodes * WO_KD_NODE, at;
-	uint64_t table = align_up(WO_CM_HDR + kd_size, 16);
-	float bmin[3] = {INFINITY, INFINITY, INFINITY}, bmax[3] = {-INFINITY, -INFINITY, -INFINITY};
-	struct wcl *c;
-	size_t base = out->len;
-	enum rc rc;
-
-	if (!isfinite(granularity) || granularity < 0 || ncl > 0x10000)
-		return RC_INVAL;
 	for (uint32_t i = 0; i < n; i++)
 		for (int v = 0; v < 3; v++)
 			for (int k = 0; k < 3; k++)
 				if (!isfinite(t[i].v[v][k]))
-					return RC_INVAL;
-	c = xcalloc_n(ncl ? ncl : 1, sizeof *c);
-	if (!c)
-		return RC_NOMEM;
-	at = align_up(table + 4ull * ncl, 16);
+					return false;
+	return true;
+}
+
+/* Cut the triangles into clusters of CM_MAX_TRIS, plan each (its offset from *at on), and
+ * take the bounds of the coordinates as they will decode. */
+static void plan_all(const struct wo_tri_in *t, uint32_t n, struct wcl *c, uint32_t ncl,
+		     float granularity, uint64_t *at, float bmin[3], float bmax[3])
+{
 	for (uint32_t i = 0; i < ncl; i++) {
 		c[i].first = i * CM_MAX_TRIS;
 		c[i].n = n - c[i].first < CM_MAX_TRIS ? n - c[i].first : CM_MAX_TRIS;
-		plan(t, &c[i], granularity, &at);
+		plan(t, &c[i], granularity, at);
 		for (uint32_t j = c[i].first; j < c[i].first + c[i].n; j++)
 			for (int v = 0; v < 3; v++)
 				for (int k = 0; k < 3; k++) {
@@ -844,13 +848,12 @@ enum rc wo_cmesh_write(const struct wo_tri_in *t, uint32_t n, float granularity,
 					bmax[k] = fmaxf(bmax[k], x);
 				}
 	}
-	if (at > UINT32_MAX) {
-		free(c);
-		return RC_INVAL;
-	}
-	if (!n)
-		for (int k = 0; k < 3; k++)
-			bmin[k] = bmax[k] = 0;
+}
+
+/* The collision mesh's header, up to the KD-tree's. */
+static void put_header(struct buf *out, const float bmin[3], const float bmax[3], uint32_t ncl,
+		       uint32_t n, uint64_t table, float granularity, uint64_t at)
+{
 	for (int k = 0; k < 3; k++)
 		buf_f32be(out, bmin[k]);
 	buf_zero(out, 4);
@@ -877,6 +880,35 @@ enum rc wo_cmesh_write(const struct wo_tri_in *t, uint32_t n, float granularity,
 	buf_u8(out, 128); /* default edge angle, as DUMB writes */
 	buf_zero(out, 3);
 	buf_u32be(out, bits_for(ncl));
+}
+
+enum rc wo_cmesh_write(const struct wo_tri_in *t, uint32_t n, float granularity, struct buf *out)
+{
+	uint32_t ncl = (n + CM_MAX_TRIS - 1) / CM_MAX_TRIS, kd_nodes = ncl > 1 ? ncl - 1 : 0;
+	uint64_t kd_size = WO_KD_HDR + (uint64_t)kd_nodes * WO_KD_NODE, at;
+	uint64_t table = align_up(WO_CM_HDR + kd_size, 16);
+	float bmin[3] = {INFINITY, INFINITY, INFINITY}, bmax[3] = {-INFINITY, -INFINITY, -INFINITY};
+	struct wcl *c;
+	size_t base = out->len;
+	enum rc rc;
+
+	if (!isfinite(granularity) || granularity < 0 || ncl > 0x10000)
+		return RC_INVAL;
+	if (!tris_finite(t, n))
+		return RC_INVAL;
+	c = xcalloc_n(ncl ? ncl : 1, sizeof *c);
+	if (!c)
+		return RC_NOMEM;
+	at = align_up(table + 4ull * ncl, 16);
+	plan_all(t, n, c, ncl, granularity, &at, bmin, bmax);
+	if (at > UINT32_MAX) {
+		free(c);
+		return RC_INVAL;
+	}
+	if (!n)
+		for (int k = 0; k < 3; k++)
+			bmin[k] = bmax[k] = 0;
+	put_header(out, bmin, bmax, ncl, n, table, granularity, at);
 	/* KD-tree header, then its branches */
 	buf_u32be(out, kd_nodes ? WO_CM_HDR + WO_KD_HDR : 0);
 	buf_u32be(out, kd_nodes);

@@ -22,265 +22,6 @@
 #include "tree/mods/mods_int.h"
 
 #define CLEAN_DEPTH 32
-#define READ_CHUNK  (1u << 20)
-#define GONE_MAX    1024u /* temporaries renamed over pictures kept as aliases */
-
-/* ---- spill files ---- */
-
-static bool no_tmpfile(int e)
-{
-	return e == EOPNOTSUPP || e == EISDIR || e == EINVAL; /* the file system has none */
-}
-
-static int spill_named(struct mods *m)
-{
-	char name[64];
-	int fd;
-
-	snprintf(name, sizeof name, ".spill-%ld-%llu" MODS_TMP_SUFFIX, (long)getpid(),
-		 (unsigned long long)atomic_fetch_add(&m->spill_seq, 1));
-	fd = openat(m->dirfd, name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		unlinkat(m->dirfd, name, 0);
-	return fd;
-}
-
-/* An unnamed file in OUTDIR; where O_TMPFILE is not supported, a named one unlinked at once
- * (a crash in between leaves it for the clean-up at the next start). */
-static int spill_open(struct mods *m)
-{
-	int fd = openat(m->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-
-	if (fd >= 0)
-		return fd;
-	if (no_tmpfile(errno)) { /* straight to a named file: no check, no second try */
-		fd = spill_named(m);
-		if (fd < 0 && errno == ENOENT && mods_dir_ok(m)) /* re-created since */
-			fd = spill_named(m);
-		return fd;
-	}
-	if (!mods_dir_ok(m)) { /* removed (ext4 says EPERM, not ENOENT) */
-		errno = ENOENT;
-		return -1;
-	}
-	/* again: it may have been removed and re-created since */
-	fd = openat(m->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	return fd >= 0 || !no_tmpfile(errno) ? fd : spill_named(m);
-}
-
-static enum rc errno_rc(int e)
-{
-	return e == ENOSPC || e == EDQUOT ? RC_NOSPACE
-	       : e == EFBIG		  ? RC_TOOBIG
-	       : e == ENOMEM		  ? RC_NOMEM
-					  : RC_IO;
-}
-
-/* ---- contents ---- */
-
-static enum rc content_init(struct mods *m, struct mod_content *c, tree_ino base, uint64_t len)
-{
-	memset(c, 0, sizeof *c);
-	pthread_mutex_init(&c->mu, NULL);
-	c->base_ino = base;
-	c->base_len = c->size = len;
-	c->fd = spill_open(m);
-	if (c->fd < 0) {
-		pthread_mutex_destroy(&c->mu);
-		return errno_rc(errno);
-	}
-	return RC_OK;
-}
-
-static void content_free(struct mod_content *c)
-{
-	if (c->fd >= 0)
-		close(c->fd);
-	c->fd = -1;
-	free(c->ext);
-	c->ext = NULL;
-	c->n_ext = c->cap_ext = 0;
-	pthread_mutex_destroy(&c->mu);
-}
-
-/* Record [off, off + len) as written: extents stay sorted, disjoint and merged. */
-static enum rc extent_add(struct mod_content *c, uint64_t off, uint64_t len)
-{
-	size_t i = 0, j;
-	uint64_t end = off + len;
-
-	while (i < c->n_ext && c->ext[i].off + c->ext[i].len < off)
-		i++;
-	for (j = i; j < c->n_ext && c->ext[j].off <= end; j++) {
-		uint64_t e = c->ext[j].off + c->ext[j].len;
-
-		off = c->ext[j].off < off ? c->ext[j].off : off;
-		end = e > end ? e : end;
-	}
-	if (j == i) { /* a new extent at i */
-		if (c->n_ext == c->cap_ext) {
-			size_t cap = c->cap_ext ? c->cap_ext * 2 : 8;
-			struct mod_extent *v = xrealloc_n(c->ext, cap, sizeof *v);
-
-			if (!v)
-				return RC_NOMEM;
-			c->ext = v;
-			c->cap_ext = cap;
-		}
-		memmove(c->ext + i + 1, c->ext + i, (c->n_ext - i) * sizeof *c->ext);
-		c->n_ext++;
-	} else { /* extents i..j-1 become one */
-		memmove(c->ext + i + 1, c->ext + j, (c->n_ext - j) * sizeof *c->ext);
-		c->n_ext -= j - i - 1;
-	}
-	c->ext[i] = (struct mod_extent){off, end - off};
-	return RC_OK;
-}
-
-static enum rc content_write(struct mod_content *c, uint64_t off, const void *p, size_t n)
-{
-	enum rc r;
-
-	if (off > MODS_FILE_MAX || n > MODS_FILE_MAX - off)
-		return RC_TOOBIG;
-	if (n == 0)
-		return RC_OK;
-	pthread_mutex_lock(&c->mu);
-	r = pwrite(c->fd, p, n, (off_t)off) == (ssize_t)n ? extent_add(c, off, n) : errno_rc(errno);
-	if (r == RC_OK) {
-		c->size = off + n > c->size ? off + n : c->size;
-		c->dirty = true;
-	}
-	pthread_mutex_unlock(&c->mu);
-	return r;
-}
-
-static enum rc content_truncate(struct mod_content *c, uint64_t size)
-{
-	enum rc r = RC_OK;
-
-	if (size > MODS_FILE_MAX)
-		return RC_TOOBIG;
-	pthread_mutex_lock(&c->mu);
-	if (ftruncate(c->fd, (off_t)size) != 0) {
-		r = errno_rc(errno);
-	} else {
-		size_t k = 0;
-
-		for (size_t i = 0; i < c->n_ext; i++) { /* what lies past the end is gone */
-			if (c->ext[i].off >= size)
-				continue;
-			if (c->ext[i].off + c->ext[i].len > size)
-				c->ext[i].len = size - c->ext[i].off;
-			c->ext[k++] = c->ext[i];
-		}
-		c->n_ext = k;
-		c->base_len = c->base_len < size ? c->base_len : size;
-		c->size = size;
-		c->dirty = true;
-	}
-	pthread_mutex_unlock(&c->mu);
-	return r;
-}
-
-/* Bytes [off, off + n) of what the content says, with c->mu held. */
-static enum rc content_pread(struct mods *m, struct mod_content *c, uint64_t off, size_t n,
-			     uint8_t *dst)
-{
-	size_t i = 0;
-
-	while (n) {
-		uint64_t run;
-		enum rc r = RC_OK;
-
-		while (i < c->n_ext && c->ext[i].off + c->ext[i].len <= off)
-			i++;
-		if (i < c->n_ext && c->ext[i].off <= off) { /* written */
-			run = c->ext[i].off + c->ext[i].len - off;
-			run = run < n ? run : n;
-			if (pread(c->fd, dst, (size_t)run, (off_t)off) != (ssize_t)run)
-				r = RC_IO;
-		} else {
-			run = i < c->n_ext ? c->ext[i].off - off : n;
-			run = run < n ? run : n;
-			if (off < c->base_len) { /* the file as it was */
-				size_t got = 0;
-
-				run = run < c->base_len - off ? run : c->base_len - off;
-				r = tree_read(m->t, c->base_ino, off, (size_t)run, dst, &got);
-				if (r == RC_OK && got != run)
-					r = RC_IO;
-			} else {
-				memset(dst, 0, (size_t)run);
-			}
-		}
-		if (r != RC_OK)
-			return r;
-		off += run;
-		dst += run;
-		n -= (size_t)run;
-	}
-	return RC_OK;
-}
-
-static enum rc content_read(struct mods *m, struct mod_content *c, uint64_t off, size_t n,
-			    void *dst, size_t *got)
-{
-	enum rc r = RC_OK;
-
-	pthread_mutex_lock(&c->mu);
-	*got = 0;
-	if (off < c->size) {
-		*got = n < c->size - off ? n : (size_t)(c->size - off);
-		r = content_pread(m, c, off, *got, dst);
-	}
-	pthread_mutex_unlock(&c->mu);
-	return r;
-}
-
-static enum rc mods_content_complete(struct mods *m, struct mod_content *c, char *why,
-				     size_t whylen)
-{
-	uint8_t *buf = NULL;
-	enum rc r = RC_OK;
-
-	/* Every byte of the base nobody wrote is copied in; the rest is written or zero. */
-	for (uint64_t off = 0; off < c->base_len && r == RC_OK; off += READ_CHUNK) {
-		size_t n =
-		    c->base_len - off < READ_CHUNK ? (size_t)(c->base_len - off) : READ_CHUNK;
-
-		if (!buf && !(buf = malloc(READ_CHUNK))) {
-			snprintf(why, whylen, "out of memory");
-			return RC_NOMEM;
-		}
-		r = content_pread(m, c, off, n, buf);
-		if (r != RC_OK) {
-			snprintf(why, whylen,
-				 "cannot read the bytes it did not write from the picture: %s",
-				 rc_str(r));
-		} else if (pwrite(c->fd, buf, n, (off_t)off) != (ssize_t)n) {
-			snprintf(why, whylen,
-				 "cannot copy the bytes it did not write into its file in the "
-				 "mods folder: %s",
-				 strerror(errno));
-			r = errno_rc(errno);
-		}
-	}
-	free(buf);
-	if (r == RC_OK && c->base_len) {
-		c->n_ext = 0;
-		r = extent_add(c, 0, c->base_len);
-		c->base_len = 0;
-		if (r != RC_OK)
-			snprintf(why, whylen, "out of memory");
-	}
-	if (r == RC_OK && ftruncate(c->fd, (off_t)c->size) != 0) {
-		snprintf(why, whylen, "cannot set the length of its file in the mods folder: %s",
-			 strerror(errno));
-		r = errno_rc(errno);
-	}
-	return r;
-}
 
 /* ---- slots ---- */
 
@@ -433,37 +174,6 @@ static void clean_dir(int fd, unsigned depth)
 	closedir(d);
 }
 
-static enum rc temp_getattr(struct tree *t, tree_ino ino, struct tree_stat *out);
-static enum rc temp_lookup(struct tree *t, const struct cref *r, tree_ino parent, const char *name,
-			   struct tree_stat *out);
-static enum rc temp_read(struct tree *t, const struct cref *cr, tree_ino ino, uint64_t off,
-			 size_t len, struct tree_rdv *v);
-
-static enum rc temp_cgetattr(struct tree *t, const struct cref *r, tree_ino ino,
-			     struct tree_stat *out)
-{
-	(void)r;
-	return temp_getattr(t, ino, out);
-}
-
-static enum cslot temp_kind(struct tree *t, const struct cref *r)
-{
-	(void)t;
-	(void)r;
-	return CS_ASSET; /* files, read through read() (own_nodes) */
-}
-
-/* Editors' temporaries: files only, in slot TREE_TEMP_SLOT, named in any directory (lookup);
- * no asset, no path in the source, no neighbours. */
-static const struct container_ops temp_container = {
-    .name = "temporaries",
-    .own_nodes = true,
-    .kind = temp_kind,
-    .getattr = temp_cgetattr,
-    .lookup = temp_lookup,
-    .read = temp_read,
-};
-
 static const struct tree_mods_ops mods_tree_ops = {
     .epoch = epoch_of,
     .open_asset = open_modded,
@@ -490,7 +200,7 @@ enum tree_open_fail mods_init(struct tree *t, char *why, size_t whylen)
 	m->threads = nc < 1 ? 1 : nc > 16 ? 16 : (unsigned)nc;
 	t->mods = m;
 	t->mods_ops = &mods_tree_ops;
-	if (container_add(t, TREE_TEMP_SLOT, TREE_TEMP_SLOT, &temp_container, m) != RC_OK) {
+	if (container_add(t, TREE_TEMP_SLOT, TREE_TEMP_SLOT, &mods_temp_container, m) != RC_OK) {
 		snprintf(why, whylen, "out of memory");
 		return TREE_FAIL_OTHER;
 	}
@@ -507,14 +217,6 @@ enum tree_open_fail mods_init(struct tree *t, char *why, size_t whylen)
 	return TREE_FAIL_NONE;
 }
 
-static void temp_free(struct mod_temp *tp)
-{
-	if (tp->c.fd >= 0)
-		content_free(&tp->c);
-	free(tp->name);
-	free(tp);
-}
-
 void mods_free(struct mods *m)
 {
 	if (!m)
@@ -522,7 +224,7 @@ void mods_free(struct mods *m)
 	while (m->temps) {
 		struct mod_temp *n = m->temps->next;
 
-		temp_free(m->temps);
+		mods_temp_free(m->temps);
 		m->temps = n;
 	}
 	while (m->slots) {
@@ -546,172 +248,6 @@ void mods_free(struct mods *m)
 	pthread_cond_destroy(&m->pub_cv);
 	free(m->dir);
 	free(m);
-}
-
-/* ---- temporaries ---- */
-
-static struct mod_temp *temp_by_ino(struct mods *m, tree_ino ino)
-{
-	for (struct mod_temp *tp = m->temps; tp; tp = tp->next)
-		if (ino_slot(ino) == TREE_TEMP_SLOT && tp->id == (uint32_t)ino)
-			return tp;
-	return NULL;
-}
-
-static struct mod_temp *temp_by_name(struct mods *m, tree_ino parent, const char *name)
-{
-	for (struct mod_temp *tp = m->temps; tp; tp = tp->next)
-		if (!tp->gone && tp->parent == parent && !strcmp(tp->name, name))
-			return tp;
-	return NULL;
-}
-
-static tree_ino temp_ino(const struct mod_temp *tp)
-{
-	return (tree_ino)TREE_TEMP_SLOT << 32 | tp->id;
-}
-
-/* Attributes of a live temporary (m->mu held). */
-static void temp_stat(const struct mod_temp *tp, struct tree_stat *out)
-{
-	memset(out, 0, sizeof *out);
-	out->ino = temp_ino(tp);
-	out->type = TT_FILE;
-	out->size = tp->c.size;
-	out->nlink = tp->gone ? 0 : 1;
-	out->perm = tp->perm;
-	out->uid = tp->uid;
-	out->gid = tp->gid;
-	out->atime = out->mtime = tp->mtime;
-	out->writable = true;
-}
-
-/* Forget temporaries that are gone, closed and beyond what aliases are kept for (m->mu). */
-static void temps_trim(struct mods *m)
-{
-	unsigned gone = 0;
-
-	for (struct mod_temp **pp = &m->temps; *pp;) {
-		struct mod_temp *tp = *pp;
-
-		if (tp->gone && !tp->opens && (!tp->alias || ++gone > GONE_MAX)) {
-			*pp = tp->next;
-			temp_free(tp);
-			continue;
-		}
-		if (tp->gone && !tp->opens && tp->c.fd >= 0)
-			content_free(&tp->c); /* an alias needs no bytes */
-		pp = &tp->next;
-	}
-}
-
-static void temp_gone(struct mods *m, struct mod_temp *tp, tree_ino alias);
-
-/* Room for one more writer or temporary (m->mu held): at the limit, the oldest temporary
- * nobody has open (an abandoned one: an editor's save that never renamed it) is discarded;
- * its name goes to *gone (for errors.txt, after m->mu) and its folder to *gone_dir. */
-static bool temps_room(struct mods *m, char *gone, size_t n, tree_ino *gone_dir)
-{
-	struct mod_temp *old = NULL;
-
-	*gone_dir = 0;
-	if (m->n_open < MODS_TEMPS_MAX)
-		return true;
-	for (struct mod_temp *tp = m->temps; tp; tp = tp->next) /* newest first */
-		if (!tp->gone && !tp->opens)
-			old = tp;
-	if (!old)
-		return false;
-	snprintf(gone, n, "%s", old->name);
-	*gone_dir = old->parent;
-	temp_gone(m, old, 0);
-	return m->n_open < MODS_TEMPS_MAX;
-}
-
-static void log_discarded(struct mods *m, const char *name, tree_ino dir)
-{
-	if (dir)
-		mods_log(m, ino_slot(dir), true,
-			 "textures/%s: a temporary nobody had open was discarded to make room (at "
-			 "most %u writers and temporaries at once)",
-			 name, MODS_TEMPS_MAX);
-}
-
-static enum rc temp_getattr(struct tree *t, tree_ino ino, struct tree_stat *out)
-{
-	struct mods *m = t->mods;
-	struct mod_temp *tp;
-	tree_ino alias = 0;
-	struct tree_stat st;
-
-	if (!m)
-		return RC_NOENT;
-	pthread_mutex_lock(&m->mu);
-	tp = temp_by_ino(m, ino);
-	if (tp && tp->alias)
-		alias = tp->alias;
-	else if (tp)
-		temp_stat(tp, &st);
-	pthread_mutex_unlock(&m->mu);
-	if (!tp)
-		return RC_NOENT;
-	if (alias)
-		return out ? tree_getattr(t, alias, out) : RC_OK;
-	if (out)
-		*out = st;
-	return RC_OK;
-}
-
-static enum rc temp_lookup(struct tree *t, const struct cref *r, tree_ino parent, const char *name,
-			   struct tree_stat *out)
-{
-	struct mods *m = r->c;
-	struct mod_temp *tp;
-
-	(void)t;
-	pthread_mutex_lock(&m->mu);
-	tp = temp_by_name(m, parent, name);
-	if (tp)
-		temp_stat(tp, out);
-	pthread_mutex_unlock(&m->mu);
-	return tp ? RC_OK : RC_NOENT;
-}
-
-static enum rc temp_read(struct tree *t, const struct cref *cr, tree_ino ino, uint64_t off,
-			 size_t len, struct tree_rdv *v)
-{
-	struct mods *m = t->mods;
-	struct mod_temp *tp;
-	tree_ino alias = 0;
-	size_t got = 0;
-	enum rc r;
-
-	(void)cr;
-	if (!m)
-		return RC_NOENT;
-	pthread_mutex_lock(&m->mu);
-	tp = temp_by_ino(m, ino);
-	if (tp && tp->alias)
-		alias = tp->alias;
-	else if (tp)
-		tp->opens++; /* kept while read */
-	pthread_mutex_unlock(&m->mu);
-	if (!tp)
-		return RC_NOENT;
-	if (alias)
-		return tree_read_begin(t, alias, off, len, v);
-	v->own = malloc(len ? len : 1);
-	r = v->own ? content_read(m, &tp->c, off, len, v->own, &got) : RC_NOMEM;
-	pthread_mutex_lock(&m->mu);
-	tp->opens--;
-	temps_trim(m);
-	pthread_mutex_unlock(&m->mu);
-	if (r != RC_OK)
-		return r;
-	v->base[0] = v->own;
-	v->len[0] = v->total = got;
-	v->n = 1;
-	return RC_OK;
 }
 
 /* ---- what a node is ---- */
@@ -868,14 +404,14 @@ static enum rc open_picture(struct tree *t, tree_ino ino, bool trunc, struct tre
 	if (r != RC_OK)
 		return r;
 	pthread_mutex_lock(&m->mu);
-	r = temps_room(m, gone, sizeof gone, &gone_dir) ? RC_OK : RC_NOSPACE;
+	r = mods_temps_room(m, gone, sizeof gone, &gone_dir) ? RC_OK : RC_NOSPACE;
 	m->n_open += r == RC_OK;
 	pthread_mutex_unlock(&m->mu);
-	log_discarded(m, gone, gone_dir);
+	mods_log_discarded(m, gone, gone_dir);
 	if (r == RC_OK)
 		r = new_file(m, ino, NULL, out);
 	if (r == RC_OK) {
-		r = content_init(m, &(*out)->own, ino, trunc ? 0 : st.size);
+		r = mods_content_init(m, &(*out)->own, ino, trunc ? 0 : st.size);
 		if (r != RC_OK && r != RC_NOMEM)
 			log_no_file(m, ino_slot(ino), NULL, ino, errno);
 		else
@@ -896,13 +432,13 @@ static enum rc open_picture(struct tree *t, tree_ino ino, bool trunc, struct tre
 static enum rc open_temp(struct mods *m, struct mod_temp *tp, bool trunc,
 			 struct tree_mods_file **out)
 {
-	enum rc r = new_file(m, temp_ino(tp), tp, out);
+	enum rc r = new_file(m, mods_temp_ino(tp), tp, out);
 
 	if (r != RC_OK)
 		return r;
 	tp->opens++;
 	if (trunc)
-		r = content_truncate(&tp->c, 0);
+		r = mods_content_truncate(&tp->c, 0);
 	if (r != RC_OK) {
 		tp->opens--;
 		free(*out);
@@ -925,7 +461,7 @@ enum rc tree_mods_open(struct tree *t, tree_ino ino, bool trunc, struct tree_mod
 		tree_ino alias = 0;
 
 		pthread_mutex_lock(&m->mu);
-		tp = temp_by_ino(m, ino);
+		tp = mods_temp_by_ino(m, ino);
 		if (tp && tp->alias)
 			alias = tp->alias; /* renamed over a picture: the name is the picture's */
 		else if (tp && tp->c.fd >= 0)
@@ -998,7 +534,7 @@ static enum rc new_temp(struct tree *t, tree_ino parent, const char *name, uid_t
 {
 	struct mods *m = t->mods;
 	struct mod_temp *tp = calloc(1, sizeof *tp);
-	enum rc r = tp && (tp->name = strdup(name)) ? content_init(m, &tp->c, 0, 0) : RC_NOMEM;
+	enum rc r = tp && (tp->name = strdup(name)) ? mods_content_init(m, &tp->c, 0, 0) : RC_NOMEM;
 
 	if (r != RC_OK) {
 		if (tp)
@@ -1045,7 +581,7 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 		return r;
 	temp_ok = temp_name(t, parent, name);
 	pthread_mutex_lock(&m->mu);
-	tp = temp_by_name(m, parent, name);
+	tp = mods_temp_by_name(m, parent, name);
 	pthread_mutex_unlock(&m->mu);
 	if (!tp && !temp_ok)
 		return refuse_new_name(m, parent, name);
@@ -1056,13 +592,13 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 		return r;
 	}
 	pthread_mutex_lock(&m->mu);
-	tp = temp_by_name(m, parent, name);
+	tp = mods_temp_by_name(m, parent, name);
 	if (tp && excl) {
 		r = RC_EXISTS;
 	} else if (!tp && !temp_ok) { /* the temporary went while unlocked */
 		r = RC_DENIED;
 		refused = true;
-	} else if (!tp && !temps_room(m, gone, sizeof gone, &gone_dir)) {
+	} else if (!tp && !mods_temps_room(m, gone, sizeof gone, &gone_dir)) {
 		r = RC_NOSPACE;
 	} else if (!tp) {
 		tp = fresh;
@@ -1075,11 +611,11 @@ enum rc tree_mods_create(struct tree *t, tree_ino parent, const char *name, bool
 	if (r == RC_OK)
 		r = open_temp(m, tp, trunc, out);
 	if (r == RC_OK)
-		temp_stat(tp, st);
+		mods_temp_stat(tp, st);
 	pthread_mutex_unlock(&m->mu);
-	log_discarded(m, gone, gone_dir);
+	mods_log_discarded(m, gone, gone_dir);
 	if (fresh)
-		temp_free(fresh);
+		mods_temp_free(fresh);
 	return refused ? refuse_new_name(m, parent, name) : r;
 }
 
@@ -1090,7 +626,7 @@ static struct mod_content *content_of(struct tree_mods_file *f)
 
 enum rc tree_mods_write(struct tree_mods_file *f, uint64_t off, const void *p, size_t n)
 {
-	enum rc r = f->reader ? RC_INVAL : content_write(content_of(f), off, p, n);
+	enum rc r = f->reader ? RC_INVAL : mods_content_write(content_of(f), off, p, n);
 
 	if (r == RC_OK && f->tmp)
 		clock_gettime(CLOCK_REALTIME, &f->tmp->mtime);
@@ -1104,7 +640,7 @@ enum rc tree_mods_read(struct tree_mods_file *f, uint64_t off, size_t n, void *d
 	enum rc r;
 
 	if (!f->reader)
-		return content_read(f->m, content_of(f), off, n, dst, got);
+		return mods_content_read(f->m, content_of(f), off, n, dst, got);
 	*got = 0;
 	r = tree_mods_read_view(f, off, n, &v);
 	for (unsigned i = 0; r == RC_OK && i < v.n; i++) {
@@ -1123,7 +659,7 @@ enum rc tree_mods_fgetattr(struct tree_mods_file *f, struct tree_stat *st)
 
 	if (f->tmp) {
 		pthread_mutex_lock(&f->m->mu);
-		temp_stat(f->tmp, st);
+		mods_temp_stat(f->tmp, st);
 		pthread_mutex_unlock(&f->m->mu);
 		return RC_OK;
 	}
@@ -1148,7 +684,7 @@ enum rc tree_mods_truncate(struct tree *t, tree_ino ino, struct tree_mods_file *
 			return r;
 		f = tf;
 	}
-	r = f->reader ? RC_INVAL : content_truncate(content_of(f), size);
+	r = f->reader ? RC_INVAL : mods_content_truncate(content_of(f), size);
 	if (r == RC_OK)
 		r = tree_mods_fgetattr(f, st);
 	if (tf)
@@ -1185,24 +721,14 @@ void tree_mods_release(struct tree_mods_file *f)
 	pthread_mutex_lock(&m->mu);
 	if (f->tmp) {
 		f->tmp->opens--;
-		temps_trim(m);
+		mods_temps_trim(m);
 	} else if (!f->reader) {
 		m->n_open--;
 	}
 	pthread_mutex_unlock(&m->mu);
 	if (!f->tmp && f->own.fd >= 0)
-		content_free(&f->own);
+		mods_content_free(&f->own);
 	free(f);
-}
-
-/* The temporary is gone from its name (m->mu held); alias: the picture it became. */
-static void temp_gone(struct mods *m, struct mod_temp *tp, tree_ino alias)
-{
-	if (!tp->gone)
-		m->n_open--;
-	tp->gone = true;
-	tp->alias = alias;
-	temps_trim(m);
 }
 
 enum rc tree_mods_unlink(struct tree *t, tree_ino parent, const char *name)
@@ -1214,9 +740,9 @@ enum rc tree_mods_unlink(struct tree *t, tree_ino parent, const char *name)
 	if (!m)
 		return RC_READONLY;
 	pthread_mutex_lock(&m->mu);
-	tp = temp_by_name(m, parent, name);
+	tp = mods_temp_by_name(m, parent, name);
 	if (tp)
-		temp_gone(m, tp, 0);
+		mods_temp_gone(m, tp, 0);
 	pthread_mutex_unlock(&m->mu);
 	if (tp)
 		return RC_OK;
@@ -1236,11 +762,11 @@ static enum rc rename_over_picture(struct tree *t, struct mod_temp *tp, tree_ino
 	pthread_mutex_lock(&m->mu);
 	tp->opens--; /* held by the caller for the commit */
 	if (r == RC_OK)
-		temp_gone(m, tp, pic);
+		mods_temp_gone(m, tp, pic);
 	else if (r == RC_INVAL) /* refused (errors.txt says why): it would never be a picture */
-		temp_gone(m, tp, 0);
+		mods_temp_gone(m, tp, 0);
 	else
-		temps_trim(m);
+		mods_temps_trim(m);
 	pthread_mutex_unlock(&m->mu);
 	/* The kernel now holds the temporary's inode under the picture's name. */
 	if (r == RC_OK && t->on_entry)
@@ -1252,7 +778,7 @@ static enum rc rename_over_picture(struct tree *t, struct mod_temp *tp, tree_ino
 static enum rc rename_temp(struct mods *m, struct mod_temp *tp, tree_ino newparent,
 			   const char *newname, unsigned flags)
 {
-	struct mod_temp *dst = temp_by_name(m, newparent, newname);
+	struct mod_temp *dst = mods_temp_by_name(m, newparent, newname);
 	char *nn;
 
 	if (dst == tp)
@@ -1262,7 +788,7 @@ static enum rc rename_temp(struct mods *m, struct mod_temp *tp, tree_ino newpare
 	if (!(nn = strdup(newname)))
 		return RC_NOMEM;
 	if (dst)
-		temp_gone(m, dst, 0);
+		mods_temp_gone(m, dst, 0);
 	free(tp->name);
 	tp->name = nn;
 	tp->parent = newparent;
@@ -1301,8 +827,8 @@ enum rc tree_mods_rename(struct tree *t, tree_ino parent, const char *name, tree
 	}
 	temp_ok = pic || temp_name(t, newparent, newname);
 	pthread_mutex_lock(&m->mu);
-	tp = temp_by_name(m, parent, name);
-	if (tp && !pic && !temp_by_name(m, newparent, newname) && !temp_ok) {
+	tp = mods_temp_by_name(m, parent, name);
+	if (tp && !pic && !mods_temp_by_name(m, newparent, newname) && !temp_ok) {
 		pthread_mutex_unlock(&m->mu);
 		return refuse_new_name(m, newparent, newname);
 	}
@@ -1324,7 +850,7 @@ static enum rc temp_setattr(struct tree *t, tree_ino ino, unsigned what,
 	tree_ino alias;
 
 	pthread_mutex_lock(&m->mu);
-	tp = temp_by_ino(m, ino);
+	tp = mods_temp_by_ino(m, ino);
 	alias = tp ? tp->alias : 0;
 	if (tp && !alias) {
 		if (what & TREE_SET_MODE)
@@ -1339,7 +865,7 @@ static enum rc temp_setattr(struct tree *t, tree_ino ino, unsigned what,
 	pthread_mutex_unlock(&m->mu);
 	if (!tp)
 		return RC_NOENT;
-	return alias ? tree_mods_setattr(t, alias, what, want, st) : temp_getattr(t, ino, st);
+	return alias ? tree_mods_setattr(t, alias, what, want, st) : mods_temp_getattr(t, ino, st);
 }
 
 enum rc tree_mods_setattr(struct tree *t, tree_ino ino, unsigned what, const struct tree_stat *want,

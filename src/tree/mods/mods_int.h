@@ -1,6 +1,7 @@
 /*
- * Internals of texture mods (mods.c: files, temporaries, the slot table; mods_commit.c:
- * turning a written picture into an arena in OUTDIR and switching the mount to it).
+ * Internals of texture mods (mods.c: files, the slot table; mods_content.c: written bytes;
+ * mods_temp.c: temporaries; mods_commit.c: turning a written picture into an arena in OUTDIR
+ * and switching the mount to it).
  */
 #ifndef PSGFS_TREE_MODS_INT_H
 #define PSGFS_TREE_MODS_INT_H
@@ -127,5 +128,28 @@ void mods_name_of(struct tree *t, tree_ino pic, char *out, size_t n);
  * the new arena is in OUTDIR and served, RC_INVAL when refused (logged), other codes for
  * failures writing OUTDIR. */
 enum rc mods_commit(struct mods *m, tree_ino pic, struct mod_content *c);
+
+/* ---- mods_content.c: written bytes, spilled to unnamed files in OUTDIR ---- */
+enum rc mods_content_init(struct mods *m, struct mod_content *c, tree_ino base, uint64_t len);
+void mods_content_free(struct mod_content *c);
+enum rc mods_content_write(struct mod_content *c, uint64_t off, const void *p, size_t n);
+enum rc mods_content_truncate(struct mod_content *c, uint64_t size);
+enum rc mods_content_read(struct mods *m, struct mod_content *c, uint64_t off, size_t n, void *dst,
+			  size_t *got);
+enum rc mods_content_complete(struct mods *m, struct mod_content *c, char *why, size_t whylen);
+
+/* ---- mods_temp.c: editors' temporaries (m->mu held) and their container ---- */
+void mods_temp_free(struct mod_temp *tp);
+struct mod_temp *mods_temp_by_ino(struct mods *m, tree_ino ino);
+struct mod_temp *mods_temp_by_name(struct mods *m, tree_ino parent, const char *name);
+tree_ino mods_temp_ino(const struct mod_temp *tp);
+void mods_temp_stat(const struct mod_temp *tp, struct tree_stat *out);
+void mods_temps_trim(struct mods *m);
+bool mods_temps_room(struct mods *m, char *gone, size_t n, tree_ino *gone_dir);
+void mods_log_discarded(struct mods *m, const char *name, tree_ino dir);
+enum rc mods_temp_getattr(struct tree *t, tree_ino ino, struct tree_stat *out);
+/* The temporary is gone from its name; alias: the picture it became. */
+void mods_temp_gone(struct mods *m, struct mod_temp *tp, tree_ino alias);
+extern const struct container_ops mods_temp_container;
 
 #endif
