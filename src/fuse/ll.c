@@ -190,8 +190,7 @@ static void ll_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
 	fuse_reply_none(req);
 }
 
-/* The handle of a file opened uncached that has no mods file (ll_open): never a pointer. The
- * kernel does not send the open's direct_io flag back with its reads, so the handle says it. */
+/* The handle of a file opened uncached that has no mods file (ll_open): never a pointer. */
 #define FH_UNCACHED ((uint64_t)1)
 
 static struct tree_mods_file *mods_fh(const struct fuse_file_info *fi)
@@ -286,7 +285,8 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->keep_cache = !(ll->mods && tree_getattr(ll->tree, ino, &ts) == RC_OK && ts.writable);
 	fi->noflush = 1;
 	/* A file whose bytes end before its size (a lying archive entry): read uncached, since the
-	 * kernel takes a short read into its cache as the end of the file (ll_read) */
+	 * kernel takes a short read into its page cache as the end of the file; uncached, the
+	 * reader gets the bytes and then the EIO of a read past them */
 	if (tree_getattr(ll->tree, ino, &ts) == RC_OK && ts.short_known) {
 		fi->direct_io = 1;
 		fi->keep_cache = 0;
@@ -297,14 +297,6 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (!fi->keep_cache && open_reader(req, ino, fi))
 		return;
 	fuse_reply_open(req, fi);
-}
-
-/* True when a read that ended at byte end fell short of the file's size. */
-static bool short_of_size(struct psgfs_ll *ll, fuse_ino_t ino, uint64_t end)
-{
-	struct tree_stat ts;
-
-	return tree_getattr(ll->tree, ino, &ts) == RC_OK && ts.type == TT_FILE && end < ts.size;
 }
 
 static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -338,16 +330,6 @@ static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		r = tree_read_begin(ll->tree, ino, (uint64_t)off, size, &v);
 	if (r != RC_OK) {
 		fuse_reply_err(req, to_errno(r));
-		return;
-	}
-	/* A short read where the file goes on: through the page cache the kernel would take it for
-	 * the end of the file and a copy would end there silently. Opened uncached (ll_open) the
-	 * reader gets these bytes and EIO next; otherwise EIO now, and the next open is uncached.
-	 */
-	if (!mods_fh(fi) && !(fi && fi->fh == FH_UNCACHED) && v.total < size &&
-	    short_of_size(ll, ino, (uint64_t)off + v.total)) {
-		tree_read_end(&v);
-		fuse_reply_err(req, EIO);
 		return;
 	}
 	/* The cached pieces go to the kernel as they are: one copy, the kernel's. */
