@@ -1043,12 +1043,17 @@ static void textures_of_arena(struct dist_objects *o, struct asset *a, const cha
 		asset_unpin(a, ent);
 }
 
-static enum rc textures_lint(struct dist_objects *o, struct asset *as, const struct district *m)
+/* fn(ctx, arena, "<collection>/<arena name>") for every arena of every collection of kind k,
+ * in CMAP order then by name, each collection file walked once. A collection file missing or
+ * unreadable, or walked already, is not a failure (lint.txt and errors.txt say so); fn's
+ * other failures end the walk. */
+static enum rc each_arena(struct asset *as, const struct district *m, enum dist_kind k,
+			  enum rc (*fn)(void *ctx, struct asset *a, const char *where), void *ctx)
 {
-	const struct dist_kind_set *ks = &m->k[DIST_PRES];
+	const struct dist_kind_set *ks = &m->k[k];
 	struct slot_set seen = {0};
-	char ext[4];
 	enum rc r = RC_OK;
+	char ext[4];
 
 	sm_ext(m->pf, SM_SFIL, ext);
 	for (uint32_t i = 0; i < ks->cmap.n && r == RC_OK; i++) {
@@ -1058,7 +1063,7 @@ static enum rc textures_lint(struct dist_objects *o, struct asset *as, const str
 		struct arena_ent *e;
 		size_t n;
 
-		if (!dist_first_of_id(m, DIST_PRES, i))
+		if (!dist_first_of_id(m, k, i))
 			continue;
 		snprintf(file, sizeof file, "%s.%s", c->safe, ext);
 		r = collection_arenas(as, file, &seen, &l, &e, &n);
@@ -1072,7 +1077,7 @@ static enum rc textures_lint(struct dist_objects *o, struct asset *as, const str
 				continue;
 			snprintf(where, sizeof where, "%s/%s", c->safe, e[k].name);
 			if (a->fmt == &tree_format_psg)
-				textures_of_arena(o, a, where, m);
+				r = fn(ctx, a, where);
 			tree_asset_put(as->t, pin);
 		}
 		if (r == RC_NOENT || r == RC_IO || r == RC_EXISTS)
@@ -1084,18 +1089,40 @@ static enum rc textures_lint(struct dist_objects *o, struct asset *as, const str
 	return r;
 }
 
+struct tex_lint {
+	struct dist_objects *o;
+	const struct district *m;
+};
+
+static enum rc pres_textures(void *ctx, struct asset *a, const char *where)
+{
+	struct tex_lint *tl = ctx;
+
+	textures_of_arena(tl->o, a, where, tl->m);
+	return RC_OK;
+}
+
+static enum rc textures_lint(struct dist_objects *o, struct asset *as, const struct district *m)
+{
+	struct tex_lint tl = {o, m};
+
+	return each_arena(as, m, DIST_PRES, pres_textures, &tl);
+}
+
+static enum rc sim_objects(void *ctx, struct asset *a, const char *where)
+{
+	return objects_of_arena(ctx, a, where);
+}
+
 /* Every Sim collection's arenas, in CMAP order then by name. Problems are lines of errors.txt;
  * only memory fails the load. */
 static enum rc load_objects(struct asset *as, uint64_t arg, void **data, size_t *bytes,
 			    void (**dtor)(void *))
 {
-	struct slot_set seen = {0};
 	const struct district *m;
-	const struct dist_kind_set *ks;
 	struct dist_objects *o;
 	struct dmo_cat cat = {0};
 	bool found = false;
-	char ext[4];
 	enum rc r;
 
 	(void)arg;
@@ -1111,38 +1138,8 @@ static enum rc load_objects(struct asset *as, uint64_t arg, void **data, size_t 
 		o->model_of = dmo_model_of;
 		o->model_ctx = &cat;
 	}
-	ks = &m->k[DIST_SIM];
-	sm_ext(m->pf, SM_SFIL, ext);
-	for (uint32_t i = 0; i < ks->cmap.n && r == RC_OK; i++) {
-		const struct sm_collection *c = &ks->cmap.v[i];
-		char file[NAME_COMPONENT_MAX + 8];
-		struct tlist l = {0};
-		struct arena_ent *e;
-		size_t n;
-
-		if (!dist_first_of_id(m, DIST_SIM, i))
-			continue;
-		snprintf(file, sizeof file, "%s.%s", c->safe, ext);
-		r = collection_arenas(as, file, &seen, &l, &e, &n);
-		for (size_t k = 0; r == RC_OK && k < n; k++) {
-			struct cache_ent *pin;
-			enum rc ra;
-			struct asset *a = tree_asset_get(as->t, e[k].slot, &pin, &ra);
-			char where[2 * NAME_COMPONENT_MAX + 2];
-
-			if (!a)
-				continue;
-			snprintf(where, sizeof where, "%s/%s", c->safe, e[k].name);
-			if (a->fmt == &tree_format_psg)
-				r = objects_of_arena(o, a, where);
-			tree_asset_put(as->t, pin);
-		}
-		if (r == RC_NOENT || r == RC_IO || r == RC_EXISTS)
-			r = RC_OK; /* lint.txt and errors.txt say so; or walked already */
-		free(e);
-		tlist_discard(&l);
-	}
-	free(seen.v);
+	if (r == RC_OK)
+		r = each_arena(as, m, DIST_SIM, sim_objects, o);
 	free(cat.v);
 	o->model_of = NULL;
 	o->model_ctx = NULL;
@@ -1356,15 +1353,17 @@ static enum rc coll_of_arena(struct collision *co, struct asset *a, const char *
 	return r;
 }
 
+static enum rc sim_collision(void *ctx, struct asset *a, const char *where)
+{
+	return coll_of_arena(ctx, a, where);
+}
+
 static enum rc load_collision(struct asset *as, uint64_t arg, void **data, size_t *bytes,
 			      void (**dtor)(void *))
 {
-	struct slot_set seen = {0};
 	const struct district *m;
-	const struct dist_kind_set *ks;
 	struct collision *co;
 	size_t held = 0;
-	char ext[4];
 	enum rc r;
 
 	(void)arg;
@@ -1374,38 +1373,7 @@ static enum rc load_collision(struct asset *as, uint64_t arg, void **data, size_
 		return RC_NOENT;
 	if (!(co = calloc(1, sizeof *co)))
 		return RC_NOMEM;
-	ks = &m->k[DIST_SIM];
-	sm_ext(m->pf, SM_SFIL, ext);
-	for (uint32_t i = 0; i < ks->cmap.n && r == RC_OK; i++) {
-		const struct sm_collection *c = &ks->cmap.v[i];
-		char file[NAME_COMPONENT_MAX + 8];
-		struct tlist l = {0};
-		struct arena_ent *e;
-		size_t n;
-
-		if (!dist_first_of_id(m, DIST_SIM, i))
-			continue;
-		snprintf(file, sizeof file, "%s.%s", c->safe, ext);
-		r = collection_arenas(as, file, &seen, &l, &e, &n);
-		for (size_t k = 0; r == RC_OK && k < n; k++) {
-			struct cache_ent *pin;
-			enum rc ra;
-			struct asset *a = tree_asset_get(as->t, e[k].slot, &pin, &ra);
-			char where[2 * NAME_COMPONENT_MAX + 2];
-
-			if (!a)
-				continue;
-			snprintf(where, sizeof where, "%s/%s", c->safe, e[k].name);
-			if (a->fmt == &tree_format_psg)
-				r = coll_of_arena(co, a, where);
-			tree_asset_put(as->t, pin);
-		}
-		if (r == RC_NOENT || r == RC_IO || r == RC_EXISTS)
-			r = RC_OK;
-		free(e);
-		tlist_discard(&l);
-	}
-	free(seen.v);
+	r = each_arena(as, m, DIST_SIM, sim_collision, co);
 	co->model = (struct gltf_model){.meshes = co->meshes, .n_meshes = co->n, .fill = coll_fill};
 	if (r == RC_OK)
 		r = gltf_bounds(&co->model, co);
