@@ -267,6 +267,7 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct psgfs_ll *ll = ll_of(req);
 	struct tree_stat ts;
+	bool known;
 
 	atomic_fetch_add(&op_count[OP_OPEN], 1);
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
@@ -282,12 +283,14 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	/* Kernels without zero-message open still get cache-friendly opens; a picture that can
 	 * be written drops its cached pages at every open. */
-	fi->keep_cache = !(ll->mods && tree_getattr(ll->tree, ino, &ts) == RC_OK && ts.writable);
+	known = ll->mods ? tree_getattr(ll->tree, ino, &ts) == RC_OK
+			 : tree_getattr_known(ll->tree, ino, &ts); /* renders nothing */
+	fi->keep_cache = !(ll->mods && known && ts.writable);
 	fi->noflush = 1;
 	/* A file whose bytes end before its size (a lying archive entry): read uncached, since the
 	 * kernel takes a short read into its page cache as the end of the file; uncached, the
 	 * reader gets the bytes and then the EIO of a read past them */
-	if (tree_getattr(ll->tree, ino, &ts) == RC_OK && ts.short_known) {
+	if (known && ts.short_known) {
 		fi->direct_io = 1;
 		fi->keep_cache = 0;
 		fi->fh = FH_UNCACHED;
