@@ -26,28 +26,8 @@
 #include "psgfs/gen/gen_stream.h"
 #include "psgfs/tree/tree.h"
 
-static char dir[64];
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
-static int dir_setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/psgfs-folder.XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int dir_teardown(void **state)
-{
-	(void)state;
-	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
+#define SCRATCH_DIR "/tmp/psgfs-folder.XXXXXX"
+#include "scratch_fixture.h"
 
 static void put(const char *name, const struct buf *b)
 {
