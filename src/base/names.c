@@ -1,8 +1,10 @@
 /* Untrusted names to safe path components. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "psgfs/base/bytes.h"
 #include "psgfs/base/names.h"
 
 size_t name_len(const void *raw, size_t maxlen)
@@ -93,4 +95,31 @@ bool name_pool_add(char **pool, size_t *len, size_t *cap, const void *s, size_t 
 	}
 	*at = (uint32_t)was;
 	return true;
+}
+
+bool name_list_push(struct name_list *l, const char *dir, const char *name)
+{
+	char **v = xgrow_n(l->v, l->n, &l->cap, sizeof *v, 64);
+	char *p = NULL;
+
+	if (!v)
+		return false;
+	l->v = v;
+	if (asprintf(&p, "%s%s%s", dir, *dir ? "/" : "", name) < 0)
+		return false;
+	l->v[l->n++] = p;
+	return true;
+}
+
+void name_list_free(struct name_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	*l = (struct name_list){0};
+}
+
+int name_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }

@@ -38,4 +38,16 @@ bool name_has_ext(const char *name, const char *const *exts);
 bool name_pool_put(char **pool, size_t *len, size_t *cap, const void *s, size_t n);
 bool name_pool_add(char **pool, size_t *len, size_t *cap, const void *s, size_t n, uint32_t *at);
 
+/* A growing list of relative paths ("dir/name"; "" joins nothing), each its own allocation: the
+ * pending folders and found files of a walk by name. */
+struct name_list {
+	char **v;
+	size_t n, cap;
+};
+/* Append dir "/" name (name alone when dir is ""); false for want of memory. */
+bool name_list_push(struct name_list *l, const char *dir, const char *name);
+void name_list_free(struct name_list *l);
+/* qsort comparator of two char * by strcmp: a name list in byte order. */
+int name_cmp_str(const void *a, const void *b);
+
 #endif

@@ -92,30 +92,10 @@ static int open_rel(struct folder *f, const char *rel)
 	return fd;
 }
 
-/* A pending folder of the walk: its path inside the mount ("" = the root). */
-struct walk {
-	char **v;
-	size_t n, cap;
-};
-
-static bool walk_push(struct walk *w, const char *dir, const char *name)
-{
-	char **v = xgrow_n(w->v, w->n, &w->cap, sizeof *v, 64);
-	char *p = NULL;
-
-	if (!v)
-		return false;
-	w->v = v;
-	if (asprintf(&p, "%s%s%s", dir, *dir ? "/" : "", name) < 0)
-		return false;
-	w->v[w->n++] = p;
-	return true;
-}
-
 /* One folder: GUID-named files fed to ix (when not NULL), files named like an arena pushed on
  * arenas (when not NULL), subfolders pushed. Names only: no file is opened. */
-static void walk_one(struct folder *f, const char *rel, struct walk *w, struct seen *seen,
-		     struct guid_index *ix, struct walk *arcs, struct walk *arenas)
+static void walk_one(struct folder *f, const char *rel, struct name_list *w, struct seen *seen,
+		     struct guid_index *ix, struct name_list *arcs, struct name_list *arenas)
 {
 	int fd = open_rel(f, rel);
 	struct stat dst;
@@ -144,9 +124,9 @@ static void walk_one(struct folder *f, const char *rel, struct walk *w, struct s
 			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
 		}
 		if (type == DT_DIR && !fold_on_own_mount(f, dirfd(d), de->d_name)) {
-			walk_push(w, rel, de->d_name);
+			name_list_push(w, rel, de->d_name);
 		} else if (type == DT_REG && arenas && fmt_name_is(de->d_name, FMT_PSG)) {
-			walk_push(arenas, rel, de->d_name);
+			name_list_push(arenas, rel, de->d_name);
 		} else if (type == DT_REG && is_guid && ix) {
 			char *p = NULL;
 
@@ -154,7 +134,8 @@ static void walk_one(struct folder *f, const char *rel, struct walk *w, struct s
 				guid_index_feed(ix, p, 0);
 			free(p);
 		} else if (type == DT_REG && fmt_by_name(de->d_name, FMT_ARCHIVE)) {
-			walk_push(arcs, rel, de->d_name); /* its entries: fed once it is built */
+			name_list_push(arcs, rel,
+				       de->d_name); /* its entries: fed once it is built */
 		}
 	}
 	closedir(d);
@@ -188,8 +169,6 @@ static bool guid_feed_archive(struct guid_index *ix, struct arcdir *ad, uint32_t
 	return false;
 }
 
-static int by_str(const void *a, const void *b);
-
 /* The build of the mount's GUID index: every source folder below DIR read by name (as the
  * folder layer would show them: links not followed, the mount point and paths into this
  * mount left out), each GUID-named regular file fed by its path. */
@@ -197,7 +176,7 @@ void folder_guid_build(void *ctx, struct guid_index *ix)
 {
 	struct tree *t = ctx;
 	struct folder *f = t->fold;
-	struct walk w = {0}, arcs = {0};
+	struct name_list w = {0}, arcs = {0};
 	struct seen seen = {0};
 	uint32_t nested = atomic_load(&folder_nested_max);
 
@@ -206,7 +185,7 @@ void folder_guid_build(void *ctx, struct guid_index *ix)
 		guid_feed_archive(ix, f->root.arc, &nested);
 		return;
 	}
-	if (!walk_push(&w, "", ""))
+	if (!name_list_push(&w, "", ""))
 		return;
 	while (w.n) {
 		char *rel = w.v[--w.n];
@@ -217,7 +196,7 @@ void folder_guid_build(void *ctx, struct guid_index *ix)
 	/* Archives by name (.big, .psf, .xsf): their tables read, their entries fed, in path
 	 * order, with the archives nested in them that guid_feed_archive takes. */
 	if (arcs.n)
-		qsort(arcs.v, arcs.n, sizeof *arcs.v, by_str);
+		qsort(arcs.v, arcs.n, sizeof *arcs.v, name_cmp_str);
 	for (size_t i = 0, more = 1; i < arcs.n && more; i++)
 		more = guid_feed_archive(ix, archive_at(t, arcs.v[i]), &nested);
 	for (size_t i = 0; i < arcs.n; i++)
@@ -330,11 +309,6 @@ static void toc_feed_entry(void *ctx, const char *path, uint32_t slot, const str
 	toc_feed(ctx, path, slot, s);
 }
 
-static int by_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void toc_feed_nested(void *ctx, struct arcdir *ad)
 {
 	arcdir_each_arena(ad, toc_feed_entry, ctx);
@@ -361,7 +335,7 @@ void folder_toc_build(void *ctx, struct guid_index *ix)
 {
 	struct tree *t = ctx;
 	struct folder *f = t->fold;
-	struct walk w = {0}, arcs = {0}, arenas = {0};
+	struct name_list w = {0}, arcs = {0}, arenas = {0};
 	struct seen seen = {0};
 	struct toc_build b = {.t = t, .ix = ix, .nested = atomic_load(&folder_nested_max)};
 
@@ -371,7 +345,7 @@ void folder_toc_build(void *ctx, struct guid_index *ix)
 			toc_feed_arcdir(&b, f->root.arc, 1);
 		goto out;
 	}
-	if (!walk_push(&w, "", ""))
+	if (!name_list_push(&w, "", ""))
 		return;
 	while (w.n) {
 		char *rel = w.v[--w.n];
@@ -380,9 +354,9 @@ void folder_toc_build(void *ctx, struct guid_index *ix)
 		free(rel);
 	}
 	if (arenas.n)
-		qsort(arenas.v, arenas.n, sizeof *arenas.v, by_str);
+		qsort(arenas.v, arenas.n, sizeof *arenas.v, name_cmp_str);
 	if (arcs.n)
-		qsort(arcs.v, arcs.n, sizeof *arcs.v, by_str);
+		qsort(arcs.v, arcs.n, sizeof *arcs.v, name_cmp_str);
 	for (size_t i = 0; i < arenas.n; i++) {
 		toc_feed_file(&b, arenas.v[i]);
 		free(arenas.v[i]);

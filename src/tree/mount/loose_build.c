@@ -225,37 +225,6 @@ static enum rc claim(struct loose *L, const char *path, uint8_t kind, uint32_t s
 
 /* ---- walking a folder by name ---- */
 
-struct pathv {
-	char **v;
-	size_t n, cap;
-};
-
-static bool pathv_push(struct pathv *w, const char *dir, const char *name)
-{
-	char **v = xgrow_n(w->v, w->n, &w->cap, sizeof *v, 64);
-	char *p = NULL;
-
-	if (!v)
-		return false;
-	w->v = v;
-	if (asprintf(&p, "%s%s%s", dir, *dir ? "/" : "", name) < 0)
-		return false;
-	w->v[w->n++] = p;
-	return true;
-}
-
-static void pathv_free(struct pathv *w)
-{
-	for (size_t i = 0; i < w->n; i++)
-		free(w->v[i]);
-	free(w->v);
-}
-
-static int by_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The folder at rel below dfd, one component at a time, links never followed. */
 static int open_rel(int dfd, const char *rel)
 {
@@ -297,12 +266,12 @@ static bool seen_add(struct fid **v, size_t *n, size_t *cap, dev_t dev, ino_t in
 
 /* Every regular file below dfd that `want` takes (its path relative to dfd), sorted
  * bytewise; folders walked once each (a bind mount cannot loop it), links not followed. */
-static bool walk(int dfd, bool (*want)(const char *name), struct pathv *out)
+static bool walk(int dfd, bool (*want)(const char *name), struct name_list *out)
 {
-	struct pathv todo = {0};
+	struct name_list todo = {0};
 	struct fid *seen = NULL;
 	size_t n_seen = 0, cap_seen = 0;
-	bool ok = pathv_push(&todo, "", "");
+	bool ok = name_list_push(&todo, "", "");
 
 	while (ok && todo.n) {
 		char *rel = todo.v[--todo.n];
@@ -321,18 +290,18 @@ static bool walk(int dfd, bool (*want)(const char *name), struct pathv *out)
 			    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 				continue;
 			if (S_ISDIR(st.st_mode))
-				ok = pathv_push(&todo, rel, de->d_name);
+				ok = name_list_push(&todo, rel, de->d_name);
 			else if (S_ISREG(st.st_mode) && want(de->d_name))
-				ok = pathv_push(out, rel, de->d_name);
+				ok = name_list_push(out, rel, de->d_name);
 		}
 		if (d)
 			closedir(d);
 		free(rel);
 	}
-	pathv_free(&todo);
+	name_list_free(&todo);
 	free(seen);
 	if (ok && out->n)
-		qsort(out->v, out->n, sizeof *out->v, by_str);
+		qsort(out->v, out->n, sizeof *out->v, name_cmp_str);
 	return ok;
 }
 
@@ -476,7 +445,7 @@ static enum rc add_archive(struct loose *L, int root_fd, const char *rel, uint32
 
 static enum rc add_mods(struct loose *L, const char *dir)
 {
-	struct pathv files = {0};
+	struct name_list files = {0};
 	char path[PATH_MAX];
 	enum rc r = RC_OK;
 
@@ -507,7 +476,7 @@ static enum rc add_mods(struct loose *L, const char *dir)
 			r = claim(L, path, LN_MOD, (uint32_t)L->n_mods, 0, "OUTDIR");
 		L->n_mods++;
 	}
-	pathv_free(&files);
+	name_list_free(&files);
 	return r;
 }
 
@@ -550,7 +519,7 @@ static bool link_kids(struct loose *L)
 
 enum rc loose_build(struct loose *L, int root_fd)
 {
-	struct pathv bigs = {0};
+	struct name_list bigs = {0};
 	enum rc r = RC_OK;
 	uint32_t root;
 
@@ -575,7 +544,7 @@ enum rc loose_build(struct loose *L, int root_fd)
 		L->arc_at[i] = NO_NODE;
 	for (size_t i = 0; r == RC_OK && i < bigs.n; i++)
 		r = add_archive(L, root_fd, bigs.v[i], L->arc_base + (uint32_t)i);
-	pathv_free(&bigs);
+	name_list_free(&bigs);
 	if (L->lost > WARN_MAX)
 		fprintf(stderr,
 			"psgfs: loose view: %zu more paths not shown (taken by another "
