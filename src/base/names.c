@@ -1,8 +1,11 @@
 /* Untrusted names to safe path components. */
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/names.h"
@@ -122,4 +125,27 @@ void name_list_free(struct name_list *l)
 int name_cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int name_open_dir(int dfd, const char *rel)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *p = rel;
+
+	while (fd >= 0 && *p) {
+		const char *slash = strchr(p, '/');
+		size_t len = slash ? (size_t)(slash - p) : strlen(p);
+		char name[NAME_MAX + 1];
+		int next = -1;
+
+		if (len <= NAME_MAX) {
+			memcpy(name, p, len);
+			name[len] = '\0';
+			next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		close(fd);
+		fd = next;
+		p += len + (slash != NULL);
+	}
+	return fd;
 }

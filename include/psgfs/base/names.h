@@ -47,6 +47,9 @@ struct name_list {
 /* Append dir "/" name (name alone when dir is ""); false for want of memory. */
 bool name_list_push(struct name_list *l, const char *dir, const char *name);
 void name_list_free(struct name_list *l);
+/* The folder at rel ("" = dfd's own) below dfd, opened one component at a time, links never
+ * followed; -1 with errno on failure. */
+int name_open_dir(int dfd, const char *rel);
 /* qsort comparator of two char * by strcmp: a name list in byte order. */
 int name_cmp_str(const void *a, const void *b);
 

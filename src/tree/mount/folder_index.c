@@ -68,36 +68,12 @@ static bool seen_add(struct seen *s, dev_t dev, ino_t ino)
 	return true;
 }
 
-/* Open the folder at `rel` ("" = the root) one component at a time, links never followed. */
-static int open_rel(struct folder *f, const char *rel)
-{
-	int fd = openat(f->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	const char *p = rel;
-
-	while (fd >= 0 && *p) {
-		const char *slash = strchr(p, '/');
-		size_t len = slash ? (size_t)(slash - p) : strlen(p);
-		char name[NAME_MAX + 1];
-		int next = -1;
-
-		if (len <= NAME_MAX) {
-			memcpy(name, p, len);
-			name[len] = '\0';
-			next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		}
-		close(fd);
-		fd = next;
-		p += len + (slash != NULL);
-	}
-	return fd;
-}
-
 /* One folder: GUID-named files fed to ix (when not NULL), files named like an arena pushed on
  * arenas (when not NULL), subfolders pushed. Names only: no file is opened. */
 static void walk_one(struct folder *f, const char *rel, struct name_list *w, struct seen *seen,
 		     struct guid_index *ix, struct name_list *arcs, struct name_list *arenas)
 {
-	int fd = open_rel(f, rel);
+	int fd = name_open_dir(f->root_fd, rel);
 	struct stat dst;
 	struct dirent *de;
 	DIR *d;
@@ -286,7 +262,7 @@ static void toc_feed_file(struct toc_build *b, const char *rel)
 {
 	const char *slash = strrchr(rel, '/');
 	char *dir = slash ? strndup(rel, (size_t)(slash - rel)) : strdup("");
-	int dfd = dir ? open_rel(b->t->fold, dir) : -1;
+	int dfd = dir ? name_open_dir(b->t->fold->root_fd, dir) : -1;
 	int fd = dfd >= 0 ? openat(dfd, slash ? slash + 1 : rel,
 				   O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
 			  : -1;

@@ -225,30 +225,6 @@ static enum rc claim(struct loose *L, const char *path, uint8_t kind, uint32_t s
 
 /* ---- walking a folder by name ---- */
 
-/* The folder at rel below dfd, one component at a time, links never followed. */
-static int open_rel(int dfd, const char *rel)
-{
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	const char *p = rel;
-
-	while (fd >= 0 && *p) {
-		const char *slash = strchr(p, '/');
-		size_t len = slash ? (size_t)(slash - p) : strlen(p);
-		char name[NAME_MAX + 1];
-		int next = -1;
-
-		if (len <= NAME_MAX) {
-			memcpy(name, p, len);
-			name[len] = '\0';
-			next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		}
-		close(fd);
-		fd = next;
-		p += len + (slash != NULL);
-	}
-	return fd;
-}
-
 static bool seen_add(struct fid **v, size_t *n, size_t *cap, dev_t dev, ino_t ino)
 {
 	struct fid *nv;
@@ -275,7 +251,7 @@ static bool walk(int dfd, bool (*want)(const char *name), struct name_list *out)
 
 	while (ok && todo.n) {
 		char *rel = todo.v[--todo.n];
-		int fd = open_rel(dfd, rel);
+		int fd = name_open_dir(dfd, rel);
 		struct stat dst, st;
 		struct dirent *de;
 		DIR *d = NULL;
@@ -329,7 +305,7 @@ static int open_file_at(int dfd, const char *rel, struct stat *st)
 {
 	const char *slash = strrchr(rel, '/');
 	char *dir = slash ? strndup(rel, (size_t)(slash - rel)) : strdup("");
-	int d = dir ? open_rel(dfd, dir) : -1, fd = -1;
+	int d = dir ? name_open_dir(dfd, dir) : -1, fd = -1;
 
 	if (d >= 0)
 		fd = openat(d, slash ? slash + 1 : rel,
