@@ -140,7 +140,7 @@ enum rc tree_slot_list(struct tree *t, uint32_t slot, struct tlist *out)
 {
 	struct cref r;
 
-	if (!container_at(t, slot, &r) || tree_slot_kind(t, slot) != CS_DIR)
+	if (!container_at(t, slot, &r) || !r.ops->kind || r.ops->kind(t, &r) != CS_DIR)
 		return RC_NOTDIR;
 	return r.ops->list ? r.ops->list(t, &r, out) : RC_NOTDIR;
 }
