@@ -99,5 +99,13 @@ enum rc psg_glb_render(const struct tctx *c, unsigned part, uint64_t first, stru
 /* The export an N_GLB decode holds (the district's scene.glb places several). */
 struct skate_gltf;
 const struct skate_gltf *psg_glb_export(const void *glb);
+/* Where picture i of an N_GLB memo comes from: texture row `row` of the arena at `slot`, or of
+ * that model's companion (companion true, slot the model's). Equal ids are the same picture;
+ * false when i is out of range. */
+struct psg_pic_id {
+	uint32_t slot, row;
+	bool companion;
+};
+bool psg_glb_pic_id(const void *glb, uint32_t i, struct psg_pic_id *id);
 
 #endif

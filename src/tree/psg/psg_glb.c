@@ -216,3 +216,15 @@ const struct skate_gltf *psg_glb_export(const void *glb)
 {
 	return ((const struct glb_memo *)glb)->g;
 }
+
+bool psg_glb_pic_id(const void *glb, uint32_t i, struct psg_pic_id *id)
+{
+	const struct glb_memo *gm = glb;
+	const struct glb_image *im;
+
+	if (i >= gm->n_images)
+		return false;
+	im = &gm->pics[i];
+	*id = (struct psg_pic_id){im->slot ? im->slot : im->model->slot, im->row, !im->slot};
+	return true;
+}
