@@ -91,7 +91,10 @@ void psg_companion_put(struct asset *as, struct cache_ent *pin);
 const char *psg_companion_name(struct asset *as);
 void psg_companion_close(struct psg_mount *m);
 
-/* export/<stem>.glb (psg_glb.c). */
+/* export/<stem>.glb (psg_glb.c): N_GLB with arg GLB_FULL; GLB_SHAPE is the same model from
+ * headers alone (the export without stats, no bounds, no plan: skate_gltf_shape), which the
+ * district's scene.glb places. */
+enum { GLB_FULL, GLB_SHAPE };
 enum rc psg_load_glb(struct asset *as, uint64_t arg, void **data, size_t *bytes,
 		     void (**dtor)(void *));
 enum rc psg_glb_layout(const struct tctx *c, struct layout_build *lb);

@@ -174,15 +174,18 @@ enum rc psg_load_glb(struct asset *as, uint64_t arg, void **data, size_t *bytes,
 	struct cache_ent *ent;
 	enum rc r;
 	const struct scene_memo *s = psg_scene_of(as, &r);
-	const struct skate_export_model *x = s ? asset_need(as, N_EXPORT, 0, &ent, &r) : NULL;
+	const struct skate_export_model *x =
+	    s ? asset_need(as, arg == GLB_SHAPE ? N_PLAN : N_EXPORT, 0, &ent, &r) : NULL;
 	struct glb_memo *gm;
 
-	(void)arg;
 	if (!x)
 		return r;
 	gm = calloc(1, sizeof *gm);
 	r = gm ? pick_images(as, s->sc, x, gm) : RC_NOMEM;
-	if (r == RC_OK)
+	if (r == RC_OK && arg == GLB_SHAPE)
+		r = skate_gltf_shape(&as->src, &pm(as)->a, s->sc, x, gm->images, gm->n_images,
+				     gm->mat_image, &gm->g);
+	else if (r == RC_OK)
 		r = skate_gltf_open(&as->src, &pm(as)->a, s->sc, x, gm->images, gm->n_images,
 				    gm->mat_image, &gm->g, NULL);
 	if (r != RC_OK) {

@@ -277,6 +277,8 @@ struct scene {
 	struct gltf_model model;
 	struct gltf_plan plan;
 	bool planned;
+	pthread_mutex_t bounds_mu; /* lock order: tree_int.h */
+	uint8_t *bounded;	   /* per mesh: its bounds are found */
 };
 
 static void scene_free(void *p)
@@ -285,6 +287,8 @@ static void scene_free(void *p)
 
 	if (sc->planned)
 		gltf_plan_free(&sc->plan);
+	pthread_mutex_destroy(&sc->bounds_mu);
+	free(sc->bounded);
 	for (size_t i = 0; i < sc->n_strs; i++)
 		free(sc->strs[i]);
 	for (uint32_t i = 0; i < sc->n_images; i++) {
@@ -322,7 +326,7 @@ static const struct gltf_model *arena_get(struct tree *t, uint32_t slot, struct 
 	*ref = (struct arena_ref){.t = t};
 	ref->as = tree_asset_get(t, slot, &ref->pin, r);
 	if (ref->as && ref->as->fmt == &tree_format_psg)
-		glb = asset_need(ref->as, N_GLB, 0, &ref->glb_pin, r);
+		glb = asset_need(ref->as, N_GLB, GLB_SHAPE, &ref->glb_pin, r);
 	else if (ref->as)
 		*r = RC_FORMAT;
 	if (!glb) {
@@ -833,8 +837,43 @@ static enum rc scene_add_props(struct scene *sc, struct asset *as)
 
 static enum rc scene_fill(void *ctx, const struct gltf_req *q, uint64_t first, size_t n, void *out);
 
+/*
+ * Mesh i's POSITION bounds, found the first time the JSON needs them: the plan comes from the
+ * arenas' headers alone, so a stat reads no vertex. An arena that cannot give them leaves
+ * zeros (its data then fails to read, and its own errors.txt says why).
+ */
+static enum rc scene_bounds(void *ctx, uint32_t i)
+{
+	struct scene *sc = ctx;
+	enum rc r = RC_OK;
+
+	if (i >= sc->n_meshes)
+		return RC_INVAL;
+	pthread_mutex_lock(&sc->bounds_mu);
+	if (!sc->bounded[i]) {
+		float mn[3] = {0, 0, 0}, mx[3] = {0, 0, 0};
+		struct arena_ref ref;
+		const struct gltf_model *m =
+		    arena_get(sc->t, sc->slot[sc->mesh_arena[i]], &ref, &r);
+
+		if (m && sc->mesh_local[i] < m->n_meshes)
+			r = skate_gltf_mesh_bounds(ref.g, &ref.as->src, sc->mesh_local[i], mn, mx);
+		arena_put(&ref);
+		if (r != RC_OK && r != RC_NOMEM)
+			memset(mn, 0, sizeof mn), memset(mx, 0, sizeof mx);
+		if (r != RC_NOMEM) { /* memory may come back: found again next time */
+			memcpy(sc->meshes[i].min, mn, sizeof mn);
+			memcpy(sc->meshes[i].max, mx, sizeof mx);
+			sc->bounded[i] = 1;
+			r = RC_OK;
+		}
+	}
+	pthread_mutex_unlock(&sc->bounds_mu);
+	return r;
+}
+
 /* The model over what scene_take copied: primitives' pointers set now the array is whole. */
-static void scene_build(struct scene *sc)
+static bool scene_build(struct scene *sc)
 {
 	for (uint32_t i = 0; i < sc->n_meshes; i++)
 		sc->meshes[i].prims = sc->prims + (uintptr_t)sc->meshes[i].prims;
@@ -850,7 +889,10 @@ static void scene_build(struct scene *sc)
 	    .images = sc->images,
 	    .n_images = sc->n_images,
 	    .fill = scene_fill,
+	    .bounds_later = scene_bounds,
 	};
+	sc->bounded = calloc(sc->n_meshes ? sc->n_meshes : 1, 1);
+	return sc->bounded != NULL;
 }
 
 /* Data of scene mesh q->mesh: its arena's export, read from the arena's own bytes. */
@@ -896,6 +938,7 @@ static enum rc load_scene(struct asset *as, uint64_t arg, void **data, size_t *b
 	if (!(sc = calloc(1, sizeof *sc)))
 		return RC_NOMEM;
 	sc->t = as->t;
+	pthread_mutex_init(&sc->bounds_mu, NULL);
 	sm_ext(m->pf, SM_SFIL, ext);
 	for (uint32_t i = 0; i < ks->cmap.n && r == RC_OK; i++) {
 		const struct sm_collection *c = &ks->cmap.v[i];
@@ -911,8 +954,9 @@ static enum rc load_scene(struct asset *as, uint64_t arg, void **data, size_t *b
 	free(seen.v);
 	if (r == RC_OK && !arg)
 		r = scene_add_props(sc, as);
+	if (r == RC_OK)
+		r = scene_build(sc) ? RC_OK : RC_NOMEM;
 	if (r == RC_OK) {
-		scene_build(sc);
 		r = gltf_plan(&sc->model, &sc->plan);
 		sc->planned = r == RC_OK;
 	}
