@@ -154,7 +154,7 @@ bool dist_atoc_has(const struct district *m, enum dist_kind k, uint64_t id);
 
 /* A prop whose template resolved: where scene.glb places which template. */
 struct dist_placed {
-	uint32_t model; /* the resolver's handle (ns_district.c: the template arena's slot) */
+	uint32_t model; /* the resolver's handle (ns_district_objects.c: a template arena slot) */
 	uint64_t template_id;
 	float pos[3], rot[4], scale[3];
 };
