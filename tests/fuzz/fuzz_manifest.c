@@ -4,7 +4,7 @@
  * consoles' rows. Invariants: the records read fit in the file and never exceed the claimed
  * count, names stay terminated and their safe copies are safe, the parent walk ends, and what
  * was read writes back to bytes that parse to the same records. Then the district model
- * (district.c) over the input standing for every file of a stream set: its views render and
+ * (district*.c) over the input standing for every file of a stream set: its views render and
  * lint.txt ends with its count. Broken invariants abort.
  */
 #include <stdbool.h>

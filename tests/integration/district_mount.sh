@@ -51,6 +51,15 @@ check "tiles/: one .glb per Pres collection" test \
 check "scene.glb: the arenas of the Global and both High tiles, one node each, textured" bash -c \
 	"python3 '$here/glb_info.py' '$P/scene.glb' | grep -q 'images [1-9]' &&
 	 [ \$(grep -ao 'cPres_[A-Za-z0-9_]*/0x[0-9a-f]*\.psg' '$P/scene.glb' | sort -u | wc -l) -ge 3 ]"
+check "scene.glb: a texture several arenas show is embedded once, their materials share it" \
+	python3 -c 'import json, struct, sys
+d = open(sys.argv[1], "rb").read()
+doc = json.loads(d[20:20 + struct.unpack("<I", d[12:16])[0]])
+names = [i["name"] for i in doc["images"]]
+used = [t["source"] for t in doc.get("textures", [])]
+shared = len(doc["materials"]) > len(names)
+sys.exit(0 if len(names) == len(set(names)) and shared and len(set(used)) <= len(names) else 1)' \
+	"$P/scene.glb"
 check "scene.glb: a tile's .glb is a part of it (its arenas' nodes)" bash -c \
 	"for n in \$(grep -ao 'cPres_50_50_high/0x[0-9a-f]*\.psg' '$P/tiles/cPres_50_50_high.glb' | sort -u); do
 	   grep -qaF \"\$n\" '$P/scene.glb' || exit 1; done"

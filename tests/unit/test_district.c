@@ -1,4 +1,4 @@
-/* The district view's model (src/formats/world/district.c, docs/worlds.md): a generated
+/* The district view's model (src/formats/world/district*.c, docs/worlds.md): a generated
  * district on memory buffers, clean on both consoles, and each lint rule tripped by one broken
  * variant; hostile manifests list what they can. */
 #include <setjmp.h>

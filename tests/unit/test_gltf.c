@@ -455,6 +455,76 @@ static void test_model(void **state)
 	free(t);
 }
 
+static unsigned late_calls;
+static bool late_widest; /* give the longest numbers instead of the true bounds */
+
+static enum rc tm_bounds_later(void *ctx, uint32_t mesh)
+{
+	struct tm *t = ctx;
+
+	late_calls++;
+	if (late_widest) {
+		for (int k = 0; k < 3; k++) {
+			t->m.meshes[mesh].min[k] = -1.17549435e-38f;
+			t->m.meshes[mesh].max[k] = -3.0e38f;
+		}
+		return RC_OK;
+	}
+	return gltf_mesh_bounds(&t->m, t, mesh, t->m.meshes[mesh].min, t->m.meshes[mesh].max);
+}
+
+/*
+ * Bounds found late (a district's scene plans from headers): the layout does not depend on
+ * them (each number in GLTF_BOUND_WIDTH characters), planning and counting never ask for
+ * them, rendering the JSON does, and the file says the data's true bounds.
+ */
+static void test_bounds_later(void **state)
+{
+	struct tm *t = calloc(1, sizeof *t);
+	struct gltf_plan p;
+	struct glb_doc d;
+	struct tm_ctx c = {&p, t};
+	struct emit e;
+	uint64_t json_len;
+	uint8_t *g;
+	size_t n;
+	enum rc r;
+
+	(void)state;
+	tm_init(t);
+	assert_int_equal(gltf_bounds(&t->m, t), RC_OK); /* the targets' and times' bounds */
+	memset(t->m.meshes[0].min, 0, sizeof t->m.meshes[0].min);
+	memset(t->m.meshes[0].max, 0, sizeof t->m.meshes[0].max);
+	t->m.bounds_later = tm_bounds_later;
+	late_calls = 0;
+	assert_int_equal(gltf_plan(&t->m, &p), RC_OK);
+	json_len = p.json_len;
+	emit_init_count(&e, 64);
+	assert_int_equal(gltf_render(&p, t, 1, 0, &e), RC_OK);
+	assert_int_equal(e.b.len, json_len);
+	emit_free(&e);
+	assert_int_equal(late_calls, 0);
+	g = glb_whole(&p, tm_render, &c, &n, &r);
+	assert_int_equal(r, RC_OK);
+	assert_true(late_calls > 0);
+	assert_int_equal(n, gltf_size(&p));
+	glb_open(g, n, &d);
+	glb_check_views_and_bounds(&d);
+	glb_check_ranges(&p, tm_render, &c, g, n);
+	glb_close(&d);
+	free(g);
+	/* The widest numbers a bound can be written as fill the same room. */
+	late_widest = true;
+	emit_init_window(&e, 0, (size_t)json_len + 1);
+	assert_int_equal(gltf_render(&p, t, 1, 0, &e), RC_OK);
+	assert_int_equal(e.b.len, json_len);
+	assert_non_null(memmem(e.b.data, e.b.len, "-3.0000000054977558e+38", 23));
+	emit_free(&e);
+	late_widest = false;
+	gltf_plan_free(&p);
+	free(t);
+}
+
 /* What the writer cannot repair without changing sizes fails instead of writing nonsense. */
 static void test_model_refusals(void **state)
 {
@@ -1272,6 +1342,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_json_escape),
 	    cmocka_unit_test(test_model),
+	    cmocka_unit_test(test_bounds_later),
 	    cmocka_unit_test(test_model_refusals),
 	    cmocka_unit_test(test_common_root),
 	    cmocka_unit_test(test_mesh_under),

@@ -183,7 +183,16 @@ struct gltf_model {
 	struct gltf_anim *anims;
 	uint32_t n_anims;
 	gltf_fill_fn fill;
+	/* Optional: POSITION bounds found only when the JSON needs them (a scene of thousands of
+	 * models plans from headers). Each bound number is then written in GLTF_BOUND_WIDTH
+	 * characters, so the layout does not depend on the values, and gltf_render calls
+	 * bounds_later(ctx, mesh) before a mesh's POSITION accessor, which must have set that
+	 * mesh's min and max by its return (RC_OK) and be safe across threads. */
+	enum rc (*bounds_later)(void *ctx, uint32_t mesh);
 };
+
+/* "%.17g" of any finite float is at most 23 characters (sign, 17 digits, point, "e-45"). */
+#define GLTF_BOUND_WIDTH 23
 
 struct gltf_view;
 struct gltf_acc;
@@ -213,6 +222,9 @@ struct gltf_plan {
 
 /* Fill the min/max fields of the model (meshes, targets, animations) by reading the data. */
 enum rc gltf_bounds(struct gltf_model *m, void *ctx);
+/* The POSITION bounds of mesh mi alone, read through m->fill (what gltf_bounds sets). */
+enum rc gltf_mesh_bounds(const struct gltf_model *m, void *ctx, uint32_t mi, float min[3],
+			 float max[3]);
 
 /* Lay the file out. RC_INVAL for a model that breaks the rules above (parents, counts,
  * references), RC_UNSUPPORTED when the file would pass GLB's 4 GiB limit. */

@@ -29,6 +29,15 @@ enum rc skate_gltf_open(const struct src *s, const struct arena *a, const struct
 			const struct skate_export_model *m, const struct gltf_image *images,
 			uint32_t n_images, const int32_t *mat_image, struct skate_gltf **out,
 			struct diag *notes);
+/* The model alone, from headers (m may be built without stats): no bounds (zeros), no plan
+ * (skate_gltf_plan is empty); for a scene that finds the bounds of each mesh when it needs them
+ * (skate_gltf_mesh_bounds). Fills as skate_gltf_open's. */
+enum rc skate_gltf_shape(const struct src *s, const struct arena *a, const struct skate_scene *sc,
+			 const struct skate_export_model *m, const struct gltf_image *images,
+			 uint32_t n_images, const int32_t *mat_image, struct skate_gltf **out);
+/* The POSITION bounds of glTF mesh `mesh`, as skate_gltf_open states them. */
+enum rc skate_gltf_mesh_bounds(const struct skate_gltf *g, const struct src *s, uint32_t mesh,
+			       float min[3], float max[3]);
 const struct gltf_plan *skate_gltf_plan(const struct skate_gltf *g);
 /* Memory the export holds (cache accounting). */
 size_t skate_gltf_bytes(const struct skate_gltf *g);

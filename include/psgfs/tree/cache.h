@@ -1,7 +1,8 @@
 /*
  * Byte-bounded LRU cache of parsed structures and rendered files, safe across threads.
- * Entries are pinned while in use: eviction unlinks them at once but frees them only when the
- * last user unpins. An entry larger than the whole budget is handed out detached (never kept).
+ * Entries are pinned while in use: eviction passes over them (a pinned entry counts as just
+ * used), and cache_drop unlinks one at once but frees it only when the last user unpins. An
+ * entry larger than the whole budget is handed out detached (never kept).
  */
 #ifndef PSGFS_CACHE_H
 #define PSGFS_CACHE_H

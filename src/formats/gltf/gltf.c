@@ -243,6 +243,8 @@ static void vertex_attr(struct vbuild *vb, uint32_t mi, const struct gltf_mesh *
 			     .normalized = norm,
 			     .min = pos ? me->min : NULL,
 			     .max = pos ? me->max : NULL,
+			     .mesh = mi,
+			     .pos = pos,
 			     .sp_idx = GLTF_NONE,
 			     .sp_val = GLTF_NONE};
 
@@ -592,13 +594,14 @@ static void minmax_add(float mn[3], float mx[3], const float v[3])
 	}
 }
 
-static enum rc bounds_positions(struct gltf_model *m, void *ctx, uint32_t mi, float (*buf)[3])
+static enum rc bounds_positions(const struct gltf_model *m, void *ctx, uint32_t mi, float (*buf)[3],
+				float min[3], float max[3])
 {
-	struct gltf_mesh *me = &m->meshes[mi];
+	const struct gltf_mesh *me = &m->meshes[mi];
 	struct gltf_req q = {GLTF_D_POSITION, mi, 0};
 	enum rc r = RC_OK;
 
-	minmax_init(me->min, me->max);
+	minmax_init(min, max);
 	for (uint64_t at = 0; at < me->n_vertices && r == RC_OK; at += GLTF_BATCH) {
 		size_t n =
 		    me->n_vertices - at < GLTF_BATCH ? (size_t)(me->n_vertices - at) : GLTF_BATCH;
@@ -607,9 +610,24 @@ static enum rc bounds_positions(struct gltf_model *m, void *ctx, uint32_t mi, fl
 		for (size_t i = 0; r == RC_OK && i < n; i++) {
 			for (int k = 0; k < 3; k++)
 				buf[i][k] = gltf_finite(buf[i][k]);
-			minmax_add(me->min, me->max, buf[i]);
+			minmax_add(min, max, buf[i]);
 		}
 	}
+	return r;
+}
+
+enum rc gltf_mesh_bounds(const struct gltf_model *m, void *ctx, uint32_t mi, float min[3],
+			 float max[3])
+{
+	float(*buf)[3];
+	enum rc r;
+
+	if (mi >= m->n_meshes)
+		return RC_INVAL;
+	if (!(buf = calloc(GLTF_BATCH, sizeof *buf)))
+		return RC_NOMEM;
+	r = bounds_positions(m, ctx, mi, buf, min, max);
+	free(buf);
 	return r;
 }
 
@@ -677,7 +695,7 @@ enum rc gltf_bounds(struct gltf_model *m, void *ctx)
 
 	for (uint32_t i = 0; r == RC_OK && i < m->n_meshes; i++) {
 		if (m->meshes[i].n_vertices)
-			r = bounds_positions(m, ctx, i, buf);
+			r = bounds_positions(m, ctx, i, buf, m->meshes[i].min, m->meshes[i].max);
 		for (uint32_t t = 0; r == RC_OK && t < m->meshes[i].n_targets; t++)
 			r = bounds_target(m, ctx, i, t, buf, idx);
 	}
@@ -887,6 +905,16 @@ static enum rc render_view(const struct gltf_plan *p, void *ctx, unsigned part, 
 	return render_data(p, ctx, v, first, e);
 }
 
+/* Item k's bounds, when the model finds them late and k is a POSITION accessor. */
+static enum rc json_bounds(const struct gltf_plan *p, void *ctx, uint64_t k)
+{
+	uint64_t i = k - p->sec_first[SEC_ACCS];
+
+	if (!p->m->bounds_later || k < p->sec_first[SEC_ACCS] || i >= p->n_accs || !p->accs[i].pos)
+		return RC_OK;
+	return p->m->bounds_later(ctx, p->accs[i].mesh);
+}
+
 enum rc gltf_render(const struct gltf_plan *p, void *ctx, unsigned part, uint64_t first,
 		    struct emit *e)
 {
@@ -896,6 +924,10 @@ enum rc gltf_render(const struct gltf_plan *p, void *ctx, unsigned part, uint64_
 		break;
 	case 1:
 		for (uint64_t k = first; k < p->n_items; k++) {
+			enum rc r = e->b.count_only ? RC_OK : json_bounds(p, ctx, k);
+
+			if (r != RC_OK)
+				return r;
 			gltf_json_item(p, (uint32_t)k, &e->b);
 			if (!emit_item(e))
 				break;

@@ -41,7 +41,9 @@ struct gltf_acc {
 	uint16_t ctype;
 	uint8_t ncomp; /* 1 2 3 4 16 */
 	bool normalized;
-	const float *min, *max;	 /* 3 components, or NULL */
+	const float *min, *max; /* 3 components, or NULL */
+	uint32_t mesh;		/* whose POSITION this is, when pos */
+	bool pos;
 	uint32_t sp_idx, sp_val; /* sparse views, or GLTF_NONE */
 	uint64_t sp_count;
 };

@@ -294,11 +294,14 @@ static void anim_item(const struct gltf_plan *p, uint32_t ai, struct buf *b)
 
 /* ---- accessors and views ---- */
 
-static void put_bound(struct buf *b, const char *key, const float *v)
+/* fixed: each number padded with spaces to GLTF_BOUND_WIDTH (gltf_model.bounds_later); a
+ * counting pass then reads no value, which may not be found yet. */
+static void put_bound(struct buf *b, const char *key, const float *v, bool fixed)
 {
 	buf_printf(b, ",\"%s\":[", key);
 	for (int k = 0; k < 3; k++)
-		buf_printf(b, k ? ",%.17g" : "%.17g", (double)gltf_finite(v[k]));
+		buf_printf(b, k ? ",%-*.17g" : "%-*.17g", fixed ? GLTF_BOUND_WIDTH : 0,
+			   fixed && b->count_only ? 0.0 : (double)gltf_finite(v[k]));
 	buf_putc(b, ']');
 }
 
@@ -318,7 +321,7 @@ static const char *type_name(unsigned ncomp)
 	}
 }
 
-static void acc_item(const struct gltf_acc *a, struct buf *b)
+static void acc_item(const struct gltf_acc *a, bool fixed, struct buf *b)
 {
 	buf_putc(b, '{');
 	if (a->view != GLTF_NONE)
@@ -328,8 +331,8 @@ static void acc_item(const struct gltf_acc *a, struct buf *b)
 	if (a->normalized)
 		buf_puts(b, ",\"normalized\":true");
 	if (a->min) {
-		put_bound(b, "min", a->min);
-		put_bound(b, "max", a->max);
+		put_bound(b, "min", a->min, fixed && a->pos);
+		put_bound(b, "max", a->max, fixed && a->pos);
 	}
 	if (a->sp_count)
 		buf_printf(b,
@@ -419,7 +422,7 @@ static void section_item(const struct gltf_plan *p, int sec, uint32_t i, struct 
 		break;
 	case SEC_ACCS:
 		if (i < p->n_accs)
-			acc_item(&p->accs[i], b);
+			acc_item(&p->accs[i], p->m->bounds_later != NULL, b);
 		else
 			anim_acc_item(p, i, b);
 		break;

@@ -363,10 +363,11 @@ static enum rc build_materials(struct skate_gltf *g, uint32_t n_images, const in
 	return RC_OK;
 }
 
-enum rc skate_gltf_open(const struct src *s, const struct arena *a, const struct skate_scene *sc,
-			const struct skate_export_model *m, const struct gltf_image *images,
-			uint32_t n_images, const int32_t *mat_image, struct skate_gltf **out,
-			struct diag *notes)
+/* full: the bounds and the plan too (skate_gltf_open); else the model alone. */
+static enum rc open_export(const struct src *s, const struct arena *a, const struct skate_scene *sc,
+			   const struct skate_export_model *m, const struct gltf_image *images,
+			   uint32_t n_images, const int32_t *mat_image, struct skate_gltf **out,
+			   struct diag *notes, bool full)
 {
 	struct skate_gltf *g = calloc(1, sizeof *g);
 	struct sg_ctx c;
@@ -393,10 +394,10 @@ enum rc skate_gltf_open(const struct src *s, const struct arena *a, const struct
 	g->model.n_images = n_images;
 	g->model.fill = sg_fill;
 	ctx_init(&c, g, s);
-	if (r == RC_OK)
+	if (r == RC_OK && full)
 		r = gltf_bounds(&g->model, &c);
 	ctx_free(&c);
-	if (r == RC_OK)
+	if (r == RC_OK && full)
 		r = gltf_plan(&g->model, &g->plan);
 	if (r != RC_OK) {
 		skate_gltf_free(g);
@@ -406,4 +407,31 @@ enum rc skate_gltf_open(const struct src *s, const struct arena *a, const struct
 		    (size_t)g->plan.n_out_nodes * 12;
 	*out = g;
 	return RC_OK;
+}
+
+enum rc skate_gltf_open(const struct src *s, const struct arena *a, const struct skate_scene *sc,
+			const struct skate_export_model *m, const struct gltf_image *images,
+			uint32_t n_images, const int32_t *mat_image, struct skate_gltf **out,
+			struct diag *notes)
+{
+	return open_export(s, a, sc, m, images, n_images, mat_image, out, notes, true);
+}
+
+enum rc skate_gltf_shape(const struct src *s, const struct arena *a, const struct skate_scene *sc,
+			 const struct skate_export_model *m, const struct gltf_image *images,
+			 uint32_t n_images, const int32_t *mat_image, struct skate_gltf **out)
+{
+	return open_export(s, a, sc, m, images, n_images, mat_image, out, NULL, false);
+}
+
+enum rc skate_gltf_mesh_bounds(const struct skate_gltf *g, const struct src *s, uint32_t mesh,
+			       float min[3], float max[3])
+{
+	struct sg_ctx c;
+	enum rc r;
+
+	ctx_init(&c, g, s);
+	r = gltf_mesh_bounds(&g->model, &c, mesh, min, max);
+	ctx_free(&c);
+	return r;
 }

@@ -172,14 +172,24 @@ static void evict(struct cache *c, struct cache_ent *e)
 		ent_destroy(e);
 }
 
+/* Evict from the tail until the bytes fit. An entry pinned now is in use, so it is as recent
+ * as anything: it moves to the front instead. Evicting it would free nothing (its memory lives
+ * until the unpin) and would lose it for the next lookup: an asset pinned across a long load
+ * sank to the tail meanwhile, was unlinked, and everything keyed by it was built again. */
 static void shrink_to(struct cache *c, size_t budget)
 {
 	struct cache_ent *e = c->tail;
+	uint64_t left = c->st.entries; /* each entry looked at once: all pinned ends it */
 
-	while (e && c->st.bytes > budget) {
+	while (e && c->st.bytes > budget && left-- > 0) {
 		struct cache_ent *prev = e->prev;
 
-		evict(c, e);
+		if (e->pins) {
+			lru_unlink(c, e);
+			lru_push_front(c, e);
+		} else {
+			evict(c, e);
+		}
 		e = prev;
 	}
 }

@@ -321,6 +321,8 @@ bool asset_source_changed(struct asset *as);
  *
  *  1. mods.commit_mu (mods_int.h)    one commit: reads the tree, writes OUTDIR, resets slots
  *  2. mod_content.mu (mods_int.h)    a picture's content while it is committed or read
+ *  2a. scene.bounds_mu (ns_district.c) a district scene's bounds, found under it (opens
+ *                                    arenas: everything below; only the scene's JSON takes it)
  *  3. asset_perm.mu (here)           held across a permanent load, which may open companions
  *  4. psg_mount.comp_mu (ns_psg.h)   a model's companion arena, opened under it
  *  5. guid_index.build_mu            the one build of an index (walks the folder, opens

@@ -91,7 +91,10 @@ void psg_companion_put(struct asset *as, struct cache_ent *pin);
 const char *psg_companion_name(struct asset *as);
 void psg_companion_close(struct psg_mount *m);
 
-/* export/<stem>.glb (psg_glb.c). */
+/* export/<stem>.glb (psg_glb.c): N_GLB with arg GLB_FULL; GLB_SHAPE is the same model from
+ * headers alone (the export without stats, no bounds, no plan: skate_gltf_shape), which the
+ * district's scene.glb places. */
+enum { GLB_FULL, GLB_SHAPE };
 enum rc psg_load_glb(struct asset *as, uint64_t arg, void **data, size_t *bytes,
 		     void (**dtor)(void *));
 enum rc psg_glb_layout(const struct tctx *c, struct layout_build *lb);
@@ -99,5 +102,13 @@ enum rc psg_glb_render(const struct tctx *c, unsigned part, uint64_t first, stru
 /* The export an N_GLB decode holds (the district's scene.glb places several). */
 struct skate_gltf;
 const struct skate_gltf *psg_glb_export(const void *glb);
+/* Where picture i of an N_GLB memo comes from: texture row `row` of the arena at `slot`, or of
+ * that model's companion (companion true, slot the model's). Equal ids are the same picture;
+ * false when i is out of range. */
+struct psg_pic_id {
+	uint32_t slot, row;
+	bool companion;
+};
+bool psg_glb_pic_id(const void *glb, uint32_t i, struct psg_pic_id *id);
 
 #endif

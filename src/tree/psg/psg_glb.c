@@ -174,15 +174,18 @@ enum rc psg_load_glb(struct asset *as, uint64_t arg, void **data, size_t *bytes,
 	struct cache_ent *ent;
 	enum rc r;
 	const struct scene_memo *s = psg_scene_of(as, &r);
-	const struct skate_export_model *x = s ? asset_need(as, N_EXPORT, 0, &ent, &r) : NULL;
+	const struct skate_export_model *x =
+	    s ? asset_need(as, arg == GLB_SHAPE ? N_PLAN : N_EXPORT, 0, &ent, &r) : NULL;
 	struct glb_memo *gm;
 
-	(void)arg;
 	if (!x)
 		return r;
 	gm = calloc(1, sizeof *gm);
 	r = gm ? pick_images(as, s->sc, x, gm) : RC_NOMEM;
-	if (r == RC_OK)
+	if (r == RC_OK && arg == GLB_SHAPE)
+		r = skate_gltf_shape(&as->src, &pm(as)->a, s->sc, x, gm->images, gm->n_images,
+				     gm->mat_image, &gm->g);
+	else if (r == RC_OK)
 		r = skate_gltf_open(&as->src, &pm(as)->a, s->sc, x, gm->images, gm->n_images,
 				    gm->mat_image, &gm->g, NULL);
 	if (r != RC_OK) {
@@ -215,4 +218,16 @@ enum rc psg_glb_render(const struct tctx *c, unsigned part, uint64_t first, stru
 const struct skate_gltf *psg_glb_export(const void *glb)
 {
 	return ((const struct glb_memo *)glb)->g;
+}
+
+bool psg_glb_pic_id(const void *glb, uint32_t i, struct psg_pic_id *id)
+{
+	const struct glb_memo *gm = glb;
+	const struct glb_image *im;
+
+	if (i >= gm->n_images)
+		return false;
+	im = &gm->pics[i];
+	*id = (struct psg_pic_id){im->slot ? im->slot : im->model->slot, im->row, !im->slot};
+	return true;
 }

@@ -47,6 +47,7 @@ enum {
 	K_COUNT
 };
 enum { ND_NONE, ND_MANIFESTS, ND_SCAN, ND_SCENE, ND_OBJECTS, ND_COLLISION, ND_RAILS, ND_COUNT };
+enum { OBJ_ALL, OBJ_PLACED }; /* ND_OBJECTS' arg */
 
 /* The scene decode's argument (the node's a): 0 every Global and High collection (scene.glb),
  * i + 1 the Pres CMAP record i alone (tiles/<collection>.glb). */
@@ -250,6 +251,12 @@ struct scene_img {
 	uint32_t *item_size;
 };
 
+/* A picture of the scene by its source (open addressing; image + 1, 0 empty). */
+struct pic_ent {
+	struct psg_pic_id id;
+	uint32_t image;
+};
+
 struct scene {
 	struct tree *t;
 	uint32_t *slot; /* per arena */
@@ -265,9 +272,13 @@ struct scene {
 	uint32_t cap_meshes, cap_prims, cap_mats, cap_images;
 	char **strs; /* names the model points to */
 	size_t n_strs, cap_strs;
+	struct pic_ent *pics; /* the pictures already in, by where they come from */
+	size_t n_pics, cap_pics;
 	struct gltf_model model;
 	struct gltf_plan plan;
 	bool planned;
+	pthread_mutex_t bounds_mu; /* lock order: tree_int.h */
+	uint8_t *bounded;	   /* per mesh: its bounds are found */
 };
 
 static void scene_free(void *p)
@@ -276,6 +287,8 @@ static void scene_free(void *p)
 
 	if (sc->planned)
 		gltf_plan_free(&sc->plan);
+	pthread_mutex_destroy(&sc->bounds_mu);
+	free(sc->bounded);
 	for (size_t i = 0; i < sc->n_strs; i++)
 		free(sc->strs[i]);
 	for (uint32_t i = 0; i < sc->n_images; i++) {
@@ -283,6 +296,7 @@ static void scene_free(void *p)
 		free(sc->imgs[i].item_size);
 	}
 	free(sc->strs);
+	free(sc->pics);
 	free(sc->slot);
 	free(sc->mesh_arena);
 	free(sc->mesh_local);
@@ -300,6 +314,7 @@ struct arena_ref {
 	struct tree *t;
 	struct asset *as;
 	struct cache_ent *pin, *glb_pin;
+	const void *glb;
 	const struct skate_gltf *g;
 };
 
@@ -311,7 +326,7 @@ static const struct gltf_model *arena_get(struct tree *t, uint32_t slot, struct 
 	*ref = (struct arena_ref){.t = t};
 	ref->as = tree_asset_get(t, slot, &ref->pin, r);
 	if (ref->as && ref->as->fmt == &tree_format_psg)
-		glb = asset_need(ref->as, N_GLB, 0, &ref->glb_pin, r);
+		glb = asset_need(ref->as, N_GLB, GLB_SHAPE, &ref->glb_pin, r);
 	else if (ref->as)
 		*r = RC_FORMAT;
 	if (!glb) {
@@ -320,6 +335,7 @@ static const struct gltf_model *arena_get(struct tree *t, uint32_t slot, struct 
 		ref->as = NULL;
 		return NULL;
 	}
+	ref->glb = glb;
 	ref->g = psg_glb_export(glb);
 	return skate_gltf_model(ref->g);
 }
@@ -401,6 +417,60 @@ static enum rc img_render(const void *ctx, unsigned part, uint64_t first, struct
 	return r;
 }
 
+static size_t pic_hash(const struct psg_pic_id *id, size_t cap)
+{
+	uint64_t h = ((uint64_t)id->slot << 32 | id->row) * 0x9E3779B97F4A7C15ull ^ id->companion;
+
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
+static struct pic_ent *pic_at(struct pic_ent *v, size_t cap, const struct psg_pic_id *id)
+{
+	size_t h = pic_hash(id, cap);
+
+	while (v[h].image && (v[h].id.slot != id->slot || v[h].id.row != id->row ||
+			      v[h].id.companion != id->companion))
+		h = (h + 1) & (cap - 1);
+	return &v[h];
+}
+
+/*
+ * The scene's picture of id: *image and true when it is in already, else false with room made
+ * for it (pic_add). A district's tiles share their textures (bound by GUID across the streams):
+ * each is embedded once, not once per arena that shows it.
+ */
+static bool pic_known(struct scene *sc, const struct psg_pic_id *id, uint32_t *image, bool *oom)
+{
+	struct pic_ent *e;
+
+	if ((sc->n_pics + 1) * 2 > sc->cap_pics) {
+		size_t cap = sc->cap_pics ? sc->cap_pics * 2 : 64;
+		struct pic_ent *v = xcalloc_n(cap, sizeof *v);
+
+		if (!v) {
+			*oom = true;
+			return false;
+		}
+		for (size_t i = 0; i < sc->cap_pics; i++)
+			if (sc->pics[i].image)
+				*pic_at(v, cap, &sc->pics[i].id) = sc->pics[i];
+		free(sc->pics);
+		sc->pics = v;
+		sc->cap_pics = cap;
+	}
+	e = pic_at(sc->pics, sc->cap_pics, id);
+	if (!e->image)
+		return false;
+	*image = e->image - 1;
+	return true;
+}
+
+static void pic_add(struct scene *sc, const struct psg_pic_id *id, uint32_t image)
+{
+	*pic_at(sc->pics, sc->cap_pics, id) = (struct pic_ent){*id, image + 1};
+	sc->n_pics++;
+}
+
 /* The per-mesh and per-image arrays, as long as the meshes and images. */
 static bool scene_side_arrays(struct scene *sc)
 {
@@ -420,12 +490,50 @@ static bool scene_side_arrays(struct scene *sc)
 	return true;
 }
 
+/* Scene images for the pictures of arena k's model m (*imap: m's image -> the scene's), each
+ * picture once however many arenas show it. */
+static enum rc scene_pictures(struct scene *sc, uint32_t k, const struct arena_ref *ref,
+			      const struct gltf_model *m, uint32_t *imap)
+{
+	for (uint32_t j = 0; j < m->n_images; j++) {
+		const struct gltf_image *src = &m->images[j];
+		struct scene_img *si = &sc->imgs[sc->n_images];
+		struct gltf_image *im = &sc->images[sc->n_images];
+		struct psg_pic_id id;
+		bool has_id = psg_glb_pic_id(ref->glb, j, &id), oom = false;
+
+		if (has_id && pic_known(sc, &id, &imap[j], &oom))
+			continue;
+		if (oom)
+			return RC_NOMEM;
+		*si = (struct scene_img){sc, k, j, src->n_parts, NULL, NULL};
+		si->n_items = xcalloc_n(src->n_parts ? src->n_parts : 1, sizeof *si->n_items);
+		si->item_size = xcalloc_n(src->n_parts ? src->n_parts : 1, sizeof *si->item_size);
+		imap[j] = sc->n_images++; /* freed with the scene from here on */
+		if (!si->n_items || !si->item_size)
+			return RC_NOMEM;
+		for (unsigned q = 0; q < src->n_parts; q++)
+			src->part(src->ctx, q, &si->n_items[q], &si->item_size[q]);
+		*im = *src;
+		im->part = img_part;
+		im->render = img_render;
+		im->ctx = NULL; /* scene_build: &sc->imgs[i] once the array stops moving */
+		if (!keep_name(sc, &im->name))
+			return RC_NOMEM;
+		if (has_id)
+			pic_add(sc, &id, imap[j]);
+	}
+	return RC_OK;
+}
+
 /* Copy what the plan needs of arena k's model m: a node (identity: district geometry is fused
  * in world space), its meshes below it, their primitives, materials and pictures renumbered. */
-static enum rc scene_take(struct scene *sc, uint32_t k, const struct gltf_model *m)
+static enum rc scene_take(struct scene *sc, uint32_t k, const struct arena_ref *ref,
+			  const struct gltf_model *m)
 {
-	uint32_t ma0 = sc->n_mats, im0 = sc->n_images;
+	uint32_t ma0 = sc->n_mats, *imap;
 	uint64_t n_prims = 0;
+	enum rc r;
 
 	for (uint32_t j = 0; j < m->n_meshes; j++)
 		n_prims += m->meshes[j].n_prims;
@@ -437,38 +545,25 @@ static enum rc scene_take(struct scene *sc, uint32_t k, const struct gltf_model 
 	    !grow((void **)&sc->images, &sc->cap_images, sc->n_images, m->n_images,
 		  sizeof *sc->images))
 		return RC_NOMEM;
-	if (!scene_side_arrays(sc))
+	if (!scene_side_arrays(sc) ||
+	    !(imap = xcalloc_n(m->n_images ? m->n_images : 1, sizeof *imap)))
 		return RC_NOMEM;
-	for (uint32_t j = 0; j < m->n_materials; j++) {
+	r = scene_pictures(sc, k, ref, m, imap);
+	for (uint32_t j = 0; r == RC_OK && j < m->n_materials; j++) {
 		struct gltf_material *mt = &sc->mats[sc->n_mats];
 
 		*mt = m->materials[j];
-		if (mt->image >= 0)
-			mt->image += (int32_t)im0;
+		mt->image = mt->image >= 0 && (uint32_t)mt->image < m->n_images
+				? (int32_t)imap[mt->image]
+				: -1;
 		if (!keep_name(sc, &mt->name))
-			return RC_NOMEM;
-		sc->n_mats++;
+			r = RC_NOMEM;
+		else
+			sc->n_mats++;
 	}
-	for (uint32_t j = 0; j < m->n_images; j++) {
-		const struct gltf_image *src = &m->images[j];
-		struct scene_img *si = &sc->imgs[sc->n_images];
-		struct gltf_image *im = &sc->images[sc->n_images];
-
-		*si = (struct scene_img){sc, k, j, src->n_parts, NULL, NULL};
-		si->n_items = xcalloc_n(src->n_parts ? src->n_parts : 1, sizeof *si->n_items);
-		si->item_size = xcalloc_n(src->n_parts ? src->n_parts : 1, sizeof *si->item_size);
-		sc->n_images++; /* freed with the scene from here on */
-		if (!si->n_items || !si->item_size)
-			return RC_NOMEM;
-		for (unsigned q = 0; q < src->n_parts; q++)
-			src->part(src->ctx, q, &si->n_items[q], &si->item_size[q]);
-		*im = *src;
-		im->part = img_part;
-		im->render = img_render;
-		im->ctx = NULL; /* scene_build: &sc->imgs[i] once the array stops moving */
-		if (!keep_name(sc, &im->name))
-			return RC_NOMEM;
-	}
+	free(imap);
+	if (r != RC_OK)
+		return r;
 	for (uint32_t j = 0; j < m->n_meshes; j++) {
 		const struct gltf_mesh *me = &m->meshes[j];
 		struct gltf_mesh *d = &sc->meshes[sc->n_meshes];
@@ -614,7 +709,7 @@ static enum rc scene_add_collection(struct scene *sc, struct asset *as, const ch
 		*nd = (struct gltf_node){
 		    .name = {name, strlen(name)}, .parent = -1, .r = {0, 0, 0, 1}, .s = {1, 1, 1}};
 		sc->slot[sc->n] = e[i].slot;
-		r = keep_name(sc, &nd->name) ? scene_take(sc, sc->n, m) : RC_NOMEM;
+		r = keep_name(sc, &nd->name) ? scene_take(sc, sc->n, &ref, m) : RC_NOMEM;
 		sc->n++;
 		arena_put(&ref);
 	}
@@ -623,8 +718,8 @@ static enum rc scene_add_collection(struct scene *sc, struct asset *as, const ch
 	return r;
 }
 
-static const struct dist_objects *objects_peek(struct asset *as, struct cache_ent **ent,
-					       enum rc *r);
+static const struct dist_objects *objects_peek(struct asset *as, unsigned what,
+					       struct cache_ent **ent, enum rc *r);
 
 /* A template already in the scene: its meshes (memo by slot, open addressing). */
 struct tmpl_memo {
@@ -684,7 +779,7 @@ static enum rc scene_add_prop(struct scene *sc, const struct dist_placed *p, uin
 		if (!(nd = scene_node(sc, p->model, name)))
 			r = RC_NOMEM;
 		else
-			r = scene_take(sc, k, m);
+			r = scene_take(sc, k, &ref, m);
 		if (r == RC_OK)
 			me->n_meshes = sc->n_meshes - me->mesh0;
 		arena_put(&ref);
@@ -720,7 +815,7 @@ static enum rc scene_add_props(struct scene *sc, struct asset *as)
 {
 	struct cache_ent *ent;
 	enum rc r;
-	const struct dist_objects *o = objects_peek(as, &ent, &r);
+	const struct dist_objects *o = objects_peek(as, OBJ_PLACED, &ent, &r);
 	size_t n, cap = 16;
 	struct tmpl_memo *memo;
 
@@ -742,8 +837,43 @@ static enum rc scene_add_props(struct scene *sc, struct asset *as)
 
 static enum rc scene_fill(void *ctx, const struct gltf_req *q, uint64_t first, size_t n, void *out);
 
+/*
+ * Mesh i's POSITION bounds, found the first time the JSON needs them: the plan comes from the
+ * arenas' headers alone, so a stat reads no vertex. An arena that cannot give them leaves
+ * zeros (its data then fails to read, and its own errors.txt says why).
+ */
+static enum rc scene_bounds(void *ctx, uint32_t i)
+{
+	struct scene *sc = ctx;
+	enum rc r = RC_OK;
+
+	if (i >= sc->n_meshes)
+		return RC_INVAL;
+	pthread_mutex_lock(&sc->bounds_mu);
+	if (!sc->bounded[i]) {
+		float mn[3] = {0, 0, 0}, mx[3] = {0, 0, 0};
+		struct arena_ref ref;
+		const struct gltf_model *m =
+		    arena_get(sc->t, sc->slot[sc->mesh_arena[i]], &ref, &r);
+
+		if (m && sc->mesh_local[i] < m->n_meshes)
+			r = skate_gltf_mesh_bounds(ref.g, &ref.as->src, sc->mesh_local[i], mn, mx);
+		arena_put(&ref);
+		if (r != RC_OK && r != RC_NOMEM)
+			memset(mn, 0, sizeof mn), memset(mx, 0, sizeof mx);
+		if (r != RC_NOMEM) { /* memory may come back: found again next time */
+			memcpy(sc->meshes[i].min, mn, sizeof mn);
+			memcpy(sc->meshes[i].max, mx, sizeof mx);
+			sc->bounded[i] = 1;
+			r = RC_OK;
+		}
+	}
+	pthread_mutex_unlock(&sc->bounds_mu);
+	return r;
+}
+
 /* The model over what scene_take copied: primitives' pointers set now the array is whole. */
-static void scene_build(struct scene *sc)
+static bool scene_build(struct scene *sc)
 {
 	for (uint32_t i = 0; i < sc->n_meshes; i++)
 		sc->meshes[i].prims = sc->prims + (uintptr_t)sc->meshes[i].prims;
@@ -759,7 +889,10 @@ static void scene_build(struct scene *sc)
 	    .images = sc->images,
 	    .n_images = sc->n_images,
 	    .fill = scene_fill,
+	    .bounds_later = scene_bounds,
 	};
+	sc->bounded = calloc(sc->n_meshes ? sc->n_meshes : 1, 1);
+	return sc->bounded != NULL;
 }
 
 /* Data of scene mesh q->mesh: its arena's export, read from the arena's own bytes. */
@@ -805,6 +938,7 @@ static enum rc load_scene(struct asset *as, uint64_t arg, void **data, size_t *b
 	if (!(sc = calloc(1, sizeof *sc)))
 		return RC_NOMEM;
 	sc->t = as->t;
+	pthread_mutex_init(&sc->bounds_mu, NULL);
 	sm_ext(m->pf, SM_SFIL, ext);
 	for (uint32_t i = 0; i < ks->cmap.n && r == RC_OK; i++) {
 		const struct sm_collection *c = &ks->cmap.v[i];
@@ -820,8 +954,9 @@ static enum rc load_scene(struct asset *as, uint64_t arg, void **data, size_t *b
 	free(seen.v);
 	if (r == RC_OK && !arg)
 		r = scene_add_props(sc, as);
+	if (r == RC_OK)
+		r = scene_build(sc) ? RC_OK : RC_NOMEM;
 	if (r == RC_OK) {
-		scene_build(sc);
 		r = gltf_plan(&sc->model, &sc->plan);
 		sc->planned = r == RC_OK;
 	}
@@ -835,7 +970,8 @@ static enum rc load_scene(struct asset *as, uint64_t arg, void **data, size_t *b
 		 (size_t)sc->cap_prims * sizeof *sc->prims +
 		 (size_t)sc->cap_mats * sizeof *sc->mats +
 		 (size_t)sc->cap_images * (sizeof *sc->images + sizeof *sc->imgs + 64) +
-		 (size_t)sc->cap * (sizeof *sc->nodes + 4) + sc->n_strs * 48;
+		 (size_t)sc->cap * (sizeof *sc->nodes + 4) + sc->n_strs * 48 +
+		 sc->cap_pics * sizeof *sc->pics;
 	*dtor = scene_free;
 	return RC_OK;
 }
@@ -988,8 +1124,10 @@ static void objects_free(void *p)
 	free(p);
 }
 
-/* The DMOData, SplineData and ClusteredMesh objects of one arena. */
-static enum rc objects_of_arena(struct dist_objects *o, struct asset *a, const char *where)
+/* The DMOData, SplineData and ClusteredMesh objects of one arena (only the DMOData when
+ * placed_only). */
+static enum rc objects_of_arena(struct dist_objects *o, struct asset *a, const char *where,
+				bool placed_only)
 {
 	const struct arena *ar = &pm(a)->a;
 	enum rc r = RC_OK;
@@ -1000,8 +1138,9 @@ static enum rc objects_of_arena(struct dist_objects *o, struct asset *a, const c
 		size_t len = 0;
 		enum rc ro;
 
-		if (!de || (de->type_id != WO_T_DMODATA && de->type_id != WO_T_SPLINEDATA &&
-			    de->type_id != WO_T_CLUSTEREDMESH))
+		if (!de || (de->type_id != WO_T_DMODATA &&
+			    (placed_only || (de->type_id != WO_T_SPLINEDATA &&
+					     de->type_id != WO_T_CLUSTEREDMESH))))
 			continue;
 		ro = arena_read_object(&a->src, ar, i, &obj, &len);
 		if (ro == RC_OK)
@@ -1111,11 +1250,17 @@ static enum rc textures_lint(struct dist_objects *o, struct asset *as, const str
 
 static enum rc sim_objects(void *ctx, struct asset *a, const char *where)
 {
-	return objects_of_arena(ctx, a, where);
+	return objects_of_arena(ctx, a, where, false);
+}
+
+static enum rc sim_placed(void *ctx, struct asset *a, const char *where)
+{
+	return objects_of_arena(ctx, a, where, true);
 }
 
 /* Every Sim collection's arenas, in CMAP order then by name. Problems are lines of errors.txt;
- * only memory fails the load. */
+ * only memory fails the load. arg OBJ_PLACED: the props' placements alone, for scene.glb (no
+ * rails, collision or texture lint, which cost a pass over every Pres arena). */
 static enum rc load_objects(struct asset *as, uint64_t arg, void **data, size_t *bytes,
 			    void (**dtor)(void *))
 {
@@ -1125,7 +1270,6 @@ static enum rc load_objects(struct asset *as, uint64_t arg, void **data, size_t 
 	bool found = false;
 	enum rc r;
 
-	(void)arg;
 	if (!(m = manifests(as, &r)))
 		return r;
 	if (!as->t->fold)
@@ -1139,11 +1283,11 @@ static enum rc load_objects(struct asset *as, uint64_t arg, void **data, size_t 
 		o->model_ctx = &cat;
 	}
 	if (r == RC_OK)
-		r = each_arena(as, m, DIST_SIM, sim_objects, o);
+		r = each_arena(as, m, DIST_SIM, arg == OBJ_PLACED ? sim_placed : sim_objects, o);
 	free(cat.v);
 	o->model_of = NULL;
 	o->model_ctx = NULL;
-	if (r == RC_OK)
+	if (r == RC_OK && arg != OBJ_PLACED)
 		r = textures_lint(o, as, m);
 	if (r == RC_OK)
 		r = dist_objects_finish(o);
@@ -1177,14 +1321,15 @@ static enum rc render_objects(const struct tctx *c, unsigned part, uint64_t firs
 	return RC_OK;
 }
 
-/* The objects for info.txt and errors.txt, pinned (NULL without a folder layer). */
-static const struct dist_objects *objects_peek(struct asset *as, struct cache_ent **ent, enum rc *r)
+/* The objects (what: OBJ_ALL, or OBJ_PLACED), pinned (NULL without a folder layer). */
+static const struct dist_objects *objects_peek(struct asset *as, unsigned what,
+					       struct cache_ent **ent, enum rc *r)
 {
 	*ent = NULL;
 	*r = RC_OK;
 	if (!as->t->fold)
 		return NULL;
-	return asset_need(as, ND_OBJECTS, 0, ent, r);
+	return asset_need(as, ND_OBJECTS, what, ent, r);
 }
 
 /* ---- collision.glb: the Sim stream's ClusteredMesh triangles in world space ---- */
@@ -1573,7 +1718,7 @@ static enum rc render_info(const struct tctx *c, unsigned part, uint64_t first, 
 	const struct dist_scan *s = c->need;
 	struct cache_ent *ent;
 	enum rc r;
-	const struct dist_objects *o = objects_peek(c->as, &ent, &r);
+	const struct dist_objects *o = objects_peek(c->as, OBJ_ALL, &ent, &r);
 
 	(void)part;
 	(void)first;
@@ -1591,7 +1736,7 @@ static enum rc render_errors(const struct tctx *c, unsigned part, uint64_t first
 	const struct dist_scan *s = c->need;
 	struct cache_ent *ent;
 	enum rc r;
-	const struct dist_objects *o = objects_peek(c->as, &ent, &r);
+	const struct dist_objects *o = objects_peek(c->as, OBJ_ALL, &ent, &r);
 
 	(void)part;
 	(void)first;
@@ -1614,7 +1759,7 @@ static enum rc render_lint(const struct tctx *c, unsigned part, uint64_t first, 
 {
 	struct cache_ent *ent;
 	enum rc r;
-	const struct dist_objects *o = objects_peek(c->as, &ent, &r);
+	const struct dist_objects *o = objects_peek(c->as, OBJ_ALL, &ent, &r);
 
 	(void)part;
 	(void)first;
