@@ -52,11 +52,18 @@ bool name_is_safe(const void *raw, size_t n)
 	return true;
 }
 
-bool name_has_ext(const char *name, const char *const *exts)
+const char *name_ext(const char *name)
 {
 	const char *dot = strrchr(name, '.');
 
-	if (!dot || dot == name)
+	return dot && dot != name ? dot : name + strlen(name);
+}
+
+bool name_has_ext(const char *name, const char *const *exts)
+{
+	const char *dot = name_ext(name);
+
+	if (!*dot)
 		return false;
 	for (; *exts; exts++)
 		if (strcasecmp(dot, *exts) == 0)

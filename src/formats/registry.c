@@ -1,5 +1,8 @@
 /* The format registry (registry.h): one row per format psgfs recognises. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "formats/world/district.h"
 #include "psgfs/base/names.h"
@@ -23,7 +26,8 @@ const struct fmt_row fmt_rows[FMT_COUNT] = {
 		 .exts = psg_exts,
 		 .magic = "\x89RW4",
 		 .magic_len = 4,
-		 .min_size = 4},
+		 .min_size = 4,
+		 .sibling_suffix = "_Textures"},
     /* The magic is the chunk id with its NUL; a file holds at least one 32-byte chunk
      * header, but 20 bytes are enough to be told apart from anything else. */
     [FMT_PSK] = {.id = FMT_PSK,
@@ -146,4 +150,36 @@ bool fmt_is_companion_name(const char *name, unsigned roles)
 		    name_has_ext(name, fmt_rows[i].companion_exts))
 			return true;
 	return false;
+}
+
+static const char *sibling_suffix(enum fmt_id id)
+{
+	return (unsigned)id < FMT_COUNT ? fmt_rows[id].sibling_suffix : NULL;
+}
+
+char *fmt_sibling_name(enum fmt_id id, const char *model)
+{
+	const char *suffix = sibling_suffix(id), *ext = name_ext(model);
+	char *out;
+
+	if (!suffix || asprintf(&out, "%.*s%s%s", (int)(ext - model), model, suffix, ext) < 0)
+		return NULL;
+	return out;
+}
+
+bool fmt_sibling_model(enum fmt_id id, const char *name, char *out, size_t n)
+{
+	const char *suffix = sibling_suffix(id), *ext;
+	size_t stem, sl;
+
+	if (!suffix)
+		return false;
+	ext = name_ext(name);
+	stem = (size_t)(ext - name);
+	sl = strlen(suffix);
+	if (stem <= sl || strncasecmp(name + stem - sl, suffix, sl) || stem - sl + strlen(ext) >= n)
+		return false;
+	memcpy(out, name, stem - sl);
+	strcpy(out + stem - sl, ext);
+	return true;
 }

@@ -708,25 +708,39 @@ static int gd_create(struct gdir *g, const char *rel)
 	return fd;
 }
 
+/* rel created for a write through s (bound to *fd), unless the run has failed already or oom
+ * says its bytes were never made (g->r then says why); false: nothing to write. */
+static bool gd_open(struct gdir *g, const char *rel, bool oom, struct gen_sink *s, int *fd)
+{
+	if (g->r != RC_OK)
+		return false;
+	if (oom) {
+		g->r = RC_NOMEM;
+		return false;
+	}
+	*fd = gd_create(g, rel);
+	if (*fd < 0)
+		return false;
+	gen_sink_fd(s, fd);
+	return true;
+}
+
+/* ... and closed after the write that returned w: whether both went well. */
+static bool gd_close(struct gdir *g, int fd, enum rc w)
+{
+	g->r = w;
+	if (close(fd) != 0 && g->r == RC_OK)
+		g->r = RC_IO;
+	return g->r == RC_OK;
+}
+
 static void gd_file(struct gdir *g, const char *rel, const struct buf *b)
 {
 	struct gen_sink s;
 	int fd;
 
-	if (g->r != RC_OK)
-		return;
-	if (b->oom) {
-		g->r = RC_NOMEM;
-		return;
-	}
-	fd = gd_create(g, rel);
-	if (fd < 0)
-		return;
-	gen_sink_fd(&s, &fd);
-	g->r = s.write_at(s.ctx, 0, b->data, b->len);
-	if (close(fd) != 0 && g->r == RC_OK)
-		g->r = RC_IO;
-	if (g->r == RC_OK)
+	if (gd_open(g, rel, b->oom, &s, &fd) &&
+	    gd_close(g, fd, s.write_at(s.ctx, 0, b->data, b->len)))
 		g->r = gen_big_manifest_add(g->m, rel, "-", GB_STORED, b->len,
 					    fnv1a_64(b->data, b->len));
 }
@@ -738,20 +752,8 @@ static void gd_archive(struct gdir *g, const char *rel, const struct gen_big_opt
 	struct gen_sink s;
 	int fd;
 
-	if (g->r != RC_OK)
-		return;
-	if (l->oom) {
-		g->r = RC_NOMEM;
-		return;
-	}
-	fd = gd_create(g, rel);
-	if (fd < 0)
-		return;
-	gen_sink_fd(&s, &fd);
-	g->r = gen_big_write(bo, l->v, (uint32_t)l->n, &s, NULL, NULL);
-	if (close(fd) != 0 && g->r == RC_OK)
-		g->r = RC_IO;
-	if (g->r == RC_OK)
+	if (gd_open(g, rel, l->oom, &s, &fd) &&
+	    gd_close(g, fd, gen_big_write(bo, l->v, (uint32_t)l->n, &s, NULL, NULL)))
 		g->r = man_entries(g->m, rel, l);
 }
 

@@ -87,15 +87,6 @@ static void gd_put_f32(uint8_t *p, float f)
 	gd_put_u32(p, f32_bits(f));
 }
 
-static void gd_put_s1(uint8_t *p, float f)
-{
-	long v = lrintf(f * 32767.0f);
-
-	v = v > 32767 ? 32767 : v < -32767 ? -32767 : v;
-	p[0] = (uint8_t)((uint16_t)v >> 8);
-	p[1] = (uint8_t)(uint16_t)v;
-}
-
 static void gd_geom_free(struct gd_geom *q)
 {
 	free(q->pos);
@@ -131,11 +122,7 @@ static enum rc gd_geometry(const struct gd_model *m, struct gd_geom *q)
 			q->pos[v][0] = m->x0 + u * m->size;
 			q->pos[v][1] = m->y0 + a * sinf(3.1f * u) * sinf(2.3f * w + b);
 			q->pos[v][2] = m->z0 + w * m->size;
-			gd_put_f32(q->vb + 16 * v, q->pos[v][0]);
-			gd_put_f32(q->vb + 16 * v + 4, q->pos[v][1]);
-			gd_put_f32(q->vb + 16 * v + 8, q->pos[v][2]);
-			gd_put_s1(q->vb + 16 * v + 12, u);
-			gd_put_s1(q->vb + 16 * v + 14, w);
+			psgo_vertex16(q->vb + 16 * v, q->pos[v], u, w);
 		}
 	for (uint32_t j = 0; j < g; j++)
 		for (uint32_t i = 0; i < g; i++) {
@@ -158,35 +145,6 @@ static enum rc gd_geometry(const struct gd_model *m, struct gd_geom *q)
 	psgo_island_bounds((const float(*)[3])q->pos, q->nv, q->idx, NULL, 0, q->ni, &q->isl_box,
 			   q->isl_area);
 	return RC_OK;
-}
-
-/* Rows: 0 VersionData, 1 material, 2 instance, 3 VB resource, 4 VertexBuffer, 5 IB resource,
- * 6 IndexBuffer, 7 OptiMesh, 8 VertexDescriptor, 9 MeshHelper, 10 RenderModelData, 11 TOC. */
-static void gd_buffers(struct psg_builder *b, const uint32_t o[12], const struct gd_geom *q,
-		       bool x360)
-{
-	static const struct psgo_vdes_elem el[2] = {
-	    {PSGO_VT_F, 3, 0, PSGO_ET_XYZ},
-	    {PSGO_VT_S1, 2, 12, PSGO_ET_TEX0},
-	};
-	static const struct psgo_x360_elem xel[2] = {
-	    {SX360_FMT_FLOAT3, 0, SX360_ET_XYZ, SX360_USAGE_POSITION, 0},
-	    {SX360_FMT_SHORT2N, 12, SX360_ET_TEX0, SX360_USAGE_TEXCOORD, 0},
-	};
-
-	if (x360) {
-		psgb_set_base_resource(b, o[3], 4, q->vb, 16 * (size_t)q->nv);
-		psgo_x360_vertex_buffer(b, o[4], 16 * q->nv);
-		psgb_set_base_resource(b, o[5], 4, q->ib, 2 * (size_t)q->ni);
-		psgo_x360_index_buffer(b, o[6], q->ni, 2);
-		psgo_x360_vdes(b, o[8], xel, 2, 16);
-	} else {
-		psgb_set_base_resource(b, o[3], 0x10, q->vb, 16 * (size_t)q->nv);
-		psgo_vertex_buffer(b, o[4], o[3], 16 * q->nv);
-		psgb_set_base_resource(b, o[5], 0x10, q->ib, 2 * (size_t)q->ni);
-		psgo_index_buffer(b, o[6], o[5], q->ni, 2);
-		psgo_vdes(b, o[8], el, 2, 16);
-	}
 }
 
 static void gd_material_instance(struct psg_builder *b, const uint32_t o[12],
@@ -221,53 +179,12 @@ static void gd_material_instance(struct psg_builder *b, const uint32_t o[12],
 	psgo_instance(b, o[2], 0, &inst, 1);
 }
 
-/* The model's OptimizedMesh: its islands, the material and the buffers at o[] (gd_model_arena). */
-static void gd_model_optimesh(struct psg_builder *b, const uint32_t o[12], const struct gd_model *m,
-			      const struct gd_geom *q, uint32_t s_mat, uint32_t s_areas,
-			      uint32_t s_aabbs)
-{
-	static const uint16_t remap[1] = {0};
-	const struct psgo_optimesh om = {
-	    .bbox = q->box,
-	    .material = s_mat,
-	    .vdes = o[8],
-	    .mesh_helper = o[9],
-	    .ib = o[6],
-	    .vb = o[4],
-	    .island_areas = s_areas,
-	    .island_aabbs = s_aabbs,
-	    .islands = &q->isl,
-	    .n_islands = 1,
-	    .remap = remap,
-	    .n_remap = 1,
-	    .x360 = m->x360,
-	};
-	psgo_optimesh(b, o[7], &om);
-}
-
-/* The model arena's table of contents: its material, model, mesh and instance. */
-static void gd_model_toc(struct psg_builder *b, const uint32_t o[12], const struct gd_model *m,
-			 uint32_t s_mat, uint32_t s_inst)
-{
-	const struct psgo_toc_entry toc[4] = {
-	    {NULL, 0xFEFFFFFFu, m->guid, RW_T_SUBREF_RENDERMATERIAL, s_mat},
-	    {NULL, 0x9B0F1678u, m->guid + 2, RW_T_RENDERMODEL, o[10]},
-	    {NULL, 0x7C0F1678u, m->guid + 3, RW_T_OPTIMESH, o[7]},
-	    {NULL, 0xFEFFFFFFu, m->inst_guid ? m->inst_guid : m->guid + 4, RW_T_SUBREF_INSTANCE,
-	     s_inst},
-	};
-	psgo_toc(b, o[11], toc, 4);
-}
-
 /* The model arena: one mesh of one island, bone and instance named after the model. */
 static enum rc gd_model_arena(const struct gd_model *m, struct buf *out)
 {
-	static const float ident[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-	const char *bone[1] = {m->name};
 	struct psg_builder *b = psgb_new(PSGB_REG_MODEL64, rw_hash32(m->name));
-	struct psgo_model_layout ml;
+	struct psgo_static1_rows rows;
 	struct gd_geom q;
-	uint32_t o[12], s_mat, s_areas, s_aabbs, s_inst;
 	enum rc r = b ? gd_geometry(m, &q) : RC_NOMEM;
 
 	if (r != RC_OK) {
@@ -276,36 +193,24 @@ static enum rc gd_model_arena(const struct gd_model *m, struct buf *out)
 		psgb_free(b);
 		return r;
 	}
-	if (m->x360) {
-		psgb_set_platform(b, PSGB_XB2);
-		psgb_set_gpu_align(b, 4);
-	}
-	for (int i = 0; i < 12; i++)
-		o[i] = psgb_reserve(b);
-	const struct psgo_mesh_ref mesh_ref = {o[7], 0};
-	const struct psgo_model model = {
-	    .bbox = q.box,
-	    .n_bones = 1,
-	    .ibp = (const float(*)[16])ident,
-	    .names = bone,
-	    .meshes = &mesh_ref,
-	    .n_meshes = 1,
+	const uint64_t inst = m->inst_guid ? m->inst_guid : m->guid + 4;
+	const struct psgo_static1 sm = {
+	    .vb = q.vb,
+	    .ib = q.ib,
+	    .nv = q.nv,
+	    .ni = q.ni,
+	    .box = q.box,
+	    .islands = &q.isl,
 	    .island_aabbs = &q.isl_box,
 	    .island_areas = (const float(*)[4])q.isl_area,
 	    .n_islands = 1,
+	    .bone = m->name,
+	    .toc_guid = {m->guid, m->guid + 2, m->guid + 3, inst},
+	    .x360 = m->x360,
 	};
-	psgo_model_layout(&model, &ml);
-	s_mat = psgb_add_subref(b, o[1], psgo_material_offset(0));
-	s_areas = psgb_add_subref(b, o[10], ml.areas);
-	s_aabbs = psgb_add_subref(b, o[10], ml.aabbs);
-	s_inst = psgb_add_subref(b, o[2], psgo_instance_offset(0));
-	psgo_version(b, o[0], true);
-	gd_material_instance(b, o, m, &q);
-	gd_buffers(b, o, &q, m->x360);
-	gd_model_optimesh(b, o, m, &q, s_mat, s_areas, s_aabbs);
-	psgo_mesh_helper(b, o[9], &o[6], 1, &o[4], 1);
-	psgo_model(b, o[10], &model);
-	gd_model_toc(b, o, m, s_mat, s_inst);
+	psgo_static1_begin(b, &sm, &rows);
+	gd_material_instance(b, rows.o, m, &q);
+	psgo_static1_finish(b, &sm, &rows);
 	r = psgb_finish(b, 0, out, NULL);
 	gd_geom_free(&q);
 	return r;

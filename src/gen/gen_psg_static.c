@@ -22,38 +22,6 @@
 
 static const float gp_identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 
-static void gp_put_s1(uint8_t *p, float f)
-{
-	long v = lrintf(f * 32767.0f);
-
-	if (v > 32767)
-		v = 32767;
-	if (v < -32767)
-		v = -32767;
-	p[0] = (uint8_t)((uint16_t)v >> 8);
-	p[1] = (uint8_t)(uint16_t)v;
-}
-
-static void gp_put_f32(uint8_t *p, float f)
-{
-	uint32_t u = f32_bits(f);
-
-	p[0] = (uint8_t)(u >> 24);
-	p[1] = (uint8_t)(u >> 16);
-	p[2] = (uint8_t)(u >> 8);
-	p[3] = (uint8_t)u;
-}
-
-/* One 16-byte vertex: F32x3 position, S1x2 texture coordinate. */
-static void gp_vertex16(uint8_t *p, const float pos[3], float u, float v)
-{
-	gp_put_f32(p, pos[0]);
-	gp_put_f32(p + 4, pos[1]);
-	gp_put_f32(p + 8, pos[2]);
-	gp_put_s1(p + 12, u);
-	gp_put_s1(p + 14, v);
-}
-
 /*
  * UV sphere: vertices 0..10 are the top pole (one per segment; the 11th is a spare so the
  * last vertex index is 229 as in the real file), then 19 rings of 11, then the bottom pole
@@ -137,7 +105,7 @@ static void sky_build(struct sky *k, bool x360)
 {
 	sky_geometry(k->pos, k->uv, k->idx);
 	for (uint32_t v = 0; v < SKY_VERTS; v++)
-		gp_vertex16(k->vb + 16 * v, k->pos[v], k->uv[v][0], k->uv[v][1]);
+		psgo_vertex16(k->vb + 16 * v, k->pos[v], k->uv[v][0], k->uv[v][1]);
 	for (uint32_t i = 0; i < 3 * SKY_TRIS; i++) {
 		k->ib[2 * i] = (uint8_t)(k->idx[i] >> 8);
 		k->ib[2 * i + 1] = (uint8_t)k->idx[i];
@@ -201,60 +169,6 @@ static void sky_material_instance(struct psg_builder *b, const uint32_t o[12],
 	psgo_instance(b, o[2], 0, &inst, 1);
 }
 
-/* Rows 3-9 of the Xbox 360 sky: the same vertex bytes as FLOAT3 + SHORT2N, each buffer right
- * after its base resource (docs/xbox360.md, "Models"). */
-static void sky_x360_buffers(struct psg_builder *b, const uint32_t o[12], const struct sky *k)
-{
-	static const struct psgo_x360_elem el[2] = {
-	    {SX360_FMT_FLOAT3, 0, SX360_ET_XYZ, SX360_USAGE_POSITION, 0},
-	    {SX360_FMT_SHORT2N, 12, SX360_ET_TEX0, SX360_USAGE_TEXCOORD, 0},
-	};
-
-	psgb_set_base_resource(b, o[3], 4, k->vb, sizeof k->vb);
-	psgo_x360_vertex_buffer(b, o[4], sizeof k->vb);
-	psgb_set_base_resource(b, o[5], 4, k->ib, sizeof k->ib);
-	psgo_x360_index_buffer(b, o[6], 3 * SKY_TRIS, 2);
-	psgo_x360_vdes(b, o[8], el, 2, 16);
-}
-
-/* Rows 3-9: base resources, VertexBuffer, IndexBuffer, OptiMesh, descriptor, MeshHelper. */
-static void sky_mesh(struct psg_builder *b, const uint32_t o[12], const struct sky *k,
-		     uint32_t s_mat, uint32_t s_areas, uint32_t s_aabbs, bool x360)
-{
-	static const uint16_t remap[1] = {0};
-	static const struct psgo_vdes_elem el[2] = {
-	    {PSGO_VT_F, 3, 0, PSGO_ET_XYZ},
-	    {PSGO_VT_S1, 2, 12, PSGO_ET_TEX0},
-	};
-	const struct psgo_optimesh om = {
-	    .bbox = k->box,
-	    .material = s_mat,
-	    .vdes = o[8],
-	    .mesh_helper = o[9],
-	    .ib = o[6],
-	    .vb = o[4],
-	    .island_areas = s_areas,
-	    .island_aabbs = s_aabbs,
-	    .islands = k->isl,
-	    .n_islands = SKY_ISLANDS,
-	    .remap = remap,
-	    .n_remap = 1,
-	    .x360 = x360,
-	};
-
-	if (x360) {
-		sky_x360_buffers(b, o, k);
-	} else {
-		psgb_set_base_resource(b, o[3], 0x10, k->vb, sizeof k->vb);
-		psgo_vertex_buffer(b, o[4], o[3], sizeof k->vb);
-		psgb_set_base_resource(b, o[5], 0x10, k->ib, sizeof k->ib);
-		psgo_index_buffer(b, o[6], o[5], 3 * SKY_TRIS, 2);
-		psgo_vdes(b, o[8], el, 2, 16);
-	}
-	psgo_optimesh(b, o[7], &om);
-	psgo_mesh_helper(b, o[9], &o[6], 1, &o[4], 1);
-}
-
 enum rc gen_psg_sky_order(enum psgb_order order, uint64_t shuffle_seed, struct buf *out,
 			  struct psg_gen_record *rec)
 {
@@ -264,11 +178,9 @@ enum rc gen_psg_sky_order(enum psgb_order order, uint64_t shuffle_seed, struct b
 enum rc gen_psg_sky_platform(enum psgb_platform plat, enum psgb_order order, uint64_t shuffle_seed,
 			     struct buf *out, struct psg_gen_record *rec)
 {
-	static const char *const bone[1] = {"skyboxSphere"};
 	struct sky *k = malloc(sizeof *k);
 	struct psg_builder *b = psgb_new(PSGB_REG_MODEL64, rw_hash32("skybox_night"));
-	struct psgo_model_layout ml;
-	uint32_t o[12], s_mat, s_areas, s_aabbs, s_inst;
+	struct psgo_static1_rows rows;
 
 	bool x360 = plat == PSGB_XB2;
 	enum rc r = !k || !b						    ? RC_NOMEM
@@ -286,40 +198,23 @@ enum rc gen_psg_sky_platform(enum psgb_platform plat, enum psgb_order order, uin
 	}
 	sky_build(k, x360);
 	psgb_set_order(b, order);
-	if (x360) {
-		psgb_set_platform(b, PSGB_XB2);
-		psgb_set_gpu_align(b, 4);
-	}
-	for (int i = 0; i < 12; i++)
-		o[i] = psgb_reserve(b);
-	const struct psgo_mesh_ref mesh_ref = {o[7], 0};
-	const struct psgo_model model = {
-	    .bbox = k->box,
-	    .n_bones = 1,
-	    .ibp = (const float(*)[16])gp_identity,
-	    .names = bone,
-	    .meshes = &mesh_ref,
-	    .n_meshes = 1,
+	const struct psgo_static1 m = {
+	    .vb = k->vb,
+	    .ib = k->ib,
+	    .nv = SKY_VERTS,
+	    .ni = 3 * SKY_TRIS,
+	    .box = k->box,
+	    .islands = k->isl,
 	    .island_aabbs = k->isl_box,
 	    .island_areas = (const float(*)[4])k->isl_area,
 	    .n_islands = SKY_ISLANDS,
+	    .bone = "skyboxSphere",
+	    .toc_guid = {SKY_G_MAT, SKY_G_MODEL, SKY_G_MESH, SKY_G_INST},
+	    .x360 = x360,
 	};
-	psgo_model_layout(&model, &ml);
-	s_mat = psgb_add_subref(b, o[1], psgo_material_offset(0));
-	s_areas = psgb_add_subref(b, o[10], ml.areas);
-	s_aabbs = psgb_add_subref(b, o[10], ml.aabbs);
-	s_inst = psgb_add_subref(b, o[2], psgo_instance_offset(0));
-	psgo_version(b, o[0], true);
-	sky_material_instance(b, o, &k->box);
-	sky_mesh(b, o, k, s_mat, s_areas, s_aabbs, x360);
-	psgo_model(b, o[10], &model);
-	const struct psgo_toc_entry toc[4] = {
-	    {NULL, 0xFEFFFFFFu, SKY_G_MAT, RW_T_SUBREF_RENDERMATERIAL, s_mat},
-	    {NULL, 0x9B0F1678u, SKY_G_MODEL, RW_T_RENDERMODEL, o[10]},
-	    {NULL, 0x7C0F1678u, SKY_G_MESH, RW_T_OPTIMESH, o[7]},
-	    {NULL, 0xFEFFFFFFu, SKY_G_INST, RW_T_SUBREF_INSTANCE, s_inst},
-	};
-	psgo_toc(b, o[11], toc, 4);
+	psgo_static1_begin(b, &m, &rows);
+	sky_material_instance(b, rows.o, &k->box);
+	psgo_static1_finish(b, &m, &rows);
 	free(k);
 	return psgb_finish(b, shuffle_seed, out, rec);
 }
@@ -369,7 +264,7 @@ static void sz_fill_vb(void *ctx, uint64_t off, uint8_t *dst, size_t n)
 		if (c > off + n - at)
 			c = (size_t)(off + n - at);
 		sz_pos(m, k, p, uv);
-		gp_vertex16(tmp, p, uv[0], uv[1]);
+		psgo_vertex16(tmp, p, uv[0], uv[1]);
 		memcpy(dst + (at - off), tmp + in, c);
 		at += c;
 	}

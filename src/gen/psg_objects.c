@@ -7,6 +7,7 @@
 #include "psgfs/formats/arena.h"
 #include "psgfs/base/buf.h"
 #include "psgfs/base/bytes.h"
+#include "psgfs/formats/skate_x360.h"
 #include "psgfs/gen/gen_psg_objects.h"
 
 static uint32_t po_take(struct psg_builder *b, uint32_t idx)
@@ -620,4 +621,136 @@ void psgo_island_bounds(const float (*pos)[3], uint32_t n_verts, const uint16_t 
 	area[1] = (float)ay;
 	area[2] = (float)az;
 	area[3] = 0;
+}
+
+/* ---- a one-mesh static model arena ---- */
+
+static void po_put_s1(uint8_t *p, float f)
+{
+	long v = lrintf(f * 32767.0f);
+
+	v = v > 32767 ? 32767 : v < -32767 ? -32767 : v;
+	p[0] = (uint8_t)((uint16_t)v >> 8);
+	p[1] = (uint8_t)(uint16_t)v;
+}
+
+static void po_put_f32(uint8_t *p, float f)
+{
+	uint32_t u = f32_bits(f);
+
+	p[0] = (uint8_t)(u >> 24);
+	p[1] = (uint8_t)(u >> 16);
+	p[2] = (uint8_t)(u >> 8);
+	p[3] = (uint8_t)u;
+}
+
+void psgo_vertex16(uint8_t *p, const float pos[3], float u, float v)
+{
+	po_put_f32(p, pos[0]);
+	po_put_f32(p + 4, pos[1]);
+	po_put_f32(p + 8, pos[2]);
+	po_put_s1(p + 12, u);
+	po_put_s1(p + 14, v);
+}
+
+static void po_static1_model(const struct psgo_static1 *m, const char *const *bone,
+			     const struct psgo_mesh_ref *mesh, struct psgo_model *model)
+{
+	*model = (struct psgo_model){
+	    .bbox = m->box,
+	    .n_bones = 1,
+	    .names = bone,
+	    .meshes = mesh,
+	    .n_meshes = 1,
+	    .island_aabbs = m->island_aabbs,
+	    .island_areas = m->island_areas,
+	    .n_islands = m->n_islands,
+	};
+}
+
+void psgo_static1_begin(struct psg_builder *b, const struct psgo_static1 *m,
+			struct psgo_static1_rows *r)
+{
+	const struct psgo_mesh_ref mesh = {0};
+	struct psgo_model model;
+	struct psgo_model_layout ml;
+
+	if (m->x360) {
+		psgb_set_platform(b, PSGB_XB2);
+		psgb_set_gpu_align(b, 4);
+	}
+	for (int i = 0; i < 12; i++)
+		r->o[i] = psgb_reserve(b);
+	po_static1_model(m, &m->bone, &mesh, &model);
+	psgo_model_layout(&model, &ml);
+	r->s_mat = psgb_add_subref(b, r->o[1], psgo_material_offset(0));
+	r->s_areas = psgb_add_subref(b, r->o[10], ml.areas);
+	r->s_aabbs = psgb_add_subref(b, r->o[10], ml.aabbs);
+	r->s_inst = psgb_add_subref(b, r->o[2], psgo_instance_offset(0));
+	psgo_version(b, r->o[0], true);
+}
+
+/* Rows 3-6 and 8: the buffers behind their base resources, and the vertex descriptor. */
+static void po_static1_buffers(struct psg_builder *b, const struct psgo_static1 *m,
+			       const uint32_t o[12])
+{
+	static const struct psgo_vdes_elem el[2] = {
+	    {PSGO_VT_F, 3, 0, PSGO_ET_XYZ},
+	    {PSGO_VT_S1, 2, 12, PSGO_ET_TEX0},
+	};
+	static const struct psgo_x360_elem xel[2] = {
+	    {SX360_FMT_FLOAT3, 0, SX360_ET_XYZ, SX360_USAGE_POSITION, 0},
+	    {SX360_FMT_SHORT2N, 12, SX360_ET_TEX0, SX360_USAGE_TEXCOORD, 0},
+	};
+
+	if (m->x360) {
+		psgb_set_base_resource(b, o[3], 4, m->vb, 16 * (size_t)m->nv);
+		psgo_x360_vertex_buffer(b, o[4], 16 * m->nv);
+		psgb_set_base_resource(b, o[5], 4, m->ib, 2 * (size_t)m->ni);
+		psgo_x360_index_buffer(b, o[6], m->ni, 2);
+		psgo_x360_vdes(b, o[8], xel, 2, 16);
+	} else {
+		psgb_set_base_resource(b, o[3], 0x10, m->vb, 16 * (size_t)m->nv);
+		psgo_vertex_buffer(b, o[4], o[3], 16 * m->nv);
+		psgb_set_base_resource(b, o[5], 0x10, m->ib, 2 * (size_t)m->ni);
+		psgo_index_buffer(b, o[6], o[5], m->ni, 2);
+		psgo_vdes(b, o[8], el, 2, 16);
+	}
+}
+
+void psgo_static1_finish(struct psg_builder *b, const struct psgo_static1 *m,
+			 const struct psgo_static1_rows *r)
+{
+	static const uint16_t remap[1] = {0};
+	const uint32_t *o = r->o;
+	const struct psgo_optimesh om = {
+	    .bbox = m->box,
+	    .material = r->s_mat,
+	    .vdes = o[8],
+	    .mesh_helper = o[9],
+	    .ib = o[6],
+	    .vb = o[4],
+	    .island_areas = r->s_areas,
+	    .island_aabbs = r->s_aabbs,
+	    .islands = m->islands,
+	    .n_islands = m->n_islands,
+	    .remap = remap,
+	    .n_remap = 1,
+	    .x360 = m->x360,
+	};
+	const struct psgo_mesh_ref mesh = {o[7], 0};
+	const struct psgo_toc_entry toc[4] = {
+	    {NULL, 0xFEFFFFFFu, m->toc_guid[0], RW_T_SUBREF_RENDERMATERIAL, r->s_mat},
+	    {NULL, 0x9B0F1678u, m->toc_guid[1], RW_T_RENDERMODEL, o[10]},
+	    {NULL, 0x7C0F1678u, m->toc_guid[2], RW_T_OPTIMESH, o[7]},
+	    {NULL, 0xFEFFFFFFu, m->toc_guid[3], RW_T_SUBREF_INSTANCE, r->s_inst},
+	};
+	struct psgo_model model;
+
+	po_static1_buffers(b, m, o);
+	psgo_optimesh(b, o[7], &om);
+	psgo_mesh_helper(b, o[9], &o[6], 1, &o[4], 1);
+	po_static1_model(m, &m->bone, &mesh, &model);
+	psgo_model(b, o[10], &model);
+	psgo_toc(b, o[11], toc, 4);
 }

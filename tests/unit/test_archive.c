@@ -1,4 +1,5 @@
 /* EA archives: RefPack, EB v3, BIGF/BIG4, chunked entries, and the hostile cases of issue 18. */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/diag.h"
+#include "psgfs/base/names.h"
 #include "psgfs/base/source.h"
 #include "psgfs/formats/archive.h"
 #include "psgfs/formats/refpack.h"
@@ -1369,6 +1371,79 @@ static void test_registry(void **state)
 	assert_ptr_equal(fmt_detect((const uint8_t *)"CMAP", 4, FMT_ASSET), fmt_row(FMT_DISTRICT));
 }
 
+/* The sibling companion rule, both ways from its one definition (the registry's PSG row):
+ * model -> `<stem>_Textures<.ext>` -> model, on the names a hostile folder or archive holds. */
+static void sibling_round_trip(const char *model, const char *want)
+{
+	char *comp = fmt_sibling_name(FMT_PSG, model), back[NAME_MAX + 1];
+
+	assert_non_null(comp);
+	assert_string_equal(comp, want);
+	assert_true(fmt_sibling_model(FMT_PSG, comp, back, sizeof back));
+	assert_string_equal(back, model);
+	free(comp);
+}
+
+static void test_sibling_rule(void **state)
+{
+	char out[NAME_COMPONENT_MAX + 8], model[NAME_COMPONENT_MAX + 1], comp[NAME_MAX + 1];
+	char *made;
+	size_t len;
+
+	(void)state;
+	sibling_round_trip("deck.psg", "deck_Textures.psg");
+	sibling_round_trip("Deck.RX2", "Deck_Textures.RX2"); /* the extension as it is */
+	sibling_round_trip("deck", "deck_Textures");	     /* no extension */
+	sibling_round_trip("a.b.psg", "a.b_Textures.psg");   /* the last '.' splits */
+	sibling_round_trip("a.", "a_Textures.");	     /* an empty extension */
+	sibling_round_trip(".psg", ".psg_Textures");	     /* a leading '.' is the stem's */
+	sibling_round_trip("_Textures.psg", "_Textures_Textures.psg");
+	sibling_round_trip("x_Textures.psg", "x_Textures_Textures.psg");
+
+	/* Backwards, the suffix in any case, always after a non-empty stem. */
+	assert_true(fmt_sibling_model(FMT_PSG, "deck_TEXTURES.psg", out, sizeof out));
+	assert_string_equal(out, "deck.psg");
+	assert_false(fmt_sibling_model(FMT_PSG, "_Textures.psg", out, sizeof out));
+	assert_false(fmt_sibling_model(FMT_PSG, "_textures", out, sizeof out));
+	assert_false(fmt_sibling_model(FMT_PSG, "", out, sizeof out));
+	assert_false(fmt_sibling_model(FMT_PSG, ".psg", out, sizeof out));
+	assert_false(fmt_sibling_model(FMT_PSG, "deck.psg", out, sizeof out));
+	assert_false(fmt_sibling_model(FMT_PSG, "deck_Texture.psg", out, sizeof out));
+	assert_false(fmt_sibling_model(FMT_PSG, "a_Textures.b.psg", out, sizeof out));
+	assert_false(fmt_sibling_model(FMT_PSG, "Textures.psg", out, sizeof out));
+
+	/* An empty stem: the companion is the suffix alone, which names no model back. */
+	made = fmt_sibling_name(FMT_PSG, "");
+	assert_non_null(made);
+	assert_string_equal(made, "_Textures");
+	assert_false(fmt_sibling_model(FMT_PSG, made, out, sizeof out));
+	free(made);
+
+	/* Long names: a model of NAME_COMPONENT_MAX bytes, back into exactly its room and not
+	 * one byte less (nothing written past it, never a cut name). */
+	memset(model, 'm', NAME_COMPONENT_MAX - 4);
+	memcpy(model + NAME_COMPONENT_MAX - 4, ".psg", 5);
+	assert_int_equal(strlen(model), NAME_COMPONENT_MAX);
+	snprintf(comp, sizeof comp, "%.*s_Textures.psg", NAME_COMPONENT_MAX - 4, model);
+	sibling_round_trip(model, comp);
+	len = strlen(comp);
+	assert_int_equal(len, NAME_COMPONENT_MAX + 9);
+	memset(out, '#', sizeof out);
+	assert_true(fmt_sibling_model(FMT_PSG, comp, out, NAME_COMPONENT_MAX + 1));
+	assert_string_equal(out, model);
+	assert_int_equal(out[NAME_COMPONENT_MAX + 1], '#');
+	memset(out, '#', sizeof out);
+	assert_false(fmt_sibling_model(FMT_PSG, comp, out, NAME_COMPONENT_MAX));
+	assert_int_equal(out[NAME_COMPONENT_MAX - 1], '#');
+	assert_false(fmt_sibling_model(FMT_PSG, comp, out, 0));
+
+	/* Formats without the rule, and no format at all. */
+	assert_null(fmt_sibling_name(FMT_PSK, "deck.psk"));
+	assert_false(fmt_sibling_model(FMT_PSK, "deck_Textures.psk", out, sizeof out));
+	assert_null(fmt_sibling_name(FMT_COUNT, "deck.psg"));
+	assert_false(fmt_sibling_model(FMT_COUNT, "deck_Textures.psg", out, sizeof out));
+}
+
 static void test_bigf(void **state)
 {
 	(void)state;
@@ -1455,6 +1530,7 @@ int main(void)
 	    cmocka_unit_test(test_toc_serves),
 	    cmocka_unit_test(test_method_names),
 	    cmocka_unit_test(test_registry),
+	    cmocka_unit_test(test_sibling_rule),
 	    cmocka_unit_test(test_bigf),
 	};
 

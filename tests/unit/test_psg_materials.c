@@ -87,7 +87,7 @@ static void fx_build(struct fx *f)
 	buf_init(&out);
 	assert_int_equal(psgb_finish(b, 0, &out, NULL), RC_OK);
 	fx_open(f, &out);
-	assert_int_equal(psg_materials_load(&f->s, &f->a, "deck", "psg", &f->ms), RC_OK);
+	assert_int_equal(psg_materials_load(&f->s, &f->a, "deck.psg", &f->ms), RC_OK);
 }
 
 static char *text_of(const struct psg_materials *ms, uint32_t i)
@@ -221,7 +221,7 @@ static void test_names(void **state)
 
 	(void)state;
 	fx_build(&f);
-	assert_int_equal(psg_materials_load(&f.s, &f.a, "deck", NULL, &ms), RC_OK);
+	assert_int_equal(psg_materials_load(&f.s, &f.a, "deck", &ms), RC_OK);
 	assert_string_equal(ms->companion, "deck_Textures");
 	ms->where = PSG_COMP_BROKEN;
 	t = text_of(ms, 0);

@@ -24,6 +24,10 @@ size_t name_len(const void *raw, size_t maxlen);
  * no trailing blank, every byte one name_component keeps (so it is neither "." nor ".."). */
 bool name_is_safe(const void *raw, size_t n);
 
+/* Name's last extension with its dot: from its last '.' when that is not its first byte (".psg"
+ * and "a." have "" and "."), else the empty string at its end; stem is what comes before. */
+const char *name_ext(const char *name);
+
 /* True when name's last extension (from its last '.', which is not its first byte) is one of
  * exts, a NULL-terminated list of lowercase extensions with their dot; any case matches. */
 bool name_has_ext(const char *name, const char *const *exts);

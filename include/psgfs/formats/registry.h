@@ -2,9 +2,9 @@
  * What psgfs recognises, in one table (in the spirit of libarchive's format bidders): a row
  * per asset format, archive kind and plain-file name family, with the name rule (extensions,
  * any case), the content rule (magic at offset 0 and the smallest file it takes), and the
- * companion rule (a stream file's ATOC table beside it). Folder mounts, archives and the GUID
- * index read it; README's tables ("Folder mounts", "Archives") are checked against it
- * (meson test readme_registry). What each row opens as lives one layer up, keyed by the same
+ * companion rules (a stream file's ATOC table beside it; a model arena's textures in a sibling
+ * arena named after it). Folder mounts, archives and the GUID index read it; README's tables
+ * ("Folder mounts", "Archives") are checked against it (meson test readme_registry). What each row opens as lives one layer up, keyed by the same
  * enum: tree/core/asset.c (asset namespaces), archive.c (archive openers).
  *
  * A new format is a new enum value and row here (docs/extending.md).
@@ -57,6 +57,11 @@ struct fmt_row {
 	 * pairs says whether a name is this file's own (taken first). NULL: none. */
 	const char *const *companion_exts;
 	bool (*pairs)(const char *name, const char *companion);
+	/* Sibling companion: an asset of the same format named `<stem><sibling_suffix><.ext>`
+	 * beside a model `<stem><.ext>` (PSG: the textures of a model arena in
+	 * `<stem>_Textures.<ext>`). NULL: none. Names go through fmt_sibling_name and
+	 * fmt_sibling_model, never built by hand. */
+	const char *sibling_suffix;
 };
 
 extern const struct fmt_row fmt_rows[FMT_COUNT];
@@ -78,5 +83,17 @@ const struct fmt_row *fmt_of_arc_kind(unsigned kind);
 
 /* A name one of the rows of roles takes as a companion (.pst/.xst). */
 bool fmt_is_companion_name(const char *name, unsigned roles);
+
+/*
+ * The sibling companion rule of format id, both ways. A name splits into stem and extension
+ * at its last '.' that is not its first byte (name_ext); the extension is kept as it is.
+ * fmt_sibling_name: the companion's name of a model named model ("a.psg" -> "a_Textures.psg"),
+ * allocated; NULL when the row has no such rule or for want of memory.
+ * fmt_sibling_model: whether name is a companion's (its stem ends in the suffix, any case,
+ * after at least one byte), and then the model's name in out (n bytes with the NUL);
+ * false when it is not, or when the model's name does not fit.
+ */
+char *fmt_sibling_name(enum fmt_id id, const char *model);
+bool fmt_sibling_model(enum fmt_id id, const char *name, char *out, size_t n);
 
 #endif

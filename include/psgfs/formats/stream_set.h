@@ -77,7 +77,8 @@ struct ss_writer {
 	struct ss_fields f;
 	uint64_t stamp;
 	struct ss_coll *c;
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 	char why[160]; /* the reason of the last failure, for a one-line refusal */
 };
 

@@ -201,4 +201,36 @@ void psgo_island_bounds(const float (*pos)[3], uint32_t n_verts, const uint16_t 
 /* Plain box over all vertices, w = 0. */
 void psgo_bounds(const float (*pos)[3], uint32_t n_verts, struct psgo_aabb *box);
 
+/* ---- a one-mesh static model arena (the night sky, a district's fused model) ---- */
+
+/* Its 16-byte vertex: F32x3 position, S1x2 texture coordinate (big-endian). */
+void psgo_vertex16(uint8_t *p, const float pos[3], float u, float v);
+
+/* Rows 0 VersionData, 1 RenderMaterialData, 2 InstanceData, 3 VB resource, 4 VertexBuffer,
+ * 5 IB resource, 6 IndexBuffer, 7 OptimizedMesh, 8 VertexDescriptor, 9 MeshHelper,
+ * 10 RenderModelData, 11 TableOfContents; one bone at identity, one mesh. */
+struct psgo_static1 {
+	const uint8_t *vb, *ib; /* nv psgo_vertex16 vertices; ni big-endian u16 indices */
+	uint32_t nv, ni;
+	struct psgo_aabb box;
+	const struct psgo_island *islands;
+	const struct psgo_aabb *island_aabbs;
+	const float (*island_areas)[4];
+	uint16_t n_islands;
+	const char *bone;
+	uint64_t toc_guid[4]; /* the TOC's material, model, mesh and instance */
+	bool x360;
+};
+/* Its rows and the subreference values of its material, instance and island tables. */
+struct psgo_static1_rows {
+	uint32_t o[12];
+	uint32_t s_mat, s_inst, s_areas, s_aabbs;
+};
+/* Reserves the rows (Xbox 360: its platform and GPU alignment first) and writes row 0; the
+ * caller writes rows 1 and 2 (its material and instance), psgo_static1_finish the others. */
+void psgo_static1_begin(struct psg_builder *b, const struct psgo_static1 *m,
+			struct psgo_static1_rows *r);
+void psgo_static1_finish(struct psg_builder *b, const struct psgo_static1 *m,
+			 const struct psgo_static1_rows *r);
+
 #endif

@@ -850,9 +850,8 @@ static void plan_all(const struct wo_tri_in *t, uint32_t n, struct wcl *c, uint3
 	}
 }
 
-/* The collision mesh's header, up to the KD-tree's. */
-static void put_header(struct buf *out, const float bmin[3], const float bmax[3], uint32_t ncl,
-		       uint32_t n, uint64_t table, float granularity, uint64_t at)
+/* A box as the header and the KD-tree store it: min xyz, a pad word, max xyz, a pad word. */
+static void put_box(struct buf *out, const float bmin[3], const float bmax[3])
 {
 	for (int k = 0; k < 3; k++)
 		buf_f32be(out, bmin[k]);
@@ -860,6 +859,13 @@ static void put_header(struct buf *out, const float bmin[3], const float bmax[3]
 	for (int k = 0; k < 3; k++)
 		buf_f32be(out, bmax[k]);
 	buf_zero(out, 4);
+}
+
+/* The collision mesh's header, up to the KD-tree's. */
+static void put_header(struct buf *out, const float bmin[3], const float bmax[3], uint32_t ncl,
+		       uint32_t n, uint64_t table, float granularity, uint64_t at)
+{
+	put_box(out, bmin, bmax);
 	buf_u32be(out, 0); /* vtable */
 	buf_u32be(out, bits_for(ncl) + bits_for(9ull * (n < CM_MAX_TRIS ? n : CM_MAX_TRIS)) + 1);
 	buf_u32be(out, n);
@@ -914,12 +920,7 @@ enum rc wo_cmesh_write(const struct wo_tri_in *t, uint32_t n, float granularity,
 	buf_u32be(out, kd_nodes);
 	buf_u32be(out, n);
 	buf_zero(out, 4);
-	for (int k = 0; k < 3; k++)
-		buf_f32be(out, bmin[k]);
-	buf_zero(out, 4);
-	for (int k = 0; k < 3; k++)
-		buf_f32be(out, bmax[k]);
-	buf_zero(out, 4);
+	put_box(out, bmin, bmax);
 	rc = put_kd(c, ncl, out);
 	buf_zero(out, base + table - out->len);
 	for (uint32_t i = 0; i < ncl; i++)

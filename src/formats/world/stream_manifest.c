@@ -229,36 +229,63 @@ static void sm_name(struct sm_collection *c, const uint8_t *raw, uint32_t i, str
 	}
 }
 
-enum rc sm_cmap_read(const struct src *s, enum sm_platform pf, struct sm_cmap *out, struct diag *d)
+/* What one kind of manifest is read into: records of rec bytes after a header of hdr, each
+ * decoded by its reader into an element of size bytes whose id and flags are at id_off and
+ * flag_off (duplicate ids are flagged). */
+struct sm_kind {
+	enum sm_file file;
+	size_t hdr, rec, size, id_off, flag_off;
+	void (*record)(void *e, struct br *r, uint32_t i, struct diag *d);
+};
+
+/* The header and every record of a manifest of kind k; *v (n elements) is freed on failure. */
+static enum rc sm_read(const struct src *s, enum sm_platform pf, const struct sm_kind *k,
+		       struct sm_header *h, void **v, uint32_t *n, struct diag *d)
 {
-	uint8_t *raw;
-	enum rc rc;
+	uint8_t *raw, *e = NULL;
+	enum rc rc = sm_load(s, k->file, pf, k->hdr, k->rec, h, &raw, n, d);
 
-	memset(out, 0, sizeof *out);
-	rc = sm_load(s, SM_CMAP, pf, SM_CMAP_HDR, SM_CMAP_REC, &out->h, &raw, &out->n, d);
-	if (rc == RC_OK && !(out->v = xcalloc_n(out->n ? out->n : 1, sizeof *out->v)))
+	if (rc == RC_OK && !(e = xcalloc_n(*n ? *n : 1, k->size)))
 		rc = RC_NOMEM;
-	for (uint32_t i = 0; rc == RC_OK && i < out->n; i++) {
-		struct sm_collection *c = &out->v[i];
-		struct br r =
-		    br_at(raw, (size_t)out->n * SM_CMAP_REC, sm_be(pf), (size_t)i * SM_CMAP_REC);
+	for (uint32_t i = 0; rc == RC_OK && i < *n; i++) {
+		struct br r = br_at(raw, (size_t)*n * k->rec, sm_be(pf), (size_t)i * k->rec);
 
-		c->id = br_u64(&r);
-		c->parent = br_u64(&r);
-		c->offset = br_u32(&r);
-		c->size = br_u32(&r);
-		c->assets = br_u32(&r);
-		sm_name(c, br_take(&r, SM_NAME_LEN), i, d);
-		c->name_off = br_u32(&r);
+		k->record(e + (size_t)i * k->size, &r, i, d);
 	}
 	if (rc == RC_OK)
-		rc = sm_dups(out->v, sizeof *out->v, offsetof(struct sm_collection, id),
-			     offsetof(struct sm_collection, flags), out->n, "CMAP", d);
+		rc = sm_dups(e, k->size, k->id_off, k->flag_off, *n, sm_magics[k->file], d);
 	free(raw);
-	if (rc != RC_OK)
-		sm_cmap_free(out);
+	if (rc != RC_OK) {
+		free(e);
+		e = NULL;
+		*n = 0;
+	}
+	*v = e;
 	return rc;
 }
+
+static void sm_cmap_record(void *e, struct br *r, uint32_t i, struct diag *d)
+{
+	struct sm_collection *c = e;
+
+	c->id = br_u64(r);
+	c->parent = br_u64(r);
+	c->offset = br_u32(r);
+	c->size = br_u32(r);
+	c->assets = br_u32(r);
+	sm_name(c, br_take(r, SM_NAME_LEN), i, d);
+	c->name_off = br_u32(r);
+}
+
+static const struct sm_kind sm_cmap_kind = {
+    .file = SM_CMAP,
+    .hdr = SM_CMAP_HDR,
+    .rec = SM_CMAP_REC,
+    .size = sizeof(struct sm_collection),
+    .id_off = offsetof(struct sm_collection, id),
+    .flag_off = offsetof(struct sm_collection, flags),
+    .record = sm_cmap_record,
+};
 
 static void sm_f4(struct br *r, float v[4])
 {
@@ -285,74 +312,73 @@ static void sm_box(struct sm_cell *c, const float lo[4], const float hi[4], cons
 		}
 }
 
-enum rc sm_cspa_read(const struct src *s, enum sm_platform pf, struct sm_cspa *out, struct diag *d)
+static void sm_cspa_record(void *e, struct br *r, uint32_t i, struct diag *d)
 {
-	uint8_t *raw;
-	enum rc rc;
+	struct sm_cell *c = e;
 
-	memset(out, 0, sizeof *out);
-	rc = sm_load(s, SM_CSPA, pf, SM_CSPA_HDR, SM_CSPA_REC, &out->h, &raw, &out->n, d);
-	if (rc == RC_OK && !(out->v = xcalloc_n(out->n ? out->n : 1, sizeof *out->v)))
-		rc = RC_NOMEM;
-	for (uint32_t i = 0; rc == RC_OK && i < out->n; i++) {
-		struct sm_cell *c = &out->v[i];
-		struct br r =
-		    br_at(raw, (size_t)out->n * SM_CSPA_REC, sm_be(pf), (size_t)i * SM_CSPA_REC);
-
-		c->id = br_u64(&r);
-		c->lod = br_u8(&r);
-		br_skip(&r, 7);
-		sm_f4(&r, c->hull_min);
-		sm_f4(&r, c->hull_max);
-		sm_f4(&r, c->geom_min);
-		sm_f4(&r, c->geom_max);
-		if (c->lod > SM_LOD_GLOBAL) {
-			c->flags |= SM_F_LOD;
-			diag_add(d, "CSPA: record %u: level of detail %u (0, 1 or 2 expected)", i,
-				 c->lod);
-		}
-		sm_box(c, c->hull_min, c->hull_max, "hull", i, d);
-		sm_box(c, c->geom_min, c->geom_max, "geometry", i, d);
+	c->id = br_u64(r);
+	c->lod = br_u8(r);
+	br_skip(r, 7);
+	sm_f4(r, c->hull_min);
+	sm_f4(r, c->hull_max);
+	sm_f4(r, c->geom_min);
+	sm_f4(r, c->geom_max);
+	if (c->lod > SM_LOD_GLOBAL) {
+		c->flags |= SM_F_LOD;
+		diag_add(d, "CSPA: record %u: level of detail %u (0, 1 or 2 expected)", i, c->lod);
 	}
-	if (rc == RC_OK)
-		rc = sm_dups(out->v, sizeof *out->v, offsetof(struct sm_cell, id),
-			     offsetof(struct sm_cell, flags), out->n, "CSPA", d);
-	free(raw);
-	if (rc != RC_OK)
-		sm_cspa_free(out);
-	return rc;
+	sm_box(c, c->hull_min, c->hull_max, "hull", i, d);
+	sm_box(c, c->geom_min, c->geom_max, "geometry", i, d);
 }
 
-enum rc sm_mmap_read(const struct src *s, enum sm_platform pf, struct sm_mmap *out, struct diag *d)
+static const struct sm_kind sm_cspa_kind = {
+    .file = SM_CSPA,
+    .hdr = SM_CSPA_HDR,
+    .rec = SM_CSPA_REC,
+    .size = sizeof(struct sm_cell),
+    .id_off = offsetof(struct sm_cell, id),
+    .flag_off = offsetof(struct sm_cell, flags),
+    .record = sm_cspa_record,
+};
+
+static void sm_mmap_record(void *e, struct br *r, uint32_t i, struct diag *d)
 {
-	uint8_t *raw;
-	enum rc rc;
+	struct sm_point *c = e;
 
-	memset(out, 0, sizeof *out);
-	rc = sm_load(s, SM_MMAP, pf, SM_MMAP_HDR, SM_MMAP_REC, &out->h, &raw, &out->n, d);
-	if (rc == RC_OK && !(out->v = xcalloc_n(out->n ? out->n : 1, sizeof *out->v)))
-		rc = RC_NOMEM;
-	for (uint32_t i = 0; rc == RC_OK && i < out->n; i++) {
-		struct sm_point *c = &out->v[i];
-		struct br r =
-		    br_at(raw, (size_t)out->n * SM_MMAP_REC, sm_be(pf), (size_t)i * SM_MMAP_REC);
-
-		c->id = br_u64(&r);
-		c->x = br_f32(&r);
-		c->y = br_f32(&r);
-		if (!isfinite(c->x) || !isfinite(c->y)) {
-			c->flags |= SM_F_NONFIN;
-			diag_add(d, "MMAP: record %u: the point is not finite", i);
-		}
+	c->id = br_u64(r);
+	c->x = br_f32(r);
+	c->y = br_f32(r);
+	if (!isfinite(c->x) || !isfinite(c->y)) {
+		c->flags |= SM_F_NONFIN;
+		diag_add(d, "MMAP: record %u: the point is not finite", i);
 	}
-	if (rc == RC_OK)
-		rc = sm_dups(out->v, sizeof *out->v, offsetof(struct sm_point, id),
-			     offsetof(struct sm_point, flags), out->n, "MMAP", d);
-	free(raw);
-	if (rc != RC_OK)
-		sm_mmap_free(out);
-	return rc;
 }
+
+static const struct sm_kind sm_mmap_kind = {
+    .file = SM_MMAP,
+    .hdr = SM_MMAP_HDR,
+    .rec = SM_MMAP_REC,
+    .size = sizeof(struct sm_point),
+    .id_off = offsetof(struct sm_point, id),
+    .flag_off = offsetof(struct sm_point, flags),
+    .record = sm_mmap_record,
+};
+
+#define SM_READ(kind)                                                                              \
+	enum rc sm_##kind##_read(const struct src *s, enum sm_platform pf, struct sm_##kind *out,  \
+				 struct diag *d)                                                   \
+	{                                                                                          \
+		void *v;                                                                           \
+		enum rc rc;                                                                        \
+                                                                                                   \
+		memset(out, 0, sizeof *out);                                                       \
+		rc = sm_read(s, pf, &sm_##kind##_kind, &out->h, &v, &out->n, d);                   \
+		out->v = v;                                                                        \
+		return rc;                                                                         \
+	}
+SM_READ(cmap)
+SM_READ(cspa)
+SM_READ(mmap)
 
 #define SM_PARSE(kind)                                                                             \
 	enum rc sm_##kind##_parse(const uint8_t *p, size_t n, enum sm_platform pf,                 \
@@ -368,26 +394,16 @@ SM_PARSE(cmap)
 SM_PARSE(cspa)
 SM_PARSE(mmap)
 
-void sm_cmap_free(struct sm_cmap *m)
-{
-	free(m->v);
-	m->v = NULL;
-	m->n = 0;
-}
-
-void sm_cspa_free(struct sm_cspa *m)
-{
-	free(m->v);
-	m->v = NULL;
-	m->n = 0;
-}
-
-void sm_mmap_free(struct sm_mmap *m)
-{
-	free(m->v);
-	m->v = NULL;
-	m->n = 0;
-}
+#define SM_FREE(kind)                                                                              \
+	void sm_##kind##_free(struct sm_##kind *m)                                                 \
+	{                                                                                          \
+		free(m->v);                                                                        \
+		m->v = NULL;                                                                       \
+		m->n = 0;                                                                          \
+	}
+SM_FREE(cmap)
+SM_FREE(cspa)
+SM_FREE(mmap)
 
 size_t sm_cmap_heap(const struct sm_cmap *m)
 {

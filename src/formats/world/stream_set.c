@@ -262,6 +262,7 @@ static enum rc ss_asset_row(struct ss_writer *w, const struct ss_asset *a, struc
 
 static enum rc ss_check_name(struct ss_writer *w, const char *name)
 {
+	struct ss_coll *v;
 	enum ss_kind k;
 
 	if (strlen(name) >= SM_NAME_LEN || !ss_collection_kind(name, &k) || k != w->kind ||
@@ -276,15 +277,10 @@ static enum rc ss_check_name(struct ss_writer *w, const char *name)
 			snprintf(w->why, sizeof w->why, "collection given twice");
 			return RC_INVAL;
 		}
-	if (w->n == w->cap) {
-		uint32_t cap = w->cap ? w->cap * 2 : 16;
-		struct ss_coll *v = reallocarray(w->c, cap, sizeof *v);
-
-		if (!v)
-			return RC_NOMEM;
-		w->c = v;
-		w->cap = cap;
-	}
+	v = xgrow_n(w->c, w->n, &w->cap, sizeof *v, 16);
+	if (!v)
+		return RC_NOMEM;
+	w->c = v;
 	return RC_OK;
 }
 

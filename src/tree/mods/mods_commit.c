@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "psgfs/formats/registry.h"
 #include "psgfs/formats/texmod.h"
 #include "tree/psg/ns_psg.h" /* the arena of a PSG asset (pm), inline: no call into it */
 #include "tree/mods/mods_int.h"
@@ -305,24 +305,16 @@ static void bump(struct mods *m, uint32_t slot)
 		tree_slot_reset(m->t, slot);
 }
 
-/* The model whose companion a texture arena is: `<stem>_Textures.<ext>` -> `<stem>.<ext>`. */
+/* The model whose companion a texture arena is (the registry's sibling rule, backwards). */
 static uint32_t model_of(struct tree *t, uint32_t slot)
 {
-	static const char suffix[] = "_Textures";
 	uint32_t parent;
-	const char *name, *dot;
+	const char *name;
 	char model[NAME_MAX + 1];
-	size_t stem;
 
-	if (!t->fold || !tree_slot_entry_name(t, slot, &parent, &name))
+	if (!t->fold || !tree_slot_entry_name(t, slot, &parent, &name) ||
+	    !fmt_sibling_model(FMT_PSG, name, model, sizeof model))
 		return 0;
-	dot = strrchr(name, '.');
-	stem = (size_t)((dot ? dot : name + strlen(name)) - name);
-	if (stem <= sizeof suffix - 1 ||
-	    strncasecmp(name + stem - (sizeof suffix - 1), suffix, sizeof suffix - 1))
-		return 0;
-	snprintf(model, sizeof model, "%.*s%s", (int)(stem - (sizeof suffix - 1)), name,
-		 dot ? dot : "");
 	return tree_slot_sibling(t, slot, model);
 }
 

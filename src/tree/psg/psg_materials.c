@@ -17,6 +17,7 @@
 
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/names.h"
+#include "psgfs/formats/registry.h"
 #include "tree/mount/guid_index.h"
 #include "tree/psg/ns_psg.h"
 #include "tree/psg/psg_materials.h"
@@ -143,8 +144,8 @@ static enum rc add_rmd(const struct src *s, const struct arena *a, uint32_t i,
 	return r;
 }
 
-enum rc psg_materials_load(const struct src *s, const struct arena *a, const char *stem,
-			   const char *ext, struct psg_materials **out)
+enum rc psg_materials_load(const struct src *s, const struct arena *a, const char *name,
+			   struct psg_materials **out)
 {
 	struct psg_materials *ms = calloc(1, sizeof *ms);
 	size_t cap = 0;
@@ -153,8 +154,7 @@ enum rc psg_materials_load(const struct src *s, const struct arena *a, const cha
 	for (uint32_t i = 0; r == RC_OK && i < a->n_dict; i++)
 		if (arena_row(a, i)->type_id == RW_T_RENDERMATERIAL)
 			r = add_rmd(s, a, i, ms, &cap);
-	if (r == RC_OK &&
-	    asprintf(&ms->companion, "%s_Textures%s%s", stem, ext ? "." : "", ext ? ext : "") < 0)
+	if (r == RC_OK && !(ms->companion = fmt_sibling_name(FMT_PSG, name)))
 		r = RC_NOMEM;
 	if (r != RC_OK) {
 		psg_materials_free(ms);
@@ -383,11 +383,9 @@ static void locate_beside(struct asset *as, struct psg_mount *m)
 static void companion_locate(struct asset *as)
 {
 	struct psg_mount *m = pm(as);
-	const char *dot = strrchr(as->name, '.');
 
 	pthread_mutex_lock(&m->comp_mu);
-	if (!m->comp_looked &&
-	    asprintf(&m->comp_name, "%s_Textures%s", as->stem, dot ? dot : "") >= 0) {
+	if (!m->comp_looked && (m->comp_name = fmt_sibling_name(FMT_PSG, as->name))) {
 		m->comp_looked = true;
 		if (as->t->fold)
 			locate_in_folder(as, m);

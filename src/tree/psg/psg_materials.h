@@ -69,10 +69,10 @@ struct psg_textures_index {
 	size_t n;
 };
 
-/* Every tRMaterial of every RenderMaterialData in dictionary order; ext: the model's
- * extension ("psg", "rx2") for the companion's name. */
-enum rc psg_materials_load(const struct src *s, const struct arena *a, const char *stem,
-			   const char *ext, struct psg_materials **out);
+/* Every tRMaterial of every RenderMaterialData in dictionary order; name: the model's file
+ * name, for its companion's (fmt_sibling_name). */
+enum rc psg_materials_load(const struct src *s, const struct arena *a, const char *name,
+			   struct psg_materials **out);
 void psg_materials_free(struct psg_materials *ms);
 /* Fill each channel with a GUID from an index (sorts it): own = the model's own TOC (the Name
  * channel's target, which also labels the material), else the companion's textures. */

@@ -386,12 +386,11 @@ static enum rc own_toc_resolve(struct asset *as, struct psg_materials *ms)
 static enum rc load_materials(struct asset *as, uint64_t arg, void **data, size_t *bytes,
 			      void (**dtor)(void *))
 {
-	const char *dot = strrchr(as->name, '.');
 	struct psg_materials *ms;
 	enum rc r;
 
 	(void)arg;
-	r = psg_materials_load(&as->src, &pm(as)->a, as->stem, dot ? dot + 1 : NULL, &ms);
+	r = psg_materials_load(&as->src, &pm(as)->a, as->name, &ms);
 	if (r == RC_OK)
 		r = own_toc_resolve(as, ms);
 	if (r == RC_OK)
