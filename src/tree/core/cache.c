@@ -1,4 +1,5 @@
 /* Byte-bounded LRU: open-addressing-free chained hash + doubly linked recency list, one mutex. */
+#include <malloc.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -24,8 +25,12 @@ struct cache {
 	size_t budget;
 	size_t fixed; /* charged by cache_charge: counted in st.bytes, never evicted */
 	size_t held;  /* cache_hold: counted in st.bytes until released */
+	size_t freed; /* bytes evicted since the heap was last trimmed */
 	struct cache_stats st;
 };
+
+/* Evicted bytes between two trims of the heap, at least (cache_put). */
+#define TRIM_MIN (16u << 20)
 
 /* Per-entry bookkeeping charged to the budget (the entry, and the header of the data block,
  * whose own size the caller reports), so many tiny entries stay bounded too. */
@@ -168,6 +173,7 @@ static void evict(struct cache *c, struct cache_ent *e)
 	c->st.bytes -= e->bytes + CACHE_OVERHEAD;
 	c->st.entries--;
 	c->st.evictions++;
+	c->freed += e->bytes;
 	if (e->pins == 0)
 		ent_destroy(e);
 }
@@ -219,6 +225,7 @@ void *cache_put(struct cache *c, struct cache_key key, void *data, size_t bytes,
 		void (*dtor)(void *), struct cache_ent **ent)
 {
 	struct cache_ent *e = calloc(1, sizeof *e), *old;
+	bool trim;
 
 	*ent = NULL;
 	if (!e) {
@@ -256,7 +263,16 @@ void *cache_put(struct cache *c, struct cache_key key, void *data, size_t bytes,
 			c->st.peak_bytes = c->st.bytes;
 		map_maybe_grow(c);
 	}
+	/* glibc keeps freed chunks inside its heaps resident (only the top is given back): after
+	 * a quarter of the budget (16 MiB at least) has been evicted, what is free goes back to the
+	 * system. Reading a 480 MB scene.glb through a 64 MiB cache peaked at 104-113 MB of
+	 * RssAnon without it, 83 MB with it, at the same speed (bench/run, 14.). */
+	trim = c->freed > (c->budget / 4 > TRIM_MIN ? c->budget / 4 : TRIM_MIN);
+	if (trim)
+		c->freed = 0;
 	pthread_mutex_unlock(&c->mu);
+	if (trim)
+		malloc_trim(0);
 	*ent = e;
 	return data;
 }
