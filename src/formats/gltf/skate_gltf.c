@@ -393,12 +393,13 @@ static enum rc open_export(const struct src *s, const struct arena *a, const str
 	g->model.images = images;
 	g->model.n_images = n_images;
 	g->model.fill = sg_fill;
-	ctx_init(&c, g, s);
-	if (r == RC_OK && full)
+	if (r == RC_OK && full) {
+		ctx_init(&c, g, s);
 		r = gltf_bounds(&g->model, &c);
-	ctx_free(&c);
-	if (r == RC_OK && full)
-		r = gltf_plan(&g->model, &g->plan);
+		ctx_free(&c);
+		if (r == RC_OK)
+			r = gltf_plan(&g->model, &g->plan);
+	}
 	if (r != RC_OK) {
 		skate_gltf_free(g);
 		return r;

@@ -278,9 +278,11 @@ static enum rc scene_pictures(struct scene *sc, uint32_t k, const struct arena_r
 		struct scene_img *si = &sc->imgs[sc->n_images];
 		struct gltf_image *im = &sc->images[sc->n_images];
 		struct psg_pic_id id;
-		bool has_id = psg_glb_pic_id(ref->glb, j, &id), oom = false;
+		bool oom = false;
 
-		if (has_id && pic_known(sc, &id, &imap[j], &oom))
+		if (!psg_glb_pic_id(ref->glb, j, &id)) /* the export's images are its pictures */
+			return RC_INVAL;
+		if (pic_known(sc, &id, &imap[j], &oom))
 			continue;
 		if (oom)
 			return RC_NOMEM;
@@ -298,8 +300,7 @@ static enum rc scene_pictures(struct scene *sc, uint32_t k, const struct arena_r
 		im->ctx = NULL; /* scene_build: &sc->imgs[i] once the array stops moving */
 		if (!keep_name(sc, &im->name))
 			return RC_NOMEM;
-		if (has_id)
-			pic_add(sc, &id, imap[j]);
+		pic_add(sc, &id, imap[j]);
 	}
 	return RC_OK;
 }
