@@ -486,8 +486,8 @@ struct skate_vbatch {
 	/* private */
 	uint8_t *raw;
 	float *vals;
-	size_t raw_cap;
-	uint32_t cap;
+	size_t raw_cap, vals_cap;
+	uint32_t cap; /* vertices the rows hold */
 };
 void skate_vbatch_init(struct skate_vbatch *b);
 void skate_vbatch_free(struct skate_vbatch *b);

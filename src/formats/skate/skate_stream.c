@@ -16,7 +16,6 @@
 #include "formats/skate/skate_stream_int.h"
 #include "psgfs/base/bytes.h"
 
-#define VALS_PER_ELEM (SKATE_VBATCH_MAX * 4u)
 
 /* ---- the skin rules ---- */
 
@@ -211,13 +210,25 @@ void skate_vbatch_init(struct skate_vbatch *b)
 	memset(b, 0, sizeof *b);
 }
 
-void skate_vbatch_free(struct skate_vbatch *b)
+/* The per-vertex rows and values, not the raw bytes. */
+static void vbatch_free_rows(struct skate_vbatch *b)
 {
 	free(b->n_infl);
 	free(b->infl);
 	free(b->unweighted);
-	free(b->raw);
 	free(b->vals);
+	b->n_infl = NULL;
+	b->infl = NULL;
+	b->unweighted = NULL;
+	b->vals = NULL;
+	b->cap = 0;
+	b->vals_cap = 0;
+}
+
+void skate_vbatch_free(struct skate_vbatch *b)
+{
+	vbatch_free_rows(b);
+	free(b->raw);
 	skate_vbatch_init(b);
 }
 
@@ -230,30 +241,47 @@ uint32_t skate_vbatch_cap(const struct skate_scene_mesh *m)
 	return cap ? cap : 1;
 }
 
-/* Buffers for SKATE_VBATCH_MAX vertices and raw_bytes of vertex data. */
-static enum rc vbatch_room(struct skate_vbatch *b, size_t raw_bytes)
+/* Elements of the mesh vbatch_layout keeps. */
+static unsigned usable_elems(const struct skate_scene_mesh *m)
 {
-	/* Not zeroed: every byte is written before it is read, and zeroing 1 MiB per batch
-	 * cost more than decoding a 128 KiB piece of export. */
-	if (!b->cap) {
-		b->n_infl = xrealloc_n(NULL, SKATE_VBATCH_MAX, sizeof *b->n_infl);
-		b->infl = xrealloc_n(NULL, SKATE_VBATCH_MAX, sizeof *b->infl);
-		b->unweighted = xrealloc_n(NULL, SKATE_VBATCH_MAX, sizeof *b->unweighted);
-		b->vals =
-		    xrealloc_n(NULL, (size_t)SKATE_MAX_ELEMS * VALS_PER_ELEM, sizeof *b->vals);
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < m->desc.n_el; i++)
+		n += m->desc.elem[i].usable;
+	return n;
+}
+
+/*
+ * Room for b->count vertices of n_elem elements and raw_bytes of vertex data. Sized by the
+ * call, not by SKATE_VBATCH_MAX: most meshes are far smaller than a full batch, and a
+ * mebibyte per batch is a fresh mmap, page faults and clearing (the export renders one batch
+ * per piece). Kept between calls and grown only; nothing is copied when it grows, and nothing
+ * is zeroed: every byte is written before it is read.
+ */
+static enum rc vbatch_room(struct skate_vbatch *b, unsigned n_elem, size_t raw_bytes)
+{
+	uint32_t n = b->count ? b->count : 1, cap = n > b->cap ? n : b->cap;
+	size_t vals = (size_t)(n_elem ? n_elem : 1) * cap * 4;
+
+	if (cap > b->cap || vals > b->vals_cap) {
+		vbatch_free_rows(b);
+		b->n_infl = xrealloc_n(NULL, cap, sizeof *b->n_infl);
+		b->infl = xrealloc_n(NULL, cap, sizeof *b->infl);
+		b->unweighted = xrealloc_n(NULL, cap, sizeof *b->unweighted);
+		b->vals = xrealloc_n(NULL, vals, sizeof *b->vals);
 		if (!b->n_infl || !b->infl || !b->unweighted || !b->vals) {
-			skate_vbatch_free(b);
+			vbatch_free_rows(b);
 			return RC_NOMEM;
 		}
-		b->cap = SKATE_VBATCH_MAX;
+		b->cap = cap;
+		b->vals_cap = vals;
 	}
 	if (raw_bytes > b->raw_cap) {
-		uint8_t *p = realloc(b->raw, raw_bytes);
-
-		if (!p)
+		free(b->raw);
+		b->raw = malloc(raw_bytes);
+		b->raw_cap = b->raw ? raw_bytes : 0;
+		if (!b->raw)
 			return RC_NOMEM;
-		b->raw = p;
-		b->raw_cap = raw_bytes;
 	}
 	return RC_OK;
 }
@@ -275,7 +303,7 @@ static void vbatch_layout(struct skate_vbatch *b, const struct skate_scene_mesh 
 		if (!m->desc.elem[i].usable)
 			continue;
 		b->elem[b->n_elem] = m->desc.elem[i];
-		b->v[b->n_elem] = b->vals + (size_t)b->n_elem * VALS_PER_ELEM;
+		b->v[b->n_elem] = b->vals + (size_t)b->n_elem * b->cap * 4;
 		b->n_elem++;
 	}
 }
@@ -314,7 +342,7 @@ static enum rc vbatch_fill(const struct src *s, const struct arena *a, const str
 {
 	size_t bytes = (size_t)b->count * m->stride;
 	struct sks_skin_rules k;
-	enum rc r = vbatch_room(b, bytes);
+	enum rc r = vbatch_room(b, usable_elems(m), bytes);
 
 	if (r == RC_OK)
 		r = src_read(s, m->vb_start + (uint64_t)b->first * m->stride, b->raw, bytes);

@@ -165,10 +165,12 @@ static enum rc put_block(const struct pngs *p, uint64_t k, struct buf *b)
 	return r;
 }
 
-/* The Adler-32 covers every row: one pass, a band of rows at a time. */
+/* The Adler-32 covers every row: one pass, a band of rows at a time. A band about the size of
+ * a stored block, as stream_bytes asks for: the buffers on the way (the rows callback decodes
+ * into its own) stay below the 128 KiB where each would be freshly mapped pages. */
 static enum rc put_tail(const struct pngs *p, struct buf *b)
 {
-	uint32_t band = (uint32_t)(p->row_bytes > (1u << 20) ? 1 : (1u << 20) / p->row_bytes);
+	uint32_t band = (uint32_t)(p->row_bytes > PNGS_BLOCK ? 1 : PNGS_BLOCK / p->row_bytes);
 	uint32_t adler = 1;
 	uint8_t be[4], *px;
 	enum rc r = RC_OK;
