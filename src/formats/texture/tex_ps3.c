@@ -462,25 +462,28 @@ static enum rc swizzled_band(const struct src *s, uint64_t at, const struct ps3_
 			     uint32_t band, uint8_t *texels)
 {
 	unsigned lw = (unsigned)pow2_log(w), lh = (unsigned)pow2_log(h);
-	uint32_t tiles = w / band, run = band * band;
-	uint8_t *tmp = malloc((size_t)run * l->bpp);
+	uint32_t tiles = w / band, run = band * band, bpp = l->bpp;
+	uint16_t spot[32 * 32]; /* run position -> y * band + x inside the tile (band <= 32) */
+	uint8_t *tmp = malloc((size_t)run * bpp);
 	enum rc r = RC_OK;
 
 	(void)t;
 	if (!tmp)
 		return RC_NOMEM;
+	/* Every tile of the band has the same order inside: its Morton index, the same whatever
+	 * the level's shape once x and y are below the tile's side. */
+	for (uint32_t y = 0; y < band; y++)
+		for (uint32_t x = 0; x < band; x++)
+			spot[tex_ps3_swizzle_index(x, y, lw < lh ? lw : lh, lw < lh ? lw : lh)] =
+			    (uint16_t)(y * band + x);
 	for (uint32_t tx = 0; tx < tiles && r == RC_OK; tx++) {
 		uint64_t idx = tex_ps3_swizzle_index(tx * band, y0, lw, lh);
+		uint8_t *dst = texels + (size_t)tx * band * bpp;
 
-		r = src_read(s, at + idx * l->bpp, tmp, (size_t)run * l->bpp);
-		for (uint32_t y = 0; y < band && r == RC_OK; y++)
-			for (uint32_t x = 0; x < band; x++) {
-				uint32_t i = tex_ps3_swizzle_index(x, y, lw < lh ? lw : lh,
-								   lw < lh ? lw : lh);
-
-				memcpy(texels + ((size_t)y * w + tx * band + x) * l->bpp,
-				       tmp + (size_t)i * l->bpp, l->bpp);
-			}
+		r = src_read(s, at + idx * bpp, tmp, (size_t)run * bpp);
+		for (uint32_t i = 0; i < run && r == RC_OK; i++)
+			memcpy(dst + ((size_t)(spot[i] / band) * w + spot[i] % band) * bpp,
+			       tmp + (size_t)i * bpp, bpp);
 	}
 	free(tmp);
 	return r;
@@ -500,8 +503,14 @@ enum rc ps3_read_rows(const struct src *s, uint64_t base, const struct ps3_textu
 		return src_read(s, at + (uint64_t)row0 * ((w + 3) / 4) * l->bpp, out,
 				(size_t)n * ((w + 3) / 4) * l->bpp);
 	if (l->swizzled) {
-		uint32_t side = w < h ? w : h, band = side < 32 ? side : 32;
-		uint32_t b0 = row0 / band * band, b1 = (row0 + n + band - 1) / band * band;
+		uint32_t side = w < h ? w : h, band = side < 32 ? side : 32, b0, b1;
+
+		/* Bands no taller than the rows asked for need (a PNG block asks for a few rows
+		 * of a wide level), but at least 8: each tile column of a band is one read. */
+		while (band > 8 && band / 2 >= n)
+			band /= 2;
+		b0 = row0 / band * band;
+		b1 = (row0 + n + band - 1) / band * band;
 
 		src = malloc((size_t)(b1 - b0) * w * l->bpp);
 		if (!src)
