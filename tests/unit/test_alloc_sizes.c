@@ -23,6 +23,7 @@
 #include "psgfs/formats/png.h"
 #include "psgfs/formats/psk.h"
 #include "psgfs/formats/psk_gltf.h"
+#include "psgfs/formats/world_objects.h"
 #include "psgfs/gen/gen_psk.h"
 
 /* Where ASan's size-class allocator ends (its largest class, less the chunk header). */
@@ -269,6 +270,43 @@ static void test_psa_keys_cached(void **state)
 	psa_fx_close(&x);
 }
 
+/* ---- world ---- */
+
+/* Counting a small collision mesh's triangles per surface id needs no table of all 65,536. */
+static void test_cmesh_surfaces(void **state)
+{
+	struct wo_tri_in t[100];
+	struct wo_surface_count *sc;
+	struct wo_cmesh m;
+	struct diag d;
+	struct buf b;
+	uint32_t nsc;
+	size_t most;
+
+	(void)state;
+	memset(t, 0, sizeof t);
+	for (uint32_t i = 0; i < 100; i++) {
+		t[i].v[1][0] = 1.0f + (float)i;
+		t[i].v[2][2] = 1.0f;
+		/* ids far apart: the highest pattern too */
+		t[i].surface = wo_surface_make(i % 3, 2, i % 2 ? 15 : 0);
+	}
+	buf_init(&b);
+	assert_int_equal(wo_cmesh_write(t, 100, 0.0f, &b), RC_OK);
+	diag_init(&d);
+	assert_int_equal(wo_cmesh_parse(b.data, b.len, &m, &d), RC_OK);
+	LARGEST(most, assert_int_equal(wo_cmesh_surfaces(&m, &sc, &nsc), RC_OK));
+	assert_int_equal(nsc, 6);
+	for (uint32_t i = 0; i < nsc; i++)
+		assert_true(sc[i].tris == 17 || sc[i].tris == 16);
+	assert_int_equal(sc[5].id, wo_surface_make(2, 2, 15));
+	assert_true(most < 8u << 10);
+	free(sc);
+	wo_cmesh_free(&m);
+	diag_free(&d);
+	buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +316,7 @@ int main(void)
 	    cmocka_unit_test(test_png_tail),
 	    cmocka_unit_test(test_psa_keys_uncached),
 	    cmocka_unit_test(test_psa_keys_cached),
+	    cmocka_unit_test(test_cmesh_surfaces),
 	    // clang-format on
 	};
 
