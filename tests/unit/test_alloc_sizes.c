@@ -20,10 +20,12 @@
 #include "psgfs/base/diag.h"
 #include "psgfs/base/emit.h"
 #include "psgfs/base/source.h"
+#include "psgfs/formats/archive.h"
 #include "psgfs/formats/png.h"
 #include "psgfs/formats/psk.h"
 #include "psgfs/formats/psk_gltf.h"
 #include "psgfs/formats/world_objects.h"
+#include "psgfs/gen/gen_big.h"
 #include "psgfs/gen/gen_psk.h"
 
 /* Where ASan's size-class allocator ends (its largest class, less the chunk header). */
@@ -307,6 +309,60 @@ static void test_cmesh_surfaces(void **state)
 	buf_free(&b);
 }
 
+/* ---- archives ---- */
+
+/* A zlib chunk is inflated through an input buffer no longer than the chunk's stored bytes. */
+static void test_zlib_piece(void **state)
+{
+	static uint8_t data[300000];
+	struct gen_big_entry e = {.folder = "f",
+				  .name = "zipped.bin",
+				  .data = data,
+				  .len = sizeof data,
+				  .method = GB_CHUNK_ZLIB,
+				  .style = GB_STYLE_SK8};
+	struct gen_big_opts o = {0};
+	struct gen_sink sink;
+	struct buf b;
+	struct src s;
+	struct src_mem sm;
+	struct arc a;
+	struct arc_index *ix;
+	struct diag d;
+	uint64_t total;
+	uint8_t *piece = malloc(64u << 10);
+
+	(void)state;
+	assert_non_null(piece);
+	for (size_t i = 0; i < sizeof data; i++)
+		data[i] = (uint8_t)((i * 7 + i / 1000) & 0xFF);
+	buf_init(&b);
+	gen_sink_buf(&sink, &b);
+	assert_int_equal(gen_big_write(&o, &e, 1, &sink, NULL, &total), RC_OK);
+	src_init_mem(&s, &sm, b.data, b.len);
+	diag_init(&d);
+	assert_int_equal(arc_open(&s, NULL, &a, &d), RC_OK);
+	assert_int_equal(arc_index_build(&s, &a, 0, &ix, &d), RC_OK);
+	assert_int_equal(arc_piece_count(ix), 5); /* 64 KiB chunks */
+	for (uint64_t k = 0; k < arc_piece_count(ix); k++) {
+		uint64_t off, len;
+		size_t got = 0, most;
+
+		arc_piece_span(ix, k, &off, &len);
+		assert_true(len <= 64u << 10);
+		LARGEST(most, assert_int_equal(arc_piece(&s, ix, k, piece, &got, NULL), RC_OK));
+		assert_int_equal(got, len);
+		assert_memory_equal(piece, data + off, len);
+		assert_true(most < MAPPED_FROM);
+	}
+	assert_int_equal(d.n, 0);
+	arc_index_free(ix);
+	arc_free(&a);
+	diag_free(&d);
+	buf_free(&b);
+	free(piece);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +373,7 @@ int main(void)
 	    cmocka_unit_test(test_psa_keys_uncached),
 	    cmocka_unit_test(test_psa_keys_cached),
 	    cmocka_unit_test(test_cmesh_surfaces),
+	    cmocka_unit_test(test_zlib_piece),
 	    // clang-format on
 	};
 
