@@ -17,8 +17,16 @@
 
 #include "alloc_count.h"
 #include "arena_fixture.h"
+#include "psgfs/base/diag.h"
 #include "psgfs/base/emit.h"
+#include "psgfs/base/source.h"
+#include "psgfs/formats/archive.h"
 #include "psgfs/formats/png.h"
+#include "psgfs/formats/psk.h"
+#include "psgfs/formats/psk_gltf.h"
+#include "psgfs/formats/world_objects.h"
+#include "psgfs/gen/gen_big.h"
+#include "psgfs/gen/gen_psk.h"
 
 /* Where ASan's size-class allocator ends (its largest class, less the chunk header). */
 #define MAPPED_FROM (128u << 10)
@@ -127,12 +135,246 @@ static void test_png_tail(void **state)
 	}
 }
 
+/* ---- PSA glTF ---- */
+
+struct psa_fx {
+	struct psa_anim anim;
+	struct buf file;
+	struct src s;
+	struct src_mem sm;
+	struct psa_index ix;
+	struct psk_gltf *g;
+};
+
+/* 70 bones (two blocks of bones), 300 frames (a whole block, 64 x 256, and more), scale. */
+static void psa_fx_open(struct psa_fx *x)
+{
+	struct gen_psa_opts o;
+	struct diag d;
+
+	memset(x, 0, sizeof *x);
+	gen_psa_opts_default(&o, 14);
+	o.bones = 70;
+	o.sequences = 1;
+	o.max_frames = 300;
+	o.overlap = true; /* frames: max_frames exactly */
+	o.scale_keys = true;
+	assert_int_equal(gen_psa_anim(&o, &x->anim), RC_OK);
+	assert_int_equal(x->anim.seqs[0].num_raw_frames, 300);
+	buf_init(&x->file);
+	assert_int_equal(psa_write(&x->anim, &x->file), RC_OK);
+	src_init_mem(&x->s, &x->sm, x->file.data, x->file.len);
+	diag_init(&d);
+	assert_int_equal(psa_index_open(&x->s, &x->ix, &d), RC_OK);
+	diag_free(&d);
+	assert_int_equal(psa_gltf_open(&x->s, &x->ix, "anim", -1, &x->g), RC_OK);
+}
+
+static void psa_fx_close(struct psa_fx *x)
+{
+	psk_gltf_free(x->g);
+	psa_index_free(&x->ix);
+	buf_free(&x->file);
+	psa_anim_free(&x->anim);
+}
+
+/* Every binary part, each into a buffer made beforehand; the largest request of the renders. */
+static size_t psa_render_parts(struct psa_fx *x, const struct psk_gltf_cache *cache)
+{
+	const struct gltf_plan *p = psk_gltf_plan(x->g);
+	size_t most = 0, one;
+
+	for (unsigned i = 0; i < gltf_n_parts(p); i++) {
+		uint64_t n;
+		uint32_t sz;
+		struct emit e;
+
+		gltf_part(p, i, &n, &sz);
+		if (!sz || !n)
+			continue; /* the JSON: not what this is about */
+		emit_init_window(&e, 0, SIZE_MAX);
+		buf_prealloc(&e.b, (size_t)(n * sz));
+		LARGEST(one,
+			assert_int_equal(psk_gltf_render(x->g, &x->s, cache, i, 0, &e), RC_OK));
+		assert_int_equal(e.b.len, n * sz);
+		most = one > most ? one : most;
+		emit_free(&e);
+	}
+	return most;
+}
+
+/* Without a cache a render converts the keys it asks for, not a block of 16,384 (640 KB). */
+static void test_psa_keys_uncached(void **state)
+{
+	struct psa_fx x;
+
+	(void)state;
+	psa_fx_open(&x);
+	assert_true(psa_render_parts(&x, NULL) < MAPPED_FROM);
+	psa_fx_close(&x);
+}
+
+/* A cache that keeps every block; what each load asks for besides the block it makes. */
+struct keep {
+	void *data[64];
+	void (*dtor[64])(void *);
+	uint64_t key[64];
+	size_t n, block_max, extra_max;
+};
+
+static void *keep_get(void *ctx, uint64_t key, psk_gltf_load_fn load, const void *arg, void **pin,
+		      enum rc *r)
+{
+	struct keep *t = ctx;
+	size_t bytes;
+	long long base = live;
+
+	*pin = NULL;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->key[i] == key)
+			return t->data[i];
+	assert_true(t->n < 64);
+	peak = live;
+	*r = load(arg, &t->data[t->n], &bytes, &t->dtor[t->n]);
+	if (*r != RC_OK)
+		return NULL;
+	/* held at most during the load beyond the block: its reading buffers */
+	if (peak - base - (long long)bytes > (long long)t->extra_max)
+		t->extra_max = (size_t)(peak - base - (long long)bytes);
+	t->block_max = bytes > t->block_max ? bytes : t->block_max;
+	t->key[t->n] = key;
+	return t->data[t->n++];
+}
+
+static void keep_put(void *ctx, void *pin)
+{
+	(void)ctx;
+	(void)pin;
+}
+
+/* With a cache the block (64 bones x 256 frames) is the one large request of a load: its keys
+ * are read 2,048 at a time into it, not copied through arrays as large as the block. */
+static void test_psa_keys_cached(void **state)
+{
+	struct psa_fx x;
+	struct keep t = {0};
+	struct psk_gltf_cache cache = {keep_get, keep_put, &t};
+	size_t most;
+
+	(void)state;
+	psa_fx_open(&x);
+	most = psa_render_parts(&x, &cache);
+	assert_int_equal(t.block_max, 16 + 16384 * 10 * sizeof(float)); /* a whole block */
+	assert_int_equal(most, t.block_max);
+	assert_true(t.extra_max < 2 * MAPPED_FROM);
+	for (size_t i = 0; i < t.n; i++)
+		t.dtor[i](t.data[i]);
+	psa_fx_close(&x);
+}
+
+/* ---- world ---- */
+
+/* Counting a small collision mesh's triangles per surface id needs no table of all 65,536. */
+static void test_cmesh_surfaces(void **state)
+{
+	struct wo_tri_in t[100];
+	struct wo_surface_count *sc;
+	struct wo_cmesh m;
+	struct diag d;
+	struct buf b;
+	uint32_t nsc;
+	size_t most;
+
+	(void)state;
+	memset(t, 0, sizeof t);
+	for (uint32_t i = 0; i < 100; i++) {
+		t[i].v[1][0] = 1.0f + (float)i;
+		t[i].v[2][2] = 1.0f;
+		/* ids far apart: the highest pattern too */
+		t[i].surface = wo_surface_make(i % 3, 2, i % 2 ? 15 : 0);
+	}
+	buf_init(&b);
+	assert_int_equal(wo_cmesh_write(t, 100, 0.0f, &b), RC_OK);
+	diag_init(&d);
+	assert_int_equal(wo_cmesh_parse(b.data, b.len, &m, &d), RC_OK);
+	LARGEST(most, assert_int_equal(wo_cmesh_surfaces(&m, &sc, &nsc), RC_OK));
+	assert_int_equal(nsc, 6);
+	for (uint32_t i = 0; i < nsc; i++)
+		assert_true(sc[i].tris == 17 || sc[i].tris == 16);
+	assert_int_equal(sc[5].id, wo_surface_make(2, 2, 15));
+	assert_true(most < 8u << 10);
+	free(sc);
+	wo_cmesh_free(&m);
+	diag_free(&d);
+	buf_free(&b);
+}
+
+/* ---- archives ---- */
+
+/* A zlib chunk is inflated through an input buffer no longer than the chunk's stored bytes. */
+static void test_zlib_piece(void **state)
+{
+	static uint8_t data[300000];
+	struct gen_big_entry e = {.folder = "f",
+				  .name = "zipped.bin",
+				  .data = data,
+				  .len = sizeof data,
+				  .method = GB_CHUNK_ZLIB,
+				  .style = GB_STYLE_SK8};
+	struct gen_big_opts o = {0};
+	struct gen_sink sink;
+	struct buf b;
+	struct src s;
+	struct src_mem sm;
+	struct arc a;
+	struct arc_index *ix;
+	struct diag d;
+	uint64_t total;
+	uint8_t *piece = malloc(64u << 10);
+
+	(void)state;
+	assert_non_null(piece);
+	for (size_t i = 0; i < sizeof data; i++)
+		data[i] = (uint8_t)((i * 7 + i / 1000) & 0xFF);
+	buf_init(&b);
+	gen_sink_buf(&sink, &b);
+	assert_int_equal(gen_big_write(&o, &e, 1, &sink, NULL, &total), RC_OK);
+	src_init_mem(&s, &sm, b.data, b.len);
+	diag_init(&d);
+	assert_int_equal(arc_open(&s, NULL, &a, &d), RC_OK);
+	assert_int_equal(arc_index_build(&s, &a, 0, &ix, &d), RC_OK);
+	assert_int_equal(arc_piece_count(ix), 5); /* 64 KiB chunks */
+	for (uint64_t k = 0; k < arc_piece_count(ix); k++) {
+		uint64_t off, len;
+		size_t got = 0, most;
+
+		arc_piece_span(ix, k, &off, &len);
+		assert_true(len <= 64u << 10);
+		LARGEST(most, assert_int_equal(arc_piece(&s, ix, k, piece, &got, NULL), RC_OK));
+		assert_int_equal(got, len);
+		assert_memory_equal(piece, data + off, len);
+		assert_true(most < MAPPED_FROM);
+	}
+	assert_int_equal(d.n, 0);
+	arc_index_free(ix);
+	arc_free(&a);
+	diag_free(&d);
+	buf_free(&b);
+	free(piece);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    // clang-format off
 	    cmocka_unit_test(test_vertex_batch),
 	    cmocka_unit_test(test_mesh_stats),
 	    cmocka_unit_test(test_png_tail),
+	    cmocka_unit_test(test_psa_keys_uncached),
+	    cmocka_unit_test(test_psa_keys_cached),
+	    cmocka_unit_test(test_cmesh_surfaces),
+	    cmocka_unit_test(test_zlib_piece),
+	    // clang-format on
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -97,6 +97,7 @@ void psa_gltf_notes(const struct psa_index *ix, struct diag *notes)
 #define BLK_KEYS   16384 /* bones x frames of one block */
 #define BLK_FLOATS 10	 /* per key: translation, rotation, scale */
 #define BLK_TAG	   (1ull << (PSK_GLTF_KEY_BITS - 1))
+#define BAND_KEYS  2048 /* keys read at a time: 64 KiB of them */
 
 /* One block: bones [c0, c0+nc) x frames [f0, f0+nf) of a sequence, bone-major, each key as
  * 10 floats (translation, rotation, scale) converted as docs/gltf.md says. */
@@ -124,6 +125,17 @@ static void block_of(const struct psk_gltf *g, uint32_t a, uint64_t k, uint64_t 
 	q->nf = F - q->f0 < fh ? F - q->f0 : fh;
 }
 
+/* Block q cut to bone k's frames [f, f+n) (within q): what a call without a cache uses. */
+static void narrow(struct block_req *q, uint64_t k, uint64_t f, size_t n)
+{
+	uint64_t end = q->f0 + q->nf;
+
+	q->c0 = (uint32_t)k;
+	q->nc = 1;
+	q->nf = (uint32_t)(end - f < n ? end - f : n);
+	q->f0 = (uint32_t)f;
+}
+
 static uint64_t block_key(const struct psk_gltf *g, const struct block_req *q)
 {
 	uint32_t nb = g->anims[q->anim].n_channels, bw = nb < BLK_BONES ? nb : BLK_BONES;
@@ -134,29 +146,40 @@ static uint64_t block_key(const struct psk_gltf *g, const struct block_req *q)
 	       (q->c0 / bw * fblocks + q->f0 / (BLK_KEYS / bw));
 }
 
-/* Keys of frame rows [f, f+nf), bones [c0, c0+nc), into out[(bone - c0) * rows + row]. */
+/*
+ * Keys of the block's frames and bones converted into its floats: translation and rotation, or
+ * scale. Read BAND_KEYS keys at a time into buf (whole rows when the block spans most of each),
+ * so nothing but the block itself is as large as the mapped sizes (tests/README.md).
+ */
 static enum rc read_rows(const struct psk_gltf_ctx *c, const struct psk_gltf_anim *pa, bool scale,
-			 const struct block_req *q, void *buf, void *out)
+			 struct psk_gltf_block *blk, void *buf)
 {
 	const struct psa_index *ax = c->g->ax;
 	uint64_t nb = ax->n_bones;
-	bool whole = 2 * (uint64_t)q->nc >= nb; /* most of each row: read rows whole */
-	size_t ksz = scale ? sizeof(struct psa_scale_key) : sizeof(struct psa_key);
-	uint64_t per = whole ? BLK_KEYS / nb + 1 : 1;
+	bool whole = 2 * (uint64_t)blk->nc >= nb && nb <= BAND_KEYS; /* most of each row */
+	uint64_t per = whole ? BAND_KEYS / nb : 1;
+	struct psa_key *k = buf;
+	struct psa_scale_key *sk = buf;
 	enum rc r = RC_OK;
 
-	for (uint64_t f = 0; r == RC_OK && f < q->nf; f += per) {
-		uint64_t nf = q->nf - f < per ? q->nf - f : per;
-		uint64_t key = (q->f0 + f) * nb + (whole ? 0 : q->c0);
-		size_t n = (size_t)(whole ? nf * nb : q->nc);
+	for (uint64_t f = 0; r == RC_OK && f < blk->nf; f += per) {
+		uint64_t nf = blk->nf - f < per ? blk->nf - f : per;
+		uint64_t key = (blk->f0 + f) * nb + (whole ? 0 : blk->c0);
+		size_t n = (size_t)(whole ? nf * nb : blk->nc);
 
-		r = scale ? psa_get_scale_keys(c->s, &ax->scale_keys, pa->first_key + key, n, buf)
-			  : psa_get_keys(c->s, &ax->keys, pa->first_key + key, n, buf);
+		r = scale ? psa_get_scale_keys(c->s, &ax->scale_keys, pa->first_key + key, n, sk)
+			  : psa_get_keys(c->s, &ax->keys, pa->first_key + key, n, k);
 		for (uint64_t i = 0; r == RC_OK && i < nf; i++)
-			for (uint32_t b = 0; b < q->nc; b++)
-				memcpy((uint8_t *)out + ((size_t)b * q->nf + f + i) * ksz,
-				       (uint8_t *)buf + ((whole ? i * nb + q->c0 : 0) + b) * ksz,
-				       ksz);
+			for (uint32_t b = 0; b < blk->nc; b++) {
+				size_t at = (size_t)(whole ? i * nb + blk->c0 : 0) + b;
+				float *v = blk->v + ((size_t)b * blk->nf + f + i) * BLK_FLOATS;
+
+				if (scale)
+					memcpy(v + 7, sk[at].scale, 3 * sizeof(float));
+				else
+					psk_gltf_key_trs(blk->c0 + b, k[at].pos, k[at].rot, v,
+							 v + 3);
+			}
 	}
 	return r;
 }
@@ -166,32 +189,26 @@ static enum rc load_block(const void *arg, void **data, size_t *bytes, void (**d
 	const struct block_req *q = arg;
 	const struct psk_gltf *g = q->c->g;
 	const struct psk_gltf_anim *pa = &g->pa[q->anim];
-	size_t n = (size_t)q->nc * q->nf, nb = g->ax->n_bones;
+	bool scale = g->anims[q->anim].scale;
+	size_t n = (size_t)q->nc * q->nf;
 	struct psk_gltf_block *blk = malloc(sizeof *blk + n * BLK_FLOATS * sizeof(float));
-	struct psa_key *keys = xcalloc_n(n, sizeof *keys);
-	struct psa_scale_key *sk = g->anims[q->anim].scale ? xcalloc_n(n, sizeof *sk) : NULL;
-	void *buf = xcalloc_n(BLK_KEYS + nb, sizeof(struct psa_key));
-	enum rc r = blk && keys && buf && (sk || !g->anims[q->anim].scale) ? RC_OK : RC_NOMEM;
+	void *buf = xcalloc_n(BAND_KEYS, sizeof(struct psa_key));
+	enum rc r = blk && buf ? RC_OK : RC_NOMEM;
 
-	if (r == RC_OK)
-		r = read_rows(q->c, pa, false, q, buf, keys);
-	if (r == RC_OK && sk)
-		r = read_rows(q->c, pa, true, q, buf, sk);
-	for (size_t i = 0; r == RC_OK && i < n; i++) {
-		float *v = blk->v + i * BLK_FLOATS;
-
-		psk_gltf_key_trs(q->c0 + i / q->nf, keys[i].pos, keys[i].rot, v, v + 3);
-		for (int k = 0; k < 3; k++)
-			v[7 + k] = sk ? sk[i].scale[k] : 1.0f;
+	if (r == RC_OK) {
+		*blk = (struct psk_gltf_block){q->c0, q->nc, q->f0, q->nf};
+		r = read_rows(q->c, pa, false, blk, buf);
 	}
-	free(keys);
-	free(sk);
+	if (r == RC_OK && scale)
+		r = read_rows(q->c, pa, true, blk, buf);
+	for (size_t i = 0; r == RC_OK && !scale && i < n; i++)
+		for (int k = 0; k < 3; k++)
+			blk->v[i * BLK_FLOATS + 7 + k] = 1.0f;
 	free(buf);
 	if (r != RC_OK) {
 		free(blk);
 		return r;
 	}
-	*blk = (struct psk_gltf_block){q->c0, q->nc, q->f0, q->nf};
 	*data = blk;
 	*bytes = sizeof *blk + n * BLK_FLOATS * sizeof(float);
 	*dtor = free;
@@ -240,6 +257,8 @@ static enum rc fill_keys(const struct psk_gltf_ctx *c, const struct gltf_req *q,
 			if (b)
 				put_block(c, b, pin);
 			block_of(c->g, q->set, k, f, &bq);
+			if (!c->cache) /* loaded for this call: the frames of bone k it asks for */
+				narrow(&bq, k, f, n - i);
 			b = get_block(c, &bq, &pin, &r);
 			if (!b)
 				break;

@@ -602,41 +602,50 @@ uint32_t wo_cmesh_tris(const struct wo_cmesh *m, uint32_t first, uint32_t count,
 	return done;
 }
 
+/* Triangles per surface id are counted in pages of 256 ids, made as ids come: a mesh uses a
+ * few of them, and one table of all 65,536 (256 KiB) is fresh pages for every mesh under ASan. */
+#define SURF_PAGES 256
+
+static bool surface_count(uint32_t *page[SURF_PAGES], uint16_t id, uint32_t *k)
+{
+	uint32_t **p = &page[id >> 8];
+
+	if (!*p && !(*p = xcalloc_n(256, sizeof **p)))
+		return false;
+	if (!(*p)[id & 0xFF]++)
+		(*k)++;
+	return true;
+}
+
 enum rc wo_cmesh_surfaces(const struct wo_cmesh *m, struct wo_surface_count **v, uint32_t *n)
 {
-	uint32_t *cnt = xcalloc_n(65536, sizeof *cnt), k = 0;
-	struct wo_tri *tmp = xcalloc_n(1024, sizeof *tmp);
+	uint32_t *page[SURF_PAGES] = {0}, batch = m->ntris < 1024 ? m->ntris : 1024, k = 0;
+	struct wo_tri *tmp = xcalloc_n(batch ? batch : 1, sizeof *tmp);
+	bool ok = tmp != NULL;
 
 	*v = NULL;
 	*n = 0;
-	if (!cnt || !tmp) {
-		free(cnt);
-		free(tmp);
-		return RC_NOMEM;
-	}
-	for (uint32_t t = 0; t < m->ntris;) {
-		uint32_t got = wo_cmesh_tris(m, t, 1024, tmp);
+	for (uint32_t t = 0; ok && t < m->ntris;) {
+		uint32_t got = wo_cmesh_tris(m, t, batch, tmp);
 
 		if (!got)
 			break;
-		for (uint32_t i = 0; i < got; i++)
-			if (!cnt[tmp[i].surface]++)
-				k++;
+		for (uint32_t i = 0; ok && i < got; i++)
+			ok = surface_count(page, tmp[i].surface, &k);
 		t += got;
 	}
 	free(tmp);
-	*v = xcalloc_n(k ? k : 1, sizeof **v);
-	if (!*v) {
-		free(cnt);
-		return RC_NOMEM;
+	if (ok)
+		*v = xcalloc_n(k ? k : 1, sizeof **v);
+	for (uint32_t pg = 0; pg < SURF_PAGES; pg++) {
+		for (uint32_t j = 0; *v && page[pg] && j < 256; j++)
+			if (page[pg][j]) {
+				(*v)[*n].id = (uint16_t)(pg << 8 | j);
+				(*v)[(*n)++].tris = page[pg][j];
+			}
+		free(page[pg]);
 	}
-	for (uint32_t id = 0; id < 65536; id++)
-		if (cnt[id]) {
-			(*v)[*n].id = (uint16_t)id;
-			(*v)[(*n)++].tris = cnt[id];
-		}
-	free(cnt);
-	return RC_OK;
+	return *v ? RC_OK : RC_NOMEM;
 }
 
 /* ---- writing: one simple layout ---- */
