@@ -91,22 +91,76 @@ static void entry_bytes(const struct gen_big_entry *e, uint64_t off, uint8_t *ds
 		memset(dst, 0, n);
 }
 
-/* The whole entry in memory (RefPack needs its whole input). */
-static enum rc entry_all(const struct gen_big_entry *e, uint8_t **out)
+/*
+ * Buffers kept across the entries (and chunks) of one write, grown only: the input bytes, the
+ * packed bytes and the RefPack tables. Allocated per entry they were up to a mebibyte each time,
+ * which under ASan is a fresh mapping, page faults and clearing per entry.
+ */
+struct gb_work {
+	uint8_t *in;
+	size_t in_cap;
+	struct buf out;
+	struct rp_work rp;
+};
+
+static void gb_work_init(struct gb_work *w)
 {
+	memset(w, 0, sizeof *w);
+	buf_init(&w->out);
+}
+
+static void gb_work_free(struct gb_work *w)
+{
+	free(w->in);
+	buf_free(&w->out);
+	rp_work_free(&w->rp);
+	gb_work_init(w);
+}
+
+/* w->in with room for n bytes (its old contents are not kept). */
+static uint8_t *gb_room(struct gb_work *w, size_t n)
+{
+	if (n > w->in_cap || !w->in) {
+		free(w->in);
+		w->in = malloc(n ? n : 1);
+		w->in_cap = w->in ? n : 0;
+	}
+	return w->in;
+}
+
+/* w->out emptied for the next entry or chunk. */
+static struct buf *gb_out(struct gb_work *w)
+{
+	if (w->out.oom)
+		buf_free(&w->out);
+	w->out.len = 0;
+	return &w->out;
+}
+
+/* The whole entry in memory (RefPack needs its whole input): its own bytes, or w->in. */
+static enum rc entry_all(const struct gen_big_entry *e, struct gb_work *w, const uint8_t **out)
+{
+	uint8_t *p;
+
 	if (e->len > SIZE_MAX - 1)
 		return RC_NOMEM;
-	*out = malloc(e->len ? (size_t)e->len : 1);
-	if (!*out)
+	if (e->data) {
+		*out = e->data;
+		return RC_OK;
+	}
+	p = gb_room(w, (size_t)e->len);
+	if (!p)
 		return RC_NOMEM;
-	entry_bytes(e, 0, *out, (size_t)e->len);
+	entry_bytes(e, 0, p, (size_t)e->len);
+	*out = p;
 	return RC_OK;
 }
 
 static enum rc write_stored(const struct gen_big_entry *e, struct gen_sink *s, uint64_t at,
-			    uint64_t *stored)
+			    uint64_t *stored, struct gb_work *w)
 {
-	uint8_t *tmp = malloc(FILL_STEP);
+	size_t step = e->len < FILL_STEP ? (size_t)e->len : FILL_STEP;
+	uint8_t *tmp = gb_room(w, step);
 	enum rc r = tmp ? RC_OK : RC_NOMEM;
 
 	for (uint64_t off = 0; r == RC_OK && off < e->len; off += FILL_STEP) {
@@ -115,28 +169,25 @@ static enum rc write_stored(const struct gen_big_entry *e, struct gen_sink *s, u
 		entry_bytes(e, off, tmp, k);
 		r = s->write_at(s->ctx, at + off, tmp, k);
 	}
-	free(tmp);
 	*stored = e->len;
 	return r;
 }
 
 static enum rc write_refpack(const struct gen_big_entry *e, struct gen_sink *s, uint64_t at,
-			     uint64_t *stored)
+			     uint64_t *stored, struct gb_work *w)
 {
 	struct rp_enc_opts ro = {.header = e->rp_header, .chain = e->rp_chain};
-	uint8_t *in;
-	struct buf b;
-	enum rc r = entry_all(e, &in);
+	const uint8_t *in;
+	struct buf *b = gb_out(w);
+	enum rc r = entry_all(e, w, &in);
 
+	*stored = 0;
 	if (r != RC_OK)
 		return r;
-	buf_init(&b);
-	r = rp_encode(in, (size_t)e->len, &ro, &b);
-	free(in);
+	r = rp_encode_work(in, (size_t)e->len, &ro, b, NULL, &w->rp);
 	if (r == RC_OK)
-		r = put(s, at, &b);
-	*stored = b.len;
-	buf_free(&b);
+		r = put(s, at, b);
+	*stored = b->len;
 	return r;
 }
 
@@ -233,7 +284,7 @@ static enum rc deflate_chunk(const uint8_t *in, size_t n, bool zlib_header, stru
 
 /* Chunk k's packed bytes into out; its method number in *method. */
 static enum rc pack_chunk(const struct gen_big_entry *e, const uint8_t *in, size_t n,
-			  struct buf *out, uint32_t *method)
+			  struct buf *out, uint32_t *method, struct rp_work *rw)
 {
 	bool rw4 = e->style == GB_STYLE_RW4;
 	uint32_t stored_m = rw4 ? 4 : 0;
@@ -247,7 +298,7 @@ static enum rc pack_chunk(const struct gen_big_entry *e, const uint8_t *in, size
 	if (e->method == GB_CHUNK_REFPACK) {
 		struct rp_enc_opts ro = {.header = e->rp_header, .chain = e->rp_chain};
 
-		r = rp_encode(in, n, &ro, out);
+		r = rp_encode_work(in, n, &ro, out, NULL, rw);
 		*method = 2;
 	} else {
 		r = deflate_chunk(in, n, !rw4, out);
@@ -262,20 +313,18 @@ static enum rc pack_chunk(const struct gen_big_entry *e, const uint8_t *in, size
 }
 
 static enum rc write_chunked(const struct gen_big_entry *e, struct gen_sink *s, uint64_t at,
-			     uint64_t *stored)
+			     uint64_t *stored, struct gb_work *w)
 {
 	static const char *const tag[] = {"chunkref", "chunkzip", "chunklzx"};
 	uint32_t csize = e->chunk_size ? e->chunk_size : 64u << 10;
 	uint32_t align = e->chunk_align ? e->chunk_align : 16;
 	uint64_t count = e->len ? (e->len + csize - 1) / csize : 0, cur = 28;
-	uint8_t *in = malloc(csize);
-	struct buf h, c;
+	uint8_t *in = gb_room(w, csize);
+	struct buf h, *c;
 	enum rc r = in ? RC_OK : RC_NOMEM;
 
-	if (e->len > UINT32_MAX) {
-		free(in);
+	if (e->len > UINT32_MAX)
 		return RC_INVAL;
-	}
 	buf_init(&h);
 	buf_put(&h, tag[e->method - GB_CHUNK_REFPACK], 8);
 	buf_u32be(&h, 2);
@@ -293,36 +342,34 @@ static enum rc write_chunked(const struct gen_big_entry *e, struct gen_sink *s, 
 		uint8_t d[8];
 
 		entry_bytes(e, k * csize, in, n);
-		buf_init(&c);
-		r = pack_chunk(e, in, n, &c, &method);
-		d[0] = (uint8_t)(c.len >> 24), d[1] = (uint8_t)(c.len >> 16);
-		d[2] = (uint8_t)(c.len >> 8), d[3] = (uint8_t)c.len;
+		c = gb_out(w);
+		r = pack_chunk(e, in, n, c, &method, &w->rp);
+		d[0] = (uint8_t)(c->len >> 24), d[1] = (uint8_t)(c->len >> 16);
+		d[2] = (uint8_t)(c->len >> 8), d[3] = (uint8_t)c->len;
 		d[4] = (uint8_t)(method >> 24), d[5] = (uint8_t)(method >> 16);
 		d[6] = (uint8_t)(method >> 8), d[7] = (uint8_t)method;
 		if (r == RC_OK)
 			r = s->write_at(s->ctx, at + data - 8, d, 8);
 		if (r == RC_OK)
-			r = put(s, at + data, &c);
-		cur = data + c.len;
-		buf_free(&c);
+			r = put(s, at + data, c);
+		cur = data + c->len;
 	}
-	free(in);
 	*stored = cur;
 	return r;
 }
 
 static enum rc write_entry(const struct gen_big_entry *e, struct gen_sink *s, uint64_t at,
-			   uint64_t *stored)
+			   uint64_t *stored, struct gb_work *w)
 {
 	switch (e->method) {
 	case GB_STORED:
-		return write_stored(e, s, at, stored);
+		return write_stored(e, s, at, stored, w);
 	case GB_REFPACK:
-		return write_refpack(e, s, at, stored);
+		return write_refpack(e, s, at, stored, w);
 	case GB_CHUNK_REFPACK:
 	case GB_CHUNK_ZLIB:
 	case GB_CHUNK_LZX:
-		return write_chunked(e, s, at, stored);
+		return write_chunked(e, s, at, stored, w);
 	default:
 		return RC_INVAL;
 	}
@@ -331,7 +378,13 @@ static enum rc write_entry(const struct gen_big_entry *e, struct gen_sink *s, ui
 enum rc gen_big_write_entry(const struct gen_big_entry *e, struct gen_sink *s, uint64_t at,
 			    uint64_t *stored)
 {
-	return write_entry(e, s, at, stored);
+	struct gb_work w;
+	enum rc r;
+
+	gb_work_init(&w);
+	r = write_entry(e, s, at, stored, &w);
+	gb_work_free(&w);
+	return r;
 }
 
 /* ---- the EB v3 tables ---- */
@@ -487,12 +540,14 @@ enum rc gen_big_write(const struct gen_big_opts *o, const struct gen_big_entry *
 	struct eb_layout l = {0};
 	struct gen_big_placed *pl = placed ? placed : calloc(n ? n : 1, sizeof *pl);
 	uint64_t at, max_end = 0;
+	struct gb_work w;
 	enum rc r;
 
 	o = o ? o : &defaults;
 	shift = o->shift_zero ? 0 : o->shift ? o->shift : 4;
 	if (!pl)
 		return RC_NOMEM;
+	gb_work_init(&w);
 	r = eb_plan(o, e, n, &l);
 	at = l.data_off;
 	for (uint32_t i = 0; r == RC_OK && i < n; i++) {
@@ -501,13 +556,14 @@ enum rc gen_big_write(const struct gen_big_opts *o, const struct gen_big_entry *
 			break;
 		}
 		pl[i].off = at;
-		r = write_entry(&e[i], out, at, &pl[i].stored);
+		r = write_entry(&e[i], out, at, &pl[i].stored, &w);
 		if (r == RC_OK && pl[i].stored > UINT32_MAX)
 			r = RC_INVAL;
 		if (pl[i].stored && pl[i].off + pl[i].stored > max_end)
 			max_end = pl[i].off + pl[i].stored;
 		at = align_up(at + pl[i].stored, 1ull << shift);
 	}
+	gb_work_free(&w);
 	if (r == RC_OK && n && at > max_end) {
 		uint8_t z = 0; /* the file ends on the alignment, as the game's do */
 
@@ -530,8 +586,10 @@ enum rc gen_bigf_write(bool big4, const struct gen_big_entry *e, uint32_t n, str
 	uint64_t hdr = 16, at;
 	size_t base = out->len;
 	struct buf d;
+	struct gb_work w;
 	enum rc r = RC_OK;
 
+	gb_work_init(&w);
 	for (uint32_t i = 0; i < n; i++)
 		hdr += 8 + strlen(e[i].folder) + (*e[i].folder ? 1 : 0) + strlen(e[i].name) + 1;
 	hdr = align_up(hdr, 16);
@@ -543,18 +601,17 @@ enum rc gen_bigf_write(bool big4, const struct gen_big_entry *e, uint32_t n, str
 	at = hdr;
 	for (uint32_t i = 0; r == RC_OK && i < n; i++) {
 		size_t start = d.len;
-		uint8_t *in;
+		const uint8_t *in;
 
-		if ((r = entry_all(&e[i], &in)) != RC_OK)
+		if ((r = entry_all(&e[i], &w, &in)) != RC_OK)
 			break;
 		if (e[i].method == GB_REFPACK) {
 			struct rp_enc_opts ro = {.header = e[i].rp_header};
 
-			r = rp_encode(in, (size_t)e[i].len, &ro, &d);
+			r = rp_encode_work(in, (size_t)e[i].len, &ro, &d, NULL, &w.rp);
 		} else {
 			buf_put(&d, in, (size_t)e[i].len);
 		}
-		free(in);
 		buf_u32be(out, (uint32_t)(at + start));
 		buf_u32be(out, (uint32_t)(d.len - start));
 		if (*e[i].folder) { /* an empty folder: the name alone, never "/name" */
@@ -565,6 +622,7 @@ enum rc gen_bigf_write(bool big4, const struct gen_big_entry *e, uint32_t n, str
 		buf_putc(out, 0);
 		buf_pad_to(&d, 16);
 	}
+	gb_work_free(&w);
 	buf_zero(out, (size_t)(base + hdr - out->len));
 	buf_put(out, d.data, d.len);
 	buf_free(&d);

@@ -100,15 +100,17 @@ static void put_u32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-static enum rc rp(const uint8_t *in, size_t n, uint8_t hdr, struct buf *out)
+/* w: the RefPack tables, kept across the assets and chunks of one stream file */
+static enum rc rp(const uint8_t *in, size_t n, uint8_t hdr, struct buf *out, struct rp_work *w)
 {
 	struct rp_enc_opts o = {.header = hdr};
 
-	return rp_encode(in, n, &o, out);
+	return rp_encode_work(in, n, &o, out, NULL, w);
 }
 
 /* Format 2 stored bytes: the section table, then the CPU and GPU sections. */
-static enum rc gs_sections(const struct gs_asset *a, uint32_t k, uint8_t hdr, struct buf *out)
+static enum rc gs_sections(const struct gs_asset *a, uint32_t k, uint8_t hdr, struct buf *out,
+			   struct rp_work *w)
 {
 	const uint8_t *part[2] = {a->arena.data, a->arena.data + a->cpu};
 	size_t len[2] = {(size_t)a->cpu, a->arena.len - (size_t)a->cpu};
@@ -122,7 +124,7 @@ static enum rc gs_sections(const struct gs_asset *a, uint32_t k, uint8_t hdr, st
 
 		buf_init(&sec[i]);
 		if (pack && r == RC_OK)
-			r = rp(part[i], len[i], hdr, &sec[i]);
+			r = rp(part[i], len[i], hdr, &sec[i], w);
 		else
 			buf_put(&sec[i], part[i], len[i]);
 		put_u32(table + 0x20 * i, (uint32_t)len[i]);
@@ -138,7 +140,8 @@ static enum rc gs_sections(const struct gs_asset *a, uint32_t k, uint8_t hdr, st
 }
 
 /* Format 3 stored bytes: chunk header, chunk sizes, chunks (per section). */
-static enum rc gs_chunks(const struct gs_asset *a, uint32_t chunk, uint8_t hdr, struct buf *out)
+static enum rc gs_chunks(const struct gs_asset *a, uint32_t chunk, uint8_t hdr, struct buf *out,
+			 struct rp_work *w)
 {
 	size_t len[2] = {(size_t)a->cpu, a->arena.len - (size_t)a->cpu};
 	uint32_t cnt[2], total, hsize;
@@ -165,7 +168,7 @@ static enum rc gs_chunks(const struct gs_asset *a, uint32_t chunk, uint8_t hdr, 
 		for (size_t off = 0; off < len[i] && r == RC_OK; off += chunk, c++) {
 			size_t n = len[i] - off < chunk ? len[i] - off : chunk, before = data.len;
 
-			r = rp(a->arena.data + (i ? a->cpu : 0) + off, n, hdr, &data);
+			r = rp(a->arena.data + (i ? a->cpu : 0) + off, n, hdr, &data, w);
 			buf_set_u32be(out, at + 32 + 4 * (size_t)c, (uint32_t)(data.len - before));
 		}
 	buf_put(out, data.data, data.len);
@@ -174,7 +177,7 @@ static enum rc gs_chunks(const struct gs_asset *a, uint32_t chunk, uint8_t hdr, 
 }
 
 static enum rc gs_stored(const struct gen_stream_opts *o, const struct gs_asset *a, uint32_t k,
-			 struct buf *out)
+			 struct buf *out, struct rp_work *w)
 {
 	uint32_t chunk = o->chunk ? o->chunk : 32u << 10;
 
@@ -185,10 +188,10 @@ static enum rc gs_stored(const struct gen_stream_opts *o, const struct gs_asset 
 		return RC_OK;
 	}
 	if (o->format == 1)
-		return rp(a->arena.data, a->arena.len, o->rp_header, out);
+		return rp(a->arena.data, a->arena.len, o->rp_header, out, w);
 	if (o->format == 2)
-		return gs_sections(a, k, o->rp_header, out);
-	return gs_chunks(a, chunk, o->rp_header, out);
+		return gs_sections(a, k, o->rp_header, out, w);
+	return gs_chunks(a, chunk, o->rp_header, out, w);
 }
 
 static void gs_toc_record(struct buf *toc, const struct gs_asset *a, bool x360)
@@ -263,6 +266,7 @@ enum rc gen_stream(const struct gen_stream_opts *o, enum gen_stream_hostile h, s
 	struct prng p;
 	uint64_t stamp;
 	size_t at[2] = {0, 0};
+	struct rp_work w = {0};
 	enum rc r = RC_OK;
 
 	if (o->format > 3 || (unsigned)h >= GS_H_COUNT)
@@ -299,7 +303,7 @@ enum rc gen_stream(const struct gen_stream_opts *o, enum gen_stream_hostile h, s
 		if (r == RC_OK)
 			r = gs_split(&a);
 		if (r == RC_OK)
-			r = gs_stored(o, &a, k, &st);
+			r = gs_stored(o, &a, k, &st, &w);
 		if (r == RC_OK) {
 			buf_u64be(sf, a.id);
 			buf_u32be(sf, (uint32_t)st.len);
@@ -316,6 +320,7 @@ enum rc gen_stream(const struct gen_stream_opts *o, enum gen_stream_hostile h, s
 		buf_free(&st);
 		buf_free(&a.arena);
 	}
+	rp_work_free(&w);
 	if (r == RC_OK && n >= 2)
 		gs_hostile(h, sf, toc, at);
 	if (r == RC_OK && (sf->oom || toc->oom))

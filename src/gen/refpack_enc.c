@@ -187,8 +187,37 @@ static void rp_put_size(struct buf *b, uint64_t v, bool wide)
 	buf_u8(b, (uint8_t)v);
 }
 
-enum rc rp_encode_stats(const uint8_t *in, size_t n, const struct rp_enc_opts *o, struct buf *out,
-			struct rp_enc_stats *st)
+void rp_work_free(struct rp_work *w)
+{
+	free(w->head);
+	free(w->prev);
+	memset(w, 0, sizeof *w);
+}
+
+/* Tables for hbits and n: grown only, kept in w. head cleared (the chains start empty); prev is
+ * written before it is read, so it needs no clearing. */
+static enum rc rp_tables(struct rp_work *w, unsigned hbits, size_t n)
+{
+	size_t nh = (size_t)1 << hbits, np = n < RP_WIN ? (n ? n : 1) : RP_WIN;
+
+	if (nh > w->head_n) {
+		free(w->head);
+		w->head = malloc(nh * sizeof *w->head);
+		w->head_n = w->head ? nh : 0;
+	}
+	if (np > w->prev_n) {
+		free(w->prev);
+		w->prev = malloc(np * sizeof *w->prev);
+		w->prev_n = w->prev ? np : 0;
+	}
+	if (!w->head || !w->prev)
+		return RC_NOMEM;
+	memset(w->head, 0, nh * sizeof *w->head);
+	return RC_OK;
+}
+
+enum rc rp_encode_work(const uint8_t *in, size_t n, const struct rp_enc_opts *o, struct buf *out,
+		       struct rp_enc_stats *st, struct rp_work *w)
 {
 	uint8_t h = o && o->header ? o->header : n < (1u << 24) ? RP_HDR_10 : RP_HDR_90;
 	bool wide = h & 0x80;
@@ -205,17 +234,13 @@ enum rc rp_encode_stats(const uint8_t *in, size_t n, const struct rp_enc_opts *o
 		return RC_INVAL;
 	memset(e.st, 0, sizeof *e.st);
 	e.chain = o && o->chain ? o->chain : 32;
-	/* tables sized to the input: a small entry must not pay for clearing 768 KiB (prev is
-	 * written before it is read, so it needs no clearing) */
+	/* tables sized to the input: a small entry must not pay for clearing 768 KiB */
 	while (e.hbits > 10 && ((size_t)1 << (e.hbits - 1)) >= n)
 		e.hbits--;
-	e.head = calloc((size_t)1 << e.hbits, sizeof *e.head);
-	e.prev = malloc((n < RP_WIN ? (n ? n : 1) : RP_WIN) * sizeof *e.prev);
-	if (!e.head || !e.prev) {
-		free(e.head);
-		free(e.prev);
+	if (rp_tables(w, e.hbits, n) != RC_OK)
 		return RC_NOMEM;
-	}
+	e.head = w->head;
+	e.prev = w->prev;
 	buf_u8(out, h);
 	buf_u8(out, 0xFB);
 	size_at = out->len;
@@ -224,8 +249,8 @@ enum rc rp_encode_stats(const uint8_t *in, size_t n, const struct rp_enc_opts *o
 	rp_put_size(out, n, wide);
 	if (out->count_only) /* a count of the bytes only: the body goes to scratch */
 		scratch = malloc(bound);
-	else
-		buf_prealloc(out, out->len + bound);
+	else if (out->cap - out->len < bound) /* an appending caller: double, not a step each */
+		buf_prealloc(out, out->len + (bound > out->cap ? bound : out->cap));
 	base = out->count_only				 ? scratch
 	       : out->oom || out->cap - out->len < bound ? NULL
 							 : out->data + out->len;
@@ -238,8 +263,6 @@ enum rc rp_encode_stats(const uint8_t *in, size_t n, const struct rp_enc_opts *o
 			out->len += (size_t)(e.o - base);
 	}
 	free(scratch);
-	free(e.head);
-	free(e.prev);
 	if (!base || out->oom)
 		return RC_NOMEM;
 	if ((h & 1) && !out->count_only) {
@@ -251,6 +274,16 @@ enum rc rp_encode_stats(const uint8_t *in, size_t n, const struct rp_enc_opts *o
 			out->data[size_at + (size_t)at] = (uint8_t)(packed >> (8 * k));
 	}
 	return RC_OK;
+}
+
+enum rc rp_encode_stats(const uint8_t *in, size_t n, const struct rp_enc_opts *o, struct buf *out,
+			struct rp_enc_stats *st)
+{
+	struct rp_work w = {0};
+	enum rc r = rp_encode_work(in, n, o, out, st, &w);
+
+	rp_work_free(&w);
+	return r;
 }
 
 enum rc rp_encode(const uint8_t *in, size_t n, const struct rp_enc_opts *o, struct buf *out)

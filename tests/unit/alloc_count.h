@@ -26,12 +26,15 @@ void __wrap_free(void *p);
 char *__wrap_strdup(const char *s);
 
 static size_t max_req;	     /* largest single request since the last reset */
+static size_t n_mapped;	     /* requests of 128 KiB or more (fresh mappings under ASan) */
 static long long live, peak; /* bytes (usable sizes) held through the wrapped calls */
 
 static void note_req(size_t n)
 {
 	if (n > max_req)
 		max_req = n;
+	if (n >= (128u << 10))
+		n_mapped++;
 }
 
 static void note_alloc(void *p)

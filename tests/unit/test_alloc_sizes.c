@@ -3,7 +3,8 @@
  * 128 KiB or more is fresh pages from mmap under ASan, every time (and under glibc until its
  * threshold adapts): page faults, clearing and unmapping, which were most of what the ASan
  * build's tests spent (tests/README.md, "Where the time goes"). Each case renders or decodes
- * something small and checks the largest single request made on the way.
+ * something small and checks the largest single request made on the way; where a buffer must
+ * be large (the generator's RefPack tables), that it is allocated once per loop, not per entry.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +28,7 @@
 #include "psgfs/formats/world_objects.h"
 #include "psgfs/gen/gen_big.h"
 #include "psgfs/gen/gen_psk.h"
+#include "psgfs/gen/refpack_enc.h"
 
 /* Where ASan's size-class allocator ends (its largest class, less the chunk header). */
 #define MAPPED_FROM (128u << 10)
@@ -363,6 +365,108 @@ static void test_zlib_piece(void **state)
 	free(piece);
 }
 
+/* ---- generator ---- */
+
+/* A sink that keeps nothing: the archive's own buffer is not what is measured. */
+static enum rc null_write(void *ctx, uint64_t off, const void *p, size_t n)
+{
+	uint64_t *end = ctx;
+
+	(void)p;
+	if (off + n > *end)
+		*end = off + n;
+	return RC_OK;
+}
+
+static void pattern_fill(void *ctx, uint64_t off, uint8_t *dst, size_t n)
+{
+	(void)ctx;
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (uint8_t)((off + i) / 7 ^ (off + i) >> 9); /* packs, but not to nothing */
+}
+
+/* n entries of len bytes each, method m, through gen_big_write into a null sink. */
+static void gen_entries(uint32_t n, uint64_t len, uint8_t m, size_t *most, size_t *mapped)
+{
+	struct gen_big_entry e[8];
+	uint64_t end = 0;
+	struct gen_sink s = {.write_at = null_write, .ctx = &end};
+
+	assert_true(n <= 8);
+	for (uint32_t i = 0; i < n; i++)
+		e[i] = (struct gen_big_entry){
+		    .folder = "data",
+		    .name = (const char *[]){"a", "b", "c", "d", "e", "f", "g", "h"}[i],
+		    .len = len,
+		    .fill = pattern_fill,
+		    .method = m,
+		    .rp_chain = 4};
+	n_mapped = 0;
+	LARGEST(*most, assert_int_equal(gen_big_write(NULL, e, n, &s, NULL, NULL), RC_OK));
+	*mapped = n_mapped;
+	assert_true(end > 0);
+}
+
+/* A stored entry of a few KiB asks for a few KiB, not for a 1 MiB copying step. */
+static void test_gen_stored(void **state)
+{
+	size_t most, mapped;
+
+	(void)state;
+	gen_entries(8, 3000, GB_STORED, &most, &mapped);
+	assert_true(most < MAPPED_FROM);
+	assert_int_equal(mapped, 0);
+}
+
+/* Whole-entry RefPack: the entry's bytes, the packed bytes and the match tables are allocated
+ * once for the archive, not once per entry. */
+static void test_gen_refpack_entries(void **state)
+{
+	size_t most, mapped1, mapped8;
+
+	(void)state;
+	gen_entries(1, 200000, GB_REFPACK, &most, &mapped1);
+	gen_entries(8, 200000, GB_REFPACK, &most, &mapped8);
+	assert_true(mapped1 > 0);
+	assert_int_equal(mapped8, mapped1);
+}
+
+/* ---- refpack encoder ---- */
+
+/* A chunked entry: one set of tables for all its chunks (64 KiB chunks still hash into 64 Ki
+ * heads, 256 KiB: the table size decides the output, so it is kept). */
+static void test_refpack_chunks(void **state)
+{
+	size_t most, mapped;
+
+	(void)state;
+	gen_entries(1, 16u * (64u << 10), GB_CHUNK_REFPACK, &most, &mapped);
+	assert_true(mapped <= 2);
+}
+
+/* Tables reused from a larger input give the bytes fresh tables give. */
+static void test_refpack_work_same_bytes(void **state)
+{
+	static uint8_t big[300000], small[5000];
+	struct rp_work w = {0};
+	struct buf a, b;
+
+	(void)state;
+	pattern_fill(NULL, 0, big, sizeof big);
+	pattern_fill(NULL, 12345, small, sizeof small);
+	buf_init(&a);
+	buf_init(&b);
+	assert_int_equal(rp_encode_work(big, sizeof big, NULL, &a, NULL, &w), RC_OK);
+	a.len = 0;
+	assert_int_equal(rp_encode_work(small, sizeof small, NULL, &a, NULL, &w), RC_OK);
+	assert_int_equal(rp_encode(small, sizeof small, NULL, &b), RC_OK);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.data, b.data, a.len);
+	rp_work_free(&w);
+	buf_free(&a);
+	buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +478,10 @@ int main(void)
 	    cmocka_unit_test(test_psa_keys_cached),
 	    cmocka_unit_test(test_cmesh_surfaces),
 	    cmocka_unit_test(test_zlib_piece),
+	    cmocka_unit_test(test_gen_stored),
+	    cmocka_unit_test(test_gen_refpack_entries),
+	    cmocka_unit_test(test_refpack_chunks),
+	    cmocka_unit_test(test_refpack_work_same_bytes),
 	    // clang-format on
 	};
 

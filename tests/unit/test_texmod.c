@@ -57,6 +57,16 @@ static void gen(enum which w, struct ar *x)
 	assert_int_equal(diag_count(&x->d), 0);
 }
 
+/* The destination of the writes whose arena is only looked at (texmod_testutil.h, tm_dst). */
+static struct tm_dst tm_out;
+
+static int tm_out_free(void **st)
+{
+	(void)st;
+	tm_dst_free(&tm_out);
+	return 0;
+}
+
 /* The texture rows of an arena, in dictionary order. */
 static uint32_t textures(const struct ar *x, uint32_t *rows, uint32_t max)
 {
@@ -97,7 +107,8 @@ static void dds_back_identical(enum which w)
 		uint8_t *dds = tm_served(&x, rows[i], false, &dl), *out;
 
 		assert_non_null(dds);
-		out = tm_apply(&x, rows[i], TEXMOD_DDS, dds, dl, &ol, &r, why, sizeof why, &p);
+		out = tm_apply_into(&x, rows[i], TEXMOD_DDS, dds, dl, &ol, &r, why, sizeof why, &p,
+				    &tm_out);
 		if (!out)
 			fail_msg("texture %u: %s (%s)", rows[i], why, rc_str(r));
 		assert_true(p.in_place);
@@ -105,7 +116,6 @@ static void dds_back_identical(enum which w)
 		assert_int_equal(ol, x.n);
 		if (memcmp(out, x.p, x.n) != 0)
 			fail_msg("texture %u: the arena changed", rows[i]);
-		free(out);
 		free(dds);
 	}
 	ar_close(&x);
@@ -165,8 +175,8 @@ static void saved_back_one(struct ar *x, uint32_t tex, bool png, unsigned *parti
 	*partial += d.have_faces != d.faces || d.have_mips != d.mips;
 	pic = tm_served(x, tex, png, &pl);
 	assert_non_null(pic);
-	out =
-	    tm_apply(x, tex, png ? TEXMOD_PNG : TEXMOD_DDS, pic, pl, &ol, &r, why, sizeof why, &p);
+	out = tm_apply_into(x, tex, png ? TEXMOD_PNG : TEXMOD_DDS, pic, pl, &ol, &r, why,
+			    sizeof why, &p, &tm_out);
 	if (!out)
 		fail_msg("texture %u (%s %ux%u, %u of %u faces, %u of %u levels): its .%s is "
 			 "refused: %s",
@@ -185,7 +195,6 @@ static void saved_back_one(struct ar *x, uint32_t tex, bool png, unsigned *parti
 			 tex, d.format_name, d.width, d.height, d.have_faces, d.faces, d.have_mips,
 			 d.mips, png ? "png" : "dds", diff, at, p.what);
 	}
-	free(out);
 	free(pic);
 }
 
@@ -1061,27 +1070,22 @@ static void hostile_one(struct ar *y, uint32_t *st)
 		src_init_mem(&ps, &pm, dds, dl);
 		if (texmod_plan(&y->s, &y->a, i, TEXMOD_DDS, &ps, &p, why, sizeof why) == RC_OK) {
 			if (p.out_size < (64u << 20)) {
-				out = malloc((size_t)p.out_size);
+				out = tm_dst_room(&tm_out, (size_t)p.out_size);
 				if (texmod_write(&y->s, &y->a, &ps, &p, out, why, sizeof why) ==
 				    RC_OK) {
 					struct ar z;
 
-					if (ar_open(&z, out, (size_t)p.out_size) == RC_OK)
-						ar_close(&z);
-					else
-						free(out);
-				} else {
-					free(out);
+					ar_open(&z, out, (size_t)p.out_size);
+					arena_free(&z.a); /* the bytes are tm_out's */
+					diag_free(&z.d);
 				}
 			}
 			texmod_plan_free(&p);
 		}
 		out = tm_served(y, i, false, &ol);
 		if (out) {
-			uint8_t *o2 =
-			    tm_apply(y, i, TEXMOD_DDS, out, ol, &ol, &r, why, sizeof why, NULL);
-
-			free(o2);
+			tm_apply_into(y, i, TEXMOD_DDS, out, ol, &ol, &r, why, sizeof why, NULL,
+				      &tm_out);
 			free(out);
 		}
 	}
@@ -1097,10 +1101,12 @@ static void test_hostile_arenas(void **st)
 	(void)st;
 	for (size_t k = 0; k < 2; k++) {
 		struct ar x;
+		uint8_t *c;
 
 		gen(ws[k], &x);
+		c = malloc(x.n); /* one mutant buffer, each mutant copied over it whole */
+		assert_non_null(c);
 		for (int m = 0; m < (k ? 40 : 150); m++) {
-			uint8_t *c = malloc(x.n);
 			struct ar y;
 			int flips = 1 + (int)(tm_rnd(&s) % 8);
 
@@ -1113,22 +1119,18 @@ static void test_hostile_arenas(void **st)
 				c[at] = (uint8_t)(tm_rnd(&s) % 5 ? tm_rnd(&s) : c[at] ^ 0x80);
 			}
 			/* The mutants are the same in both builds; each checks its share. */
-			if (!tm_this_build(m)) {
-				free(c);
+			if (!tm_this_build(m))
 				continue;
-			}
-			if (ar_open(&y, c, x.n) != RC_OK) {
-				arena_free(&y.a);
-				diag_free(&y.d);
-				free(c);
-				continue;
-			}
-			uint32_t hs =
-			    s; /* its own draws, so the next mutant does not depend on it */
+			if (ar_open(&y, c, x.n) == RC_OK) {
+				uint32_t hs =
+				    s; /* its own draws, so the next mutant does not depend on it */
 
-			hostile_one(&y, &hs);
-			ar_close(&y);
+				hostile_one(&y, &hs);
+			}
+			arena_free(&y.a);
+			diag_free(&y.d);
 		}
+		free(c);
 		ar_close(&x);
 	}
 }
@@ -1146,5 +1148,5 @@ int main(void)
 	    cmocka_unit_test(test_saved_back),	    cmocka_unit_test(test_partial_in_place),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, tm_out_free);
 }

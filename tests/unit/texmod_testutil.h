@@ -131,10 +131,49 @@ static inline uint8_t *tm_served(struct ar *x, uint32_t tex, bool png, size_t *l
 	return buf_steal(&b, len);
 }
 
-/* Write a picture over texture tex: the new arena, or NULL with why. */
-static inline uint8_t *tm_apply(struct ar *x, uint32_t tex, enum texmod_input in,
-				const uint8_t *pic, size_t plen, size_t *outlen, enum rc *r,
-				char *why, size_t whylen, struct texmod_plan *plan_out)
+/*
+ * A destination kept between writes and grown only. An arena is megabytes, and a fresh one per
+ * write was, under ASan, a fresh mapping with its page faults and clearing each time (the
+ * largest cost of test_texmod). texmod_write writes every byte of the arena it returns
+ * (arena_patch_write copies or clears each region whole); the bytes are poisoned first all the
+ * same, so that a byte it skipped cannot pass for the previous write's. The arena is placed at
+ * the end of the buffer (16-aligned), so that a write past it still meets ASan's redzone.
+ */
+struct tm_dst {
+	uint8_t *p;
+	size_t cap;
+};
+
+static inline uint8_t *tm_dst_room(struct tm_dst *d, size_t n)
+{
+	uint8_t *p;
+
+	n = n ? n : 1;
+	if (n > d->cap) {
+		free(d->p);
+		d->p = malloc(n);
+		d->cap = d->p ? n : 0;
+	}
+	if (!d->p)
+		return NULL;
+	p = d->p + ((d->cap - n) & ~(size_t)15); /* aligned as malloc's */
+	memset(p, 0xA5, n);			 /* not the last write's arena */
+	return p;
+}
+
+static inline void tm_dst_free(struct tm_dst *d)
+{
+	free(d->p);
+	d->p = NULL;
+	d->cap = 0;
+}
+
+/* Write a picture over texture tex into d (NULL: a new buffer the caller frees): the new
+ * arena, or NULL with why. */
+static inline uint8_t *tm_apply_into(struct ar *x, uint32_t tex, enum texmod_input in,
+				     const uint8_t *pic, size_t plen, size_t *outlen, enum rc *r,
+				     char *why, size_t whylen, struct texmod_plan *plan_out,
+				     struct tm_dst *d)
 {
 	struct src_mem pm;
 	struct src ps;
@@ -148,7 +187,7 @@ static inline uint8_t *tm_apply(struct ar *x, uint32_t tex, enum texmod_input in
 	*r = texmod_plan(&x->s, &x->a, tex, in, &ps, &p, why, whylen);
 	if (*r != RC_OK)
 		return NULL;
-	out = malloc(p.out_size ? (size_t)p.out_size : 1);
+	out = d ? tm_dst_room(d, (size_t)p.out_size) : malloc(p.out_size ? (size_t)p.out_size : 1);
 	p.threads = 3; /* the output must not depend on it (test_convert compares) */
 	*r = texmod_write(&x->s, &x->a, &ps, &p, out, why, whylen);
 	*outlen = (size_t)p.out_size;
@@ -156,10 +195,19 @@ static inline uint8_t *tm_apply(struct ar *x, uint32_t tex, enum texmod_input in
 		*plan_out = p;
 	texmod_plan_free(&p);
 	if (*r != RC_OK) {
-		free(out);
+		if (!d)
+			free(out);
 		return NULL;
 	}
 	return out;
+}
+
+/* Write a picture over texture tex: the new arena (the caller frees it), or NULL with why. */
+static inline uint8_t *tm_apply(struct ar *x, uint32_t tex, enum texmod_input in,
+				const uint8_t *pic, size_t plen, size_t *outlen, enum rc *r,
+				char *why, size_t whylen, struct texmod_plan *plan_out)
+{
+	return tm_apply_into(x, tex, in, pic, plen, outlen, r, why, whylen, plan_out, NULL);
 }
 
 struct tm_pngw {

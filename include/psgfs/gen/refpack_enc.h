@@ -42,4 +42,18 @@ struct rp_enc_stats {
 enum rc rp_encode_stats(const uint8_t *in, size_t n, const struct rp_enc_opts *o, struct buf *out,
 			struct rp_enc_stats *st);
 
+/*
+ * The match tables, kept between calls by a caller that encodes many entries or chunks
+ * (zero-initialised = none yet): grown only, so the loop allocates them once instead of up to
+ * 768 KiB per call (under ASan each is a fresh mapping). The output is the same as
+ * rp_encode_stats's; st may be NULL. rp_work_free releases them.
+ */
+struct rp_work {
+	uint32_t *head, *prev;
+	size_t head_n, prev_n; /* entries */
+};
+enum rc rp_encode_work(const uint8_t *in, size_t n, const struct rp_enc_opts *o, struct buf *out,
+		       struct rp_enc_stats *st, struct rp_work *w);
+void rp_work_free(struct rp_work *w);
+
 #endif
