@@ -465,6 +465,43 @@ void buf_f32txt(struct buf *b, float f)
 	buf_puts(b, s);
 }
 
+size_t fmt_u64(char out[20], uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return n;
+}
+
+void buf_u64txt(struct buf *b, uint64_t v)
+{
+	char s[20];
+
+	buf_put(b, s, fmt_u64(s, v));
+}
+
+void buf_u64_row(struct buf *b, const uint64_t *v, size_t n)
+{
+	char row[8 * 21];
+	size_t at = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (at > sizeof row - 21) { /* more fields than one row buffer holds */
+			buf_put(b, row, at);
+			at = 0;
+		}
+		at += fmt_u64(row + at, v[i]);
+		row[at++] = i + 1 < n ? '\t' : '\n';
+	}
+	buf_put(b, row, at);
+}
+
 void buf_tsv_name(struct buf *b, const void *raw, size_t maxlen)
 {
 	static const char hex[] = "0123456789abcdef";

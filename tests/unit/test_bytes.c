@@ -298,6 +298,48 @@ static void test_sha256(void **state)
 	free(million);
 }
 
+/* fmt_u64 and buf_u64_row write what printf's %llu does, in a window and counting alike. */
+static void test_u64_text(void **state)
+{
+	static const uint64_t vals[] = {
+	    0, 1, 9, 10, 99, 100, 4294967295u, 4294967296u, 10000000000000000000u, UINT64_MAX};
+	struct buf b, c;
+	char want[64], got[21];
+	uint64_t row[12];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+		size_t n = fmt_u64(got, vals[i]);
+
+		snprintf(want, sizeof want, "%llu", (unsigned long long)vals[i]);
+		assert_int_equal(n, strlen(want));
+		assert_memory_equal(got, want, n);
+	}
+	/* rows of every length up to past what one row buffer holds */
+	for (size_t n = 1; n <= 12; n++) {
+		buf_init(&b);
+		buf_init_count(&c);
+		for (size_t i = 0; i < n; i++)
+			row[i] = UINT64_MAX - i;
+		buf_u64_row(&b, row, n);
+		buf_u64_row(&c, row, n);
+		{
+			struct buf w;
+
+			buf_init(&w);
+			for (size_t i = 0; i < n; i++)
+				buf_printf(&w, "%llu%c", (unsigned long long)row[i],
+					   i + 1 < n ? '\t' : '\n');
+			assert_int_equal(b.len, w.len);
+			assert_memory_equal(b.data, w.data, w.len);
+			assert_int_equal(c.len, w.len);
+			buf_free(&w);
+		}
+		buf_free(&b);
+		buf_free(&c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +354,7 @@ int main(void)
 	    cmocka_unit_test(test_src_mem),
 	    cmocka_unit_test(test_sha256),
 	    cmocka_unit_test(test_xgrow),
+	    cmocka_unit_test(test_u64_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

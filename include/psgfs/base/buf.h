@@ -49,6 +49,12 @@ void buf_set_u32be(struct buf *b, size_t at, uint32_t v);
 /* Shortest decimal that strtof reads back to the same float32 ("nan", "inf", "-inf" too). */
 void fmt_f32(char out[32], float f);
 void buf_f32txt(struct buf *b, float f);
+/* Decimal of v as printf's %llu writes it, without the format machinery (a TSV of millions of
+ * rows is counted for its size at stat time); returns its length, out is not terminated. */
+size_t fmt_u64(char out[20], uint64_t v);
+void buf_u64txt(struct buf *b, uint64_t v);
+/* Decimal fields joined by tabs, ending in a newline: one TSV row of n numbers. */
+void buf_u64_row(struct buf *b, const uint64_t *v, size_t n);
 /* A field from an untrusted fixed-size name: stops at NUL, escapes \t \n \r \\ and
  * non-printable bytes as \xHH so a TSV row stays one row. */
 void buf_tsv_name(struct buf *b, const void *raw, size_t maxlen);

@@ -400,7 +400,7 @@ enum rc view_vertices(const struct view_mesh *vm, uint64_t first, struct emit *e
 		r = skate_mesh_read_vertices(vm->s, vm->a, vm->sc, vm->mesh, v, skate_vbatch_cap(m),
 					     &b);
 		for (uint32_t i = 0; r == RC_OK && i < b.count && more; i++) {
-			buf_printf(&e->b, "%u", v + i);
+			buf_u64txt(&e->b, v + i);
 			for (unsigned k = 0; k < b.n_elem; k++) {
 				buf_putc(&e->b, '\t');
 				f32s(&e->b, b.v[k] + (size_t)i * b.elem[k].n_out, b.elem[k].n_out,
@@ -455,9 +455,11 @@ enum rc view_triangles(const struct view_mesh *vm, uint64_t first, struct emit *
 		for (uint32_t i = 0; r == RC_OK && i < b.count && more; i++) {
 			const struct skate_tri *t = &b.tri[i];
 
-			if (t->valid)
-				buf_printf(&e->b, "%llu\t%u\t%u\t%u\t%u\n", (unsigned long long)k++,
-					   t->v[0], t->v[1], t->v[2], t->island);
+			if (t->valid) {
+				uint64_t row[5] = {k++, t->v[0], t->v[1], t->v[2], t->island};
+
+				buf_u64_row(&e->b, row, 5);
+			}
 			more = emit_item(e);
 		}
 		raw += b.count;
@@ -488,7 +490,10 @@ enum rc view_skin(const struct view_mesh *vm, uint64_t first, struct emit *e)
 			for (uint8_t j = 0; j < b.n_infl[i]; j++) {
 				uint32_t bone = b.infl[i][j].bone;
 
-				buf_printf(&e->b, "%u\t%u\t", v + i, bone);
+				buf_u64txt(&e->b, v + i);
+				buf_putc(&e->b, '\t');
+				buf_u64txt(&e->b, bone);
+				buf_putc(&e->b, '\t');
 				if (bone < sc->n_bones)
 					name_field(&e->b, sc->bones[bone].name);
 				buf_putc(&e->b, '\t');
