@@ -123,6 +123,17 @@ void *xgrow_n(void *p, size_t n, size_t *cap, size_t size, size_t first)
 	return q;
 }
 
+void *xroom_n(void *p, size_t n, size_t *cap, size_t size)
+{
+	n = n ? n : 1;
+	if (p && n <= *cap)
+		return p;
+	free(p);
+	p = xrealloc_n(NULL, n, size);
+	*cap = p ? n : 0;
+	return p;
+}
+
 void *xshrink_n(void *p, size_t n, size_t size)
 {
 	void *q;

@@ -120,11 +120,7 @@ static void gb_work_free(struct gb_work *w)
 /* w->in with room for n bytes (its old contents are not kept). */
 static uint8_t *gb_room(struct gb_work *w, size_t n)
 {
-	if (n > w->in_cap || !w->in) {
-		free(w->in);
-		w->in = malloc(n ? n : 1);
-		w->in_cap = w->in ? n : 0;
-	}
+	w->in = xroom_n(w->in, n, &w->in_cap, 1);
 	return w->in;
 }
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "psgfs/base/bytes.h"
 #include "psgfs/gen/refpack_enc.h"
 
 #define RP_WIN	  (1u << 17)
@@ -200,16 +201,8 @@ static enum rc rp_tables(struct rp_work *w, unsigned hbits, size_t n)
 {
 	size_t nh = (size_t)1 << hbits, np = n < RP_WIN ? (n ? n : 1) : RP_WIN;
 
-	if (nh > w->head_n) {
-		free(w->head);
-		w->head = malloc(nh * sizeof *w->head);
-		w->head_n = w->head ? nh : 0;
-	}
-	if (np > w->prev_n) {
-		free(w->prev);
-		w->prev = malloc(np * sizeof *w->prev);
-		w->prev_n = w->prev ? np : 0;
-	}
+	w->head = xroom_n(w->head, nh, &w->head_n, sizeof *w->head);
+	w->prev = xroom_n(w->prev, np, &w->prev_n, sizeof *w->prev);
 	if (!w->head || !w->prev)
 		return RC_NOMEM;
 	memset(w->head, 0, nh * sizeof *w->head);

@@ -255,6 +255,27 @@ static void test_xgrow(void **state)
 	free(v);
 }
 
+/* xroom_n: the same array while it is long enough, a new one (nothing kept) when not, and on
+ * overflow nothing, the old one freed. */
+static void test_xroom(void **state)
+{
+	size_t cap = 0;
+	uint32_t *v = xroom_n(NULL, 0, &cap, sizeof *v), *w;
+
+	(void)state;
+	assert_non_null(v);
+	assert_int_equal(cap, 1);
+	v = xroom_n(v, 100, &cap, sizeof *v);
+	assert_non_null(v);
+	assert_int_equal(cap, 100);
+	v[99] = 7;
+	w = xroom_n(v, 50, &cap, sizeof *v);
+	assert_ptr_equal(w, v);
+	assert_int_equal(cap, 100);
+	assert_null(xroom_n(w, SIZE_MAX / 2, &cap, sizeof *v));
+	assert_int_equal(cap, 0);
+}
+
 static void sha_of(const void *p, size_t n, size_t step, char hex[SHA256_HEX_LEN + 1])
 {
 	struct sha256 s;
@@ -354,6 +375,7 @@ int main(void)
 	    cmocka_unit_test(test_src_mem),
 	    cmocka_unit_test(test_sha256),
 	    cmocka_unit_test(test_xgrow),
+	    cmocka_unit_test(test_xroom),
 	    cmocka_unit_test(test_u64_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

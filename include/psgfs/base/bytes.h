@@ -139,6 +139,10 @@ void *xrealloc_n(void *p, size_t n, size_t size);
  * p itself while n < *cap; else p reallocated to 2 * *cap elements (`first` when *cap is 0)
  * and *cap updated. NULL when that overflows or fails, p and *cap then left as they were. */
 void *xgrow_n(void *p, size_t n, size_t *cap, size_t size, size_t first);
+/* Scratch room for n elements (at least 1) of `size` bytes whose contents need not survive:
+ * p itself while n <= *cap, else p freed and a new array allocated (nothing copied), *cap
+ * updated. NULL when that overflows or fails, p then freed and *cap 0. */
+void *xroom_n(void *p, size_t n, size_t *cap, size_t size);
 /* An array grown by doubling cut to its n elements, for data kept long: p itself when realloc
  * fails; freed (NULL) when n is 0. */
 void *xshrink_n(void *p, size_t n, size_t size);

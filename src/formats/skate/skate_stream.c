@@ -16,7 +16,6 @@
 #include "formats/skate/skate_stream_int.h"
 #include "psgfs/base/bytes.h"
 
-
 /* ---- the skin rules ---- */
 
 void sks_skin_rules_init(struct sks_skin_rules *k, const struct skate_scene *sc,
@@ -276,14 +275,8 @@ static enum rc vbatch_room(struct skate_vbatch *b, unsigned n_elem, size_t raw_b
 		b->cap = cap;
 		b->vals_cap = vals;
 	}
-	if (raw_bytes > b->raw_cap) {
-		free(b->raw);
-		b->raw = malloc(raw_bytes);
-		b->raw_cap = b->raw ? raw_bytes : 0;
-		if (!b->raw)
-			return RC_NOMEM;
-	}
-	return RC_OK;
+	b->raw = xroom_n(b->raw, raw_bytes, &b->raw_cap, 1);
+	return b->raw ? RC_OK : RC_NOMEM;
 }
 
 /* The mesh, when it exists and can be decoded. */

@@ -598,17 +598,12 @@ static enum rc band_rows(struct band_ctx *c, uint32_t y0, uint32_t y1, uint8_t *
 	const struct tex_x360_layout *l = c->l;
 	const struct tex_x360_level *v = c->v;
 	uint64_t lo, hi;
-	uint8_t *p;
 	enum rc r;
 
 	band_range(l, v, y0, y1, &lo, &hi);
-	if (hi - lo > c->cap) {
-		p = realloc(c->buf, (size_t)(hi - lo));
-		if (!p)
-			return RC_NOMEM;
-		c->buf = p;
-		c->cap = (size_t)(hi - lo);
-	}
+	c->buf = xroom_n(c->buf, (size_t)(hi - lo), &c->cap, 1);
+	if (!c->buf)
+		return RC_NOMEM;
 	r = c->read(c->rctx, c->at + lo, c->buf, (size_t)(hi - lo));
 	if (r != RC_OK)
 		return r;
