@@ -149,11 +149,7 @@ static inline uint8_t *tm_dst_room(struct tm_dst *d, size_t n)
 	uint8_t *p;
 
 	n = n ? n : 1;
-	if (n > d->cap) {
-		free(d->p);
-		d->p = malloc(n);
-		d->cap = d->p ? n : 0;
-	}
+	d->p = xroom_n(d->p, n, &d->cap, 1);
 	if (!d->p)
 		return NULL;
 	p = d->p + ((d->cap - n) & ~(size_t)15); /* aligned as malloc's */
