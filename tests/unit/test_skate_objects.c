@@ -954,6 +954,82 @@ static void test_toc_row0(void **state)
 	fx_free(&f);
 }
 
+/* A source over memory that counts its reads and, when strict, refuses any longer than 4 bytes. */
+struct counted {
+	struct src_mem m;
+	unsigned reads;
+	bool strict;
+};
+
+static enum rc counted_read(void *ctx, uint64_t off, void *dst, size_t n)
+{
+	struct counted *c = ctx;
+
+	c->reads++;
+	if (c->strict && n > 4)
+		return RC_IO;
+	if (off > c->m.size || n > c->m.size - off)
+		return RC_TRUNCATED;
+	memcpy(dst, c->m.p + off, n);
+	return RC_OK;
+}
+
+static char *base_text(struct counted *c, const struct arena *a, uint32_t i, size_t size)
+{
+	struct src s = {.read = counted_read, .ctx = c, .size = size};
+	struct buf b;
+	size_t n;
+
+	buf_init(&b);
+	assert_int_equal(view_object_text(&s, a, i, &b, NULL), RC_OK);
+	buf_putc(&b, 0);
+	return (char *)buf_steal(&b, &n);
+}
+
+/*
+ * A base resource's text reads the m_buffer fields of its neighbours through windows: a few
+ * reads per view, not one per field (up to 256), and the same text as reading each field alone
+ * (a source refusing longer reads takes that path).
+ */
+static void test_base_resource_reads(void **state)
+{
+	static const uint64_t seeds[] = {1, 0x5EED};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof seeds / sizeof seeds[0]; k++) {
+		struct fx f;
+		struct buf out;
+		unsigned views = 0, most = 0, most_strict = 0, named = 0;
+
+		buf_init(&out);
+		assert_int_equal(gen_psg_sized(1u << 20, seeds[k], &out, NULL), RC_OK);
+		fx_open(&f, &out);
+		for (uint32_t i = 0; i < f.a.n_dict; i++) {
+			uint32_t t = arena_row(&f.a, i)->type_id;
+			struct counted c = {.m = {f.file, f.len}},
+				       cs = {.m = {f.file, f.len}, .strict = true};
+			char *w, *one;
+
+			if (t < RW_T_BASERES_FIRST || t > RW_T_BASERES_LAST)
+				continue;
+			w = base_text(&c, &f.a, i, f.len);
+			one = base_text(&cs, &f.a, i, f.len);
+			assert_string_equal(w, one);
+			named += strstr(w, " m_buffer\n") != NULL;
+			most = c.reads > most ? c.reads : most;
+			most_strict = cs.reads > most_strict ? cs.reads : most_strict;
+			views++;
+			free(w);
+			free(one);
+		}
+		assert_true(views >= 16);
+		assert_true(named >= views / 2); /* the referencers are found */
+		assert_true(most_strict > 16);	 /* one read per field scanned... */
+		assert_true(most <= 6);		 /* ...against a few windows */
+		fx_free(&f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -961,7 +1037,7 @@ int main(void)
 	    cmocka_unit_test(test_tables_small),  cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_little_endian), cmocka_unit_test(test_mutations),
 	    cmocka_unit_test(test_sky),		  cmocka_unit_test(test_texture_toc),
-	    cmocka_unit_test(test_toc_row0),
+	    cmocka_unit_test(test_toc_row0),	  cmocka_unit_test(test_base_resource_reads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
