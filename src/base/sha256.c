@@ -21,9 +21,14 @@ static uint32_t ror(uint32_t x, unsigned n)
 	return x >> n | x << (32 - n);
 }
 
+/*
+ * The working variables a..h are locals, not an array shifted each round: a memmove per round
+ * was a call (and under ASan an intercepted, checked one), 64 per block.
+ */
 static void compress(uint32_t h[8], const uint8_t *p)
 {
-	uint32_t w[64], v[8];
+	uint32_t w[64], a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6],
+			hh = h[7];
 
 	for (int i = 0; i < 16; i++)
 		w[i] = ld_u32be(p + 4 * i);
@@ -33,20 +38,30 @@ static void compress(uint32_t h[8], const uint8_t *p)
 
 		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
 	}
-	memcpy(v, h, sizeof v);
 	for (int i = 0; i < 64; i++) {
-		uint32_t s1 = ror(v[4], 6) ^ ror(v[4], 11) ^ ror(v[4], 25);
-		uint32_t ch = (v[4] & v[5]) ^ (~v[4] & v[6]);
-		uint32_t t1 = v[7] + s1 + ch + k[i] + w[i];
-		uint32_t s0 = ror(v[0], 2) ^ ror(v[0], 13) ^ ror(v[0], 22);
-		uint32_t maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
+		uint32_t s1 = ror(e, 6) ^ ror(e, 11) ^ ror(e, 25);
+		uint32_t ch = (e & f) ^ (~e & g);
+		uint32_t t1 = hh + s1 + ch + k[i] + w[i];
+		uint32_t s0 = ror(a, 2) ^ ror(a, 13) ^ ror(a, 22);
+		uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
 
-		memmove(v + 1, v, 7 * sizeof v[0]);
-		v[4] += t1;
-		v[0] = t1 + s0 + maj;
+		hh = g;
+		g = f;
+		f = e;
+		e = d + t1;
+		d = c;
+		c = b;
+		b = a;
+		a = t1 + s0 + maj;
 	}
-	for (int i = 0; i < 8; i++)
-		h[i] += v[i];
+	h[0] += a;
+	h[1] += b;
+	h[2] += c;
+	h[3] += d;
+	h[4] += e;
+	h[5] += f;
+	h[6] += g;
+	h[7] += hh;
 }
 
 void sha256_init(struct sha256 *s)
