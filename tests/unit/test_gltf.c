@@ -1016,6 +1016,15 @@ static void psk_scattered(void)
 		    w % 5 == 4 ? x.mesh.wedges[w - 1].point : (uint32_t)(w * 7919 % o.points);
 	px_export(&x);
 	check_vertices(&x);
+	{ /* the reader under it: records named in ascending order, else RC_INVAL */
+		const uint32_t up[] = {5, 9, 9, 4000}, down[] = {9, 5};
+		struct psk_point got[4];
+
+		assert_int_equal(psk_get_points_at(&x.s, &x.ix.points, up, 4, got), RC_OK);
+		for (int k = 0; k < 4; k++)
+			assert_memory_equal(&got[k], &x.mesh.points[up[k]], sizeof got[k]);
+		assert_int_equal(psk_get_points_at(&x.s, &x.ix.points, down, 2, got), RC_INVAL);
+	}
 	px_free(&x);
 }
 

@@ -123,35 +123,37 @@ static int gather_cmp(const void *x, const void *y)
 	return a->idx != b->idx ? (a->idx < b->idx ? -1 : 1) : (a->i > b->i) - (a->i < b->i);
 }
 
-/* Points scattered over the span: sorted, read run by run, not one read per point (a large
- * PSKX's wedges reach all over its points: one read of 12 bytes each was half of reading its
- * .glb). */
+/* Points scattered over the span: sorted, read run by run and only those asked decoded, not one
+ * read per point (a large PSKX's wedges reach all over its points: one read of 12 bytes each
+ * was half of reading its .glb). */
 static enum rc gather_scattered(const struct src *s, const struct psk_span *sp, const uint32_t *idx,
 				size_t n, struct psk_point *out)
 {
 	struct gather_at *at = xcalloc_n(n, sizeof *at);
-	struct psk_point *tmp = xcalloc_n(GATHER_RUN, sizeof *tmp);
+	uint32_t *sorted = xcalloc_n(n, sizeof *sorted);
+	struct psk_point *got = xcalloc_n(n, sizeof *got);
 	size_t m = 0;
-	enum rc r = at && tmp ? RC_OK : RC_NOMEM;
+	enum rc r = at && sorted && got ? RC_OK : RC_NOMEM;
 
 	for (size_t i = 0; i < n && r == RC_OK; i++)
 		if (idx[i] < sp->n)
 			at[m++] = (struct gather_at){idx[i], (uint32_t)i};
 	if (r == RC_OK)
 		qsort(at, m, sizeof *at, gather_cmp);
+	for (size_t k = 0; k < m; k++)
+		sorted[k] = at[k].idx;
 	for (size_t j = 0, e; j < m && r == RC_OK; j = e) {
-		uint32_t lo = at[j].idx;
-
-		for (e = j + 1; e < m && at[e].idx - lo < GATHER_RUN &&
-				at[e].idx - at[e - 1].idx <= GATHER_GAP;
+		for (e = j + 1; e < m && sorted[e] - sorted[j] < GATHER_RUN &&
+				sorted[e] - sorted[e - 1] <= GATHER_GAP;
 		     e++)
 			;
-		r = psk_get_points(s, sp, lo, (size_t)(at[e - 1].idx - lo) + 1, tmp);
-		for (size_t k = j; k < e && r == RC_OK; k++)
-			out[at[k].i] = tmp[at[k].idx - lo];
+		r = psk_get_points_at(s, sp, sorted + j, e - j, got + j);
 	}
+	for (size_t k = 0; k < m && r == RC_OK; k++)
+		out[at[k].i] = got[k];
 	free(at);
-	free(tmp);
+	free(sorted);
+	free(got);
 	return r;
 }
 
