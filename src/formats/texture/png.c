@@ -121,10 +121,10 @@ static void put_head(const struct pngs *p, struct buf *b)
 
 /*
  * Pixel rows fetched at once: about a stored block's worth, rounded up to a multiple of 8 (and
- * fetched from a multiple of 8) when 8 rows take less than 128 KiB. The rows callback of a swizzled
- * PS3 level reads whole bands of 8 rows or more (tex_ps3.c), each tile column of a band one
- * read; fetched 3 to 5 at a time, as a block or the Adler-32 pass of a 4096-wide picture asks,
- * each band was read two to four times.
+ * fetched from a multiple of 8) when 8 rows take less than 128 KiB. The rows callback of a
+ * swizzled PS3 level reads whole bands of 8 rows or more (tex_ps3.c); fetched 3 to 7 at a time,
+ * as a block or the Adler-32 pass of a 1024- to 2048-wide picture asked, each band was read two
+ * or three times. Wider rows are fetched as before, but kept across the blocks of a render.
  */
 static uint32_t fetch_rows(const struct pngs *p)
 {
@@ -151,6 +151,8 @@ static enum rc rows_need(const struct pngs *p, struct rows_kept *k, uint32_t y0,
 
 	if (k->px && y0 >= k->y0 && y1 < k->y0 + k->n)
 		return RC_OK;
+	if (y1 - start + 1 > band) /* not from below y0 past the band's size */
+		start = y0;
 	n = y1 - start + 1 > band ? y1 - start + 1 : band;
 	n = n > p->h - start ? p->h - start : n;
 	if ((size_t)(pix * n) > k->cap) {
