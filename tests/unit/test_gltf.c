@@ -973,7 +973,9 @@ static void test_psk_shapes(void **state)
 	export_case(&o);
 }
 
-/* More than 65535 vertices: u32 indices. */
+static void psk_scattered(void);
+
+/* More than 65535 vertices: u32 indices; then wedges scattered over their points. */
 static void test_psk_wide(void **state)
 {
 	struct gen_psk_opts o;
@@ -993,6 +995,36 @@ static void test_psk_wide(void **state)
 				  "indices", -1)),
 		 "componentType", 0),
 	    5125);
+	px_free(&x);
+	psk_scattered();
+}
+
+/* Wedges whose points lie all over a large PSK (and some twice in a batch): each vertex still
+ * has its own point (they are gathered sorted, in runs, not read one by one). */
+static void psk_scattered(void)
+{
+	struct gen_psk_opts o;
+	struct px x;
+
+	gen_psk_opts_default(&o, 6);
+	o.bones = 3;
+	o.points = 30000;
+	px_gen(&x, &o);
+	assert_true(x.mesh.n_wedges > 2048);
+	for (size_t w = 0; w < x.mesh.n_wedges; w++)
+		x.mesh.wedges[w].point =
+		    w % 5 == 4 ? x.mesh.wedges[w - 1].point : (uint32_t)(w * 7919 % o.points);
+	px_export(&x);
+	check_vertices(&x);
+	{ /* the reader under it: records named in ascending order, else RC_INVAL */
+		const uint32_t up[] = {5, 9, 9, 4000}, down[] = {9, 5};
+		struct psk_point got[4];
+
+		assert_int_equal(psk_get_points_at(&x.s, &x.ix.points, up, 4, got), RC_OK);
+		for (int k = 0; k < 4; k++)
+			assert_memory_equal(&got[k], &x.mesh.points[up[k]], sizeof got[k]);
+		assert_int_equal(psk_get_points_at(&x.s, &x.ix.points, down, 2, got), RC_INVAL);
+	}
 	px_free(&x);
 }
 

@@ -22,11 +22,16 @@
 
 enum which { PS3_DEFAULT, X360_DEFAULT, PS3_TWINS, PS3_SHUFFLED, PS3_PARTIAL };
 
-static void gen(enum which w, struct ar *x)
+/* Each generated arena is made once and shared, read only, by every case that opens it
+ * (ar_close leaves it): generating them anew per case was a seventh of the test. */
+static struct {
+	uint8_t *p;
+	size_t n;
+} gen_made[PS3_PARTIAL + 1];
+
+static void gen_make(enum which w)
 {
 	struct buf b;
-	size_t n;
-	uint8_t *p;
 
 	buf_init(&b);
 	switch (w) {
@@ -52,19 +57,66 @@ static void gen(enum which w, struct ar *x)
 				 RC_OK);
 		break;
 	}
-	p = buf_steal(&b, &n);
-	assert_int_equal(ar_open(x, p, n), RC_OK);
+	gen_made[w].p = buf_steal(&b, &gen_made[w].n);
+}
+
+static void gen(enum which w, struct ar *x)
+{
+	if (!gen_made[w].p)
+		gen_make(w);
+	assert_int_equal(ar_open(x, gen_made[w].p, gen_made[w].n), RC_OK);
+	x->shared = true;
 	assert_int_equal(diag_count(&x->d), 0);
 }
 
+/*
+ * a and b hold the same n bytes; else the test fails saying how many differ and where the
+ * first is. cmocka's assert_memory_equal compares byte by byte in its own loop: on the
+ * arenas here (megabytes) it was 6 % of the test.
+ */
+#define same_bytes(a, b, n) same_bytes_at((a), (b), (n), __FILE__, __LINE__)
+
+static void same_bytes_at(const void *a, const void *b, size_t n, const char *file, int line)
+{
+	const uint8_t *x = a, *y = b;
+	size_t at = 0, diff = 0;
+
+	if (!memcmp(x, y, n))
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (x[i] != y[i] && !diff++)
+			at = i;
+	print_error("%zu of %zu bytes differ, the first at 0x%zX (0x%02X, not 0x%02X)\n", diff, n,
+		    at, x[at], y[at]);
+	_fail(file, line);
+}
+
 /* The destination of the writes whose arena is only looked at (texmod_testutil.h, tm_dst). */
-static struct tm_dst tm_out;
+static struct tm_dst tm_out, tm_out2; /* the second: for a write beside tm_out's */
+/* The destination of the writes nothing looks at past opening them (hostile arenas): not
+ * poisoned, since no check reads its bytes. */
+static struct tm_dst tm_scratch = {.unread = true};
 
 static int tm_out_free(void **st)
 {
 	(void)st;
 	tm_dst_free(&tm_out);
+	tm_dst_free(&tm_out2);
+	tm_dst_free(&tm_scratch);
+	for (size_t w = 0; w < sizeof gen_made / sizeof gen_made[0]; w++) {
+		free(gen_made[w].p);
+		gen_made[w].p = NULL;
+	}
 	return 0;
+}
+
+/* Open an arena written into a kept destination (ar_close leaves the bytes to it). Under ASan
+ * a fresh multi-megabyte arena per write was fresh mapped pages each time: a third of the
+ * test's CPU, in the kernel. */
+static void open_kept(struct ar *y, uint8_t *p, size_t n)
+{
+	assert_int_equal(ar_open(y, p, n), RC_OK);
+	y->shared = true;
 }
 
 /* The texture rows of an arena, in dictionary order. */
@@ -306,15 +358,16 @@ static void test_partial_in_place(void **st)
 		sh = (struct texmod_shape){d.kind, d.width, d.height, d.have_mips, d.have_faces};
 		pay = tm_payload(&sh, 300 + i, d.alpha, &plen);
 		dds = dds_served_shape(&d, pay, plen, &dl);
-		out = tm_apply(&x, rows[i], TEXMOD_DDS, dds, dl, &ol, &r, why, sizeof why, &p);
+		out = tm_apply_into(&x, rows[i], TEXMOD_DDS, dds, dl, &ol, &r, why, sizeof why, &p,
+				    &tm_out);
 		if (!out)
 			fail_msg("texture %u: %s", rows[i], why);
 		assert_true(p.in_place);
 		assert_int_equal(ol, x.n);
-		assert_memory_equal(out, x.p, (size_t)p.texels);
-		assert_memory_equal(out + p.texels + p.texel_bytes, x.p + p.texels + p.texel_bytes,
-				    x.n - (size_t)(p.texels + p.texel_bytes));
-		assert_int_equal(ar_open(&y, out, ol), RC_OK);
+		same_bytes(out, x.p, (size_t)p.texels);
+		same_bytes(out + p.texels + p.texel_bytes, x.p + p.texels + p.texel_bytes,
+			   x.n - (size_t)(p.texels + p.texel_bytes));
+		open_kept(&y, out, ol);
 		assert_int_equal(tex_describe(&y.s, &y.a, rows[i], &e, NULL), RC_OK);
 		assert_int_equal(e.faces, d.faces);
 		assert_int_equal(e.have_faces, d.have_faces);
@@ -322,7 +375,7 @@ static void test_partial_in_place(void **st)
 		assert_int_equal(texture_load(&y.s, &y.a, rows[i], &b, NULL), RC_OK);
 		if (!tex_ps3_header(&d) || tex_ps3_header(&d)->base_format !=
 					       GCM_TEX_D8R8G8B8) /* its alpha is not stored */
-			assert_memory_equal(b->data, pay, plen);
+			same_bytes(b->data, pay, plen);
 		texture_image_free(b);
 		ar_close(&y);
 		free(pay);
@@ -424,11 +477,11 @@ static void png_back_one(struct ar *x, uint32_t tex, double *worst)
 	struct ar y;
 	uint8_t *png = png_touched(x, tex, &pl), *out;
 
-	out = tm_apply(x, tex, TEXMOD_PNG, png, pl, &ol, &r, why, sizeof why, NULL);
+	out = tm_apply_into(x, tex, TEXMOD_PNG, png, pl, &ol, &r, why, sizeof why, NULL, &tm_out);
 	if (!out)
 		fail_msg("texture %u: %s", tex, why);
 	assert_int_equal(ol, x->n);
-	assert_int_equal(ar_open(&y, out, ol), RC_OK);
+	open_kept(&y, out, ol);
 	b = load(&y, tex);
 	assert_int_equal(a->size, b->size);
 	for (uint32_t f = 0; f < a->d.have_faces; f++) {
@@ -438,7 +491,7 @@ static void png_back_one(struct ar *x, uint32_t tex, double *worst)
 			/* all but the touched pixel: the last of the last face */
 			size_t skip = f + 1 == a->d.have_faces ? tex_kind_bpp(a->d.kind) : 0;
 
-			assert_memory_equal(a->data + off, b->data + off2, len - skip);
+			same_bytes(a->data + off, b->data + off2, len - skip);
 		} else {
 			size_t px = (size_t)a->d.width * a->d.height;
 			uint8_t *ra = malloc((px + 64) * 4), *rb = malloc((px + 64) * 4);
@@ -447,8 +500,8 @@ static void png_back_one(struct ar *x, uint32_t tex, double *worst)
 			/* rows before the touched one keep their blocks (16 block rows at most
 			 * are encoded together) */
 			if (a->d.height > 64)
-				assert_memory_equal(a->data + off, b->data + off2,
-						    (size_t)tex_row_bytes(&a->d, 0));
+				same_bytes(a->data + off, b->data + off2,
+					   (size_t)tex_row_bytes(&a->d, 0));
 			level_rgba(a, f, 0, ra);
 			level_rgba(b, f, 0, rb);
 			q = tm_psnr(ra, rb, px, 4);
@@ -515,9 +568,10 @@ static void test_png_mips(void **st)
 			continue;
 		}
 		png = png_touched(&x, rows[i], &pl);
-		out = tm_apply(&x, rows[i], TEXMOD_PNG, png, pl, &ol, &r, why, sizeof why, NULL);
+		out = tm_apply_into(&x, rows[i], TEXMOD_PNG, png, pl, &ol, &r, why, sizeof why,
+				    NULL, &tm_out);
 		assert_non_null(out);
-		assert_int_equal(ar_open(&y, out, ol), RC_OK);
+		open_kept(&y, out, ol);
 		b = load(&y, rows[i]);
 		w1 = tex_dim(w, 1), h1 = tex_dim(h, 1);
 		l0 = malloc((size_t)w * h * 4), l1 = malloc((size_t)w1 * h1 * 4);
@@ -543,7 +597,7 @@ static void test_png_mips(void **st)
 
 			tex_encode_units(b->d.kind, want, w1 * h1, 1, cu);
 			tex_canon_rgba(b->d.kind, cu, w1 * h1, 1, q);
-			assert_memory_equal(q, l1, (size_t)w1 * h1 * 4);
+			same_bytes(q, l1, (size_t)w1 * h1 * 4);
 			checked++;
 			free(q);
 			free(cu);
@@ -583,28 +637,30 @@ static void new_pixels_one(struct ar *x, uint32_t tex, uint32_t seed)
 	enum rc r;
 	struct ar y;
 	uint8_t *pay = tm_payload(&sh, seed, a->d.alpha, &plen), *dds = tm_dds(&sh, pay, plen, &dl);
-	uint8_t *out = tm_apply(x, tex, TEXMOD_DDS, dds, dl, &ol, &r, why, sizeof why, &p), *out2;
+	uint8_t *out = tm_apply_into(x, tex, TEXMOD_DDS, dds, dl, &ol, &r, why, sizeof why, &p,
+				     &tm_out),
+		*out2;
 
 	if (!out)
 		fail_msg("texture %u: %s", tex, why);
 	assert_true(p.in_place);
 	assert_int_equal(ol, x->n);
 	/* outside the texels, every byte as it was */
-	assert_memory_equal(out, x->p, (size_t)p.texels);
-	assert_memory_equal(out + p.texels + p.texel_bytes, x->p + p.texels + p.texel_bytes,
-			    x->n - (size_t)(p.texels + p.texel_bytes));
-	assert_int_equal(ar_open(&y, out, ol), RC_OK);
+	same_bytes(out, x->p, (size_t)p.texels);
+	same_bytes(out + p.texels + p.texel_bytes, x->p + p.texels + p.texel_bytes,
+		   x->n - (size_t)(p.texels + p.texel_bytes));
+	open_kept(&y, out, ol);
 	b = load(&y, tex);
 	assert_int_equal(b->size, plen);
 	if (!lossy_store(x, a)) {
-		assert_memory_equal(b->data, pay, plen);
+		same_bytes(b->data, pay, plen);
 	} else { /* what the format holds, stored again, is stored as it is */
 		free(dds);
 		dds = tm_dds(&sh, b->data, b->size, &dl);
-		out2 = tm_apply(&y, tex, TEXMOD_DDS, dds, dl, &ol2, &r, why, sizeof why, NULL);
+		out2 = tm_apply_into(&y, tex, TEXMOD_DDS, dds, dl, &ol2, &r, why, sizeof why, NULL,
+				     &tm_out2);
 		assert_non_null(out2);
-		assert_memory_equal(out2, out, ol);
-		free(out2);
+		same_bytes(out2, out, ol);
 	}
 	c = load(x, tex);
 	assert_memory_not_equal(c->data, b->data, plen < 64 ? plen : 64);
@@ -652,12 +708,13 @@ static void reshape(struct ar *x, uint32_t tex, const struct texmod_shape *sh, u
 	enum rc r;
 	struct ar y;
 	uint8_t *pay = tm_payload(sh, seed, true, &plen), *dds = tm_dds(sh, pay, plen, &dl);
-	uint8_t *out = tm_apply(x, tex, TEXMOD_DDS, dds, dl, &ol, &r, why, sizeof why, &p);
+	uint8_t *out =
+	    tm_apply_into(x, tex, TEXMOD_DDS, dds, dl, &ol, &r, why, sizeof why, &p, &tm_out);
 	uint64_t sum = 0;
 
 	if (!out)
 		fail_msg("texture %u into %ux%u: %s", tex, sh->width, sh->height, why);
-	assert_int_equal(ar_open(&y, out, ol), RC_OK);
+	open_kept(&y, out, ol);
 	if (diag_count(&y.d))
 		fail_msg("texture %u: %s", tex, y.d.msg[0]);
 	for (unsigned k = 0; k < y.a.h.n_rd; k++)
@@ -675,7 +732,7 @@ static void reshape(struct ar *x, uint32_t tex, const struct texmod_shape *sh, u
 			assert_int_equal(arena_read_object(&x->s, &x->a, i, &o1, &l1), RC_OK);
 			assert_int_equal(arena_read_object(&y.s, &y.a, i, &o2, &l2), RC_OK);
 			assert_int_equal(l1, l2);
-			assert_memory_equal(o1, o2, l1);
+			same_bytes(o1, o2, l1);
 			free(o1);
 			free(o2);
 		}
@@ -695,7 +752,7 @@ static void reshape(struct ar *x, uint32_t tex, const struct texmod_shape *sh, u
 		assert_int_equal(b->d.have_mips, sh->mips);
 		assert_int_equal(b->d.have_faces, sh->faces);
 		assert_int_equal(b->size, plen);
-		assert_memory_equal(b->data, pay, plen);
+		same_bytes(b->data, pay, plen);
 		texture_image_free(b);
 	}
 	ar_close(&y);
@@ -801,19 +858,19 @@ static void test_twins(void **st)
 		sh.mips = tex_chain_levels(sh.width, sh.height) - (uint32_t)(i % 3);
 		pay = tm_payload(&sh, (uint32_t)i, true, &plen);
 		dds = tm_dds(&sh, pay, plen, &dl);
-		o1 = tm_apply(&x, it->tex_index, TEXMOD_DDS, dds, dl, &l1, &r, why, sizeof why,
-			      NULL);
-		o2 = tm_apply(&p, prow[it->twin_index], TEXMOD_DDS, dds, dl, &l2, &r, why,
-			      sizeof why, NULL);
+		o1 = tm_apply_into(&x, it->tex_index, TEXMOD_DDS, dds, dl, &l1, &r, why, sizeof why,
+				   NULL, &tm_out);
+		o2 = tm_apply_into(&p, prow[it->twin_index], TEXMOD_DDS, dds, dl, &l2, &r, why,
+				   sizeof why, NULL, &tm_out2);
 		assert_non_null(o1);
 		assert_non_null(o2);
-		assert_int_equal(ar_open(&y1, o1, l1), RC_OK);
-		assert_int_equal(ar_open(&y2, o2, l2), RC_OK);
+		open_kept(&y1, o1, l1);
+		open_kept(&y2, o2, l2);
 		a = load(&y1, it->tex_index);
 		c = load(&y2, prow[it->twin_index]);
 		assert_int_equal(a->size, c->size);
-		assert_memory_equal(a->data, c->data, a->size);
-		assert_memory_equal(a->data, pay, plen);
+		same_bytes(a->data, c->data, a->size);
+		same_bytes(a->data, pay, plen);
 		texture_image_free(a);
 		texture_image_free(c);
 		ar_close(&y1);
@@ -860,8 +917,8 @@ static void test_merge_script(void **st)
 		/* the script: data[PSG_OFFSET:] = dds[128:], sizes asserted equal */
 		assert_int_equal(ol, n);
 		assert_int_equal(n - arena_row(&x.a, 0)->start, dl - 128);
-		assert_memory_equal(out, raw, (size_t)arena_row(&x.a, 0)->start);
-		assert_memory_equal(out + arena_row(&x.a, 0)->start, dds + 128, dl - 128);
+		same_bytes(out, raw, (size_t)arena_row(&x.a, 0)->start);
+		same_bytes(out + arena_row(&x.a, 0)->start, dds + 128, dl - 128);
 		free(out);
 		free(pay);
 		free(dds);
@@ -903,7 +960,7 @@ static void convert_case(enum which w, const uint8_t *dds, size_t dl, const uint
 	} else {
 		tex_encode_units(b->d.kind, want_rgba, 16 * 16, 1, want);
 	}
-	assert_memory_equal(b->data, want, b->size);
+	same_bytes(b->data, want, b->size);
 	texture_image_free(a);
 	texture_image_free(b);
 	ar_close(&x);
@@ -1052,13 +1109,13 @@ static void test_refusals(void **st)
 
 /* ---- hostile arenas: whatever a stranger's file says, nothing is read or written outside ---- */
 
-static void hostile_one(struct ar *y, uint32_t *st)
+/* dds: the picture written over every texture picked (the same for every mutant). */
+static void hostile_one(struct ar *y, uint32_t *st, const uint8_t *dds, size_t dl)
 {
-	const struct texmod_shape sh = {TEXK_DXT5, 32, 16, 2, 1};
-	size_t plen, dl, ol;
+	size_t ol;
 	char why[256];
 	enum rc r;
-	uint8_t *pay = tm_payload(&sh, 1, true, &plen), *dds = tm_dds(&sh, pay, plen, &dl), *out;
+	uint8_t *out;
 
 	for (uint32_t i = 0; i < y->a.n_dict && i < 400; i++) {
 		struct src_mem pm;
@@ -1070,13 +1127,13 @@ static void hostile_one(struct ar *y, uint32_t *st)
 		src_init_mem(&ps, &pm, dds, dl);
 		if (texmod_plan(&y->s, &y->a, i, TEXMOD_DDS, &ps, &p, why, sizeof why) == RC_OK) {
 			if (p.out_size < (64u << 20)) {
-				out = tm_dst_room(&tm_out, (size_t)p.out_size);
+				out = tm_dst_room(&tm_scratch, (size_t)p.out_size);
 				if (texmod_write(&y->s, &y->a, &ps, &p, out, why, sizeof why) ==
 				    RC_OK) {
 					struct ar z;
 
 					ar_open(&z, out, (size_t)p.out_size);
-					arena_free(&z.a); /* the bytes are tm_out's */
+					arena_free(&z.a); /* the bytes are tm_scratch's */
 					diag_free(&z.d);
 				}
 			}
@@ -1085,18 +1142,19 @@ static void hostile_one(struct ar *y, uint32_t *st)
 		out = tm_served(y, i, false, &ol);
 		if (out) {
 			tm_apply_into(y, i, TEXMOD_DDS, out, ol, &ol, &r, why, sizeof why, NULL,
-				      &tm_out);
+				      &tm_scratch);
 			free(out);
 		}
 	}
-	free(pay);
-	free(dds);
 }
 
 static void test_hostile_arenas(void **st)
 {
 	enum which ws[] = {PS3_DEFAULT, X360_DEFAULT};
 	uint32_t s = 4242;
+	const struct texmod_shape sh = {TEXK_DXT5, 32, 16, 2, 1};
+	size_t plen, dl;
+	uint8_t *pay = tm_payload(&sh, 1, true, &plen), *dds = tm_dds(&sh, pay, plen, &dl);
 
 	(void)st;
 	for (size_t k = 0; k < 2; k++) {
@@ -1125,7 +1183,7 @@ static void test_hostile_arenas(void **st)
 				uint32_t hs =
 				    s; /* its own draws, so the next mutant does not depend on it */
 
-				hostile_one(&y, &hs);
+				hostile_one(&y, &hs, dds, dl);
 			}
 			arena_free(&y.a);
 			diag_free(&y.d);
@@ -1133,6 +1191,8 @@ static void test_hostile_arenas(void **st)
 		free(c);
 		ar_close(&x);
 	}
+	free(pay);
+	free(dds);
 }
 
 int main(void)

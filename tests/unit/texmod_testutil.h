@@ -22,12 +22,14 @@ struct ar {
 	struct src s;
 	struct arena a;
 	struct diag d;
+	bool shared; /* p is not ours: ar_close leaves it */
 };
 
 static inline enum rc ar_open(struct ar *x, uint8_t *p, size_t n)
 {
 	x->p = p;
 	x->n = n;
+	x->shared = false;
 	diag_init(&x->d);
 	src_init_mem(&x->s, &x->m, p, n);
 	return arena_open(&x->s, &x->a, &x->d);
@@ -37,7 +39,8 @@ static inline void ar_close(struct ar *x)
 {
 	arena_free(&x->a);
 	diag_free(&x->d);
-	free(x->p);
+	if (!x->shared)
+		free(x->p);
 	memset(x, 0, sizeof *x);
 }
 
@@ -142,6 +145,7 @@ static inline uint8_t *tm_served(struct ar *x, uint32_t tex, bool png, size_t *l
 struct tm_dst {
 	uint8_t *p;
 	size_t cap;
+	bool unread; /* no check reads what is written there: not poisoned */
 };
 
 static inline uint8_t *tm_dst_room(struct tm_dst *d, size_t n)
@@ -153,7 +157,8 @@ static inline uint8_t *tm_dst_room(struct tm_dst *d, size_t n)
 	if (!d->p)
 		return NULL;
 	p = d->p + ((d->cap - n) & ~(size_t)15); /* aligned as malloc's */
-	memset(p, 0xA5, n);			 /* not the last write's arena */
+	if (!d->unread)
+		memset(p, 0xA5, n); /* not the last write's arena */
 	return p;
 }
 

@@ -20,6 +20,7 @@ struct arena_patch {
 	uint32_t old_size, new_size;
 	unsigned k;		/* its region */
 	uint32_t *ptr;		/* new ptr of every dictionary row (n_dict) */
+	uint32_t *rows, n_rows; /* the region's base resources in ptr order (old and new) */
 	uint32_t rd[RW_MAX_RD]; /* new descriptor sizes */
 	uint64_t total;		/* size of the new file */
 	bool same;		/* nothing moves: the file is copied as it is */

@@ -171,6 +171,10 @@ void psk_index_free(struct psk_index *ix);
 /* Records [first, first+n) of a span (RC_BOUNDS past its end); callers batch. */
 enum rc psk_get_points(const struct src *s, const struct psk_span *sp, size_t first, size_t n,
 		       struct psk_point *out); /* PNTS0000 and VTXNORMS */
+/* Records idx[0..n) of a span, ascending (RC_INVAL otherwise): one read from the first to the
+ * last, only those named decoded, out[k] for idx[k]. */
+enum rc psk_get_points_at(const struct src *s, const struct psk_span *sp, const uint32_t *idx,
+			  size_t n, struct psk_point *out);
 enum rc psk_get_wedges(const struct src *s, const struct psk_index *ix, size_t first, size_t n,
 		       struct psk_wedge *out);
 enum rc psk_get_faces(const struct src *s, const struct psk_index *ix, size_t first, size_t n,

@@ -387,6 +387,29 @@ GETTER(psk_get_points, struct psk_point, PSK_REC_PNTS, {
 	o->z = f32(p + 8);
 })
 
+enum rc psk_get_points_at(const struct src *s, const struct psk_span *sp, const uint32_t *idx,
+			  size_t n, struct psk_point *out)
+{
+	uint8_t *raw;
+	enum rc r;
+
+	if (n == 0)
+		return RC_OK;
+	for (size_t k = 1; k < n; k++)
+		if (idx[k] < idx[k - 1])
+			return RC_INVAL;
+	r = span_raw(s, sp, PSK_REC_PNTS, idx[0], (size_t)(idx[n - 1] - idx[0]) + 1, &raw);
+	if (r != RC_OK)
+		return r;
+	for (size_t k = 0; k < n; k++) {
+		const uint8_t *p = raw + (size_t)(idx[k] - idx[0]) * PSK_REC_PNTS;
+
+		out[k] = (struct psk_point){f32(p), f32(p + 4), f32(p + 8)};
+	}
+	free(raw);
+	return RC_OK;
+}
+
 GETTER(psk_get_raw_wedges, struct psk_wedge, PSK_REC_VTXW, {
 	o->point = ld_u32le(p);
 	o->u = f32(p + 4);

@@ -106,6 +106,57 @@ void psk_gltf_free(struct psk_gltf *g)
 
 /* ---- vertices ---- */
 
+/* A run of the sorted indices is read at once while it spans at most GATHER_RUN points (48 KiB:
+ * below the size ASan maps afresh) and no two of its indices are more than GATHER_GAP apart:
+ * skipping a few kilobytes costs less than a read more. */
+#define GATHER_RUN 4096
+#define GATHER_GAP 512
+
+struct gather_at {
+	uint32_t idx, i; /* a point, and the slot of out it goes to */
+};
+
+static int gather_cmp(const void *x, const void *y)
+{
+	const struct gather_at *a = x, *b = y;
+
+	return a->idx != b->idx ? (a->idx < b->idx ? -1 : 1) : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Points scattered over the span: sorted, read run by run and only those asked decoded, not one
+ * read per point (a large PSKX's wedges reach all over its points: one read of 12 bytes each
+ * was half of reading its .glb). */
+static enum rc gather_scattered(const struct src *s, const struct psk_span *sp, const uint32_t *idx,
+				size_t n, struct psk_point *out)
+{
+	struct gather_at *at = xcalloc_n(n, sizeof *at);
+	uint32_t *sorted = xcalloc_n(n, sizeof *sorted);
+	struct psk_point *got = xcalloc_n(n, sizeof *got);
+	size_t m = 0;
+	enum rc r = at && sorted && got ? RC_OK : RC_NOMEM;
+
+	for (size_t i = 0; i < n && r == RC_OK; i++)
+		if (idx[i] < sp->n)
+			at[m++] = (struct gather_at){idx[i], (uint32_t)i};
+	if (r == RC_OK)
+		qsort(at, m, sizeof *at, gather_cmp);
+	for (size_t k = 0; k < m; k++)
+		sorted[k] = at[k].idx;
+	for (size_t j = 0, e; j < m && r == RC_OK; j = e) {
+		for (e = j + 1; e < m && sorted[e] - sorted[j] < GATHER_RUN &&
+				sorted[e] - sorted[e - 1] <= GATHER_GAP;
+		     e++)
+			;
+		r = psk_get_points_at(s, sp, sorted + j, e - j, got + j);
+	}
+	for (size_t k = 0; k < m && r == RC_OK; k++)
+		out[at[k].i] = got[k];
+	free(at);
+	free(sorted);
+	free(got);
+	return r;
+}
+
 /* Records idx[i] of a span of points (out of range: zeros), in one read when they are close. */
 static enum rc gather_points(const struct src *s, const struct psk_span *sp, const uint32_t *idx,
 			     size_t n, struct psk_point *out)
@@ -122,12 +173,8 @@ static enum rc gather_points(const struct src *s, const struct psk_span *sp, con
 		}
 	if (lo > hi)
 		return RC_OK;
-	if ((uint64_t)hi - lo + 1 > 4 * (uint64_t)n + 256) {
-		for (size_t i = 0; i < n && r == RC_OK; i++)
-			if (idx[i] < sp->n)
-				r = psk_get_points(s, sp, idx[i], 1, &out[i]);
-		return r;
-	}
+	if ((uint64_t)hi - lo + 1 > 4 * (uint64_t)n + 256)
+		return gather_scattered(s, sp, idx, n, out);
 	tmp = xcalloc_n((size_t)(hi - lo) + 1, sizeof *tmp);
 	if (!tmp)
 		return RC_NOMEM;

@@ -178,7 +178,8 @@ enum rc arena_patch_plan(const struct arena *a, uint32_t row, uint64_t new_size,
 		r = region_rows(a, p->k, &rows, &n, why, whylen);
 	if (r == RC_OK)
 		r = relocate(a, p, rows, n, why, whylen);
-	free(rows);
+	p->rows = rows;
+	p->n_rows = n;
 	if (r != RC_OK) {
 		arena_patch_free(p);
 		return r;
@@ -218,30 +219,33 @@ static void put_u32(uint8_t *at, uint32_t v, bool be)
 		at[be ? i : 3 - i] = (uint8_t)(v >> (24 - 8 * i));
 }
 
-/* The moved resources of region k, and the bytes after its last one. */
+/*
+ * The moved resources of region k, zeros between them and for the resized one, and the bytes
+ * after its last one. Each byte is written once: in ptr order (the old and the new, relocate
+ * keeps it) only the gaps are cleared, not the whole region before the copies went over it.
+ */
 static enum rc write_region(const struct src *s, const struct arena *a, const struct arena_patch *p,
 			    uint8_t *dst)
 {
-	uint64_t base = new_base(p, p->k), old_base = a->h.region_base[p->k];
-	uint64_t last_old = 0, last_new = 0;
+	uint8_t *out = dst + new_base(p, p->k);
+	uint64_t old_base = a->h.region_base[p->k];
+	uint64_t last_old = 0, at = 0;
 	enum rc r = RC_OK;
 
-	memset(dst + base, 0, p->rd[p->k]);
-	for (uint32_t i = 0; i < a->n_dict && r == RC_OK; i++) {
+	for (uint32_t j = 0; j < p->n_rows && r == RC_OK; j++) {
+		uint32_t i = p->rows[j];
 		const struct arena_dict_entry *e = arena_row(a, i);
 
-		if (!e->base_resource || region_of(e) != p->k)
-			continue;
-		if ((uint64_t)e->ptr + e->size > last_old) {
-			last_old = (uint64_t)e->ptr + e->size;
-			last_new = (uint64_t)p->ptr[i] + (i == p->row ? p->new_size : e->size);
-		}
-		if (i != p->row)
-			r = src_read(s, old_base + e->ptr, dst + base + p->ptr[i], e->size);
+		memset(out + at, 0, p->ptr[i] - at);
+		if (i == p->row)
+			memset(out + p->ptr[i], 0, p->new_size);
+		else
+			r = src_read(s, old_base + e->ptr, out + p->ptr[i], e->size);
+		last_old = (uint64_t)e->ptr + e->size;
+		at = (uint64_t)p->ptr[i] + (i == p->row ? p->new_size : e->size);
 	}
 	if (r == RC_OK && a->h.rd[p->k].size > last_old)
-		r = src_read(s, old_base + last_old, dst + base + last_new,
-			     a->h.rd[p->k].size - last_old);
+		r = src_read(s, old_base + last_old, out + at, a->h.rd[p->k].size - last_old);
 	return r;
 }
 
@@ -277,5 +281,8 @@ enum rc arena_patch_write(const struct src *s, const struct arena *a, const stru
 void arena_patch_free(struct arena_patch *p)
 {
 	free(p->ptr);
+	free(p->rows);
 	p->ptr = NULL;
+	p->rows = NULL;
+	p->n_rows = 0;
 }

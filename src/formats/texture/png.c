@@ -119,33 +119,85 @@ static void put_head(const struct pngs *p, struct buf *b)
 	put_chunk(b, "IDAT", zhdr, sizeof zhdr);
 }
 
-/* Bytes [at, at+n) of the filtered-row stream (each row: filter byte 0, then pixels). */
-static enum rc stream_bytes(const struct pngs *p, uint64_t at, uint32_t n, uint8_t *out)
+/*
+ * Pixel rows fetched at once: about a stored block's worth, rounded up to a multiple of 8 (and
+ * fetched from a multiple of 8) when 8 rows take less than 128 KiB. The rows callback of a
+ * swizzled PS3 level reads whole bands of 8 rows or more (tex_ps3.c); fetched 3 to 7 at a time,
+ * as a block or the Adler-32 pass of a 1024- to 2048-wide picture asked, each band was read two
+ * or three times. Wider rows are fetched as before, but kept across the blocks of a render.
+ */
+static uint32_t fetch_rows(const struct pngs *p)
 {
-	uint32_t y0 = (uint32_t)(at / p->row_bytes), y1 = (uint32_t)((at + n - 1) / p->row_bytes);
-	uint64_t rb = p->row_bytes;
-	uint8_t *rows = malloc((size_t)(rb * (y1 - y0 + 1)));
+	uint64_t pix = p->row_bytes - 1;
+	uint32_t n = pix >= PNGS_BLOCK ? 1 : (uint32_t)(PNGS_BLOCK / pix);
+
+	if (n % 8 && pix * 8 < (128u << 10))
+		n = (n + 7) / 8 * 8;
+	return n;
+}
+
+/* Rows [y0, y0+n) of pixels (no filter bytes), kept between the blocks of one render. */
+struct rows_kept {
+	uint32_t y0, n;
+	uint8_t *px;
+	size_t cap;
+};
+
+static enum rc rows_need(const struct pngs *p, struct rows_kept *k, uint32_t y0, uint32_t y1)
+{
+	uint64_t pix = p->row_bytes - 1;
+	uint32_t band = fetch_rows(p), start = band % 8 ? y0 : y0 / 8 * 8, n;
 	enum rc r;
 
-	if (!rows)
-		return RC_NOMEM;
-	/* Pixels land after each row's filter byte: render into the tail, then spread. */
-	r = p->rows(p->ctx, y0, y1 - y0 + 1, rows + (y1 - y0 + 1));
-	if (r == RC_OK) {
-		uint64_t pix = rb - 1;
-
-		for (uint32_t i = 0; i <= y1 - y0; i++) {
-			rows[i * rb] = 0;
-			memmove(rows + i * rb + 1, rows + (y1 - y0 + 1) + i * pix, (size_t)pix);
+	if (k->px && y0 >= k->y0 && y1 < k->y0 + k->n)
+		return RC_OK;
+	if (y1 - start + 1 > band) /* not from below y0 past the band's size */
+		start = y0;
+	n = y1 - start + 1 > band ? y1 - start + 1 : band;
+	n = n > p->h - start ? p->h - start : n;
+	if ((size_t)(pix * n) > k->cap) {
+		free(k->px);
+		k->cap = (size_t)(pix * n);
+		k->px = malloc(k->cap);
+		if (!k->px) {
+			k->cap = 0;
+			return RC_NOMEM;
 		}
-		memcpy(out, rows + (at - (uint64_t)y0 * rb), n);
 	}
-	free(rows);
+	k->y0 = start;
+	k->n = 0;
+	r = p->rows(p->ctx, start, n, k->px);
+	if (r == RC_OK)
+		k->n = n;
+	return r;
+}
+
+/* Bytes [at, at+n) of the filtered-row stream (each row: filter byte 0, then pixels). */
+static enum rc stream_bytes(const struct pngs *p, struct rows_kept *k, uint64_t at, uint32_t n,
+			    uint8_t *out)
+{
+	uint32_t y0 = (uint32_t)(at / p->row_bytes), y1 = (uint32_t)((at + n - 1) / p->row_bytes);
+	uint64_t rb = p->row_bytes, end = at + n;
+	enum rc r = rows_need(p, k, y0, y1);
+
+	for (uint64_t a = at; r == RC_OK && a < end;) {
+		uint64_t y = a / rb, col = a % rb, take;
+
+		if (col == 0) {
+			*out++ = 0;
+			a++;
+			continue;
+		}
+		take = rb - col < end - a ? rb - col : end - a;
+		memcpy(out, k->px + (size_t)((y - k->y0) * (rb - 1) + col - 1), (size_t)take);
+		out += take;
+		a += take;
+	}
 	return r;
 }
 
 /* IDAT chunk of stored block k. */
-static enum rc put_block(const struct pngs *p, uint64_t k, struct buf *b)
+static enum rc put_block(const struct pngs *p, struct rows_kept *kept, uint64_t k, struct buf *b)
 {
 	uint32_t n = k < p->n_full ? PNGS_BLOCK : p->last;
 	uint8_t *data = malloc(5 + (size_t)n);
@@ -158,7 +210,7 @@ static enum rc put_block(const struct pngs *p, uint64_t k, struct buf *b)
 	data[2] = (uint8_t)(n >> 8);
 	data[3] = (uint8_t)~n;
 	data[4] = (uint8_t)(~n >> 8);
-	r = stream_bytes(p, k * PNGS_BLOCK, n, data + 5);
+	r = stream_bytes(p, kept, k * PNGS_BLOCK, n, data + 5);
 	if (r == RC_OK)
 		put_chunk(b, "IDAT", data, 5 + n);
 	free(data);
@@ -166,11 +218,12 @@ static enum rc put_block(const struct pngs *p, uint64_t k, struct buf *b)
 }
 
 /* The Adler-32 covers every row: one pass, a band of rows at a time. A band about the size of
- * a stored block, as stream_bytes asks for: the buffers on the way (the rows callback decodes
- * into its own) stay below the 128 KiB where each would be freshly mapped pages. */
+ * a stored block, as stream_bytes fetches (fetch_rows): the buffers on the way (the rows
+ * callback decodes into its own) stay below the 128 KiB where each would be freshly mapped
+ * pages. */
 static enum rc put_tail(const struct pngs *p, struct buf *b)
 {
-	uint32_t band = (uint32_t)(p->row_bytes > PNGS_BLOCK ? 1 : PNGS_BLOCK / p->row_bytes);
+	uint32_t band = fetch_rows(p);
 	uint32_t adler = 1;
 	uint8_t be[4], *px;
 	enum rc r = RC_OK;
@@ -203,6 +256,7 @@ static enum rc put_tail(const struct pngs *p, struct buf *b)
 
 enum rc pngs_render(const struct pngs *p, unsigned part, uint64_t first, struct emit *e)
 {
+	struct rows_kept kept = {0};
 	enum rc r = RC_OK;
 
 	switch (part) {
@@ -211,13 +265,15 @@ enum rc pngs_render(const struct pngs *p, unsigned part, uint64_t first, struct 
 		break;
 	case 1:
 		for (uint64_t k = first; k < p->n_full && r == RC_OK; k++) {
-			r = put_block(p, k, &e->b);
+			r = put_block(p, &kept, k, &e->b);
 			if (r == RC_OK && !emit_item(e))
-				return RC_OK;
+				break;
 		}
+		free(kept.px);
 		return r;
 	case 2:
-		r = put_block(p, p->n_full, &e->b);
+		r = put_block(p, &kept, p->n_full, &e->b);
+		free(kept.px);
 		break;
 	case 3:
 		r = put_tail(p, &e->b);

@@ -452,10 +452,15 @@ uint64_t ps3_level_src_end(const struct ps3_texture *t, const struct tex_layout 
 	return face * l->face_stride + level_src_off(t, l, level) + v;
 }
 
+/* Bytes of the runs a band reads at once, at most (below ASan's freshly mapped sizes). */
+#define RUNS_BYTES (32u << 10)
+
 /*
  * A band of rows of a swizzled level, unswizzled: rows [y0, y0+B) with B a power of two that
  * divides y0 hold, for every column of B-wide tiles, one contiguous run of B*B texels (the low
- * 2k bits of the Morton index are the tile's own), so a band is read run by run.
+ * 2k bits of the Morton index are the tile's own), so a band is read run by run, and runs that
+ * follow each other in the file (tiles in pairs; every tile of a band as tall as a wide level)
+ * in one read: a read per tile of 8x8 texels was most of serving a 4096-wide picture.
  */
 static enum rc swizzled_band(const struct src *s, uint64_t at, const struct ps3_texture *t,
 			     const struct tex_layout *l, uint32_t w, uint32_t h, uint32_t y0,
@@ -463,8 +468,9 @@ static enum rc swizzled_band(const struct src *s, uint64_t at, const struct ps3_
 {
 	unsigned lw = (unsigned)pow2_log(w), lh = (unsigned)pow2_log(h);
 	uint32_t tiles = w / band, run = band * band, bpp = l->bpp;
+	uint32_t most = RUNS_BYTES / (run * bpp) ? RUNS_BYTES / (run * bpp) : 1;
 	uint16_t spot[32 * 32]; /* run position -> y * band + x inside the tile (band <= 32) */
-	uint8_t *tmp = malloc((size_t)run * bpp);
+	uint8_t *tmp = malloc((size_t)most * run * bpp);
 	enum rc r = RC_OK;
 
 	(void)t;
@@ -476,14 +482,24 @@ static enum rc swizzled_band(const struct src *s, uint64_t at, const struct ps3_
 		for (uint32_t x = 0; x < band; x++)
 			spot[tex_ps3_swizzle_index(x, y, lw < lh ? lw : lh, lw < lh ? lw : lh)] =
 			    (uint16_t)(y * band + x);
-	for (uint32_t tx = 0; tx < tiles && r == RC_OK; tx++) {
+	for (uint32_t tx = 0, k; tx < tiles && r == RC_OK; tx += k) {
 		uint64_t idx = tex_ps3_swizzle_index(tx * band, y0, lw, lh);
-		uint8_t *dst = texels + (size_t)tx * band * bpp;
 
-		r = src_read(s, at + idx * bpp, tmp, (size_t)run * bpp);
-		for (uint32_t i = 0; i < run && r == RC_OK; i++)
-			memcpy(dst + ((size_t)(spot[i] / band) * w + spot[i] % band) * bpp,
-			       tmp + (size_t)i * bpp, bpp);
+		/* tiles whose runs follow each other in the file: one read */
+		for (k = 1;
+		     tx + k < tiles && k < most &&
+		     tex_ps3_swizzle_index((tx + k) * band, y0, lw, lh) == idx + (uint64_t)k * run;
+		     k++)
+			;
+		r = src_read(s, at + idx * bpp, tmp, (size_t)k * run * bpp);
+		for (uint32_t j = 0; j < k && r == RC_OK; j++) {
+			uint8_t *dst = texels + (size_t)(tx + j) * band * bpp;
+			const uint8_t *src = tmp + (size_t)j * run * bpp;
+
+			for (uint32_t i = 0; i < run; i++)
+				memcpy(dst + ((size_t)(spot[i] / band) * w + spot[i] % band) * bpp,
+				       src + (size_t)i * bpp, bpp);
+		}
 	}
 	free(tmp);
 	return r;

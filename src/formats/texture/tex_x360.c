@@ -539,16 +539,24 @@ static void canon_to_unit(const struct tex_x360_layout *l, const uint8_t *d, uin
 	}
 }
 
+/*
+ * Byte k of each 32-bit word becomes byte k ^ mask: 1 swaps the bytes of each 16-bit half, 2
+ * the halves, 3 all four. Done a word at a time (a pattern the same whatever the host's byte
+ * order): byte by byte it was half of reading a band.
+ */
 static void unswap(uint8_t *p, size_t n, uint32_t mask)
 {
-	uint8_t t[4];
+	uint32_t v;
 
-	if (!mask)
-		return;
-	for (size_t i = 0; i + 4 <= n; i += 4) {
-		for (unsigned k = 0; k < 4; k++)
-			t[k] = p[i + (k ^ mask)];
-		memcpy(p + i, t, 4);
+	for (size_t i = 0; mask && i + 4 <= n; i += 4) {
+		memcpy(&v, p + i, 4);
+		if (mask == 1)
+			v = (v & 0x00FF00FFu) << 8 | (v >> 8 & 0x00FF00FFu);
+		else if (mask == 2)
+			v = v << 16 | v >> 16;
+		else
+			v = __builtin_bswap32(v);
+		memcpy(p + i, &v, 4);
 	}
 }
 
