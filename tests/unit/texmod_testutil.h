@@ -6,6 +6,9 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include "psgfs/base/buf.h"
 #include "psgfs/base/bytes.h"
@@ -157,6 +160,13 @@ static inline uint8_t *tm_dst_room(struct tm_dst *d, size_t n)
 	if (!d->p)
 		return NULL;
 	p = d->p + ((d->cap - n) & ~(size_t)15); /* aligned as malloc's */
+#ifdef __SANITIZE_ADDRESS__
+	/* The room around the arena is poisoned, so ASan sees a write or read past either end of
+	 * it to the byte, as if it were a fresh allocation of n. */
+	ASAN_UNPOISON_MEMORY_REGION(d->p, d->cap);
+	ASAN_POISON_MEMORY_REGION(d->p, (size_t)(p - d->p));
+	ASAN_POISON_MEMORY_REGION(p + n, d->cap - (size_t)(p - d->p) - n);
+#endif
 	if (!d->unread)
 		memset(p, 0xA5, n); /* not the last write's arena */
 	return p;
