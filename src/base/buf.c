@@ -636,14 +636,13 @@ static bool scaled_div(u128 a, int k, int s, uint64_t *q, bool *exact, int *half
 	return true;
 }
 
-/* printf's %.{prec}g text of q * 10^(x - prec + 1), q having exactly prec digits. */
-static void fmt_g(char *o, bool neg, uint64_t q, int x, int prec)
+/* printf's %.{prec}g text of q * 10^(x - prec + 1), q having exactly prec digits; its length. */
+static size_t fmt_g(char *o, bool neg, uint64_t q, int x, int prec)
 {
-	char d[24];
+	char d[24], *o0 = o;
 	int n = 0;
 
-	for (int i = prec - 1; i >= 0; i--, q /= 10)
-		d[i] = (char)('0' + q % 10);
+	dec_end(d + prec, q); /* q has exactly prec digits */
 	n = prec;
 	while (n > 1 && d[n - 1] == '0')
 		n--;
@@ -681,19 +680,95 @@ static void fmt_g(char *o, bool neg, uint64_t q, int x, int prec)
 		o += n;
 	}
 	*o = '\0';
+	return (size_t)(o - o0);
 }
 
-static bool fmt_f32_exact(char out[32], float f)
+/*
+ * floor(|f| / 10^k) for the grid of the nine digits and the ends of f's interval: the value
+ * v * 2^s / 10^k for v = v4 - dlo, v4, v4 + 2. Below 10^9 (k <= 0) the divisor 10^k is a
+ * multiplier and the power of two a shift, so this is three multiplications, no division.
+ */
+struct grid9 {
+	uint64_t q, qlo, qhi; /* floor of each */
+	bool ex, exlo, exhi;  /* each exact */
+	int half;	      /* q's remainder against half a unit: -1, 0, 1 */
+};
+
+static bool grid9_at(uint64_t v4, uint32_t dlo, int k, int s, struct grid9 *g)
 {
-	static const uint64_t p10[10] = {1,	 10,	  100,	    1000,      10000,
-					 100000, 1000000, 10000000, 100000000, 1000000000};
+	u128 u, n, mask;
+	int t = s < 0 ? -s : 0, dummy;
+
+	if (k > 0) /* |f| >= 10^9: true divisions (rare) */
+		return scaled_div(v4, k, s, &g->q, &g->ex, &g->half) &&
+		       scaled_div(v4 - dlo, k, s, &g->qlo, &g->exlo, &dummy) &&
+		       scaled_div(v4 + 2, k, s, &g->qhi, &g->exhi, &dummy);
+	/* v4 + 2 < 2^27: each product fits when u has at most 100 bits */
+	if (-k > 38 || t > 126)
+		return false;
+	u = pow10_u128(-k);
+	if (s > 0) {
+		if (u128_bits(u) + s > 100)
+			return false;
+		u <<= s;
+	} else if (u128_bits(u) > 100) {
+		return false;
+	}
+	mask = ((u128)1 << t) - 1;
+	n = (u128)v4 * u;
+	if ((n >> t) >> 62)
+		return false;
+	g->q = (uint64_t)(n >> t);
+	g->ex = (n & mask) == 0;
+	g->half = t == 0			      ? -1
+		  : (n & mask) < ((u128)1 << (t - 1)) ? -1
+						      : (n & mask) > ((u128)1 << (t - 1));
+	n = (u128)(v4 - dlo) * u;
+	g->qlo = (uint64_t)(n >> t);
+	g->exlo = (n & mask) == 0;
+	n = (u128)(v4 + 2) * u;
+	g->qhi = (uint64_t)(n >> t);
+	g->exhi = (n & mask) == 0;
+	return true;
+}
+
+/* The %.{prec}g candidate q9 rounds to at d = 10^(9 - prec), if f reads back from it: its
+ * length, or 0. */
+static inline size_t try_prec(char out[32], bool neg, const struct grid9 *g, bool even, int x,
+			      int prec, uint64_t d)
+{
+	uint64_t qp = g->q / d, r = g->q % d, c;
+	bool up;
+
+	/* printf rounds the exact value half to even */
+	if (d == 1)
+		up = g->half > 0 || (g->half == 0 && (qp & 1));
+	else
+		up = r > d / 2 || (r == d / 2 && (!g->ex || (qp & 1)));
+	qp += up;
+	c = qp * d; /* the candidate on the 10^k grid */
+	if (!((c > g->qlo || (c == g->qlo && g->exlo && even)) &&
+	      (c < g->qhi || (c == g->qhi && (!g->exhi || even)))))
+		return 0;
+	if (qp * d == 1000000000) { /* 99..9 rounded up into the next decade */
+		qp /= 10;
+		x++;
+	}
+	return fmt_g(out, neg, qp, x, prec);
+}
+
+/* The text's length, or 0 when f is left to the printf path. */
+static size_t fmt_f32_exact(char out[32], float f)
+{
 	uint32_t bits, frac, bexp, m;
-	uint64_t q9, qlo, qhi;
-	bool even, asym, ex, exlo, exhi;
-	int e, s, x, k, half, dummy;
-	u128 v4;
+	bool even, asym, neg;
+	struct grid9 g;
+	int e, s, x;
+	uint64_t v4;
+	size_t n;
 
 	memcpy(&bits, &f, sizeof bits);
+	neg = bits >> 31;
 	frac = bits & 0x7FFFFF;
 	bexp = (bits >> 23) & 0xFF;
 	m = bexp ? frac | 0x800000 : frac;
@@ -702,77 +777,58 @@ static bool fmt_f32_exact(char out[32], float f)
 	asym = frac == 0 && bexp > 1; /* the float below is nearer: a narrower lower interval */
 	/* |f| = v4 * 2^s; its rounding interval is [lo4, hi4] * 2^s, ends included when m is even
 	 */
-	v4 = (u128)m << 2;
+	v4 = (uint64_t)m << 2;
 	s = e - 2;
 	/* floor(log10 |f|) or one less, from floor(log2 |f|) (78913 / 2^18 ~ log10 2) */
 	x = ((31 - __builtin_clz(m)) + e) * 78913;
 	x = x >= 0 ? x >> 18 : -((-x + (1 << 18) - 1) >> 18);
 	/* Nine digits of |f| on the grid 10^k with k = x - 8, x exactly floor(log10 |f|). */
+	/* The interval ends on the same grid: lo9 = qlo (+ a fraction unless exlo), same for hi. */
 	for (int tries = 0;; tries++) {
-		k = x - 8;
-		if (tries > 2 || !scaled_div(v4, k, s, &q9, &ex, &half))
-			return false;
-		if (q9 < p10[8])
+		if (tries > 2 || !grid9_at(v4, asym ? 1 : 2, x - 8, s, &g))
+			return 0;
+		if (g.q < 100000000)
 			x--;
-		else if (q9 >= p10[9])
+		else if (g.q >= 1000000000)
 			x++;
 		else
 			break;
 	}
-	/* The interval ends on the same grid: lo9 = qlo (+ a fraction unless exlo), same for hi. */
-	if (!scaled_div(v4 - (asym ? 1 : 2), k, s, &qlo, &exlo, &dummy) ||
-	    !scaled_div(v4 + 2, k, s, &qhi, &exhi, &dummy))
-		return false;
-	for (int prec = 6; prec <= 9; prec++) {
-		uint64_t d = p10[9 - prec], qp = q9 / d, r = q9 % d, c;
-		bool up;
-		int xo = x;
+	if ((n = try_prec(out, neg, &g, even, x, 6, 1000)) ||
+	    (n = try_prec(out, neg, &g, even, x, 7, 100)) ||
+	    (n = try_prec(out, neg, &g, even, x, 8, 10)))
+		return n;
+	return try_prec(out, neg, &g, even, x, 9, 1);
+}
 
-		/* printf rounds the exact value half to even */
-		if (prec == 9)
-			up = half > 0 || (half == 0 && (qp & 1));
-		else
-			up = r > d / 2 || (r == d / 2 && (!ex || (qp & 1)));
-		qp += up;
-		c = qp * d; /* the candidate on the 10^k grid */
-		if ((c > qlo || (c == qlo && exlo && even)) &&
-		    (c < qhi || (c == qhi && (!exhi || even)))) {
-			if (qp == p10[prec]) { /* 99..9 rounded up into the next decade */
-				qp = p10[prec - 1];
-				xo++;
-			}
-			fmt_g(out, signbit(f), qp, xo, prec);
-			return true;
-		}
-	}
-	return false;
+static size_t fmt_f32_n(char out[32], float f)
+{
+	size_t n;
+
+	if (isnan(f))
+		strcpy(out, signbit(f) ? "-nan" : "nan");
+	else if (isinf(f))
+		strcpy(out, f < 0 ? "-inf" : "inf");
+	else if (f == 0)
+		strcpy(out, signbit(f) ? "-0" : "0");
+	/* %.9g always round-trips a float32; shorter forms are tried first so output reads well. */
+	else if ((n = fmt_f32_exact(out, f)) != 0)
+		return n;
+	else
+		fmt_f32_printf(out, f);
+	return strlen(out);
 }
 
 void fmt_f32(char out[32], float f)
 {
-	if (isnan(f)) {
-		strcpy(out, signbit(f) ? "-nan" : "nan");
-		return;
-	}
-	if (isinf(f)) {
-		strcpy(out, f < 0 ? "-inf" : "inf");
-		return;
-	}
-	if (f == 0) {
-		strcpy(out, signbit(f) ? "-0" : "0");
-		return;
-	}
-	/* %.9g always round-trips a float32; shorter forms are tried first so output reads well. */
-	if (!fmt_f32_exact(out, f))
-		fmt_f32_printf(out, f);
+	fmt_f32_n(out, f);
 }
 
 void buf_f32txt(struct buf *b, float f)
 {
 	char s[32];
 
-	fmt_f32(s, f);
-	buf_puts(b, s);
+	buf_put(b, s, fmt_f32_n(s, f));
 }
 
 size_t fmt_u64(char out[20], uint64_t v)

@@ -135,6 +135,62 @@ static void test_float_roundtrip(void **state)
 	assert_string_equal(s, "0.33333334");
 }
 
+/* One float against the printf definition; its text also reads back to it. */
+static void same_f32(uint32_t bits)
+{
+	float f = f32_from_bits(bits);
+	char got[32], want[32];
+
+	fmt_f32(got, f);
+	ref_f32(want, f);
+	if (strcmp(got, want) != 0)
+		fail_msg("0x%08x: fmt_f32 \"%s\", printf \"%s\"", bits, got, want);
+}
+
+/*
+ * fmt_f32's integer arithmetic against printf: every exponent with both signs, its edge
+ * mantissas and a run of random ones, the floats around each power of ten (where the digit
+ * count changes) and the short decimals meshes are made of.
+ */
+static void test_f32_vs_printf(void **state)
+{
+	static const uint32_t edges[] = {0,	   1,	     2,	       3,	 0x3FFFFF,
+					 0x400000, 0x400001, 0x7FFFFD, 0x7FFFFE, 0x7FFFFF};
+	struct prng r;
+
+	(void)state;
+	prng_seed(&r, 28);
+	for (uint32_t sign = 0; sign < 2; sign++)
+		for (uint32_t bexp = 0; bexp < 255; bexp++) {
+			uint32_t hi = sign << 31 | bexp << 23;
+
+			for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+				same_f32(hi | edges[i]);
+			for (int i = 0; i < 1500; i++)
+				same_f32(hi | ((uint32_t)prng_next(&r) & 0x7FFFFF));
+		}
+	for (int p = -45; p <= 38; p++) {
+		char t[16];
+		uint32_t near;
+
+		snprintf(t, sizeof t, "1e%d", p);
+		near = f32_bits(strtof(t, NULL));
+		for (uint32_t d = near < 32 ? 32 - near : 0; d < 64; d++) {
+			same_f32(near + d - 32);
+			same_f32((near + d - 32) | 0x80000000u);
+		}
+	}
+	for (int n = 0; n < 200000; n++) {
+		same_f32(f32_bits((float)n / 1000.0f));
+		same_f32(f32_bits((float)n * 0.1f));
+	}
+	same_f32(0x80000000u);
+	same_f32(0x7F800000u);
+	same_f32(0xFF800000u);
+	same_f32(0x7FC00000u);
+	same_f32(0xFFC00000u);
+}
+
 static void test_tsv_name_escapes(void **state)
 {
 	(void)state;
@@ -465,6 +521,7 @@ int main(void)
 	    cmocka_unit_test(test_reader_endian_and_sticky),
 	    cmocka_unit_test(test_buf_count_matches),
 	    cmocka_unit_test(test_float_roundtrip),
+	    cmocka_unit_test(test_f32_vs_printf),
 	    cmocka_unit_test(test_tsv_name_escapes),
 	    cmocka_unit_test(test_name_component),
 	    cmocka_unit_test(test_diag_bounded),
