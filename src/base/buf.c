@@ -833,15 +833,10 @@ void buf_f32txt(struct buf *b, float f)
 
 size_t fmt_u64(char out[20], uint64_t v)
 {
-	char tmp[20];
-	size_t n = 0;
+	char tmp[20], *d = dec_end(tmp + sizeof tmp, v);
+	size_t n = (size_t)(tmp + sizeof tmp - d);
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		out[i] = tmp[n - 1 - i];
+	memcpy(out, d, n);
 	return n;
 }
 
