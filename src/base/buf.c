@@ -1,4 +1,5 @@
 /* Growable output buffer with a counting mode, plus the text helpers every TSV uses. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -129,33 +130,342 @@ void buf_puts(struct buf *b, const char *s)
 	buf_put(b, s, strlen(s));
 }
 
-void buf_printf(struct buf *b, const char *fmt, ...)
+/* The stdio path: every conversion, at vsnprintf's price. */
+static void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 {
 	char small[256];
-	va_list ap;
+	va_list ap2;
 	int n;
 
-	va_start(ap, fmt);
+	va_copy(ap2, ap);
 	n = vsnprintf(small, sizeof small, fmt, ap);
-	va_end(ap);
 	if (n < 0) {
 		b->oom = true;
-		return;
-	}
-	if ((size_t)n < sizeof small) {
+	} else if ((size_t)n < sizeof small) {
 		buf_put(b, small, (size_t)n);
-		return;
-	}
-	if (b->count_only) {
+	} else if (b->count_only) {
 		buf_reserve(b, (size_t)n);
+	} else if (buf_reserve(b, (size_t)n + 1)) {
+		vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap2);
+		b->len += (size_t)n;
+	}
+	va_end(ap2);
+}
+
+/*
+ * The fast path writes the conversions the views use by the thousand (d i u x X c s %%, flags
+ * '-' and '0', a width, a string's precision, the length modifiers hh h l ll z j t) the way
+ * glibc does, staged in a block on the stack; anything else (floats, other flags, a NULL
+ * string, a huge width) makes it give up and the whole call goes through vsnprintf.
+ */
+struct fstage {
+	struct buf *b;
+	char *o; /* next free byte of s */
+	char s[512];
+};
+
+static void fs_flush(struct fstage *f)
+{
+	buf_put(f->b, f->s, (size_t)(f->o - f->s));
+	f->o = f->s;
+}
+
+/* Room for n (<= sizeof s) more staged bytes. */
+static inline void fs_need(struct fstage *f, size_t n)
+{
+	if (n > (size_t)(f->s + sizeof f->s - f->o))
+		fs_flush(f);
+}
+
+static void fs_put(struct fstage *f, const char *p, size_t n)
+{
+	if (n > sizeof f->s / 2) {
+		fs_flush(f);
+		buf_put(f->b, p, n);
 		return;
 	}
-	if (!buf_reserve(b, (size_t)n + 1))
+	fs_need(f, n);
+	memcpy(f->o, p, n);
+	f->o += n;
+}
+
+static void fs_pad(struct fstage *f, char c, size_t n)
+{
+	while (n) {
+		size_t k = n < sizeof f->s / 2 ? n : sizeof f->s / 2;
+
+		fs_need(f, k);
+		memset(f->o, c, k);
+		f->o += k;
+		n -= k;
+	}
+}
+
+/* A field of len bytes (after the sign, if neg) padded to width (>= 0) as the flags say. */
+static void fs_field(struct fstage *f, bool neg, const char *p, size_t len, int width, bool left,
+		     bool zero)
+{
+	size_t pad = (size_t)width > neg + len ? (size_t)width - neg - len : 0;
+
+	if (!pad) { /* the common case: no padding, and a number always fits the block */
+		if (len <= 24) {
+			fs_need(f, 25);
+			*f->o = '-';
+			f->o += neg;
+			memcpy(f->o, p, len);
+			f->o += len;
+		} else {
+			fs_put(f, p, len);
+		}
 		return;
+	}
+	if (!left && !zero)
+		fs_pad(f, ' ', pad);
+	fs_put(f, "-", neg);
+	if (!left && zero)
+		fs_pad(f, '0', pad);
+	fs_put(f, p, len);
+	if (left)
+		fs_pad(f, ' ', pad);
+}
+
+/* Decimal digits of v ending at end; returns where they start. */
+static inline char *dec_end(char *end, uint64_t v)
+{
+	static const char d2[] = "00010203040506070809101112131415161718192021222324252627282930"
+				 "31323334353637383940414243444546474849505152535455565758596061"
+				 "6263646566676869707172737475767778798081828384858687888990919293"
+				 "949596979899";
+	uint32_t w;
+
+	while (v > UINT32_MAX) {
+		end -= 2;
+		memcpy(end, d2 + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	for (w = (uint32_t)v; w >= 100; w /= 100) { /* 32-bit divisions from here */
+		end -= 2;
+		memcpy(end, d2 + 2 * (w % 100), 2);
+	}
+	if (w >= 10) {
+		end -= 2;
+		memcpy(end, d2 + 2 * w, 2);
+	} else {
+		*--end = (char)('0' + w);
+	}
+	return end;
+}
+
+static inline char *hex_end(char *end, uint64_t v, bool upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+
+	do {
+		*--end = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	return end;
+}
+
+/* Width or precision digits (at most 4, so a field stays small), or '*' (*star set); -1 when
+ * absent. */
+static inline bool fs_number(const char **pp, va_list *ap, int *v, bool *star)
+{
+	const char *p = *pp;
+	int n = 0, k = 0;
+
+	*star = *p == '*';
+	if (*star) {
+		*v = va_arg(*ap, int);
+		*pp = p + 1;
+		return true;
+	}
+	while (*p >= '0' && *p <= '9' && k < 5)
+		n = n * 10 + (*p++ - '0'), k++;
+	if (k == 5)
+		return false;
+	*v = k ? n : -1;
+	*pp = p;
+	return true;
+}
+
+static inline uint64_t fs_signed(va_list *ap, char len, bool *neg)
+{
+	long long v;
+
+	switch (len) {
+	case 'H':
+		v = (signed char)va_arg(*ap, int);
+		break;
+	case 'h':
+		v = (short)va_arg(*ap, int);
+		break;
+	case 'l':
+		v = va_arg(*ap, long);
+		break;
+	case 'L':
+		v = va_arg(*ap, long long);
+		break;
+	case 'z':
+		v = (long long)(ptrdiff_t)va_arg(*ap, size_t);
+		break;
+	case 'j':
+		v = (long long)va_arg(*ap, intmax_t);
+		break;
+	case 't':
+		v = (long long)va_arg(*ap, ptrdiff_t);
+		break;
+	default:
+		v = va_arg(*ap, int);
+	}
+	*neg = v < 0;
+	return *neg ? 0 - (uint64_t)v : (uint64_t)v;
+}
+
+static inline uint64_t fs_unsigned(va_list *ap, char len)
+{
+	switch (len) {
+	case 'H':
+		return (unsigned char)va_arg(*ap, unsigned);
+	case 'h':
+		return (unsigned short)va_arg(*ap, unsigned);
+	case 'l':
+		return va_arg(*ap, unsigned long);
+	case 'L':
+		return va_arg(*ap, unsigned long long);
+	case 'z':
+		return va_arg(*ap, size_t);
+	case 'j':
+		return (uint64_t)va_arg(*ap, uintmax_t);
+	case 't':
+		return (size_t)va_arg(*ap, ptrdiff_t);
+	default:
+		return va_arg(*ap, unsigned);
+	}
+}
+
+/* One conversion after its '%' at *pp; false to give up. */
+static bool fs_conv(struct fstage *f, const char **pp, va_list *ap)
+{
+	const char *p = *pp, *at = *pp;
+	bool left = false, zero = false, neg = false, star;
+	int width = 0, prec = -1;
+	char len = 0, tmp[24], *d, *end = tmp + sizeof tmp;
+
+	for (;; p++)
+		if (*p == '-')
+			left = true;
+		else if (*p == '0')
+			zero = true;
+		else
+			break;
+	if ((*p >= '1' && *p <= '9') || *p == '*') {
+		if (!fs_number(&p, ap, &width, &star))
+			return false;
+		if (width < 0) { /* a negative '*' width: left-justified */
+			if (width == INT_MIN)
+				return false;
+			left = true;
+			width = -width;
+		}
+		if (width > 4096)
+			return false;
+	}
+	if (*p == '.') {
+		p++;
+		if (!fs_number(&p, ap, &prec, &star))
+			return false;
+		if (prec < 0 && !star)
+			prec = 0; /* "." alone is precision 0; a negative '*' one is none */
+	}
+	if (*p == 'h')
+		len = *++p == 'h' ? (p++, 'H') : 'h';
+	else if (*p == 'l')
+		len = *++p == 'l' ? (p++, 'L') : 'l';
+	else if (*p == 'z' || *p == 'j' || *p == 't')
+		len = *p++;
+	*pp = p + 1;
+	if (*p != 's' && prec >= 0)
+		return false; /* an integer's precision: not written here */
+	switch (*p) {
+	case 'u':
+		d = dec_end(end, fs_unsigned(ap, len));
+		break;
+	case 'x':
+	case 'X':
+		d = hex_end(end, fs_unsigned(ap, len), *p == 'X');
+		break;
+	case 'd':
+	case 'i':
+		d = dec_end(end, fs_signed(ap, len, &neg));
+		break;
+	case 'c':
+		if (len || zero)
+			return false;
+		d = end - 1;
+		*d = (char)(unsigned char)va_arg(*ap, int);
+		zero = false;
+		break;
+	case 's':
+		if (len || zero)
+			return false;
+		d = va_arg(*ap, char *);
+		if (!d)
+			return false; /* glibc's "(null)" rules: left to it */
+		fs_field(f, false, d, prec >= 0 ? strnlen(d, (size_t)prec) : strlen(d), width, left,
+			 false);
+		return true;
+	case '%':
+		if (p != at)
+			return false; /* "%%" only */
+		fs_need(f, 1);
+		*f->o++ = '%';
+		return true;
+	default:
+		return false;
+	}
+	fs_field(f, neg, d, (size_t)(end - d), width, left, zero);
+	return true;
+}
+
+void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	struct fstage f;
+	size_t start = b->len;
+	const char *p = fmt;
+	char *end;
+	va_list ap, ap0;
+
+	f.b = b;
+	f.o = f.s;
+	end = f.s + sizeof f.s;
 	va_start(ap, fmt);
-	vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_copy(ap0, ap);
+	for (;;) {
+		char c = *p;
+
+		if (c == '%') {
+			p++;
+			if (fs_conv(&f, &p, &ap))
+				continue;
+			/* Undo what was written (a counting buffer counted it) and let stdio do
+			 * all. */
+			if (!b->oom)
+				b->len = start;
+			buf_vprintf(b, fmt, ap0);
+			goto out;
+		}
+		if (!c)
+			break;
+		if (f.o == end)
+			fs_flush(&f);
+		*f.o++ = c;
+		p++;
+	}
+	fs_flush(&f);
+out:
 	va_end(ap);
-	b->len += (size_t)n;
+	va_end(ap0);
 }
 
 void buf_pad_to(struct buf *b, size_t align)
@@ -326,14 +636,13 @@ static bool scaled_div(u128 a, int k, int s, uint64_t *q, bool *exact, int *half
 	return true;
 }
 
-/* printf's %.{prec}g text of q * 10^(x - prec + 1), q having exactly prec digits. */
-static void fmt_g(char *o, bool neg, uint64_t q, int x, int prec)
+/* printf's %.{prec}g text of q * 10^(x - prec + 1), q having exactly prec digits; its length. */
+static size_t fmt_g(char *o, bool neg, uint64_t q, int x, int prec)
 {
-	char d[24];
+	char d[24], *o0 = o;
 	int n = 0;
 
-	for (int i = prec - 1; i >= 0; i--, q /= 10)
-		d[i] = (char)('0' + q % 10);
+	dec_end(d + prec, q); /* q has exactly prec digits */
 	n = prec;
 	while (n > 1 && d[n - 1] == '0')
 		n--;
@@ -371,19 +680,95 @@ static void fmt_g(char *o, bool neg, uint64_t q, int x, int prec)
 		o += n;
 	}
 	*o = '\0';
+	return (size_t)(o - o0);
 }
 
-static bool fmt_f32_exact(char out[32], float f)
+/*
+ * floor(|f| / 10^k) for the grid of the nine digits and the ends of f's interval: the value
+ * v * 2^s / 10^k for v = v4 - dlo, v4, v4 + 2. Below 10^9 (k <= 0) the divisor 10^k is a
+ * multiplier and the power of two a shift, so this is three multiplications, no division.
+ */
+struct grid9 {
+	uint64_t q, qlo, qhi; /* floor of each */
+	bool ex, exlo, exhi;  /* each exact */
+	int half;	      /* q's remainder against half a unit: -1, 0, 1 */
+};
+
+static bool grid9_at(uint64_t v4, uint32_t dlo, int k, int s, struct grid9 *g)
 {
-	static const uint64_t p10[10] = {1,	 10,	  100,	    1000,      10000,
-					 100000, 1000000, 10000000, 100000000, 1000000000};
+	u128 u, n, mask;
+	int t = s < 0 ? -s : 0, dummy;
+
+	if (k > 0) /* |f| >= 10^9: true divisions (rare) */
+		return scaled_div(v4, k, s, &g->q, &g->ex, &g->half) &&
+		       scaled_div(v4 - dlo, k, s, &g->qlo, &g->exlo, &dummy) &&
+		       scaled_div(v4 + 2, k, s, &g->qhi, &g->exhi, &dummy);
+	/* v4 + 2 < 2^27: each product fits when u has at most 100 bits */
+	if (-k > 38 || t > 126)
+		return false;
+	u = pow10_u128(-k);
+	if (s > 0) {
+		if (u128_bits(u) + s > 100)
+			return false;
+		u <<= s;
+	} else if (u128_bits(u) > 100) {
+		return false;
+	}
+	mask = ((u128)1 << t) - 1;
+	n = (u128)v4 * u;
+	if ((n >> t) >> 62)
+		return false;
+	g->q = (uint64_t)(n >> t);
+	g->ex = (n & mask) == 0;
+	g->half = t == 0			      ? -1
+		  : (n & mask) < ((u128)1 << (t - 1)) ? -1
+						      : (n & mask) > ((u128)1 << (t - 1));
+	n = (u128)(v4 - dlo) * u;
+	g->qlo = (uint64_t)(n >> t);
+	g->exlo = (n & mask) == 0;
+	n = (u128)(v4 + 2) * u;
+	g->qhi = (uint64_t)(n >> t);
+	g->exhi = (n & mask) == 0;
+	return true;
+}
+
+/* The %.{prec}g candidate q9 rounds to at d = 10^(9 - prec), if f reads back from it: its
+ * length, or 0. */
+static inline size_t try_prec(char out[32], bool neg, const struct grid9 *g, bool even, int x,
+			      int prec, uint64_t d)
+{
+	uint64_t qp = g->q / d, r = g->q % d, c;
+	bool up;
+
+	/* printf rounds the exact value half to even */
+	if (d == 1)
+		up = g->half > 0 || (g->half == 0 && (qp & 1));
+	else
+		up = r > d / 2 || (r == d / 2 && (!g->ex || (qp & 1)));
+	qp += up;
+	c = qp * d; /* the candidate on the 10^k grid */
+	if (!((c > g->qlo || (c == g->qlo && g->exlo && even)) &&
+	      (c < g->qhi || (c == g->qhi && (!g->exhi || even)))))
+		return 0;
+	if (qp * d == 1000000000) { /* 99..9 rounded up into the next decade */
+		qp /= 10;
+		x++;
+	}
+	return fmt_g(out, neg, qp, x, prec);
+}
+
+/* The text's length, or 0 when f is left to the printf path. */
+static size_t fmt_f32_exact(char out[32], float f)
+{
 	uint32_t bits, frac, bexp, m;
-	uint64_t q9, qlo, qhi;
-	bool even, asym, ex, exlo, exhi;
-	int e, s, x, k, half, dummy;
-	u128 v4;
+	bool even, asym, neg;
+	struct grid9 g;
+	int e, s, x;
+	uint64_t v4;
+	size_t n;
 
 	memcpy(&bits, &f, sizeof bits);
+	neg = bits >> 31;
 	frac = bits & 0x7FFFFF;
 	bexp = (bits >> 23) & 0xFF;
 	m = bexp ? frac | 0x800000 : frac;
@@ -392,90 +777,66 @@ static bool fmt_f32_exact(char out[32], float f)
 	asym = frac == 0 && bexp > 1; /* the float below is nearer: a narrower lower interval */
 	/* |f| = v4 * 2^s; its rounding interval is [lo4, hi4] * 2^s, ends included when m is even
 	 */
-	v4 = (u128)m << 2;
+	v4 = (uint64_t)m << 2;
 	s = e - 2;
 	/* floor(log10 |f|) or one less, from floor(log2 |f|) (78913 / 2^18 ~ log10 2) */
 	x = ((31 - __builtin_clz(m)) + e) * 78913;
 	x = x >= 0 ? x >> 18 : -((-x + (1 << 18) - 1) >> 18);
 	/* Nine digits of |f| on the grid 10^k with k = x - 8, x exactly floor(log10 |f|). */
+	/* The interval ends on the same grid: lo9 = qlo (+ a fraction unless exlo), same for hi. */
 	for (int tries = 0;; tries++) {
-		k = x - 8;
-		if (tries > 2 || !scaled_div(v4, k, s, &q9, &ex, &half))
-			return false;
-		if (q9 < p10[8])
+		if (tries > 2 || !grid9_at(v4, asym ? 1 : 2, x - 8, s, &g))
+			return 0;
+		if (g.q < 100000000)
 			x--;
-		else if (q9 >= p10[9])
+		else if (g.q >= 1000000000)
 			x++;
 		else
 			break;
 	}
-	/* The interval ends on the same grid: lo9 = qlo (+ a fraction unless exlo), same for hi. */
-	if (!scaled_div(v4 - (asym ? 1 : 2), k, s, &qlo, &exlo, &dummy) ||
-	    !scaled_div(v4 + 2, k, s, &qhi, &exhi, &dummy))
-		return false;
-	for (int prec = 6; prec <= 9; prec++) {
-		uint64_t d = p10[9 - prec], qp = q9 / d, r = q9 % d, c;
-		bool up;
-		int xo = x;
+	if ((n = try_prec(out, neg, &g, even, x, 6, 1000)) ||
+	    (n = try_prec(out, neg, &g, even, x, 7, 100)) ||
+	    (n = try_prec(out, neg, &g, even, x, 8, 10)))
+		return n;
+	return try_prec(out, neg, &g, even, x, 9, 1);
+}
 
-		/* printf rounds the exact value half to even */
-		if (prec == 9)
-			up = half > 0 || (half == 0 && (qp & 1));
-		else
-			up = r > d / 2 || (r == d / 2 && (!ex || (qp & 1)));
-		qp += up;
-		c = qp * d; /* the candidate on the 10^k grid */
-		if ((c > qlo || (c == qlo && exlo && even)) &&
-		    (c < qhi || (c == qhi && (!exhi || even)))) {
-			if (qp == p10[prec]) { /* 99..9 rounded up into the next decade */
-				qp = p10[prec - 1];
-				xo++;
-			}
-			fmt_g(out, signbit(f), qp, xo, prec);
-			return true;
-		}
-	}
-	return false;
+static size_t fmt_f32_n(char out[32], float f)
+{
+	size_t n;
+
+	if (isnan(f))
+		strcpy(out, signbit(f) ? "-nan" : "nan");
+	else if (isinf(f))
+		strcpy(out, f < 0 ? "-inf" : "inf");
+	else if (f == 0)
+		strcpy(out, signbit(f) ? "-0" : "0");
+	/* %.9g always round-trips a float32; shorter forms are tried first so output reads well. */
+	else if ((n = fmt_f32_exact(out, f)) != 0)
+		return n;
+	else
+		fmt_f32_printf(out, f);
+	return strlen(out);
 }
 
 void fmt_f32(char out[32], float f)
 {
-	if (isnan(f)) {
-		strcpy(out, signbit(f) ? "-nan" : "nan");
-		return;
-	}
-	if (isinf(f)) {
-		strcpy(out, f < 0 ? "-inf" : "inf");
-		return;
-	}
-	if (f == 0) {
-		strcpy(out, signbit(f) ? "-0" : "0");
-		return;
-	}
-	/* %.9g always round-trips a float32; shorter forms are tried first so output reads well. */
-	if (!fmt_f32_exact(out, f))
-		fmt_f32_printf(out, f);
+	fmt_f32_n(out, f);
 }
 
 void buf_f32txt(struct buf *b, float f)
 {
 	char s[32];
 
-	fmt_f32(s, f);
-	buf_puts(b, s);
+	buf_put(b, s, fmt_f32_n(s, f));
 }
 
 size_t fmt_u64(char out[20], uint64_t v)
 {
-	char tmp[20];
-	size_t n = 0;
+	char tmp[20], *d = dec_end(tmp + sizeof tmp, v);
+	size_t n = (size_t)(tmp + sizeof tmp - d);
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		out[i] = tmp[n - 1 - i];
+	memcpy(out, d, n);
 	return n;
 }
 

@@ -1,4 +1,5 @@
 /* Byte reader, output buffer, float text and name sanitizing. */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include <cmocka.h>
 
@@ -131,6 +133,74 @@ static void test_float_roundtrip(void **state)
 	assert_string_equal(s, "-0");
 	fmt_f32(s, 1.0f / 3.0f);
 	assert_string_equal(s, "0.33333334");
+}
+
+/* One float against the printf definition; its text also reads back to it. */
+static void same_f32(uint32_t bits)
+{
+	float f = f32_from_bits(bits);
+	char got[32], want[32];
+
+	fmt_f32(got, f);
+	ref_f32(want, f);
+	if (strcmp(got, want) != 0)
+		fail_msg("0x%08x: fmt_f32 \"%s\", printf \"%s\"", bits, got, want);
+}
+
+/*
+ * fmt_f32's integer arithmetic against printf: every exponent with both signs, its edge
+ * mantissas and a run of random ones, the floats around each power of ten (where the digit
+ * count changes) and the short decimals meshes are made of. The random mantissas and the
+ * decimals are split between the builds as the costly sets are (tests/README.md, "Keeping the
+ * suite fast"): one in four under AddressSanitizer, where printf is dearer, the rest plain.
+ */
+#ifdef __SANITIZE_ADDRESS__
+#define F32_ASAN_SHARE 1
+#else
+#define F32_ASAN_SHARE 0
+#endif
+static void test_f32_vs_printf(void **state)
+{
+	static const uint32_t edges[] = {0,	   1,	     2,	       3,	 0x3FFFFF,
+					 0x400000, 0x400001, 0x7FFFFD, 0x7FFFFE, 0x7FFFFF};
+	struct prng r;
+
+	(void)state;
+	prng_seed(&r, 28);
+	for (uint32_t sign = 0; sign < 2; sign++)
+		for (uint32_t bexp = 0; bexp < 255; bexp++) {
+			uint32_t hi = sign << 31 | bexp << 23;
+
+			for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+				same_f32(hi | edges[i]);
+			for (int i = 0; i < 2000; i++) {
+				uint32_t frac = (uint32_t)prng_next(&r) & 0x7FFFFF;
+
+				if ((i % 4 == 0) == F32_ASAN_SHARE)
+					same_f32(hi | frac);
+			}
+		}
+	for (int p = -45; p <= 38; p++) {
+		char t[16];
+		uint32_t near;
+
+		snprintf(t, sizeof t, "1e%d", p);
+		near = f32_bits(strtof(t, NULL));
+		for (uint32_t d = near < 32 ? 32 - near : 0; d < 64; d++) {
+			same_f32(near + d - 32);
+			same_f32((near + d - 32) | 0x80000000u);
+		}
+	}
+	for (int n = 0; n < 200000; n++)
+		if ((n % 4 == 0) == F32_ASAN_SHARE) {
+			same_f32(f32_bits((float)n / 1000.0f));
+			same_f32(f32_bits((float)n * 0.1f));
+		}
+	same_f32(0x80000000u);
+	same_f32(0x7F800000u);
+	same_f32(0xFF800000u);
+	same_f32(0x7FC00000u);
+	same_f32(0xFFC00000u);
 }
 
 static void test_tsv_name_escapes(void **state)
@@ -361,6 +431,104 @@ static void test_u64_text(void **state)
 	}
 }
 
+/* buf_printf writes what snprintf does, stored and counted alike. */
+static void same_text(const char *want, int n, struct buf *b, struct buf *c)
+{
+	assert_true(n >= 0);
+	assert_int_equal(b->len, (size_t)n);
+	assert_memory_equal(b->data, want, (size_t)n);
+	assert_int_equal(c->len, (size_t)n);
+	assert_false(b->oom);
+	buf_free(b);
+	buf_free(c);
+}
+
+#define SAME(...)                                                                                  \
+	do {                                                                                       \
+		char w_[32768];                                                                    \
+		struct buf b_, c_;                                                                 \
+		int n_ = snprintf(w_, sizeof w_, __VA_ARGS__);                                     \
+                                                                                                   \
+		buf_init(&b_);                                                                     \
+		buf_init_count(&c_);                                                               \
+		buf_printf(&b_, __VA_ARGS__);                                                      \
+		buf_printf(&c_, __VA_ARGS__);                                                      \
+		same_text(w_, n_, &b_, &c_);                                                       \
+	} while (0)
+
+/* Every flag, width and length modifier of the integer conversions over each type's edges. */
+#define INT_CASES(lenmod, stype, utype, smin, smax, umax)                                          \
+	do {                                                                                       \
+		static const char *const convs_[] = {"d", "i", "u", "x", "X"};                     \
+		const stype sv_[] = {0, 1, -1, 9, -10, 127, -128, smax, smin};                     \
+		const utype uv_[] = {0, 1, 9, 10, 15, 16, 255, 4096, umax, umax / 2};              \
+                                                                                                   \
+		for (size_t ci = 0; ci < 5; ci++)                                                  \
+			for (size_t fi = 0; fi < sizeof flags / sizeof flags[0]; fi++)             \
+				for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) { \
+					char f_[32];                                               \
+                                                                                                   \
+					snprintf(f_, sizeof f_, "<%%%s%s" lenmod "%s>", flags[fi], \
+						 widths[wi], convs_[ci]);                          \
+					for (size_t vi = 0; vi < 9 && ci < 2; vi++)                \
+						SAME(f_, sv_[vi]);                                 \
+					for (size_t vi = 0; vi < 10 && ci >= 2; vi++)              \
+						SAME(f_, uv_[vi]);                                 \
+				}                                                                  \
+	} while (0)
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#pragma GCC diagnostic ignored "-Wformat"
+#pragma GCC diagnostic ignored "-Wformat-extra-args"
+static void test_printf_fast(void **state)
+{
+	static const char *const flags[] = {"", "-", "0", "-0", "0-", "00"};
+	static const char *const widths[] = {"", "1", "2", "5", "8", "16", "21", "25", "4096"};
+	/* not a constant, so that the compiler lets it through */
+	const char *volatile null_s = NULL;
+	char long_s[700];
+
+	(void)state;
+	INT_CASES("", int, unsigned, INT_MIN, INT_MAX, UINT_MAX);
+	INT_CASES("hh", int, unsigned, -129, 300, 511u);
+	INT_CASES("h", int, unsigned, -32769, 70000, 131071u);
+	INT_CASES("l", long, unsigned long, LONG_MIN, LONG_MAX, ULONG_MAX);
+	INT_CASES("ll", long long, unsigned long long, LLONG_MIN, LLONG_MAX, ULLONG_MAX);
+	INT_CASES("z", ptrdiff_t, size_t, PTRDIFF_MIN, PTRDIFF_MAX, SIZE_MAX);
+	INT_CASES("j", intmax_t, uintmax_t, INTMAX_MIN, INTMAX_MAX, UINTMAX_MAX);
+	INT_CASES("t", ptrdiff_t, size_t, PTRDIFF_MIN, PTRDIFF_MAX, SIZE_MAX);
+	/* '*' widths, negative ones left-justify */
+	for (int w = -30; w <= 30; w += 3) {
+		SAME("[%*d|%0*u|%-*x|%*s|%*c]", w, -42, w, 42u, w, 0xabcu, w, "str", w, 'q');
+		SAME("[%.*s|%*.*s]", w, "precision", w, w / 3, "both");
+	}
+	/* strings and characters: widths, precisions, both sides */
+	SAME("%s%s|%5s|%-5s|%.2s|%.0s|%.s|%8.3s|%-8.3s|%.20s", "", "a", "ab", "ab", "abc", "abc",
+	     "abc", "abcdef", "abcdef", "abc");
+	SAME("%c%c%3c%-3c|", 'a', 0x1ff, 'b', 'c');
+	SAME("100%% %d%%%s", 5, "x");
+	memset(long_s, 'y', sizeof long_s - 1);
+	long_s[sizeof long_s - 1] = 0;
+	SAME("%s|%300d|%s|%-300s|", long_s, 7, long_s + 400, "z");
+	SAME("%s", long_s);
+	/* what the fast path leaves to stdio, also after a long staged prefix */
+	SAME("%s %g %.17g %-*.17g|", long_s, 1.5, 0.1, 30, 2.0);
+	SAME("%+d % d %#x %#o %o %.3d %5.3u %p %s", 1, 2, 255u, 8u, 8u, 4, 5u, (void *)0x10,
+	     null_s);
+#ifndef __SANITIZE_ADDRESS__ /* whose printf interceptor warns of it */
+	SAME("%5%|%-%");
+#endif
+	SAME("%1$d %1$d", 3);
+	SAME("%9999d|%*d|%*d", 1, -5000, 2, 5000, 3);
+	SAME("%e %E %f %G %a", 1e10, 2.5, 3.25, 1e-30, 1.0);
+	SAME("%ls %lc", L"wide", (wint_t)L'w');
+	SAME("%.*s|%.*s|%.*s|", -1, "neg", 2, null_s, 6, null_s);
+	SAME("%s", "");
+	SAME("plain text, no conversion");
+}
+#pragma GCC diagnostic pop
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +536,7 @@ int main(void)
 	    cmocka_unit_test(test_reader_endian_and_sticky),
 	    cmocka_unit_test(test_buf_count_matches),
 	    cmocka_unit_test(test_float_roundtrip),
+	    cmocka_unit_test(test_f32_vs_printf),
 	    cmocka_unit_test(test_tsv_name_escapes),
 	    cmocka_unit_test(test_name_component),
 	    cmocka_unit_test(test_diag_bounded),
@@ -377,6 +546,7 @@ int main(void)
 	    cmocka_unit_test(test_xgrow),
 	    cmocka_unit_test(test_xroom),
 	    cmocka_unit_test(test_u64_text),
+	    cmocka_unit_test(test_printf_fast),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,6 +31,9 @@ void buf_put(struct buf *b, const void *p, size_t n);
 void buf_zero(struct buf *b, size_t n);
 void buf_putc(struct buf *b, char c);
 void buf_puts(struct buf *b, const char *s);
+/* snprintf's bytes. Integer, character and string conversions (flags '-' and '0', widths, a
+ * string's precision, any length modifier) are written here, without stdio: a view's text is
+ * counted at every stat. A call with any other conversion goes to vsnprintf whole. */
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_pad_to(struct buf *b, size_t align); /* zero bytes up to a multiple of align */
 
