@@ -670,6 +670,9 @@ static struct tex_cached *tex_cache;
 static size_t tex_cache_bytes;
 static atomic_flag tex_cache_lock = ATOMIC_FLAG_INIT;
 
+/* every field of the spec is compared: a field added to it must be added here */
+_Static_assert(sizeof(struct gen_tex_spec) == 20, "gen_tex_spec changed: update same_spec");
+
 static bool same_spec(const struct gen_tex_spec *a, const struct gen_tex_spec *b)
 {
 	return a->format == b->format && a->width == b->width && a->height == b->height &&
