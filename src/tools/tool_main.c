@@ -287,8 +287,9 @@ static int put_all(int fd, const uint8_t *p, size_t len, uint64_t off)
 	return 0;
 }
 
-/* Writes the blocks of buf[0..n) that are not all zeros at off; -1 with errno on failure. */
-static int write_blocks(int fd, const uint8_t *buf, size_t n, uint64_t off)
+/* Writes the blocks of buf[0..n) that are not all zeros at off, *end past the last one written;
+ * -1 with errno on failure. */
+static int write_blocks(int fd, const uint8_t *buf, size_t n, uint64_t off, uint64_t *end_out)
 {
 	size_t at = 0;
 
@@ -301,6 +302,8 @@ static int write_blocks(int fd, const uint8_t *buf, size_t n, uint64_t off)
 			end += block_at(n, end);
 		if (end > at && put_all(fd, buf + at, end - at, off + at) != 0)
 			return -1;
+		if (end > at)
+			*end_out = off + end;
 		at = end;
 	}
 	return 0;
@@ -315,7 +318,7 @@ static int write_blocks(int fd, const uint8_t *buf, size_t n, uint64_t off)
 static int write_sparse(struct walk *w, const struct tree_stat *st, int fd, bool *wrote)
 {
 	static uint8_t buf[1 << 16];
-	uint64_t off = 0;
+	uint64_t off = 0, end = 0; /* end: of the file as written so far (it was created empty) */
 	size_t got;
 
 	*wrote = false;
@@ -333,17 +336,18 @@ static int write_sparse(struct walk *w, const struct tree_stat *st, int fd, bool
 
 			if (tree_read(w->t, st->ino, off, n, buf, &got) != RC_OK || got != n)
 				return -1;
-			if (write_blocks(fd, buf, n, off) != 0) {
+			if (write_blocks(fd, buf, n, off, &end) != 0) {
 				*wrote = true;
 				return -1;
 			}
 			off += n;
 		}
 	}
-	/* As a copy would find: the file ends where its size says. */
+	/* As a copy would find: the file ends where its size says (set only when it ends in a
+	 * hole: a truncate per file was a metadata update per file, for nothing) */
 	if (tree_read(w->t, st->ino, st->size, 1, buf, &got) != RC_OK || got != 0)
 		return -1;
-	if (ftruncate(fd, (off_t)st->size) != 0) {
+	if (end != st->size && ftruncate(fd, (off_t)st->size) != 0) {
 		*wrote = true;
 		return -1;
 	}
