@@ -3,7 +3,7 @@
 set -euo pipefail
 export LC_ALL=C
 : "${PSGFS:?}" "${PSGFS_GEN:?}" "${PSGFS_TOOL:?}"
-WORK=$(mktemp -d /tmp/psgfs-it.XXXXXX)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/psgfs-it.XXXXXX")
 MOUNTS=()
 fails=0
 passes=0
