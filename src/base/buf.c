@@ -831,6 +831,22 @@ void buf_f32txt(struct buf *b, float f)
 	buf_put(b, s, fmt_f32_n(s, f));
 }
 
+void buf_f32_fields(struct buf *b, const float *v, size_t n)
+{
+	char row[8 * 33];
+	size_t at = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (at > sizeof row - 33) { /* a tab and fmt_f32's 32 bytes may not fit */
+			buf_put(b, row, at);
+			at = 0;
+		}
+		row[at++] = '\t';
+		at += fmt_f32_n(row + at, v[i]);
+	}
+	buf_put(b, row, at);
+}
+
 size_t fmt_u64(char out[20], uint64_t v)
 {
 	char tmp[20], *d = dec_end(tmp + sizeof tmp, v);

@@ -52,6 +52,9 @@ void buf_set_u32be(struct buf *b, size_t at, uint32_t v);
 /* Shortest decimal that strtof reads back to the same float32 ("nan", "inf", "-inf" too). */
 void fmt_f32(char out[32], float f);
 void buf_f32txt(struct buf *b, float f);
+/* n floats as TSV fields, each after a tab (fmt_f32's text): one buffer write for a run of
+ * columns, the same bytes as a buf_putc('\t') and buf_f32txt() per float. */
+void buf_f32_fields(struct buf *b, const float *v, size_t n);
 /* Decimal of v as printf's %llu writes it, without the format machinery (a TSV of millions of
  * rows is counted for its size at stat time); returns its length, out is not terminated. */
 size_t fmt_u64(char out[20], uint64_t v);
