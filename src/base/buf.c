@@ -91,21 +91,8 @@ static bool buf_reserve(struct buf *b, size_t n)
 	return true;
 }
 
-/* Room for n more bytes already allocated (never in counting mode, where data is NULL). */
-static inline bool buf_room(const struct buf *b, size_t n)
+void buf_put_slow(struct buf *b, const void *p, size_t n)
 {
-	return b->data && !b->oom && n <= b->cap - b->len;
-}
-
-void buf_put(struct buf *b, const void *p, size_t n)
-{
-	if (n == 0) /* p may be NULL then, which memcpy does not allow */
-		return;
-	if (buf_room(b, n)) {
-		memcpy(b->data + b->len, p, n);
-		b->len += n;
-		return;
-	}
 	if (n == 0 || !buf_reserve(b, n))
 		return;
 	memcpy(b->data + b->len, p, n);
@@ -118,11 +105,6 @@ void buf_zero(struct buf *b, size_t n)
 		return;
 	memset(b->data + b->len, 0, n);
 	b->len += n;
-}
-
-void buf_putc(struct buf *b, char c)
-{
-	buf_put(b, &c, 1);
 }
 
 void buf_puts(struct buf *b, const char *s)
@@ -486,23 +468,6 @@ void buf_u16le(struct buf *b, uint16_t v)
 	buf_put(b, p, 2);
 }
 
-void buf_u32le(struct buf *b, uint32_t v)
-{
-	uint8_t p[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
-
-	if (buf_room(b, 4)) { /* the common case, as one store */
-		memcpy(b->data + b->len, p, 4);
-		b->len += 4;
-		return;
-	}
-	buf_put(b, p, 4);
-}
-
-void buf_f32le(struct buf *b, float v)
-{
-	buf_u32le(b, f32_bits(v));
-}
-
 void buf_u16be(struct buf *b, uint16_t v)
 {
 	uint8_t p[2] = {(uint8_t)(v >> 8), (uint8_t)v};
@@ -829,6 +794,22 @@ void buf_f32txt(struct buf *b, float f)
 	char s[32];
 
 	buf_put(b, s, fmt_f32_n(s, f));
+}
+
+void buf_f32_fields(struct buf *b, const float *v, size_t n)
+{
+	char row[8 * 33];
+	size_t at = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (at > sizeof row - 33) { /* a tab and fmt_f32's 32 bytes may not fit */
+			buf_put(b, row, at);
+			at = 0;
+		}
+		row[at++] = '\t';
+		at += fmt_f32_n(row + at, v[i]);
+	}
+	buf_put(b, row, at);
 }
 
 size_t fmt_u64(char out[20], uint64_t v)

@@ -15,6 +15,7 @@
 #include "psgfs/base/buf.h"
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/diag.h"
+#include "psgfs/base/emit.h"
 #include "psgfs/base/names.h"
 #include "psgfs/gen/prng.h"
 #include "psgfs/base/sha256.h"
@@ -529,6 +530,81 @@ static void test_printf_fast(void **state)
 }
 #pragma GCC diagnostic pop
 
+/* buf_f32_fields writes the same bytes as a tab and buf_f32txt per float, for any run length
+ * (rows longer than its staging buffer too) and any bit pattern (nan, inf, subnormals). */
+static void test_f32_fields(void **state)
+{
+	struct prng r;
+	float v[40];
+
+	(void)state;
+	prng_seed(&r, 11);
+	for (unsigned round = 0; round < 20000; round++) {
+		size_t n = prng_below(&r, 41);
+		struct buf a, b;
+
+		for (size_t i = 0; i < n; i++) {
+			uint32_t bits = (uint32_t)prng_next(&r);
+
+			if (round % 2)
+				v[i] = prng_float(&r, -1000.0f, 1000.0f);
+			else
+				memcpy(&v[i], &bits, sizeof bits);
+		}
+		buf_init(&a);
+		buf_init(&b);
+		buf_puts(&a, "x");
+		buf_puts(&b, "x");
+		for (size_t i = 0; i < n; i++) {
+			buf_putc(&a, '\t');
+			buf_f32txt(&a, v[i]);
+		}
+		buf_f32_fields(&b, v, n);
+		assert_int_equal(a.len, b.len);
+		assert_memory_equal(a.data, b.data, a.len);
+		buf_free(&a);
+		buf_free(&b);
+	}
+}
+
+/* Counting checkpoints: exactly one per multiple of the spacing (shifted by the part's phase)
+ * that lies inside a non-empty item, naming that item and its start, so a window starting at
+ * a piece boundary renders at most the one item it falls in before the bytes it wants. */
+static void test_emit_checkpoints(void **state)
+{
+	static const size_t every[] = {1, 7, 64, 4096};
+	struct prng r;
+
+	(void)state;
+	prng_seed(&r, 7);
+	for (unsigned round = 0; round < 400; round++) {
+		size_t ev = every[round % 4], n = 1 + prng_below(&r, 3000), k = 0;
+		uint64_t phase = prng_next(&r) % (3 * ev + 1), start = 0;
+		uint32_t span = round % 3 == 0 ? 3 * (uint32_t)ev : 40;
+		struct emit e;
+
+		emit_init_count_phase(&e, ev, phase);
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t len = prng_below(&r, 5) == 0 ? 0 : prng_below(&r, span + 1);
+
+			buf_zero(&e.b, (size_t)len);
+			assert_true(emit_item(&e));
+			/* first multiple (in file bytes) at or after this item's start */
+			uint64_t m = (start + phase + ev - 1) / ev * ev - phase;
+
+			if (m < start + len && start != 0) {
+				assert_true(k < e.n_cp);
+				assert_int_equal(e.cp[k].item, i);
+				assert_int_equal(e.cp[k].off, start);
+				k++;
+			}
+			start += len;
+		}
+		assert_int_equal(k, e.n_cp);
+		emit_free(&e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -547,6 +623,8 @@ int main(void)
 	    cmocka_unit_test(test_xroom),
 	    cmocka_unit_test(test_u64_text),
 	    cmocka_unit_test(test_printf_fast),
+	    cmocka_unit_test(test_emit_checkpoints),
+	    cmocka_unit_test(test_f32_fields),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

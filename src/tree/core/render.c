@@ -14,9 +14,9 @@
 #include "psgfs/base/bytes.h"
 #include "tree/core/tree_int.h"
 
-/* A checkpoint every so many bytes of a variable part: a window renders at most this much
- * before the bytes it wants. */
-#define CP_EVERY   (TREE_PIECE / 4)
+/* A checkpoint at the item holding each piece boundary: a piece's window renders at most the
+ * one item it starts inside before the bytes it wants. */
+#define CP_EVERY   TREE_PIECE
 #define TRIM_SHIFT 22 /* malloc_trim after every 4 MiB rendered */
 
 /* ---- layouts ---- */
@@ -98,7 +98,7 @@ static enum rc count_part(const struct tree_kind *k, const struct tctx *c, unsig
 	struct emit e;
 	enum rc r;
 
-	emit_init_count(&e, CP_EVERY);
+	emit_init_count_phase(&e, CP_EVERY, p->off);
 	r = k->render(c, part, 0, &e);
 	if (r == RC_OK && e.b.oom)
 		r = RC_NOMEM;
@@ -147,12 +147,12 @@ static enum rc build_layout(const struct layout_arg *la, struct layout **out, si
 		for (unsigned i = 0; i < l->n_parts && r == RC_OK; i++) {
 			struct layout_part *p = &l->parts[i];
 
+			p->off = l->size; /* before the count: its checkpoints follow the pieces */
 			if (p->item_size == 0 && p->n_items) {
 				r = count_part(k, &c, i, p);
 				if (p->n_cp)
 					*bytes += cache_heap_cost(p->n_cp * sizeof *p->cp);
 			}
-			p->off = l->size;
 			if (r == RC_OK && !add_ok(l->size, p->size, &l->size))
 				r = RC_BOUNDS;
 		}

@@ -401,11 +401,9 @@ enum rc view_vertices(const struct view_mesh *vm, uint64_t first, struct emit *e
 					     &b);
 		for (uint32_t i = 0; r == RC_OK && i < b.count && more; i++) {
 			buf_u64txt(&e->b, v + i);
-			for (unsigned k = 0; k < b.n_elem; k++) {
-				buf_putc(&e->b, '\t');
-				f32s(&e->b, b.v[k] + (size_t)i * b.elem[k].n_out, b.elem[k].n_out,
-				     '\t');
-			}
+			for (unsigned k = 0; k < b.n_elem; k++)
+				buf_f32_fields(&e->b, b.v[k] + (size_t)i * b.elem[k].n_out,
+					       b.elem[k].n_out);
 			buf_putc(&e->b, '\n');
 			more = emit_item(e);
 		}
