@@ -4,7 +4,7 @@
  * independently of the loader's converters (only the swizzle order and the DXT block decoder, each
  * unit-tested on their own, are shared), so a generated arena checks the loader.
  */
-#include <stdatomic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -657,7 +657,7 @@ static bool gt_texture(const struct gen_tex_spec *s, struct buf *br, struct gen_
  * specs over and over (a folder of 2,000 arenas re-encoded the same DXT textures for each):
  * they are kept per process, up to TEX_CACHE_BYTES, and copied out, so the output is the same
  * byte for byte. Entries are never freed (still reachable at exit). Generators may run in
- * several threads (unit tests): a spin lock guards the list, never held while encoding.
+ * several threads (unit tests): a mutex guards the list, never held while encoding.
  */
 #define TEX_CACHE_BYTES (64u << 20)
 struct tex_cached {
@@ -668,7 +668,7 @@ struct tex_cached {
 };
 static struct tex_cached *tex_cache;
 static size_t tex_cache_bytes;
-static atomic_flag tex_cache_lock = ATOMIC_FLAG_INIT;
+static pthread_mutex_t tex_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* every field of the spec is compared: a field added to it must be added here */
 _Static_assert(sizeof(struct gen_tex_spec) == 20, "gen_tex_spec changed: update same_spec");
@@ -680,27 +680,16 @@ static bool same_spec(const struct gen_tex_spec *a, const struct gen_tex_spec *b
 	       a->punch_through == b->punch_through && a->keep_bytes == b->keep_bytes;
 }
 
-static void tex_cache_take(void)
-{
-	while (atomic_flag_test_and_set_explicit(&tex_cache_lock, memory_order_acquire))
-		;
-}
-
-static void tex_cache_give(void)
-{
-	atomic_flag_clear_explicit(&tex_cache_lock, memory_order_release);
-}
-
 /* gt_texture without the truth, through the cache. */
 static bool gt_texture_cached(const struct gen_tex_spec *s, struct buf *br)
 {
 	const struct tex_cached *c;
 	struct tex_cached *n;
 
-	tex_cache_take();
+	pthread_mutex_lock(&tex_cache_lock);
 	for (c = tex_cache; c && !same_spec(&c->spec, s); c = c->next)
 		;
-	tex_cache_give();
+	pthread_mutex_unlock(&tex_cache_lock);
 	if (c) { /* entries are immutable once listed */
 		buf_put(br, c->bytes, c->len);
 		return !br->oom;
@@ -712,14 +701,14 @@ static bool gt_texture_cached(const struct gen_tex_spec *s, struct buf *br)
 	n->spec = *s;
 	n->len = br->len;
 	memcpy(n->bytes, br->data, br->len);
-	tex_cache_take();
+	pthread_mutex_lock(&tex_cache_lock);
 	if (tex_cache_bytes + n->len <= TEX_CACHE_BYTES) {
 		tex_cache_bytes += n->len;
 		n->next = tex_cache;
 		tex_cache = n;
 		n = NULL;
 	}
-	tex_cache_give();
+	pthread_mutex_unlock(&tex_cache_lock);
 	free(n);
 	return true;
 }
