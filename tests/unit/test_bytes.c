@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "sanitizer.h"
 #include "psgfs/base/buf.h"
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/diag.h"
@@ -155,7 +156,7 @@ static void same_f32(uint32_t bits)
  * decimals are split between the builds as the costly sets are (tests/README.md, "Keeping the
  * suite fast"): one in four under AddressSanitizer, where printf is dearer, the rest plain.
  */
-#ifdef __SANITIZE_ADDRESS__
+#if PSGFS_ASAN
 #define F32_ASAN_SHARE 1
 #else
 #define F32_ASAN_SHARE 0
@@ -517,7 +518,7 @@ static void test_printf_fast(void **state)
 	SAME("%s %g %.17g %-*.17g|", long_s, 1.5, 0.1, 30, 2.0);
 	SAME("%+d % d %#x %#o %o %.3d %5.3u %p %s", 1, 2, 255u, 8u, 8u, 4, 5u, (void *)0x10,
 	     null_s);
-#ifndef __SANITIZE_ADDRESS__ /* whose printf interceptor warns of it */
+#if !PSGFS_ASAN /* whose printf interceptor warns of it */
 	SAME("%5%|%-%");
 #endif
 	SAME("%1$d %1$d", 3);

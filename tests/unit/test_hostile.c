@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sanitizer.h"
 #include "harness.h"
 #include "mutate.h"
 
@@ -35,7 +36,7 @@
 /* The two builds split the set (tests/README.md, "Keeping the suite fast"): under
  * AddressSanitizer, where every render costs about 2.4 times more, every fourth mutant; in the
  * plain build the other three in four. Their union is the whole set, each mutant checked once. */
-#ifdef __SANITIZE_ADDRESS__
+#if PSGFS_ASAN
 #define HOSTILE_ASAN_SHARE 1
 #else
 #define HOSTILE_ASAN_SHARE 0

@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 
+#include "sanitizer.h"
 #include "psgfs/formats/dds_read.h"
 #include "psgfs/gen/gen_psg_textures.h"
 #include "psgfs/gen/gen_x360_textures.h"
@@ -191,7 +192,7 @@ static void test_dds_back_x360(void **st)
  * AddressSanitizer, where an arena costs ~10x, every fourth case; in the plain build the other
  * three in four. Their union is the whole set.
  */
-#ifdef __SANITIZE_ADDRESS__
+#if PSGFS_ASAN
 #define TM_ASAN_SHARE 1
 #else
 #define TM_ASAN_SHARE 0

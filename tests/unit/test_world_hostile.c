@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sanitizer.h"
 #include "psgfs/base/bytes.h"
 #include "psgfs/base/source.h"
 #include "psgfs/formats/arena.h"
@@ -40,7 +41,7 @@
 #define WH_MAX_ALLOC(n) ((size_t)4 * 1024 * 1024 + 64 * (size_t)(n))
 #define WH_MAX_PEAK(n)	((size_t)16 * 1024 * 1024 + 64 * (size_t)(n))
 #define WH_MUTANTS	160 /* per input */
-#ifdef __SANITIZE_ADDRESS__
+#if PSGFS_ASAN
 #define WH_STEP 4
 #else
 #define WH_STEP 1

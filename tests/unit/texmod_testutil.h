@@ -6,10 +6,11 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SANITIZE_ADDRESS__
+
+#include "sanitizer.h"
+#if PSGFS_ASAN
 #include <sanitizer/asan_interface.h>
 #endif
-
 #include "psgfs/base/buf.h"
 #include "psgfs/base/bytes.h"
 #include "psgfs/formats/arena.h"
@@ -160,7 +161,7 @@ static inline uint8_t *tm_dst_room(struct tm_dst *d, size_t n)
 	if (!d->p)
 		return NULL;
 	p = d->p + ((d->cap - n) & ~(size_t)15); /* aligned as malloc's */
-#ifdef __SANITIZE_ADDRESS__
+#if PSGFS_ASAN
 	/* The room around the arena is poisoned, so ASan sees a write or read past either end of
 	 * it to the byte, as if it were a fresh allocation of n. */
 	ASAN_UNPOISON_MEMORY_REGION(d->p, d->cap);
