@@ -2,10 +2,12 @@
  * hammer: N threads read random files of a mounted tree at random offsets and lengths for T
  * seconds and compare every byte with a reference copy (psgfs-tool extract of the same file).
  * Page-cache pages are dropped now and then so the reads reach the daemon and its cache.
- * usage: hammer [-a] [-e] MOUNT REFDIR THREADS SECONDS [SEED]
+ * usage: hammer [-a] [-e] [-n READS] MOUNT REFDIR THREADS SECONDS [SEED]
  *   -a  first read every file whole, once, in order (a sweep), then the random phase
  *   -e  EIO is an accepted outcome (the source was damaged on purpose): counted, not an error;
  *       info.txt and errors.txt, which then report the damage, are not compared
+ *   -n  the random phase ends after READS reads (all threads together) or at T seconds,
+ *       whichever comes first: the same work from a fast build and a slow one
  * Prints "reads N bytes N mismatches N errors N eio N files N"; exit 0 only with no mismatch
  * and no error. A read that succeeds must return exactly the reference bytes.
  */
@@ -38,6 +40,8 @@ static const char *mount_dir;
 static double deadline;
 static atomic_uint_fast64_t n_reads, n_bytes, n_mismatch, n_errors, n_eio;
 static bool eio_ok;
+static uint64_t max_reads; /* 0: no cap */
+static atomic_uint_fast64_t n_started;
 
 static double now(void)
 {
@@ -173,7 +177,7 @@ static void *worker(void *arg)
 
 	if (!buf)
 		return NULL;
-	while (now() < deadline) {
+	while (now() < deadline && (!max_reads || atomic_fetch_add(&n_started, 1) < max_reads)) {
 		const struct ref *r = &refs[rnd(&seed) % n_refs];
 		size_t off = r->len ? rnd(&seed) % (r->len + 1) : 0;
 
@@ -205,18 +209,20 @@ int main(int argc, char **argv)
 	bool do_sweep = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "ae")) != -1) {
+	while ((c = getopt(argc, argv, "aen:")) != -1) {
 		if (c == 'a')
 			do_sweep = true;
 		else if (c == 'e')
 			eio_ok = true;
+		else if (c == 'n')
+			max_reads = strtoull(optarg, NULL, 10);
 		else
 			return 2;
 	}
 	argc -= optind - 1;
 	argv += optind - 1;
 	if (argc < 5 || argc > 6) {
-		fprintf(stderr, "usage: hammer [-a] [-e] MOUNT REFDIR THREADS SECONDS [SEED]\n");
+		fprintf(stderr, "usage: hammer [-a] [-e] [-n READS] MOUNT REFDIR THREADS SECONDS [SEED]\n");
 		return 2;
 	}
 	mount_dir = argv[1];
