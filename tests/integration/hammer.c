@@ -222,7 +222,8 @@ int main(int argc, char **argv)
 	argc -= optind - 1;
 	argv += optind - 1;
 	if (argc < 5 || argc > 6) {
-		fprintf(stderr, "usage: hammer [-a] [-e] [-n READS] MOUNT REFDIR THREADS SECONDS [SEED]\n");
+		fprintf(stderr,
+			"usage: hammer [-a] [-e] [-n READS] MOUNT REFDIR THREADS SECONDS [SEED]\n");
 		return 2;
 	}
 	mount_dir = argv[1];
