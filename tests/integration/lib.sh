@@ -19,7 +19,8 @@ trap cleanup EXIT
 # ASAN is 1 when the daemon under test is an AddressSanitizer build: its shadow memory and
 # quarantine are not ours, so memory bounds are reported, not checked. The ldd output is taken
 # whole: under pipefail, `ldd | grep -q` fails at random when grep exits before ldd is done.
-# Meson says so (PSGFS_SANITIZE); a daemon linked with the runtime shows it in ldd.
+# Meson says so (PSGFS_SANITIZE); a gcc-built daemon also shows the runtime in ldd (clang links
+# it into the program).
 ASAN=0
 case "${PSGFS_SANITIZE:-none}" in *address*) ASAN=1 ;; esac
 case "$(ldd "$PSGFS" 2>/dev/null)" in *libasan*) ASAN=1 ;; esac
