@@ -36,24 +36,14 @@ dict_row() {
 }
 
 # Every file of a mount: either exactly st_size bytes, or EIO. Prints the counts; returns 1
-# on any other outcome (other errno, short read, hang).
+# on any other outcome (other errno, short read, hang). One reader for all the files
+# (short_reads.py --eio-ok), not a cat, a wc and a stat per file.
 all_files_read_or_eio() {
-	local okn=0 eio=0 bad=0 f err n
-	while IFS= read -r -d '' f; do
-		if n=$(timeout 20 cat "$f" 2>"$WORK/cat.err" | wc -c) && [ ! -s "$WORK/cat.err" ]; then
-			if [ "$n" = "$(stat -c %s "$f")" ]; then okn=$((okn + 1)); else
-				echo "short read: $f" >&2
-				bad=1
-			fi
-		elif grep -q "Input/output error" "$WORK/cat.err"; then
-			eio=$((eio + 1))
-		else
-			echo "unexpected: $f: $(cat "$WORK/cat.err")" >&2
-			bad=1
-		fi
-	done < <(find "$1" -type f -print0)
-	echo "# $1: $okn files read, $eio answer EIO"
-	return $bad
+	local list=$WORK/files.$RANDOM bad
+	find "$1" -type f >"$list"
+	bad=$(short_reads --eio-ok "$list" 2>"$list.counts") || return 1
+	echo "$(sed "s|^# |# $1: |" "$list.counts")"
+	[ -z "$bad" ] || { sed 's/^/not read whole nor EIO: /' <<<"$bad" >&2; return 1; }
 }
 
 # ---- refused: cannot open (3), not a format (4), too damaged (5) ----
@@ -270,8 +260,9 @@ amp_total=$(timeout 120 du -cb "$am" | tail -1 | cut -f1)
 echo "# $(stat -c %s "$amp")-byte PSA shows $amp_total bytes over $(find "$am" -type f | wc -l) files"
 check "amplification: the views add up to over 100x the file" \
 	test "$amp_total" -gt $(($(stat -c %s "$amp") * 100))
-check "amplification: every file reads whole at its st_size" bash -c \
-	"timeout 120 find '$am' -type f -name '*.psa' -exec sh -c 'for f; do [ \$(wc -c < \"\$f\") = \$(stat -c %s \"\$f\") ] || exit 1; done' _ {} +"
+find "$am" -type f -name '*.psa' >"$WORK/amp.list"
+check "amplification: every file reads whole at its st_size ($(wc -l <"$WORK/amp.list") .psa)" \
+	test -s "$WORK/amp.list" -a -z "$(short_reads "$WORK/amp.list")"
 peak=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
 echo "# daemon peak RSS ${peak} kB with a 4 MiB cache"
 if [ "$ASAN" = 1 ]; then # ASan's shadow memory and quarantine are not ours

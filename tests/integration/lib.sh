@@ -78,10 +78,11 @@ all_read_whole() {
 		END { exit !bad }' "$out" >&2
 }
 
-# short_reads LIST: print the files named in LIST (a path a line) that do not read exactly
-# their st_size bytes (error, short read, or no answer in 20 s); one process for all of them.
+# short_reads [--eio-ok] LIST: print the files named in LIST (a path a line) that do not read
+# exactly their st_size bytes (error, short read, or no answer in 20 s); one process for all of
+# them. --eio-ok: a file failing with EIO is an answer too (counts on stderr).
 short_reads() {
-	python3 "$(dirname "${BASH_SOURCE[0]}")/short_reads.py" "$1"
+	python3 "$(dirname "${BASH_SOURCE[0]}")/short_reads.py" "$@"
 }
 
 finish() {
@@ -99,12 +100,18 @@ same_as_tool() {
 # peak_rss PID FILE: in the background, keep the peak RssAnon (kB) of PID in FILE until PID
 # ends; the caller waits for $! after unmounting.
 peak_rss() {
+	# (No process per sample: an awk and a sleep 20 times a second were the sampler's CPU. The
+	# pause is a read timing out on a pipe nobody writes to.)
 	(
-		local r rmax=0
+		local k v r rmax=0 tick
+		exec {tick}<> <(:)
 		while kill -0 "$1" 2>/dev/null; do
-			r=$(awk '/^RssAnon/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0)
-			[ "${r:-0}" -gt "$rmax" ] && rmax=$r && echo "$rmax" >"$2"
-			sleep 0.05
+			r=0
+			while read -r k v _; do
+				[ "$k" = RssAnon: ] && r=$v && break
+			done 2>/dev/null <"/proc/$1/status" || true
+			[ "$r" -gt "$rmax" ] && rmax=$r && echo "$rmax" >"$2"
+			read -rt 0.05 -u "$tick" _ || true
 		done
 	) &
 }
