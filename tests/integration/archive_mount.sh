@@ -124,12 +124,20 @@ if grep -q '^  game ' <<<"$gen_help"; then
 	grep -Ev "$in_sfil" "$WORK/game.all" >"$WORK/game.want" || true
 	grep -E "$in_sfil" "$WORK/game.all" | grep -Ev "$sfil_own" >"$WORK/game.sfil" || true
 	grep -E "$sfil_own" "$WORK/game.all" >>"$WORK/game.want" || true
+	# hashes DIR LIST: "path<TAB>size<TAB>fnv" for each path of LIST (relative to DIR, a path a
+	# line), the size or hash left empty when it cannot be had; one stat and one psgfs-gen hash
+	# for the whole list (a stat, a psgfs-gen and a cut per row were most of this section).
+	hashes() {
+		local sizes=$WORK/hashes.size fnvs=$WORK/hashes.fnv
+		(cd "$1" && xargs -r -d '\n' -a "$2" stat -c $'%n\t%s' 2>/dev/null) >"$sizes" || true
+		(cd "$1" && xargs -r -d '\n' -a "$2" "$PSGFS_GEN" hash 2>/dev/null) >"$fnvs" || true
+		awk -F'\t' -v sizes="$sizes" -v fnvs="$fnvs" 'FILENAME == sizes { size[$1] = $2; next }
+			FILENAME == fnvs { fnv[substr($0, 19)] = substr($0, 1, 16); next }
+			{ print $0 "\t" size[$0] "\t" fnv[$0] }' "$sizes" "$fnvs" "$2"
+	}
 	got_rows() { # MNT WANT: the same rows read back through the mount
-		local mnt=$1 p sz h
-		while IFS=$'\t' read -r p sz h; do
-			printf '%s\t%s\t%s\n' "$p" "$(stat -c %s "$mnt/$p" 2>/dev/null)" \
-				"$("$PSGFS_GEN" hash "$mnt/$p" 2>/dev/null | cut -d' ' -f1)"
-		done <"$2"
+		cut -f1 "$2" >"$WORK/rows.list"
+		hashes "$1" "$WORK/rows.list"
 	}
 	mount_psgfs "$GG" "$f" -o assets=files
 	got_rows "$f" "$WORK/game.want" >"$WORK/game.got"
@@ -145,12 +153,13 @@ if grep -q '^  game ' <<<"$gen_help"; then
 	fi
 	rm -rf "$WORK/cac"
 	cp -r "$f/data/content/createacharacter.big/data/content/createacharacter" "$WORK/cac"
-	check "game folder: cp -r of an archive's folder gives back its loose files, byte for byte" bash -c "
-		awk -F'\t' '\$1 ~ /createacharacter.big\\/data\\/content\\/createacharacter\\// {
-			sub(/.*createacharacter.big\\/data\\/content\\/createacharacter\\//, \"\", \$1); print \$1 \"\\t\" \$3}' '$WORK/game.want' | sort >'$WORK/cac.want'
-		(cd '$WORK/cac' && find . -type f | sed 's|^\\./||' | sort | while read -r p; do
-			printf '%s\\t%s\\n' \"\$p\" \"\$('$PSGFS_GEN' hash \"\$p\" | cut -d' ' -f1)\"; done) >'$WORK/cac.got'
-		[ -s '$WORK/cac.want' ] && cmp -s '$WORK/cac.want' '$WORK/cac.got'"
+	awk -F'\t' '$1 ~ /createacharacter.big\/data\/content\/createacharacter\// {
+		sub(/.*createacharacter.big\/data\/content\/createacharacter\//, "", $1); print $1 "\t" $3}' \
+		"$WORK/game.want" | sort >"$WORK/cac.want"
+	(cd "$WORK/cac" && find . -type f | sed 's|^\./||' | sort) >"$WORK/cac.list"
+	hashes "$WORK/cac" "$WORK/cac.list" | cut -f1,3 >"$WORK/cac.got"
+	check "game folder: cp -r of an archive's folder gives back its loose files, byte for byte" \
+		test -s "$WORK/cac.want" -a -z "$(cmp "$WORK/cac.want" "$WORK/cac.got" 2>&1)"
 	unmount_psgfs "$f"
 	mount_psgfs "$GG" "$f"
 	check "game folder: every archive is a directory with info.txt" bash -c \
