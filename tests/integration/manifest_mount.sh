@@ -8,7 +8,13 @@
 : "${DIR_MANIFEST:?}"
 golden=$(dirname "$0")/../../scripts/golden
 
-for name in ps3-sky x360-textures psk psa-truncated folder; do
+# x360-textures is 61 MB of views, rendered and hashed (SHA-256) by the tool and again through
+# the mount: under ASan+UBSan that was 9.5 of this test's 11.3 CPU-seconds. Its bytes are the
+# same in both builds, so the plain build compares them; the ASan build's x360_mount reads every
+# file of the same generated arena through the daemon (tests/README.md).
+names="ps3-sky x360-textures psk psa-truncated folder"
+sanitized && names="ps3-sky psk psa-truncated folder"
+for name in $names; do
 	mkdir "$WORK/$name"
 	file=$("$golden" --gen "$name" "$WORK/$name")
 	"$PSGFS_TOOL" manifest "$file" > "$WORK/$name.tool"
