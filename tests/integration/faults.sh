@@ -94,6 +94,9 @@ ref=$WORK/ref
 timeout 30 "$PSGFS_TOOL" extract "$arena" "$ref" >/dev/null
 size=$(stat -c %s "$arena")
 survived=0
+# The damaged-source hammers (hammer_ok r -a ... 4 1): every file read whole (the sweep), then
+# this many random reads by 4 threads, at most 1 s of them: the same work in both builds.
+RANDOM_READS=4000
 
 # The same file name (the tree shows the stem) in a private directory per scenario.
 copy_of() {
@@ -109,7 +112,7 @@ m=$WORK/m.trunc
 mount_psgfs "$src" "$m" -o cache_size=1M
 hammer_ok warm -a "$m" "$ref" 4 0 >/dev/null
 truncate -s $((size / 2)) "$src"
-check "truncate to half: every read is the original bytes or EIO" hammer_ok r -a -e "$m" "$ref" 4 1
+check "truncate to half: every read is the original bytes or EIO" hammer_ok r -a -e -n "$RANDOM_READS" "$m" "$ref" 4 1
 check "truncate to half: some reads are EIO (nothing re-derived from the short file)" \
 	eval '[[ $r =~ eio\ [1-9] ]]'
 check "truncate to half: mount alive" alive "$m"
@@ -118,7 +121,7 @@ check "truncate to half: info.txt still answers and says the source changed" \
 check "truncate to half: errors.txt still answers and says the source changed" \
 	grep -q "^source: changed since mount" "$m/errors.txt"
 truncate -s 0 "$src"
-check "truncate to 0: every read is the original bytes or EIO" hammer_ok r -a -e "$m" "$ref" 4 1
+check "truncate to 0: every read is the original bytes or EIO" hammer_ok r -a -e -n "$RANDOM_READS" "$m" "$ref" 4 1
 last=$(ls "$m/objects" | grep '\.bin$' | tail -1)
 check "truncate to 0: a raw object, page cache dropped, is EIO" eio "$m/objects/$last"
 check "truncate to 0: mount alive" alive "$m"
@@ -137,7 +140,7 @@ dd if=/dev/urandom of="$src" bs=64k count=$((size / 65536)) conv=notrunc status=
 check "overwrite: size unchanged" test "$(stat -c %s "$src")" = "$size"
 check "overwrite: a view read before the write keeps its old bytes" \
 	cmp -s "$m/objects/0001.RenderMaterialData.txt" "$ref/objects/0001.RenderMaterialData.txt"
-check "overwrite: every read is the original bytes or EIO" hammer_ok r -a -e "$m" "$ref" 4 1
+check "overwrite: every read is the original bytes or EIO" hammer_ok r -a -e -n "$RANDOM_READS" "$m" "$ref" 4 1
 last=$(ls "$m/objects" | grep '\.bin$' | tail -1)
 check "overwrite: a raw object read after the write is EIO, not the new bytes" \
 	eio "$m/objects/$last"
@@ -152,7 +155,7 @@ m=$WORK/m.unlink
 mount_psgfs "$src" "$m" -o cache_size=1M
 rm -f "$src"
 check "unlink: every file reads back whole and identical (1M cache, re-rendered)" \
-	hammer_ok r -a "$m" "$ref" 4 1
+	hammer_ok r -a -n "$RANDOM_READS" "$m" "$ref" 4 1
 check "unlink: mount alive" alive "$m"
 check "unlink: unmounts cleanly, daemon exits" unmount_clean "$m"
 survived=$((survived + 1))
@@ -189,10 +192,18 @@ k=$WORK/m.killh
 mount_psgfs "$sized" "$k" -o cache_size=1M
 "$HAMMER" "$k" "$ref" 8 5 >/dev/null 2>&1 &
 hp=$!
-sleep 1
+# Killed once its 8 reader threads run (its main thread and 8 more), not after a fixed second
+# of loading the reference and reading: 0.2 s later they have requests in the daemon.
+for _ in $(seq 200); do
+	[ "$(ls "/proc/$hp/task" 2>/dev/null | wc -l)" -ge 9 ] && break
+	sleep 0.02
+done
+check "hammer to kill: its 8 reader threads started" \
+	test "$(ls "/proc/$hp/task" 2>/dev/null | wc -l)" -ge 9
+sleep 0.2
 kill -KILL "$hp"
 wait "$hp" 2>/dev/null || true
-check "hammer SIGKILLed mid-run: every file still reads correctly" hammer_ok r -a "$k" "$ref" 4 1
+check "hammer SIGKILLed mid-run: every file still reads correctly" hammer_ok r -a -n "$RANDOM_READS" "$k" "$ref" 4 1
 check "killed readers: unmount cleanly" unmount_clean "$m"
 check "killed hammer: unmount cleanly" unmount_clean "$k"
 survived=$((survived + kills + 1))
