@@ -41,7 +41,14 @@ check "info.txt: every PS3 twin's texture line equals the Xbox 360 one" bash -c 
 	[ -z \"\$(comm -23 <(echo \"\$p\") <(grep -E '^  0x' '$mx/info.txt' | sort))\" ] &&
 	! grep -q DXT4_5 '$mx/info.txt'"
 
-check "st_size exact for every texture file" all_read_whole "$mx/textures"
+# (twins_equal's manifest of the Xbox 360 folder read every file: EIO where one did not read
+# exactly st_size bytes, as all_read_whole would say on reading them all again)
+read_whole_x360() {
+	[ -s "$WORK/twins.x360" ] &&
+		! awk -F'\t' '$3 == "EIO" { print "# not read whole: " $1; bad = 1 } END { exit !bad }' \
+			"$WORK/twins.x360" >&2
+}
+check "st_size exact for every texture file" read_whole_x360
 
 dxn=$(comm -23 <(ls "$mx/textures") <(ls "$mp/textures") | grep '\.dds$' | sed -n 1p)
 check "DXN textures are listed (no PS3 twin)" test -n "$dxn"
