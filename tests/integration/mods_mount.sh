@@ -207,6 +207,18 @@ save_back() {
 	done
 	echo "${unread# } failed:$failed"
 }
+# half NAME...: this build's half of a texture's pictures (its .dds and .png, listed next to
+# each other): textures 0, 2, 4... in the plain build, 1, 3, 5... in the ASan build. Each save
+# back is a whole commit of one code path: every picture is saved back in one of the builds
+# (tests/README.md).
+half() {
+	local i=0 odd=0 f
+	sanitized && odd=1
+	for f in "$@"; do
+		[ $((i / 2 % 2)) = $odd ] && echo "$f"
+		i=$((i + 1))
+	done
+}
 # PS3: every format (NPOT, pitched, swizzled, cube maps), a cube map whose data holds one face
 # (the tool-made environment map), cube maps of 1 to 5 faces, face 0 with some of its levels.
 "$PSGFS_GEN" textures --partial --short-cube "$src/part.psg" >/dev/null
@@ -220,9 +232,11 @@ check "the partial shapes are there (a one-face cube, a 5-face cube, a volume)" 
 	 grep -q 'serving 5 faces' '$mq/errors.txt' && [ -n '$vol' ]"
 pics=($(ls "$mq/textures"))
 volname=$(awk '$2 == "A8R8G8B8" && $3 == "16x16" && $4 == 5 {print $1}' "$mq/info.txt" | tail -1)
-res=$(save_back "$mq" "${pics[@]}")
-check "PS3: ${#pics[@]} pictures saved back, none refused; only the volume texture's are unread" \
-	test "$res" = "$volname.dds $volname.png failed:"
+mine=($(half "${pics[@]}"))
+res=$(save_back "$mq" "${mine[@]}")
+unread=$(printf '%s\n' "${mine[@]}" | { grep -x -e "$volname.dds" -e "$volname.png" || true; } | tr '\n' ' ')
+check "PS3: ${#mine[@]} of ${#pics[@]} pictures (this build's half) saved back, none refused; only the volume texture's are unread" \
+	test "$res" = "${unread% } failed:"
 check "... OUTDIR/part.psg is the source, byte for byte" cmp "$WORK/opart/part.psg" "$src/part.psg"
 check "... errors.txt refuses nothing" bash -c "! grep -q refused '$mq/errors.txt'"
 check "... the source is unchanged" test "$(sum "$src/part.psg")" = "$part_sum"
@@ -233,8 +247,9 @@ unmount_psgfs "$mq"
 mkdir -p "$WORK/oxs"
 mount_psgfs "$src/x.rx2" "$mx" -o mods="$WORK/oxs"
 xs=($(awk '$5 == "cube" || $3 == "100x60" {print $1 ".dds"; print $1 ".png"}' "$mx/info.txt"))
-res=$(save_back "$mx" "${xs[@]}")
-check "Xbox 360: ${#xs[@]} pictures (cube maps, mip tails, every format) saved back, none refused" \
+mine=($(half "${xs[@]}"))
+res=$(save_back "$mx" "${mine[@]}")
+check "Xbox 360: ${#mine[@]} of ${#xs[@]} pictures (cube maps, mip tails, every format; this build's half) saved back, none refused" \
 	test "$res" = " failed:"
 check "... OUTDIR/x.rx2 is the source, byte for byte" cmp "$WORK/oxs/x.rx2" "$src/x.rx2"
 unmount_psgfs "$mx"
@@ -284,7 +299,8 @@ unmount_psgfs "$ms"
 "$PSGFS_GEN" textures --real-shape "$src/r.psg" >/dev/null
 r_sum=$(sum "$src/r.psg")
 mkdir -p "$WORK/ok"
-convert -size 1024x1024 plasma:fractal -define dds:compression=dxt5 "$WORK/big.dds"
+# a 1024x1024 DXT1 with its mips (what ImageMagick made of plasma:fractal, without its cost)
+python3 "$(dirname "$0")/bigpic.py" dxt1 1024 1024 "$WORK/big.dds"
 bad=0
 for delay in 0.05 0.2 0.5; do
 	mk=$WORK/mk$delay
@@ -331,8 +347,16 @@ check "a 4096x4096 PNG into it: OK" test "$(ed trunc "$mh/textures/$argb.png" "$
 peak=$(sort -n "$WORK/rss" | tail -1)
 echo "# peak RssAnon while the 4096x4096 PNG went in: ${peak:-?} kB"
 check "... the daemon's memory stayed below 32 MiB (the picture alone is 64 MiB)" test "${peak:-0}" -lt 32768
-check "... and the picture is served" wait_for bash -c \
-	"[ \$(compare -metric AE '$mh/textures/$argb.png' '$WORK/huge.png' null: 2>&1) = 0 ]"
+# The plain build has ImageMagick compare the served .png (64 MiB rendered, then decoded);
+# the ASan build checks the cheaper equivalent, the served .dds's first level byte for byte
+# against the picture's pixels (tests/README.md).
+if sanitized; then
+	check "... and the picture is served (level 0 of the .dds is its pixels)" wait_for \
+		python3 "$(dirname "$0")/bigpic.py" png-is-dds 4096 4096 "$mh/textures/$argb.dds"
+else
+	check "... and the picture is served" wait_for bash -c \
+		"[ \$(compare -metric AE '$mh/textures/$argb.png' '$WORK/huge.png' null: 2>&1) = 0 ]"
+fi
 fusermount3 -u "$mh"
 wait "$hpid" 2>/dev/null || true
 check "the source is unchanged at the end" test "$(sum "$tex")" = "$src_sum"

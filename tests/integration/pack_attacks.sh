@@ -90,11 +90,15 @@ for v in overlap past-eof lying folder-index million nested backref chunks trunc
 done
 # mutants of an original: 60 with 1-4 bytes of the header and tables set at random, 20 cut
 # short; each is refused (one line), or packs into an archive whose entries read as the
-# mutant's (tests/fuzz/fuzz_pack.c does the same at scale)
+# mutant's (tests/fuzz/fuzz_pack.c does the same at scale). Many runs of one code path: dealt
+# between the builds (tests/README.md), the plain build 3 in 4 of each kind, the ASan build the
+# 4th.
+mine() { [ $(($1 % 4 == 0)) = "$(sanitized && echo 1 || echo 0)" ]; }
 mkdir -p "$WORK/mut"
 tables=$(od -An -tu4 --endian=big -j 12 -N 4 "$WORK/orig.big" | tr -d ' ')
 size=$(stat -c %s "$WORK/orig.big")
 for i in $(seq 60); do
+	mine "$i" || continue
 	cp "$WORK/orig.big" "$WORK/mut/m$i.big"
 	for _ in $(seq $((RANDOM % 4 + 1))); do
 		printf "\\x$(printf %02x $((RANDOM % 256)))" | dd of="$WORK/mut/m$i.big" bs=1 \
@@ -103,6 +107,7 @@ for i in $(seq 60); do
 	done
 done
 for i in $(seq 20); do
+	mine "$i" || continue
 	head -c $((size * i / 21)) "$WORK/orig.big" >"$WORK/mut/t$i.big"
 done
 n_mut=0
