@@ -326,76 +326,97 @@ static inline uint64_t fs_unsigned(va_list *ap, char len)
 	}
 }
 
-/* One conversion after its '%' at *pp; false to give up. */
-static bool fs_conv(struct fstage *f, const char **pp, va_list *ap)
-{
-	const char *p = *pp, *at = *pp;
-	bool left = false, zero = false, neg = false, star;
-	int width = 0, prec = -1;
-	char len = 0, tmp[24], *d, *end = tmp + sizeof tmp;
+/* A conversion's flags, width, precision (-1: none) and length ('H' is hh, 'L' ll). */
+struct fspec {
+	bool left, zero;
+	int width, prec;
+	char len;
+};
 
+/* Parse from after the '%' up to the conversion character, where *pp is left; false to give
+ * up (a width or precision this writer does not take). */
+static bool fs_spec(const char **pp, va_list *ap, struct fspec *sp)
+{
+	const char *p = *pp;
+	bool star;
+
+	*sp = (struct fspec){.prec = -1};
 	for (;; p++)
 		if (*p == '-')
-			left = true;
+			sp->left = true;
 		else if (*p == '0')
-			zero = true;
+			sp->zero = true;
 		else
 			break;
 	if ((*p >= '1' && *p <= '9') || *p == '*') {
-		if (!fs_number(&p, ap, &width, &star))
+		if (!fs_number(&p, ap, &sp->width, &star))
 			return false;
-		if (width < 0) { /* a negative '*' width: left-justified */
-			if (width == INT_MIN)
+		if (sp->width < 0) { /* a negative '*' width: left-justified */
+			if (sp->width == INT_MIN)
 				return false;
-			left = true;
-			width = -width;
+			sp->left = true;
+			sp->width = -sp->width;
 		}
-		if (width > 4096)
+		if (sp->width > 4096)
 			return false;
 	}
 	if (*p == '.') {
 		p++;
-		if (!fs_number(&p, ap, &prec, &star))
+		if (!fs_number(&p, ap, &sp->prec, &star))
 			return false;
-		if (prec < 0 && !star)
-			prec = 0; /* "." alone is precision 0; a negative '*' one is none */
+		if (sp->prec < 0 && !star)
+			sp->prec = 0; /* "." alone is precision 0; a negative '*' one is none */
 	}
 	if (*p == 'h')
-		len = *++p == 'h' ? (p++, 'H') : 'h';
+		sp->len = *++p == 'h' ? (p++, 'H') : 'h';
 	else if (*p == 'l')
-		len = *++p == 'l' ? (p++, 'L') : 'l';
+		sp->len = *++p == 'l' ? (p++, 'L') : 'l';
 	else if (*p == 'z' || *p == 'j' || *p == 't')
-		len = *p++;
+		sp->len = *p++;
+	*pp = p;
+	return true;
+}
+
+/* One conversion after its '%' at *pp; false to give up. */
+static bool fs_conv(struct fstage *f, const char **pp, va_list *ap)
+{
+	const char *p = *pp, *at = *pp;
+	struct fspec sp;
+	bool neg = false;
+	char tmp[24], *d, *end = tmp + sizeof tmp;
+
+	if (!fs_spec(&p, ap, &sp))
+		return false;
 	*pp = p + 1;
-	if (*p != 's' && prec >= 0)
+	if (*p != 's' && sp.prec >= 0)
 		return false; /* an integer's precision: not written here */
 	switch (*p) {
 	case 'u':
-		d = dec_end(end, fs_unsigned(ap, len));
+		d = dec_end(end, fs_unsigned(ap, sp.len));
 		break;
 	case 'x':
 	case 'X':
-		d = hex_end(end, fs_unsigned(ap, len), *p == 'X');
+		d = hex_end(end, fs_unsigned(ap, sp.len), *p == 'X');
 		break;
 	case 'd':
 	case 'i':
-		d = dec_end(end, fs_signed(ap, len, &neg));
+		d = dec_end(end, fs_signed(ap, sp.len, &neg));
 		break;
 	case 'c':
-		if (len || zero)
+		if (sp.len || sp.zero)
 			return false;
 		d = end - 1;
 		*d = (char)(unsigned char)va_arg(*ap, int);
-		zero = false;
+		sp.zero = false;
 		break;
 	case 's':
-		if (len || zero)
+		if (sp.len || sp.zero)
 			return false;
 		d = va_arg(*ap, char *);
 		if (!d)
 			return false; /* glibc's "(null)" rules: left to it */
-		fs_field(f, false, d, prec >= 0 ? strnlen(d, (size_t)prec) : strlen(d), width, left,
-			 false);
+		fs_field(f, false, d, sp.prec >= 0 ? strnlen(d, (size_t)sp.prec) : strlen(d),
+			 sp.width, sp.left, false);
 		return true;
 	case '%':
 		if (p != at)
@@ -406,7 +427,7 @@ static bool fs_conv(struct fstage *f, const char **pp, va_list *ap)
 	default:
 		return false;
 	}
-	fs_field(f, neg, d, (size_t)(end - d), width, left, zero);
+	fs_field(f, neg, d, (size_t)(end - d), sp.width, sp.left, sp.zero);
 	return true;
 }
 

@@ -19,10 +19,11 @@ enum tex_kind {
 	TEXK_ATI2, /* DXN: two BC4 blocks (red, green) per 4x4 block */
 };
 
-/* Bytes per texel, or per 4x4 block for the compressed kinds. */
 /* The DDS name of a kind ("DXT1", "A8R8G8B8", ...), "?" when out of range. */
 const char *tex_kind_name(enum tex_kind k);
+/* Bytes per texel, or per 4x4 block for the compressed kinds. */
 uint32_t tex_kind_bpp(enum tex_kind k);
+/* A block-compressed kind (DXT1, DXT3, DXT5, ATI2). */
 bool tex_kind_compressed(enum tex_kind k);
 /* max(1, x >> level) */
 uint32_t tex_dim(uint32_t x, uint32_t level);
