@@ -35,17 +35,6 @@ dict_row() {
 	"$PSGFS_TOOL" cat "$1" dictionary.tsv | awk -F'\t' -v t="$2" '$3 == t { print $1, $5; exit }'
 }
 
-# Every file of a mount: either exactly st_size bytes, or EIO. Prints the counts; returns 1
-# on any other outcome (other errno, short read, hang). One reader for all the files
-# (short_reads.py --eio-ok), not a cat, a wc and a stat per file.
-all_files_read_or_eio() {
-	local list=$WORK/files.$RANDOM bad
-	find "$1" -type f >"$list"
-	bad=$(short_reads --eio-ok "$list" 2>"$list.counts") || return 1
-	echo "$(sed "s|^# |# $1: |" "$list.counts")"
-	[ -z "$bad" ] || { sed 's/^/not read whole nor EIO: /' <<<"$bad" >&2; return 1; }
-}
-
 # ---- refused: cannot open (3), not a format (4), too damaged (5) ----
 sky=$WORK/sky.psg
 "$PSGFS_GEN" sky "$sky"

@@ -85,6 +85,17 @@ short_reads() {
 	python3 "$(dirname "${BASH_SOURCE[0]}")/short_reads.py" "$@"
 }
 
+# all_files_read_or_eio DIR: every file under DIR reads exactly st_size bytes or fails with
+# EIO (a damaged source). Prints the counts; returns 1 on any other outcome (other errno,
+# short read, hang). One reader for all the files (short_reads.py --eio-ok).
+all_files_read_or_eio() {
+	local list=$WORK/files.$RANDOM bad
+	find "$1" -type f >"$list"
+	bad=$(short_reads --eio-ok "$list" 2>"$list.counts") || return 1
+	echo "$(sed "s|^# |# $1: |" "$list.counts")"
+	[ -z "$bad" ] || { sed 's/^/not read whole nor EIO: /' <<<"$bad" >&2; return 1; }
+}
+
 finish() {
 	echo "$passes passed, $fails failed"
 	[ "$fails" -eq 0 ]

@@ -160,32 +160,12 @@ check "alt: descriptors name DEC3N, DHEN3N, USHORT2N, USHORT4N and SHORT4" bash 
 check "alt: skeleton and triangles equal the PS3 twin's" bash -c \
 	"diff -r '$mp-all/skeleton' '$ma/skeleton' && for k in 00 01 02 03; do cmp -s '$mp-all/meshes/'\$k/triangles.tsv '$ma/meshes/'\$k/triangles.tsv || exit 1; done"
 
-# reads_or_eio DIR: every file under DIR reads to its end or fails with EIO (one process: a
-# cat per file cost more than the mount)
-reads_or_eio() {
-	python3 - "$1" <<-'PY'
-		import errno, os, sys
-		bad = 0
-		for root, _, files in os.walk(sys.argv[1]):
-		    for name in files:
-		        path = os.path.join(root, name)
-		        try:
-		            with open(path, "rb", buffering=0) as f:
-		                while f.read(1 << 20):
-		                    pass
-		        except OSError as e:
-		            if e.errno != errno.EIO:
-		                print("# %s: %s" % (path, e))
-		                bad = 1
-		sys.exit(bad)
-		PY
-}
 for h in palette index stride bones; do
 	f=$WORK/xh-$h.rx2
 	timeout 120 "$PSGFS_GEN" skinned --seed 9 --platform x360 --hostile "$h" "$f"
 	hm=$WORK/xh-$h
 	mount_psgfs "$f" "$hm"
 	check "hostile $h: errors-full.txt lists the problem" test -s "$hm/errors-full.txt"
-	check "hostile $h: every file reads or fails with EIO" reads_or_eio "$hm"
+	check "hostile $h: every file reads or fails with EIO" all_files_read_or_eio "$hm"
 done
 finish
