@@ -680,7 +680,7 @@ static bool same_spec(const struct gen_tex_spec *a, const struct gen_tex_spec *b
 	       a->punch_through == b->punch_through && a->keep_bytes == b->keep_bytes;
 }
 
-/* gt_texture without the truth, through the cache. */
+/* gt_texture without the truth, through the cache; br starts empty (its bytes are the entry). */
 static bool gt_texture_cached(const struct gen_tex_spec *s, struct buf *br)
 {
 	const struct tex_cached *c;
